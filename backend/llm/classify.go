@@ -1,0 +1,209 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// responseInfo is filled by inspectTransport with what go-openai does not
+// expose: the status and the Retry-After header.
+type responseInfo struct {
+	status     int
+	retryAfter time.Duration
+}
+
+type responseInfoKey struct{}
+
+// inspectTransport records response headers for the call in the request's
+// context, and turns an HTML page (a proxy's or captive portal's error
+// page) into an error before go-openai tries to read it as JSON or SSE.
+type inspectTransport struct{ base http.RoundTripper }
+
+func (t inspectTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(r)
+	if err != nil {
+		return nil, err
+	}
+	if info, ok := r.Context().Value(responseInfoKey{}).(*responseInfo); ok {
+		info.status = resp.StatusCode
+		info.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	}
+	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "text/html") {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+		resp.Body.Close()
+		return nil, &htmlPageError{status: resp.StatusCode, title: htmlTitle(body)}
+	}
+	return resp, nil
+}
+
+type htmlPageError struct {
+	status int
+	title  string
+}
+
+func (e *htmlPageError) Error() string {
+	return fmt.Sprintf("HTTP %d with an HTML page %q", e.status, e.title)
+}
+
+var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+func htmlTitle(body []byte) string {
+	m := titleRE.FindSubmatch(body)
+	if m == nil {
+		return ""
+	}
+	t := strings.Join(strings.Fields(string(m[1])), " ")
+	if len(t) > 120 {
+		t = t[:120]
+	}
+	return t
+}
+
+// parseRetryAfter reads delta-seconds or an HTTP date.
+func parseRetryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// classify maps any failure of a call to an *Error with an actionable message.
+func (c *OpenAI) classify(ctx context.Context, err error, info *responseInfo) *Error {
+	label := c.cfg.Label
+	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
+		switch {
+		case errors.Is(cause, errIdle):
+			return &Error{Kind: ErrTimeout, Message: fmt.Sprintf("%s stopped answering (nothing for %s). Check that the server is not overloaded, then try again.", label, c.cfg.IdleTimeout), Err: err}
+		case errors.Is(cause, context.DeadlineExceeded):
+			return &Error{Kind: ErrTimeout, Message: fmt.Sprintf("The call to %s ran out of time.", label), Err: err}
+		default:
+			return &Error{Kind: ErrCancelled, Message: "Stopped.", Err: err}
+		}
+	}
+	var lerr *Error
+	if errors.As(err, &lerr) {
+		return lerr
+	}
+	var retryAfter time.Duration
+	if info != nil {
+		retryAfter = info.retryAfter
+	}
+
+	var html *htmlPageError
+	if errors.As(err, &html) {
+		what := "a web page"
+		if html.title != "" {
+			what = fmt.Sprintf("a web page (%q)", html.title)
+		}
+		e := &Error{Kind: ErrHTMLPage, Status: html.status, RetryAfter: retryAfter, Err: err,
+			Message: fmt.Sprintf("%s answered with %s instead of the API (HTTP %d). Check the base URL; a proxy or login page may be in the way.", label, what, html.status)}
+		if html.status >= 500 || html.status == 429 {
+			// A gateway's 502/503 page is still a server error worth retrying.
+			e.Kind = ErrServer
+			if html.status == 429 {
+				e.Kind = ErrRateLimited
+			}
+		}
+		return e
+	}
+
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		code, _ := apiErr.Code.(string)
+		return c.statusError(apiErr.HTTPStatusCode, code, apiErr.Message, retryAfter, err)
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return c.statusError(reqErr.HTTPStatusCode, "", strings.TrimSpace(string(reqErr.Body)), retryAfter, err)
+	}
+
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, openai.ErrTooManyEmptyStreamMessages) {
+		return &Error{Kind: ErrMalformedStream, Err: err,
+			Message: fmt.Sprintf("%s sent a stream Agentdeck could not read. The server may not be OpenAI-compatible, or a proxy changed the answer.", label)}
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, syscall.EPIPE) {
+		return &Error{Kind: ErrNetwork, Err: err,
+			Message: fmt.Sprintf("The connection to %s dropped in the middle of the answer. Check the server's log; it may have crashed or run out of memory.", label)}
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return &Error{Kind: ErrNetwork, Err: err,
+			Message: fmt.Sprintf("Cannot connect to %s at %s. Is the server running?", label, c.cfg.BaseURL)}
+	}
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return &Error{Kind: ErrNetwork, Err: err, Message: fmt.Sprintf("Cannot find the host of %s. Check the base URL and your network.", c.cfg.BaseURL)}
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		if netErr.Timeout() {
+			return &Error{Kind: ErrTimeout, Err: err, Message: fmt.Sprintf("%s did not answer in time.", label)}
+		}
+		return &Error{Kind: ErrNetwork, Err: err, Message: fmt.Sprintf("A network error stopped the call to %s. Check your connection and the server.", label)}
+	}
+	return &Error{Kind: ErrNetwork, Err: err, Message: fmt.Sprintf("The call to %s failed. Check the server and try again.", label)}
+}
+
+func (c *OpenAI) statusError(status int, code, serverMsg string, retryAfter time.Duration, err error) *Error {
+	label := c.cfg.Label
+	e := &Error{Status: status, RetryAfter: retryAfter, Err: err}
+	detail := ""
+	if serverMsg != "" {
+		detail = " The server said: " + truncate(serverMsg, 200)
+	}
+	lower := strings.ToLower(code + " " + serverMsg)
+	switch {
+	case code == "context_length_exceeded" || strings.Contains(lower, "context length") || strings.Contains(lower, "maximum context") || strings.Contains(lower, "context window"):
+		e.Kind = ErrContextLength
+		e.Message = "The conversation is longer than the model's context window. Start a new session or shorten the input." + detail
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		e.Kind = ErrAuth
+		e.Message = fmt.Sprintf("%s refused the API key (HTTP %d). Check the key in Settings.", label, status)
+	case status == http.StatusNotFound || code == "model_not_found" || strings.Contains(lower, "model") && strings.Contains(lower, "not found"):
+		e.Kind = ErrModelNotFound
+		e.Message = fmt.Sprintf("%s does not have that model (HTTP %d). Pick another model, or pull it first (for Ollama: `ollama pull NAME`).", label, status) + detail
+	case status == http.StatusTooManyRequests:
+		e.Kind = ErrRateLimited
+		e.Message = fmt.Sprintf("%s is rate limiting requests.", label)
+		if retryAfter > 0 {
+			e.Message += fmt.Sprintf(" Try again in %s.", retryAfter.Round(time.Second))
+		} else {
+			e.Message += " Wait a moment and try again."
+		}
+	case status >= 500:
+		e.Kind = ErrServer
+		e.Message = fmt.Sprintf("%s had an internal error (HTTP %d). Try again; if it keeps happening, check the server's log.", label, status) + detail
+	default:
+		e.Kind = ErrBadRequest
+		e.Message = fmt.Sprintf("%s rejected the request (HTTP %d).", label, status) + detail
+	}
+	return e
+}
+
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,186 @@
+package llm
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/cenkalti/backoff/v5"
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Config configures an OpenAI-compatible client.
+type Config struct {
+	// BaseURL of the API, ending in /v1 (e.g. http://127.0.0.1:11434/v1).
+	BaseURL string
+	// APIKey is sent as a Bearer token; empty for local servers.
+	APIKey string
+	// Label names the server in messages ("Ollama", "OpenAI"); default: the base URL.
+	Label string
+	// HTTPClient is used for requests; its Timeout must be zero (streams
+	// are long). Default: a client on http.DefaultTransport.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a call is retried before its first
+	// delta (default 3; negative disables retries).
+	MaxRetries int
+	// RetryInitial and RetryMax bound the backoff between attempts
+	// (defaults 500 ms and 20 s). A Retry-After longer than RetryMax is
+	// not waited for: the call fails with ErrRateLimited.
+	RetryInitial time.Duration
+	RetryMax     time.Duration
+	// IdleTimeout ends a call when the server sends nothing for this long,
+	// before or between deltas (default 5 minutes: local servers can take
+	// a while to load a model).
+	IdleTimeout time.Duration
+	Logger      *slog.Logger
+}
+
+// OpenAI is a Client for any OpenAI-compatible chat-completions API, built
+// on github.com/sashabaranov/go-openai.
+type OpenAI struct {
+	cfg Config
+	api *openai.Client
+	log *slog.Logger
+}
+
+// NewOpenAI returns a client for cfg.
+func NewOpenAI(cfg Config) *OpenAI {
+	if cfg.MaxRetries == 0 {
+		cfg.MaxRetries = 3
+	}
+	if cfg.RetryInitial <= 0 {
+		cfg.RetryInitial = 500 * time.Millisecond
+	}
+	if cfg.RetryMax <= 0 {
+		cfg.RetryMax = 20 * time.Second
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = 5 * time.Minute
+	}
+	if cfg.Label == "" {
+		cfg.Label = cfg.BaseURL
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = &http.Client{}
+	}
+	base := hc.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	wrapped := *hc
+	wrapped.Transport = inspectTransport{base: base}
+
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	oc.HTTPClient = &wrapped
+	return &OpenAI{cfg: cfg, api: openai.NewClientWithConfig(oc), log: log}
+}
+
+// Stream implements Client.
+func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(Chunk) error) (Response, error) {
+	call := newCallState(req)
+	bo := c.backoff()
+	for attempt := 1; ; attempt++ {
+		call.diag.Attempts = attempt
+		err := c.attempt(ctx, req, call, fn)
+		if err == nil {
+			return call.finish(nil), nil
+		}
+		var lerr *Error
+		if !errors.As(err, &lerr) {
+			// The callback stopped the stream: its error goes back as is.
+			return call.finish(err), err
+		}
+		if call.delivered || !Retryable(lerr) || attempt > c.cfg.MaxRetries || c.cfg.MaxRetries < 0 {
+			return call.finish(lerr), lerr
+		}
+		wait := bo.NextBackOff()
+		if lerr.RetryAfter > 0 {
+			if lerr.RetryAfter > c.cfg.RetryMax {
+				return call.finish(lerr), lerr
+			}
+			wait = max(wait, lerr.RetryAfter)
+		}
+		c.log.Info("retrying model call", "kind", lerr.Kind, "status", lerr.Status, "attempt", attempt, "wait", wait)
+		if err := sleepCtx(ctx, wait); err != nil {
+			cerr := c.classify(ctx, err, nil)
+			return call.finish(cerr), cerr
+		}
+	}
+}
+
+func (c *OpenAI) backoff() *backoff.ExponentialBackOff {
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval = c.cfg.RetryInitial
+	bo.MaxInterval = c.cfg.RetryMax
+	bo.RandomizationFactor = 0.5
+	bo.Multiplier = 2
+	bo.Reset()
+	return bo
+}
+
+// attempt makes one HTTP request and reads its stream to the end.
+func (c *OpenAI) attempt(ctx context.Context, req Request, call *callState, fn func(Chunk) error) error {
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	watchdog := time.AfterFunc(c.cfg.IdleTimeout, func() { cancel(errIdle) })
+	defer watchdog.Stop()
+
+	info := &responseInfo{}
+	ctx = context.WithValue(ctx, responseInfoKey{}, info)
+	stream, err := c.api.CreateChatCompletionStream(ctx, toOpenAI(req))
+	if err != nil {
+		return c.classify(ctx, err, info)
+	}
+	defer stream.Close()
+
+	for {
+		resp, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			switch {
+			case call.finished:
+				return nil
+			case call.chunks == 0:
+				return &Error{Kind: ErrMalformedStream, Message: c.cfg.Label + " ended the answer without sending anything. Check that the model name is right and the server is healthy."}
+			default:
+				// No finish_reason: the server closed the stream mid-answer.
+				return &Error{Kind: ErrMalformedStream, Message: "The answer from " + c.cfg.Label + " was cut short: the stream ended before the model finished. Check the server's log."}
+			}
+		}
+		if err != nil {
+			return c.classify(ctx, err, info)
+		}
+		watchdog.Reset(c.cfg.IdleTimeout)
+		chunk, ok := fromOpenAI(&resp)
+		if !ok {
+			continue
+		}
+		call.add(chunk)
+		if err := fn(chunk); err != nil {
+			return err
+		}
+	}
+}
+
+// sleepCtx waits for d or until ctx is done.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+var errIdle = errors.New("the server sent nothing for too long")

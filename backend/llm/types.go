@@ -1,0 +1,151 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// Client streams one chat completion. fn receives every delta in order and
+// may return an error to stop the stream; that error is returned. The
+// Response holds the assembled message, usage and diagnostics, also when the
+// call failed part-way (the partial message is kept).
+type Client interface {
+	Stream(ctx context.Context, req Request, fn func(Chunk) error) (Response, error)
+}
+
+// ClientFunc adapts a function to Client.
+type ClientFunc func(ctx context.Context, req Request, fn func(Chunk) error) (Response, error)
+
+func (f ClientFunc) Stream(ctx context.Context, req Request, fn func(Chunk) error) (Response, error) {
+	return f(ctx, req, fn)
+}
+
+// Role is who wrote a message.
+type Role string
+
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one message of a conversation.
+type Message struct {
+	Role    Role   `json:"role"`
+	Content string `json:"content"`
+	// Reasoning is the model's reasoning_content, where a server sends one.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ToolCalls are the calls an assistant message asks for.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID links a tool message to the call it answers.
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	// Name is the tool's name on a tool message.
+	Name string `json:"name,omitempty"`
+}
+
+// ToolCall is one call the model asked for. Arguments is the JSON text as
+// the model sent it (it may be invalid; validation is the caller's job).
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// Tool describes a tool offered to the model.
+type Tool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema
+}
+
+// ResponseFormat asks for plain text, any JSON object, or JSON matching a schema.
+type ResponseFormat struct {
+	Type   string          `json:"type"` // "text", "json_object" or "json_schema"
+	Name   string          `json:"name,omitempty"`
+	Schema json.RawMessage `json:"schema,omitempty"`
+	Strict bool            `json:"strict,omitempty"`
+}
+
+// Request is one chat-completion request.
+type Request struct {
+	Model          string          `json:"model"`
+	Messages       []Message       `json:"messages"`
+	Tools          []Tool          `json:"tools,omitempty"`
+	Temperature    *float32        `json:"temperature,omitempty"`
+	TopP           *float32        `json:"top_p,omitempty"`
+	MaxTokens      int             `json:"max_tokens,omitempty"`
+	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
+	Stop           []string        `json:"stop,omitempty"`
+}
+
+// Chunk is one streamed delta.
+type Chunk struct {
+	Content   string          `json:"content,omitempty"`
+	Reasoning string          `json:"reasoning,omitempty"`
+	ToolCalls []ToolCallDelta `json:"tool_calls,omitempty"`
+	// FinishReason is set on the chunk that ends a choice: "stop",
+	// "tool_calls", "length", "content_filter".
+	FinishReason string `json:"finish_reason,omitempty"`
+	// Usage is set on the final chunk when the server reports it.
+	Usage *Usage `json:"usage,omitempty"`
+}
+
+// ToolCallDelta is a fragment of a tool call. Index identifies the call;
+// ID and Name arrive once, Arguments arrives in pieces.
+type ToolCallDelta struct {
+	Index     int    `json:"index"`
+	ID        string `json:"id,omitempty"`
+	Name      string `json:"name,omitempty"`
+	Arguments string `json:"arguments,omitempty"`
+}
+
+// Usage counts tokens for one call, or a sum of calls.
+type Usage struct {
+	InputTokens       int `json:"input_tokens"`
+	OutputTokens      int `json:"output_tokens"`
+	CachedInputTokens int `json:"cached_input_tokens"`
+	ReasoningTokens   int `json:"reasoning_tokens"`
+	TotalTokens       int `json:"total_tokens"`
+	// Estimated is true when any part was estimated because the server
+	// reported no usage.
+	Estimated bool `json:"estimated"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + v.InputTokens,
+		OutputTokens:      u.OutputTokens + v.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
+		ReasoningTokens:   u.ReasoningTokens + v.ReasoningTokens,
+		TotalTokens:       u.TotalTokens + v.TotalTokens,
+		Estimated:         u.Estimated || v.Estimated,
+	}
+}
+
+// Response is the outcome of one call.
+type Response struct {
+	Message      Message         `json:"message"`
+	FinishReason string          `json:"finish_reason"`
+	Usage        Usage           `json:"usage"`
+	Diagnostics  CallDiagnostics `json:"diagnostics"`
+}
+
+// CallDiagnostics describe one model call, for the diagnostics views.
+type CallDiagnostics struct {
+	Model            string        `json:"model"`
+	StartedAt        time.Time     `json:"started_at"`
+	CompletedAt      time.Time     `json:"completed_at"`
+	Duration         time.Duration `json:"duration_ns"`
+	TimeToFirstToken time.Duration `json:"time_to_first_token_ns"`
+	Usage            Usage         `json:"usage"`
+	RequestMessages  int           `json:"request_messages"`
+	Attempts         int           `json:"attempts"`
+	// Capture is "", "recorded" or "replayed".
+	Capture   string    `json:"capture,omitempty"`
+	OK        bool      `json:"ok"`
+	ErrorKind ErrorKind `json:"error_kind,omitempty"`
+	Error     string    `json:"error,omitempty"`
+}
