@@ -1,0 +1,376 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Record/replay: WithCapture wraps a Client so that calls are recorded to a
+// CaptureStore and later replayed from it without the model, for
+// deterministic evaluation and offline review. A call is looked up by
+// CaptureKey(req); see CanonicalForm for what the key covers.
+//
+// The middleware starts no goroutines: chunks are delivered on the caller's
+// goroutine, in order, as the Client contract requires.
+
+// Capture is one recorded call.
+type Capture struct {
+	Key string `json:"key"`
+	// Request is CanonicalRequest of the recorded request, for "nearest
+	// miss" explanations and review. Decode it into a CanonicalForm.
+	Request json.RawMessage `json:"request"`
+	// Model is the requested model (Request.Model), not the one the server
+	// reported.
+	Model      string          `json:"model"`
+	Chunks     []RecordedChunk `json:"chunks"`
+	Response   Response        `json:"response"`
+	RecordedAt time.Time       `json:"recorded_at"`
+}
+
+// RecordedChunk is one delta and when it arrived, as an offset from the
+// start of the call.
+type RecordedChunk struct {
+	At    time.Duration `json:"at_ns"`
+	Chunk Chunk         `json:"chunk"`
+}
+
+// CaptureStore keeps recordings by key. Implementations must be safe for
+// concurrent use.
+type CaptureStore interface {
+	// GetCapture returns (nil, nil) when there is no capture for key.
+	GetCapture(ctx context.Context, key string) (*Capture, error)
+	// PutCapture stores c under c.Key, replacing any earlier capture.
+	PutCapture(ctx context.Context, c *Capture) error
+}
+
+// CaptureLister is an optional CaptureStore extension used to explain replay
+// misses. CaptureRequests returns up to limit captures of model ("" means
+// any model; limit <= 0 means no limit), newest first. Only Key, Request,
+// Model and RecordedAt need to be filled in; a lister may leave Chunks and
+// Response empty to stay cheap.
+type CaptureLister interface {
+	CaptureRequests(ctx context.Context, model string, limit int) ([]Capture, error)
+}
+
+// ErrCaptureStore is the kind of error returned when the capture store
+// could not be read or written.
+const ErrCaptureStore ErrorKind = "capture_store"
+
+// Values of CallDiagnostics.Capture.
+const (
+	CaptureRecorded = "recorded"
+	CaptureReplayed = "replayed"
+)
+
+// CaptureMode says what WithCapture does.
+type CaptureMode string
+
+const (
+	// CaptureOff passes every call through untouched.
+	CaptureOff CaptureMode = "off"
+	// CaptureRecord calls the model and stores each successful call.
+	CaptureRecord CaptureMode = "record"
+	// CaptureReplay never calls the model: it replays recorded calls and
+	// fails with ErrReplayMiss when there is none.
+	CaptureReplay CaptureMode = "replay"
+	// CaptureAuto replays a recorded call when there is one, and otherwise
+	// calls the model and records the call.
+	CaptureAuto CaptureMode = "auto"
+)
+
+// ParseCaptureMode parses "off", "record", "replay" or "auto", ignoring case
+// and surrounding space. The empty string is CaptureOff.
+func ParseCaptureMode(s string) (CaptureMode, error) {
+	switch m := CaptureMode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", CaptureOff:
+		return CaptureOff, nil
+	case CaptureRecord, CaptureReplay, CaptureAuto:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown capture mode %q: use off, record, replay or auto", s)
+}
+
+// CaptureOptions configure WithCapture.
+type CaptureOptions struct {
+	Mode  CaptureMode
+	Store CaptureStore
+	// Pace replays chunks at their recorded offsets instead of as fast as
+	// possible.
+	Pace bool
+	// Now stamps RecordedAt, the recorded chunk offsets and the replayed
+	// diagnostics' times. Nil means time.Now.
+	Now func() time.Time
+}
+
+// captureMissCandidates bounds how many recordings a replay miss compares
+// against when explaining itself.
+const captureMissCandidates = 200
+
+// captureMaxHint caps the preallocated chunk buffer (about 6 MB).
+const captureMaxHint = 1 << 16
+
+// WithCapture wraps inner with record/replay; see CaptureMode.
+//
+// In CaptureOff (or the zero mode) it returns inner itself.
+//
+// A replayed call delivers the recorded chunks in order and returns the
+// recorded Response; only its Diagnostics' Capture ("replayed"), StartedAt,
+// CompletedAt and Duration are new (TimeToFirstToken, Attempts and the rest
+// describe the recorded call). Cancelling ctx stops a replay between chunks,
+// and, with Pace, during the wait for the next chunk. A call is
+// recorded only when it succeeded: a failed or cancelled call, or one whose
+// callback returned an error, is not stored. A recording that cannot be
+// stored fails the call with ErrCaptureStore (the Response is still
+// returned), because a silently missing recording breaks replay later.
+//
+// WithCapture panics when Mode is unknown, or when Store is nil and Mode is
+// not off: both are wiring mistakes, and user input should go through
+// ParseCaptureMode.
+func WithCapture(inner Client, opts CaptureOptions) Client {
+	switch opts.Mode {
+	case "", CaptureOff:
+		return inner
+	case CaptureRecord, CaptureReplay, CaptureAuto:
+	default:
+		panic(fmt.Sprintf("llm.WithCapture: unknown capture mode %q", opts.Mode))
+	}
+	if opts.Store == nil {
+		panic("llm.WithCapture: nil Store in capture mode " + string(opts.Mode))
+	}
+	c := &captureClient{inner: inner, opts: opts}
+	if opts.Now == nil {
+		c.opts.Now = time.Now
+		c.since = time.Since
+	} else {
+		c.since = func(t time.Time) time.Duration { return opts.Now().Sub(t) }
+	}
+	return c
+}
+
+type captureClient struct {
+	inner Client
+	opts  CaptureOptions
+	// since measures chunk offsets. On the real clock it is time.Since,
+	// which reads only the monotonic clock and so costs less than time.Now;
+	// the clock read is most of the per-chunk cost of recording.
+	since func(time.Time) time.Duration
+	// sizeHint is the chunk count of the last recording, so the next
+	// recording's buffer rarely needs to grow.
+	sizeHint atomic.Int64
+}
+
+func (c *captureClient) Stream(ctx context.Context, req Request, fn func(Chunk) error) (Response, error) {
+	canon := CanonicalRequest(req)
+	key := captureKeyOf(canon)
+	if c.opts.Mode == CaptureRecord {
+		return c.record(ctx, req, key, canon, fn)
+	}
+	start := c.opts.Now()
+	rec, err := c.opts.Store.GetCapture(ctx, key)
+	if err != nil {
+		err = &Error{Kind: ErrCaptureStore, Message: "could not read the capture store", Err: err}
+		return captureFailed(req, start, c.opts.Now(), err), err
+	}
+	if rec != nil {
+		return c.replay(ctx, rec, fn)
+	}
+	if c.opts.Mode == CaptureAuto {
+		return c.record(ctx, req, key, canon, fn)
+	}
+	err = c.missError(ctx, req, key, canon)
+	return captureFailed(req, start, c.opts.Now(), err), err
+}
+
+// record calls inner, buffering each chunk with its offset on its way to fn.
+func (c *captureClient) record(ctx context.Context, req Request, key string, canon []byte, fn func(Chunk) error) (Response, error) {
+	since := c.since
+	start := c.opts.Now()
+	chunks := make([]RecordedChunk, 0, min(max(64, c.sizeHint.Load()), captureMaxHint))
+	var fnErr error
+	resp, err := c.inner.Stream(ctx, req, func(ch Chunk) error {
+		chunks = append(chunks, RecordedChunk{At: since(start), Chunk: captureOwnChunk(ch)})
+		if err := fn(ch); err != nil {
+			fnErr = err
+			return err
+		}
+		return nil
+	})
+	if err != nil || fnErr != nil || ctx.Err() != nil {
+		if err == nil {
+			// The inner client swallowed a stop or a cancellation; report
+			// it rather than pretend the call completed.
+			err = fnErr
+			if err == nil {
+				err = captureCtxError(ctx.Err())
+			}
+		}
+		return resp, err
+	}
+	c.sizeHint.Store(int64(len(chunks)))
+	if cap(chunks) > 2*len(chunks)+64 {
+		// Do not hand a store that keeps captures in memory a buffer sized
+		// for an earlier, longer call.
+		chunks = append([]RecordedChunk(nil), chunks...)
+	}
+	resp.Diagnostics.Capture = CaptureRecorded
+	rec := &Capture{Key: key, Request: canon, Model: req.Model, Chunks: chunks, Response: resp, RecordedAt: c.opts.Now().UTC()}
+	if err := c.opts.Store.PutCapture(ctx, rec); err != nil {
+		resp.Diagnostics.Capture = ""
+		err = &Error{Kind: ErrCaptureStore, Message: "the call succeeded but could not be recorded", Err: err}
+		return resp, err
+	}
+	return resp, nil
+}
+
+// captureOwnChunk copies the parts of ch that share memory with the inner
+// client, which may reuse its buffers. Only tool-call and usage chunks have
+// any, and they are rare, so plain text deltas cost no allocation.
+func captureOwnChunk(ch Chunk) Chunk {
+	if len(ch.ToolCalls) > 0 {
+		ch.ToolCalls = append([]ToolCallDelta(nil), ch.ToolCalls...)
+	}
+	if ch.Usage != nil {
+		u := *ch.Usage
+		ch.Usage = &u
+	}
+	return ch
+}
+
+// replay delivers rec's chunks to fn and returns its response, never
+// calling inner.
+func (c *captureClient) replay(ctx context.Context, rec *Capture, fn func(Chunk) error) (Response, error) {
+	started := c.opts.Now()
+	begin := time.Now() // pacing runs on the real monotonic clock
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for i := range rec.Chunks {
+		rc := &rec.Chunks[i]
+		if err := ctx.Err(); err != nil {
+			return c.replayFailed(rec, i, started, captureCtxError(err))
+		}
+		if c.opts.Pace {
+			if d := rc.At - time.Since(begin); d > 0 {
+				if timer == nil {
+					timer = time.NewTimer(d)
+				} else {
+					timer.Reset(d)
+				}
+				select {
+				case <-ctx.Done():
+					return c.replayFailed(rec, i, started, captureCtxError(ctx.Err()))
+				case <-timer.C:
+				}
+			}
+		}
+		if err := fn(rc.Chunk); err != nil {
+			return c.replayFailed(rec, i+1, started, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return c.replayFailed(rec, len(rec.Chunks), started, captureCtxError(err))
+	}
+	resp := rec.Response
+	c.stampReplay(&resp.Diagnostics, started)
+	return resp, nil
+}
+
+// replayFailed returns the message assembled from the first delivered
+// chunks, as a live call that failed part-way would.
+func (c *captureClient) replayFailed(rec *Capture, delivered int, started time.Time, err error) (Response, error) {
+	resp := captureAssemble(rec.Chunks[:delivered])
+	resp.Diagnostics = rec.Response.Diagnostics
+	resp.Diagnostics.Usage = resp.Usage
+	c.stampReplay(&resp.Diagnostics, started)
+	resp.Diagnostics.OK = false
+	resp.Diagnostics.ErrorKind = KindOf(err)
+	resp.Diagnostics.Error = err.Error()
+	return resp, err
+}
+
+func (c *captureClient) stampReplay(d *CallDiagnostics, started time.Time) {
+	end := c.opts.Now()
+	d.Capture = CaptureReplayed
+	d.StartedAt = started.UTC()
+	d.CompletedAt = end.UTC()
+	d.Duration = end.Sub(started)
+}
+
+// captureAssemble merges replayed deltas into a partial Response.
+func captureAssemble(chunks []RecordedChunk) Response {
+	var content, reasoning strings.Builder
+	var resp Response
+	var calls []ToolCall
+	var order []int        // stream index of each call
+	index := map[int]int{} // stream index -> position in calls
+	for _, rc := range chunks {
+		ch := rc.Chunk
+		content.WriteString(ch.Content)
+		reasoning.WriteString(ch.Reasoning)
+		for _, d := range ch.ToolCalls {
+			pos, ok := index[d.Index]
+			if !ok {
+				pos = len(calls)
+				index[d.Index] = pos
+				calls = append(calls, ToolCall{})
+				order = append(order, d.Index)
+			}
+			if d.ID != "" {
+				calls[pos].ID = d.ID
+			}
+			calls[pos].Name += d.Name
+			calls[pos].Arguments += d.Arguments
+		}
+		if ch.FinishReason != "" {
+			resp.FinishReason = ch.FinishReason
+		}
+		if ch.Usage != nil {
+			resp.Usage = *ch.Usage
+		}
+	}
+	// Calls are listed by stream index, whatever order they first appeared in.
+	sort.Stable(captureCallOrder{calls, order})
+	resp.Message = Message{Role: RoleAssistant, Content: content.String(), Reasoning: reasoning.String(), ToolCalls: calls}
+	return resp
+}
+
+type captureCallOrder struct {
+	calls []ToolCall
+	index []int
+}
+
+func (o captureCallOrder) Len() int           { return len(o.calls) }
+func (o captureCallOrder) Less(i, j int) bool { return o.index[i] < o.index[j] }
+func (o captureCallOrder) Swap(i, j int) {
+	o.calls[i], o.calls[j] = o.calls[j], o.calls[i]
+	o.index[i], o.index[j] = o.index[j], o.index[i]
+}
+
+// captureFailed is the Response of a call that failed before any delta.
+func captureFailed(req Request, start, end time.Time, err error) Response {
+	return Response{Diagnostics: CallDiagnostics{
+		Model:           req.Model,
+		StartedAt:       start.UTC(),
+		CompletedAt:     end.UTC(),
+		Duration:        end.Sub(start),
+		RequestMessages: len(req.Messages),
+		ErrorKind:       KindOf(err),
+		Error:           err.Error(),
+	}}
+}
+
+func captureCtxError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &Error{Kind: ErrTimeout, Message: "the call ran out of time", Err: err}
+	}
+	return &Error{Kind: ErrCancelled, Message: "the call was cancelled", Err: err}
+}
