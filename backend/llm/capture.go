@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -373,4 +374,61 @@ func captureCtxError(err error) error {
 		return &Error{Kind: ErrTimeout, Message: "the call ran out of time", Err: err}
 	}
 	return &Error{Kind: ErrCancelled, Message: "the call was cancelled", Err: err}
+}
+
+// MarshalJSON writes the common case, a text delta, without reflection:
+// a long answer has tens of thousands of them and recording must stay cheap.
+func (rc RecordedChunk) MarshalJSON() ([]byte, error) {
+	c := rc.Chunk
+	if len(c.ToolCalls) > 0 || c.Usage != nil {
+		type plain RecordedChunk // no MarshalJSON: avoids recursion
+		return marshalNoEscape(plain(rc))
+	}
+	b := make([]byte, 0, 48+len(c.Content)+len(c.Reasoning))
+	b = append(b, `{"at_ns":`...)
+	b = strconv.AppendInt(b, int64(rc.At), 10)
+	b = append(b, `,"chunk":{`...)
+	sep := false
+	field := func(name, v string) {
+		if v == "" {
+			return
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":`...)
+		b = appendJSONString(b, v)
+	}
+	field("content", c.Content)
+	field("reasoning", c.Reasoning)
+	field("finish_reason", c.FinishReason)
+	return append(b, "}}"...), nil
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			enc, _ := marshalNoEscape(s)
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, so recorded
+// prompts stay readable.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(buf.String(), "\n")), nil
 }

@@ -92,7 +92,6 @@ func (s *Store) PutCapture(ctx context.Context, c *llm.Capture) error {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep prompts readable in review
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(c); err != nil {
 		return fmt.Errorf("capturefile: encode capture %s: %w", c.Key, err)
 	}

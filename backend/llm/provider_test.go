@@ -1,0 +1,110 @@
+package llm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+)
+
+func TestPresets(t *testing.T) {
+	presets := Presets()
+	seen := map[string]bool{}
+	for _, p := range presets {
+		t.Run(p.Name, func(t *testing.T) {
+			if err := p.Validate(); err != nil {
+				t.Fatalf("Validate: %v", err)
+			}
+			if seen[p.Name] {
+				t.Fatalf("duplicate preset name %q", p.Name)
+			}
+			seen[p.Name] = true
+			if p.Local == p.NeedsKey {
+				t.Errorf("Local=%v NeedsKey=%v: local presets need no key, hosted ones do", p.Local, p.NeedsKey)
+			}
+			if !strings.HasSuffix(p.BaseURL, "/v1") {
+				t.Errorf("BaseURL %q does not end in /v1", p.BaseURL)
+			}
+			if KindLabel(p.Kind) == "" {
+				t.Errorf("kind %q has no label", p.Kind)
+			}
+		})
+	}
+	if len(presets) != 7 {
+		t.Errorf("got %d presets, want 7", len(presets))
+	}
+	presets[0].BaseURL = "http://changed"
+	if Presets()[0].BaseURL == "http://changed" {
+		t.Error("Presets shares its slice between calls")
+	}
+}
+
+func TestProviderValidate(t *testing.T) {
+	ok := Provider{Name: "work-openai", Kind: KindCustom, BaseURL: "http://10.0.0.5:8000/v1"}
+	with := func(f func(*Provider)) Provider {
+		p := ok
+		f(&p)
+		return p
+	}
+	tests := []struct {
+		name    string
+		p       Provider
+		wantMsg string // substring of the message; "" means valid
+	}{
+		{"valid custom", ok, ""},
+		{"valid with key ref and models", with(func(p *Provider) {
+			p.APIKeyRef = "provider/work-openai"
+			p.Models = []string{"a", "b"}
+			p.DefaultModel = "a"
+		}), ""},
+		{"valid localhost no path", with(func(p *Provider) { p.BaseURL = "http://localhost:11434" }), ""},
+		{"valid ipv6", with(func(p *Provider) { p.BaseURL = "http://[::1]:8080/v1" }), ""},
+		{"empty name", with(func(p *Provider) { p.Name = "" }), "needs a name"},
+		{"upper-case name", with(func(p *Provider) { p.Name = "Work" }), "lowercase"},
+		{"name with space", with(func(p *Provider) { p.Name = "work openai" }), "lowercase"},
+		{"name starting with dash", with(func(p *Provider) { p.Name = "-x" }), "starting with"},
+		{"long name", with(func(p *Provider) { p.Name = strings.Repeat("a", 65) }), "up to 64"},
+		{"unknown kind", with(func(p *Provider) { p.Kind = "anthropic" }), "kind \"anthropic\" is unknown"},
+		{"empty kind", with(func(p *Provider) { p.Kind = "" }), "is unknown"},
+		{"empty url", with(func(p *Provider) { p.BaseURL = "" }), "needs a base URL"},
+		{"unparsable url", with(func(p *Provider) { p.BaseURL = "http://[::1" }), "not a valid URL"},
+		{"ftp scheme", with(func(p *Provider) { p.BaseURL = "ftp://host/v1" }), "http:// or https://"},
+		{"no scheme", with(func(p *Provider) { p.BaseURL = "127.0.0.1:11434/v1" }), "http:// or https://"},
+		{"no host", with(func(p *Provider) { p.BaseURL = "http:///v1" }), "no host"},
+		{"bad port", with(func(p *Provider) { p.BaseURL = "http://host:99999/v1" }), "invalid port"},
+		{"credentials", with(func(p *Provider) { p.BaseURL = "https://user:sk-secret@host/v1" }), "key field"},
+		{"key in query", with(func(p *Provider) { p.BaseURL = "https://host/v1?api_key=sk-secret" }), "key field"},
+		{"empty query", with(func(p *Provider) { p.BaseURL = "https://host/v1?" }), "query"},
+		{"fragment", with(func(p *Provider) { p.BaseURL = "https://host/v1#x" }), "fragment"},
+		{"hosted over http", with(func(p *Provider) { p.Kind = KindOpenAI; p.BaseURL = "http://api.openai.com/v1" }), "https"},
+		{"blank model", with(func(p *Provider) { p.Models = []string{"a", " "} }), "empty name"},
+		{"blank default", with(func(p *Provider) { p.DefaultModel = "  " }), "blank"},
+		{"key pasted as ref", with(func(p *Provider) { p.APIKeyRef = "sk-proj-abcdef" }), "looks like an API key"},
+		{"bad ref", with(func(p *Provider) { p.APIKeyRef = "a ref with spaces" }), "key reference"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.p.Validate()
+			if tt.wantMsg == "" {
+				if err != nil {
+					t.Fatalf("Validate: %v", err)
+				}
+				return
+			}
+			var ae *apperr.Error
+			if !errors.As(err, &ae) {
+				t.Fatalf("Validate = %v, want *apperr.Error", err)
+			}
+			if ae.Code != apperr.Invalid {
+				t.Errorf("code = %q, want invalid", ae.Code)
+			}
+			if !strings.Contains(ae.Message, tt.wantMsg) {
+				t.Errorf("message %q does not contain %q", ae.Message, tt.wantMsg)
+			}
+			if strings.Contains(ae.Error(), "sk-secret") || strings.Contains(ae.Error(), "sk-proj") {
+				t.Errorf("message echoes the secret: %q", ae.Error())
+			}
+		})
+	}
+}
