@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// Sink receives events in seq order.
+type Sink interface {
+	Emit(Event) error
+}
+
+// SinkFunc adapts a function to Sink.
+type SinkFunc func(Event) error
+
+func (f SinkFunc) Emit(e Event) error { return f(e) }
+
+// Draft is an event before the Emitter stamps it.
+type Draft struct {
+	Type     EventType
+	Data     any // marshaled to JSON; nil becomes {}
+	StageID  string
+	ParentID string
+}
+
+// Emitter stamps events of one turn and fans them out to sinks. It is safe
+// for concurrent use; see the package doc for the ordering rules.
+type Emitter struct {
+	mu        sync.Mutex
+	sessionID string
+	turnID    string
+	seq       int64
+	sinks     []Sink
+	log       *slog.Logger
+	now       func() time.Time
+	terminal  bool
+	completed bool
+}
+
+// EmitterConfig configures NewEmitter.
+type EmitterConfig struct {
+	SessionID string
+	TurnID    string
+	// FirstSeq continues numbering after earlier events (seq = FirstSeq+1...).
+	FirstSeq int64
+	Sinks    []Sink
+	Logger   *slog.Logger
+	Now      func() time.Time
+}
+
+// NewEmitter returns an Emitter for one turn.
+func NewEmitter(cfg EmitterConfig) *Emitter {
+	e := &Emitter{sessionID: cfg.SessionID, turnID: cfg.TurnID, seq: cfg.FirstSeq, sinks: cfg.Sinks, log: cfg.Logger, now: cfg.Now}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	return e
+}
+
+// Emit stamps d and delivers it to every sink. Events after turn_completed
+// are dropped: nothing may follow the end of a turn.
+func (e *Emitter) Emit(d Draft) Event {
+	data, err := marshalData(d.Data)
+	if err != nil {
+		e.log.Error("event data does not marshal", "type", d.Type, "err", err)
+		data = json.RawMessage(`{}`)
+	}
+	k := kinds[d.Type]
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.completed {
+		e.log.Warn("event after turn_completed dropped", "type", d.Type, "turn", e.turnID)
+		return Event{}
+	}
+	e.seq++
+	ev := Event{
+		ID:         newID(),
+		SessionID:  e.sessionID,
+		TurnID:     e.turnID,
+		StageID:    d.StageID,
+		Seq:        e.seq,
+		ParentID:   d.ParentID,
+		At:         Time{e.now()},
+		Type:       d.Type,
+		Phase:      k.phase,
+		Checkpoint: k.checkpoint,
+		Data:       data,
+	}
+	if IsTerminal(d.Type) {
+		e.terminal = true
+	}
+	if d.Type == EventTurnCompleted {
+		e.completed = true
+	}
+	for _, s := range e.sinks {
+		if err := s.Emit(ev); err != nil {
+			e.log.Error("event sink failed", "type", ev.Type, "seq", ev.Seq, "err", err)
+		}
+	}
+	return ev
+}
+
+// Seq returns the last seq emitted.
+func (e *Emitter) Seq() int64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.seq
+}
+
+// hasTerminal reports whether a terminal event was emitted.
+func (e *Emitter) hasTerminal() bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.terminal
+}
+
+func marshalData(v any) (json.RawMessage, error) {
+	switch d := v.(type) {
+	case nil:
+		return json.RawMessage(`{}`), nil
+	case json.RawMessage:
+		return d, nil
+	case TokenData:
+		// The hot path: one per streamed token.
+		b := make([]byte, 0, len(d.Text)+12)
+		b = append(b, `{"text":`...)
+		b = appendJSONString(b, d.Text)
+		return append(b, '}'), nil
+	}
+	return json.Marshal(v)
+}
+
+// appendJSONString appends s as a JSON string, escaping what JSON requires
+// and <, >, & as encoding/json does.
+func appendJSONString(b []byte, s string) []byte {
+	simple := true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= 0x80 {
+			simple = false
+			break
+		}
+	}
+	if simple {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	enc, _ := json.Marshal(s)
+	return append(b, enc...)
+}
+
+// newID returns a time-ordered unique id (UUIDv7), which keeps SQLite's
+// primary-key index appends cheap.
+func newID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		return uuid.NewString()
+	}
+	return id.String()
+}
+
+// NewID returns a new time-ordered id for sessions, turns and stages.
+func NewID() string { return newID() }

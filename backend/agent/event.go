@@ -1,0 +1,231 @@
+package agent
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// EventType names an event.
+type EventType string
+
+const (
+	EventToken             EventType = "token"
+	EventThinkStart        EventType = "think_start"
+	EventThinkEnd          EventType = "think_end"
+	EventToolCall          EventType = "tool_call"
+	EventToolResult        EventType = "tool_result"
+	EventToolError         EventType = "tool_error"
+	EventGuardTriggered    EventType = "guard_triggered"
+	EventPlanGenerated     EventType = "plan_generated"
+	EventStepStart         EventType = "step_start"
+	EventStepEnd           EventType = "step_end"
+	EventMemoryRecalled    EventType = "memory_recalled"
+	EventContextCompressed EventType = "context_compressed"
+	EventHandoffStart      EventType = "handoff_start"
+	EventHandoffEnd        EventType = "handoff_end"
+	EventReflectionStart   EventType = "reflection_start"
+	EventReflectionEnd     EventType = "reflection_end"
+	EventCritique          EventType = "critique_generated"
+	EventRefining          EventType = "refining"
+	EventChart             EventType = "chart"
+	EventStageStart        EventType = "stage_start"
+	EventStageEnd          EventType = "stage_end"
+	EventError             EventType = "error"
+	EventFinalAnswer       EventType = "final_answer"
+	EventCancelled         EventType = "cancelled"
+	EventTurnCompleted     EventType = "turn_completed"
+)
+
+// Phase groups events by what the agent is doing.
+type Phase string
+
+const (
+	PhaseThinking   Phase = "thinking"
+	PhaseActing     Phase = "acting"
+	PhasePlanning   Phase = "planning"
+	PhaseHandingOff Phase = "handing_off"
+	PhaseReflecting Phase = "reflecting"
+	PhaseStage      Phase = "stage"
+	PhaseTerminal   Phase = "terminal"
+)
+
+// kinds maps each type to its phase and whether it is a checkpoint: a
+// moment with no model or tool call in flight.
+var kinds = map[EventType]struct {
+	phase      Phase
+	checkpoint bool
+}{
+	EventToken:             {PhaseThinking, false},
+	EventThinkStart:        {PhaseThinking, false},
+	EventThinkEnd:          {PhaseThinking, true},
+	EventToolCall:          {PhaseActing, false},
+	EventToolResult:        {PhaseActing, true},
+	EventToolError:         {PhaseActing, true},
+	EventGuardTriggered:    {PhaseActing, false},
+	EventPlanGenerated:     {PhasePlanning, true},
+	EventStepStart:         {PhasePlanning, false},
+	EventStepEnd:           {PhasePlanning, true},
+	EventMemoryRecalled:    {PhaseThinking, false},
+	EventContextCompressed: {PhaseThinking, true},
+	EventHandoffStart:      {PhaseHandingOff, false},
+	EventHandoffEnd:        {PhaseHandingOff, true},
+	EventReflectionStart:   {PhaseReflecting, false},
+	EventReflectionEnd:     {PhaseReflecting, true},
+	EventCritique:          {PhaseReflecting, true},
+	EventRefining:          {PhaseReflecting, false},
+	EventChart:             {PhaseThinking, false},
+	EventStageStart:        {PhaseStage, false},
+	EventStageEnd:          {PhaseStage, true},
+	EventError:             {PhaseTerminal, true},
+	EventFinalAnswer:       {PhaseTerminal, true},
+	EventCancelled:         {PhaseTerminal, true},
+	EventTurnCompleted:     {PhaseTerminal, true},
+}
+
+// PhaseOf returns the phase of an event type.
+func PhaseOf(t EventType) Phase { return kinds[t].phase }
+
+// IsCheckpoint reports whether events of type t are checkpoints.
+func IsCheckpoint(t EventType) bool { return kinds[t].checkpoint }
+
+// IsTerminal reports whether t ends a turn's answer (final_answer,
+// cancelled or error).
+func IsTerminal(t EventType) bool {
+	return t == EventFinalAnswer || t == EventCancelled || t == EventError
+}
+
+// Event is the one envelope for everything a turn reports.
+type Event struct {
+	ID         string          `json:"id"`
+	SessionID  string          `json:"session_id"`
+	TurnID     string          `json:"turn_id"`
+	StageID    string          `json:"stage_id"`
+	Seq        int64           `json:"seq"`
+	ParentID   string          `json:"parent_id"`
+	At         Time            `json:"at"`
+	Type       EventType       `json:"type"`
+	Phase      Phase           `json:"phase"`
+	Checkpoint bool            `json:"checkpoint"`
+	Data       json.RawMessage `json:"data"`
+}
+
+// Time marshals as RFC 3339 in UTC with milliseconds.
+type Time struct{ time.Time }
+
+const timeLayout = "2006-01-02T15:04:05.000Z07:00"
+
+func (t Time) MarshalJSON() ([]byte, error) {
+	b := make([]byte, 0, len(timeLayout)+2)
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, timeLayout)
+	return append(b, '"'), nil
+}
+
+func (t *Time) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	p, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return err
+	}
+	t.Time = p
+	return nil
+}
+
+// Data payloads, one per event type.
+type (
+	TokenData struct {
+		Text string `json:"text"`
+	}
+	ThinkEndData struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	}
+	ToolCallData struct {
+		CallID string          `json:"call_id"`
+		Name   string          `json:"name"`
+		Args   json.RawMessage `json:"args"`
+	}
+	ToolResultData struct {
+		CallID     string `json:"call_id"`
+		Name       string `json:"name"`
+		Output     string `json:"output"`
+		DurationMS int64  `json:"duration_ms"`
+	}
+	ToolErrorData struct {
+		CallID     string `json:"call_id"`
+		Name       string `json:"name"`
+		Error      string `json:"error"`
+		DurationMS int64  `json:"duration_ms"`
+	}
+	GuardData struct {
+		Guard   string `json:"guard"`
+		Blocked bool   `json:"blocked"`
+		Reason  string `json:"reason"`
+	}
+	PlanData struct {
+		Steps []PlanStep `json:"steps"`
+	}
+	StepStartData struct {
+		StepIndex   int    `json:"step_index"`
+		Description string `json:"description"`
+	}
+	StepEndData struct {
+		StepIndex int  `json:"step_index"`
+		Success   bool `json:"success"`
+	}
+	MemoryData struct {
+		Count int `json:"count"`
+	}
+	CompressedData struct {
+		BeforeCount  int `json:"before_count"`
+		AfterCount   int `json:"after_count"`
+		BeforeTokens int `json:"before_tokens"`
+		AfterTokens  int `json:"after_tokens"`
+	}
+	HandoffStartData struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+	}
+	HandoffEndData struct {
+		To string `json:"to"`
+	}
+	ReflectionStartData struct {
+		Iteration int `json:"iteration"`
+	}
+	ReflectionEndData struct {
+		Iteration int     `json:"iteration"`
+		Score     float64 `json:"score"`
+		Passed    bool    `json:"passed"`
+	}
+	CritiqueData struct {
+		Score    float64 `json:"score"`
+		Passed   bool    `json:"passed"`
+		Feedback string  `json:"feedback"`
+	}
+	RefiningData struct {
+		Iteration int `json:"iteration"`
+	}
+	ChartData struct {
+		Spec  json.RawMessage `json:"spec"`
+		Title string          `json:"title"`
+	}
+	ErrorData struct {
+		Source  string `json:"source"` // llm, tool, guard, config, internal
+		Message string `json:"message"`
+	}
+	FinalAnswerData struct {
+		Text string `json:"text"`
+	}
+	CancelledData struct {
+		PartialText string `json:"partial_text"`
+	}
+)
+
+// PlanStep is one item of the agent's checklist.
+type PlanStep struct {
+	Title  string `json:"title"`
+	Status string `json:"status"` // pending, running, done, error
+}

@@ -1,0 +1,323 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// Limits bound one agent run. Zero values take the defaults.
+type Limits struct {
+	MaxSteps       int           `json:"max_steps"`      // model calls (default 25)
+	MaxToolCalls   int           `json:"max_tool_calls"` // tool calls (default 50)
+	TokenBudget    int           `json:"token_budget"`   // total tokens; 0 = none
+	Timeout        time.Duration `json:"timeout"`        // wall clock; 0 = none
+	StallThreshold int           `json:"stall_threshold"`
+	MaxToolOutput  int           `json:"max_tool_output"` // bytes of a tool result sent back (default 16 KiB)
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxSteps <= 0 {
+		l.MaxSteps = 25
+	}
+	if l.MaxToolCalls <= 0 {
+		l.MaxToolCalls = 50
+	}
+	if l.StallThreshold <= 0 {
+		l.StallThreshold = 3
+	}
+	if l.MaxToolOutput <= 0 {
+		l.MaxToolOutput = 16 << 10
+	}
+	return l
+}
+
+// Agent is one configured agent. It is immutable and may run many turns.
+type Agent struct {
+	Name         string
+	Client       llm.Client
+	Model        string
+	SystemPrompt string
+	Tools        *Toolset
+	Limits       Limits
+	Temperature  *float32
+	MaxTokens    int
+	// Charts enables render_chart; Datasets names data charts may use.
+	Charts   *chart.Validator
+	Datasets chart.Datasets
+	// Plan enables update_plan.
+	Plan bool
+	// Guards check every tool call (default: SideEffectGuard). Approver
+	// answers "ask" verdicts (default: deny). Approvals remembers "always".
+	Guards    []Guard
+	Approver  Approver
+	Approvals *Approvals
+	// Memory enables the recall tool over earlier sessions.
+	Memory MemorySearcher
+	// ContextWindow overrides the model's known context size in tokens.
+	ContextWindow int
+	Logger        *slog.Logger
+}
+
+// Input is what one run starts from.
+type Input struct {
+	// History is the conversation so far (without the system prompt).
+	History []llm.Message
+	// User is the new user message; empty to continue History as is.
+	User string
+	// StageID tags the run's events.
+	StageID string
+}
+
+// Run runs the loop until the model answers, a limit is hit, or ctx is
+// cancelled. It emits progress events but no terminal event: RunTurn does
+// that for the whole turn.
+func (a *Agent) Run(ctx context.Context, em *Emitter, in Input) Result {
+	r, err := a.newRun(em, in)
+	if err != nil {
+		res := Result{Outcome: OutcomeFailed, Termination: Termination{Kind: TermFailed, Error: err.Error()}, Error: err.Error(), ErrorSource: "config"}
+		return res
+	}
+	return r.loop(ctx)
+}
+
+// run is the state of one Agent.Run.
+type run struct {
+	a        *Agent
+	em       *Emitter
+	stageID  string
+	limits   Limits
+	tools    *Toolset
+	plan     *planTool
+	log      *slog.Logger
+	msgs     []llm.Message
+	start    time.Time
+	steps    int
+	calls    int
+	usage    llm.Usage
+	mcalls   []llm.CallDiagnostics
+	tcalls   []ToolCallDiagnostics
+	lastSig  string
+	sigCount int
+	// learnedWindow is the prompt budget learned from a context-length
+	// error, 0 when none.
+	learnedWindow int
+}
+
+func (a *Agent) newRun(em *Emitter, in Input) (*run, error) {
+	r := &run{a: a, em: em, stageID: in.StageID, limits: a.Limits.withDefaults(), log: a.Logger, start: time.Now()}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
+	var extra []Tool
+	if a.Plan {
+		r.plan = &planTool{emit: r.emitFromTool}
+		extra = append(extra, r.plan)
+	}
+	if a.Charts != nil {
+		extra = append(extra, &chartTool{validator: a.Charts, datasets: a.Datasets, emit: r.emitFromTool})
+	}
+	if a.Memory != nil {
+		extra = append(extra, &recallTool{search: a.Memory, emit: r.emitFromTool})
+	}
+	tools, err := a.Tools.With(extra...)
+	if err != nil {
+		return nil, err
+	}
+	r.tools = tools
+	if a.SystemPrompt != "" {
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleSystem, Content: a.SystemPrompt})
+	}
+	for _, m := range in.History {
+		if m.Role != llm.RoleSystem {
+			r.msgs = append(r.msgs, m)
+		}
+	}
+	if in.User != "" {
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: in.User})
+	}
+	return r, nil
+}
+
+// errTurnTimeout is the cause of the run's context when its wall-clock limit passes.
+var errTurnTimeout = errors.New("the turn's time limit passed")
+
+func (r *run) loop(ctx context.Context) Result {
+	if r.limits.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, r.limits.Timeout, errTurnTimeout)
+		defer cancel()
+	}
+	var term Termination
+	conclude := false
+	for {
+		if r.steps >= r.limits.MaxSteps {
+			term = Termination{Kind: TermMaxIterations, Limit: int64(r.limits.MaxSteps), Used: int64(r.steps)}
+			conclude = true
+			break
+		}
+		resp, err := r.modelStep(ctx, r.tools.LLMTools())
+		if err != nil {
+			return r.endOnError(ctx, resp, err)
+		}
+		if r.overBudget() {
+			term = Termination{Kind: TermBudgetExceeded, Limit: int64(r.limits.TokenBudget), Used: int64(r.usage.TotalTokens)}
+			break
+		}
+		if len(resp.Message.ToolCalls) == 0 {
+			term = Termination{Kind: TermNaturalCompletion}
+			break
+		}
+		stop, err := r.toolStep(ctx, resp.Message.ToolCalls)
+		if err != nil {
+			return r.endOnError(ctx, llm.Response{}, err)
+		}
+		if stop != nil {
+			term = *stop
+			conclude = true
+			break
+		}
+	}
+	if conclude {
+		if res, ended := r.concludeStep(ctx, term); ended {
+			return res
+		}
+	}
+	return r.finish(term, "", "")
+}
+
+// modelStep makes one model call and appends the answer to the transcript.
+// A partial answer (Stop, a dropped stream) is appended too, without its
+// incomplete tool calls.
+func (r *run) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
+	r.maybeCompress(ctx, tools, false)
+	resp, err := r.call(ctx, tools)
+	if llm.KindOf(err) == llm.ErrContextLength && resp.Message.Content == "" && r.maybeCompress(ctx, tools, true) {
+		// The server's limit is smaller than we thought: compress and try once more.
+		resp, err = r.call(ctx, tools)
+	}
+	return resp, err
+}
+
+func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
+	r.steps++
+	r.em.Emit(Draft{Type: EventThinkStart, StageID: r.stageID})
+	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
+	resp, err := r.a.Client.Stream(ctx, req, func(c llm.Chunk) error {
+		if c.Content != "" {
+			r.em.Emit(Draft{Type: EventToken, StageID: r.stageID, Data: TokenData{Text: c.Content}})
+		}
+		return nil
+	})
+	r.usage = r.usage.Add(resp.Usage)
+	r.mcalls = append(r.mcalls, resp.Diagnostics)
+	r.em.Emit(Draft{Type: EventThinkEnd, StageID: r.stageID, Data: ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
+	msg := resp.Message
+	if err != nil {
+		msg.ToolCalls = nil
+		if msg.Content != "" || msg.Reasoning != "" {
+			r.msgs = append(r.msgs, msg)
+		}
+		return resp, err
+	}
+	r.msgs = append(r.msgs, msg)
+	return resp, nil
+}
+
+func (r *run) overBudget() bool {
+	return r.limits.TokenBudget > 0 && r.usage.TotalTokens >= r.limits.TokenBudget
+}
+
+// concludeStep asks the model for its best final answer without tools after
+// a step, tool-call or stall limit. ended is true when the run ended here
+// (cancelled or failed) and res is its result.
+func (r *run) concludeStep(ctx context.Context, term Termination) (res Result, ended bool) {
+	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
+		"[Agentdeck] The run reached its limit (%s). Do not call tools. Give your best final answer now from what you have, and say what is left undone.", term)})
+	_, err := r.modelStep(ctx, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return r.endOnError(ctx, llm.Response{}, err), true
+		}
+		// The limit stands; the failed conclusion is logged, not fatal.
+		r.log.Warn("concluding call failed", "err", err)
+	}
+	return Result{}, false
+}
+
+// endOnError ends the run after a failed model or tool step: Stop,
+// timeout, or a real error.
+func (r *run) endOnError(ctx context.Context, _ llm.Response, err error) Result {
+	if ctx.Err() != nil {
+		if errors.Is(context.Cause(ctx), errTurnTimeout) {
+			return r.finish(Termination{Kind: TermTimeout, Limit: r.limits.Timeout.Milliseconds(), Used: time.Since(r.start).Milliseconds()}, "", "")
+		}
+		return r.finish(Termination{Kind: TermCancelled}, "", "")
+	}
+	source := "llm"
+	var te *toolPanicError
+	if errors.As(err, &te) {
+		source = "tool"
+	}
+	msg := err.Error()
+	var le *llm.Error
+	if errors.As(err, &le) {
+		msg = le.Message
+	}
+	return r.finish(Termination{Kind: TermFailed, Error: msg}, msg, source)
+}
+
+// finish builds the immutable Result.
+func (r *run) finish(term Termination, errMsg, errSource string) Result {
+	now := time.Now()
+	res := Result{
+		Messages:      append([]llm.Message(nil), r.msgs...),
+		StepsUsed:     r.steps,
+		ToolCallsUsed: r.calls,
+		Error:         errMsg,
+		ErrorSource:   errSource,
+		Termination:   term,
+		Usage:         r.usage,
+		StartedAt:     Time{r.start},
+		CompletedAt:   Time{now},
+		DurationMS:    now.Sub(r.start).Milliseconds(),
+		ModelCalls:    append([]llm.CallDiagnostics(nil), r.mcalls...),
+		ToolCalls:     append([]ToolCallDiagnostics(nil), r.tcalls...),
+	}
+	res.FinalText = FinalText(res.Messages)
+	res.BudgetExhausted = term.Kind == TermBudgetExceeded
+	if r.plan != nil {
+		res.PlanSteps = r.plan.snapshot()
+	}
+	switch term.Kind {
+	case TermCancelled:
+		res.Cancelled = true
+		res.Outcome = OutcomeCancelled
+	case TermFailed:
+		res.Outcome = OutcomeFailed
+	default:
+		res.OK = true
+		res.Outcome = OutcomeSucceeded
+	}
+	if !res.Cancelled {
+		res.PlanIncompleteReason = planIncompleteReason(res.PlanSteps)
+	}
+	return res
+}
+
+// emitFromTool emits an event on behalf of a built-in tool, linked to the
+// tool call that caused it.
+func (r *run) emitFromTool(ctx context.Context, d Draft) {
+	d.StageID = r.stageID
+	if id, ok := ctx.Value(parentKey{}).(string); ok {
+		d.ParentID = id
+	}
+	r.em.Emit(d)
+}
+
+type parentKey struct{}

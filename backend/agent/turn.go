@@ -1,0 +1,53 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+)
+
+// TurnCompletedData is the data of turn_completed: the turn result without
+// the transcript, which is stored as messages.
+type TurnCompletedData struct {
+	Result
+	Messages any `json:"messages,omitempty"` // always nil: shadows Result.Messages
+}
+
+// RunTurn runs fn as one whole turn and guarantees its ending: exactly one
+// terminal event (final_answer, cancelled or error) followed by
+// turn_completed, even if fn panics.
+func RunTurn(ctx context.Context, em *Emitter, fn func(ctx context.Context) Result) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			em.log.Error("turn panicked", "panic", v, "stack", string(debug.Stack()))
+			msg := fmt.Sprintf("Agentdeck hit an internal error and stopped this turn (%v). Your conversation is saved.", v)
+			res = Result{
+				Messages:    res.Messages,
+				Outcome:     OutcomeFailed,
+				Termination: Termination{Kind: TermFailed, Error: msg},
+				Error:       msg,
+				ErrorSource: "internal",
+			}
+		}
+		emitEnding(em, res)
+	}()
+	return fn(ctx)
+}
+
+func emitEnding(em *Emitter, res Result) {
+	if !em.hasTerminal() {
+		switch {
+		case res.Cancelled:
+			em.Emit(Draft{Type: EventCancelled, Data: CancelledData{PartialText: res.FinalText}})
+		case !res.OK:
+			src := res.ErrorSource
+			if src == "" {
+				src = "internal"
+			}
+			em.Emit(Draft{Type: EventError, Data: ErrorData{Source: src, Message: res.Error}})
+		default:
+			em.Emit(Draft{Type: EventFinalAnswer, Data: FinalAnswerData{Text: res.FinalText}})
+		}
+	}
+	em.Emit(Draft{Type: EventTurnCompleted, Data: TurnCompletedData{Result: res}})
+}
