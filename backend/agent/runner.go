@@ -179,7 +179,7 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 		if stop != nil {
 			term = *stop
-			conclude = true
+			conclude = stop.Kind != TermCompletedAfterToolCall
 			break
 		}
 	}

@@ -11,6 +11,12 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
+// EndRun, returned by a tool, ends the run right after the tool's result
+// (Output) with completed_early_after_tool_call: a handoff to another agent.
+type EndRun struct{ Output string }
+
+func (e *EndRun) Error() string { return "end of run: " + e.Output }
+
 // toolPanicError is a tool that panicked: a bug, which fails the turn.
 type toolPanicError struct {
 	tool  string
@@ -84,6 +90,13 @@ func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*Termination,
 			running--
 			p := o.call
 			p.output, p.err, p.dur, p.finished = r.truncate(o.output), o.err, time.Since(p.started), true
+			var end *EndRun
+			if errors.As(p.err, &end) {
+				p.output, p.err = end.Output, nil
+				if stop == nil {
+					stop = &Termination{Kind: TermCompletedAfterToolCall}
+				}
+			}
 			r.report(p)
 			var pe *toolPanicError
 			if asPanic(p.err, &pe) {

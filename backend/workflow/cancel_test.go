@@ -1,0 +1,83 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+)
+
+func slow() llmtest.Reply {
+	return llmtest.Reply{Chunks: llmtest.Tokens(2000), Delay: 2 * time.Millisecond}
+}
+
+// Stop in the middle of each executor: the running stage ends cancelled
+// with its partial text, later stages never start, the turn is cancelled.
+func TestStopMidWorkflow(t *testing.T) {
+	tests := []struct {
+		name    string
+		def     *workflow.Definition
+		queues  map[string][]llmtest.Reply
+		stopAt  string // stage name whose first token triggers Stop
+		stages  int
+		noAgent string // an agent that must never be called
+	}{
+		{"chat", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a"}},
+			map[string][]llmtest.Reply{"a": {slow()}}, "chat", 1, ""},
+		{"critique-revise", &workflow.Definition{Name: "cr", Agents: agents("writer", "critic", "reviser"), Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Writer: "writer", Critic: "critic", Reviser: "reviser"}},
+			map[string][]llmtest.Reply{"writer": {reply("d1", 5)}, "critic": {slow()}}, "critique 1", 2, "reviser"},
+		{"plan-execute", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor", "finisher"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor", Finisher: "finisher"}},
+			map[string][]llmtest.Reply{"planner": {reply(`{"steps":["A","B"]}`, 5)}, "executor": {slow()}}, "step 1", 2, "finisher"},
+		{"reflection", &workflow.Definition{Name: "rf", Agents: agents("author", "judge"), Stage: workflow.Stage{Kind: workflow.KindReflection, Agent: "author", Critic: "judge"}},
+			map[string][]llmtest.Reply{"author": {slow()}}, "generate", 1, "judge"},
+		{"handoff", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet"}}},
+			map[string][]llmtest.Reply{"triage": {{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "h", "transfer_to_poet", `{}`, 2), "tool_calls")}}, "poet": {slow()}}, "poet 2", 2, ""},
+		{"pipeline", &workflow.Definition{Name: "pl", Agents: agents("one", "two"), Stage: workflow.Stage{Kind: workflow.KindPipeline},
+			Phases: []workflow.Phase{{Name: "p1", Stages: []workflow.Stage{{Name: "first", Kind: workflow.KindChat, Agent: "one"}}}, {Name: "p2", Stages: []workflow.Stage{{Name: "second", Kind: workflow.KindChat, Agent: "two"}}}}},
+			map[string][]llmtest.Reply{"one": {slow()}}, "first", 1, "two"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			stage := ""
+			tokens := 0
+			res, rec, sc := runWF(t, ctx, tt.def, tt.queues, func(e agent.Event) {
+				switch e.Type {
+				case agent.EventStageStart:
+					var d workflow.StageStartData
+					json.Unmarshal(e.Data, &d)
+					stage = d.Stage
+				case agent.EventToken:
+					if stage == tt.stopAt {
+						if tokens++; tokens == 5 {
+							cancel()
+						}
+					}
+				}
+			})
+			if !res.Cancelled || res.Outcome != agent.OutcomeCancelled {
+				t.Fatalf("outcome %s, stages %s", res.Outcome, stageNames(res))
+			}
+			if len(res.Stages) != tt.stages {
+				t.Fatalf("stages %s, want %d", stageNames(res), tt.stages)
+			}
+			last := res.Stages[len(res.Stages)-1]
+			if last.Outcome != agent.OutcomeCancelled || last.Response == nil || last.Response.Content == "" {
+				t.Fatalf("the stopped stage must be cancelled with its partial text: %+v", last)
+			}
+			for _, c := range sc.calls {
+				if c == tt.noAgent {
+					t.Fatalf("%s ran after Stop", c)
+				}
+			}
+			if len(rec.types(agent.EventCancelled)) != 1 {
+				t.Fatal("no cancelled event")
+			}
+		})
+	}
+}

@@ -1,0 +1,117 @@
+package workflow
+
+import (
+	"time"
+)
+
+// Kind names an executor.
+type Kind string
+
+const (
+	KindChat           Kind = "chat"
+	KindCritiqueRevise Kind = "critique-revise"
+	KindPlanExecute    Kind = "plan-execute"
+	KindReflection     Kind = "reflection"
+	KindHandoff        Kind = "handoff"
+	KindPipeline       Kind = "pipeline"
+)
+
+// Definition is a workflow as loaded from a file or built in. Every
+// workflow runs as phases of stages; a non-pipeline workflow is one phase
+// (named "") with one stage whose settings are the workflow's own.
+type Definition struct {
+	Name        string              `json:"name" yaml:"name"`
+	Description string              `json:"description,omitempty" yaml:"description,omitempty"`
+	Agents      map[string]AgentDef `json:"agents,omitempty" yaml:"agents,omitempty"`
+	// Stage holds the workflow's kind and, for a non-pipeline workflow, the
+	// executor's settings.
+	Stage `yaml:",inline"`
+	// Phases are the pipeline's phases, run in order.
+	Phases []Phase `json:"phases,omitempty" yaml:"phases,omitempty"`
+	// TokenBudget caps the whole run's tokens (0: none).
+	TokenBudget int `json:"token_budget,omitempty" yaml:"token_budget,omitempty"`
+	// Source is the file the definition came from ("" when built in).
+	Source string `json:"source,omitempty" yaml:"-"`
+}
+
+// AgentDef configures one agent of a workflow.
+type AgentDef struct {
+	SystemPrompt string   `json:"system_prompt,omitempty" yaml:"system_prompt,omitempty"`
+	Model        string   `json:"model,omitempty" yaml:"model,omitempty"`       // "" = the session's model
+	Provider     string   `json:"provider,omitempty" yaml:"provider,omitempty"` // "" = the session's provider
+	Tools        []string `json:"tools,omitempty" yaml:"tools,omitempty"`       // tool names or "*" for all the session has
+	Temperature  *float32 `json:"temperature,omitempty" yaml:"temperature,omitempty"`
+	Limits       Limits   `json:"limits,omitempty" yaml:"limits,omitempty"`
+}
+
+// Limits are an agent's loop limits as written in a file.
+type Limits struct {
+	MaxSteps     int      `json:"max_steps,omitempty" yaml:"max_steps,omitempty"`
+	MaxToolCalls int      `json:"max_tool_calls,omitempty" yaml:"max_tool_calls,omitempty"`
+	TokenBudget  int      `json:"token_budget,omitempty" yaml:"token_budget,omitempty"`
+	Timeout      Duration `json:"timeout,omitempty" yaml:"timeout,omitempty"`
+}
+
+// Phase is a named list of stages.
+type Phase struct {
+	Name   string  `json:"name" yaml:"name"`
+	Stages []Stage `json:"stages" yaml:"stages"`
+}
+
+// Stage is one step of a workflow: an executor with its settings and a policy.
+type Stage struct {
+	Name string `json:"name,omitempty" yaml:"name,omitempty"`
+	// Kind is the executor: chat, critique-revise, plan-execute,
+	// reflection or handoff; on a Definition it may also be pipeline.
+	Kind Kind `json:"kind" yaml:"kind"`
+
+	// chat: the agent. reflection: the generator.
+	Agent string `json:"agent,omitempty" yaml:"agent,omitempty"`
+	// critique-revise
+	Writer     string `json:"writer,omitempty" yaml:"writer,omitempty"`
+	Critic     string `json:"critic,omitempty" yaml:"critic,omitempty"` // also reflection's critic (default: the agent itself)
+	Reviser    string `json:"reviser,omitempty" yaml:"reviser,omitempty"`
+	MaxRetries int    `json:"max_retries,omitempty" yaml:"max_retries,omitempty"` // default 3
+	// plan-execute
+	Planner    string `json:"planner,omitempty" yaml:"planner,omitempty"`
+	Executor   string `json:"executor,omitempty" yaml:"executor,omitempty"`
+	Finisher   string `json:"finisher,omitempty" yaml:"finisher,omitempty"`
+	MaxReplans int    `json:"max_replans,omitempty" yaml:"max_replans,omitempty"` // default 2
+	// reflection
+	Threshold     float64 `json:"threshold,omitempty" yaml:"threshold,omitempty"`           // pass score, default 0.8 (scores are 0..1; 0..10 is scaled)
+	MaxIterations int     `json:"max_iterations,omitempty" yaml:"max_iterations,omitempty"` // default 3
+	// handoff
+	Triage      string   `json:"triage,omitempty" yaml:"triage,omitempty"`
+	Specialists []string `json:"specialists,omitempty" yaml:"specialists,omitempty"`
+	MaxHandoffs int      `json:"max_handoffs,omitempty" yaml:"max_handoffs,omitempty"` // default 3
+
+	// Input is what the stage receives: "" or "previous" (the previous
+	// stage's output, or the user's message for the first stage), or
+	// "user" (the user's message).
+	Input string `json:"input,omitempty" yaml:"input,omitempty"`
+	// Policy (pipeline stages).
+	SkipIf      *Condition  `json:"skip_if,omitempty" yaml:"skip_if,omitempty"`
+	MaxAttempts int         `json:"max_attempts,omitempty" yaml:"max_attempts,omitempty"` // default 1
+	TokenBudget int         `json:"token_budget,omitempty" yaml:"token_budget,omitempty"`
+	Validate    *Validation `json:"validate,omitempty" yaml:"validate,omitempty"`
+	OnFailure   string      `json:"on_failure,omitempty" yaml:"on_failure,omitempty"` // abort (default) or continue
+}
+
+// Condition decides whether a stage is skipped. All set fields must hold.
+type Condition struct {
+	Previous         string `json:"previous,omitempty" yaml:"previous,omitempty"`                     // "failed", "succeeded" or "skipped": the previous stage's outcome
+	InputMatches     string `json:"input_matches,omitempty" yaml:"input_matches,omitempty"`           // a regular expression
+	InputShorterThan int    `json:"input_shorter_than,omitempty" yaml:"input_shorter_than,omitempty"` // characters
+}
+
+// Validation checks a stage's output after it succeeded; a failed check
+// fails the stage (and counts as a failed attempt).
+type Validation struct {
+	Contains  string `json:"contains,omitempty" yaml:"contains,omitempty"`
+	Matches   string `json:"matches,omitempty" yaml:"matches,omitempty"` // a regular expression
+	JSON      bool   `json:"json,omitempty" yaml:"json,omitempty"`       // the output is (or contains a fenced) JSON value
+	MinLength int    `json:"min_length,omitempty" yaml:"min_length,omitempty"`
+}
+
+// Duration is a time.Duration written as "30s", "2m".
+type Duration time.Duration

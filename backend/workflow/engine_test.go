@@ -1,0 +1,367 @@
+package workflow_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+)
+
+// script serves each agent its own queue of replies; agents are told
+// apart by their system prompt "You are NAME.".
+type script struct {
+	mu     sync.Mutex
+	queues map[string][]llmtest.Reply
+	calls  []string
+}
+
+func (s *script) respond(r llmtest.Request) llmtest.Reply {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	name := "?"
+	if len(r.Messages) > 0 && strings.HasPrefix(r.Messages[0].Content, "You are ") {
+		name = strings.TrimSuffix(strings.TrimPrefix(r.Messages[0].Content, "You are "), ".")
+	}
+	s.calls = append(s.calls, name)
+	q := s.queues[name]
+	if len(q) == 0 {
+		return llmtest.ErrorReply(500, "unscripted", "no reply scripted for "+name)
+	}
+	s.queues[name] = q[1:]
+	return q[0]
+}
+
+type recorder struct {
+	mu     sync.Mutex
+	events []agent.Event
+	onEmit func(agent.Event)
+}
+
+func (r *recorder) Emit(e agent.Event) error {
+	r.mu.Lock()
+	r.events = append(r.events, e)
+	f := r.onEmit
+	r.mu.Unlock()
+	if f != nil {
+		f(e)
+	}
+	return nil
+}
+
+func (r *recorder) types(t agent.EventType) []agent.Event {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []agent.Event
+	for _, e := range r.events {
+		if e.Type == t {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func reply(text string, total int) llmtest.Reply {
+	return llmtest.Reply{Chunks: llmtest.Text(text, 3), Usage: &llmtest.Usage{PromptTokens: total - 2, CompletionTokens: 2, TotalTokens: total}}
+}
+
+func agents(names ...string) map[string]workflow.AgentDef {
+	m := map[string]workflow.AgentDef{}
+	for _, n := range names {
+		m[n] = workflow.AgentDef{SystemPrompt: "You are " + n + "."}
+	}
+	return m
+}
+
+// runWF runs def against the scripted replies and checks the turn's invariants.
+func runWF(t *testing.T, ctx context.Context, def *workflow.Definition, queues map[string][]llmtest.Reply, onEmit func(agent.Event)) (agent.Result, *recorder, *script) {
+	t.Helper()
+	srv := llmtest.NewServer(t)
+	sc := &script{queues: queues}
+	srv.Respond(sc.respond)
+	client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
+	eng := &workflow.Engine{NewAgent: func(name string, d workflow.AgentDef) (*agent.Agent, error) {
+		return &agent.Agent{Name: name, Client: client, Model: "m", SystemPrompt: d.SystemPrompt}, nil
+	}}
+	rec := &recorder{onEmit: onEmit}
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{rec}})
+	res := agent.RunTurn(ctx, em, func(ctx context.Context) agent.Result {
+		return eng.Run(ctx, em, def, agent.Input{User: "Write a haiku about SQLite."})
+	})
+	checkStages(t, res, rec)
+	return res, rec, sc
+}
+
+// checkStages asserts what every workflow run keeps: one stage_start and
+// stage_end per stage result, in order, and diagnostics totals equal to the
+// sum of their calls.
+func checkStages(t *testing.T, res agent.Result, rec *recorder) {
+	t.Helper()
+	starts, ends := rec.types(agent.EventStageStart), rec.types(agent.EventStageEnd)
+	if len(starts) != len(res.Stages) || len(ends) != len(res.Stages) {
+		t.Fatalf("%d stage_start, %d stage_end for %d stages", len(starts), len(ends), len(res.Stages))
+	}
+	var total llm.Usage
+	for i, s := range res.Stages {
+		if ends[i].StageID != s.ID || starts[i].StageID != s.ID {
+			t.Fatalf("stage %d events out of order", i)
+		}
+		var sum llm.Usage
+		for _, c := range s.Diagnostics.ModelCalls {
+			sum = sum.Add(c.Usage)
+		}
+		if sum != s.Diagnostics.Usage {
+			t.Fatalf("stage %q usage %+v != sum of its calls %+v", s.Name, s.Diagnostics.Usage, sum)
+		}
+		total = total.Add(s.Diagnostics.Usage)
+	}
+	if total != res.Usage {
+		t.Fatalf("run usage %+v != sum of stages %+v", res.Usage, total)
+	}
+	if len(rec.types(agent.EventTurnCompleted)) != 1 {
+		t.Fatal("no turn_completed")
+	}
+}
+
+func stageNames(res agent.Result) string {
+	var n []string
+	for _, s := range res.Stages {
+		n = append(n, s.Name+"="+string(s.Outcome))
+	}
+	return strings.Join(n, ", ")
+}
+
+func TestChat(t *testing.T) {
+	def := &workflow.Definition{Name: "chat", Agents: agents("assistant"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "assistant"}}
+	res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{"assistant": {reply("Pages of B-trees", 10)}}, nil)
+	if !res.OK || res.FinalText != "Pages of B-trees" || len(res.Stages) != 1 || res.Stages[0].Termination.Kind != agent.TermNaturalCompletion {
+		t.Fatalf("result %+v", res)
+	}
+}
+
+func TestCritiqueRevise(t *testing.T) {
+	def := &workflow.Definition{Name: "cr", Agents: agents("writer", "critic"), Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Writer: "writer", Critic: "critic", MaxRetries: 2}}
+	t.Run("passes after one revision", func(t *testing.T) {
+		res, rec, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"writer": {reply("draft one", 10), reply("draft two", 10)},
+			"critic": {reply(`Not yet. {"passed": false, "score": 4, "feedback": "Needs 5-7-5."}`, 8), reply("PASS\nLovely.", 8)},
+		}, nil)
+		if !res.OK || res.FinalText != "draft two" {
+			t.Fatalf("result %q %+v", res.FinalText, res.Termination)
+		}
+		if got := stageNames(res); got != "write=succeeded, critique 1=succeeded, revise 1=succeeded, critique 2=succeeded" {
+			t.Fatalf("stages %s", got)
+		}
+		crit := rec.types(agent.EventCritique)
+		if len(crit) != 2 || len(rec.types(agent.EventRefining)) != 1 {
+			t.Fatalf("%d critiques", len(crit))
+		}
+		var first agent.CritiqueData
+		json.Unmarshal(crit[0].Data, &first)
+		if first.Passed || first.Score != 0.4 || first.Feedback != "Needs 5-7-5." {
+			t.Fatalf("first verdict %+v", first)
+		}
+	})
+	t.Run("fails after max retries keeping the last draft", func(t *testing.T) {
+		res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"writer": {reply("d1", 10), reply("d2", 10), reply("d3", 10)},
+			"critic": {reply("FAIL\nno", 8), reply("FAIL\nno", 8), reply("FAIL\nstill no", 8)},
+		}, nil)
+		if res.OK || res.Outcome != agent.OutcomeFailed || res.FinalText != "d3" {
+			t.Fatalf("result %+v final %q", res.Outcome, res.FinalText)
+		}
+		if !strings.Contains(res.Error, "did not pass the draft after 2 revisions") {
+			t.Fatalf("error %q", res.Error)
+		}
+	})
+}
+
+func TestPlanExecute(t *testing.T) {
+	def := &workflow.Definition{Name: "pe", Agents: agents("planner", "executor"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor", MaxReplans: 1}}
+	t.Run("every step done", func(t *testing.T) {
+		res, rec, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"planner":  {reply(`{"steps":[{"title":"Count syllables"},{"title":"Write lines"}]}`, 10)},
+			"executor": {reply("5-7-5", 10), reply("lines", 10), reply("Final haiku", 10)},
+		}, nil)
+		if !res.OK || res.FinalText != "Final haiku" || len(res.PlanSteps) != 2 || res.PlanSteps[1].Status != "done" {
+			t.Fatalf("result %+v plan %+v", res.Termination, res.PlanSteps)
+		}
+		if len(rec.types(agent.EventPlanGenerated)) != 1 || len(rec.types(agent.EventStepEnd)) != 2 {
+			t.Fatal("plan events missing")
+		}
+	})
+	t.Run("a failed step is replanned", func(t *testing.T) {
+		res, rec, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"planner":  {reply(`{"steps":[{"title":"A"},{"title":"B"}]}`, 10), reply("1. C", 10)},
+			"executor": {reply("a done", 10), llmtest.ErrorReply(400, "bad", "step B broke"), reply("c done", 10), reply("final", 10)},
+		}, nil)
+		if !res.OK || res.FinalText != "final" {
+			t.Fatalf("result %+v: %s", res.Termination, stageNames(res))
+		}
+		if got := stageNames(res); got != "plan=succeeded, step 1=succeeded, step 2=failed, replan 1=succeeded, step 3=succeeded, finish=succeeded" {
+			t.Fatalf("stages %s", got)
+		}
+		if len(rec.types(agent.EventPlanGenerated)) != 2 {
+			t.Fatal("the replan was not published")
+		}
+	})
+	t.Run("fails when replans run out", func(t *testing.T) {
+		res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"planner":  {reply(`{"steps":["A"]}`, 10), reply(`{"steps":["B"]}`, 10)},
+			"executor": {llmtest.ErrorReply(400, "bad", "no"), llmtest.ErrorReply(400, "bad", "no")},
+		}, nil)
+		if res.OK || !strings.Contains(res.Error, `step 2 "B" failed after 1 replans`) || res.PlanIncompleteReason == "" {
+			t.Fatalf("result %+v reason %q", res, res.PlanIncompleteReason)
+		}
+	})
+}
+
+func TestReflection(t *testing.T) {
+	def := &workflow.Definition{Name: "rf", Agents: agents("author", "judge"), Stage: workflow.Stage{Kind: workflow.KindReflection, Agent: "author", Critic: "judge", Threshold: 0.8, MaxIterations: 2}}
+	t.Run("passes on the second iteration", func(t *testing.T) {
+		res, rec, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"author": {reply("v1", 10), reply("v2", 10)},
+			"judge":  {reply(`{"passed":false,"score":0.5,"feedback":"more imagery"}`, 5), reply(`{"passed":true,"score":0.9,"feedback":""}`, 5)},
+		}, nil)
+		ends := rec.types(agent.EventReflectionEnd)
+		if !res.OK || res.FinalText != "v2" || len(ends) != 2 || res.Stages[len(res.Stages)-1].Name != "reflect 2" {
+			t.Fatalf("result %q, %d reflection_end, %s", res.FinalText, len(ends), stageNames(res))
+		}
+	})
+	t.Run("keeps the best answer after max iterations", func(t *testing.T) {
+		res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"author": {reply("v1", 10), reply("v2", 10)},
+			"judge":  {reply(`{"passed":false,"score":0.2,"feedback":"x"}`, 5), reply(`{"passed":false,"score":0.3,"feedback":"y"}`, 5)},
+		}, nil)
+		if !res.OK || res.FinalText != "v2" {
+			t.Fatalf("result %+v", res)
+		}
+	})
+}
+
+func TestHandoff(t *testing.T) {
+	def := &workflow.Definition{Name: "ho", Agents: agents("triage", "poet", "analyst"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet", "analyst"}}}
+	res, rec, sc := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+		"triage": {{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "h1", "transfer_to_poet", `{"reason":"poetry"}`, 2), "tool_calls")}},
+		"poet":   {reply("Rows in quiet pages", 10)},
+	}, nil)
+	if !res.OK || res.FinalText != "Rows in quiet pages" {
+		t.Fatalf("result %+v", res)
+	}
+	if res.Stages[0].Termination.Kind != agent.TermCompletedAfterToolCall {
+		t.Fatalf("triage termination %+v", res.Stages[0].Termination)
+	}
+	hs := rec.types(agent.EventHandoffStart)
+	var d agent.HandoffStartData
+	if len(hs) != 1 || json.Unmarshal(hs[0].Data, &d) != nil || d.From != "triage" || d.To != "poet" || len(rec.types(agent.EventHandoffEnd)) != 1 {
+		t.Fatalf("handoff events %+v", hs)
+	}
+	if strings.Join(sc.calls, ",") != "triage,poet" {
+		t.Fatalf("calls %v", sc.calls)
+	}
+}
+
+func TestPipeline(t *testing.T) {
+	base := func(onFailure string) *workflow.Definition {
+		return &workflow.Definition{
+			Name: "pl", Agents: agents("researcher", "checker", "writer", "editor"),
+			Stage: workflow.Stage{Kind: workflow.KindPipeline},
+			Phases: []workflow.Phase{
+				{Name: "research", Stages: []workflow.Stage{
+					{Name: "gather", Kind: workflow.KindChat, Agent: "researcher"},
+					{Name: "check", Kind: workflow.KindChat, Agent: "checker", Validate: &workflow.Validation{Contains: "OK"}, OnFailure: onFailure},
+				}},
+				{Name: "write", Stages: []workflow.Stage{
+					{Name: "rescue", Kind: workflow.KindChat, Agent: "editor", SkipIf: &workflow.Condition{Previous: "succeeded"}},
+					{Name: "draft", Kind: workflow.KindChat, Agent: "writer"},
+				}},
+			},
+		}
+	}
+	t.Run("continue past a failed stage, skip by condition", func(t *testing.T) {
+		res, _, _ := runWF(t, context.Background(), base("continue"), map[string][]llmtest.Reply{
+			"researcher": {reply("facts", 10)},
+			"checker":    {reply("looks wrong", 10)},
+			"editor":     {reply("rescued facts", 10)},
+			"writer":     {reply("the report", 10)},
+		}, nil)
+		if got := stageNames(res); got != "gather=succeeded, check=failed, rescue=succeeded, draft=succeeded" {
+			t.Fatalf("stages %s", got)
+		}
+		if !res.OK || res.FinalText != "the report" || res.Stages[2].Phase != "write" {
+			t.Fatalf("result %+v", res)
+		}
+	})
+	t.Run("skip when the previous stage succeeded", func(t *testing.T) {
+		res, _, _ := runWF(t, context.Background(), base("continue"), map[string][]llmtest.Reply{
+			"researcher": {reply("facts", 10)},
+			"checker":    {reply("OK", 10)},
+			"writer":     {reply("the report", 10)},
+		}, nil)
+		if got := stageNames(res); got != "gather=succeeded, check=succeeded, rescue=skipped, draft=succeeded" {
+			t.Fatalf("stages %s", got)
+		}
+		if res.Stages[2].Termination.Kind != agent.TermSkipped || !strings.Contains(res.Stages[2].Termination.Reason, "succeeded") {
+			t.Fatalf("skip %+v", res.Stages[2].Termination)
+		}
+	})
+	t.Run("abort stops the run", func(t *testing.T) {
+		res, _, sc := runWF(t, context.Background(), base("abort"), map[string][]llmtest.Reply{
+			"researcher": {reply("facts", 10)},
+			"checker":    {reply("looks wrong", 10)},
+		}, nil)
+		if res.OK || res.Outcome != agent.OutcomeFailed || !strings.Contains(res.Error, `stage "check" failed`) {
+			t.Fatalf("result %+v", res)
+		}
+		if len(sc.calls) != 2 {
+			t.Fatalf("later stages ran: %v", sc.calls)
+		}
+	})
+	t.Run("total token budget", func(t *testing.T) {
+		def := base("continue")
+		def.TokenBudget = 15
+		res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"researcher": {reply("facts", 10)},
+			"checker":    {reply("OK", 10)},
+		}, nil)
+		if res.Termination.Kind != agent.TermBudgetExceeded || !res.BudgetExhausted || len(res.Stages) != 2 {
+			t.Fatalf("termination %+v after %s", res.Termination, stageNames(res))
+		}
+	})
+	t.Run("retries a stage that fails validation", func(t *testing.T) {
+		def := base("abort")
+		def.Phases[0].Stages[1].MaxAttempts = 2
+		res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
+			"researcher": {reply("facts", 10)},
+			"checker":    {reply("bad", 10), reply("OK now", 10)},
+			"writer":     {reply("report", 10)},
+		}, nil)
+		if got := stageNames(res); got != "gather=succeeded, check=failed, check=succeeded, rescue=skipped, draft=succeeded" {
+			t.Fatalf("stages %s", got)
+		}
+	})
+}
+
+func TestParseVerdict(t *testing.T) {
+	tests := []struct {
+		in   string
+		want workflow.Verdict
+	}{
+		{`{"passed": true, "score": 0.9, "feedback": "good"}`, workflow.Verdict{Passed: true, Score: 0.9, Feedback: "good"}},
+		{"Here you go:\n```json\n{\"passed\": false, \"score\": 7, \"feedback\": \"tighten\"}\n```", workflow.Verdict{Passed: false, Score: 0.7, Feedback: "tighten"}},
+		{"**PASS**\nfine", workflow.Verdict{Passed: true, Score: 1, Feedback: "fine"}},
+		{"FAIL: too long\nshorten it", workflow.Verdict{Passed: false, Feedback: "shorten it"}},
+		{"I am not sure.", workflow.Verdict{Feedback: "I am not sure."}},
+		{`{"other": 1} then {"passed": true, "score": 1}`, workflow.Verdict{Passed: true, Score: 1}},
+	}
+	for _, tt := range tests {
+		if got := workflow.ParseVerdict(tt.in); got != tt.want {
+			t.Errorf("ParseVerdict(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+}
