@@ -20,12 +20,16 @@ type DB struct {
 	path   string
 	writer *sql.DB
 	reader *sql.DB
+	owner  Owner
 }
 
 // Options tune Open. The zero value is what the app uses.
 type Options struct {
 	// Readers is the size of the read-only pool (default 4).
 	Readers int
+	// Owner identifies this process on the turns it runs (default: the
+	// current process).
+	Owner *Owner
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
@@ -43,7 +47,10 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, openError(path, err)
 	}
 	writer.SetMaxOpenConns(1)
-	db := &DB{path: path, writer: writer}
+	db := &DB{path: path, writer: writer, owner: CurrentOwner()}
+	if opts.Owner != nil {
+		db.owner = *opts.Owner
+	}
 	if err := db.ping(ctx); err != nil {
 		writer.Close()
 		return nil, err
@@ -97,6 +104,9 @@ func dsn(path string, readOnly bool) string {
 		"foreign_keys(1)",
 		"journal_mode(WAL)",
 		"synchronous(NORMAL)",
+		// Deleted rows are overwritten with zeros: "deleted" must mean gone
+		// from the file, not merely unlinked.
+		"secure_delete(1)",
 	} {
 		q.Add("_pragma", p)
 	}

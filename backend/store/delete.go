@@ -1,0 +1,72 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"os"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+)
+
+// DeleteSession removes a session and everything it owns: turns, messages,
+// events, stages, search entries, attachments (rows and files), and the
+// captures no other session uses. Freed pages are zeroed (secure_delete)
+// and the write-ahead log is checkpointed and truncated, so the deleted
+// text is gone from the files on disk, not merely unlinked.
+func (db *DB) DeleteSession(ctx context.Context, id string) error {
+	var files []string
+	err := db.tx(ctx, "deleting the session", func(tx *sql.Tx) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil {
+			return err
+		}
+		if n == 0 {
+			return apperr.New(apperr.NotFound, "There is no session %s.", id)
+		}
+		rows, err := tx.QueryContext(ctx, `SELECT path FROM attachments WHERE session_id = ?`, id)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var p string
+			if err := rows.Scan(&p); err == nil && p != "" {
+				files = append(files, p)
+			}
+		}
+		rows.Close()
+		// Captures used only by this session's turns.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM captures WHERE key IN (
+			SELECT r.capture_key FROM capture_refs r JOIN turns t ON t.id = r.turn_id WHERE t.session_id = ?
+			EXCEPT
+			SELECT r.capture_key FROM capture_refs r JOIN turns t ON t.id = r.turn_id WHERE t.session_id <> ?)`, id, id); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE session_id = ?`, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
+			return apperr.Wrap(err, apperr.Unavailable, "The session was deleted but its attached file %s could not be removed; delete it by hand", f)
+		}
+	}
+	return db.Compact(ctx)
+}
+
+// Compact checkpoints the write-ahead log into the database file and
+// truncates it, then optimizes the search index, so deleted content leaves
+// every file.
+func (db *DB) Compact(ctx context.Context) error {
+	if _, err := db.writer.ExecContext(ctx, `INSERT INTO search (search) VALUES ('optimize')`); err != nil {
+		return writeError(err, "compacting the search index")
+	}
+	if _, err := db.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return writeError(err, "compacting the database")
+	}
+	return nil
+}

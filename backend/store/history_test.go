@@ -1,0 +1,266 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+var ctx = context.Background()
+
+func newSession(t *testing.T, db *DB, title string) Session {
+	t.Helper()
+	s, err := db.CreateSession(ctx, Session{Title: title, Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// storeTurn runs a fake turn through the real write path: StartTurn, the
+// event log, FinishTurn.
+func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []agent.Event) {
+	t.Helper()
+	turn, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: user, Workflow: "chat", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := db.NewEventLog(turn.ID, EventLogOptions{})
+	var events []agent.Event
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sessionID, TurnID: turn.ID, Sinks: []agent.Sink{log, agent.SinkFunc(func(e agent.Event) error {
+		events = append(events, e)
+		return nil
+	})}})
+	res := agent.RunTurn(ctx, em, func(context.Context) agent.Result {
+		em.Emit(agent.Draft{Type: agent.EventThinkStart})
+		for _, w := range strings.SplitAfter(answer, " ") {
+			em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+		}
+		em.Emit(agent.Draft{Type: agent.EventThinkEnd})
+		return agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, Termination: agent.Termination{Kind: agent.TermNaturalCompletion}, FinalText: answer,
+			Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}},
+			PlanSteps: []agent.PlanStep{{Title: "answer", Status: "done"}}}
+	})
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishTurn(ctx, turn.ID, 0, res); err != nil {
+		t.Fatal(err)
+	}
+	return turn, events
+}
+
+func TestSessionLifecycle(t *testing.T) {
+	db := mustOpen(t)
+	a := newSession(t, db, "Budget review")
+	b := newSession(t, db, "Travel")
+	storeTurn(t, db, a.ID, "hello", "hi there")
+
+	page, err := db.ListSessions(ctx, Page{Limit: 1})
+	if err != nil || len(page.Sessions) != 1 || page.Sessions[0].ID != a.ID || page.NextCursor == "" {
+		t.Fatalf("first page %+v %v", page, err)
+	}
+	next, err := db.ListSessions(ctx, Page{Limit: 1, Cursor: page.NextCursor})
+	if err != nil || len(next.Sessions) != 1 || next.Sessions[0].ID != b.ID || next.NextCursor != "" {
+		t.Fatalf("second page %+v %v", next, err)
+	}
+	if err := db.RenameSession(ctx, b.ID, "Trip to Bergen"); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := db.GetSession(ctx, b.ID)
+	if got.Title != "Trip to Bergen" {
+		t.Fatalf("title %q", got.Title)
+	}
+	if err := db.RenameSession(ctx, "nope", "x"); err == nil {
+		t.Fatal("renaming a missing session succeeded")
+	}
+}
+
+func TestTurnRoundTrip(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "t")
+	turn, events := storeTurn(t, db, s.ID, "What is WAL?", "Write-ahead logging keeps readers and a writer apart.")
+	d, err := db.GetTurn(ctx, turn.ID, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.State != StateCompleted || d.FinalText == "" || d.Seq != 1 || d.Outcome != agent.OutcomeSucceeded {
+		t.Fatalf("turn %+v", d.Turn)
+	}
+	if len(d.Messages) != 2 || d.Messages[0].Content != "What is WAL?" || d.Messages[1].Role != llm.RoleAssistant {
+		t.Fatalf("messages %+v", d.Messages)
+	}
+	if len(d.Events) != len(events) || d.LastSeq != int64(len(events)) {
+		t.Fatalf("%d events stored, %d emitted", len(d.Events), len(events))
+	}
+	for i := range events {
+		a, _ := json.Marshal(events[i])
+		b, _ := json.Marshal(d.Events[i])
+		if !bytes.Equal(a, b) {
+			t.Fatalf("event %d differs:\n%s\n%s", i, a, b)
+		}
+	}
+	if len(d.Stages) != 1 || d.Stages[0].Outcome != agent.OutcomeSucceeded || len(d.Plan) != 1 {
+		t.Fatalf("stages %+v plan %+v", d.Stages, d.Plan)
+	}
+	after, _ := db.EventsAfter(ctx, turn.ID, 3, 2)
+	if len(after) != 2 || after[0].Seq != 4 {
+		t.Fatalf("EventsAfter %+v", after)
+	}
+	hist, _ := db.History(ctx, s.ID, 0)
+	if len(hist) != 2 {
+		t.Fatalf("history %+v", hist)
+	}
+}
+
+func TestOneRunningTurnPerSession(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "t")
+	if _, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "b"}); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Fatalf("second running turn: %v", err)
+	}
+}
+
+func TestTurnStates(t *testing.T) {
+	tests := []struct {
+		res  agent.Result
+		want TurnState
+	}{
+		{agent.Result{OK: true}, StateCompleted},
+		{agent.Result{Cancelled: true, FinalText: "half"}, StateCancelled},
+		{agent.Result{Error: "boom"}, StateFailed},
+	}
+	db := mustOpen(t)
+	for _, tt := range tests {
+		t.Run(string(tt.want), func(t *testing.T) {
+			s := newSession(t, db, "s")
+			turn, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.FinishTurn(ctx, turn.ID, 0, tt.res); err != nil {
+				t.Fatal(err)
+			}
+			d, _ := db.GetTurn(ctx, turn.ID, false)
+			if d.State != tt.want || d.FinalText != tt.res.FinalText {
+				t.Fatalf("state %s final %q", d.State, d.FinalText)
+			}
+		})
+	}
+}
+
+func TestListTurnsPages(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "long")
+	for i := 0; i < 7; i++ {
+		storeTurn(t, db, s.ID, "q", "a")
+	}
+	var seqs []int
+	cursor := ""
+	for {
+		p, err := db.ListTurns(ctx, s.ID, Page{Limit: 3, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range p.Turns {
+			seqs = append(seqs, tr.Seq)
+		}
+		if p.NextCursor == "" {
+			break
+		}
+		cursor = p.NextCursor
+	}
+	if len(seqs) != 7 || seqs[0] != 7 || seqs[6] != 1 {
+		t.Fatalf("pages gave %v", seqs)
+	}
+}
+
+func TestRecoverInterruptedOnlyForDeadOwners(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "t")
+	dead := Owner{PID: 1 << 30, Start: "1"}
+	live := CurrentOwner()
+	for _, o := range []Owner{dead, live} {
+		other := &DB{path: db.path, writer: db.writer, reader: db.reader, owner: o}
+		s2 := newSession(t, db, "x")
+		if o == dead {
+			s2 = s
+		}
+		turn, err := other.StartTurn(ctx, Turn{SessionID: s2.ID, UserMessage: "tell me"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		log := other.NewEventLog(turn.ID, EventLogOptions{})
+		em := agent.NewEmitter(agent.EmitterConfig{SessionID: s2.ID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
+		em.Emit(agent.Draft{Type: agent.EventThinkStart})
+		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "partial "}})
+		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "answer"}})
+		log.Close()
+	}
+	// A third process opens the database: only the dead owner's turn is recovered.
+	third := &DB{path: db.path, writer: db.writer, reader: db.reader, owner: Owner{PID: 7, Start: "x"}}
+	n, err := third.RecoverInterrupted(ctx)
+	if err != nil || n != 1 {
+		t.Fatalf("recovered %d, %v", n, err)
+	}
+	page, _ := db.ListTurns(ctx, s.ID, Page{})
+	d, _ := db.GetTurn(ctx, page.Turns[0].ID, false)
+	if d.State != StateInterrupted || d.FinalText != "partial answer" || d.Termination.Kind != agent.TermInterrupted {
+		t.Fatalf("recovered turn %+v", d.Turn)
+	}
+	if len(d.Messages) != 2 || d.Messages[1].Content != "partial answer" {
+		t.Fatalf("messages %+v", d.Messages)
+	}
+	var running int
+	db.reader.QueryRow(`SELECT COUNT(*) FROM turns WHERE state = 'running'`).Scan(&running)
+	if running != 1 {
+		t.Fatalf("the live owner's turn must stay running; %d running", running)
+	}
+}
+
+func TestDeleteMeansDelete(t *testing.T) {
+	db := mustOpen(t)
+	keep := newSession(t, db, "keep")
+	gone := newSession(t, db, "gone")
+	secret := "ZEBRA-PASSPHRASE-4471"
+	storeTurn(t, db, gone.ID, "remember "+secret, "I will remember "+secret)
+	storeTurn(t, db, keep.ID, "other", "text")
+	caps := db.Captures("")
+	if err := caps.PutCapture(ctx, &llm.Capture{Key: "k1", Model: "m", Request: json.RawMessage(`{"secret":"` + secret + `"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	page, _ := db.ListTurns(ctx, gone.ID, Page{})
+	db.writer.Exec(`INSERT INTO capture_refs VALUES ('k1', ?)`, page.Turns[0].ID)
+	db.Compact(ctx)
+
+	if err := db.DeleteSession(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{db.path, db.path + "-wal"} {
+		b, err := os.ReadFile(f)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte(secret)) {
+			t.Fatalf("%s still holds the deleted text", f)
+		}
+	}
+	if _, err := db.GetSession(ctx, gone.ID); err == nil {
+		t.Fatal("the session is still there")
+	}
+	if c, _ := caps.GetCapture(ctx, "k1"); c != nil {
+		t.Fatal("a capture only the deleted session used survived")
+	}
+	if hist, _ := db.History(ctx, keep.ID, 0); len(hist) != 2 {
+		t.Fatal("the other session was harmed")
+	}
+}

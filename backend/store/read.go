@@ -1,0 +1,274 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strconv"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// TurnDetail is everything needed to review a turn offline.
+type TurnDetail struct {
+	Turn
+	Messages []llm.Message       `json:"messages"`
+	Stages   []agent.StageResult `json:"stages"`
+	Plan     []agent.PlanStep    `json:"plan"`
+	Charts   []ChartRecord       `json:"charts"`
+	Result   json.RawMessage     `json:"result"`
+	// Events is filled only when asked for (they can be many).
+	Events []agent.Event `json:"events,omitempty"`
+	// LastSeq is the newest stored event's seq.
+	LastSeq int64 `json:"last_seq"`
+}
+
+// ChartRecord is a chart a turn drew.
+type ChartRecord struct {
+	EventID string          `json:"event_id"`
+	Seq     int64           `json:"seq"`
+	Title   string          `json:"title"`
+	Spec    json.RawMessage `json:"spec"`
+}
+
+const turnSelect = `SELECT id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination FROM turns`
+
+func scanTurn(r scanner) (Turn, error) {
+	var t Turn
+	var started string
+	var completed sql.NullString
+	var term string
+	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term)
+	t.StartedAt = parseTime(started)
+	if completed.Valid {
+		c := parseTime(completed.String)
+		t.CompletedAt = &c
+	}
+	_ = json.Unmarshal([]byte(term), &t.Termination)
+	return t, err
+}
+
+// GetTurn loads a turn for review. withEvents adds its full event log.
+func (db *DB) GetTurn(ctx context.Context, id string, withEvents bool) (TurnDetail, error) {
+	var d TurnDetail
+	row := db.reader.QueryRowContext(ctx, turnSelect+` WHERE id = ?`, id)
+	t, err := scanTurn(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return d, apperr.New(apperr.NotFound, "There is no turn %s.", id)
+	}
+	if err != nil {
+		return d, readError(err, "loading the turn")
+	}
+	d.Turn = t
+	var result string
+	if err := db.reader.QueryRowContext(ctx, `SELECT result FROM turns WHERE id = ?`, id).Scan(&result); err != nil {
+		return d, readError(err, "loading the turn")
+	}
+	d.Result = json.RawMessage(result)
+	var res struct {
+		PlanSteps []agent.PlanStep `json:"plan_steps"`
+	}
+	_ = json.Unmarshal(d.Result, &res)
+	d.Plan = res.PlanSteps
+	if d.Messages, err = db.turnMessages(ctx, id); err != nil {
+		return d, err
+	}
+	if d.Stages, err = db.turnStages(ctx, id); err != nil {
+		return d, err
+	}
+	if d.Charts, err = db.turnCharts(ctx, id); err != nil {
+		return d, err
+	}
+	if err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, id).Scan(&d.LastSeq); err != nil {
+		return d, readError(err, "loading the turn")
+	}
+	if withEvents {
+		if d.Events, err = db.EventsAfter(ctx, id, 0, 0); err != nil {
+			return d, err
+		}
+	}
+	if d.Plan == nil && t.State == StateRunning {
+		d.Plan = db.livePlan(ctx, id)
+	}
+	return d, nil
+}
+
+func (db *DB) turnMessages(ctx context.Context, turnID string) ([]llm.Message, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
+	if err != nil {
+		return nil, readError(err, "loading messages")
+	}
+	defer rows.Close()
+	var out []llm.Message
+	for rows.Next() {
+		var m llm.Message
+		var extra string
+		if err := rows.Scan(&m.Role, &m.Content, &extra); err != nil {
+			return nil, readError(err, "loading messages")
+		}
+		var x messageExtra
+		_ = json.Unmarshal([]byte(extra), &x)
+		m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}
+
+func (db *DB) turnStages(ctx context.Context, turnID string) ([]agent.StageResult, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, turnID)
+	if err != nil {
+		return nil, readError(err, "loading stages")
+	}
+	defer rows.Close()
+	var out []agent.StageResult
+	for rows.Next() {
+		var s agent.StageResult
+		var term, diag, resp string
+		if err := rows.Scan(&s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
+			return nil, readError(err, "loading stages")
+		}
+		_ = json.Unmarshal([]byte(term), &s.Termination)
+		_ = json.Unmarshal([]byte(diag), &s.Diagnostics)
+		_ = json.Unmarshal([]byte(resp), &s.Response)
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT id, seq, data FROM events WHERE turn_id = ? AND type = 'chart' ORDER BY seq`, turnID)
+	if err != nil {
+		return nil, readError(err, "loading charts")
+	}
+	defer rows.Close()
+	var out []ChartRecord
+	for rows.Next() {
+		var c ChartRecord
+		var data string
+		if err := rows.Scan(&c.EventID, &c.Seq, &data); err != nil {
+			return nil, readError(err, "loading charts")
+		}
+		var d agent.ChartData
+		_ = json.Unmarshal([]byte(data), &d)
+		c.Title, c.Spec = d.Title, d.Spec
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// livePlan rebuilds the plan of a running turn from its events.
+func (db *DB) livePlan(ctx context.Context, turnID string) []agent.PlanStep {
+	var data string
+	err := db.reader.QueryRowContext(ctx, `SELECT data FROM events WHERE turn_id = ? AND type = 'plan_generated' ORDER BY seq DESC LIMIT 1`, turnID).Scan(&data)
+	if err != nil {
+		return nil
+	}
+	var p agent.PlanData
+	_ = json.Unmarshal([]byte(data), &p)
+	return p.Steps
+}
+
+// EventsAfter returns a turn's events with seq > after, in order; limit 0
+// means all.
+func (db *DB) EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]agent.Event, error) {
+	q := `SELECT seq, id, stage_id, parent_id, at, type, phase, checkpoint, data, (SELECT session_id FROM turns WHERE id = ?) FROM events WHERE turn_id = ? AND seq > ? ORDER BY seq`
+	args := []any{turnID, turnID, after}
+	if limit > 0 {
+		q += ` LIMIT ?`
+		args = append(args, limit)
+	}
+	rows, err := db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, readError(err, "loading events")
+	}
+	defer rows.Close()
+	var out []agent.Event
+	for rows.Next() {
+		e := agent.Event{TurnID: turnID}
+		var at, data string
+		if err := rows.Scan(&e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data, &e.SessionID); err != nil {
+			return nil, readError(err, "loading events")
+		}
+		_ = e.At.UnmarshalJSON([]byte(strconv.Quote(at)))
+		e.Data = json.RawMessage(data)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// TurnPage is one page of a session's turns, newest first.
+type TurnPage struct {
+	Turns      []Turn `json:"turns"`
+	NextCursor string `json:"next_cursor"`
+}
+
+// ListTurns pages through a session's turns, newest first; the cursor is
+// the seq of the last turn of the previous page.
+func (db *DB) ListTurns(ctx context.Context, sessionID string, p Page) (TurnPage, error) {
+	limit := clampLimit(p.Limit, 50, 1000)
+	q, args := turnSelect+` WHERE session_id = ?`, []any{sessionID}
+	if p.Cursor != "" {
+		seq, err := strconv.Atoi(p.Cursor)
+		if err != nil {
+			return TurnPage{}, apperr.New(apperr.Invalid, "The page cursor %q is not valid.", p.Cursor)
+		}
+		q += ` AND seq < ?`
+		args = append(args, seq)
+	}
+	q += ` ORDER BY seq DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return TurnPage{}, readError(err, "listing turns")
+	}
+	defer rows.Close()
+	var page TurnPage
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return TurnPage{}, readError(err, "listing turns")
+		}
+		page.Turns = append(page.Turns, t)
+	}
+	if err := rows.Err(); err != nil {
+		return TurnPage{}, readError(err, "listing turns")
+	}
+	if len(page.Turns) > limit {
+		page.Turns = page.Turns[:limit]
+		page.NextCursor = strconv.Itoa(page.Turns[limit-1].Seq)
+	}
+	return page, nil
+}
+
+// History returns the conversation of a session before its turn number
+// beforeSeq (0: all), for continuing it.
+func (db *DB) History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error) {
+	q := `SELECT m.role, m.content, m.extra FROM messages m JOIN turns t ON t.id = m.turn_id WHERE t.session_id = ?`
+	args := []any{sessionID}
+	if beforeSeq > 0 {
+		q += ` AND t.seq < ?`
+		args = append(args, beforeSeq)
+	}
+	q += ` ORDER BY t.seq, m.idx`
+	rows, err := db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, readError(err, "loading the conversation")
+	}
+	defer rows.Close()
+	var out []llm.Message
+	for rows.Next() {
+		var m llm.Message
+		var extra string
+		if err := rows.Scan(&m.Role, &m.Content, &extra); err != nil {
+			return nil, readError(err, "loading the conversation")
+		}
+		var x messageExtra
+		_ = json.Unmarshal([]byte(extra), &x)
+		m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning
+		out = append(out, m)
+	}
+	return out, rows.Err()
+}

@@ -1,0 +1,218 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+)
+
+// Session is one conversation.
+type Session struct {
+	ID        string          `json:"id"`
+	Title     string          `json:"title"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Provider  string          `json:"provider"`
+	Model     string          `json:"model"`
+	Workflow  string          `json:"workflow"`
+	Workspace string          `json:"workspace"`
+	Settings  json.RawMessage `json:"settings"`
+	// Turns is filled by ListSessions with the number of turns.
+	Turns int `json:"turns"`
+}
+
+const timeFmt = time.RFC3339Nano
+
+func fmtTime(t time.Time) string { return t.UTC().Format(timeFmt) }
+
+func parseTime(s string) time.Time {
+	t, _ := time.Parse(timeFmt, s)
+	return t
+}
+
+// CreateSession stores a new session; empty fields get defaults.
+func (db *DB) CreateSession(ctx context.Context, s Session) (Session, error) {
+	now := time.Now().UTC()
+	if s.ID == "" {
+		s.ID = agent.NewID()
+	}
+	if strings.TrimSpace(s.Title) == "" {
+		s.Title = "New session"
+	}
+	if s.CreatedAt.IsZero() {
+		s.CreatedAt = now
+	}
+	if s.UpdatedAt.IsZero() {
+		s.UpdatedAt = s.CreatedAt
+	}
+	if s.Workflow == "" {
+		s.Workflow = "chat"
+	}
+	if len(s.Settings) == 0 {
+		s.Settings = json.RawMessage(`{}`)
+	}
+	err := db.tx(ctx, "saving the session", func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, s.Title, s.ID)
+		return err
+	})
+	return s, err
+}
+
+// GetSession returns one session.
+func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
+	row := db.reader.QueryRowContext(ctx, sessionSelect+` WHERE s.id = ?`, id)
+	s, err := scanSession(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Session{}, apperr.New(apperr.NotFound, "There is no session %s. It may have been deleted.", id)
+	}
+	if err != nil {
+		return Session{}, readError(err, "loading the session")
+	}
+	return s, nil
+}
+
+// Page asks for one page of a list, newest first. Cursor is the value of
+// NextCursor from the previous page ("" for the first).
+type Page struct {
+	Limit  int    `json:"limit"`
+	Cursor string `json:"cursor"`
+}
+
+// SessionPage is one page of sessions.
+type SessionPage struct {
+	Sessions   []Session `json:"sessions"`
+	NextCursor string    `json:"next_cursor"`
+}
+
+const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings,
+	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) FROM sessions s`
+
+// ListSessions pages through sessions by most recent activity.
+func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
+	limit := clampLimit(p.Limit, 50, 500)
+	q, args := sessionSelect, []any{}
+	if p.Cursor != "" {
+		at, id, _ := strings.Cut(p.Cursor, "|")
+		q += ` WHERE (s.updated_at, s.id) < (?, ?)`
+		args = append(args, at, id)
+	}
+	q += ` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`
+	args = append(args, limit+1)
+	rows, err := db.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return SessionPage{}, readError(err, "listing sessions")
+	}
+	defer rows.Close()
+	var page SessionPage
+	for rows.Next() {
+		s, err := scanSession(rows)
+		if err != nil {
+			return SessionPage{}, readError(err, "listing sessions")
+		}
+		page.Sessions = append(page.Sessions, s)
+	}
+	if err := rows.Err(); err != nil {
+		return SessionPage{}, readError(err, "listing sessions")
+	}
+	if len(page.Sessions) > limit {
+		page.Sessions = page.Sessions[:limit]
+		last := page.Sessions[limit-1]
+		page.NextCursor = fmtTime(last.UpdatedAt) + "|" + last.ID
+	}
+	return page, nil
+}
+
+// RenameSession changes a session's title.
+func (db *DB) RenameSession(ctx context.Context, id, title string) error {
+	title = strings.TrimSpace(title)
+	if title == "" {
+		return apperr.New(apperr.Invalid, "A session needs a title.")
+	}
+	return db.tx(ctx, "renaming the session", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET title = ?, updated_at = ? WHERE id = ?`, title, fmtTime(time.Now()), id)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return apperr.New(apperr.NotFound, "There is no session %s.", id)
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE kind = 'title' AND session_id = ?`, id); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, title, id)
+		return err
+	})
+}
+
+// UpdateSession saves a session's model, provider, workflow, workspace and settings.
+func (db *DB) UpdateSession(ctx context.Context, s Session) error {
+	if len(s.Settings) == 0 {
+		s.Settings = json.RawMessage(`{}`)
+	}
+	return db.tx(ctx, "saving the session", func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE sessions SET provider = ?, model = ?, workflow = ?, workspace = ?, settings = ?, updated_at = ? WHERE id = ?`,
+			s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings), fmtTime(time.Now()), s.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return apperr.New(apperr.NotFound, "There is no session %s.", s.ID)
+		}
+		return nil
+	})
+}
+
+type scanner interface{ Scan(...any) error }
+
+func scanSession(r scanner) (Session, error) {
+	var s Session
+	var created, updated, settings string
+	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns)
+	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), json.RawMessage(settings)
+	return s, err
+}
+
+func clampLimit(n, def, max int) int {
+	if n <= 0 {
+		return def
+	}
+	return min(n, max)
+}
+
+// tx runs fn in a write transaction and maps failures to clear errors.
+func (db *DB) tx(ctx context.Context, doing string, fn func(*sql.Tx) error) error {
+	tx, err := db.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return writeError(err, doing)
+	}
+	defer tx.Rollback()
+	if err := fn(tx); err != nil {
+		var ae *apperr.Error
+		if errors.As(err, &ae) {
+			return err
+		}
+		return writeError(err, doing)
+	}
+	if err := tx.Commit(); err != nil {
+		return writeError(err, doing)
+	}
+	return nil
+}
+
+func readError(err error, doing string) error {
+	if errors.Is(err, context.Canceled) {
+		return apperr.Wrap(err, apperr.Cancelled, "%s was cancelled", doing)
+	}
+	return apperr.Wrap(err, apperr.Unavailable, "%s failed: the database could not be read", doing)
+}

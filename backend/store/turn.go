@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// TurnState is where a turn is in its life.
+type TurnState string
+
+const (
+	StateRunning     TurnState = "running"
+	StateCompleted   TurnState = "completed"
+	StateCancelled   TurnState = "cancelled"
+	StateFailed      TurnState = "failed"
+	StateInterrupted TurnState = "interrupted" // the process died mid-turn
+)
+
+// Turn is one user message and what the workflow did with it.
+type Turn struct {
+	ID          string            `json:"id"`
+	SessionID   string            `json:"session_id"`
+	Seq         int               `json:"seq"`
+	UserMessage string            `json:"user_message"`
+	State       TurnState         `json:"state"`
+	Workflow    string            `json:"workflow"`
+	Model       string            `json:"model"`
+	StartedAt   time.Time         `json:"started_at"`
+	CompletedAt *time.Time        `json:"completed_at"`
+	FinalText   string            `json:"final_text"`
+	Outcome     agent.Outcome     `json:"outcome"`
+	Termination agent.Termination `json:"termination"`
+}
+
+// StartTurn records a new running turn owned by this process. The row is
+// committed before the turn runs, so a crash leaves a turn to recover.
+func (db *DB) StartTurn(ctx context.Context, t Turn) (Turn, error) {
+	if t.ID == "" {
+		t.ID = agent.NewID()
+	}
+	t.State = StateRunning
+	t.StartedAt = time.Now().UTC()
+	err := db.tx(ctx, "starting the turn", func(tx *sql.Tx) error {
+		var running int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE session_id = ? AND state = 'running'`, t.SessionID).Scan(&running); err != nil {
+			return err
+		}
+		if running > 0 {
+			return apperr.New(apperr.Conflict, "A turn is already running in this session. Stop it or wait for it to finish.")
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?`, t.SessionID).Scan(&t.Seq); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt))
+		if err != nil {
+			if isForeignKey(err) {
+				return apperr.New(apperr.NotFound, "There is no session %s.", t.SessionID)
+			}
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, fmtTime(t.StartedAt), t.SessionID)
+		return err
+	})
+	return t, err
+}
+
+// StateOf maps a turn result to the state it is stored with.
+func StateOf(res agent.Result) TurnState {
+	switch {
+	case res.Cancelled:
+		return StateCancelled
+	case !res.OK:
+		return StateFailed
+	}
+	return StateCompleted
+}
+
+// FinishTurn stores a turn's result: its state, messages, stages, model and
+// tool calls, and search entries, in one transaction. The history passed to
+// the turn is not stored again: from is the number of history messages
+// (system prompts aside) at the start of res.Messages.
+func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res agent.Result) error {
+	state := StateOf(res)
+	now := time.Now().UTC()
+	resultJSON, err := json.Marshal(agent.TurnCompletedData{Result: res})
+	if err != nil {
+		return apperr.Wrap(err, apperr.Internal, "could not encode the turn result")
+	}
+	term, _ := json.Marshal(res.Termination)
+	return db.tx(ctx, "saving the turn", func(tx *sql.Tx) error {
+		var sessionID string
+		if err := tx.QueryRowContext(ctx, `SELECT session_id FROM turns WHERE id = ?`, turnID).Scan(&sessionID); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return apperr.New(apperr.NotFound, "There is no turn %s.", turnID)
+			}
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE turns SET state = ?, completed_at = ?, final_text = ?, outcome = ?, termination = ?, result = ? WHERE id = ?`,
+			state, fmtTime(now), res.FinalText, res.Outcome, string(term), string(resultJSON), turnID); err != nil {
+			return err
+		}
+		if err := insertMessages(ctx, tx, sessionID, turnID, from, res.Messages); err != nil {
+			return err
+		}
+		if err := insertStages(ctx, tx, turnID, res); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, fmtTime(now), sessionID)
+		return err
+	})
+}
+
+// messageExtra is what a message carries besides role and text.
+type messageExtra struct {
+	ToolCalls  []llm.ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+	Name       string         `json:"name,omitempty"`
+	Reasoning  string         `json:"reasoning,omitempty"`
+}
+
+func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, from int, msgs []llm.Message) error {
+	msgStmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO messages (session_id, turn_id, idx, role, content, extra) VALUES (?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer msgStmt.Close()
+	ftsStmt, err := tx.PrepareContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ftsStmt.Close()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE turn_id = ?`, turnID); err != nil {
+		return err
+	}
+	var convo []llm.Message
+	for _, m := range msgs {
+		if m.Role != llm.RoleSystem {
+			convo = append(convo, m)
+		}
+	}
+	for i := max(from, 0); i < len(convo); i++ {
+		m := convo[i]
+		extra, _ := json.Marshal(messageExtra{ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning})
+		if _, err := msgStmt.ExecContext(ctx, sessionID, turnID, i-from, string(m.Role), m.Content, string(extra)); err != nil {
+			return err
+		}
+		kind := "message"
+		if m.Role == llm.RoleTool {
+			kind = "tool_result"
+		}
+		if m.Content != "" {
+			if _, err := ftsStmt.ExecContext(ctx, m.Content, kind, sessionID, turnID); err != nil {
+				return err
+			}
+		}
+		for _, tc := range m.ToolCalls {
+			if _, err := ftsStmt.ExecContext(ctx, tc.Name+" "+tc.Arguments, "tool_call", sessionID, turnID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res agent.Result) error {
+	stages := res.Stages
+	if len(stages) == 0 {
+		// A plain agent run: one implicit stage so the diagnostics views
+		// have the same shape for every turn.
+		stages = []agent.StageResult{{ID: turnID, Name: "chat", Agent: "assistant", Outcome: res.Outcome, Termination: res.Termination,
+			Diagnostics: agent.StageDiagnostics{StartedAt: res.StartedAt, CompletedAt: res.CompletedAt, DurationMS: res.DurationMS, Usage: res.Usage, ModelCalls: res.ModelCalls, ToolCalls: res.ToolCalls}}}
+	}
+	for i, s := range stages {
+		term, _ := json.Marshal(s.Termination)
+		diag, _ := json.Marshal(s.Diagnostics)
+		resp, _ := json.Marshal(s.Response)
+		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO stages (id, turn_id, idx, name, agent, phase, outcome, termination, diagnostics, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, turnID, i, s.Name, s.Agent, s.Phase, s.Outcome, string(term), string(diag), string(resp)); err != nil {
+			return err
+		}
+		for j, c := range s.Diagnostics.ModelCalls {
+			u := c.Usage
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO model_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				turnID, s.ID, j, c.Model, fmtTime(c.StartedAt), c.Duration.Milliseconds(), c.TimeToFirstToken.Milliseconds(),
+				u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens, u.Estimated, c.OK, c.Error); err != nil {
+				return err
+			}
+		}
+		for _, c := range s.Diagnostics.ToolCalls {
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tool_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+				turnID, s.ID, c.CallID, c.Name, c.Arguments, c.ResultSize, fmtTime(c.StartedAt.Time), c.DurationMS, c.OK, c.Error); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isForeignKey(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "FOREIGN KEY")
+}
