@@ -81,8 +81,8 @@ func (v *Validator) Validate(spec json.RawMessage, title string, ds Datasets) (R
 		return Result{}, err
 	}
 	if len(spec) > MaxSpecBytes {
-		return Result{}, invalid("the spec is %s; the limit is %s. Aggregate in the query first, or use a named dataset instead of inline rows",
-			formatBytes(len(spec)), formatBytes(MaxSpecBytes))
+		return Result{}, invalid("the spec is %s bytes; the limit is %s (2 MB). Aggregate in the query first, or use a named dataset instead of inline rows",
+			thousands(len(spec)), thousands(MaxSpecBytes))
 	}
 	obj, err := decodeSpec(spec)
 	if err != nil {
@@ -130,8 +130,8 @@ func render(obj map[string]any, inline map[string][]map[string]any) (json.RawMes
 		return nil, fmt.Errorf("chart: encode spec with inlined datasets: %w", err)
 	}
 	if len(out) > MaxSpecBytes {
-		return nil, invalid("with its datasets inlined the chart is %s; the limit is %s. Aggregate in the query first or select fewer columns",
-			formatBytes(len(out)), formatBytes(MaxSpecBytes))
+		return nil, invalid("with its datasets inlined the chart is %s bytes; the limit is %s (2 MB). Aggregate in the query first or select fewer columns",
+			thousands(len(out)), thousands(MaxSpecBytes))
 	}
 	return out, nil
 }
@@ -139,11 +139,4 @@ func render(obj map[string]any, inline map[string][]map[string]any) (json.RawMes
 // invalid returns the error for a spec the model must fix.
 func invalid(format string, args ...any) error {
 	return apperr.New(apperr.Invalid, format, args...)
-}
-
-func formatBytes(n int) string {
-	if n >= 1<<20 {
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	}
-	return fmt.Sprintf("%d KB", (n+1023)/1024)
 }

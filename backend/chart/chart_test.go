@@ -190,7 +190,7 @@ func TestValidate(t *testing.T) {
 		{name: "title too long", spec: barSpec, title: strings.Repeat("é", chart.MaxTitleRunes+1),
 			wantErr: []string{"title is 201 characters"}},
 		{name: "spec too big", spec: `{"description":"` + strings.Repeat("x", chart.MaxSpecBytes) + `"}`,
-			wantErr: []string{"the spec is 2.0 MB; the limit is 2.0 MB"}},
+			wantErr: []string{"the spec is 2,097,170 bytes; the limit is 2,097,152 (2 MB)"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

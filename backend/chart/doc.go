@@ -8,6 +8,8 @@
 // Invalid whose message is written for the model: short, specific, and
 // naming the JSON pointer of what to fix, so it can correct the spec and
 // call the tool again. The first rule a spec breaks is the one reported.
+// Any other error is the app's fault (rows from Datasets that JSON cannot
+// encode) and is not for the model.
 //
 // Rules, in the order they are checked:
 //

@@ -11,8 +11,8 @@ import (
 )
 
 // FuzzValidate checks that Validate never panics and that whatever it
-// accepts is a JSON object with no "url" key anywhere, the v6 $schema and a
-// clean title.
+// accepts is a JSON object with no "url" key anywhere (nor "href" or
+// "usermeta"), the v6 $schema and a clean title.
 func FuzzValidate(f *testing.F) {
 	seeds := []string{
 		barSpec,
@@ -45,8 +45,10 @@ func FuzzValidate(f *testing.F) {
 		if err := json.Unmarshal(res.Spec, &obj); err != nil {
 			t.Fatalf("accepted spec is not a JSON object: %v", err)
 		}
-		if path, ok := findKey(obj, "url", ""); ok {
-			t.Fatalf("accepted spec has a url key at %s: %s", path, res.Spec)
+		for _, key := range []string{"url", "href", "usermeta"} {
+			if path, ok := findKey(obj, key, ""); ok {
+				t.Fatalf("accepted spec has %q at %s: %s", key, path, res.Spec)
+			}
 		}
 		if obj["$schema"] != chart.SchemaURL {
 			t.Fatalf("$schema = %v", obj["$schema"])

@@ -41,6 +41,9 @@ func schemaError(err error) error {
 			lines = append(lines, line)
 		}
 	}
+	if len(lines) == 0 {
+		return invalid("the spec does not match the Vega-Lite v6 schema")
+	}
 	shown := lines[:min(len(lines), maxSchemaErrors)]
 	return invalid("the spec does not match the Vega-Lite v6 schema:\n- %s%s",
 		strings.Join(shown, "\n- "), more(len(lines)-len(shown), "error"))

@@ -44,7 +44,7 @@ func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []ag
 		}
 		em.Emit(agent.Draft{Type: agent.EventThinkEnd})
 		return agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, Termination: agent.Termination{Kind: agent.TermNaturalCompletion}, FinalText: answer,
-			Messages: []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}},
+			Messages:  []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}},
 			PlanSteps: []agent.PlanStep{{Title: "answer", Status: "done"}}}
 	})
 	if err := log.Close(); err != nil {
