@@ -34,7 +34,7 @@ func main() {
 		Getenv: os.Getenv,
 		Info:   buildinfo.Read(),
 		Desktop: func(ctx context.Context, start cli.DesktopStart) error {
-			svc := app.NewService(app.Config{
+			svc, closeEngine := app.Open(ctx, app.OpenConfig{
 				Logger:    start.Logger,
 				Info:      buildinfo.Read(),
 				DB:        start.DB,
@@ -42,6 +42,7 @@ func main() {
 				DBErr:     start.DBErr,
 				ReadyFile: os.Getenv("AGENTDECK_READY_FILE"),
 			})
+			defer closeEngine()
 			return app.RunDesktop(ctx, svc, app.DesktopConfig{Assets: dist})
 		},
 	})

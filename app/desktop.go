@@ -3,11 +3,21 @@ package app
 import (
 	"context"
 	"io/fs"
+	"time"
 
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
+	"github.com/wailsapp/wails/v2/pkg/runtime"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+)
+
+// Event names on the Wails bus.
+const (
+	EventBatch    = "agentdeck:events"   // []Delivered
+	EventApproval = "agentdeck:approval" // PendingApproval
 )
 
 // DesktopConfig is what the window needs beyond the Service.
@@ -15,8 +25,10 @@ type DesktopConfig struct {
 	Assets fs.FS // the built frontend (frontend/dist)
 }
 
-// RunDesktop opens the desktop window and blocks until it is closed.
+// RunDesktop opens the desktop window and blocks until it is closed. This
+// file is the only one in the repo that imports the Wails runtime.
 func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
+	var unsubscribe func()
 	return wails.Run(&options.App{
 		Title:     "Agentdeck",
 		Width:     1280,
@@ -28,17 +40,28 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 		},
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		OnStartup: func(wctx context.Context) {
+			svc.startup(wctx)
+			// Coalesce before emitting: EventsEmit has no back-pressure
+			// and costs one JavaScript evaluation per call.
+			co := NewCoalescer(func(batch []Delivered) { runtime.EventsEmit(wctx, EventBatch, batch) }, 16*time.Millisecond)
+			if hub := svc.eventHub(); hub != nil {
+				unsubscribe = hub.Subscribe(func(e agent.Event) { _ = co.Emit(e) })
+			}
+			svc.onApproval(func(p PendingApproval) { runtime.EventsEmit(wctx, EventApproval, p) })
 			svc.log.Info("window started")
 		},
 		OnShutdown: func(wctx context.Context) {
+			svc.shutdown()
+			if unsubscribe != nil {
+				unsubscribe()
+			}
 			svc.log.Info("window closed")
 		},
 		Bind:           []any{svc},
 		ErrorFormatter: ErrorReply,
 		Linux: &linux.Options{
-			ProgramName:         "agentdeck",
-			WebviewGpuPolicy:    linux.WebviewGpuPolicyNever,
-			WindowIsTranslucent: false,
+			ProgramName:      "agentdeck",
+			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	})
 }

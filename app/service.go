@@ -3,12 +3,23 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
 
+	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/mcp"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 // Service is what the frontend calls.
@@ -19,6 +30,15 @@ type Service struct {
 	dbPath    string
 	dbErr     error
 	readyFile string
+	runner    *runner.Runner
+	hub       *Hub
+	secrets   secrets.Store
+	approvals *approvals
+	workflows func() ([]*workflow.Definition, []workflow.Problem)
+	mcp       MCPSource
+
+	mu      sync.Mutex
+	baseCtx context.Context
 }
 
 // Config holds what a Service is built from.
@@ -29,9 +49,23 @@ type Config struct {
 	DB     *store.DB
 	DBPath string
 	DBErr  error
+	// Runner runs turns; nil when the database is unavailable.
+	Runner  *runner.Runner
+	Secrets secrets.Store
+	// Workflows lists the workflows and the problems of files that did not load.
+	Workflows func() ([]*workflow.Definition, []workflow.Problem)
+	// MCP reports the MCP servers (may be nil).
+	MCP MCPSource
 	// ReadyFile, if set, receives the UI's ready report as JSON. The window
 	// smoke test uses it to learn that the page rendered and called Go.
 	ReadyFile string
+}
+
+// MCPSource reports and reloads the MCP servers.
+type MCPSource interface {
+	MCPStatus() ([]mcp.ServerStatus, error)
+	ReloadMCP(ctx context.Context) []mcp.ServerStatus
+	MCPConfigPath() string
 }
 
 // NewService returns a Service over its dependencies.
@@ -40,7 +74,59 @@ func NewService(cfg Config) *Service {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Service{log: log, info: cfg.Info, db: cfg.DB, dbPath: cfg.DBPath, dbErr: cfg.DBErr, readyFile: cfg.ReadyFile}
+	wf := cfg.Workflows
+	if wf == nil {
+		wf = func() ([]*workflow.Definition, []workflow.Problem) { return workflow.Builtins(), nil }
+	}
+	s := &Service{log: log, info: cfg.Info, db: cfg.DB, dbPath: cfg.DBPath, dbErr: cfg.DBErr, readyFile: cfg.ReadyFile,
+		runner: cfg.Runner, secrets: cfg.Secrets, workflows: wf, mcp: cfg.MCP, baseCtx: context.Background()}
+	if cfg.DB != nil {
+		s.hub = NewHub(cfg.DB)
+	}
+	s.approvals = newApprovals(nil)
+	return s
+}
+
+// eventHub returns the event hub UIs subscribe to.
+func (s *Service) eventHub() *Hub { return s.hub }
+
+// onApproval sets where approval requests are announced.
+func (s *Service) onApproval(fn func(PendingApproval)) {
+	s.approvals.mu.Lock()
+	s.approvals.notify = fn
+	s.approvals.mu.Unlock()
+}
+
+// startup is called once the UI runtime exists; ctx lives until Shutdown.
+func (s *Service) startup(ctx context.Context) {
+	s.mu.Lock()
+	s.baseCtx = ctx
+	s.mu.Unlock()
+}
+
+// shutdown stops running turns as if Stop had been pressed and waits for
+// them to be stored, at most 1.5 s, so quitting takes under 2 s.
+func (s *Service) shutdown() {
+	if s.runner != nil {
+		s.runner.StopAll(1500 * time.Millisecond)
+	}
+}
+
+func (s *Service) ctx() context.Context {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.baseCtx
+}
+
+// ready reports why the backend cannot serve history, if it cannot.
+func (s *Service) ready() error {
+	if s.db == nil || s.runner == nil {
+		if s.dbErr != nil {
+			return &apperr.Error{Code: apperr.CodeOf(s.dbErr), Message: apperr.MessageOf(s.dbErr)}
+		}
+		return apperr.New(apperr.Unavailable, "The database is not open.")
+	}
+	return nil
 }
 
 // Version returns the running binary's version.
@@ -54,6 +140,8 @@ type Status struct {
 	// DBError is set when the database could not be opened; the UI shows it
 	// and stays usable for settings.
 	DBError *apperr.Error `json:"db_error,omitempty"`
+	// Providers is how many providers are saved (0: show onboarding).
+	Providers int `json:"providers"`
 }
 
 // Status reports the version and the database's health.
@@ -64,11 +152,14 @@ func (s *Service) Status() Status {
 		return st
 	}
 	if s.db != nil {
-		v, err := s.db.SchemaVersion(context.Background())
+		v, err := s.db.SchemaVersion(s.ctx())
 		if err != nil {
 			s.log.Warn("reading schema version", "err", err)
 		}
 		st.SchemaVersion = v
+		if ps, err := s.db.ListProviders(s.ctx()); err == nil {
+			st.Providers = len(ps)
+		}
 	}
 	return st
 }
@@ -101,8 +192,108 @@ func (s *Service) UIReady(r ReadyReport) error {
 	return os.Rename(tmp, s.readyFile)
 }
 
+// Settings are the app-wide preferences.
+type Settings struct {
+	DefaultProvider string       `json:"default_provider"`
+	DefaultModel    string       `json:"default_model"`
+	DefaultWorkflow string       `json:"default_workflow"`
+	Limits          agent.Limits `json:"limits"`
+	Capture         string       `json:"capture"` // off, record (default), auto
+	Theme           string       `json:"theme"`   // system (default), light, dark
+}
+
+const settingsKey = "app"
+
+// GetSettings returns the preferences.
+func (s *Service) GetSettings() (Settings, error) {
+	if err := s.ready(); err != nil {
+		return Settings{}, err
+	}
+	return s.settings(), nil
+}
+
+// SaveSettings stores the preferences.
+func (s *Service) SaveSettings(st Settings) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
+	switch st.Capture {
+	case "", "off", "record", "auto":
+	default:
+		return apperr.New(apperr.Invalid, "Capture must be off, record or auto.")
+	}
+	return s.db.SetSetting(s.ctx(), settingsKey, st)
+}
+
+func (s *Service) settings() Settings {
+	st := Settings{DefaultWorkflow: "chat", Capture: "record", Theme: "system"}
+	if s.db == nil {
+		return st
+	}
+	if _, err := s.db.GetSetting(s.ctx(), settingsKey, &st); err != nil {
+		s.log.Warn("reading settings", "err", err)
+	}
+	return st
+}
+
 // ErrorReply maps any error to the {code, message} the frontend shows. The
 // cause is logged by the caller, never sent.
 func ErrorReply(err error) any {
 	return &apperr.Error{Code: apperr.CodeOf(err), Message: apperr.MessageOf(err)}
+}
+
+// forwardSink passes events to a sink set after the turn id is known. The
+// runner emits nothing before Start returns, so none are missed.
+type forwardSink struct {
+	mu   sync.Mutex
+	to   agent.Sink
+	held []agent.Event
+}
+
+func (f *forwardSink) Emit(e agent.Event) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.to == nil {
+		f.held = append(f.held, e)
+		return nil
+	}
+	return f.to.Emit(e)
+}
+
+func (f *forwardSink) set(to agent.Sink) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.to = to
+	for _, e := range f.held {
+		_ = to.Emit(e)
+	}
+	f.held = nil
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._ -]+`)
+
+func fileSafe(s string) string {
+	s = strings.TrimSpace(unsafeName.ReplaceAllString(s, "_"))
+	if s == "" {
+		return "session"
+	}
+	if len(s) > 80 {
+		s = s[:80]
+	}
+	return s
+}
+
+func asProblems(err error, out *workflow.Problems) bool {
+	return errors.As(err, out)
 }

@@ -16,7 +16,10 @@ type TurnCompletedData struct {
 // RunTurn runs fn as one whole turn and guarantees its ending: exactly one
 // terminal event (final_answer, cancelled or error) followed by
 // turn_completed, even if fn panics.
-func RunTurn(ctx context.Context, em *Emitter, fn func(ctx context.Context) Result) (res Result) {
+//
+// before, if given, runs after fn and before the ending events: the app
+// uses it to make the turn's state durable before anyone is told it ended.
+func RunTurn(ctx context.Context, em *Emitter, fn func(ctx context.Context) Result, before ...func(Result)) (res Result) {
 	defer func() {
 		if v := recover(); v != nil {
 			em.log.Error("turn panicked", "panic", v, "stack", string(debug.Stack()))
@@ -28,6 +31,16 @@ func RunTurn(ctx context.Context, em *Emitter, fn func(ctx context.Context) Resu
 				Error:       msg,
 				ErrorSource: "internal",
 			}
+		}
+		for _, b := range before {
+			func() {
+				defer func() {
+					if v := recover(); v != nil {
+						em.log.Error("turn end hook panicked", "panic", v)
+					}
+				}()
+				b(res)
+			}()
 		}
 		emitEnding(em, res)
 	}()

@@ -1,0 +1,85 @@
+package app
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+)
+
+// PendingApproval is a tool call waiting for the person's answer.
+type PendingApproval struct {
+	agent.ApprovalRequest
+}
+
+// approvals asks the person through the UI and blocks the tool call until
+// they answer (AnswerApproval), the turn is stopped, or the app quits.
+type approvals struct {
+	mu      sync.Mutex
+	pending map[string]*waiting // by call id
+	notify  func(PendingApproval)
+}
+
+type waiting struct {
+	req    agent.ApprovalRequest
+	answer chan agent.Answer
+}
+
+func newApprovals(notify func(PendingApproval)) *approvals {
+	return &approvals{pending: map[string]*waiting{}, notify: notify}
+}
+
+// Approve implements agent.Approver.
+func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
+	w := &waiting{req: req, answer: make(chan agent.Answer, 1)}
+	a.mu.Lock()
+	a.pending[req.CallID] = w
+	notify := a.notify
+	a.mu.Unlock()
+	defer func() {
+		a.mu.Lock()
+		delete(a.pending, req.CallID)
+		a.mu.Unlock()
+	}()
+	if notify != nil {
+		notify(PendingApproval{req})
+	}
+	select {
+	case ans := <-w.answer:
+		return ans, nil
+	case <-ctx.Done():
+		return agent.Deny, ctx.Err()
+	}
+}
+
+// answer delivers the person's answer to a waiting call.
+func (a *approvals) answer(callID string, ans agent.Answer) error {
+	switch ans {
+	case agent.AllowOnce, agent.Always, agent.Deny:
+	default:
+		return apperr.New(apperr.Invalid, "The answer must be allow_once, always or deny.")
+	}
+	a.mu.Lock()
+	w := a.pending[callID]
+	a.mu.Unlock()
+	if w == nil {
+		return apperr.New(apperr.NotFound, "That tool call is no longer waiting for an answer.")
+	}
+	select {
+	case w.answer <- ans:
+	default:
+	}
+	return nil
+}
+
+// list returns the calls waiting for an answer.
+func (a *approvals) list() []PendingApproval {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	out := make([]PendingApproval, 0, len(a.pending))
+	for _, w := range a.pending {
+		out = append(out, PendingApproval{w.req})
+	}
+	return out
+}

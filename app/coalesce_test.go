@@ -1,0 +1,105 @@
+package app
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+)
+
+type batches struct {
+	mu  sync.Mutex
+	all [][]Delivered
+}
+
+func (b *batches) out(d []Delivered) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.all = append(b.all, append([]Delivered(nil), d...))
+}
+
+func (b *batches) flat() []Delivered {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []Delivered
+	for _, x := range b.all {
+		out = append(out, x...)
+	}
+	return out
+}
+
+func TestCoalescerMergesABurstInOrderLosingNothing(t *testing.T) {
+	var got batches
+	c := NewCoalescer(got.out, 16*time.Millisecond)
+	rec := []agent.Event{}
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c, agent.SinkFunc(func(e agent.Event) error {
+		rec = append(rec, e)
+		return nil
+	})}})
+	var want strings.Builder
+	em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	for i := 0; i < 5000; i++ {
+		w := "tok" + string(rune('a'+i%26)) + " "
+		want.WriteString(w)
+		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+		if i == 2500 {
+			em.Emit(agent.Draft{Type: agent.EventToolCall, Data: agent.ToolCallData{CallID: "c", Name: "x"}})
+		}
+	}
+	em.Emit(agent.Draft{Type: agent.EventThinkEnd})
+	c.Flush()
+
+	d := got.flat()
+	// Every seq is covered exactly once, in order.
+	next := int64(1)
+	var text strings.Builder
+	for _, e := range d {
+		if e.FirstSeq != next {
+			t.Fatalf("gap or reorder: expected seq %d, got %d..%d (%s)", next, e.FirstSeq, e.Seq, e.Type)
+		}
+		next = e.Seq + 1
+		if e.Type == agent.EventToken {
+			var td agent.TokenData
+			json.Unmarshal(e.Data, &td)
+			text.WriteString(td.Text)
+		}
+	}
+	if next != int64(len(rec))+1 {
+		t.Fatalf("delivered up to seq %d of %d", next-1, len(rec))
+	}
+	if text.String() != want.String() {
+		t.Fatal("token text lost or reordered")
+	}
+	emits := len(got.all)
+	t.Logf("5,000 tokens + 3 other events delivered in %d emits (%d items)", emits, len(d))
+	if emits > 20 {
+		t.Fatalf("%d emits for a burst: tokens were not coalesced", emits)
+	}
+}
+
+func TestCoalescerFlushesNonTokensAtOnce(t *testing.T) {
+	var got batches
+	c := NewCoalescer(got.out, time.Hour) // tokens would wait forever
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c}})
+	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "a"}})
+	em.Emit(agent.Draft{Type: agent.EventToolCall, Data: agent.ToolCallData{CallID: "c"}})
+	d := got.flat()
+	if len(d) != 2 || d[0].Type != agent.EventToken || d[1].Type != agent.EventToolCall {
+		t.Fatalf("a non-token event must flush the held tokens and itself, in order: %+v", d)
+	}
+}
+
+func TestCoalescerDoesNotMergeAcrossStages(t *testing.T) {
+	var got batches
+	c := NewCoalescer(got.out, time.Hour)
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c}})
+	em.Emit(agent.Draft{Type: agent.EventToken, StageID: "a", Data: agent.TokenData{Text: "1"}})
+	em.Emit(agent.Draft{Type: agent.EventToken, StageID: "b", Data: agent.TokenData{Text: "2"}})
+	c.Flush()
+	if d := got.flat(); len(d) != 2 || d[1].StageID != "b" {
+		t.Fatalf("%+v", d)
+	}
+}

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+)
+
+// EventSource serves stored events (the store).
+type EventSource interface {
+	EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]agent.Event, error)
+}
+
+// Hub fans the events of running turns out to the UIs and keeps each
+// running turn's events in memory, so a UI that (re)connects mid-turn can
+// fetch everything after the last seq it has with no gap: the store may
+// not have the last few milliseconds yet, the hub always does.
+//
+// To catch up without a gap or a duplicate a client subscribes first, then
+// asks EventsAfter(last seq it has), and drops any event whose seq it has
+// already seen.
+type Hub struct {
+	store EventSource
+
+	mu   sync.Mutex
+	live map[string][]agent.Event // running turns' events so far
+	subs map[int]func(agent.Event)
+	next int
+}
+
+// NewHub returns a Hub over the stored events.
+func NewHub(store EventSource) *Hub {
+	return &Hub{store: store, live: map[string][]agent.Event{}, subs: map[int]func(agent.Event){}}
+}
+
+// Sink returns the sink for one running turn.
+func (h *Hub) Sink(turnID string) agent.Sink {
+	h.mu.Lock()
+	h.live[turnID] = nil
+	h.mu.Unlock()
+	return agent.SinkFunc(func(e agent.Event) error {
+		h.mu.Lock()
+		h.live[e.TurnID] = append(h.live[e.TurnID], e)
+		subs := make([]func(agent.Event), 0, len(h.subs))
+		for _, s := range h.subs {
+			subs = append(subs, s)
+		}
+		h.mu.Unlock()
+		for _, s := range subs {
+			s(e)
+		}
+		return nil
+	})
+}
+
+// Ended forgets a turn's in-memory events once they are all stored.
+func (h *Hub) Ended(turnID string) {
+	h.mu.Lock()
+	delete(h.live, turnID)
+	h.mu.Unlock()
+}
+
+// Subscribe calls fn with every event of every running turn until the
+// returned function is called. fn must not block.
+func (h *Hub) Subscribe(fn func(agent.Event)) (unsubscribe func()) {
+	h.mu.Lock()
+	id := h.next
+	h.next++
+	h.subs[id] = fn
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.subs, id)
+		h.mu.Unlock()
+	}
+}
+
+// EventsAfter returns a turn's events with seq > after: from memory while
+// the turn runs, else from the store.
+func (h *Hub) EventsAfter(ctx context.Context, turnID string, after int64) ([]agent.Event, error) {
+	h.mu.Lock()
+	evs, running := h.live[turnID]
+	if running {
+		var out []agent.Event
+		for _, e := range evs {
+			if e.Seq > after {
+				out = append(out, e)
+			}
+		}
+		h.mu.Unlock()
+		return out, nil
+	}
+	h.mu.Unlock()
+	return h.store.EventsAfter(ctx, turnID, after, 0)
+}

@@ -1,0 +1,41 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"path/filepath"
+
+	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/setup"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+// OpenConfig is what Open needs: the database as the command line opened it.
+type OpenConfig struct {
+	Logger    *slog.Logger
+	Info      buildinfo.Info
+	DB        *store.DB // nil when opening failed with DBErr
+	DBPath    string
+	DBErr     error
+	ReadyFile string
+}
+
+// Open builds the engine beside the database (workflows, MCP servers,
+// secrets and session data live in the database's folder) and the Service
+// over it. A failure to build leaves a Service that reports the problem;
+// the window still opens. close releases what was started.
+func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
+	sc := Config{Logger: cfg.Logger, Info: cfg.Info, DB: cfg.DB, DBPath: cfg.DBPath, DBErr: cfg.DBErr, ReadyFile: cfg.ReadyFile}
+	close = func() {}
+	if cfg.DB != nil {
+		eng, err := setup.Build(ctx, cfg.DB, setup.Options{DataDir: filepath.Dir(cfg.DBPath), ConnectMCP: true, Logger: cfg.Logger})
+		if err != nil {
+			sc.DB, sc.DBErr = nil, err
+		} else {
+			sc.Runner, sc.Secrets, sc.Workflows = eng.Runner, eng.Secrets, eng.Workflows
+			sc.MCP = eng
+			close = func() { _ = eng.Close() }
+		}
+	}
+	return NewService(sc), close
+}

@@ -1,0 +1,20 @@
+// Package runner runs turns end to end: it resolves a session's model and
+// workflow, builds the agents with their tools, records the turn in the
+// store, streams its events to the sinks it is given, and lets a turn be
+// stopped by id. The desktop app, the browser mode and the CLI all run
+// turns through it.
+//
+// Rules:
+//
+//   - A turn's row is committed as running before the model is called, and
+//     its final state is committed before the terminal event is delivered,
+//     so whoever sees the end can read the stored turn.
+//   - Turns in different sessions run concurrently, each with its own
+//     cancel. A second message to a session whose turn is running is
+//     refused with a Conflict error.
+//   - Stop cancels the turn's context: the model stream closes, tools see
+//     the cancellation, the partial answer is stored and the turn ends
+//     cancelled.
+//   - API keys are read from the secret store (or the caller's environment)
+//     at the moment a turn starts, and never written anywhere else.
+package runner

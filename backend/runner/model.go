@@ -1,0 +1,82 @@
+package runner
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/secrets"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+// source is where a turn's model calls go.
+type source struct {
+	cfg llm.Config
+}
+
+// modelSource resolves the base URL and key for a turn: an explicit base
+// URL (CLI), else the named provider with its key from the secret store.
+func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Request, model string) (source, error) {
+	if model == "" {
+		return source{}, apperr.New(apperr.Invalid, "No model is chosen: pick a model for this session (CLI: pass --model or set AGENTDECK_MODEL).")
+	}
+	cfg := llm.Config{HTTPClient: r.cfg.HTTPClient, Logger: r.log}
+	if req.BaseURL != "" {
+		cfg.BaseURL, cfg.APIKey, cfg.Label = req.BaseURL, req.APIKey, req.BaseURL
+		return source{cfg: cfg}, nil
+	}
+	name := firstOf(req.Provider, sess.Provider)
+	if name == "" {
+		return source{}, apperr.New(apperr.Invalid, "No model server is set up: add a provider in Settings (CLI: pass --base-url or set OPENAI_BASE_URL).")
+	}
+	p, err := r.provider(ctx, name)
+	if err != nil {
+		return source{}, err
+	}
+	cfg.BaseURL = p.BaseURL
+	cfg.Label = firstOf(llm.KindLabel(p.Kind), p.Name)
+	cfg.APIKey = req.APIKey
+	if cfg.APIKey == "" && p.APIKeyRef != "" && r.cfg.Secrets != nil {
+		key, err := r.cfg.Secrets.Get(ctx, p.APIKeyRef)
+		switch {
+		case errors.Is(err, secrets.ErrNotFound):
+			return source{}, apperr.New(apperr.Invalid, "The API key for %s is missing. Add it in Settings.", p.Name)
+		case err != nil:
+			return source{}, apperr.Wrap(err, apperr.Unavailable, "The API key for %s could not be read from the keyring", p.Name)
+		}
+		cfg.APIKey = key
+	}
+	return source{cfg: cfg}, nil
+}
+
+func (r *Runner) provider(ctx context.Context, name string) (llm.Provider, error) {
+	ps, err := r.cfg.DB.ListProviders(ctx)
+	if err != nil {
+		return llm.Provider{}, err
+	}
+	for _, p := range ps {
+		if p.Name == name {
+			return p, nil
+		}
+	}
+	for _, p := range llm.Presets() {
+		if p.Name == name && !p.NeedsKey {
+			return p, nil // a local preset works without being saved
+		}
+	}
+	return llm.Provider{}, apperr.New(apperr.Invalid, "There is no provider named %q. Add it in Settings.", name)
+}
+
+// client builds the turn's model client, recording every call (so the turn
+// can be replayed) unless capture is off.
+func (s source) client(db *store.DB, turnID string, mode llm.CaptureMode) llm.Client {
+	c := llm.NewOpenAI(s.cfg)
+	if mode == "" {
+		mode = llm.CaptureRecord
+	}
+	if mode == llm.CaptureOff {
+		return c
+	}
+	return llm.WithCapture(c, llm.CaptureOptions{Mode: mode, Store: db.Captures(turnID)})
+}

@@ -1,0 +1,262 @@
+package runner
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/secrets"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+)
+
+// ToolSource gives extra tools to every agent (MCP servers).
+type ToolSource interface {
+	Tools() []agent.Tool
+}
+
+// Config holds the Runner's dependencies.
+type Config struct {
+	DB      *store.DB
+	Secrets secrets.Store // may be nil: no stored keys
+	Charts  *chart.Validator
+	// Workflows lists the workflows a session may name.
+	Workflows func() []*workflow.Definition
+	// DataDir holds per-session data (attached files' tables).
+	DataDir    string
+	MCP        ToolSource // may be nil
+	HTTPClient *http.Client
+	Logger     *slog.Logger
+}
+
+// Runner runs turns. It is safe for concurrent use.
+type Runner struct {
+	cfg       Config
+	log       *slog.Logger
+	approvals *agent.Approvals
+
+	mu      sync.Mutex
+	running map[string]*Handle // by turn id
+}
+
+// New returns a Runner.
+func New(cfg Config) *Runner {
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Workflows == nil {
+		cfg.Workflows = func() []*workflow.Definition { return nil }
+	}
+	return &Runner{cfg: cfg, log: log, approvals: agent.NewApprovals(), running: map[string]*Handle{}}
+}
+
+// Request asks for one turn.
+type Request struct {
+	SessionID string
+	Message   string
+	// Workflow is a workflow name or a file path; "" uses the session's.
+	Workflow string
+	// Model, Provider and BaseURL override the session's model source.
+	Model    string
+	Provider string
+	BaseURL  string
+	// APIKey is a key from the caller's environment (CLI); never stored.
+	APIKey   string
+	Limits   agent.Limits
+	Capture  llm.CaptureMode
+	Approver agent.Approver // nil: deny side effects
+	Sinks    []agent.Sink
+	// Attach lists files to load as tables before the turn runs.
+	Attach    []string
+	Workspace string
+	// History, when set, replaces the session's stored conversation (replay).
+	History []llm.Message
+}
+
+// Handle is a started turn.
+type Handle struct {
+	TurnID    string
+	SessionID string
+	cancel    context.CancelFunc
+	done      chan struct{}
+	res       agent.Result
+}
+
+// Done is closed when the turn has ended and is stored.
+func (h *Handle) Done() <-chan struct{} { return h.done }
+
+// Wait blocks until the turn ends and returns its result.
+func (h *Handle) Wait() agent.Result {
+	<-h.done
+	return h.res
+}
+
+// Start begins a turn and returns at once; the turn runs in the background.
+func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
+	db := r.cfg.DB
+	sess, err := db.GetSession(ctx, req.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	def, err := r.workflow(sess, req.Workflow)
+	if err != nil {
+		return nil, err
+	}
+	model := firstOf(req.Model, sess.Model)
+	src, err := r.modelSource(ctx, sess, req, model)
+	if err != nil {
+		return nil, err
+	}
+	history := req.History
+	if history == nil {
+		if history, err = db.History(ctx, sess.ID, 0); err != nil {
+			return nil, err
+		}
+	}
+	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model})
+	if err != nil {
+		return nil, err
+	}
+	h := &Handle{TurnID: turn.ID, SessionID: sess.ID, done: make(chan struct{})}
+	// The turn outlives the request that started it; only Stop ends it.
+	turnCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	h.cancel = cancel
+	r.mu.Lock()
+	r.running[turn.ID] = h
+	r.mu.Unlock()
+
+	evlog := db.NewEventLog(turn.ID, store.EventLogOptions{Logger: r.log})
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sess.ID, TurnID: turn.ID, Sinks: append([]agent.Sink{evlog}, req.Sinks...), Logger: r.log})
+	client := src.client(db, turn.ID, req.Capture)
+	go r.run(turnCtx, h, turnRun{req: req, sess: sess, def: def, model: model, client: client, history: history, em: em, evlog: evlog})
+	return h, nil
+}
+
+// turnRun is what one turn's goroutine needs.
+type turnRun struct {
+	req     Request
+	sess    store.Session
+	def     *workflow.Definition
+	model   string
+	client  llm.Client
+	history []llm.Message
+	em      *agent.Emitter
+	evlog   *store.EventLog
+}
+
+func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
+	defer close(h.done)
+	defer h.cancel()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, h.TurnID)
+		r.mu.Unlock()
+	}()
+	tools, closeTools, toolErr := r.tools(ctx, t)
+	defer closeTools()
+	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
+	h.res = agent.RunTurn(ctx, t.em, func(ctx context.Context) agent.Result {
+		if toolErr != nil {
+			return agent.Result{Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermFailed, Error: apperr.MessageOf(toolErr)},
+				Error: apperr.MessageOf(toolErr), ErrorSource: "config",
+				Messages: append(append([]llm.Message(nil), t.history...), llm.Message{Role: llm.RoleUser, Content: t.req.Message})}
+		}
+		return eng.Run(ctx, t.em, t.def, agent.Input{History: t.history, User: t.req.Message})
+	}, func(res agent.Result) {
+		// Durable before reported: flush the events so far and store the
+		// result before the terminal events go out.
+		if err := t.evlog.Flush(); err != nil {
+			r.log.Error("flushing events", "turn", h.TurnID, "err", err)
+		}
+		if err := r.cfg.DB.FinishTurn(context.Background(), h.TurnID, len(t.history), res); err != nil {
+			r.log.Error("storing the turn result", "turn", h.TurnID, "err", err)
+		}
+	})
+	if err := t.evlog.Close(); err != nil {
+		r.log.Error("storing the last events", "turn", h.TurnID, "err", err)
+	}
+}
+
+// Stop cancels a running turn. Stopping a turn that already ended is not
+// an error.
+func (r *Runner) Stop(turnID string) error {
+	r.mu.Lock()
+	h := r.running[turnID]
+	r.mu.Unlock()
+	if h == nil {
+		return nil
+	}
+	h.cancel()
+	return nil
+}
+
+// Running returns the handle of a running turn, or nil.
+func (r *Runner) Running(turnID string) *Handle {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[turnID]
+}
+
+// StopAll stops every running turn and waits for them to be stored, at
+// most timeout. It is what quitting the app does.
+func (r *Runner) StopAll(timeout time.Duration) {
+	r.mu.Lock()
+	hs := make([]*Handle, 0, len(r.running))
+	for _, h := range r.running {
+		hs = append(hs, h)
+	}
+	r.mu.Unlock()
+	deadline := time.After(timeout)
+	for _, h := range hs {
+		h.cancel()
+	}
+	for _, h := range hs {
+		select {
+		case <-h.done:
+		case <-deadline:
+			r.log.Warn("turns still stopping at quit", "turn", h.TurnID)
+			return
+		}
+	}
+}
+
+// workflow resolves a workflow by name, or loads it from a file path.
+func (r *Runner) workflow(sess store.Session, name string) (*workflow.Definition, error) {
+	name = firstOf(name, sess.Workflow, "chat")
+	if fi, err := os.Stat(name); err == nil && !fi.IsDir() {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Invalid, "cannot read the workflow file %s", name)
+		}
+		def, err := workflow.Parse(filepath.Base(name), data)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Invalid, "the workflow file %s is not valid: %v", name, err)
+		}
+		return def, nil
+	}
+	if def, ok := workflow.Lookup(r.cfg.Workflows(), name); ok {
+		return def, nil
+	}
+	return nil, apperr.New(apperr.Invalid, "There is no workflow named %q. Pick one of the listed workflows, or pass a workflow file.", name)
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+
+func timeDuration(d workflow.Duration) time.Duration { return time.Duration(d) }

@@ -1,0 +1,130 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/data"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+	"github.com/agentdeck/agentdeck/backend/workspace"
+)
+
+// turnTools are the tools a turn's agents may use, and the datasets charts
+// may name.
+type turnTools struct {
+	all      []agent.Tool
+	datasets chart.Datasets
+}
+
+// tools gathers the session's tools: its data tables (attaching any new
+// files first), its workspace, and the MCP servers. The returned func
+// releases them.
+func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error) {
+	var tt turnTools
+	closers := []func(){}
+	release := func() {
+		for _, c := range closers {
+			c()
+		}
+	}
+	dataPath := filepath.Join(r.cfg.DataDir, "sessions", t.sess.ID, "data.db")
+	if _, err := os.Stat(dataPath); err == nil || len(t.req.Attach) > 0 {
+		ddb, err := data.Open(ctx, dataPath)
+		if err != nil {
+			return tt, release, err
+		}
+		closers = append(closers, func() { ddb.Close() })
+		for _, f := range t.req.Attach {
+			if _, err := ddb.Attach(ctx, f); err != nil {
+				return tt, release, err
+			}
+		}
+		tt.all = append(tt.all, ddb.Tools(data.Limits{})...)
+		tt.datasets = ddb.Datasets()
+	}
+	if ws := firstOf(t.req.Workspace, t.sess.Workspace); ws != "" {
+		w, err := workspace.New(ws, workspace.Limits{})
+		if err != nil {
+			return tt, release, apperr.Wrap(err, apperr.Invalid, "The workspace folder %s cannot be used", ws)
+		}
+		tt.all = append(tt.all, w.Tools()...)
+	}
+	if r.cfg.MCP != nil {
+		tt.all = append(tt.all, r.cfg.MCP.Tools()...)
+	}
+	return tt, release, nil
+}
+
+// agentFactory builds a workflow's agents for this turn.
+func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
+	return func(name string, def workflow.AgentDef) (*agent.Agent, error) {
+		ts, err := agent.NewToolset(pick(tt.all, def.Tools)...)
+		if err != nil {
+			return nil, err
+		}
+		lim := t.req.Limits
+		if def.Limits.MaxSteps > 0 {
+			lim.MaxSteps = def.Limits.MaxSteps
+		}
+		if def.Limits.MaxToolCalls > 0 {
+			lim.MaxToolCalls = def.Limits.MaxToolCalls
+		}
+		if def.Limits.TokenBudget > 0 && (lim.TokenBudget == 0 || def.Limits.TokenBudget < lim.TokenBudget) {
+			lim.TokenBudget = def.Limits.TokenBudget
+		}
+		if def.Limits.Timeout > 0 {
+			lim.Timeout = timeDuration(def.Limits.Timeout)
+		}
+		model := firstOf(def.Model, t.model)
+		wantsAll := slices.Contains(def.Tools, "*")
+		return &agent.Agent{
+			Name:         name,
+			Client:       t.client,
+			Model:        model,
+			SystemPrompt: def.SystemPrompt,
+			Tools:        ts,
+			Limits:       lim,
+			Temperature:  def.Temperature,
+			Charts:       chartsIf(wantsAll || slices.Contains(def.Tools, agent.ToolRenderChart), r.cfg.Charts),
+			Datasets:     tt.datasets,
+			Plan:         wantsAll || slices.Contains(def.Tools, agent.ToolUpdatePlan),
+			Approver:     t.req.Approver,
+			Approvals:    r.approvals,
+			Memory:       memoryIf(wantsAll || slices.Contains(def.Tools, agent.ToolRecall), r.cfg.DB),
+			Logger:       r.log,
+		}, nil
+	}
+}
+
+// pick selects the tools an agent definition names; "*" means all.
+func pick(all []agent.Tool, names []string) []agent.Tool {
+	if slices.Contains(names, "*") {
+		return all
+	}
+	var out []agent.Tool
+	for _, t := range all {
+		if slices.Contains(names, t.Spec().Name) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func chartsIf(on bool, v *chart.Validator) *chart.Validator {
+	if on {
+		return v
+	}
+	return nil
+}
+
+func memoryIf(on bool, m agent.MemorySearcher) agent.MemorySearcher {
+	if on && m != nil {
+		return m
+	}
+	return nil
+}

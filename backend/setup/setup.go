@@ -1,0 +1,143 @@
+// Package setup builds the engine's long-lived parts from the data
+// directory: the secret store, the chart validator, the workflows (built in
+// and the user's files), the MCP servers and the turn runner. The desktop
+// app, the browser mode and the CLI share it, so they behave the same.
+//
+// Nothing here fails the start of the app because of a user file: bad
+// workflow files and MCP servers that do not start are reported, and the
+// rest works.
+package setup
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/mcp"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/secrets"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+)
+
+// Options tune Build.
+type Options struct {
+	// DataDir holds workflows/, mcp.json, secrets.json and per-session data.
+	DataDir string
+	// ConnectMCP starts the configured MCP servers (in the background).
+	ConnectMCP bool
+	Logger     *slog.Logger
+	HTTPClient *http.Client
+}
+
+// Engine is the built engine.
+type Engine struct {
+	DB      *store.DB
+	Runner  *runner.Runner
+	Secrets secrets.Store
+	Charts  *chart.Validator
+	MCP     *mcp.Manager
+	dataDir string
+	log     *slog.Logger
+
+	mu        sync.Mutex
+	mcpStatus []mcp.ServerStatus
+	mcpErr    error
+}
+
+// Build assembles the engine over an open database.
+func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	e := &Engine{DB: db, dataDir: opts.DataDir, log: log}
+	sec, backend := secrets.Open(ctx, "agentdeck", filepath.Join(opts.DataDir, "secrets.json"), log)
+	log.Info("secrets", "backend", backend)
+	e.Secrets = sec
+	charts, err := chart.NewValidator()
+	if err != nil {
+		return nil, err
+	}
+	e.Charts = charts
+	e.MCP = mcp.NewManager(log, mcp.Options{})
+	if opts.ConnectMCP {
+		go e.ReloadMCP(context.WithoutCancel(ctx))
+	}
+	e.Runner = runner.New(runner.Config{
+		DB:         db,
+		Secrets:    sec,
+		Charts:     charts,
+		Workflows:  func() []*workflow.Definition { defs, _ := e.Workflows(); return defs },
+		DataDir:    opts.DataDir,
+		MCP:        e.MCP,
+		HTTPClient: opts.HTTPClient,
+		Logger:     log,
+	})
+	if n, err := db.RecoverInterrupted(ctx); err != nil {
+		log.Error("recovering interrupted turns", "err", err)
+	} else if n > 0 {
+		log.Info("recovered interrupted turns", "count", n)
+	}
+	return e, nil
+}
+
+// Workflows returns the built-in workflows and the user's files, which may
+// override a built-in of the same name, with the problems of bad files.
+func (e *Engine) Workflows() ([]*workflow.Definition, []workflow.Problem) {
+	defs := workflow.Builtins()
+	user, problems := workflow.LoadDir(filepath.Join(e.dataDir, "workflows"))
+	for _, u := range user {
+		replaced := false
+		for i, d := range defs {
+			if d.Name == u.Name {
+				defs[i], replaced = u, true
+			}
+		}
+		if !replaced {
+			defs = append(defs, u)
+		}
+	}
+	return defs, problems
+}
+
+// MCPConfigPath is where the user's MCP servers are configured.
+func (e *Engine) MCPConfigPath() string { return filepath.Join(e.dataDir, "mcp.json") }
+
+// ReloadMCP (re)connects the configured MCP servers.
+func (e *Engine) ReloadMCP(ctx context.Context) []mcp.ServerStatus {
+	servers, err := mcp.LoadConfig(e.MCPConfigPath())
+	if err != nil {
+		e.log.Error("MCP configuration", "err", err)
+		e.mu.Lock()
+		e.mcpErr = err
+		e.mu.Unlock()
+		return nil
+	}
+	st := e.MCP.Connect(ctx, servers)
+	e.mu.Lock()
+	e.mcpStatus, e.mcpErr = st, nil
+	e.mu.Unlock()
+	return st
+}
+
+// MCPStatus returns the MCP servers' state and the configuration error, if any.
+func (e *Engine) MCPStatus() ([]mcp.ServerStatus, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.MCP != nil && e.mcpErr == nil {
+		return e.MCP.Status(), nil
+	}
+	return e.mcpStatus, e.mcpErr
+}
+
+// Close stops running turns and MCP servers.
+func (e *Engine) Close() error {
+	if e.MCP != nil {
+		return e.MCP.Close()
+	}
+	return nil
+}
