@@ -258,5 +258,4 @@ func firstOf(vals ...string) string {
 	return ""
 }
 
-
 func timeDuration(d workflow.Duration) time.Duration { return time.Duration(d) }
