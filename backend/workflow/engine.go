@@ -48,6 +48,10 @@ type wfRun struct {
 	lastOutput string
 	planSteps  []agent.PlanStep
 	phase      string
+	// stageBudget caps the current pipeline stage's tokens (0: none);
+	// stageStartTokens is the run's total when the stage began.
+	stageBudget      int
+	stageStartTokens int
 }
 
 func (r *wfRun) phases() []Phase {
@@ -84,9 +88,10 @@ func (r *wfRun) run(ctx context.Context) agent.Result {
 				prevOutcome = agent.OutcomeSkipped
 				continue
 			}
+			r.stageBudget, r.stageStartTokens = st.TokenBudget, r.usage.TotalTokens
 			out := r.runWithPolicy(ctx, st, stageInput)
 			prevOutcome = out.outcome
-			if out.text != "" {
+			if out.text != "" && (out.outcome == agent.OutcomeSucceeded || st.OnFailure != "continue") {
 				r.lastOutput = out.text // a failed critique keeps its last draft
 			}
 			if out.outcome == agent.OutcomeCancelled {

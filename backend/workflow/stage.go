@@ -79,11 +79,17 @@ func (r *wfRun) buildAgent(name string, extra ...agent.Tool) (*agent.Agent, erro
 		}
 		cp.Tools = tools
 	}
-	if b := r.def.TokenBudget; b > 0 {
-		remaining := max(b-r.usage.TotalTokens, 1)
+	capBudget := func(remaining int) {
+		remaining = max(remaining, 1)
 		if cp.Limits.TokenBudget == 0 || cp.Limits.TokenBudget > remaining {
 			cp.Limits.TokenBudget = remaining
 		}
+	}
+	if b := r.def.TokenBudget; b > 0 {
+		capBudget(b - r.usage.TotalTokens)
+	}
+	if b := r.stageBudget; b > 0 {
+		capBudget(b - (r.usage.TotalTokens - r.stageStartTokens))
 	}
 	return &cp, nil
 }

@@ -1,0 +1,781 @@
+package workflow
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// Problem is one thing wrong with a workflow file, with where it is when
+// that is known (Line and Column are 1-based; 0 when unknown). Message says
+// what was found and what was expected, and is safe to show a user.
+type Problem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
+}
+
+// Error returns "file:line:col: message", leaving out what is unknown.
+func (p Problem) Error() string {
+	var b strings.Builder
+	if p.File != "" {
+		b.WriteString(p.File)
+		b.WriteByte(':')
+	}
+	if p.Line > 0 {
+		b.WriteString(strconv.Itoa(p.Line))
+		b.WriteByte(':')
+		if p.Column > 0 {
+			b.WriteString(strconv.Itoa(p.Column))
+			b.WriteByte(':')
+		}
+	}
+	if b.Len() > 0 {
+		b.WriteByte(' ')
+	}
+	b.WriteString(p.Message)
+	return b.String()
+}
+
+// Problems is the error Parse returns: every problem found, in file order.
+// Get them back with errors.As.
+type Problems []Problem
+
+func (ps Problems) Error() string {
+	lines := make([]string, len(ps))
+	for i, p := range ps {
+		lines[i] = p.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+const (
+	// MaxFileSize bounds a workflow file; a bigger one is surely not a
+	// workflow and is not read.
+	MaxFileSize = 1 << 20
+	// maxProblems keeps a badly broken file from burying the first,
+	// usually the real, problem.
+	maxProblems = 20
+)
+
+// Parse reads one workflow from YAML or JSON (JSON is YAML). It checks, in
+// order: the syntax, the JSON Schema (unknown or misspelled fields, wrong
+// types, missing fields), then the meaning (Validate) after Normalize. The
+// first step that finds problems returns them all as Problems, each with
+// its line and column. name is the file's name for messages and becomes
+// the definition's Source.
+func Parse(name string, data []byte) (*Definition, error) {
+	if len(data) > MaxFileSize {
+		return nil, Problems{{File: name, Message: fmt.Sprintf("the file is %d bytes; a workflow file is at most %d", len(data), MaxFileSize)}}
+	}
+	// Editors on Windows may start a UTF-8 file with a byte order mark,
+	// which the YAML parser would take as part of the first key.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	body, prob := parseDocument(data)
+	if prob != nil {
+		prob.File = name
+		return nil, Problems{*prob}
+	}
+	loc := newLocator(body)
+
+	var raw any
+	if err := yaml.NodeToValue(body, &raw); err != nil {
+		return nil, Problems{yamlProblem(name, err)}
+	}
+	if issues := schemaIssues(jsonValue(raw)); len(issues) > 0 {
+		return nil, loc.problems(name, issues)
+	}
+
+	var d Definition
+	if err := yaml.NodeToValue(body, &d, yaml.Strict()); err != nil {
+		return nil, Problems{yamlProblem(name, err)}
+	}
+	d.Source = name
+	d.Normalize()
+	if issues := d.validate(); len(issues) > 0 {
+		return nil, loc.problems(name, issues)
+	}
+	return &d, nil
+}
+
+// LoadDir parses every *.yaml, *.yml and *.json file directly in dir, in
+// name order, skipping *.schema.json (the schema may sit next to the files
+// for editors). A bad file is reported as Problems and never stops the
+// others; a missing dir is no problem (the user has no workflows yet).
+func LoadDir(dir string) (defs []*Definition, problems []Problem) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, []Problem{{File: dir, Message: "cannot read the workflows folder: " + err.Error()}}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !isWorkflowFile(name) {
+			continue
+		}
+		path := filepath.Join(dir, name)
+		def, err := loadFile(path)
+		if err != nil {
+			var ps Problems
+			if errors.As(err, &ps) {
+				problems = append(problems, ps...)
+			} else {
+				problems = append(problems, Problem{File: path, Message: err.Error()})
+			}
+			continue
+		}
+		defs = append(defs, def)
+	}
+	return defs, problems
+}
+
+func isWorkflowFile(name string) bool {
+	if strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".schema.json") {
+		return false
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return false
+}
+
+func loadFile(path string) (*Definition, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the file: %w", err)
+	}
+	defer f.Close()
+	// A FIFO or device would block or never end.
+	if info, err := f.Stat(); err != nil || !info.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	// One byte more than allowed is enough for Parse to say it is too big.
+	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the file: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// parseDocument parses data and returns the body of its only document.
+func parseDocument(data []byte) (ast.Node, *Problem) {
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		p := yamlProblem("", err)
+		return nil, &p
+	}
+	var docs []*ast.DocumentNode
+	for _, doc := range file.Docs {
+		if doc != nil && doc.Body != nil {
+			docs = append(docs, doc)
+		}
+	}
+	if len(docs) == 0 {
+		return nil, &Problem{Message: "the file is empty: a workflow needs at least name and kind"}
+	}
+	if len(docs) > 1 {
+		line, col := nodePos(docs[1].Body)
+		return nil, &Problem{Line: line, Column: col,
+			Message: "a file holds one workflow, but a second YAML document starts here (after ---); move it to a file of its own"}
+	}
+	body := docs[0].Body
+	if n := expandedSize(body, maxExpandedNodes); n > maxExpandedNodes {
+		at := body
+		if aliases := ast.Filter(ast.AliasType, body); len(aliases) > 0 {
+			at = aliases[0]
+		}
+		line, col := nodePos(at)
+		return nil, &Problem{Line: line, Column: col,
+			Message: fmt.Sprintf("the file holds more than %d values, counting what its aliases repeat; a workflow needs far fewer", maxExpandedNodes)}
+	}
+	return body, nil
+}
+
+// maxExpandedNodes bounds the values a file may expand to through aliases,
+// which can grow exponentially ("billion laughs").
+const maxExpandedNodes = 100_000
+
+// expandedSize counts the values body stands for with aliases expanded,
+// stopping once the count passes limit.
+func expandedSize(body ast.Node, limit int) int {
+	anchors := map[string][]ast.Node{} // a name may be anchored more than once
+	for _, n := range ast.Filter(ast.AnchorType, body) {
+		if a, ok := n.(*ast.AnchorNode); ok && a.Name != nil {
+			name := a.Name.GetToken().Value
+			anchors[name] = append(anchors[name], a.Value)
+		}
+	}
+	memo := map[ast.Node]int{}
+	var size func(n ast.Node) int
+	size = func(n ast.Node) int {
+		switch v := n.(type) {
+		case nil:
+			return 0
+		case *ast.AnchorNode:
+			return size(v.Value)
+		case *ast.TagNode:
+			return size(v.Value)
+		case *ast.AliasNode:
+			if v.Value == nil {
+				return 1
+			}
+			most := 1
+			for _, target := range anchors[v.Value.GetToken().Value] {
+				if s, ok := memo[target]; ok {
+					most = max(most, s)
+					continue
+				}
+				memo[target] = 1 // a cycle counts once
+				s := size(target)
+				memo[target] = s
+				most = max(most, s)
+			}
+			return most
+		case *ast.MappingNode:
+			total := 1
+			for _, mv := range v.Values {
+				if total += size(mv); total > limit {
+					break
+				}
+			}
+			return total
+		case *ast.MappingValueNode:
+			return size(v.Key) + size(v.Value)
+		case *ast.SequenceNode:
+			total := 1
+			for _, e := range v.Values {
+				if total += size(e); total > limit {
+					break
+				}
+			}
+			return total
+		}
+		return 1
+	}
+	return size(body)
+}
+
+// yamlProblem turns a go-yaml error into a problem at its token.
+func yamlProblem(file string, err error) Problem {
+	p := Problem{File: file, Message: err.Error()}
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return p
+	}
+	if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+		p.Line, p.Column = tk.Position.Line, tk.Position.Column
+	}
+	var unknown *yaml.UnknownFieldError
+	var typ *yaml.TypeError
+	switch {
+	case errors.As(err, &unknown):
+		// The schema reports unknown fields first, with the fields allowed
+		// where they are; this is the decoder's safety net.
+		field := strings.Trim(strings.TrimPrefix(unknown.Message, "unknown field "), `"`)
+		p.Message = unknownFieldMessage(field, allFieldNames())
+	case errors.As(err, &typ) && typ.DstType != nil && typ.SrcType != nil:
+		p.Message = fmt.Sprintf("expected %s, got %s", goTypeName(typ.DstType.String()), goTypeName(typ.SrcType.String()))
+	default:
+		p.Message = "invalid YAML: " + yamlPosRe.ReplaceAllString(ye.GetMessage(), "line $1")
+	}
+	return p
+}
+
+func goTypeName(t string) string {
+	switch {
+	case strings.HasPrefix(t, "[]"):
+		return "a list"
+	case strings.HasPrefix(t, "map["):
+		return "a mapping"
+	case t == "string", strings.HasSuffix(t, ".Kind"):
+		return "a string"
+	case strings.HasPrefix(t, "int"), strings.HasPrefix(t, "uint"):
+		return "a whole number"
+	case strings.HasPrefix(t, "float"):
+		return "a number"
+	case t == "bool":
+		return "true or false"
+	}
+	return t
+}
+
+// UnmarshalYAML reads "30s", "2m", "1h30m" or a whole number of seconds.
+func (d *Duration) UnmarshalYAML(unmarshal func(any) error) error {
+	var v any
+	if err := unmarshal(&v); err != nil {
+		return err
+	}
+	return d.set(v)
+}
+
+// UnmarshalJSON reads "30s", "2m", "1h30m" or a whole number of seconds.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var v any
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return err
+	}
+	if n, ok := v.(json.Number); ok {
+		i, err := n.Int64()
+		if err != nil {
+			return fmt.Errorf("invalid duration %s: %s", n, durationHint)
+		}
+		v = i
+	}
+	return d.set(v)
+}
+
+// MarshalJSON writes the duration as a string such as "2m".
+func (d Duration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(d.String())
+}
+
+// MarshalYAML writes the duration as a string such as "2m".
+func (d Duration) MarshalYAML() (any, error) {
+	return d.String(), nil
+}
+
+// String is time.Duration's form without zero trailing units: "2m", not
+// "2m0s".
+func (d Duration) String() string {
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+const durationHint = `expected a duration such as "30s", "2m" or "1h30m", or a whole number of seconds`
+
+func (d *Duration) set(v any) error {
+	switch v := v.(type) {
+	case string:
+		t, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return fmt.Errorf("invalid duration %q: %s", v, durationHint)
+		}
+		*d = Duration(t)
+		return nil
+	case int64, int, uint64:
+		n, _ := strconv.ParseInt(fmt.Sprint(v), 10, 64)
+		if fmt.Sprint(n) != fmt.Sprint(v) || n > math.MaxInt64/int64(time.Second) || n < math.MinInt64/int64(time.Second) {
+			return fmt.Errorf("invalid duration: %v seconds is too long", v)
+		}
+		*d = Duration(time.Duration(n) * time.Second)
+		return nil
+	case nil:
+		*d = 0
+		return nil
+	}
+	return fmt.Errorf("invalid duration %v: %s", v, durationHint)
+}
+
+// Normalize fills in what a file may leave out, so that executors, the UI
+// and Validate see one form: phase and stage names (phase-1, stage-1, ...
+// by position, never one a stage already has) and the agents that default
+// to another (reviser to writer, finisher to executor, a reflection's
+// critic to its agent). Numbers left at 0 keep meaning "the default". It
+// is idempotent; Parse calls it.
+func (d *Definition) Normalize() {
+	if d.Kind != KindPipeline {
+		d.Stage.normalizeRoles()
+		return
+	}
+	phaseNames, stageNames := map[string]bool{}, map[string]bool{}
+	for _, ph := range d.Phases {
+		phaseNames[ph.Name] = true
+		for _, st := range ph.Stages {
+			stageNames[st.Name] = true
+		}
+	}
+	pos := 0
+	for i := range d.Phases {
+		ph := &d.Phases[i]
+		if ph.Name == "" {
+			ph.Name = freeName("phase", i+1, phaseNames)
+		}
+		for j := range ph.Stages {
+			pos++
+			st := &ph.Stages[j]
+			if st.Name == "" {
+				st.Name = freeName("stage", pos, stageNames)
+			}
+			st.normalizeRoles()
+		}
+	}
+}
+
+func (st *Stage) normalizeRoles() {
+	switch st.Kind {
+	case KindCritiqueRevise:
+		st.Reviser = cmp.Or(st.Reviser, st.Writer)
+	case KindPlanExecute:
+		st.Finisher = cmp.Or(st.Finisher, st.Executor)
+	case KindReflection:
+		st.Critic = cmp.Or(st.Critic, st.Agent)
+	}
+}
+
+func freeName(prefix string, n int, taken map[string]bool) string {
+	for ; ; n++ {
+		name := prefix + "-" + strconv.Itoa(n)
+		if !taken[name] {
+			taken[name] = true
+			return name
+		}
+	}
+}
+
+// Validate checks a definition's meaning: the name, the kinds, the roles
+// each kind needs and the ranges of numbers (as the schema does, for a
+// definition built in Go), and what a schema cannot express: the agents a
+// stage names exist, a stage sets only its own kind's fields, regular
+// expressions compile, and phase and stage names are unique. Call
+// Normalize first (Parse does). Each problem's message starts with the
+// field it is about; it has no line (Parse adds it) and File is d.Source.
+func (d *Definition) Validate() []Problem {
+	issues := d.validate()
+	if len(issues) == 0 {
+		return nil
+	}
+	ps := make([]Problem, len(issues))
+	for i, is := range issues {
+		ps[i] = Problem{File: d.Source, Message: is.msg}
+	}
+	return ps
+}
+
+// Which stage fields each kind reads, besides name, kind and the policy.
+var kindFields = map[Kind][]string{
+	KindChat:           {"agent"},
+	KindCritiqueRevise: {"writer", "critic", "reviser", "max_retries"},
+	KindPlanExecute:    {"planner", "executor", "finisher", "max_replans"},
+	KindReflection:     {"agent", "critic", "threshold", "max_iterations"},
+	KindHandoff:        {"triage", "specialists", "max_handoffs"},
+}
+
+// The roles each kind cannot do without.
+var requiredRoles = map[Kind][]string{
+	KindChat:           {"agent"},
+	KindCritiqueRevise: {"writer", "critic"},
+	KindPlanExecute:    {"planner", "executor"},
+	KindReflection:     {"agent"},
+	KindHandoff:        {"triage", "specialists"},
+}
+
+var (
+	kindSpecific = []string{"agent", "writer", "critic", "reviser", "max_retries", "planner", "executor", "finisher",
+		"max_replans", "threshold", "max_iterations", "triage", "specialists", "max_handoffs"}
+	policyFields = []string{"input", "skip_if", "max_attempts", "validate", "on_failure"}
+	slugRe       = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+	agentNameRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,47}$`)
+	yamlPosRe    = regexp.MustCompile(`\[(\d+):\d+\]`) // go-yaml's "[line:col]" in a message
+)
+
+// fieldSet reports whether a stage field (by its file name) has a value.
+func (st *Stage) fieldSet(field string) bool {
+	switch field {
+	case "agent":
+		return st.Agent != ""
+	case "writer":
+		return st.Writer != ""
+	case "critic":
+		return st.Critic != ""
+	case "reviser":
+		return st.Reviser != ""
+	case "max_retries":
+		return st.MaxRetries != 0
+	case "planner":
+		return st.Planner != ""
+	case "executor":
+		return st.Executor != ""
+	case "finisher":
+		return st.Finisher != ""
+	case "max_replans":
+		return st.MaxReplans != 0
+	case "threshold":
+		return st.Threshold != 0
+	case "max_iterations":
+		return st.MaxIterations != 0
+	case "triage":
+		return st.Triage != ""
+	case "specialists":
+		return len(st.Specialists) > 0
+	case "max_handoffs":
+		return st.MaxHandoffs != 0
+	case "input":
+		return st.Input != ""
+	case "skip_if":
+		return st.SkipIf != nil
+	case "max_attempts":
+		return st.MaxAttempts != 0
+	case "validate":
+		return st.Validate != nil
+	case "on_failure":
+		return st.OnFailure != ""
+	}
+	return false
+}
+
+// checker collects the issues of one definition.
+type checker struct {
+	d      *Definition
+	issues []issue
+}
+
+func (c *checker) add(path []string, key bool, msg string) {
+	c.issues = append(c.issues, issue{path: path, key: key, msg: at(path, msg)})
+}
+
+func (d *Definition) validate() []issue {
+	c := &checker{d: d}
+	switch {
+	case d.Name == "":
+		c.add(nil, false, `missing name: every workflow needs a name such as "my-workflow"`)
+	case !slugRe.MatchString(d.Name):
+		c.add([]string{"name"}, false, nameMessage(d.Name))
+	}
+	c.checkAgents()
+	if d.TokenBudget < 0 {
+		c.add([]string{"token_budget"}, false, fmt.Sprintf("must be 0 or more, got %d", d.TokenBudget))
+	}
+	switch {
+	case d.Kind == "":
+		c.add(nil, false, "missing kind: one of "+strings.Join(kindNames(true), ", "))
+	case d.Kind == KindPipeline:
+		c.checkPipeline()
+	case requiredRoles[d.Kind] == nil:
+		c.add([]string{"kind"}, false, enumMessage(string(d.Kind), kindNames(true)))
+	default:
+		if len(d.Phases) > 0 {
+			c.add([]string{"phases"}, true, fmt.Sprintf("only read by a pipeline workflow, and this one's kind is %s", d.Kind))
+		}
+		c.checkStage(nil, &d.Stage, true)
+	}
+	return c.issues
+}
+
+func (c *checker) checkAgents() {
+	for _, name := range slices.Sorted(maps.Keys(c.d.Agents)) {
+		a := c.d.Agents[name]
+		p := []string{"agents", name}
+		if !agentNameRe.MatchString(name) {
+			c.add(p, true, agentNameMessage(name))
+		}
+		if a.Temperature != nil && (*a.Temperature < 0 || *a.Temperature > 2) {
+			c.add(sub(p, "temperature"), false, fmt.Sprintf("must be between 0 and 2, got %v", *a.Temperature))
+		}
+		for i, t := range a.Tools {
+			if strings.TrimSpace(t) == "" {
+				c.add(sub(p, "tools", strconv.Itoa(i)), false, `a tool name must not be empty; use "*" for every tool`)
+			}
+		}
+		lp := sub(p, "limits")
+		c.nonNegative(sub(lp, "max_steps"), a.Limits.MaxSteps)
+		c.nonNegative(sub(lp, "max_tool_calls"), a.Limits.MaxToolCalls)
+		c.nonNegative(sub(lp, "token_budget"), a.Limits.TokenBudget)
+		if a.Limits.Timeout < 0 {
+			c.add(sub(lp, "timeout"), false, "must not be negative, got "+a.Limits.Timeout.String())
+		}
+	}
+}
+
+func (c *checker) checkPipeline() {
+	d := c.d
+	if len(d.Phases) == 0 {
+		c.add(nil, false, "a pipeline workflow needs phases, each with a list of stages")
+	}
+	for _, f := range append(slices.Clone(kindSpecific), policyFields...) {
+		if d.Stage.fieldSet(f) {
+			c.add([]string{f}, true, "not read at the top of a pipeline workflow; set it on a stage under phases")
+		}
+	}
+	phaseAt, stageAt := map[string]string{}, map[string]string{}
+	first := true
+	for i := range d.Phases {
+		ph := &d.Phases[i]
+		pp := []string{"phases", strconv.Itoa(i)}
+		if ph.Name != "" {
+			if prev, dup := phaseAt[ph.Name]; dup {
+				c.add(sub(pp, "name"), false, fmt.Sprintf("phase name %q is already used by %s; phase names must be unique", ph.Name, prev))
+			} else {
+				phaseAt[ph.Name] = where(pp)
+			}
+		}
+		if len(ph.Stages) == 0 {
+			c.add(pp, false, "a phase needs stages: a list of at least one stage")
+		}
+		for j := range ph.Stages {
+			st := &ph.Stages[j]
+			sp := sub(pp, "stages", strconv.Itoa(j))
+			if st.Name != "" {
+				if prev, dup := stageAt[st.Name]; dup {
+					c.add(sub(sp, "name"), false, fmt.Sprintf("stage name %q is already used by %s; stage names must be unique in a workflow", st.Name, prev))
+				} else {
+					stageAt[st.Name] = where(sp)
+				}
+			}
+			c.checkStage(sp, st, first)
+			first = false
+		}
+	}
+}
+
+// checkStage checks one stage; p is its path, nil for a workflow's own.
+func (c *checker) checkStage(p []string, st *Stage, first bool) {
+	noun := "stage"
+	if p == nil {
+		noun = "workflow"
+	}
+	switch {
+	case st.Kind == "":
+		c.add(p, false, "missing kind: one of "+strings.Join(kindNames(false), ", "))
+	case st.Kind == KindPipeline:
+		c.add(sub(p, "kind"), false, "a stage cannot itself be a pipeline; use one of "+strings.Join(kindNames(false), ", "))
+	case requiredRoles[st.Kind] == nil:
+		c.add(sub(p, "kind"), false, enumMessage(string(st.Kind), kindNames(false)))
+	default:
+		for _, f := range requiredRoles[st.Kind] {
+			if !st.fieldSet(f) {
+				c.add(p, false, missingRoleMessage(st.Kind, p == nil, f))
+			}
+		}
+		for _, f := range kindSpecific {
+			if st.fieldSet(f) && !slices.Contains(kindFields[st.Kind], f) {
+				c.add(sub(p, f), true, fmt.Sprintf("not read by a %s %s; only %s", st.Kind, noun, kindsUsing(f)))
+			}
+		}
+	}
+	c.checkRefs(p, st)
+	c.nonNegative(sub(p, "max_retries"), st.MaxRetries)
+	c.nonNegative(sub(p, "max_replans"), st.MaxReplans)
+	c.nonNegative(sub(p, "max_iterations"), st.MaxIterations)
+	c.nonNegative(sub(p, "max_handoffs"), st.MaxHandoffs)
+	c.nonNegative(sub(p, "max_attempts"), st.MaxAttempts)
+	if p != nil {
+		c.nonNegative(sub(p, "token_budget"), st.TokenBudget)
+	}
+	if st.Threshold < 0 || st.Threshold > 10 {
+		c.add(sub(p, "threshold"), false, fmt.Sprintf("must be between 0 and 10 (a score from 0 to 1; above 1 reads as 0 to 10), got %v", st.Threshold))
+	}
+	c.oneOf(sub(p, "input"), st.Input, "previous", "user")
+	c.oneOf(sub(p, "on_failure"), st.OnFailure, "abort", "continue")
+	if s := st.SkipIf; s != nil {
+		sp := sub(p, "skip_if")
+		c.oneOf(sub(sp, "previous"), s.Previous, "succeeded", "failed", "skipped")
+		if s.Previous != "" && first {
+			c.add(sub(sp, "previous"), false, "the first stage has no previous stage, so this condition never holds")
+		}
+		c.regexp(sub(sp, "input_matches"), s.InputMatches)
+		c.nonNegative(sub(sp, "input_shorter_than"), s.InputShorterThan)
+	}
+	if v := st.Validate; v != nil {
+		vp := sub(p, "validate")
+		c.regexp(sub(vp, "matches"), v.Matches)
+		c.nonNegative(sub(vp, "min_length"), v.MinLength)
+	}
+}
+
+// checkRefs checks that every agent the stage names is defined.
+func (c *checker) checkRefs(p []string, st *Stage) {
+	refs := []struct{ field, name string }{
+		{"agent", st.Agent}, {"writer", st.Writer}, {"critic", st.Critic}, {"reviser", st.Reviser},
+		{"planner", st.Planner}, {"executor", st.Executor}, {"finisher", st.Finisher}, {"triage", st.Triage},
+	}
+	for _, r := range refs {
+		if r.name != "" {
+			c.agentRef(sub(p, r.field), r.name)
+		}
+	}
+	seen := map[string]bool{}
+	for i, name := range st.Specialists {
+		sp := sub(p, "specialists", strconv.Itoa(i))
+		if seen[name] {
+			c.add(sp, false, fmt.Sprintf("%q is listed twice", name))
+			continue
+		}
+		seen[name] = true
+		c.agentRef(sp, name)
+	}
+}
+
+func (c *checker) agentRef(p []string, name string) {
+	if _, ok := c.d.Agents[name]; ok {
+		return
+	}
+	names := slices.Sorted(maps.Keys(c.d.Agents))
+	msg := fmt.Sprintf("%q is not an agent of this workflow; define it under agents", name)
+	if len(names) > 0 {
+		msg += " (defined: " + strings.Join(names, ", ") + ")"
+	}
+	if s := suggest(name, names); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	}
+	c.add(p, false, msg)
+}
+
+func (c *checker) nonNegative(p []string, n int) {
+	if n < 0 {
+		c.add(p, false, fmt.Sprintf("must be 0 or more, got %d", n))
+	}
+}
+
+func (c *checker) oneOf(p []string, got string, want ...string) {
+	if got != "" && !slices.Contains(want, got) {
+		c.add(p, false, enumMessage(got, want))
+	}
+}
+
+func (c *checker) regexp(p []string, expr string) {
+	if expr == "" {
+		return
+	}
+	if _, err := regexp.Compile(expr); err != nil {
+		c.add(p, false, fmt.Sprintf("%q is not a valid regular expression (Go RE2 syntax): %s", expr,
+			strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
+	}
+}
+
+// kindsUsing says which kinds read field: "critique-revise uses writer".
+func kindsUsing(field string) string {
+	var kinds []string
+	for _, k := range kindNames(false) {
+		if slices.Contains(kindFields[Kind(k)], field) {
+			kinds = append(kinds, k)
+		}
+	}
+	if len(kinds) == 1 {
+		return kinds[0] + " uses " + field
+	}
+	return strings.Join(kinds, " and ") + " use " + field
+}
+
+// sub returns p with more tokens, never sharing p's array.
+func sub(p []string, more ...string) []string {
+	return append(slices.Clone(p), more...)
+}
