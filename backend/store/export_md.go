@@ -1,0 +1,467 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// mdMaxToolResult is how much of a tool's result the transcript shows, in
+// characters; the JSON export has all of it.
+const mdMaxToolResult = 2000
+
+// writeMarkdown writes a transcript for people.
+//
+// Message text is Markdown already (models answer in it) and is copied as
+// it is, with two repairs so that one message cannot swallow the rest of
+// the document: a code fence left open (an answer stopped mid-block) is
+// closed, and an HTML block that would run to the end of the file (<pre>
+// or <!-- with no end) has its "<" escaped. What Agentdeck adds around the
+// text (titles, names, table cells) is plain text and escaped. Code blocks
+// use a fence longer than any run of backticks in their content.
+func writeMarkdown(ctx context.Context, w io.Writer, doc *exportDoc) error {
+	var b strings.Builder
+	mdHeader(&b, doc)
+	for i := range doc.Turns {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return err
+		}
+		b.Reset()
+		mdTurn(&b, &doc.Session, &doc.Turns[i])
+	}
+	// Every part ends with a blank line; the file ends with one newline.
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+func mdHeader(b *strings.Builder, doc *exportDoc) {
+	s := doc.Session
+	fmt.Fprintf(b, "# %s\n\n", mdEscape(s.Title))
+	fmt.Fprintf(b, "- Created: %s\n", mdTime(s.CreatedAt))
+	fmt.Fprintf(b, "- Last activity: %s\n", mdTime(s.UpdatedAt))
+	if s.Model != "" {
+		fmt.Fprintf(b, "- Model: %s", mdCode(s.Model))
+		if s.Provider != "" {
+			fmt.Fprintf(b, " (%s)", mdEscape(s.Provider))
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(b, "- Workflow: %s\n", mdEscape(s.Workflow))
+	fmt.Fprintf(b, "- Turns: %d\n\n", len(doc.Turns))
+}
+
+func mdTurn(b *strings.Builder, s *exportSession, t *exportTurn) {
+	fmt.Fprintf(b, "---\n\n## Turn %d · %s\n\n", t.Seq, mdTime(t.StartedAt))
+	var notes []string
+	if t.Model != "" && t.Model != s.Model {
+		notes = append(notes, "model "+mdCode(t.Model))
+	}
+	if t.Workflow != "" && t.Workflow != s.Workflow {
+		notes = append(notes, "workflow "+mdEscape(t.Workflow))
+	}
+	if len(notes) > 0 {
+		fmt.Fprintf(b, "_%s_\n\n", strings.Join(notes, ", "))
+	}
+	mdConversation(b, t)
+	mdPlan(b, t.plan())
+	mdCharts(b, t.Events)
+	mdStages(b, t.Stages)
+}
+
+// mdConversation writes the turn's messages as "You" and "Assistant"
+// sections, each tool call under the assistant message that asked for it
+// with the result the tool gave.
+func mdConversation(b *strings.Builder, t *exportTurn) {
+	results, calls, shown := map[string]llm.Message{}, map[string]exportToolCall{}, map[string]bool{}
+	for _, m := range t.Messages {
+		if m.Role == llm.RoleTool && m.ToolCallID != "" {
+			results[m.ToolCallID] = m
+		}
+	}
+	for _, c := range t.ToolCalls {
+		calls[c.CallID] = c
+	}
+	section := ""
+	enter := func(name string) {
+		if section != name {
+			fmt.Fprintf(b, "### %s\n\n", name)
+			section = name
+		}
+	}
+	if len(t.Messages) == 0 || t.Messages[0].Role != llm.RoleUser {
+		enter("You")
+		mdText(b, t.UserMessage)
+	}
+	answered := false
+	for _, m := range t.Messages {
+		switch m.Role {
+		case llm.RoleUser:
+			enter("You")
+			mdText(b, m.Content)
+		case llm.RoleAssistant:
+			enter("Assistant")
+			if strings.TrimSpace(m.Content) != "" {
+				mdText(b, m.Content)
+				answered = true
+			}
+			for _, tc := range m.ToolCalls {
+				res, ok := results[tc.ID]
+				shown[tc.ID] = ok
+				mdToolCall(b, tc, calls[tc.ID], res, ok)
+			}
+		case llm.RoleTool:
+			if !shown[m.ToolCallID] {
+				enter("Assistant")
+				mdToolCall(b, llm.ToolCall{ID: m.ToolCallID, Name: m.Name}, calls[m.ToolCallID], m, true)
+			}
+		}
+	}
+	// A turn that failed or stopped before storing an answer may still
+	// have text: its final text, or a running turn's streamed tokens.
+	if text := mdUnstoredAnswer(t); !answered && text != "" {
+		enter("Assistant")
+		mdText(b, text)
+		answered = true
+	}
+	if note := mdStateNote(t, answered); note != "" {
+		enter("Assistant")
+		b.WriteString(note + "\n\n")
+	}
+}
+
+func mdUnstoredAnswer(t *exportTurn) string {
+	text := t.FinalText
+	if text == "" && t.State == StateRunning {
+		text = t.partialText()
+	}
+	if strings.TrimSpace(text) == "" {
+		return ""
+	}
+	return text
+}
+
+// mdStateNote says how a turn that did not complete ended.
+func mdStateNote(t *exportTurn, answered bool) string {
+	partial := "partial answer"
+	if !answered {
+		partial = "no answer"
+	}
+	switch t.State {
+	case StateCancelled:
+		return "_Stopped — " + partial + "_"
+	case StateInterrupted:
+		return "_Interrupted: Agentdeck stopped during this turn — " + partial + "_"
+	case StateRunning:
+		return "_Still running — " + partial + "_"
+	case StateFailed:
+		if e := t.errorText(); e != "" {
+			return "_Failed: " + mdEscape(e) + "_"
+		}
+		return "_Failed_"
+	}
+	return ""
+}
+
+// mdToolCall writes one tool call as a list item: the tool's name, its
+// arguments, and the start of its result.
+func mdToolCall(b *strings.Builder, tc llm.ToolCall, diag exportToolCall, res llm.Message, hasResult bool) {
+	name := tc.Name
+	if name == "" {
+		name = diag.Name
+	}
+	fmt.Fprintf(b, "- Called %s", mdCode(name))
+	if diag.CallID != "" && !diag.OK {
+		if diag.Error != "" {
+			fmt.Fprintf(b, " — failed: %s", mdEscape(diag.Error))
+		} else {
+			b.WriteString(" — failed")
+		}
+	}
+	b.WriteString("\n\n")
+	if args := strings.TrimSpace(tc.Arguments); args != "" {
+		var pretty bytes.Buffer
+		if json.Indent(&pretty, []byte(args), "", "  ") == nil {
+			mdCodeBlock(b, "  ", "json", pretty.String())
+		} else {
+			mdCodeBlock(b, "  ", "", args)
+		}
+	}
+	switch {
+	case !hasResult:
+		b.WriteString("  No result.\n\n")
+	case res.Content == "":
+		b.WriteString("  Empty result.\n\n")
+	default:
+		text, n := res.Content, utf8.RuneCountInString(res.Content)
+		if n > mdMaxToolResult {
+			text = string([]rune(text)[:mdMaxToolResult]) + "\n…"
+			fmt.Fprintf(b, "  Result (first %d of %d characters):\n\n", mdMaxToolResult, n)
+		} else {
+			b.WriteString("  Result:\n\n")
+		}
+		mdCodeBlock(b, "  ", "", text)
+	}
+}
+
+func mdPlan(b *strings.Builder, steps []agent.PlanStep) {
+	if len(steps) == 0 {
+		return
+	}
+	b.WriteString("#### Plan\n\n")
+	for _, s := range steps {
+		box := "[ ]"
+		if s.Status == "done" {
+			box = "[x]"
+		}
+		fmt.Fprintf(b, "- %s %s", box, mdEscape(s.Title))
+		if s.Status != "done" && s.Status != "pending" && s.Status != "" {
+			fmt.Fprintf(b, " _(%s)_", mdEscape(s.Status))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n")
+}
+
+func mdCharts(b *strings.Builder, events []agent.Event) {
+	for _, e := range events {
+		if e.Type != agent.EventChart {
+			continue
+		}
+		var c agent.ChartData
+		_ = json.Unmarshal(e.Data, &c)
+		if c.Title != "" {
+			fmt.Fprintf(b, "#### Chart: %s\n\n", mdEscape(c.Title))
+		} else {
+			b.WriteString("#### Chart\n\n")
+		}
+		var spec bytes.Buffer
+		if json.Indent(&spec, c.Spec, "", "  ") != nil {
+			spec.Reset()
+			spec.Write(c.Spec)
+		}
+		mdCodeBlock(b, "", "json", spec.String())
+	}
+}
+
+func mdStages(b *strings.Builder, stages []exportStage) {
+	if len(stages) == 0 {
+		return
+	}
+	b.WriteString("#### Stages\n\n")
+	b.WriteString("| Stage | Agent | Outcome | Termination | Tokens in/out | Duration |\n")
+	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
+	for _, s := range stages {
+		var term agent.Termination
+		var diag agent.StageDiagnostics
+		_ = json.Unmarshal(s.Termination, &term)
+		_ = json.Unmarshal(s.Diagnostics, &diag)
+		tokens := fmt.Sprintf("%d / %d", diag.Usage.InputTokens, diag.Usage.OutputTokens)
+		if diag.Usage.Estimated {
+			tokens += " (estimated)"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s |\n",
+			mdCell(s.Name), mdCell(s.Agent), mdCell(string(s.Outcome)), mdCell(termText(term)), tokens, mdDuration(diag.DurationMS))
+	}
+	b.WriteString("\n")
+}
+
+func termText(t agent.Termination) string {
+	if t.Kind == "" {
+		return ""
+	}
+	return t.String()
+}
+
+// mdText writes message text as Markdown, repaired so it ends every block
+// it opens (see writeMarkdown).
+func mdText(b *strings.Builder, text string) {
+	text = strings.TrimRight(text, " \t\r\n")
+	if text == "" {
+		return
+	}
+	b.WriteString(mdRepair(text))
+	b.WriteString("\n\n")
+}
+
+// mdRepair closes a code fence left open at the end of text and escapes the
+// "<" of an HTML block that has no end, the two constructs that would
+// otherwise run on through everything after the message.
+func mdRepair(text string) string {
+	lines := strings.Split(text, "\n")
+	lower := mdASCIILower(text) // same length as text, unlike strings.ToLower
+	var fenceChar byte
+	fenceLen, off := 0, 0
+	for i, line := range lines {
+		start := off
+		off += len(line) + 1
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if indent > 3 {
+			continue
+		}
+		rest := line[indent:]
+		if fenceLen > 0 {
+			if n := mdRun(rest, fenceChar); n >= fenceLen && strings.TrimSpace(rest[n:]) == "" {
+				fenceLen = 0
+			}
+			continue
+		}
+		if strings.HasPrefix(rest, "```") || strings.HasPrefix(rest, "~~~") {
+			c := rest[0]
+			n := mdRun(rest, c)
+			if c == '`' && strings.Contains(rest[n:], "`") {
+				continue // not a fence: a backtick in a backtick fence's info string
+			}
+			fenceChar, fenceLen = c, n
+			continue
+		}
+		if end, ok := mdHTMLBlockEnd(rest); ok && !strings.Contains(lower[start:], end) {
+			lines[i] = line[:indent] + `\` + rest
+		}
+	}
+	out := strings.Join(lines, "\n")
+	if fenceLen > 0 {
+		out += "\n" + strings.Repeat(string(fenceChar), fenceLen)
+	}
+	return out
+}
+
+// mdHTMLBlockEnd reports whether line starts an HTML block that ends only
+// at a marker rather than at a blank line (CommonMark kinds 1 to 5), and
+// that marker, lowercased.
+func mdHTMLBlockEnd(line string) (string, bool) {
+	l := strings.ToLower(line)
+	for _, tag := range []string{"pre", "script", "style", "textarea"} {
+		if after, ok := strings.CutPrefix(l, "<"+tag); ok && (after == "" || strings.ContainsAny(after[:1], " \t>")) {
+			return "</" + tag + ">", true
+		}
+	}
+	switch {
+	case strings.HasPrefix(l, "<!--"):
+		return "-->", true
+	case strings.HasPrefix(l, "<?"):
+		return "?>", true
+	case strings.HasPrefix(l, "<![cdata["):
+		return "]]>", true
+	case len(l) > 2 && strings.HasPrefix(l, "<!") && l[2] >= 'a' && l[2] <= 'z':
+		return ">", true
+	}
+	return "", false
+}
+
+// mdCodeBlock writes content in a fenced code block whose fence is longer
+// than any backtick run in it, so no line of content can close it; indent
+// puts the block inside a list item.
+func mdCodeBlock(b *strings.Builder, indent, lang, content string) {
+	content = strings.TrimRight(content, "\n")
+	fence := strings.Repeat("`", max(3, mdLongestRun(content, '`')+1))
+	fmt.Fprintf(b, "%s%s%s\n", indent, fence, lang)
+	for _, line := range strings.Split(content, "\n") {
+		if line == "" {
+			b.WriteString("\n")
+			continue
+		}
+		b.WriteString(indent + line + "\n")
+	}
+	fmt.Fprintf(b, "%s%s\n\n", indent, fence)
+}
+
+// mdCode writes s as inline code, on one line, with a backtick string
+// longer than any in s.
+func mdCode(s string) string {
+	s = mdOneLine(s)
+	if s == "" {
+		return "``"
+	}
+	fence := strings.Repeat("`", mdLongestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// mdEscape makes s plain text on one line: every character Markdown could
+// read as markup is backslash-escaped.
+func mdEscape(s string) string {
+	s = mdOneLine(s)
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>#|~&!", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// mdCell is a table cell: escaped, and never empty.
+func mdCell(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "—"
+	}
+	return mdEscape(s)
+}
+
+func mdOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func mdASCIILower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
+}
+
+// mdRun counts the c characters at the start of s.
+func mdRun(s string, c byte) int {
+	n := 0
+	for n < len(s) && s[n] == c {
+		n++
+	}
+	return n
+}
+
+// mdLongestRun is the length of the longest run of c in s.
+func mdLongestRun(s string, c byte) int {
+	best, cur := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			cur++
+			best = max(best, cur)
+		} else {
+			cur = 0
+		}
+	}
+	return best
+}
+
+func mdTime(t time.Time) string {
+	if t.IsZero() {
+		return "—"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+func mdDuration(ms int64) string {
+	switch {
+	case ms <= 0:
+		return "—"
+	case ms < 1000:
+		return fmt.Sprintf("%d ms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%.1f s", float64(ms)/1000)
+	}
+	return (time.Duration(ms) * time.Millisecond).Round(time.Second).String()
+}

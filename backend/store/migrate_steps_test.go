@@ -1,0 +1,233 @@
+package store
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"testing"
+	"testing/fstest"
+)
+
+// stepSeeds put a little data, in raw SQL, into the tables that migration
+// number v creates. Every migration needs an entry (nil when it creates no
+// table), so whoever adds one decides what data must survive the later
+// ones.
+var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
+	1: func(t *testing.T, db *sql.DB) {
+		stepExec(t, db, `INSERT INTO app_meta (key, value) VALUES ('installed', '2024-01-02')`)
+	},
+	2: func(t *testing.T, db *sql.DB) {
+		const at = "2024-01-02T03:04:05Z"
+		for _, q := range []string{
+			`INSERT INTO sessions (id, title, created_at, updated_at, model) VALUES ('step-s', 'Stepping stones', '` + at + `', '` + at + `', 'm')`,
+			`INSERT INTO turns (id, session_id, seq, user_message, state, started_at, completed_at, final_text, outcome, result)
+				VALUES ('step-t', 'step-s', 1, 'where is the stepword?', 'completed', '` + at + `', '` + at + `', 'here', 'succeeded', '{"plan_steps":[{"title":"look"}]}')`,
+			`INSERT INTO messages (session_id, turn_id, idx, role, content) VALUES
+				('step-s', 'step-t', 0, 'user', 'where is the stepword?'), ('step-s', 'step-t', 1, 'assistant', 'here')`,
+			`INSERT INTO search (text, kind, session_id, turn_id) VALUES
+				('where is the stepword?', 'message', 'step-s', 'step-t'), ('here', 'message', 'step-s', 'step-t'), ('Stepping stones', 'title', 'step-s', '')`,
+			`INSERT INTO events (turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES
+				('step-t', 1, 'e1', '', '', '` + at + `', 'turn_started', 'start', 1, '{}'),
+				('step-t', 2, 'e2', '', '', '` + at + `', 'token', 'progress', 0, '{"text":"here"}')`,
+			`INSERT INTO stages (id, turn_id, idx, name, agent, phase, outcome, termination, diagnostics) VALUES ('step-t', 'step-t', 0, 'chat', 'assistant', 'end', 'succeeded', '{}', '{}')`,
+			`INSERT INTO model_calls VALUES ('step-t', 'step-t', 0, 'm', '` + at + `', 10, 5, 3, 4, 0, 0, 0, 1, '')`,
+			`INSERT INTO tool_calls VALUES ('step-t', 'step-t', 'c1', 'read_file', '{}', 10, '` + at + `', 1, 1, '')`,
+			`INSERT INTO captures VALUES ('k1', 'm', '{}', '[]', '{}', '` + at + `')`,
+			`INSERT INTO capture_refs VALUES ('k1', 'step-t')`,
+			`INSERT INTO attachments (id, session_id, name, path, size, sha256, created_at) VALUES ('step-a', 'step-s', 'a.csv', '', 1, '', '` + at + `')`,
+			`INSERT INTO approvals (session_id, turn_id, call_id, tool, args, guard, answer, at) VALUES ('step-s', 'step-t', 'c1', 'write_file', '{}', 'side_effects', 'deny', '` + at + `')`,
+			`INSERT INTO settings VALUES ('theme', '"dark"')`,
+			`INSERT INTO providers VALUES ('ollama', '{"name":"ollama","kind":"ollama","base_url":"http://127.0.0.1:11434/v1","local":true,"needs_key":false}')`,
+		} {
+			stepExec(t, db, q)
+		}
+	},
+	3: nil, // indexes only
+}
+
+func TestMigrationStepsKeepData(t *testing.T) {
+	ms, err := loadMigrations(migrationFiles)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms {
+		if _, ok := stepSeeds[m.version]; !ok {
+			t.Fatalf("stepSeeds has no entry for %s: add the data it must keep (or nil)", m.name)
+		}
+	}
+	for k := 1; k < len(ms); k++ {
+		t.Run(fmt.Sprintf("from version %d", k), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "old.db")
+			old, err := sql.Open("sqlite", dsn(path, false))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fsys := fstest.MapFS{}
+			for _, m := range ms[:k] {
+				fsys["migrations/"+m.name] = &fstest.MapFile{Data: []byte(m.sql)}
+			}
+			if err := migrate(ctx, old, fsys); err != nil {
+				t.Fatal(err)
+			}
+			for v := 1; v <= k; v++ {
+				if seed := stepSeeds[v]; seed != nil {
+					seed(t, old)
+				}
+			}
+			before := stepSnapshot(t, old, nil)
+			old.Close()
+
+			db, err := Open(ctx, path, Options{})
+			if err != nil {
+				t.Fatalf("opening a version %d database: %v", k, err)
+			}
+			defer db.Close()
+			if v, _ := db.SchemaVersion(ctx); v != len(ms) {
+				t.Fatalf("version %d after Open, want %d", v, len(ms))
+			}
+			after := stepSnapshot(t, db.reader, before)
+			for table, rows := range before {
+				if !reflect.DeepEqual(rows, after[table]) {
+					t.Errorf("table %s changed:\nbefore %v\nafter  %v", table, rows, after[table])
+				}
+			}
+			if k >= 2 {
+				stepCheckThroughAPI(t, db)
+			}
+			if rep, err := db.Check(ctx); err != nil || !rep.OK {
+				t.Fatalf("Check after migrating: %+v %v", rep, err)
+			}
+		})
+	}
+}
+
+// stepCheckThroughAPI reads the version 2 seed back the way the app does.
+func stepCheckThroughAPI(t *testing.T, db *DB) {
+	t.Helper()
+	if s, err := db.GetSession(ctx, "step-s"); err != nil || s.Title != "Stepping stones" || s.Turns != 1 {
+		t.Fatalf("session %+v %v", s, err)
+	}
+	d, err := db.GetTurn(ctx, "step-t", true)
+	if err != nil || len(d.Messages) != 2 || len(d.Events) != 2 || len(d.Stages) != 1 || len(d.Plan) != 1 {
+		t.Fatalf("turn %+v %v", d, err)
+	}
+	if hits, err := db.Search(ctx, "stepword", 5); err != nil || len(hits) != 1 || hits[0].TurnSeq != 1 {
+		t.Fatalf("search %+v %v", hits, err)
+	}
+	if ps, err := db.ListProviders(ctx); err != nil || len(ps) != 1 || ps[0].Name != "ollama" {
+		t.Fatalf("providers %+v %v", ps, err)
+	}
+	var theme string
+	if found, err := db.GetSetting(ctx, "theme", &theme); !found || err != nil || theme != "dark" {
+		t.Fatalf("setting %q %v %v", theme, found, err)
+	}
+	if as, err := db.ListAttachments(ctx, "step-s"); err != nil || len(as) != 1 {
+		t.Fatalf("attachments %+v %v", as, err)
+	}
+	if as, err := db.ListApprovals(ctx, "step-t"); err != nil || len(as) != 1 || as[0].Answer != "deny" {
+		t.Fatalf("approvals %+v %v", as, err)
+	}
+}
+
+func TestReopenAtLatestVersionChangesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "latest.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, db, "settled")
+	storeTurn(t, db, s.ID, "question", "answer")
+	db.SetSetting(ctx, "theme", "dark")
+	before := stepSnapshot(t, db.reader, nil)
+	db.Close()
+	fileBefore := readDBFile(t, path)
+
+	for i := range 2 {
+		db, err := Open(ctx, path, Options{})
+		if err != nil {
+			t.Fatalf("reopen #%d: %v", i+1, err)
+		}
+		after := stepSnapshot(t, db.reader, nil)
+		db.Close()
+		if !reflect.DeepEqual(before, after) {
+			t.Fatalf("reopen #%d changed the data:\nbefore %v\nafter  %v", i+1, before, after)
+		}
+		if !bytes.Equal(fileBefore, readDBFile(t, path)) {
+			t.Fatalf("reopen #%d changed the file", i+1)
+		}
+	}
+	if _, err := os.Stat(path + "-wal"); err == nil {
+		if b := readDBFile(t, path+"-wal"); len(b) > 0 {
+			t.Fatalf("a %d-byte write-ahead log was left behind", len(b))
+		}
+	}
+}
+
+// stepSnapshot returns every row of every table (schema_migrations, the
+// SQLite internals and the search index's shadow tables aside), each row
+// formatted and the rows sorted. With only set, it reads just those tables.
+func stepSnapshot(t *testing.T, db *sql.DB, only map[string][]string) map[string][]string {
+	t.Helper()
+	rows, err := db.Query(`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type IN ('table', 'virtual')
+		AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations'`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tables []string
+	for rows.Next() {
+		var name string
+		rows.Scan(&name)
+		if _, ok := only[name]; ok || only == nil {
+			tables = append(tables, name)
+		}
+	}
+	rows.Close()
+	out := map[string][]string{}
+	for _, table := range tables {
+		out[table] = stepRows(t, db, table)
+	}
+	return out
+}
+
+func stepRows(t *testing.T, db *sql.DB, table string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT * FROM "` + table + `"`)
+	if err != nil {
+		t.Fatalf("reading %s: %v", table, err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	out := []string{}
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		out = append(out, fmt.Sprintf("%#v", vals))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func stepExec(t *testing.T, db *sql.DB, q string) {
+	t.Helper()
+	if _, err := db.Exec(q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+}
