@@ -1,6 +1,7 @@
 // Command agentdeck is the Agentdeck desktop app and its headless CLI.
 //
-// main only wires: the command line lives in backend/cli, the window in app.
+// main only wires: the command line lives in backend/cli, the window and
+// the browser mode in app.
 package main
 
 import (
@@ -21,22 +22,19 @@ import (
 var assets embed.FS
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	dist, err := fs.Sub(assets, "frontend/dist")
-	if err != nil {
-		panic(err) // the embed pattern above guarantees the folder exists
-	}
-	code := cli.Main(ctx, os.Args[1:], cli.Env{
+	dist, _ := fs.Sub(assets, "frontend/dist") // the embed pattern guarantees the folder
+	signals := make(chan os.Signal, 2)
+	info := buildinfo.Read()
+	code := cli.Main(context.Background(), os.Args[1:], cli.Env{
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,
 		Paths:  paths.OSEnv(),
 		Getenv: os.Getenv,
-		Info:   buildinfo.Read(),
+		Info:   info,
 		Desktop: func(ctx context.Context, start cli.DesktopStart) error {
 			svc, closeEngine := app.Open(ctx, app.OpenConfig{
 				Logger:    start.Logger,
-				Info:      buildinfo.Read(),
+				Info:      info,
 				DB:        start.DB,
 				DBPath:    start.DBPath,
 				DBErr:     start.DBErr,
@@ -45,7 +43,26 @@ func main() {
 			defer closeEngine()
 			return app.RunDesktop(ctx, svc, app.DesktopConfig{Assets: dist})
 		},
+		Serve: func(ctx context.Context, start cli.ServeStart) error {
+			svc, closeEngine := app.Open(ctx, app.OpenConfig{Logger: start.Logger, Info: info, DB: start.DB, DBPath: start.DBPath})
+			defer closeEngine()
+			srv, err := app.NewServer(svc, app.ServeConfig{Addr: start.Addr, AllowRemote: start.AllowRemote, Assets: dist, Logger: start.Logger, Ready: start.Ready})
+			if err != nil {
+				return err
+			}
+			return srv.ListenAndServe(ctx)
+		},
+		Signals: signalsFor(os.Args[1:], signals),
 	})
-	stop()
 	os.Exit(code)
+}
+
+// signalsFor routes SIGINT and SIGTERM to the command line for headless
+// commands; the desktop window handles them itself.
+func signalsFor(args []string, ch chan os.Signal) <-chan os.Signal {
+	if len(args) == 0 || args[0] == "" || args[0][0] == '-' {
+		return nil
+	}
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch
 }

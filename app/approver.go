@@ -16,9 +16,10 @@ type PendingApproval struct {
 // approvals asks the person through the UI and blocks the tool call until
 // they answer (AnswerApproval), the turn is stopped, or the app quits.
 type approvals struct {
-	mu      sync.Mutex
-	pending map[string]*waiting // by call id
-	notify  func(PendingApproval)
+	mu        sync.Mutex
+	pending   map[string]*waiting // by call id
+	listeners map[int]func(PendingApproval)
+	next      int
 }
 
 type waiting struct {
@@ -26,8 +27,22 @@ type waiting struct {
 	answer chan agent.Answer
 }
 
-func newApprovals(notify func(PendingApproval)) *approvals {
-	return &approvals{pending: map[string]*waiting{}, notify: notify}
+func newApprovals() *approvals {
+	return &approvals{pending: map[string]*waiting{}, listeners: map[int]func(PendingApproval){}}
+}
+
+// listen adds a listener for new requests; call the result to remove it.
+func (a *approvals) listen(fn func(PendingApproval)) func() {
+	a.mu.Lock()
+	id := a.next
+	a.next++
+	a.listeners[id] = fn
+	a.mu.Unlock()
+	return func() {
+		a.mu.Lock()
+		delete(a.listeners, id)
+		a.mu.Unlock()
+	}
 }
 
 // Approve implements agent.Approver.
@@ -35,15 +50,18 @@ func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 	w := &waiting{req: req, answer: make(chan agent.Answer, 1)}
 	a.mu.Lock()
 	a.pending[req.CallID] = w
-	notify := a.notify
+	var notify []func(PendingApproval)
+	for _, l := range a.listeners {
+		notify = append(notify, l)
+	}
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
 		delete(a.pending, req.CallID)
 		a.mu.Unlock()
 	}()
-	if notify != nil {
-		notify(PendingApproval{req})
+	for _, n := range notify {
+		n(PendingApproval{req})
 	}
 	select {
 	case ans := <-w.answer:

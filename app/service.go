@@ -83,19 +83,15 @@ func NewService(cfg Config) *Service {
 	if cfg.DB != nil {
 		s.hub = NewHub(cfg.DB)
 	}
-	s.approvals = newApprovals(nil)
+	s.approvals = newApprovals()
 	return s
 }
 
 // eventHub returns the event hub UIs subscribe to.
 func (s *Service) eventHub() *Hub { return s.hub }
 
-// onApproval sets where approval requests are announced.
-func (s *Service) onApproval(fn func(PendingApproval)) {
-	s.approvals.mu.Lock()
-	s.approvals.notify = fn
-	s.approvals.mu.Unlock()
-}
+// onApproval adds a listener for approval requests; call the result to remove it.
+func (s *Service) onApproval(fn func(PendingApproval)) func() { return s.approvals.listen(fn) }
 
 // startup is called once the UI runtime exists; ctx lives until Shutdown.
 func (s *Service) startup(ctx context.Context) {

@@ -4,7 +4,8 @@
 // Rules: commands write results to Stdout and everything for people
 // (progress, errors) to Stderr. Errors are printed as their apperr message,
 // never as a panic or a stack trace. Exit codes: 0 ok, 1 failed, 2 usage,
-// 130 cancelled.
+// 130 cancelled. --json output uses the same snake_case field names as the
+// events and results.
 package cli
 
 import (
@@ -13,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -37,6 +40,17 @@ type DesktopStart struct {
 	DBErr  error
 }
 
+// ServeStart is what the browser mode needs from the command line.
+type ServeStart struct {
+	Logger      *slog.Logger
+	DB          *store.DB
+	DBPath      string
+	Addr        string
+	AllowRemote bool
+	// Ready prints the URL once the server listens.
+	Ready func(url string)
+}
+
 // Env is everything Main reads from or writes to the outside world.
 type Env struct {
 	Stdout  io.Writer
@@ -45,30 +59,69 @@ type Env struct {
 	Getenv  func(string) string
 	Info    buildinfo.Info
 	Desktop func(ctx context.Context, start DesktopStart) error
+	Serve   func(ctx context.Context, start ServeStart) error
+	// Signals delivers SIGINT/SIGTERM: the first stops a running turn, a
+	// second exits at once. Nil in tests that send none.
+	Signals <-chan os.Signal
+	// Exit ends the process at once (a second SIGINT); default os.Exit.
+	Exit func(code int)
 }
 
 const usage = `Usage:
-  agentdeck [--db PATH]             open the desktop app
-  agentdeck version [--json]        print the version
+  agentdeck                                  the desktop app
+  agentdeck run [flags] PROMPT               run one turn headless
+  agentdeck sessions list [--json]
+  agentdeck sessions show ID [--json]
+  agentdeck sessions search QUERY [--json]
+  agentdeck sessions export ID --format json|md|jsonl [-o FILE]
+  agentdeck sessions import FILE
+  agentdeck sessions delete ID
+  agentdeck turns show TURN_ID [--json] [--events]
+  agentdeck replay TURN_ID [--json]          re-run a recorded turn offline
+  agentdeck serve [--addr 127.0.0.1:7788]    the UI in a browser
+  agentdeck db check | db backup FILE
+  agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB).
+Run 'agentdeck run --help' for the run flags.
 `
 
 // Main runs the command in args and returns the process exit code.
-func Main(ctx context.Context, args []string, env Env) int {
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		switch args[0] {
-		case "version":
-			return cmdVersion(args[1:], env)
-		case "help":
-			fmt.Fprint(env.Stdout, usage)
-			return ExitOK
-		default:
-			fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", args[0], usage)
-			return ExitUsage
+func Main(ctx context.Context, args []string, env Env) (code int) {
+	defer func() {
+		if v := recover(); v != nil {
+			fmt.Fprintf(env.Stderr, "agentdeck: an internal error stopped the command (%v). Your data is safe; please report this.\n", v)
+			code = ExitFailed
 		}
+	}()
+	if env.Exit == nil {
+		env.Exit = os.Exit
 	}
-	return cmdDesktop(ctx, args, env)
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return cmdDesktop(ctx, args, env)
+	}
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "version":
+		return cmdVersion(rest, env)
+	case "help", "--help", "-h":
+		fmt.Fprint(env.Stdout, usage)
+		return ExitOK
+	case "run":
+		return cmdRun(ctx, rest, env)
+	case "sessions":
+		return cmdSessions(ctx, rest, env)
+	case "turns":
+		return cmdTurns(ctx, rest, env)
+	case "replay":
+		return cmdReplay(ctx, rest, env)
+	case "serve":
+		return cmdServe(ctx, rest, env)
+	case "db":
+		return cmdDB(ctx, rest, env)
+	}
+	fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", cmd, usage)
+	return ExitUsage
 }
 
 func cmdVersion(args []string, env Env) int {
@@ -115,8 +168,91 @@ func cmdDesktop(ctx context.Context, args []string, env Env) int {
 	return ExitOK
 }
 
+func cmdServe(ctx context.Context, args []string, env Env) int {
+	fs := newFlagSet("serve", env)
+	dbFlag := dbFlagOf(fs)
+	addr := fs.String("addr", "127.0.0.1:7788", "address to listen on")
+	remote := fs.Bool("allow-remote", false, "allow listening on an address other machines can reach")
+	if err := fs.Parse(args); err != nil {
+		return ExitUsage
+	}
+	db, path, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	if *remote {
+		fmt.Fprintf(env.Stderr, "agentdeck: WARNING: serving on %s; anyone who can reach it and has the token can use your sessions and keys\n", *addr)
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		if env.Signals != nil {
+			select {
+			case <-env.Signals:
+				cancel()
+			case <-ctx.Done():
+			}
+		}
+	}()
+	err := env.Serve(ctx, ServeStart{Logger: log, DB: db, DBPath: path, Addr: *addr, AllowRemote: *remote, Ready: func(url string) {
+		fmt.Fprintf(env.Stdout, "Agentdeck is serving at\n\n  %s\n\nOpen it in a browser. Press Ctrl+C to stop.\n", url)
+	}})
+	if err != nil {
+		return fail(env, err)
+	}
+	return ExitOK
+}
+
+// dbFlagOf adds the --db flag every command takes.
+func dbFlagOf(fs *flag.FlagSet) *string {
+	return fs.String("db", "", "database file (default: the user data directory; env AGENTDECK_DB)")
+}
+
+// openDB resolves and opens the database, printing a clear error.
+func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, int) {
+	path, err := paths.DBPath(flagValue, env.Paths)
+	if err != nil {
+		return nil, "", fail(env, apperr.Wrap(err, apperr.Invalid, "cannot find the data directory (%v); pass --db", err))
+	}
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		return nil, path, fail(env, err)
+	}
+	return db, path, ExitOK
+}
+
+// dataDir is where a database's companions live: its folder.
+func dataDir(dbPath string) string { return filepath.Dir(dbPath) }
+
 func newFlagSet(name string, env Env) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(env.Stderr)
 	return fs
+}
+
+// fail prints err for a person and returns the failure exit code.
+func fail(env Env, err error) int {
+	fmt.Fprintf(env.Stderr, "agentdeck: %s\n", apperr.MessageOf(err))
+	if apperr.CodeOf(err) == apperr.Invalid {
+		return ExitUsage
+	}
+	return ExitFailed
+}
+
+// parseInterleaved parses flags that may come after positional arguments
+// (agentdeck sessions show ID --json).
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 )
 
 // printJSON writes v as one indented JSON document.
@@ -14,4 +15,16 @@ func printJSON(env Env, v any) int {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+// quietLogger logs warnings and errors to stderr, for headless commands.
+func quietLogger(env Env) *slog.Logger {
+	return slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
+func jsonUnmarshal(b []byte, v any) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.Unmarshal(b, v)
 }

@@ -1,0 +1,168 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+)
+
+func startServer(t *testing.T, f *fixture) (*Server, string) {
+	t.Helper()
+	srv, err := NewServer(f.svc, ServeConfig{Addr: "127.0.0.1:0", Assets: fstest.MapFS{"index.html": {Data: []byte("<title>Agentdeck</title>")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return srv, "http://" + ln.Addr().String()
+}
+
+func TestServeRefusesWithoutTokenOrFromForeignSites(t *testing.T) {
+	f := newFixture(t)
+	srv, base := startServer(t, f)
+	tests := []struct {
+		name   string
+		header map[string]string
+		host   string
+		path   string
+		want   int
+	}{
+		{name: "no token", path: "/api/call/Status", want: 401},
+		{name: "wrong token", path: "/api/call/Status", header: map[string]string{"Authorization": "Bearer nope"}, want: 401},
+		{name: "foreign origin", path: "/api/call/Status", header: map[string]string{"Authorization": "Bearer " + srv.Token(), "Origin": "http://evil.example"}, want: 403},
+		{name: "foreign host (DNS rebinding)", path: "/api/call/Status", host: "evil.example", header: map[string]string{"Authorization": "Bearer " + srv.Token()}, want: 403},
+		{name: "page without token", path: "/", want: 401},
+		{name: "good call", path: "/api/call/Status", header: map[string]string{"Authorization": "Bearer " + srv.Token(), "Origin": base}, want: 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("POST", base+tt.path, strings.NewReader("[]"))
+			if tt.path == "/" {
+				req.Method = "GET"
+			}
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			if tt.host != "" {
+				req.Host = tt.host
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d", resp.StatusCode, tt.want)
+			}
+		})
+	}
+}
+
+func TestServeRefusesNonLoopbackWithoutTheFlag(t *testing.T) {
+	if _, err := NewServer(&Service{}, ServeConfig{Addr: "0.0.0.0:7788"}); err == nil || !strings.Contains(err.Error(), "--allow-remote") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestServePageLoadSetsACookieAndStreamsEvents(t *testing.T) {
+	f := newFixture(t)
+	srv, base := startServer(t, f)
+	resp, err := http.Get(base + "/?token=" + srv.Token())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	var cookie *http.Cookie
+	for _, c := range resp.Cookies() {
+		if c.Name == cookieName {
+			cookie = c
+		}
+	}
+	if resp.StatusCode != 200 || cookie == nil || !cookie.HttpOnly {
+		t.Fatalf("page load: %d, cookie %+v", resp.StatusCode, cookie)
+	}
+
+	// Events over SSE with the cookie, while a turn runs through the HTTP API.
+	req, _ := http.NewRequest("GET", base+"/api/events", nil)
+	req.AddCookie(cookie)
+	ev, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Body.Close()
+	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("hello from the browser", 4)})
+	s := f.session(t, "web")
+	call := func(method string, args ...any) *http.Response {
+		b, _ := json.Marshal(args)
+		r, _ := http.NewRequest("POST", base+"/api/call/"+method, strings.NewReader(string(b)))
+		r.Header.Set("Authorization", "Bearer "+srv.Token())
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp
+	}
+	r := call("SendMessage", SendRequest{SessionID: s.ID, Message: "hi"})
+	if r.StatusCode != 200 {
+		t.Fatalf("SendMessage status %d", r.StatusCode)
+	}
+	r.Body.Close()
+
+	sc := bufio.NewScanner(ev.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	deadline := time.After(10 * time.Second)
+	got := make(chan string)
+	go func() {
+		var text strings.Builder
+		for sc.Scan() {
+			line := sc.Text()
+			if !strings.HasPrefix(line, "data: ") {
+				continue
+			}
+			var msg struct {
+				Kind  string      `json:"kind"`
+				Batch []Delivered `json:"batch"`
+			}
+			json.Unmarshal([]byte(line[6:]), &msg)
+			for _, d := range msg.Batch {
+				if d.Type == "token" {
+					var td struct{ Text string }
+					json.Unmarshal(d.Data, &td)
+					text.WriteString(td.Text)
+				}
+				if d.Type == "turn_completed" {
+					got <- text.String()
+					return
+				}
+			}
+		}
+	}()
+	select {
+	case text := <-got:
+		if text != "hello from the browser" {
+			t.Fatalf("streamed %q", text)
+		}
+	case <-deadline:
+		t.Fatal("no turn_completed over SSE")
+	}
+
+	bad := call("NoSuchMethod")
+	if bad.StatusCode != 404 {
+		t.Fatalf("unknown method status %d", bad.StatusCode)
+	}
+	bad.Body.Close()
+}

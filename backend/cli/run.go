@@ -1,0 +1,282 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/setup"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+// repeated is a flag that may be given several times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+type runFlags struct {
+	db, session, workflow, baseURL, model, provider, apiKeyEnv, capture, workspace, approve string
+	maxSteps, maxToolCalls, tokenBudget                                                    int
+	timeout                                                                                time.Duration
+	attach                                                                                 repeated
+	json                                                                                   bool
+}
+
+func cmdRun(ctx context.Context, args []string, env Env) int {
+	fs := newFlagSet("run", env)
+	var f runFlags
+	fs.StringVar(&f.db, "db", "", "database file (default: the user data directory; env AGENTDECK_DB)")
+	fs.StringVar(&f.session, "session", "", "continue this session (default: a new one)")
+	fs.StringVar(&f.workflow, "workflow", "", "workflow name or file (default chat)")
+	fs.StringVar(&f.baseURL, "base-url", env.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible base URL (env OPENAI_BASE_URL)")
+	fs.StringVar(&f.model, "model", env.Getenv("AGENTDECK_MODEL"), "model name (env AGENTDECK_MODEL)")
+	fs.StringVar(&f.provider, "provider", "", "a configured provider instead of --base-url")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (keys are never flags)")
+	fs.StringVar(&f.capture, "capture", "record", "off|record|replay|auto")
+	fs.IntVar(&f.maxSteps, "max-steps", 0, "maximum model calls (default 25)")
+	fs.IntVar(&f.maxToolCalls, "max-tool-calls", 0, "maximum tool calls (default 50)")
+	fs.IntVar(&f.tokenBudget, "token-budget", 0, "maximum total tokens (default none)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit, e.g. 2m (default none)")
+	fs.StringVar(&f.workspace, "workspace", "", "folder the file tools may use")
+	fs.Var(&f.attach, "attach", "attach a CSV, TSV, JSON or JSONL file as a table (repeatable)")
+	fs.StringVar(&f.approve, "approve", "none", "all|none: allow or deny tools with side effects")
+	fs.BoolVar(&f.json, "json", false, "print events as NDJSON on stdout")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	prompt := strings.TrimSpace(strings.Join(pos, " "))
+	if prompt == "" {
+		fmt.Fprintln(env.Stderr, "agentdeck: no prompt: agentdeck run [flags] PROMPT")
+		return ExitUsage
+	}
+	if f.approve != "all" && f.approve != "none" {
+		fmt.Fprintln(env.Stderr, "agentdeck: --approve must be all or none")
+		return ExitUsage
+	}
+	mode, err := llm.ParseCaptureMode(f.capture)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
+		return ExitUsage
+	}
+	db, path, code := openDB(ctx, f.db, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	eng, err := setup.Build(ctx, db, setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)})
+	if err != nil {
+		return fail(env, err)
+	}
+	defer eng.Close()
+
+	sess, err := runSession(ctx, db, f, prompt)
+	if err != nil {
+		return fail(env, err)
+	}
+	if f.baseURL == "" && f.provider == "" && sess.Provider == "" {
+		fmt.Fprintln(env.Stderr, "agentdeck: no model server: pass --base-url URL (or set OPENAI_BASE_URL), or --provider NAME")
+		return ExitUsage
+	}
+	if f.model == "" && sess.Model == "" {
+		fmt.Fprintln(env.Stderr, "agentdeck: no model: pass --model or set AGENTDECK_MODEL")
+		return ExitUsage
+	}
+	var sink agent.Sink
+	if f.json {
+		sink = &jsonPrinter{w: env.Stdout}
+	} else {
+		sink = &humanPrinter{out: env.Stdout, err: env.Stderr}
+	}
+	h, err := eng.Runner.Start(ctx, runner.Request{
+		SessionID: sess.ID,
+		Message:   prompt,
+		Workflow:  f.workflow,
+		Model:     f.model,
+		Provider:  f.provider,
+		BaseURL:   f.baseURL,
+		APIKey:    env.Getenv(f.apiKeyEnv),
+		Limits:    agent.Limits{MaxSteps: f.maxSteps, MaxToolCalls: f.maxToolCalls, TokenBudget: f.tokenBudget, Timeout: f.timeout},
+		Capture:   mode,
+		Approver:  agent.PolicyApprover{AllowAll: f.approve == "all"},
+		Sinks:     []agent.Sink{sink},
+		Attach:    f.attach,
+		Workspace: f.workspace,
+	})
+	if err != nil {
+		return fail(env, err)
+	}
+	res := waitTurn(ctx, eng.Runner, h, env)
+	if !f.json {
+		fmt.Fprintf(env.Stderr, "session %s  turn %s\n", sess.ID, h.TurnID)
+	}
+	return exitCode(res)
+}
+
+// runSession continues --session or creates one titled after the prompt.
+func runSession(ctx context.Context, db *store.DB, f runFlags, prompt string) (store.Session, error) {
+	if f.session != "" {
+		return db.GetSession(ctx, f.session)
+	}
+	title := prompt
+	if len([]rune(title)) > 60 {
+		title = string([]rune(title)[:60]) + "…"
+	}
+	return db.CreateSession(ctx, store.Session{Title: title, Model: f.model, Provider: f.provider, Workflow: firstNonEmpty(f.workflow, "chat"), Workspace: f.workspace})
+}
+
+// waitTurn waits for the turn; the first signal stops it (the partial
+// answer is stored, the process exits 130 within a second), a second one
+// exits at once.
+func waitTurn(ctx context.Context, r *runner.Runner, h *runner.Handle, env Env) agent.Result {
+	signals := env.Signals
+	stopped := false
+	stop := func() {
+		stopped = true
+		_ = r.Stop(h.TurnID)
+	}
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case <-h.Done():
+			return h.Wait()
+		case <-ctxDone:
+			ctxDone = nil
+			stop()
+		case <-signals:
+			if stopped {
+				fmt.Fprintln(env.Stderr, "agentdeck: stopped at once")
+				env.Exit(ExitCancelled)
+				return agent.Result{Cancelled: true}
+			}
+			fmt.Fprintln(env.Stderr, "\nagentdeck: stopping (press Ctrl+C again to quit at once)")
+			stop()
+		}
+	}
+}
+
+func exitCode(res agent.Result) int {
+	switch {
+	case res.Cancelled:
+		return ExitCancelled
+	case res.OK:
+		return ExitOK
+	}
+	return ExitFailed
+}
+
+// jsonPrinter writes each event as one JSON line, flushed line by line.
+type jsonPrinter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *jsonPrinter) Emit(e agent.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err = p.w.Write(append(b, '\n'))
+	return err
+}
+
+// humanPrinter streams the answer to stdout and short progress lines to stderr.
+type humanPrinter struct {
+	mu       sync.Mutex
+	out, err io.Writer
+	midLine  bool
+}
+
+func (p *humanPrinter) Emit(e agent.Event) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	progress := func(format string, args ...any) {
+		if p.midLine {
+			fmt.Fprintln(p.out)
+			p.midLine = false
+		}
+		fmt.Fprintf(p.err, format+"\n", args...)
+	}
+	switch e.Type {
+	case agent.EventToken:
+		var d agent.TokenData
+		_ = json.Unmarshal(e.Data, &d)
+		fmt.Fprint(p.out, d.Text)
+		p.midLine = !strings.HasSuffix(d.Text, "\n")
+	case agent.EventToolCall:
+		var d agent.ToolCallData
+		_ = json.Unmarshal(e.Data, &d)
+		progress("→ %s %s", d.Name, clip(string(d.Args), 100))
+	case agent.EventToolResult:
+		var d agent.ToolResultData
+		_ = json.Unmarshal(e.Data, &d)
+		progress("  ✓ %s (%d ms, %d bytes)", d.Name, d.DurationMS, len(d.Output))
+	case agent.EventToolError:
+		var d agent.ToolErrorData
+		_ = json.Unmarshal(e.Data, &d)
+		progress("  ✗ %s: %s", d.Name, clip(d.Error, 200))
+	case agent.EventGuardTriggered:
+		var d agent.GuardData
+		_ = json.Unmarshal(e.Data, &d)
+		progress("  ! %s: %s", d.Guard, d.Reason)
+	case agent.EventPlanGenerated:
+		var d agent.PlanData
+		_ = json.Unmarshal(e.Data, &d)
+		progress("plan: %d steps", len(d.Steps))
+	case agent.EventStepEnd:
+		var d agent.StepEndData
+		_ = json.Unmarshal(e.Data, &d)
+		mark := "done"
+		if !d.Success {
+			mark = "failed"
+		}
+		progress("  step %d %s", d.StepIndex+1, mark)
+	case agent.EventStageStart:
+		var d struct{ Stage, Agent string }
+		_ = json.Unmarshal(e.Data, &d)
+		progress("── %s (%s)", d.Stage, d.Agent)
+	case agent.EventChart:
+		var d agent.ChartData
+		_ = json.Unmarshal(e.Data, &d)
+		progress("chart: %s (open the session in the app to see it)", d.Title)
+	case agent.EventError:
+		var d agent.ErrorData
+		_ = json.Unmarshal(e.Data, &d)
+		progress("error: %s", d.Message)
+	case agent.EventCancelled:
+		progress("[stopped; the partial answer is saved]")
+	case agent.EventTurnCompleted:
+		if p.midLine {
+			fmt.Fprintln(p.out)
+			p.midLine = false
+		}
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+

@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/paths"
+)
+
+// syncBuffer is a bytes.Buffer safe to read while a command writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+type cliRun struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+// agentdeck runs the command line in-process against dbPath, with the
+// scripted server's URL in the environment.
+func agentdeck(t *testing.T, dbPath, baseURL string, signals chan os.Signal, stdout *syncBuffer, args ...string) cliRun {
+	t.Helper()
+	if stdout == nil {
+		stdout = &syncBuffer{}
+	}
+	var stderr syncBuffer
+	vars := map[string]string{"OPENAI_BASE_URL": baseURL, "AGENTDECK_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-NEVER-PRINTED", "AGENTDECK_DB": dbPath}
+	env := Env{
+		Stdout:  stdout,
+		Stderr:  &stderr,
+		Paths:   paths.Env{GOOS: "linux", Home: t.TempDir(), Getenv: func(k string) string { return vars[k] }},
+		Getenv:  func(k string) string { return vars[k] },
+		Info:    buildinfo.Info{Version: "test"},
+		Signals: signals,
+		Exit:    func(int) { t.Fatal("exited at once") },
+	}
+	code := Main(context.Background(), args, env)
+	out := stdout.String()
+	if strings.Contains(out+stderr.String(), "NEVER-PRINTED") {
+		t.Fatal("the API key was printed")
+	}
+	return cliRun{code, out, stderr.String()}
+}
+
+func TestRunJSONStreamsEventsLineByLine(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Four. It is two plus two.", 6), Usage: &llmtest.Usage{PromptTokens: 10, CompletionTokens: 7, TotalTokens: 17}})
+	db := filepath.Join(t.TempDir(), "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "What is 2+2?")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	var text strings.Builder
+	for i, line := range lines {
+		var e agent.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("line %d is not an event: %q", i, line)
+		}
+		var m map[string]json.RawMessage
+		json.Unmarshal([]byte(line), &m)
+		for _, k := range []string{"id", "session_id", "turn_id", "stage_id", "seq", "parent_id", "at", "type", "phase", "checkpoint", "data"} {
+			if _, ok := m[k]; !ok {
+				t.Fatalf("line %d lacks %q", i, k)
+			}
+		}
+		if e.Seq != int64(i+1) {
+			t.Fatalf("line %d has seq %d", i, e.Seq)
+		}
+		if e.Type == agent.EventToken {
+			var d agent.TokenData
+			json.Unmarshal(e.Data, &d)
+			text.WriteString(d.Text)
+		}
+	}
+	var last agent.Event
+	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+	if last.Type != agent.EventTurnCompleted || text.String() != "Four. It is two plus two." {
+		t.Fatalf("last %s, text %q", last.Type, text.String())
+	}
+
+	show := agentdeck(t, db, srv.URL(), nil, nil, "turns", "show", last.TurnID, "--json", "--events")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(show.stdout), &v); err != nil || show.code != 0 {
+		t.Fatalf("turns show: %d %v %s", show.code, err, show.stdout)
+	}
+	for _, k := range []string{"state", "final_text", "outcome", "termination", "steps_used", "tool_calls_used", "cancelled", "budget_exhausted", "plan_steps", "stages", "events"} {
+		if _, ok := v[k]; !ok {
+			t.Errorf("turns show --json lacks %q", k)
+		}
+	}
+	if v["state"] != "completed" || v["final_text"] != "Four. It is two plus two." {
+		t.Fatalf("turn %v", v)
+	}
+}
+
+func TestRunSIGINTStopsAndKeepsThePartialAnswer(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(5000), Delay: time.Millisecond})
+	db := filepath.Join(t.TempDir(), "a.db")
+	signals := make(chan os.Signal, 1)
+	out := &syncBuffer{}
+	go func() {
+		for !strings.Contains(out.String(), "tok20 ") {
+			time.Sleep(2 * time.Millisecond)
+		}
+		signals <- os.Interrupt
+	}()
+	start := time.Now()
+	r := agentdeck(t, db, srv.URL(), signals, out, "run", "--json", "Count forever")
+	t.Logf("exited %v after start", time.Since(start))
+	if r.code != ExitCancelled {
+		t.Fatalf("exit %d, want 130: %s", r.code, r.stderr)
+	}
+	if _, ok := srv.WaitDisconnect(time.Second); !ok {
+		t.Fatal("the model stream was not closed")
+	}
+	sc := bufio.NewScanner(strings.NewReader(r.stdout))
+	var turnID string
+	var lastType agent.EventType
+	for sc.Scan() {
+		var e agent.Event
+		json.Unmarshal(sc.Bytes(), &e)
+		turnID, lastType = e.TurnID, e.Type
+	}
+	if lastType != agent.EventTurnCompleted {
+		t.Fatalf("the NDJSON stream must still end with turn_completed, ended with %s", lastType)
+	}
+	show := agentdeck(t, db, srv.URL(), nil, nil, "turns", "show", turnID, "--json")
+	var v struct {
+		State     string `json:"state"`
+		FinalText string `json:"final_text"`
+		Cancelled bool   `json:"cancelled"`
+	}
+	json.Unmarshal([]byte(show.stdout), &v)
+	if v.State != "cancelled" || !v.Cancelled || !strings.HasPrefix(v.FinalText, "tok0 tok1 ") {
+		t.Fatalf("stored turn %+v", v)
+	}
+}
+
+func TestReplayWorksWithTheServerStopped(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		llmtest.Reply{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "c1", "update_plan", `{"steps":[{"title":"Answer","status":"done"}]}`, 3), "tool_calls")},
+		llmtest.Reply{Chunks: llmtest.Text("Done with the plan.", 4)},
+	)
+	db := filepath.Join(t.TempDir(), "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "Plan and answer")
+	if r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	var first agent.Event
+	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
+	srv.Close()
+
+	rep := agentdeck(t, db, "http://127.0.0.1:1/v1", nil, nil, "replay", first.TurnID, "--json")
+	var report ReplayReport
+	if err := json.Unmarshal([]byte(rep.stdout), &report); err != nil {
+		t.Fatalf("replay output %q: %v (stderr %s)", rep.stdout, err, rep.stderr)
+	}
+	if rep.code != 0 || !report.Matched || !report.FinalTextMatch || !report.EventsMatch {
+		t.Fatalf("replay: exit %d %+v %s", rep.code, report, rep.stderr)
+	}
+}
+
+func TestReplayMissNamesTheRequest(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("hi", 1)})
+	db := filepath.Join(t.TempDir(), "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "--capture", "off", "Say hi")
+	var first agent.Event
+	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
+	rep := agentdeck(t, db, srv.URL(), nil, nil, "replay", first.TurnID)
+	if rep.code != ExitFailed || !strings.Contains(rep.stderr, "no recording") || !strings.Contains(rep.stderr, "Say hi") {
+		t.Fatalf("exit %d stderr %q", rep.code, rep.stderr)
+	}
+}
+
+func TestExportsInEachFormat(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Exported **answer**.", 2)})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "Export me")
+	var first agent.Event
+	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
+	for _, f := range []string{"json", "md", "jsonl"} {
+		out := filepath.Join(dir, "s."+f)
+		e := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "export", first.SessionID, "--format", f, "-o", out)
+		b, _ := os.ReadFile(out)
+		if e.code != 0 || !strings.Contains(string(b), "Export me") {
+			t.Fatalf("%s export: exit %d, %q", f, e.code, b)
+		}
+	}
+	// The JSON export imports back as a copy.
+	imp := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "import", filepath.Join(dir, "s.json"), "--json")
+	if imp.code != 0 || !strings.Contains(imp.stdout, "(imported)") {
+		t.Fatalf("import: %d %s %s", imp.code, imp.stdout, imp.stderr)
+	}
+	list := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "list", "--json")
+	var l struct{ Sessions []map[string]any }
+	json.Unmarshal([]byte(list.stdout), &l)
+	if len(l.Sessions) != 2 {
+		t.Fatalf("sessions list %s", list.stdout)
+	}
+	search := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "search", "Export", "--json")
+	if !strings.Contains(search.stdout, `"hits"`) || !strings.Contains(search.stdout, first.SessionID) {
+		t.Fatalf("search %s", search.stdout)
+	}
+	if del := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "delete", first.SessionID); del.code != 0 {
+		t.Fatalf("delete %d %s", del.code, del.stderr)
+	}
+	check := agentdeck(t, db, srv.URL(), nil, nil, "db", "check")
+	if check.code != 0 || !strings.Contains(check.stdout, "integrity: ok") {
+		t.Fatalf("db check %d %s", check.code, check.stdout)
+	}
+	backup := filepath.Join(dir, "backup.db")
+	if b := agentdeck(t, db, srv.URL(), nil, nil, "db", "backup", backup); b.code != 0 {
+		t.Fatalf("backup %d %s", b.code, b.stderr)
+	}
+}
+
+func TestRunErrorsAndExitCodes(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.ErrorReply(401, "invalid_api_key", "bad key"))
+	db := filepath.Join(t.TempDir(), "a.db")
+	tests := []struct {
+		name     string
+		base     string
+		args     []string
+		code     int
+		mentions string
+	}{
+		{"no prompt", srv.URL(), []string{"run"}, ExitUsage, "no prompt"},
+		{"no server", "", []string{"run", "hi"}, ExitUsage, "--base-url"},
+		{"bad approve", srv.URL(), []string{"run", "--approve", "maybe", "hi"}, ExitUsage, "--approve"},
+		{"failed turn", srv.URL(), []string{"run", "hi"}, ExitFailed, "API key"},
+		{"unknown session", srv.URL(), []string{"run", "--session", "nope", "hi"}, ExitFailed, "no session"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := agentdeck(t, db, tt.base, nil, nil, tt.args...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.mentions) {
+				t.Fatalf("exit %d (want %d), stderr %q should mention %q", r.code, tt.code, r.stderr, tt.mentions)
+			}
+			if strings.Contains(r.stderr, "goroutine ") || strings.Contains(r.stderr, "panic") {
+				t.Fatalf("a stack trace reached the user: %s", r.stderr)
+			}
+		})
+	}
+}

@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+func cmdSessions(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 {
+		fmt.Fprintf(env.Stderr, "agentdeck: sessions needs a command: list, show, search, export, import, delete\n")
+		return ExitUsage
+	}
+	sub, rest := args[0], args[1:]
+	fs := newFlagSet("sessions "+sub, env)
+	dbFlag := dbFlagOf(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	format := fs.String("format", "", "export format: json, md or jsonl")
+	out := fs.String("o", "", "write the export to FILE instead of stdout")
+	pos, err := parseInterleaved(fs, rest)
+	if err != nil {
+		return ExitUsage
+	}
+	need := map[string]int{"list": 0, "show": 1, "search": 1, "export": 1, "import": 1, "delete": 1}
+	n, ok := need[sub]
+	if !ok {
+		fmt.Fprintf(env.Stderr, "agentdeck: unknown sessions command %q\n", sub)
+		return ExitUsage
+	}
+	if sub == "search" && len(pos) > 1 {
+		pos = []string{strings.Join(pos, " ")}
+	}
+	if len(pos) != n {
+		fmt.Fprintf(env.Stderr, "agentdeck: sessions %s takes %d argument(s)\n", sub, n)
+		return ExitUsage
+	}
+	db, _, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	switch sub {
+	case "list":
+		return sessionsList(ctx, db, *asJSON, env)
+	case "show":
+		return sessionsShow(ctx, db, pos[0], *asJSON, env)
+	case "search":
+		return sessionsSearch(ctx, db, pos[0], *asJSON, env)
+	case "export":
+		return sessionsExport(ctx, db, pos[0], *format, *out, env)
+	case "import":
+		return sessionsImport(ctx, db, pos[0], *asJSON, env)
+	default:
+		if err := db.DeleteSession(ctx, pos[0]); err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stderr, "deleted session %s\n", pos[0])
+		return ExitOK
+	}
+}
+
+func sessionsList(ctx context.Context, db *store.DB, asJSON bool, env Env) int {
+	var all []store.Session
+	cursor := ""
+	for {
+		page, err := db.ListSessions(ctx, store.Page{Limit: 500, Cursor: cursor})
+		if err != nil {
+			return fail(env, err)
+		}
+		all = append(all, page.Sessions...)
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	if asJSON {
+		if all == nil {
+			all = []store.Session{}
+		}
+		return printJSON(env, map[string]any{"sessions": all})
+	}
+	for _, s := range all {
+		fmt.Fprintf(env.Stdout, "%s  %s  %3d turns  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, s.Title)
+	}
+	return ExitOK
+}
+
+// TurnView is a turn as `sessions show` and `turns show` print it.
+type TurnView struct {
+	store.Turn
+	StepsUsed            int                 `json:"steps_used"`
+	ToolCallsUsed        int                 `json:"tool_calls_used"`
+	Cancelled            bool                `json:"cancelled"`
+	BudgetExhausted      bool                `json:"budget_exhausted"`
+	PlanSteps            []agent.PlanStep    `json:"plan_steps"`
+	PlanIncompleteReason string              `json:"plan_incomplete_reason"`
+	Error                string              `json:"error"`
+	Usage                any                 `json:"usage"`
+	Stages               []agent.StageResult `json:"stages"`
+	Events               []agent.Event       `json:"events,omitempty"`
+}
+
+func turnView(d store.TurnDetail) TurnView {
+	var r agent.Result
+	_ = jsonUnmarshal(d.Result, &r)
+	v := TurnView{Turn: d.Turn, StepsUsed: r.StepsUsed, ToolCallsUsed: r.ToolCallsUsed, Cancelled: d.State == store.StateCancelled,
+		BudgetExhausted: r.BudgetExhausted, PlanSteps: d.Plan, PlanIncompleteReason: r.PlanIncompleteReason, Error: r.Error,
+		Usage: r.Usage, Stages: d.Stages, Events: d.Events}
+	if v.Stages == nil {
+		v.Stages = []agent.StageResult{}
+	}
+	if v.PlanSteps == nil {
+		v.PlanSteps = []agent.PlanStep{}
+	}
+	return v
+}
+
+func sessionsShow(ctx context.Context, db *store.DB, id string, asJSON bool, env Env) int {
+	sess, err := db.GetSession(ctx, id)
+	if err != nil {
+		return fail(env, err)
+	}
+	var turns []TurnView
+	cursor := ""
+	for {
+		page, err := db.ListTurns(ctx, id, store.Page{Limit: 500, Cursor: cursor})
+		if err != nil {
+			return fail(env, err)
+		}
+		for _, t := range page.Turns {
+			d, err := db.GetTurn(ctx, t.ID, false)
+			if err != nil {
+				return fail(env, err)
+			}
+			turns = append(turns, turnView(d))
+		}
+		if page.NextCursor == "" {
+			break
+		}
+		cursor = page.NextCursor
+	}
+	// Oldest first reads like the conversation.
+	for i, j := 0, len(turns)-1; i < j; i, j = i+1, j-1 {
+		turns[i], turns[j] = turns[j], turns[i]
+	}
+	if asJSON {
+		if turns == nil {
+			turns = []TurnView{}
+		}
+		return printJSON(env, map[string]any{"session": sess, "turns": turns})
+	}
+	fmt.Fprintf(env.Stdout, "%s\n%s · %s · %s\n", sess.Title, sess.ID, sess.Model, sess.Workflow)
+	for _, t := range turns {
+		fmt.Fprintf(env.Stdout, "\n#%d [%s, %s] %s\n> %s\n%s\n", t.Seq, t.State, t.Termination.Tag(), t.ID, t.UserMessage, t.FinalText)
+		for _, s := range t.Stages {
+			fmt.Fprintf(env.Stdout, "  stage %-14s %-10s %-9s %s\n", s.Name, s.Agent, s.Outcome, s.Termination)
+		}
+	}
+	return ExitOK
+}
+
+func sessionsSearch(ctx context.Context, db *store.DB, q string, asJSON bool, env Env) int {
+	hits, err := db.Search(ctx, q, 50)
+	if err != nil {
+		return fail(env, err)
+	}
+	if asJSON {
+		return printJSON(env, map[string]any{"hits": hits})
+	}
+	for _, h := range hits {
+		snip := strings.NewReplacer(store.HighlightStart, "[", store.HighlightEnd, "]").Replace(h.Snippet)
+		fmt.Fprintf(env.Stdout, "%s  #%d  %s\n    %s\n", h.SessionID, h.TurnSeq, h.SessionTitle, snip)
+	}
+	return ExitOK
+}
+
+func sessionsExport(ctx context.Context, db *store.DB, id, format, out string, env Env) int {
+	f, err := store.ParseExportFormat(format)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "agentdeck: pass --format json, md or jsonl")
+		return ExitUsage
+	}
+	var w io.Writer = env.Stdout
+	if out != "" {
+		file, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "agentdeck: cannot create %s: %v (it must not exist yet)\n", out, err)
+			return ExitFailed
+		}
+		defer file.Close()
+		w = file
+	}
+	if err := db.Export(ctx, id, f, w, store.ExportOptions{}); err != nil {
+		if out != "" {
+			os.Remove(out)
+		}
+		return fail(env, err)
+	}
+	return ExitOK
+}
+
+func sessionsImport(ctx context.Context, db *store.DB, path string, asJSON bool, env Env) int {
+	file, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agentdeck: cannot open %s: %v\n", path, err)
+		return ExitFailed
+	}
+	defer file.Close()
+	sess, err := db.Import(ctx, file)
+	if err != nil {
+		return fail(env, err)
+	}
+	if asJSON {
+		return printJSON(env, sess)
+	}
+	fmt.Fprintf(env.Stdout, "imported session %s (%s, %d turns)\n", sess.ID, sess.Title, sess.Turns)
+	return ExitOK
+}
+
+func cmdTurns(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || args[0] != "show" {
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events]")
+		return ExitUsage
+	}
+	fs := newFlagSet("turns show", env)
+	dbFlag := dbFlagOf(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	events := fs.Bool("events", false, "include the event log")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events]")
+		return ExitUsage
+	}
+	db, _, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	d, err := db.GetTurn(ctx, pos[0], *events)
+	if err != nil {
+		return fail(env, err)
+	}
+	v := turnView(d)
+	if *asJSON {
+		return printJSON(env, v)
+	}
+	fmt.Fprintf(env.Stdout, "turn %s (#%d in %s)\nstate %s · outcome %s · %s\n> %s\n\n%s\n", v.ID, v.Seq, v.SessionID, v.State, v.Outcome, v.Termination, v.UserMessage, v.FinalText)
+	for _, s := range v.Stages {
+		fmt.Fprintf(env.Stdout, "stage %-14s %-10s %-9s %-28s %5d ms  %d in / %d out tokens\n", s.Name, s.Agent, s.Outcome, s.Termination.String(), s.Diagnostics.DurationMS, s.Diagnostics.Usage.InputTokens, s.Diagnostics.Usage.OutputTokens)
+	}
+	if *events {
+		for _, e := range v.Events {
+			fmt.Fprintf(env.Stdout, "%5d %-18s %s\n", e.Seq, e.Type, clip(string(e.Data), 120))
+		}
+	}
+	return ExitOK
+}
+
+func cmdDB(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || (args[0] != "check" && args[0] != "backup") {
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck db check | db backup FILE")
+		return ExitUsage
+	}
+	fs := newFlagSet("db "+args[0], env)
+	dbFlag := dbFlagOf(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return ExitUsage
+	}
+	db, _, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	if args[0] == "backup" {
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck db backup FILE")
+			return ExitUsage
+		}
+		if err := db.Backup(ctx, pos[0]); err != nil {
+			return fail(env, err)
+		}
+		fmt.Fprintf(env.Stdout, "backed up to %s\n", pos[0])
+		return ExitOK
+	}
+	rep, err := db.Check(ctx)
+	if err != nil {
+		return fail(env, err)
+	}
+	if *asJSON {
+		printJSON(env, rep)
+	} else {
+		fmt.Fprintf(env.Stdout, "schema %d · %d sessions · %d turns · %d events · %d bytes\n", rep.SchemaVersion, rep.Sessions, rep.Turns, rep.Events, rep.SizeBytes)
+		if rep.OK {
+			fmt.Fprintln(env.Stdout, "integrity: ok")
+		}
+		for _, p := range rep.Problems {
+			fmt.Fprintln(env.Stdout, "problem:", p)
+		}
+	}
+	if !rep.OK {
+		return ExitFailed
+	}
+	return ExitOK
+}
