@@ -24,10 +24,10 @@ func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 type runFlags struct {
 	db, session, workflow, baseURL, model, provider, apiKeyEnv, capture, workspace, approve string
-	maxSteps, maxToolCalls, tokenBudget                                                    int
-	timeout                                                                                time.Duration
-	attach                                                                                 repeated
-	json                                                                                   bool
+	maxSteps, maxToolCalls, tokenBudget                                                     int
+	timeout                                                                                 time.Duration
+	attach                                                                                  repeated
+	json                                                                                    bool
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -279,4 +279,3 @@ func firstNonEmpty(vals ...string) string {
 	}
 	return ""
 }
-
