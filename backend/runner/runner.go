@@ -137,6 +137,10 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	evlog := db.NewEventLog(turn.ID, store.EventLogOptions{Logger: r.log})
 	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sess.ID, TurnID: turn.ID, Sinks: append([]agent.Sink{evlog}, req.Sinks...), Logger: r.log})
 	client := src.client(db, turn.ID, req.Capture)
+	if req.Approver == nil {
+		req.Approver = agent.PolicyApprover{}
+	}
+	req.Approver = recordingApprover{inner: req.Approver, db: db, log: r.log}
 	go r.run(turnCtx, h, turnRun{req: req, sess: sess, def: def, model: model, client: client, history: history, em: em, evlog: evlog})
 	return h, nil
 }

@@ -108,3 +108,34 @@ func TestAttachQueryAndChartEndToEnd(t *testing.T) {
 		t.Fatal("stored chart lost its data")
 	}
 }
+
+func TestApprovalsAreStoredWithTheTurn(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	eng, err := setup.Build(context.Background(), db, setup.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer eng.Close()
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o700)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(toolCall("w1", "write_file", map[string]any{"path": "note.txt", "content": "hello"}), llmtest.Reply{Chunks: llmtest.Text("Denied, so I did not write it.", 2)})
+	sess, _ := db.CreateSession(context.Background(), store.Session{Title: "ws", Model: "m"})
+	h, err := eng.Runner.Start(context.Background(), runner.Request{SessionID: sess.ID, Message: "write a note", BaseURL: srv.URL(), Workspace: ws, Approver: agent.PolicyApprover{AllowAll: false}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Wait()
+	if _, err := os.Stat(filepath.Join(ws, "note.txt")); !os.IsNotExist(err) {
+		t.Fatal("a denied write happened")
+	}
+	got, err := db.ListApprovals(context.Background(), h.TurnID)
+	if err != nil || len(got) != 1 || got[0].Answer != agent.Deny || got[0].Tool != "write_file" {
+		t.Fatalf("approvals %+v %v", got, err)
+	}
+}
