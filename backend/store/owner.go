@@ -21,7 +21,8 @@ func CurrentOwner() Owner {
 	return Owner{PID: pid, Start: processStart(pid)}
 }
 
-// alive reports whether the owner process still runs. Where the start time
+// alive reports whether the owner process still runs. A process that
+// exited but is not yet reaped (a zombie) is gone. Where the start time
 // cannot be read (not Linux), a live pid counts as alive.
 func (o Owner) alive() bool {
 	if o.PID <= 0 {
@@ -30,30 +31,39 @@ func (o Owner) alive() bool {
 	if err := syscall.Kill(o.PID, 0); err != nil && err != syscall.EPERM {
 		return false
 	}
+	state, start := procStat(o.PID)
+	if state == "Z" || state == "X" {
+		return false
+	}
 	if o.Start == "" {
 		return true
 	}
-	now := processStart(o.PID)
-	return now == "" || now == o.Start
+	return start == "" || start == o.Start
 }
 
-// processStart reads the process's start time (in clock ticks since boot)
-// from /proc; "" where /proc is not available.
+// processStart reads the process's start time (in clock ticks since boot);
+// "" where /proc is not available.
 func processStart(pid int) string {
+	_, s := procStat(pid)
+	return s
+}
+
+// procStat reads state (field 3) and starttime (field 22) from /proc.
+func procStat(pid int) (state, start string) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return "", ""
 	}
 	// The command name (field 2) may hold spaces and parentheses; fields
-	// after the last ')' are plain. starttime is field 22.
+	// after the last ')' are plain.
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	if i < 0 {
-		return ""
+		return "", ""
 	}
-	fields := strings.Fields(s[i+1:])
-	if len(fields) < 20 {
-		return ""
+	f := strings.Fields(s[i+1:])
+	if len(f) < 20 {
+		return "", ""
 	}
-	return fields[19]
+	return f[0], f[19]
 }
