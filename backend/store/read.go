@@ -97,9 +97,14 @@ func (db *DB) GetTurn(ctx context.Context, id string, withEvents bool) (TurnDeta
 }
 
 func (db *DB) turnMessages(ctx context.Context, turnID string) ([]llm.Message, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
+	return db.queryMessages(ctx, "loading messages", `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
+}
+
+// queryMessages runs a query selecting (role, content, extra) rows.
+func (db *DB) queryMessages(ctx context.Context, doing, q string, args ...any) ([]llm.Message, error) {
+	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, readError(err, "loading messages")
+		return nil, readError(err, doing)
 	}
 	defer rows.Close()
 	var out []llm.Message
@@ -107,7 +112,7 @@ func (db *DB) turnMessages(ctx context.Context, turnID string) ([]llm.Message, e
 		var m llm.Message
 		var extra string
 		if err := rows.Scan(&m.Role, &m.Content, &extra); err != nil {
-			return nil, readError(err, "loading messages")
+			return nil, readError(err, doing)
 		}
 		var x messageExtra
 		_ = json.Unmarshal([]byte(extra), &x)
@@ -253,22 +258,5 @@ func (db *DB) History(ctx context.Context, sessionID string, beforeSeq int) ([]l
 		args = append(args, beforeSeq)
 	}
 	q += ` ORDER BY t.seq, m.idx`
-	rows, err := db.reader.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, readError(err, "loading the conversation")
-	}
-	defer rows.Close()
-	var out []llm.Message
-	for rows.Next() {
-		var m llm.Message
-		var extra string
-		if err := rows.Scan(&m.Role, &m.Content, &extra); err != nil {
-			return nil, readError(err, "loading the conversation")
-		}
-		var x messageExtra
-		_ = json.Unmarshal([]byte(extra), &x)
-		m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning
-		out = append(out, m)
-	}
-	return out, rows.Err()
+	return db.queryMessages(ctx, "loading the conversation", q, args...)
 }
