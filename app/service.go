@@ -189,23 +189,14 @@ func (s *Service) UIReady(r ReadyReport) error {
 }
 
 // Settings are the app-wide preferences.
-type Settings struct {
-	DefaultProvider string       `json:"default_provider"`
-	DefaultModel    string       `json:"default_model"`
-	DefaultWorkflow string       `json:"default_workflow"`
-	Limits          agent.Limits `json:"limits"`
-	Capture         string       `json:"capture"` // off, record (default), auto
-	Theme           string       `json:"theme"`   // system (default), light, dark
-}
-
-const settingsKey = "app"
+type Settings = store.AppSettings
 
 // GetSettings returns the preferences.
 func (s *Service) GetSettings() (Settings, error) {
 	if err := s.ready(); err != nil {
 		return Settings{}, err
 	}
-	return s.settings(), nil
+	return s.db.AppSettings(s.ctx())
 }
 
 // SaveSettings stores the preferences.
@@ -213,20 +204,15 @@ func (s *Service) SaveSettings(st Settings) error {
 	if err := s.ready(); err != nil {
 		return err
 	}
-	switch st.Capture {
-	case "", "off", "record", "auto":
-	default:
-		return apperr.New(apperr.Invalid, "Capture must be off, record or auto.")
-	}
-	return s.db.SetSetting(s.ctx(), settingsKey, st)
+	return s.db.SaveAppSettings(s.ctx(), st)
 }
 
 func (s *Service) settings() Settings {
-	st := Settings{DefaultWorkflow: "chat", Capture: "record", Theme: "system"}
 	if s.db == nil {
-		return st
+		return Settings{DefaultWorkflow: "chat", Capture: "record", Theme: "system"}
 	}
-	if _, err := s.db.GetSetting(s.ctx(), settingsKey, &st); err != nil {
+	st, err := s.db.AppSettings(s.ctx())
+	if err != nil {
 		s.log.Warn("reading settings", "err", err)
 	}
 	return st

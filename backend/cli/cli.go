@@ -80,6 +80,7 @@ const usage = `Usage:
   agentdeck replay TURN_ID [--json]          re-run a recorded turn offline
   agentdeck serve [--addr 127.0.0.1:7788]    the UI in a browser
   agentdeck db check | db backup FILE
+  agentdeck providers list | add NAME --base-url URL [--model M] [--default] | remove NAME
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB).
@@ -119,6 +120,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 		return cmdServe(ctx, rest, env)
 	case "db":
 		return cmdDB(ctx, rest, env)
+	case "providers":
+		return cmdProviders(ctx, rest, env)
 	}
 	fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", cmd, usage)
 	return ExitUsage

@@ -275,3 +275,20 @@ func TestRunErrorsAndExitCodes(t *testing.T) {
 		})
 	}
 }
+
+func TestProvidersAddThenRunWithIt(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("via the provider", 2)})
+	db := filepath.Join(t.TempDir(), "a.db")
+	if r := agentdeck(t, db, "", nil, nil, "providers", "add", "local", "--base-url", srv.URL(), "--model", "m", "--default"); r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	list := agentdeck(t, db, "", nil, nil, "providers", "list", "--json")
+	if !strings.Contains(list.stdout, `"name": "local"`) {
+		t.Fatalf("list %s", list.stdout)
+	}
+	r := agentdeck(t, db, "", nil, nil, "run", "--provider", "local", "hello")
+	if r.code != 0 || !strings.Contains(r.stdout, "via the provider") {
+		t.Fatalf("run: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+}

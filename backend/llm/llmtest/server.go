@@ -33,7 +33,7 @@ type Server struct {
 	changed     chan struct{} // closed and replaced whenever a record grows
 
 	logMu     sync.Mutex
-	t         testing.TB
+	logf      func(format string, args ...any)
 	logClosed bool
 }
 
@@ -41,11 +41,19 @@ type Server struct {
 // t.Cleanup. Server errors (from net/http) are logged with t.Logf.
 func NewServer(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{t: t, closing: make(chan struct{}), changed: make(chan struct{})}
+	s := NewStandalone(t.Logf)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// NewStandalone starts a server outside a test (the window smoke test's
+// fake model, demos); logf receives the server's error log. The caller
+// must Close it.
+func NewStandalone(logf func(format string, args ...any)) *Server {
+	s := &Server{logf: logf, closing: make(chan struct{}), changed: make(chan struct{})}
 	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.route))
 	s.srv.Config.ErrorLog = log.New(serverLog{s}, "llmtest: ", 0)
 	s.srv.Start()
-	t.Cleanup(s.Close)
 	return s
 }
 
@@ -357,7 +365,7 @@ func (l serverLog) Write(p []byte) (int, error) {
 	l.s.logMu.Lock()
 	defer l.s.logMu.Unlock()
 	if !l.s.logClosed {
-		l.s.t.Logf("%s", bytes.TrimRight(p, "\n"))
+		l.s.logf("%s", bytes.TrimRight(p, "\n"))
 	}
 	return len(p), nil
 }

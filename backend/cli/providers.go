@@ -1,0 +1,110 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/secrets"
+)
+
+// cmdProviders manages the configured model servers, so scripts (and the
+// window smoke test) can set one up without the UI:
+//
+//	agentdeck providers list [--json]
+//	agentdeck providers add NAME --base-url URL [--kind K] [--model M] [--api-key-env VAR] [--default]
+//	agentdeck providers remove NAME
+func cmdProviders(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 {
+		fmt.Fprintln(env.Stderr, "agentdeck: providers needs a command: list, add, remove")
+		return ExitUsage
+	}
+	sub := args[0]
+	fs := newFlagSet("providers "+sub, env)
+	dbFlag := dbFlagOf(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	baseURL := fs.String("base-url", "", "the server's OpenAI-compatible base URL")
+	kind := fs.String("kind", llm.KindCustom, "preset kind: openai, ollama, lmstudio, llamacpp, vllm, openrouter, groq, custom")
+	model := fs.String("model", "", "default model")
+	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key to store in the keyring")
+	makeDefault := fs.Bool("default", false, "make it the default for new sessions")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil {
+		return ExitUsage
+	}
+	db, path, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	switch sub {
+	case "list":
+		ps, err := db.ListProviders(ctx)
+		if err != nil {
+			return fail(env, err)
+		}
+		if *asJSON {
+			if ps == nil {
+				ps = []llm.Provider{}
+			}
+			return printJSON(env, map[string]any{"providers": ps})
+		}
+		for _, p := range ps {
+			fmt.Fprintf(env.Stdout, "%-16s %-10s %s %s\n", p.Name, p.Kind, p.BaseURL, p.DefaultModel)
+		}
+		return ExitOK
+	case "remove":
+		if len(pos) != 1 {
+			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck providers remove NAME")
+			return ExitUsage
+		}
+		if err := db.DeleteProvider(ctx, pos[0]); err != nil {
+			return fail(env, err)
+		}
+		return ExitOK
+	case "add":
+		if len(pos) != 1 || *baseURL == "" {
+			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck providers add NAME --base-url URL [--model M] [--api-key-env VAR] [--default]")
+			return ExitUsage
+		}
+		p := llm.Provider{Name: pos[0], Kind: *kind, BaseURL: strings.TrimRight(*baseURL, "/"), DefaultModel: *model, Local: isLocalURL(*baseURL)}
+		if *model != "" {
+			p.Models = []string{*model}
+		}
+		if *keyEnv != "" {
+			key := env.Getenv(*keyEnv)
+			if key == "" {
+				fmt.Fprintf(env.Stderr, "agentdeck: $%s is empty\n", *keyEnv)
+				return ExitUsage
+			}
+			sec, _ := secrets.Open(ctx, "agentdeck", filepath.Join(dataDir(path), "secrets.json"), quietLogger(env))
+			p.APIKeyRef = "provider:" + p.Name
+			if err := sec.Set(ctx, p.APIKeyRef, key); err != nil {
+				return fail(env, err)
+			}
+		}
+		if err := db.SaveProvider(ctx, p); err != nil {
+			return fail(env, err)
+		}
+		if *makeDefault {
+			st, err := db.AppSettings(ctx)
+			if err != nil {
+				return fail(env, err)
+			}
+			st.DefaultProvider, st.DefaultModel = p.Name, firstNonEmpty(*model, st.DefaultModel)
+			if err := db.SaveAppSettings(ctx, st); err != nil {
+				return fail(env, err)
+			}
+		}
+		fmt.Fprintf(env.Stderr, "saved provider %s\n", p.Name)
+		return ExitOK
+	}
+	fmt.Fprintf(env.Stderr, "agentdeck: unknown providers command %q\n", sub)
+	return ExitUsage
+}
+
+func isLocalURL(u string) bool {
+	return strings.Contains(u, "://127.") || strings.Contains(u, "://localhost") || strings.Contains(u, "://[::1]")
+}

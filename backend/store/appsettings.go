@@ -1,0 +1,43 @@
+package store
+
+import (
+	"context"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+)
+
+// AppSettings are the app-wide preferences, shared by the window, the
+// browser mode and the CLI.
+type AppSettings struct {
+	DefaultProvider string       `json:"default_provider"`
+	DefaultModel    string       `json:"default_model"`
+	DefaultWorkflow string       `json:"default_workflow"`
+	Limits          agent.Limits `json:"limits"`
+	Capture         string       `json:"capture"` // off, record (default), auto
+	Theme           string       `json:"theme"`   // system (default), light, dark
+}
+
+const appSettingsKey = "app"
+
+// AppSettings returns the preferences, with defaults for what is unset.
+func (db *DB) AppSettings(ctx context.Context) (AppSettings, error) {
+	st := AppSettings{DefaultWorkflow: "chat", Capture: "record", Theme: "system"}
+	_, err := db.GetSetting(ctx, appSettingsKey, &st)
+	return st, err
+}
+
+// SaveAppSettings stores the preferences.
+func (db *DB) SaveAppSettings(ctx context.Context, st AppSettings) error {
+	switch st.Capture {
+	case "", "off", "record", "auto":
+	default:
+		return apperr.New(apperr.Invalid, "Capture must be off, record or auto.")
+	}
+	switch st.Theme {
+	case "", "system", "light", "dark":
+	default:
+		return apperr.New(apperr.Invalid, "Theme must be system, light or dark.")
+	}
+	return db.SetSetting(ctx, appSettingsKey, st)
+}
