@@ -201,6 +201,7 @@ func (s *Service) ReplayTurn(turnID string) (TurnRef, error) {
 
 // RerunOptions change what a re-run uses.
 type RerunOptions struct {
+	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	Workflow string `json:"workflow,omitempty"`
 }
@@ -235,7 +236,7 @@ func (s *Service) rerun(turnID string, opts RerunOptions, replay bool) (TurnRef,
 	settings, _ := json.Marshal(map[string]any{"source_turn_id": turnID, "kind": strings.ToLower(kind)})
 	copySess, err := s.db.CreateSession(ctx, store.Session{
 		Title:    kind + " of " + sess.Title + " #" + itoa(orig.Seq),
-		Provider: sess.Provider,
+		Provider: firstOf(opts.Provider, sess.Provider),
 		Model:    firstOf(opts.Model, orig.Model, sess.Model),
 		Workflow: firstOf(opts.Workflow, orig.Workflow, sess.Workflow),
 		Settings: settings,

@@ -57,6 +57,7 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 			}
 			svc.log.Info("window closed")
 		},
+		DragAndDrop:    &options.DragAndDrop{EnableFileDrop: true},
 		Bind:           []any{svc},
 		ErrorFormatter: ErrorReply,
 		Linux: &linux.Options{

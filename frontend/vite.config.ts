@@ -9,9 +9,13 @@ export default defineConfig({
     emptyOutDir: true,
     // Everything loads from our own origin; nothing is fetched from a CDN.
     assetsInlineLimit: 0,
+    // vega (charts) is one lazily loaded chunk of ~850 kB; the app itself is far smaller.
+    chunkSizeWarningLimit: 1000,
   },
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
+    // Shared 2-core machines: a loaded run must not fail on the default 5 s.
+    testTimeout: 20_000,
   },
 });

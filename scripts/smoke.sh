@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Window smoke test: launches the release binary under Xvfb, waits until the
-# page reports that its shell rendered and that a bound Go method answered,
-# takes a screenshot (build/smoke/window.png) and checks it is the app's shell
-# and not a blank or template page.
+# Window smoke test: launches the release binary under Xvfb against a
+# scripted model server (fakellm), checks the shell rendered and the version
+# it shows came from Go, then drives one real turn through the window
+# (Ctrl+N, type, Enter): a plan, a Vega-Lite chart and a streamed markdown
+# answer. It checks the turn was stored completed with its chart, and saves
+# screenshots of the shell, the conversation and the diagnostics panel in
+# build/smoke/.
 set -euo pipefail
 bin="$(realpath "${1:?usage: smoke.sh path/to/agentdeck}")"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -20,12 +23,28 @@ if [[ "${SMOKE_INNER:-}" != 1 ]]; then
 fi
 
 work="$(mktemp -d)"
-trap 'kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; rm -rf "$work"' EXIT
-ready="$work/ready.json"
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+db="$work/agentdeck.db"
 
+# The scripted model and a provider pointing at it.
+(cd "$root" && go build -o "$work/fakellm" ./backend/llm/llmtest/cmd/fakellm)
+"$work/fakellm" >"$work/fakellm.url" 2>"$out/fakellm.log" &
+pids+=($!)
+for _ in $(seq 1 50); do [[ -s "$work/fakellm.url" ]] && break; sleep 0.1; done
+url="$(cat "$work/fakellm.url")"
+"$bin" providers add fake --db "$db" --base-url "$url" --model smoke-model --default 2>/dev/null
+
+ready="$work/ready.json"
 start=$(date +%s%N)
-AGENTDECK_READY_FILE="$ready" "$bin" --db "$work/agentdeck.db" >"$out/app.log" 2>&1 &
+AGENTDECK_READY_FILE="$ready" "$bin" --db "$db" >"$out/app.log" 2>&1 &
 pid=$!
+pids+=($pid)
 
 for _ in $(seq 1 300); do
   [[ -s "$ready" ]] && break
@@ -35,7 +54,8 @@ done
 [[ -s "$ready" ]] || { cat "$out/app.log" >&2; fail "the UI did not report ready within 30 s"; }
 ready_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 
-xdotool search --sync --onlyvisible --name '^Agentdeck$' >/dev/null || fail "no window titled Agentdeck"
+wid="$(xdotool search --sync --onlyvisible --name '^Agentdeck$' | head -1)"
+[[ -n "$wid" ]] || fail "no window titled Agentdeck"
 sleep 0.5 # let the first paint settle after the ready report
 import -window root "$out/window.png"
 
@@ -55,4 +75,39 @@ side=$(convert "$out/window.png" -format '%[pixel:p{136,420}]' info:)
 main=$(convert "$out/window.png" -format '%[pixel:p{1100,300}]' info:)
 [[ "$side" != "$main" ]] || fail "sidebar and main pane have the same colour ($side); the shell did not render"
 
-echo "smoke: ok: version v$want_version shown, $colours colours, sidebar $side, main $main; screenshot $out/window.png"
+# One real turn through the window: new session, type, Enter.
+xdotool windowactivate --sync "$wid" 2>/dev/null || true
+xdotool windowfocus --sync "$wid"
+xdotool key --window "$wid" ctrl+n
+sleep 0.5
+xdotool type --delay 15 "Chart revenue by region for Q3"
+xdotool key Return
+
+state=""
+for _ in $(seq 1 200); do
+  sid="$("$bin" sessions list --db "$db" --json | grep -o '"id": "[^"]*"' | head -1 | cut -d'"' -f4 || true)"
+  if [[ -n "$sid" ]]; then
+    show="$("$bin" sessions show "$sid" --db "$db" --json)"
+    state="$(grep -o '"state": "[^"]*"' <<<"$show" | head -1 | cut -d'"' -f4 || true)"
+    [[ "$state" == "completed" || "$state" == "failed" || "$state" == "cancelled" ]] && break
+  fi
+  sleep 0.1
+done
+[[ "$state" == "completed" ]] || { cat "$out/app.log" >&2; fail "the turn typed into the window did not complete (state '$state')"; }
+turn="$(grep -o '"id": "[^"]*"' <<<"$show" | sed -n 2p | cut -d'"' -f4)"
+detail="$("$bin" turns show "$turn" --db "$db" --json --events)"
+grep -q '"type": "chart"' <<<"$detail" || fail "the turn has no chart event"
+grep -q '"type": "plan_generated"' <<<"$detail" || fail "the turn has no plan"
+sleep 1.5 # the chart renders after the turn ends
+import -window root "$out/conversation.png"
+# Vega-Lite's default bar colour (#4c78a8) must be on screen: the chart drew.
+bars=$(convert "$out/conversation.png" -fill black +opaque 'rgb(76,120,168)' -fill white -opaque 'rgb(76,120,168)' -format '%[fx:int(mean*w*h)]' info:)
+(( bars > 500 )) || fail "no chart bars on screen ($bars pixels of the bar colour)"
+
+xdotool key --window "$wid" ctrl+shift+d
+sleep 1
+import -window root "$out/diagnostics.png"
+diff_px=$(compare -metric AE "$out/conversation.png" "$out/diagnostics.png" null: 2>&1 || true)
+(( ${diff_px%.*} > 10000 )) || fail "the diagnostics panel did not open ($diff_px pixels changed)"
+
+echo "smoke: ok: version v$want_version shown, $colours colours; a turn with a plan and a chart ($bars bar pixels) completed through the window; screenshots in $out"

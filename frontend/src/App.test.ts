@@ -3,15 +3,13 @@ import { render, screen, waitFor } from '@testing-library/svelte';
 import App from './App.svelte';
 import type { Backend } from './lib/api';
 import { BackendError } from './lib/api';
+import { FakeBackend } from './lib/fake';
 
 function fakeBackend(over: Partial<Backend> = {}): Backend {
-  return {
-    kind: 'http',
-    version: vi.fn().mockResolvedValue({ version: '0.9.1', commit: '', go_version: '' }),
-    status: vi.fn().mockResolvedValue({ version: '0.9.1', db_path: '/tmp/a.db', schema_version: 1 }),
-    uiReady: vi.fn().mockResolvedValue(undefined),
-    ...over,
-  };
+  const fake = new FakeBackend();
+  fake.version_ = '0.9.1';
+  Object.assign(fake, { uiReady: vi.fn().mockResolvedValue(undefined) }, over);
+  return fake;
 }
 
 describe('App shell', () => {
@@ -32,13 +30,12 @@ describe('App shell', () => {
       }),
     });
     render(App, { backend });
-    const alert = await screen.findByRole('alert');
-    expect(alert.textContent).toContain('is not an Agentdeck database');
+    await waitFor(() => expect(screen.getAllByRole('alert').some((a) => a.textContent?.includes('is not an Agentdeck database'))).toBe(true));
   });
 
   it('shows a backend that cannot be reached', async () => {
     const backend = fakeBackend({ status: vi.fn().mockRejectedValue(new BackendError('unavailable', 'Cannot reach the Agentdeck server.')) });
     render(App, { backend });
-    expect((await screen.findByRole('alert')).textContent).toContain('Cannot reach');
+    await waitFor(() => expect(screen.getAllByRole('alert').some((a) => a.textContent?.includes('Cannot reach'))).toBe(true));
   });
 });

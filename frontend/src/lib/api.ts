@@ -1,22 +1,93 @@
 // The only module that talks to the backend.
 //
 // In the desktop window the Wails runtime injects window.go with the bound
-// Go methods; in a browser (agentdeck serve) the same methods are reached
-// over HTTP. Both sit behind the Backend interface, so components never know
-// which one they have. The types come from the Go structs (generated into
-// ./wailsjs by `make bindings`).
-import type { app, buildinfo } from './wailsjs/go/models';
-import type * as ServiceBinding from './wailsjs/go/app/Service';
+// Go methods and window.runtime with the event bus; in a browser (agentdeck
+// serve) the same methods are reached over HTTP and events over an
+// EventSource. Both sit behind the Backend interface, so components and
+// stores never know which one they have. The types mirror the Go JSON
+// (./types.ts).
+import type {
+  AgentEvent,
+  ApprovalAnswer,
+  Delivered,
+  Detected,
+  ExportFormat,
+  ExportReply,
+  NewSession,
+  Page,
+  PendingApproval,
+  Provider,
+  ProviderInput,
+  ProviderView,
+  ReadyReport,
+  RerunOptions,
+  SearchHit,
+  SendRequest,
+  Session,
+  SessionPage,
+  Settings,
+  Status,
+  TestReply,
+  TurnDetail,
+  TurnPage,
+  TurnRef,
+  VersionInfo,
+  WorkflowList,
+  WorkflowProblem,
+} from './types';
 
-export type VersionInfo = buildinfo.Info;
-export type Status = app.Status;
-export type ReadyReport = app.ReadyReport;
+export type * from './types';
+
+/** Event names on the Wails bus (app/desktop.go). */
+export const EVENT_BATCH = 'agentdeck:events';
+export const EVENT_APPROVAL = 'agentdeck:approval';
 
 export interface Backend {
   readonly kind: 'wails' | 'http';
-  version(): Promise<VersionInfo>;
+  listSessions(p?: Partial<Page>): Promise<SessionPage>;
+  createSession(req: NewSession): Promise<Session>;
+  getSession(id: string): Promise<Session>;
+  renameSession(id: string, title: string): Promise<void>;
+  updateSession(s: Session): Promise<void>;
+  deleteSession(id: string): Promise<void>;
+  searchSessions(query: string, limit: number): Promise<SearchHit[] | null>;
+  sendMessage(req: SendRequest): Promise<TurnRef>;
+  stopTurn(turnId: string): Promise<void>;
+  getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail>;
+  listTurns(sessionId: string, p?: Partial<Page>): Promise<TurnPage>;
+  eventsAfter(turnId: string, afterSeq: number): Promise<AgentEvent[] | null>;
+  replayTurn(turnId: string): Promise<TurnRef>;
+  rerunTurn(turnId: string, opts: RerunOptions): Promise<TurnRef>;
+  exportSession(id: string, format: ExportFormat): Promise<ExportReply>;
+  importSession(content: string): Promise<Session>;
+  listProviders(): Promise<ProviderView[] | null>;
+  presets(): Promise<Provider[] | null>;
+  saveProvider(input: ProviderInput): Promise<void>;
+  deleteProvider(name: string): Promise<void>;
+  testProvider(input: ProviderInput): Promise<TestReply>;
+  detectLocal(): Promise<Detected[] | null>;
+  listWorkflows(): Promise<WorkflowList>;
+  validateWorkflow(name: string, content: string): Promise<WorkflowProblem[] | null>;
+  pendingApprovals(): Promise<PendingApproval[] | null>;
+  answerApproval(a: ApprovalAnswer): Promise<void>;
+  getSettings(): Promise<Settings>;
+  saveSettings(s: Settings): Promise<void>;
   status(): Promise<Status>;
+  version(): Promise<VersionInfo>;
   uiReady(report: ReadyReport): Promise<void>;
+  /**
+   * Starts the one event subscription. onResync, if given, is called when
+   * the stream reconnected after a drop: events may have been missed.
+   * Returns the function that ends it.
+   */
+  subscribe(onBatch: (batch: Delivered[]) => void, onApproval: (p: PendingApproval) => void, onResync?: () => void): () => void;
+  /** Opens a link outside the app; the app window never navigates. */
+  openURL(url: string): void;
+  /**
+   * Listens for files dropped on the window with their paths, where the
+   * runtime can tell them (Wails' OnFileDrop). Returns undefined when it cannot.
+   */
+  onFileDrop(fn: (paths: string[]) => void): (() => void) | undefined;
 }
 
 /** An error from the backend: a stable code and a message for people. */
@@ -30,38 +101,96 @@ export class BackendError extends Error {
   }
 }
 
-type Binding = typeof ServiceBinding;
+type Bound = (...args: unknown[]) => Promise<unknown>;
+/** window.go.app.Service: every bound Go method by its Go name. */
+export type Binding = Record<string, Bound>;
 
-interface WailsWindow {
-  go?: { app?: { Service?: Binding } };
+export interface WailsRuntime {
+  EventsOn(name: string, fn: (...data: unknown[]) => void): (() => void) | void;
+  EventsOff?(name: string, ...more: string[]): void;
+  BrowserOpenURL?(url: string): void;
+  OnFileDrop?(fn: (x: number, y: number, paths: string[]) => void, useDropTarget: boolean): void;
+  OnFileDropOff?(): void;
 }
+
+export interface WailsWindow {
+  go?: { app?: { Service?: Binding } };
+  runtime?: WailsRuntime;
+}
+
+type Call = <T>(method: string, ...args: unknown[]) => Promise<T>;
 
 /** Picks the Wails bindings when present, else HTTP against the page's origin. */
 export function createBackend(win: Window & WailsWindow = window, fetchFn: typeof fetch = fetch.bind(window)): Backend {
   const binding = win.go?.app?.Service;
-  if (binding) return wailsBackend(binding);
-  return httpBackend(new URL(win.location.href), fetchFn, win.sessionStorage);
+  if (binding) return wailsBackend(binding, win.runtime, win);
+  const ES = (win as { EventSource?: typeof EventSource }).EventSource;
+  const url = new URL(win.location.href);
+  const backend = httpBackend(url, fetchFn, win.sessionStorage, ES ? (u) => new ES(u) : undefined, win);
+  if (url.searchParams.has('token')) {
+    url.searchParams.delete('token');
+    win.history?.replaceState(win.history.state, '', url.pathname + url.search + url.hash);
+  }
+  return backend;
 }
 
-export function wailsBackend(b: Binding): Backend {
+export function wailsBackend(b: Binding, rt?: WailsRuntime, win?: Pick<Window, 'open'>): Backend {
+  const call: Call = async <T>(method: string, ...args: unknown[]) => {
+    const fn = b[method];
+    if (typeof fn !== 'function') throw new BackendError('unavailable', `This version of Agentdeck has no ${method}.`);
+    return (await guard(fn(...args))) as T;
+  };
   return {
+    ...methods(call),
     kind: 'wails',
-    version: () => guard(b.Version()),
-    status: () => guard(b.Status()),
-    uiReady: (r) => guard(b.UIReady(r)),
+    subscribe(onBatch, onApproval) {
+      if (!rt) return () => {};
+      const offs = [
+        rt.EventsOn(EVENT_BATCH, (batch) => onBatch(Array.isArray(batch) ? (batch as Delivered[]) : [])),
+        rt.EventsOn(EVENT_APPROVAL, (p) => p && onApproval(p as PendingApproval)),
+      ];
+      return () => {
+        for (const off of offs) if (typeof off === 'function') off();
+      };
+    },
+    openURL(url) {
+      if (!isExternal(url)) return;
+      if (rt?.BrowserOpenURL) rt.BrowserOpenURL(url);
+      else win?.open(url, '_blank', 'noopener,noreferrer');
+    },
+    onFileDrop(fn) {
+      if (!rt?.OnFileDrop) return undefined;
+      rt.OnFileDrop((_x, _y, paths) => fn(paths ?? []), false);
+      return () => rt.OnFileDropOff?.();
+    },
   };
 }
 
 const tokenKey = 'agentdeck.token';
 
-export function httpBackend(url: URL, fetchFn: typeof fetch, storage: Storage): Backend {
+interface EventSourceLike {
+  onmessage: ((e: MessageEvent) => void) | null;
+  onerror: ((e: Event) => void) | null;
+  onopen: ((e: Event) => void) | null;
+  close(): void;
+}
+
+type StreamMessage = { kind: 'events'; batch: Delivered[] | null } | { kind: 'approval'; approval: PendingApproval };
+
+export function httpBackend(
+  url: URL,
+  fetchFn: typeof fetch,
+  storage: Storage,
+  openStream?: (url: string) => EventSourceLike,
+  win?: Pick<Window, 'open'>,
+): Backend {
   // The server prints a URL with ?token=...; keep it for reloads and take it
   // out of the address bar so it does not end up in screenshots or history.
   const fromURL = url.searchParams.get('token');
   if (fromURL) storage.setItem(tokenKey, fromURL);
   const token = storage.getItem(tokenKey) ?? '';
 
-  async function call<T>(method: string, ...args: unknown[]): Promise<T> {
+  const call: Call = async <T>(method: string, ...args: unknown[]) => {
     let res: Response;
     try {
       res = await fetchFn(`/api/call/${method}`, {
@@ -78,14 +207,89 @@ export function httpBackend(url: URL, fetchFn: typeof fetch, storage: Storage): 
       throw new BackendError(e?.code ?? 'internal', e?.message ?? `The server answered ${res.status}.`);
     }
     return body as T;
-  }
+  };
 
   return {
+    ...methods(call),
     kind: 'http',
-    version: () => call('Version'),
+    subscribe(onBatch, onApproval, onResync) {
+      if (!openStream) return () => {};
+      const es = openStream(`/api/events?token=${encodeURIComponent(token)}`);
+      let dropped = false;
+      es.onmessage = (e) => {
+        let msg: StreamMessage;
+        try {
+          msg = JSON.parse(String(e.data)) as StreamMessage;
+        } catch {
+          return;
+        }
+        if (msg.kind === 'events') onBatch(msg.batch ?? []);
+        else if (msg.kind === 'approval' && msg.approval) onApproval(msg.approval);
+      };
+      // EventSource reconnects by itself; whatever was sent meanwhile is
+      // lost, so the stores catch up from the last seq they have.
+      es.onerror = () => {
+        dropped = true;
+      };
+      es.onopen = () => {
+        if (dropped) {
+          dropped = false;
+          onResync?.();
+        }
+      };
+      return () => es.close();
+    },
+    openURL(u) {
+      if (isExternal(u)) win?.open(u, '_blank', 'noopener,noreferrer');
+    },
+    onFileDrop: () => undefined,
+  };
+}
+
+type Transport = Omit<Backend, 'kind' | 'subscribe' | 'openURL' | 'onFileDrop'>;
+
+// One table for both transports: the Go method name and its arguments, in
+// the order of the Go signature.
+function methods(call: Call): Transport {
+  const page = (p?: Partial<Page>): Page => ({ limit: p?.limit ?? 0, cursor: p?.cursor ?? '' });
+  return {
+    listSessions: (p) => call('ListSessions', page(p)),
+    createSession: (req) => call('CreateSession', req),
+    getSession: (id) => call('GetSession', id),
+    renameSession: (id, title) => call('RenameSession', id, title),
+    updateSession: (s) => call('UpdateSession', s),
+    deleteSession: (id) => call('DeleteSession', id),
+    searchSessions: (q, limit) => call('SearchSessions', q, limit),
+    sendMessage: (req) => call('SendMessage', req),
+    stopTurn: (id) => call('StopTurn', id),
+    getTurn: (id, withEvents) => call('GetTurn', id, withEvents),
+    listTurns: (sid, p) => call('ListTurns', sid, page(p)),
+    eventsAfter: (id, after) => call('EventsAfter', id, after),
+    replayTurn: (id) => call('ReplayTurn', id),
+    rerunTurn: (id, opts) => call('RerunTurn', id, opts),
+    exportSession: (id, format) => call('ExportSession', id, format),
+    importSession: (content) => call('ImportSession', content),
+    listProviders: () => call('ListProviders'),
+    presets: () => call('Presets'),
+    saveProvider: (input) => call('SaveProvider', input),
+    deleteProvider: (name) => call('DeleteProvider', name),
+    testProvider: (input) => call('TestProvider', input),
+    detectLocal: () => call('DetectLocal'),
+    listWorkflows: () => call('ListWorkflows'),
+    validateWorkflow: (name, content) => call('ValidateWorkflow', name, content),
+    pendingApprovals: () => call('PendingApprovals'),
+    answerApproval: (a) => call('AnswerApproval', a),
+    getSettings: () => call('GetSettings'),
+    saveSettings: (s) => call('SaveSettings', s),
     status: () => call('Status'),
+    version: () => call('Version'),
     uiReady: (r) => call('UIReady', r),
   };
+}
+
+/** Only web and mail links leave the app. */
+export function isExternal(url: string): boolean {
+  return /^(https?:|mailto:)/i.test(url.trim());
 }
 
 // Wails rejects a promise with what the Go side's ErrorFormatter returned:
@@ -111,6 +315,11 @@ export function toBackendError(err: unknown): BackendError {
     // not JSON: fall through
   }
   return new BackendError('internal', text || 'Something went wrong inside Agentdeck.');
+}
+
+/** The message to show for any failure. */
+export function messageOf(err: unknown): string {
+  return toBackendError(err).message;
 }
 
 function isCoded(v: unknown): v is { code: string; message: string } {

@@ -1,0 +1,82 @@
+// Roll-ups for the diagnostics panel and the comparison view.
+import { addUsage, parseTime, zeroUsage } from './format';
+import type { Result, StageResult, Usage } from './types';
+
+/** A turn's stages: the workflow's, or for a plain run one implicit stage (as the store saves it). */
+export function stagesOf(result: Result | null | undefined, turnId: string): StageResult[] {
+  if (!result) return [];
+  if (result.stages?.length) return result.stages;
+  return [
+    {
+      id: turnId,
+      name: 'chat',
+      agent: 'assistant',
+      phase: '',
+      response: null,
+      outcome: result.outcome,
+      termination: result.termination,
+      diagnostics: {
+        started_at: result.started_at,
+        completed_at: result.completed_at,
+        duration_ms: result.duration_ms,
+        usage: result.usage,
+        model_calls: result.model_calls,
+        tool_calls: result.tool_calls,
+        input_messages: 0,
+        output_messages: 0,
+      },
+    },
+  ];
+}
+
+export interface Totals {
+  usage: Usage;
+  durationMs: number;
+  modelCalls: number;
+  toolCalls: number;
+  failedCalls: number;
+  /** The first model call's time to first token, in ms. */
+  firstTokenMs: number | null;
+}
+
+export function totalsOf(stages: readonly StageResult[], result?: Result | null): Totals {
+  let usage = zeroUsage;
+  let modelCalls = 0;
+  let toolCalls = 0;
+  let failedCalls = 0;
+  let firstTokenMs: number | null = null;
+  let start = Infinity;
+  let end = -Infinity;
+  for (const s of stages) {
+    const d = s.diagnostics;
+    usage = addUsage(usage, d?.usage);
+    for (const c of d?.model_calls ?? []) {
+      modelCalls++;
+      if (!c.ok) failedCalls++;
+      if (firstTokenMs === null && c.time_to_first_token_ns) firstTokenMs = c.time_to_first_token_ns / 1e6;
+    }
+    for (const c of d?.tool_calls ?? []) {
+      toolCalls++;
+      if (!c.ok) failedCalls++;
+    }
+    const a = parseTime(d?.started_at);
+    const b = parseTime(d?.completed_at);
+    if (a !== null) start = Math.min(start, a);
+    if (b !== null) end = Math.max(end, b);
+  }
+  const spanMs = Number.isFinite(start) && Number.isFinite(end) ? end - start : stages.reduce((n, s) => n + (s.diagnostics?.duration_ms ?? 0), 0);
+  return {
+    usage: result?.usage && result.usage.total_tokens >= usage.total_tokens ? result.usage : usage,
+    durationMs: result?.duration_ms || spanMs,
+    modelCalls,
+    toolCalls,
+    failedCalls,
+    firstTokenMs,
+  };
+}
+
+/** The time to first token of a stage's first model call, in ms. */
+export function stageFirstToken(s: StageResult): number | null {
+  const c = (s.diagnostics?.model_calls ?? []).find((x) => x.time_to_first_token_ns > 0);
+  return c ? c.time_to_first_token_ns / 1e6 : null;
+}

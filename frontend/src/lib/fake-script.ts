@@ -1,0 +1,165 @@
+// What the fake backend's turns do: a scripted run that exercises every
+// kind of event, chosen from words in the message ("chart", "tool",
+// "plan", "approve", "fail", "critique", "handoff"). For tests and demos.
+import type { CallDiagnostics, EventType, Result, StageResult, ToolCallDiagnostics, Usage } from './types';
+
+export type Step =
+  | { type: Exclude<EventType, 'token' | 'turn_completed'>; data?: unknown; stage?: string; parent?: string; delay?: number }
+  | { type: 'token'; text: string; stage?: string }
+  | { type: 'approval'; callId: string; tool: string; args: unknown; reason: string }
+  | { type: 'turn_completed' };
+
+const answer = `Here is what I found.
+
+## Summary
+
+The dataset has **3 regions**; the *north* grew fastest. See [the docs](https://example.com/docs) for details.
+
+| Region | Growth |
+| --- | --- |
+| North | 12% |
+| South | 4% |
+
+\`\`\`python
+def growth(a, b):
+    return (b - a) / a * 100
+\`\`\`
+
+1. Load the data
+2. Compare the regions
+`;
+
+/** variant: a re-run's slightly different answer, so comparisons show a diff. */
+export function scriptFor(message: string, workflow: string, variant = false): Step[] {
+  const m = message.toLowerCase();
+  const steps: Step[] = [];
+  const stage = 'stage-1';
+  const multi = workflow !== 'chat' && workflow !== '';
+  if (multi) steps.push({ type: 'stage_start', stage, data: { stage_id: stage, stage: 'draft', phase: 'execute', agent: 'writer' } });
+  if (m.includes('memory')) steps.push({ type: 'memory_recalled', data: { count: 2 } });
+  if (m.includes('plan') || workflow === 'plan-execute') {
+    steps.push({ type: 'plan_generated', data: { steps: [{ title: 'Load the data', status: 'pending' }, { title: 'Compare regions', status: 'pending' }, { title: 'Write the answer', status: 'pending' }] } });
+    for (let i = 0; i < 3; i++) {
+      steps.push({ type: 'step_start', data: { step_index: i, description: '' }, delay: 150 });
+      steps.push({ type: 'step_end', data: { step_index: i, success: true }, delay: 200 });
+    }
+  }
+  if (m.includes('fail')) {
+    steps.push({ type: 'think_start', stage });
+    steps.push({ type: 'think_end', stage, data: { prompt_tokens: 0, completion_tokens: 0 } });
+    steps.push({ type: 'error', data: { source: 'llm', message: 'Cannot reach the model server at http://127.0.0.1:11434/v1. Start it with `ollama serve`, or pick another provider in Settings.' } });
+    steps.push({ type: 'turn_completed' });
+    return steps;
+  }
+  if (m.includes('tool') || m.includes('approve')) {
+    steps.push({ type: 'think_start', stage });
+    steps.push({ type: 'think_end', stage, data: { prompt_tokens: 420, completion_tokens: 30 } });
+    const args = { path: 'data/sales.csv', limit: 100 };
+    steps.push({ type: 'tool_call', stage, data: { call_id: 'call-1', name: 'read_table', args } });
+    if (m.includes('approve')) steps.push({ type: 'approval', callId: 'call-1', tool: 'read_table', args, reason: 'read_table reads files in the workspace.' });
+    steps.push({ type: 'tool_result', stage, parent: 'call-1', data: { call_id: 'call-1', name: 'read_table', output: 'region,growth\nnorth,12\nsouth,4', duration_ms: 84 }, delay: 300 });
+  }
+  if (m.includes('handoff')) {
+    steps.push({ type: 'handoff_start', data: { from: 'writer', to: 'analyst' } });
+    steps.push({ type: 'handoff_end', data: { to: 'analyst' }, delay: 200 });
+  }
+  steps.push({ type: 'think_start', stage });
+  const text = variant ? answer.replace('**3 regions**', '**three regions**').replace('| South | 4% |', '| South | 4% |\n| East | 7% |') : answer;
+  for (const chunk of text.match(/\S+\s*/g) ?? []) steps.push({ type: 'token', text: chunk, stage });
+  steps.push({ type: 'think_end', stage, data: { prompt_tokens: 512, completion_tokens: 160 } });
+  if (m.includes('chart')) {
+    steps.push({
+      type: 'chart',
+      data: {
+        title: 'Growth by region',
+        spec: {
+          $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
+          data: { values: [{ region: 'North', growth: 12 }, { region: 'South', growth: 4 }, { region: 'East', growth: 7 }] },
+          mark: 'bar',
+          encoding: { x: { field: 'region', type: 'nominal' }, y: { field: 'growth', type: 'quantitative' } },
+        },
+      },
+    });
+  }
+  if (m.includes('critique') || workflow === 'critique-revise') {
+    steps.push({ type: 'critique_generated', data: { score: 0.72, passed: false, feedback: 'Add the growth of the east region.' } });
+    steps.push({ type: 'refining', data: { iteration: 1 } });
+    steps.push({ type: 'reflection_start', data: { iteration: 1 } });
+    steps.push({ type: 'reflection_end', data: { iteration: 1, score: 0.91, passed: true }, delay: 200 });
+  }
+  if (m.includes('compress')) steps.push({ type: 'context_compressed', data: { before_count: 40, after_count: 12, before_tokens: 18000, after_tokens: 5200 } });
+  if (multi) steps.push({ type: 'stage_end', stage, data: 'stage-result' });
+  steps.push({ type: 'final_answer', data: { text } });
+  steps.push({ type: 'turn_completed' });
+  return steps;
+}
+
+export const usage = (input: number, output: number): Usage => ({
+  input_tokens: input,
+  output_tokens: output,
+  cached_input_tokens: Math.floor(input / 4),
+  reasoning_tokens: 0,
+  total_tokens: input + output,
+  estimated: false,
+});
+
+/** A plausible result for a finished fake turn, with one stage, model and tool calls. */
+export function fakeResult(opts: { started: Date; ended: Date; model: string; text: string; ok: boolean; cancelled: boolean; error?: string; withTool: boolean; stageName?: string; stageId: string }): Result {
+  const { started, ended } = opts;
+  const dur = Math.max(1, ended.getTime() - started.getTime());
+  const iso = (ms: number) => new Date(started.getTime() + ms).toISOString();
+  const calls: CallDiagnostics[] = [];
+  const tools: ToolCallDiagnostics[] = [];
+  if (opts.withTool) {
+    calls.push({ model: opts.model, started_at: iso(0), completed_at: iso(dur * 0.25), duration_ns: dur * 0.25e6, time_to_first_token_ns: dur * 0.08e6, usage: usage(420, 30), request_messages: 2, attempts: 1, ok: true });
+    tools.push({ call_id: 'call-1', name: 'read_table', arguments: '{"path":"data/sales.csv"}', result_size: 31, started_at: iso(dur * 0.27), duration_ms: Math.round(dur * 0.15), ok: true });
+  }
+  const s = opts.withTool ? 0.45 : 0.02;
+  calls.push({ model: opts.model, started_at: iso(dur * s), completed_at: iso(dur * 0.98), duration_ns: dur * (0.98 - s) * 1e6, time_to_first_token_ns: dur * 0.1e6, usage: usage(512, 160), request_messages: 4, attempts: 1, ok: opts.ok, error: opts.error });
+  const total = calls.reduce((u, c) => addUsage(u, c.usage), usage(0, 0));
+  total.cached_input_tokens = calls.reduce((n, c) => n + c.usage.cached_input_tokens, 0);
+  const outcome = opts.cancelled ? 'cancelled' : opts.ok ? 'succeeded' : 'failed';
+  const termination = opts.cancelled ? { kind: 'cancelled' as const } : opts.ok ? { kind: 'natural_completion' as const } : { kind: 'failed' as const, error: opts.error };
+  const stage: StageResult = {
+    id: opts.stageId,
+    name: opts.stageName ?? 'chat',
+    agent: opts.stageName ? 'writer' : 'assistant',
+    phase: opts.stageName ? 'execute' : '',
+    response: opts.text ? { role: 'assistant', content: opts.text } : null,
+    outcome,
+    termination,
+    diagnostics: { started_at: iso(0), completed_at: ended.toISOString(), duration_ms: dur, usage: total, model_calls: calls, tool_calls: tools, input_messages: 2, output_messages: 1 },
+  };
+  return {
+    steps_used: calls.length,
+    tool_calls_used: tools.length,
+    cancelled: opts.cancelled,
+    budget_exhausted: false,
+    plan_steps: null,
+    plan_incomplete_reason: '',
+    error: opts.error ?? '',
+    error_source: opts.error ? 'llm' : undefined,
+    final_text: opts.text,
+    ok: opts.ok,
+    outcome,
+    termination,
+    usage: total,
+    started_at: started.toISOString(),
+    completed_at: ended.toISOString(),
+    duration_ms: dur,
+    model_calls: calls,
+    tool_calls: tools,
+    stages: opts.stageName ? [stage] : null,
+  };
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+    reasoning_tokens: a.reasoning_tokens + b.reasoning_tokens,
+    total_tokens: a.total_tokens + b.total_tokens,
+    estimated: a.estimated || b.estimated,
+  };
+}

@@ -1,0 +1,629 @@
+// An in-memory Backend for tests and for `npm run dev` demos (open the dev
+// server with ?demo). It keeps sessions, turns and their events, runs
+// scripted turns (fake-script.ts) on timers and delivers their events the
+// way the Go side does: tokens merged per tick with first_seq..seq.
+import type { Backend } from './api';
+import { BackendError } from './api';
+import { fakeResult, scriptFor, type Step } from './fake-script';
+import type {
+  AgentEvent,
+  Delivered,
+  Detected,
+  EventType,
+  Message,
+  PendingApproval,
+  Provider,
+  ProviderView,
+  SearchHit,
+  Session,
+  Settings,
+  TurnDetail,
+  WorkflowList,
+} from './types';
+
+type Subscriber = { onBatch: (b: Delivered[]) => void; onApproval: (p: PendingApproval) => void };
+
+interface Running {
+  turn: TurnDetail;
+  steps: Step[];
+  i: number;
+  timer?: ReturnType<typeof setTimeout>;
+  stopped: boolean;
+  text: string;
+  waiting: string;
+  denied: Set<string>;
+  /** Seeded at once: timestamps follow the turn's start, not the clock. */
+  instant?: boolean;
+}
+
+export interface FakeOptions {
+  /** Milliseconds between ticks of a running turn (default 30). */
+  tick?: number;
+  /** Tokens delivered per tick (default 4). */
+  tokensPerTick?: number;
+  now?: () => Date;
+}
+
+const presets: Provider[] = [
+  { name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false },
+  { name: 'lmstudio', kind: 'lmstudio', base_url: 'http://127.0.0.1:1234/v1', local: true, needs_key: false },
+  { name: 'llamacpp', kind: 'llamacpp', base_url: 'http://127.0.0.1:8080/v1', local: true, needs_key: false },
+  { name: 'vllm', kind: 'vllm', base_url: 'http://127.0.0.1:8000/v1', local: true, needs_key: false },
+  { name: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', local: false, needs_key: true },
+  { name: 'openrouter', kind: 'openrouter', base_url: 'https://openrouter.ai/api/v1', local: false, needs_key: true },
+  { name: 'groq', kind: 'groq', base_url: 'https://api.groq.com/openai/v1', local: false, needs_key: true },
+];
+
+export class FakeBackend implements Backend {
+  readonly kind = 'http' as const;
+  sessions: Session[] = [];
+  turns = new Map<string, TurnDetail>();
+  events = new Map<string, AgentEvent[]>();
+  providers: ProviderView[] = [];
+  settings: Settings = {
+    default_provider: '',
+    default_model: '',
+    default_workflow: 'chat',
+    limits: { max_steps: 0, max_tool_calls: 0, token_budget: 0, timeout: 0, stall_threshold: 0, max_tool_output: 0 },
+    capture: 'record',
+    theme: 'system',
+  };
+  workflows: WorkflowList = {
+    workflows: [
+      { name: 'chat', description: 'One agent with tools.', kind: 'chat', source: 'builtin' },
+      { name: 'critique-revise', description: 'Draft, critique, revise.', kind: 'critique-revise', source: 'builtin' },
+      { name: 'plan-execute', description: 'Plan the steps, then run them.', kind: 'plan-execute', source: 'builtin' },
+      { name: 'handoff', description: 'Agents hand the task to each other.', kind: 'handoff', source: 'builtin' },
+    ],
+    problems: [],
+  };
+  approvals: PendingApproval[] = [];
+  detected: Detected[] = [];
+  /** Every call, by method name, for assertions. */
+  calls: Array<{ method: string; args: unknown[] }> = [];
+  version_ = '0.0.0-dev';
+
+  private subs = new Set<Subscriber>();
+  private running = new Map<string, Running>();
+  private nextId = 1;
+  private readonly tick: number;
+  private readonly tokensPerTick: number;
+  private readonly now: () => Date;
+
+  constructor(opts: FakeOptions = {}) {
+    this.tick = opts.tick ?? 30;
+    this.tokensPerTick = opts.tokensPerTick ?? 4;
+    this.now = opts.now ?? (() => new Date());
+  }
+
+  // ---- test helpers ----
+
+  /** Delivers a batch to every subscriber, as the Go hub would. */
+  emit(batch: Delivered[]) {
+    for (const s of this.subs) s.onBatch(batch);
+  }
+
+  emitApproval(p: PendingApproval) {
+    for (const s of this.subs) s.onApproval(p);
+  }
+
+  /** Adds a finished turn built by running a script at once. */
+  addTurn(sessionId: string, message: string, opts: { at?: Date; workflow?: string } = {}): TurnDetail {
+    const turn = this.newTurn(sessionId, message, opts.workflow ?? 'chat', opts.at);
+    const r: Running = { turn, steps: scriptFor(message, turn.workflow), i: 0, stopped: false, text: '', waiting: '', denied: new Set(), instant: true };
+    while (r.i < r.steps.length) {
+      const s = r.steps[r.i++]!;
+      if (s.type !== 'approval') this.record(r, s);
+    }
+    return turn;
+  }
+
+  /** Adds a session; with `turns`, that many short finished turns without events. */
+  addSession(title: string, at: Date, turns = 0): Session {
+    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0 };
+    this.sessions.unshift(s);
+    for (let i = 1; i <= turns; i++) {
+      const t = this.newTurn(s.id, `Question number ${i}: what is ${i} squared?`, 'chat', at);
+      const text = i % 7 === 0 ? `${i} squared is **${i * i}**.\n\n\`\`\`js\nconsole.log(${i} * ${i});\n\`\`\`` : `${i} squared is **${i * i}**.`;
+      Object.assign(t, { state: 'completed', final_text: text, outcome: 'succeeded', termination: { kind: 'natural_completion' }, completed_at: at.toISOString(), messages: [{ role: 'assistant', content: text }] });
+    }
+    return s;
+  }
+
+  // ---- Backend ----
+
+  async listSessions(p?: { limit?: number; cursor?: string }) {
+    this.log('listSessions', p);
+    const sorted = [...this.sessions].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    const start = p?.cursor ? Number(p.cursor) : 0;
+    const limit = p?.limit || 50;
+    const page = sorted.slice(start, start + limit).map((s) => ({ ...s, turns: this.turnsOf(s.id).length }));
+    return { sessions: page, next_cursor: start + limit < sorted.length ? String(start + limit) : '' };
+  }
+
+  async createSession(req: { title?: string; provider?: string; model?: string; workflow?: string; workspace?: string }) {
+    this.log('createSession', req);
+    const at = this.now().toISOString();
+    const s: Session = {
+      id: this.id('s'),
+      title: req.title?.trim() || 'New session',
+      created_at: at,
+      updated_at: at,
+      provider: req.provider || this.settings.default_provider,
+      model: req.model || this.settings.default_model,
+      workflow: req.workflow || this.settings.default_workflow || 'chat',
+      workspace: req.workspace ?? '',
+      settings: {},
+      turns: 0,
+    };
+    this.sessions.unshift(s);
+    return { ...s };
+  }
+
+  async getSession(id: string) {
+    this.log('getSession', id);
+    return { ...this.session(id) };
+  }
+
+  async renameSession(id: string, title: string) {
+    this.log('renameSession', id, title);
+    if (!title.trim()) throw new BackendError('invalid', 'A session needs a title.');
+    Object.assign(this.session(id), { title: title.trim(), updated_at: this.now().toISOString() });
+  }
+
+  async updateSession(s: Session) {
+    this.log('updateSession', s);
+    const cur = this.session(s.id);
+    Object.assign(cur, { provider: s.provider, model: s.model, workflow: s.workflow, workspace: s.workspace, settings: s.settings });
+  }
+
+  async deleteSession(id: string) {
+    this.log('deleteSession', id);
+    this.session(id);
+    this.sessions = this.sessions.filter((s) => s.id !== id);
+    for (const t of this.turnsOf(id)) this.turns.delete(t.id);
+  }
+
+  async searchSessions(query: string, limit: number): Promise<SearchHit[]> {
+    this.log('searchSessions', query, limit);
+    const q = query.trim().toLowerCase();
+    if (!q) return [];
+    const hits: SearchHit[] = [];
+    for (const s of this.sessions) {
+      const m = snippet(s.title, q);
+      if (m) hits.push({ session_id: s.id, session_title: s.title, turn_id: '', turn_seq: 0, kind: 'title', snippet: m, rank: -2, at: s.updated_at });
+      for (const t of this.turnsOf(s.id)) {
+        for (const [kind, text] of [['message', t.user_message], ['message', t.final_text]] as const) {
+          const sn = snippet(text, q);
+          if (sn) hits.push({ session_id: s.id, session_title: s.title, turn_id: t.id, turn_seq: t.seq, kind, snippet: sn, rank: -1, at: t.started_at });
+        }
+      }
+    }
+    return hits.slice(0, limit || 20);
+  }
+
+  async sendMessage(req: { session_id: string; message: string; workflow?: string; model?: string; attach?: string[] }) {
+    this.log('sendMessage', req);
+    if (!req.message.trim()) throw new BackendError('invalid', 'The message is empty.');
+    const s = this.session(req.session_id);
+    if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
+    const turn = this.newTurn(s.id, req.message, req.workflow || s.workflow, undefined, req.model || s.model);
+    s.updated_at = turn.started_at;
+    this.start(turn);
+    return { turn_id: turn.id, session_id: s.id };
+  }
+
+  async stopTurn(turnId: string) {
+    this.log('stopTurn', turnId);
+    const r = this.running.get(turnId);
+    if (!r) return;
+    r.stopped = true;
+    clearTimeout(r.timer);
+    this.approvals = this.approvals.filter((a) => a.turn_id !== turnId);
+    const evs = [this.record(r, { type: 'cancelled', data: { partial_text: r.text } }), this.record(r, { type: 'turn_completed' })];
+    this.emit(evs.map(delivered));
+  }
+
+  async getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail> {
+    this.log('getTurn', turnId, withEvents);
+    const t = this.turns.get(turnId);
+    if (!t) throw new BackendError('not_found', `There is no turn ${turnId}.`);
+    const evs = this.events.get(turnId) ?? [];
+    return clone({ ...t, events: withEvents ? evs : undefined, last_seq: evs.length ? evs[evs.length - 1]!.seq : 0 });
+  }
+
+  async listTurns(sessionId: string, p?: { limit?: number; cursor?: string }) {
+    this.log('listTurns', sessionId, p);
+    const all = this.turnsOf(sessionId).sort((a, b) => b.seq - a.seq);
+    const limit = p?.limit || 50;
+    const from = p?.cursor ? all.findIndex((t) => t.seq < Number(p.cursor)) : 0;
+    const page = from < 0 ? [] : all.slice(from, from + limit);
+    const last = page[page.length - 1];
+    const more = from >= 0 && from + limit < all.length;
+    return { turns: page.map(summary), next_cursor: more && last ? String(last.seq) : '' };
+  }
+
+  async eventsAfter(turnId: string, afterSeq: number) {
+    this.log('eventsAfter', turnId, afterSeq);
+    return clone((this.events.get(turnId) ?? []).filter((e) => e.seq > afterSeq));
+  }
+
+  async replayTurn(turnId: string) {
+    this.log('replayTurn', turnId);
+    return this.copyTurn(turnId, 'Replay', {});
+  }
+
+  async rerunTurn(turnId: string, opts: { model?: string; workflow?: string }) {
+    this.log('rerunTurn', turnId, opts);
+    return this.copyTurn(turnId, 'Re-run', opts);
+  }
+
+  async exportSession(id: string, format: 'md' | 'json' | 'jsonl') {
+    this.log('exportSession', id, format);
+    const s = this.session(id);
+    const turns = this.turnsOf(id).sort((a, b) => a.seq - b.seq);
+    const name = s.title.replace(/[^A-Za-z0-9._ -]+/g, '_') || 'session';
+    if (format === 'md') {
+      const body = turns.map((t) => `## ${t.seq}. You\n\n${t.user_message}\n\n### Assistant\n\n${t.final_text}\n`).join('\n');
+      return { filename: `${name}.md`, content: `# ${s.title}\n\n${body}` };
+    }
+    if (format === 'jsonl') return { filename: `${name}.jsonl`, content: turns.map((t) => JSON.stringify(summary(t))).join('\n') + '\n' };
+    return { filename: `${name}.json`, content: JSON.stringify({ session: s, turns: turns.map(summary) }, null, 2) };
+  }
+
+  async importSession(content: string) {
+    this.log('importSession', content.length);
+    let parsed: { session?: Session };
+    try {
+      parsed = JSON.parse(content) as { session?: Session };
+    } catch {
+      throw new BackendError('invalid', 'The file is not a JSON export of an Agentdeck session.');
+    }
+    return this.createSession({ title: `${parsed.session?.title ?? 'Imported'} (imported)` });
+  }
+
+  async listProviders() {
+    this.log('listProviders');
+    return clone(this.providers);
+  }
+
+  async presets() {
+    return clone(presets);
+  }
+
+  async saveProvider(input: { provider: Provider; api_key?: string }) {
+    this.log('saveProvider', { ...input, api_key: input.api_key ? '[set]' : '' });
+    const p = clone(input.provider);
+    if (!/^[a-z0-9][a-z0-9_-]*$/.test(p.name)) throw new BackendError('invalid', `The provider name "${p.name}" is not valid: use lowercase letters, digits, '-' or '_'.`);
+    if (!/^https?:\/\//.test(p.base_url)) throw new BackendError('invalid', 'The base URL must start with http:// or https://.');
+    const old = this.providers.find((x) => x.name === p.name);
+    const key = input.api_key?.trim();
+    const view: ProviderView = { ...p, api_key_ref: key ? `provider:${p.name}` : p.api_key_ref, has_key: key ? true : (old?.has_key ?? false), masked_key: key ? `••••${key.slice(-4)}` : (old?.masked_key ?? '') };
+    this.providers = [...this.providers.filter((x) => x.name !== p.name), view];
+  }
+
+  async deleteProvider(name: string) {
+    this.log('deleteProvider', name);
+    this.providers = this.providers.filter((p) => p.name !== name);
+  }
+
+  async testProvider(input: { provider: Provider; api_key?: string }) {
+    this.log('testProvider', input.provider.name);
+    const p = input.provider;
+    const saved = this.providers.find((x) => x.name === p.name);
+    if (p.needs_key && !input.api_key && !saved?.has_key) return { ok: false, models: null, error: 'The server refused the key (401). Check the API key.' };
+    if (p.base_url.includes('unreachable')) return { ok: false, models: null, error: `Cannot reach ${p.base_url}.` };
+    return { ok: true, models: p.local ? ['llama3.2:3b', 'qwen2.5-coder:7b'] : ['gpt-4o-mini', 'gpt-4.1'] };
+  }
+
+  async detectLocal() {
+    this.log('detectLocal');
+    return clone(this.detected);
+  }
+
+  async listWorkflows() {
+    return clone(this.workflows);
+  }
+
+  async validateWorkflow(name: string, content: string) {
+    this.log('validateWorkflow', name);
+    return content.includes('kind:') ? [] : [{ file: name, line: 1, column: 1, message: 'missing kind' }];
+  }
+
+  async pendingApprovals() {
+    return clone(this.approvals);
+  }
+
+  async answerApproval(a: { call_id: string; answer: 'allow_once' | 'always' | 'deny' }) {
+    this.log('answerApproval', a);
+    const p = this.approvals.find((x) => x.call_id === a.call_id);
+    if (!p) throw new BackendError('not_found', 'That tool call is no longer waiting for an answer.');
+    this.approvals = this.approvals.filter((x) => x !== p);
+    const r = this.running.get(p.turn_id);
+    if (r && r.waiting === a.call_id) {
+      r.waiting = '';
+      if (a.answer === 'deny') r.denied.add(a.call_id);
+      this.schedule(r);
+    }
+  }
+
+  async getSettings() {
+    return clone(this.settings);
+  }
+
+  async saveSettings(s: Settings) {
+    this.log('saveSettings', s);
+    this.settings = clone(s);
+  }
+
+  async status() {
+    return { version: this.version_, db_path: '/tmp/agentdeck-demo.db', schema_version: 1, providers: this.providers.length };
+  }
+
+  async version() {
+    return { version: this.version_, commit: 'demo', go_version: '' };
+  }
+
+  async uiReady() {
+    this.log('uiReady');
+  }
+
+  subscribe(onBatch: (b: Delivered[]) => void, onApproval: (p: PendingApproval) => void) {
+    const s = { onBatch, onApproval };
+    this.subs.add(s);
+    return () => void this.subs.delete(s);
+  }
+
+  openURL(url: string) {
+    this.log('openURL', url);
+  }
+
+  onFileDrop() {
+    return undefined;
+  }
+
+  // ---- internals ----
+
+  private log(method: string, ...args: unknown[]) {
+    this.calls.push({ method, args });
+  }
+
+  private id(prefix: string) {
+    return `${prefix}${this.nextId++}`;
+  }
+
+  private session(id: string): Session {
+    const s = this.sessions.find((x) => x.id === id);
+    if (!s) throw new BackendError('not_found', `There is no session ${id}. It may have been deleted.`);
+    return s;
+  }
+
+  private turnsOf(sessionId: string) {
+    return [...this.turns.values()].filter((t) => t.session_id === sessionId);
+  }
+
+  private newTurn(sessionId: string, message: string, workflow: string, at?: Date, model?: string): TurnDetail {
+    const seq = this.turnsOf(sessionId).length + 1;
+    const s = this.sessions.find((x) => x.id === sessionId);
+    const t: TurnDetail = {
+      id: this.id('t'),
+      session_id: sessionId,
+      seq,
+      user_message: message,
+      state: 'running',
+      workflow,
+      model: model ?? s?.model ?? '',
+      started_at: (at ?? this.now()).toISOString(),
+      completed_at: null,
+      final_text: '',
+      outcome: '',
+      termination: { kind: '' },
+      messages: [],
+      stages: [],
+      plan: null,
+      charts: [],
+      result: null,
+      last_seq: 0,
+    };
+    this.turns.set(t.id, t);
+    this.events.set(t.id, []);
+    return t;
+  }
+
+  private async copyTurn(turnId: string, kind: string, opts: { model?: string; workflow?: string }) {
+    const orig = this.turns.get(turnId);
+    if (!orig) throw new BackendError('not_found', `There is no turn ${turnId}.`);
+    const s = this.session(orig.session_id);
+    const copy = await this.createSession({ title: `${kind} of ${s.title} #${orig.seq}`, model: opts.model || orig.model, workflow: opts.workflow || orig.workflow });
+    const turn = this.newTurn(copy.id, orig.user_message, copy.workflow, undefined, copy.model);
+    this.start(turn, kind === 'Re-run');
+    return { turn_id: turn.id, session_id: copy.id };
+  }
+
+  private start(turn: TurnDetail, variant = false) {
+    const r: Running = { turn, steps: scriptFor(turn.user_message, turn.workflow, variant), i: 0, stopped: false, text: '', waiting: '', denied: new Set() };
+    this.running.set(turn.id, r);
+    this.schedule(r);
+  }
+
+  private schedule(r: Running, delay = this.tick) {
+    r.timer = setTimeout(() => this.step(r), delay);
+  }
+
+  // One tick: a few tokens merged into one delivery, or events up to the
+  // next pause, like the Go coalescer.
+  private step(r: Running) {
+    if (r.stopped) return;
+    const batch: Delivered[] = [];
+    let tokens = 0;
+    let delay = this.tick;
+    while (r.i < r.steps.length) {
+      const s = r.steps[r.i]!;
+      if (s.type === 'approval') {
+        r.i++;
+        r.waiting = s.callId;
+        const p: PendingApproval = { session_id: r.turn.session_id, turn_id: r.turn.id, call_id: s.callId, tool: s.tool, args: s.args, side_effects: true, guard: 'approval', reason: s.reason };
+        this.approvals.push(p);
+        if (batch.length) this.emit(batch);
+        this.emitApproval(p);
+        return;
+      }
+      if (s.type !== 'token' && s.type !== 'turn_completed' && s.delay && batch.length) {
+        delay = s.delay;
+        break;
+      }
+      r.i++;
+      const ev = this.record(r, s);
+      const last = batch[batch.length - 1];
+      if (ev.type === 'token' && last?.type === 'token' && last.stage_id === ev.stage_id) {
+        last.seq = ev.seq;
+        (last.data as { text: string }).text += (ev.data as { text: string }).text;
+      } else {
+        batch.push(delivered(ev));
+      }
+      if (ev.type === 'token' && ++tokens >= this.tokensPerTick) break;
+      if (ev.type === 'turn_completed') break;
+    }
+    if (batch.length) this.emit(batch);
+    if (r.i < r.steps.length) this.schedule(r, delay);
+    else this.running.delete(r.turn.id);
+  }
+
+  /** Stores one event of a turn (and, for the end, the turn's result). */
+  private record(r: Running, s: Exclude<Step, { type: 'approval' }>): AgentEvent {
+    const t = r.turn;
+    const evs = this.events.get(t.id)!;
+    let type: EventType = s.type;
+    let data: unknown = s.type === 'token' ? { text: s.text } : 'data' in s ? (s.data ?? {}) : {};
+    if (s.type === 'token') r.text += s.text;
+    if (s.type === 'tool_result' && r.denied.has((s.data as { call_id: string }).call_id)) {
+      type = 'tool_error';
+      data = { ...(s.data as object), error: 'The person denied this call.', output: undefined };
+    }
+    if (s.type === 'turn_completed') data = this.finish(r);
+    if (s.type === 'stage_end') data = this.stageResult(r);
+    const callEvent = s.type !== 'token' && 'parent' in s && s.parent ? evs.find((e) => e.type === 'tool_call' && (e.data as { call_id: string }).call_id === s.parent) : undefined;
+    const ev: AgentEvent = {
+      id: this.id('e'),
+      session_id: t.session_id,
+      turn_id: t.id,
+      stage_id: 'stage' in s ? (s.stage ?? '') : '',
+      seq: evs.length + 1,
+      parent_id: callEvent?.id ?? '',
+      at: this.clock(r, evs.length).toISOString(),
+      type,
+      phase: '',
+      checkpoint: false,
+      data,
+    };
+    evs.push(ev);
+    if (type === 'chart') t.charts = [...(t.charts ?? []), { event_id: ev.id, seq: ev.seq, title: (data as { title: string }).title, spec: (data as { spec: unknown }).spec }];
+    return clone(ev);
+  }
+
+  private stageResult(r: Running) {
+    return this.resultOf(r).stages?.[0] ?? null;
+  }
+
+  private clock(r: Running, n: number): Date {
+    const start = new Date(r.turn.started_at).getTime();
+    return r.instant ? new Date(start + n * 15) : new Date(Math.max(this.now().getTime(), start + 1));
+  }
+
+  private resultOf(r: Running) {
+    const evs = this.events.get(r.turn.id)!;
+    const err = evs.find((e) => e.type === 'error');
+    const cancelled = evs.some((e) => e.type === 'cancelled');
+    const multi = r.turn.workflow !== 'chat';
+    return fakeResult({
+      started: new Date(r.turn.started_at),
+      ended: this.clock(r, 160),
+      model: r.turn.model || 'llama3.2:3b',
+      text: r.text,
+      ok: !err && !cancelled,
+      cancelled,
+      error: err ? (err.data as { message: string }).message : undefined,
+      withTool: evs.some((e) => e.type === 'tool_call'),
+      stageName: multi ? 'draft' : undefined,
+      stageId: multi ? 'stage-1' : r.turn.id,
+    });
+  }
+
+  private finish(r: Running) {
+    const t = r.turn;
+    const res = this.resultOf(r);
+    const msgs: Message[] = [{ role: 'user', content: t.user_message }];
+    if (r.text) msgs.push({ role: 'assistant', content: r.text });
+    Object.assign(t, {
+      state: res.cancelled ? 'cancelled' : res.ok ? 'completed' : 'failed',
+      completed_at: res.completed_at,
+      final_text: res.final_text,
+      outcome: res.outcome,
+      termination: res.termination,
+      result: res,
+      messages: msgs,
+      stages: res.stages ?? [{ ...fakeStage(res), id: t.id }],
+      plan: null,
+    });
+    const session = this.sessions.find((s) => s.id === t.session_id);
+    if (session) session.updated_at = res.completed_at;
+    return res;
+  }
+}
+
+function fakeStage(res: ReturnType<typeof fakeResult>) {
+  return {
+    id: '',
+    name: 'chat',
+    agent: 'assistant',
+    phase: '',
+    response: res.final_text ? { role: 'assistant' as const, content: res.final_text } : null,
+    outcome: res.outcome,
+    termination: res.termination,
+    diagnostics: { started_at: res.started_at, completed_at: res.completed_at, duration_ms: res.duration_ms, usage: res.usage, model_calls: res.model_calls, tool_calls: res.tool_calls, input_messages: 1, output_messages: 1 },
+  };
+}
+
+/** A JSON round trip, as the real transports do (and safe for Svelte's state proxies). */
+function clone<T>(v: T): T {
+  return v === undefined ? v : (JSON.parse(JSON.stringify(v)) as T);
+}
+
+function delivered(ev: AgentEvent): Delivered {
+  return { ...clone(ev), first_seq: ev.seq };
+}
+
+function summary(t: TurnDetail) {
+  const { messages: _m, stages: _s, plan: _p, charts: _c, result: _r, events: _e, last_seq: _l, ...turn } = t;
+  return turn;
+}
+
+function snippet(text: string, q: string): string {
+  const at = text.toLowerCase().indexOf(q);
+  if (at < 0) return '';
+  const from = Math.max(0, at - 30);
+  return (from > 0 ? '…' : '') + text.slice(from, at) + '\x02' + text.slice(at, at + q.length) + '\x03' + text.slice(at + q.length, at + q.length + 60);
+}
+
+/** A fake backend with a few sessions and a provider, for `npm run dev`. */
+export function demoBackend(opts: FakeOptions & { long?: number; fresh?: boolean } = {}): FakeBackend {
+  const b = new FakeBackend(opts);
+  b.detected = [{ provider: presets[0]!, models: ['llama3.2:3b', 'qwen2.5-coder:7b'], latency_ns: 3_200_000 }];
+  if (opts.fresh) return b;
+  b.providers = [{ ...presets[0]!, models: ['llama3.2:3b', 'qwen2.5-coder:7b'], default_model: 'llama3.2:3b', has_key: false, masked_key: '' }];
+  b.settings.default_provider = 'ollama';
+  b.settings.default_model = 'llama3.2:3b';
+  b.workflows.problems = [{ file: '~/.config/agentdeck/workflows/broken.yaml', line: 7, column: 3, message: 'unknown field "stpes"' }];
+  const day = 86_400_000;
+  const now = Date.now();
+  const old = b.addSession('Quarterly sales review', new Date(now - 20 * day));
+  b.addTurn(old.id, 'Read the sales table with a tool and chart the growth', { at: new Date(now - 20 * day) });
+  const week = b.addSession('Plan a data migration', new Date(now - 4 * day));
+  b.addTurn(week.id, 'Make a plan for the migration and critique it', { at: new Date(now - 4 * day), workflow: 'plan-execute' });
+  const y = b.addSession('Why is the build failing?', new Date(now - day));
+  b.addTurn(y.id, 'This will fail: the model is unreachable', { at: new Date(now - day) });
+  if (opts.long) b.addSession(`Long session (${opts.long} turns)`, new Date(now - 2 * 3600_000), opts.long);
+  const today = b.addSession('Explore the regions', new Date(now - 600_000));
+  b.addTurn(today.id, 'Summarise the regions and draw a chart', { at: new Date(now - 600_000) });
+  return b;
+}

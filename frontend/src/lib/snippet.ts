@@ -1,0 +1,34 @@
+// Search snippets come as plain text with the matches between \x02 and
+// \x03 (store.HighlightStart/End). They are split into text segments that
+// components render as text nodes, marks as <mark>: the snippet is never
+// parsed as HTML.
+
+export interface Segment {
+  text: string;
+  mark: boolean;
+}
+
+export function splitHighlights(snippet: string): Segment[] {
+  const out: Segment[] = [];
+  let mark = false;
+  let buf = '';
+  const flush = () => {
+    if (buf) out.push({ text: buf, mark });
+    buf = '';
+  };
+  for (const ch of snippet) {
+    if (ch === '\x02') {
+      flush();
+      mark = true;
+    } else if (ch === '\x03') {
+      flush();
+      mark = false;
+    } else if (ch === '\n' || ch === '\r' || ch === '\t') {
+      buf += ' ';
+    } else if (ch >= ' ' || ch > '\x7f') {
+      buf += ch;
+    }
+  }
+  flush();
+  return out;
+}

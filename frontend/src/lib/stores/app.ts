@@ -1,0 +1,227 @@
+// Wires the stores to one backend and one subscription, and holds the
+// actions that span several stores (send, stop, replay...). Components get
+// it from the Svelte context (see context.ts).
+import { get, writable } from 'svelte/store';
+import { messageOf, type Backend } from '../api';
+import type { AgentEvent, Provider, RerunOptions, Status, Turn } from '../types';
+import { createApprovals } from './approvals';
+import { createConversation } from './conversation';
+import { EventPipeline, type PipelineOptions } from './pipeline';
+import { createSearch, createSessions } from './sessions';
+import { createSettings } from './settings';
+import type { TurnView } from './turnview';
+
+export interface CompareTarget {
+  originalId: string;
+  copyId: string;
+  copySessionId: string;
+  kind: 'replay' | 'rerun';
+}
+
+export interface UIState {
+  diagnosticsTurn: string | null;
+  settingsOpen: boolean;
+  settingsTab: 'providers' | 'defaults' | 'appearance' | 'workflows';
+  compare: CompareTarget | null;
+  rerunTurn: string | null;
+  exportSession: string | null;
+  /** A provider to edit when Settings opens (from onboarding's presets). */
+  providerDraft: Provider | null;
+  /** Text to put in the composer (the empty state's suggestions). */
+  prefill: string;
+  toast: string;
+}
+
+export interface AppOptions {
+  raf?: PipelineOptions['raf'];
+  now?: () => Date;
+}
+
+export function createApp(backend: Backend, opts: AppOptions = {}) {
+  const now = opts.now ?? (() => new Date());
+  const status = writable<Status | null>(null);
+  const sessions = createSessions(backend, now);
+  const search = createSearch(backend);
+  const conversation = createConversation(backend);
+  const settings = createSettings(backend);
+  const approvals = createApprovals(backend);
+  /** Files (paths on the backend's machine) to attach to the next message. */
+  const attachments = writable<string[]>([]);
+  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, prefill: '', toast: '' });
+
+  const pipeline = new EventPipeline(backend, {
+    raf: opts.raf,
+    onApplied: (view, evs) => onApplied(view, evs),
+    onWarning: (m) => console.warn(m),
+  });
+
+  // What the rest of the app does when a turn's events land.
+  function onApplied(view: TurnView, evs: readonly AgentEvent[]) {
+    if (!evs.some((e) => e.type === 'turn_completed' || e.type === 'error' || e.type === 'cancelled' || e.type === 'final_answer')) return;
+    conversation.updateTurn(view.id, summaryOf(view));
+    if (view.state !== 'running') {
+      approvals.clearTurn(view.id);
+      if (view.sessionId) sessions.touch(view.sessionId, view.completedAt ?? now().toISOString());
+    }
+  }
+
+  let unsubscribe: (() => void) | null = null;
+
+  function toast(message: string) {
+    ui.update((u) => ({ ...u, toast: message }));
+  }
+
+  const app = {
+    backend,
+    status,
+    sessions,
+    search,
+    conversation,
+    settings,
+    approvals,
+    pipeline,
+    ui,
+    attachments,
+    toast,
+
+    /** Adds attachment paths, without duplicates. */
+    attach(paths: string[]) {
+      attachments.update((list) => [...list, ...paths.filter((p) => p && !list.includes(p))]);
+    },
+
+    /** Subscribes first, then loads what the shell shows. */
+    start() {
+      unsubscribe ??= backend.subscribe(
+        (batch) => pipeline.ingest(batch),
+        (p) => approvals.add(p),
+        () => pipeline.resync(),
+      );
+      void approvals.load();
+      void sessions.refresh();
+      void settings.load().then(() => {
+        // Fill the draft's empty fields with the defaults, unless a session was opened meanwhile.
+        const c = get(conversation);
+        if (c.session) return;
+        const st = get(settings.settings);
+        conversation.setDraft({
+          provider: c.draft.provider || st.default_provider,
+          model: c.draft.model || st.default_model,
+          workflow: c.draft.workflow || st.default_workflow || 'chat',
+        });
+      });
+    },
+
+    stop() {
+      unsubscribe?.();
+      unsubscribe = null;
+    },
+
+    async refreshStatus() {
+      try {
+        status.set(await backend.status());
+      } catch {
+        // The shell reports the first failure; later ones keep the last status.
+      }
+    },
+
+    /** Opens or closes the diagnostics panel for the open session's newest turn. */
+    toggleLatestDiagnostics() {
+      const turns = get(conversation).turns;
+      const last = turns[turns.length - 1];
+      if (!last) return;
+      ui.update((u) => ({ ...u, diagnosticsTurn: u.diagnosticsTurn === last.id ? null : last.id }));
+    },
+
+    /** A new, unsaved session with the defaults; created on its first message. */
+    newSession() {
+      const s = get(settings.settings);
+      conversation.newDraft({ provider: s.default_provider, model: s.default_model, workflow: s.default_workflow || 'chat', workspace: '' });
+      ui.update((u) => ({ ...u, diagnosticsTurn: null }));
+    },
+
+    async openSession(id: string) {
+      ui.update((u) => ({ ...u, diagnosticsTurn: null }));
+      await conversation.open(id);
+    },
+
+    /** Sends a message in the open session, creating it first for a draft. */
+    async send(message: string, attach: string[] = []): Promise<string | null> {
+      const text = message.trim();
+      if (!text) return null;
+      let { session } = get(conversation);
+      try {
+        if (!session) {
+          const d = get(conversation).draft;
+          session = await sessions.create({ ...d, title: titleFrom(text) });
+          conversation.adopt(session);
+        }
+        const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, limits: {}, attach: attach.length ? attach : undefined });
+        const startedAt = now().toISOString();
+        pipeline.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: pipeline.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
+        conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, get(conversation).turns.length + 1));
+        sessions.touch(session.id, startedAt);
+        return ref.turn_id;
+      } catch (err) {
+        toast(messageOf(err));
+        return null;
+      }
+    },
+
+    async stopTurn(turnId: string) {
+      try {
+        await backend.stopTurn(turnId);
+      } catch (err) {
+        toast(messageOf(err));
+      }
+    },
+
+    /** The running turn of the open session, if any. */
+    runningTurn(): string | null {
+      const turns = get(conversation).turns;
+      for (let i = turns.length - 1; i >= 0; i--) {
+        const t = turns[i]!;
+        const v = pipeline.peek(t.id);
+        if ((v?.loaded ? v.state : t.state) === 'running') return t.id;
+      }
+      return null;
+    },
+
+    async replay(turnId: string) {
+      await startCopy(turnId, 'replay', () => backend.replayTurn(turnId));
+    },
+
+    async rerun(turnId: string, opts: RerunOptions) {
+      await startCopy(turnId, 'rerun', () => backend.rerunTurn(turnId, opts), opts);
+    },
+  };
+
+  async function startCopy(turnId: string, kind: CompareTarget['kind'], run: () => ReturnType<Backend['replayTurn']>, opts: RerunOptions = {}) {
+    try {
+      const orig = pipeline.peek(turnId);
+      const ref = await run();
+      pipeline.describe(ref.turn_id, { sessionId: ref.session_id, userMessage: orig?.userMessage ?? '', model: opts.model || orig?.model || '', workflow: opts.workflow || orig?.workflow || '', loaded: true });
+      ui.update((u) => ({ ...u, rerunTurn: null, compare: { originalId: turnId, copyId: ref.turn_id, copySessionId: ref.session_id, kind } }));
+      void sessions.refresh();
+    } catch (err) {
+      toast(messageOf(err));
+    }
+  }
+
+  return app;
+}
+
+export type App = ReturnType<typeof createApp>;
+
+/** A session title from its first message. */
+export function titleFrom(text: string): string {
+  const line = text.split('\n').find((l) => l.trim())?.trim() ?? 'New session';
+  return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line;
+}
+
+function runningTurn(id: string, sessionId: string, message: string, model: string, workflow: string, at: string, seq: number): Turn {
+  return { id, session_id: sessionId, seq, user_message: message, state: 'running', workflow, model, started_at: at, completed_at: null, final_text: '', outcome: '', termination: { kind: '' } };
+}
+
+function summaryOf(v: TurnView): Partial<Turn> {
+  return { state: v.state, final_text: v.finalText, completed_at: v.completedAt, outcome: v.result?.outcome ?? '', termination: v.termination ?? { kind: '' } };
+}

@@ -1,0 +1,233 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentEvent, EventType, Result, StageResult, TurnDetail } from '../types';
+import { applyEvent, applyEvents, fromDetail, stateOfResult } from './reducer';
+import { emptyTurn, type NoteBlock, type ToolBlock } from './turnview';
+
+let seq = 0;
+function ev(type: EventType, data: unknown = {}, over: Partial<AgentEvent> = {}): AgentEvent {
+  seq++;
+  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: `2025-01-01T00:00:0${seq % 10}.000Z`, type, phase: '', checkpoint: false, data, ...over };
+}
+
+function run(...evs: AgentEvent[]) {
+  return applyEvents(emptyTurn('t1'), evs);
+}
+
+const result = (over: Partial<Result> = {}): Result => ({
+  steps_used: 1,
+  tool_calls_used: 0,
+  cancelled: false,
+  budget_exhausted: false,
+  plan_steps: null,
+  plan_incomplete_reason: '',
+  error: '',
+  final_text: 'done',
+  ok: true,
+  outcome: 'succeeded',
+  termination: { kind: 'natural_completion' },
+  usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 0, reasoning_tokens: 0, total_tokens: 15, estimated: false },
+  started_at: '2025-01-01T00:00:00.000Z',
+  completed_at: '2025-01-01T00:00:02.000Z',
+  duration_ms: 2000,
+  model_calls: [],
+  tool_calls: [],
+  ...over,
+});
+
+describe('applyEvent', () => {
+  it('appends tokens of one stage to one text block and starts a new block after anything else', () => {
+    const v = run(ev('token', { text: 'Hel' }), ev('token', { text: 'lo' }), ev('tool_call', { call_id: 'c1', name: 'ls', args: {} }), ev('token', { text: 'After' }));
+    expect(v.blocks.map((b) => b.kind)).toEqual(['text', 'tool', 'text']);
+    expect(v.blocks[0]).toMatchObject({ kind: 'text', text: 'Hello' });
+    expect(v.blocks[2]).toMatchObject({ kind: 'text', text: 'After' });
+  });
+
+  it('starts a new text block when the stage changes', () => {
+    const v = run(ev('token', { text: 'a' }, { stage_id: 's1' }), ev('token', { text: 'b' }, { stage_id: 's2' }));
+    expect(v.blocks).toHaveLength(2);
+  });
+
+  it('tracks a model call in flight with think_start and think_end', () => {
+    expect(run(ev('think_start')).thinking).toBe(true);
+    expect(run(ev('think_start'), ev('think_end', { prompt_tokens: 1, completion_tokens: 2 })).thinking).toBe(false);
+  });
+
+  it('fills a tool card from its result, and marks errors', () => {
+    const call = ev('tool_call', { call_id: 'c1', name: 'read', args: { path: 'a' } });
+    const v = run(call, ev('tool_result', { call_id: 'c1', name: 'read', output: 'hi', duration_ms: 12 }, { parent_id: call.id }));
+    expect(v.blocks[0]).toMatchObject({ kind: 'tool', status: 'ok', output: 'hi', durationMs: 12, args: { path: 'a' } });
+    const w = run(ev('tool_call', { call_id: 'c2', name: 'write', args: {} }), ev('tool_error', { call_id: 'c2', name: 'write', error: 'denied', duration_ms: 1 }));
+    expect(w.blocks[0]).toMatchObject({ status: 'error', error: 'denied' });
+  });
+
+  it('adds a tool card for a result without a call (refused before it ran)', () => {
+    const v = run(ev('tool_error', { call_id: 'c9', name: 'rm', error: 'blocked', duration_ms: 0 }));
+    expect(v.blocks[0]).toMatchObject({ kind: 'tool', name: 'rm', status: 'error' });
+  });
+
+  it('attaches a guard to its tool call, or shows it inline', () => {
+    const call = ev('tool_call', { call_id: 'c1', name: 'rm', args: {} });
+    const v = run(call, ev('guard_triggered', { guard: 'workspace', blocked: true, reason: 'outside' }, { parent_id: call.id }));
+    expect((v.blocks[0] as ToolBlock).guards).toEqual([{ guard: 'workspace', blocked: true, reason: 'outside' }]);
+    const w = run(ev('guard_triggered', { guard: 'budget', blocked: false, reason: 'close' }));
+    expect((w.blocks[0] as NoteBlock).note).toMatchObject({ type: 'guard' });
+  });
+
+  it('keeps the plan as a live checklist', () => {
+    let v = run(ev('plan_generated', { steps: [{ title: 'A', status: 'pending' }, { title: 'B', status: '' }] }));
+    expect(v.blocks.map((b) => b.kind)).toEqual(['plan']);
+    expect(v.plan.map((s) => s.status)).toEqual(['pending', 'pending']);
+    v = applyEvents(v, [ev('step_start', { step_index: 0, description: 'A' }), ev('step_end', { step_index: 0, success: true }), ev('step_start', { step_index: 1, description: 'B' })]);
+    expect(v.plan.map((s) => s.status)).toEqual(['done', 'running']);
+    v = applyEvent(v, ev('step_end', { step_index: 1, success: false }));
+    expect(v.plan[1]!.status).toBe('error');
+    expect(v.blocks.filter((b) => b.kind === 'plan')).toHaveLength(1);
+  });
+
+  it('creates plan steps from step events when no plan came first', () => {
+    const v = run(ev('step_start', { step_index: 1, description: 'Second' }));
+    expect(v.plan).toHaveLength(2);
+    expect(v.plan[1]).toEqual({ title: 'Second', status: 'running' });
+  });
+
+  it('shows memory, compression, handoffs, reflections, critiques and refining inline', () => {
+    const v = run(
+      ev('memory_recalled', { count: 3 }),
+      ev('context_compressed', { before_count: 10, after_count: 4, before_tokens: 900, after_tokens: 300 }),
+      ev('handoff_start', { from: 'a', to: 'b' }),
+      ev('handoff_end', { to: 'b' }),
+      ev('reflection_start', { iteration: 1 }),
+      ev('reflection_end', { iteration: 1, score: 0.8, passed: true }),
+      ev('critique_generated', { score: 0.4, passed: false, feedback: 'More detail' }),
+      ev('refining', { iteration: 2 }),
+    );
+    const notes = v.blocks.map((b) => (b as NoteBlock).note);
+    expect(notes.map((n) => n.type)).toEqual(['memory', 'compressed', 'handoff', 'reflection', 'critique', 'refining']);
+    expect(notes[2]).toMatchObject({ from: 'a', to: 'b', done: true });
+    expect(notes[3]).toMatchObject({ iteration: 1, score: 0.8, passed: true, done: true });
+    expect(notes[4]).toMatchObject({ data: { feedback: 'More detail', passed: false } });
+  });
+
+  it('adds charts with their title and spec', () => {
+    const v = run(ev('chart', { title: 'Sales', spec: { mark: 'bar' } }));
+    expect(v.blocks[0]).toMatchObject({ kind: 'chart', title: 'Sales', spec: { mark: 'bar' } });
+  });
+
+  it('marks stages and fills them with their result', () => {
+    const sr = { id: 'st1', name: 'draft', agent: 'writer', phase: 'execute', outcome: 'succeeded' } as StageResult;
+    const start = ev('stage_start', { stage_id: 'st1', stage: 'draft', phase: 'execute', agent: 'writer' }, { stage_id: 'st1' });
+    let v = run(start);
+    expect(v.stageId).toBe('st1');
+    expect(v.blocks[0]).toMatchObject({ kind: 'stage', name: 'draft', agent: 'writer' });
+    v = applyEvent(v, ev('stage_end', sr, { stage_id: 'st1' }));
+    expect(v.blocks[0]).toMatchObject({ kind: 'stage', result: { outcome: 'succeeded' } });
+    expect(v.stageId).toBe('');
+  });
+
+  it('shows an error card and fails the turn', () => {
+    const v = run(ev('error', { source: 'llm', message: 'Cannot reach the model.' }));
+    expect(v.state).toBe('failed');
+    expect(v.blocks[0]).toMatchObject({ kind: 'error', data: { source: 'llm', message: 'Cannot reach the model.' } });
+  });
+
+  it('keeps the final answer, and shows it when nothing streamed', () => {
+    const streamed = run(ev('token', { text: 'Hi' }), ev('final_answer', { text: 'Hi' }));
+    expect(streamed.blocks).toHaveLength(1);
+    expect(streamed.finalText).toBe('Hi');
+    const replayed = run(ev('final_answer', { text: 'Cached' }));
+    expect(replayed.blocks[0]).toMatchObject({ kind: 'text', text: 'Cached' });
+  });
+
+  it('marks a stopped turn and keeps the partial answer', () => {
+    const v = run(ev('token', { text: 'Part' }), ev('cancelled', { partial_text: 'Part' }));
+    expect(v.state).toBe('cancelled');
+    expect(v.finalText).toBe('Part');
+    expect(v.blocks[0]).toMatchObject({ text: 'Part' });
+  });
+
+  it('takes the result from turn_completed and ends running tools', () => {
+    const v = run(ev('tool_call', { call_id: 'c1', name: 'slow', args: {} }), ev('turn_completed', result({ cancelled: true, ok: false, outcome: 'cancelled', termination: { kind: 'cancelled' } })));
+    expect(v.state).toBe('cancelled');
+    expect(v.result?.outcome).toBe('cancelled');
+    expect(v.termination?.kind).toBe('cancelled');
+    expect(v.blocks[0]).toMatchObject({ status: 'error' });
+    expect(v.completedAt).toBe('2025-01-01T00:00:02.000Z');
+  });
+
+  it('ignores events it already applied', () => {
+    const a = ev('token', { text: 'x' });
+    const v = run(a);
+    expect(applyEvent(v, a)).toBe(v);
+  });
+
+  it('never changes the view it is given', () => {
+    const v = run(ev('token', { text: 'a' }));
+    const frozen = JSON.stringify(v);
+    applyEvent(v, ev('token', { text: 'b' }));
+    expect(JSON.stringify(v)).toBe(frozen);
+  });
+});
+
+describe('stateOfResult', () => {
+  it.each([
+    [{ cancelled: true, ok: false }, 'cancelled'],
+    [{ cancelled: false, ok: false }, 'failed'],
+    [{ cancelled: false, ok: true }, 'completed'],
+  ] as const)('%o → %s', (r, want) => expect(stateOfResult(r)).toBe(want));
+});
+
+describe('fromDetail', () => {
+  const base: TurnDetail = {
+    id: 't1',
+    session_id: 's1',
+    seq: 3,
+    user_message: 'hi',
+    state: 'completed',
+    workflow: 'chat',
+    model: 'm',
+    started_at: '2025-01-01T00:00:00Z',
+    completed_at: '2025-01-01T00:00:02Z',
+    final_text: 'Answer',
+    outcome: 'succeeded',
+    termination: { kind: 'natural_completion' },
+    messages: [
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'Let me look.', tool_calls: [{ id: 'c1', name: 'ls', arguments: '{"dir":"."}' }] },
+      { role: 'tool', content: 'a.txt', tool_call_id: 'c1' },
+      { role: 'assistant', content: 'Answer' },
+    ],
+    stages: [],
+    plan: [{ title: 'Look', status: 'done' }],
+    charts: [{ event_id: 'ch1', seq: 4, title: 'C', spec: {} }],
+    result: result(),
+    last_seq: 9,
+  };
+
+  it('rebuilds a turn without events from its messages, plan and charts', () => {
+    const v = fromDetail(base);
+    expect(v.blocks.map((b) => b.kind)).toEqual(['plan', 'text', 'tool', 'text', 'chart']);
+    expect(v.blocks[2]).toMatchObject({ name: 'ls', args: { dir: '.' }, output: 'a.txt' });
+    expect(v.lastSeq).toBe(9);
+    expect(v.state).toBe('completed');
+    expect(v.userMessage).toBe('hi');
+  });
+
+  it('replays events when it has them', () => {
+    seq = 0;
+    const v = fromDetail({ ...base, events: [ev('token', { text: 'Answer' }), ev('final_answer', { text: 'Answer' })], last_seq: 2 });
+    expect(v.blocks).toHaveLength(1);
+    expect(v.lastSeq).toBe(2);
+  });
+
+  it('keeps the stored state of an interrupted turn', () => {
+    seq = 0;
+    const v = fromDetail({ ...base, state: 'interrupted', events: [ev('think_start'), ev('token', { text: 'par' })], result: null });
+    expect(v.state).toBe('interrupted');
+    expect(v.thinking).toBe(false);
+  });
+
+  it('shows the error of a failed turn without events', () => {
+    const v = fromDetail({ ...base, state: 'failed', messages: [], charts: [], plan: [], result: result({ ok: false, error: 'No model', error_source: 'llm' }) });
+    expect(v.blocks).toEqual([{ kind: 'error', id: 't1:error', data: { source: 'llm', message: 'No model' } }]);
+  });
+});

@@ -1,0 +1,323 @@
+// Folds a turn's events into its view. Pure: every call returns a new view
+// and never changes the one it was given (changed blocks are copied, the
+// others shared), so Svelte sees exactly what changed.
+import type {
+  AgentEvent,
+  CancelledData,
+  ChartData,
+  CompressedData,
+  CritiqueData,
+  ErrorData,
+  FinalAnswerData,
+  GuardData,
+  HandoffEndData,
+  HandoffStartData,
+  MemoryData,
+  Message,
+  PlanData,
+  PlanStep,
+  ReflectionEndData,
+  ReflectionStartData,
+  RefiningData,
+  Result,
+  StageResult,
+  StageStartData,
+  StepEndData,
+  StepStartData,
+  TokenData,
+  ToolCallData,
+  ToolErrorData,
+  ToolResultData,
+  TurnDetail,
+  TurnState,
+} from '../types';
+import { emptyTurn, type Block, type NoteBlock, type ToolBlock, type TurnView } from './turnview';
+
+/** Applies one event. Events at or before view.lastSeq are ignored. */
+export function applyEvent(view: TurnView, ev: AgentEvent): TurnView {
+  if (ev.seq > 0 && ev.seq <= view.lastSeq) return view;
+  const next: TurnView = { ...view, lastSeq: Math.max(view.lastSeq, ev.seq), loaded: true };
+  if (!next.sessionId && ev.session_id) next.sessionId = ev.session_id;
+  if (!next.startedAt && ev.at) next.startedAt = ev.at;
+  const handler = handlers[ev.type];
+  if (handler) handler(next, ev);
+  return next;
+}
+
+/** Applies events in order. */
+export function applyEvents(view: TurnView, evs: readonly AgentEvent[]): TurnView {
+  let v = view;
+  for (const e of evs) v = applyEvent(v, e);
+  return v;
+}
+
+/** The state a finished turn is stored with (store.StateOf). */
+export function stateOfResult(r: Pick<Result, 'cancelled' | 'ok'>): TurnState {
+  if (r.cancelled) return 'cancelled';
+  return r.ok ? 'completed' : 'failed';
+}
+
+/** Builds a turn's view from its stored detail: its events when it has them, else its messages. */
+export function fromDetail(d: TurnDetail): TurnView {
+  let v = emptyTurn(d.id, {
+    sessionId: d.session_id,
+    seq: d.seq,
+    userMessage: d.user_message,
+    state: d.state,
+    model: d.model,
+    workflow: d.workflow,
+    startedAt: d.started_at,
+    completedAt: d.completed_at,
+    finalText: d.final_text,
+    termination: d.termination?.kind ? d.termination : null,
+    plan: d.plan ?? [],
+    loaded: true,
+  });
+  const events = d.events ?? [];
+  if (events.length > 0) {
+    v = applyEvents({ ...v, plan: [] }, events);
+    if (v.plan.length === 0 && (d.plan?.length ?? 0) > 0) v = { ...v, plan: d.plan ?? [] };
+  } else {
+    v = { ...v, blocks: blocksFromMessages(d.messages ?? []), lastSeq: d.last_seq };
+    if ((d.plan?.length ?? 0) > 0) v.blocks = [{ kind: 'plan', id: `${d.id}:plan` }, ...v.blocks];
+    for (const c of d.charts ?? []) v.blocks.push({ kind: 'chart', id: c.event_id, title: c.title, spec: c.spec });
+    if (d.state === 'failed' && d.result?.error) {
+      v.blocks.push({ kind: 'error', id: `${d.id}:error`, data: { source: d.result.error_source ?? 'internal', message: d.result.error } });
+    }
+    if (d.result) v = withResult(v, d.result);
+  }
+  // The stored state wins: a turn interrupted by a crash has no terminal event.
+  if (d.state !== 'running') v = { ...v, state: d.state, thinking: false };
+  if (!v.result && d.result) v = { ...v, result: d.result };
+  v.lastSeq = Math.max(v.lastSeq, d.last_seq ?? 0);
+  return v;
+}
+
+function blocksFromMessages(msgs: readonly Message[]): Block[] {
+  const out: Block[] = [];
+  msgs.forEach((m, i) => {
+    if (m.role === 'assistant') {
+      if (m.content) out.push({ kind: 'text', id: `m${i}`, stageId: '', text: m.content });
+      for (const c of m.tool_calls ?? []) {
+        out.push({ kind: 'tool', id: `m${i}:${c.id}`, stageId: '', callId: c.id, name: c.name, args: parseArgs(c.arguments), status: 'ok', guards: [] });
+      }
+    } else if (m.role === 'tool') {
+      const idx = findTool(out, m.tool_call_id ?? '');
+      if (idx >= 0) {
+        const b = out[idx] as ToolBlock;
+        out[idx] = { ...b, output: m.content };
+      }
+    }
+  });
+  return out;
+}
+
+function parseArgs(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function withResult(v: TurnView, r: Result): TurnView {
+  const steps = r.plan_steps ?? [];
+  return {
+    ...v,
+    result: r,
+    state: stateOfResult(r),
+    thinking: false,
+    stageId: '',
+    termination: r.termination?.kind ? r.termination : v.termination,
+    completedAt: r.completed_at || v.completedAt,
+    finalText: r.final_text || v.finalText,
+    plan: steps.length > 0 ? steps : v.plan,
+  };
+}
+
+type Handler = (v: TurnView, ev: AgentEvent) => void;
+
+// Each handler changes the fresh copy it is given; blocks are replaced, never edited.
+const handlers: Partial<Record<AgentEvent['type'], Handler>> = {
+  token(v, ev) {
+    const text = data<TokenData>(ev).text ?? '';
+    if (!text) return;
+    const last = v.blocks[v.blocks.length - 1];
+    if (last?.kind === 'text' && last.stageId === ev.stage_id) {
+      v.blocks = [...v.blocks.slice(0, -1), { ...last, text: last.text + text }];
+    } else {
+      v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `t${ev.seq}`, stageId: ev.stage_id, text }];
+    }
+  },
+  think_start(v) {
+    v.thinking = true;
+  },
+  think_end(v) {
+    v.thinking = false;
+  },
+  tool_call(v, ev) {
+    const d = data<ToolCallData>(ev);
+    v.blocks = [...v.blocks, { kind: 'tool', id: ev.id || `c${ev.seq}`, stageId: ev.stage_id, callId: d.call_id, name: d.name, args: d.args, status: 'running', guards: [] }];
+  },
+  tool_result(v, ev) {
+    const d = data<ToolResultData>(ev);
+    updateTool(v, ev, d.call_id, d.name, { status: 'ok', output: d.output, durationMs: d.duration_ms });
+  },
+  tool_error(v, ev) {
+    const d = data<ToolErrorData>(ev);
+    updateTool(v, ev, d.call_id, d.name, { status: 'error', error: d.error, durationMs: d.duration_ms });
+  },
+  guard_triggered(v, ev) {
+    const d = data<GuardData>(ev);
+    const idx = v.blocks.findIndex((b) => b.kind === 'tool' && b.id === ev.parent_id);
+    if (idx >= 0) {
+      const b = v.blocks[idx] as ToolBlock;
+      v.blocks = replaceAt(v.blocks, idx, { ...b, guards: [...b.guards, d] });
+    } else {
+      pushNote(v, ev, { type: 'guard', data: d });
+    }
+  },
+  plan_generated(v, ev) {
+    v.plan = (data<PlanData>(ev).steps ?? []).map((s) => ({ ...s, status: s.status || 'pending' }));
+    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}` }];
+  },
+  step_start(v, ev) {
+    const d = data<StepStartData>(ev);
+    setStep(v, d.step_index, 'running', d.description);
+    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}` }];
+  },
+  step_end(v, ev) {
+    const d = data<StepEndData>(ev);
+    setStep(v, d.step_index, d.success ? 'done' : 'error');
+  },
+  memory_recalled(v, ev) {
+    pushNote(v, ev, { type: 'memory', count: data<MemoryData>(ev).count ?? 0 });
+  },
+  context_compressed(v, ev) {
+    pushNote(v, ev, { type: 'compressed', data: data<CompressedData>(ev) });
+  },
+  handoff_start(v, ev) {
+    const d = data<HandoffStartData>(ev);
+    pushNote(v, ev, { type: 'handoff', from: d.from, to: d.to, done: false });
+  },
+  handoff_end(v, ev) {
+    const d = data<HandoffEndData>(ev);
+    const idx = lastNote(v.blocks, (n) => n.type === 'handoff' && !n.done && n.to === d.to);
+    if (idx < 0) return;
+    const b = v.blocks[idx] as NoteBlock;
+    if (b.note.type === 'handoff') v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true } });
+  },
+  reflection_start(v, ev) {
+    pushNote(v, ev, { type: 'reflection', iteration: data<ReflectionStartData>(ev).iteration, done: false });
+  },
+  reflection_end(v, ev) {
+    const d = data<ReflectionEndData>(ev);
+    const note = { type: 'reflection' as const, iteration: d.iteration, score: d.score, passed: d.passed, done: true };
+    const idx = lastNote(v.blocks, (n) => n.type === 'reflection' && n.iteration === d.iteration && !n.done);
+    if (idx >= 0) v.blocks = replaceAt(v.blocks, idx, { ...(v.blocks[idx] as NoteBlock), note });
+    else pushNote(v, ev, note);
+  },
+  critique_generated(v, ev) {
+    pushNote(v, ev, { type: 'critique', data: data<CritiqueData>(ev) });
+  },
+  refining(v, ev) {
+    pushNote(v, ev, { type: 'refining', iteration: data<RefiningData>(ev).iteration });
+  },
+  chart(v, ev) {
+    const d = data<ChartData>(ev);
+    v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, title: d.title ?? '', spec: d.spec }];
+  },
+  stage_start(v, ev) {
+    const d = data<StageStartData>(ev);
+    const stageId = d.stage_id || ev.stage_id;
+    v.stageId = stageId;
+    v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: d.stage, agent: d.agent, phase: d.phase }];
+  },
+  stage_end(v, ev) {
+    const r = data<StageResult>(ev);
+    const stageId = r.id || ev.stage_id;
+    const idx = v.blocks.findIndex((b) => b.kind === 'stage' && b.stageId === stageId);
+    if (idx >= 0) {
+      const b = v.blocks[idx]!;
+      if (b.kind === 'stage') v.blocks = replaceAt(v.blocks, idx, { ...b, result: r });
+    } else {
+      v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: r.name, agent: r.agent, phase: r.phase, result: r }];
+    }
+    if (v.stageId === stageId) v.stageId = '';
+  },
+  error(v, ev) {
+    const d = data<ErrorData>(ev);
+    v.blocks = [...v.blocks, { kind: 'error', id: ev.id || `e${ev.seq}`, data: { source: d.source || 'internal', message: d.message || 'The turn failed.' } }];
+    v.state = 'failed';
+    v.thinking = false;
+  },
+  final_answer(v, ev) {
+    const text = data<FinalAnswerData>(ev).text ?? '';
+    v.finalText = text;
+    v.thinking = false;
+    // A replayed or non-streaming answer has no tokens: show it as the answer.
+    if (text && !v.blocks.some((b) => b.kind === 'text' && b.text.trim())) {
+      v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `f${ev.seq}`, stageId: ev.stage_id, text }];
+    }
+  },
+  cancelled(v, ev) {
+    const partial = data<CancelledData>(ev).partial_text ?? '';
+    v.state = 'cancelled';
+    v.thinking = false;
+    if (!v.finalText) v.finalText = partial;
+  },
+  turn_completed(v, ev) {
+    const r = data<Result>(ev);
+    Object.assign(v, withResult(v, r));
+    // Tools still "running" at the end never reported back (Stop, limits).
+    v.blocks = v.blocks.map((b) => (b.kind === 'tool' && b.status === 'running' ? { ...b, status: 'error', error: b.error ?? 'Did not finish.' } : b));
+  },
+};
+
+function data<T>(ev: AgentEvent): T {
+  return (ev.data ?? {}) as T;
+}
+
+function replaceAt(blocks: Block[], idx: number, b: Block): Block[] {
+  const out = blocks.slice();
+  out[idx] = b;
+  return out;
+}
+
+function findTool(blocks: readonly Block[], callId: string): number {
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i]!;
+    if (b.kind === 'tool' && b.callId === callId) return i;
+  }
+  return -1;
+}
+
+function updateTool(v: TurnView, ev: AgentEvent, callId: string, name: string, patch: Partial<ToolBlock>) {
+  const idx = findTool(v.blocks, callId);
+  if (idx >= 0) {
+    v.blocks = replaceAt(v.blocks, idx, { ...(v.blocks[idx] as ToolBlock), ...patch });
+    return;
+  }
+  // A call refused before it ran has a result but no call event.
+  v.blocks = [...v.blocks, { kind: 'tool', id: ev.id || `r${ev.seq}`, stageId: ev.stage_id, callId, name, args: undefined, guards: [], status: 'ok', ...patch }];
+}
+
+function pushNote(v: TurnView, ev: AgentEvent, note: NoteBlock['note']) {
+  v.blocks = [...v.blocks, { kind: 'note', id: ev.id || `n${ev.seq}`, note }];
+}
+
+function lastNote(blocks: readonly Block[], pred: (n: NoteBlock['note']) => boolean): number {
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i]!;
+    if (b.kind === 'note' && pred(b.note)) return i;
+  }
+  return -1;
+}
+
+function setStep(v: TurnView, index: number, status: PlanStep['status'], title?: string) {
+  const plan = v.plan.slice();
+  while (plan.length <= index) plan.push({ title: '', status: 'pending' });
+  const cur = plan[index]!;
+  plan[index] = { title: cur.title || title || `Step ${index + 1}`, status };
+  v.plan = plan;
+}

@@ -1,0 +1,192 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { get } from 'svelte/store';
+import { BackendError } from '../api';
+import { FakeBackend } from '../fake';
+import { createApprovals } from './approvals';
+import { createConversation } from './conversation';
+import { createSearch, createSessions } from './sessions';
+import { applyTheme, createSettings, effectiveTheme } from './settings';
+
+const now = new Date(2025, 5, 18, 12);
+
+function seeded() {
+  const b = new FakeBackend({ now: () => now });
+  b.addSession('Old', new Date(2025, 4, 1));
+  b.addSession('Yesterday', new Date(2025, 5, 17, 10));
+  b.addSession('Today', new Date(2025, 5, 18, 9));
+  return b;
+}
+
+describe('sessions store', () => {
+  it('loads sessions and groups them by date', async () => {
+    const s = createSessions(seeded(), () => now);
+    await s.refresh();
+    expect(get(s).items.map((x) => x.title)).toEqual(['Today', 'Yesterday', 'Old']);
+    expect(get(s.grouped).map((g) => g.group)).toEqual(['Today', 'Yesterday', 'Older']);
+  });
+
+  it('pages with the cursor', async () => {
+    const b = seeded();
+    for (let i = 0; i < 120; i++) b.addSession(`S${i}`, new Date(2025, 5, 1, 0, i));
+    const s = createSessions(b, () => now);
+    await s.refresh();
+    expect(get(s).items).toHaveLength(100);
+    expect(get(s).nextCursor).not.toBe('');
+    await s.loadMore();
+    expect(get(s).items).toHaveLength(123);
+    expect(get(s).nextCursor).toBe('');
+  });
+
+  it('renames optimistically and reverts when the backend refuses', async () => {
+    const b = seeded();
+    const s = createSessions(b, () => now);
+    await s.refresh();
+    const id = get(s).items[0]!.id;
+    await s.rename(id, '  Renamed  ');
+    expect(get(s).items[0]!.title).toBe('Renamed');
+    vi.spyOn(b, 'renameSession').mockRejectedValueOnce(new BackendError('unavailable', 'Disk full.'));
+    await expect(s.rename(id, 'Again')).rejects.toThrow('Disk full.');
+    expect(get(s).items[0]!.title).toBe('Renamed');
+    expect(get(s).error).toBe('Disk full.');
+  });
+
+  it('deletes, creates and moves touched sessions to the top', async () => {
+    const b = seeded();
+    const s = createSessions(b, () => now);
+    await s.refresh();
+    const old = get(s).items.find((x) => x.title === 'Old')!;
+    s.touch(old.id, new Date(2025, 5, 18, 11).toISOString());
+    expect(get(s).items[0]!.title).toBe('Old');
+    await s.remove(old.id);
+    expect(get(s).items.some((x) => x.id === old.id)).toBe(false);
+    const made = await s.create({ title: 'Fresh' });
+    expect(get(s).items[0]!.id).toBe(made.id);
+  });
+});
+
+describe('search store', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  it('debounces and keeps only the latest answer', async () => {
+    const b = seeded();
+    const spy = vi.spyOn(b, 'searchSessions');
+    const s = createSearch(b, 200);
+    s.set('Tod');
+    s.set('Today');
+    expect(get(s).searching).toBe(true);
+    await vi.advanceTimersByTimeAsync(250);
+    expect(spy).toHaveBeenCalledTimes(1);
+    expect(spy).toHaveBeenCalledWith('Today', 30);
+    expect(get(s).hits[0]!.snippet).toContain('\x02Today\x03');
+    s.set('');
+    expect(get(s)).toMatchObject({ query: '', hits: [], searching: false });
+  });
+});
+
+describe('conversation store', () => {
+  it('opens a session with its newest turns, oldest first, and pages in older ones', async () => {
+    const b = new FakeBackend();
+    const sess = b.addSession('Long', new Date(), 120);
+    const c = createConversation(b);
+    await c.open(sess.id);
+    let st = get(c);
+    expect(st.session?.title).toBe('Long');
+    expect(st.turns).toHaveLength(50);
+    expect(st.turns[0]!.seq).toBe(71);
+    expect(st.turns[49]!.seq).toBe(120);
+    expect(await c.loadOlder()).toBe(50);
+    st = get(c);
+    expect(st.turns[0]!.seq).toBe(21);
+    await c.loadOlder();
+    expect(get(c).turns[0]!.seq).toBe(1);
+    expect(get(c).nextCursor).toBe('');
+    expect(await c.loadOlder()).toBe(0);
+  });
+
+  it('drops an answer for a session no longer open', async () => {
+    const b = new FakeBackend();
+    const a = b.addSession('A', new Date(), 2);
+    const z = b.addSession('Z', new Date(), 1);
+    const c = createConversation(b);
+    const first = c.open(a.id);
+    await c.open(z.id);
+    await first;
+    expect(get(c).session?.id).toBe(z.id);
+  });
+
+  it('shows an error for a missing session', async () => {
+    const c = createConversation(new FakeBackend());
+    await c.open('nope');
+    expect(get(c).error).toContain('no session');
+  });
+});
+
+describe('settings store', () => {
+  it('loads everything and lists models from the saved list or a test', async () => {
+    const b = new FakeBackend();
+    b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: [], has_key: false, masked_key: '' }];
+    const s = createSettings(b);
+    await s.load();
+    expect(get(s.presets).length).toBeGreaterThan(3);
+    expect(get(s.workflows).workflows?.map((w) => w.name)).toContain('chat');
+    expect(get(s.modelsOf)('ollama')).toEqual([]);
+    await s.loadModels('ollama');
+    expect(get(s.modelsOf)('ollama')).toEqual(['llama3.2:3b', 'qwen2.5-coder:7b']);
+  });
+
+  it('makes the first provider the default and never keeps the key', async () => {
+    const b = new FakeBackend();
+    const s = createSettings(b);
+    await s.load();
+    await s.saveProvider({ provider: { name: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', local: false, needs_key: true, models: ['gpt-4o-mini'] }, api_key: 'sk-secret-1234' });
+    const [p] = get(s.providers);
+    expect(p).toMatchObject({ name: 'openai', has_key: true, masked_key: '••••1234' });
+    expect(JSON.stringify(get(s.providers))).not.toContain('sk-secret');
+    expect(get(s.settings)).toMatchObject({ default_provider: 'openai', default_model: 'gpt-4o-mini' });
+  });
+
+  it('reports a failure to load without throwing', async () => {
+    const b = new FakeBackend();
+    vi.spyOn(b, 'getSettings').mockRejectedValue(new BackendError('unavailable', 'The database is not open.'));
+    const s = createSettings(b);
+    await s.load();
+    expect(get(s.error)).toBe('The database is not open.');
+  });
+
+  it('applies the theme preference', () => {
+    const root = document.createElement('html');
+    applyTheme(root, 'dark');
+    expect(root.dataset.theme).toBe('dark');
+    applyTheme(root, 'system');
+    expect(root.dataset.theme).toBeUndefined();
+    expect(effectiveTheme('system', true)).toBe('dark');
+    expect(effectiveTheme('light', true)).toBe('light');
+  });
+});
+
+describe('approvals store', () => {
+  const p = { session_id: 's', turn_id: 't', call_id: 'c1', tool: 'write_file', args: { path: 'a' }, side_effects: true, guard: 'approval', reason: 'writes' };
+
+  it('adds, answers and clears approvals', async () => {
+    const b = new FakeBackend();
+    b.approvals = [p];
+    const a = createApprovals(b);
+    await a.load();
+    expect(get(a)).toHaveLength(1);
+    const spy = vi.spyOn(b, 'answerApproval');
+    await a.answer('c1', 'allow_once');
+    expect(spy).toHaveBeenCalledWith({ call_id: 'c1', answer: 'allow_once' });
+    expect(get(a)).toHaveLength(0);
+    a.add({ ...p, call_id: 'c2' });
+    a.clearTurn('t');
+    expect(get(a)).toHaveLength(0);
+  });
+
+  it('keeps the approval with the message when answering fails', async () => {
+    const a = createApprovals(new FakeBackend());
+    a.add(p);
+    await a.answer('c1', 'deny');
+    expect(get(a)[0]).toMatchObject({ answering: false, error: 'That tool call is no longer waiting for an answer.' });
+  });
+});

@@ -1,0 +1,145 @@
+// The sidebar's sessions: a paged list by last activity, grouped by date,
+// and full-text search with a debounce.
+import { derived, get, writable, type Readable } from 'svelte/store';
+import { messageOf, type Backend } from '../api';
+import { groupByDate, type DateGroup } from '../dates';
+import type { NewSession, SearchHit, Session } from '../types';
+
+export interface SessionsState {
+  items: Session[];
+  nextCursor: string;
+  loading: boolean;
+  loaded: boolean;
+  error: string;
+}
+
+export type SessionsBackend = Pick<Backend, 'listSessions' | 'createSession' | 'renameSession' | 'deleteSession' | 'updateSession'>;
+
+const PAGE = 100;
+
+export function createSessions(backend: SessionsBackend, now: () => Date = () => new Date()) {
+  const state = writable<SessionsState>({ items: [], nextCursor: '', loading: false, loaded: false, error: '' });
+  const grouped: Readable<Array<{ group: DateGroup; items: Session[] }>> = derived(state, (s) => groupByDate(s.items, (x) => x.updated_at, now()));
+
+  function sortItems(items: Session[]) {
+    return [...items].sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.id.localeCompare(a.id));
+  }
+
+  return {
+    subscribe: state.subscribe,
+    grouped,
+
+    async refresh() {
+      state.update((s) => ({ ...s, loading: true, error: '' }));
+      try {
+        const page = await backend.listSessions({ limit: PAGE });
+        state.set({ items: page.sessions ?? [], nextCursor: page.next_cursor, loading: false, loaded: true, error: '' });
+      } catch (err) {
+        state.update((s) => ({ ...s, loading: false, loaded: true, error: messageOf(err) }));
+      }
+    },
+
+    async loadMore() {
+      const cur = get(state);
+      if (!cur.nextCursor || cur.loading) return;
+      state.update((s) => ({ ...s, loading: true }));
+      try {
+        const page = await backend.listSessions({ limit: PAGE, cursor: cur.nextCursor });
+        state.update((s) => {
+          const known = new Set(s.items.map((x) => x.id));
+          return { ...s, items: [...s.items, ...(page.sessions ?? []).filter((x) => !known.has(x.id))], nextCursor: page.next_cursor, loading: false };
+        });
+      } catch (err) {
+        state.update((s) => ({ ...s, loading: false, error: messageOf(err) }));
+      }
+    },
+
+    async create(req: NewSession): Promise<Session> {
+      const s = await backend.createSession(req);
+      this.upsert(s);
+      return s;
+    },
+
+    /** Adds or replaces a session, keeping the order by activity. */
+    upsert(s: Session) {
+      state.update((st) => ({ ...st, items: sortItems([s, ...st.items.filter((x) => x.id !== s.id)]) }));
+    },
+
+    /** Marks a session active now (a turn started or ended). */
+    touch(id: string, at: string = now().toISOString()) {
+      state.update((st) => ({ ...st, items: sortItems(st.items.map((x) => (x.id === id ? { ...x, updated_at: at } : x))) }));
+    },
+
+    async rename(id: string, title: string) {
+      const trimmed = title.trim();
+      const before = get(state).items.find((x) => x.id === id);
+      if (!before || !trimmed || trimmed === before.title) return;
+      state.update((st) => ({ ...st, items: st.items.map((x) => (x.id === id ? { ...x, title: trimmed } : x)) }));
+      try {
+        await backend.renameSession(id, trimmed);
+      } catch (err) {
+        state.update((st) => ({ ...st, items: st.items.map((x) => (x.id === id ? { ...x, title: before.title } : x)), error: messageOf(err) }));
+        throw err;
+      }
+    },
+
+    async remove(id: string) {
+      await backend.deleteSession(id);
+      state.update((st) => ({ ...st, items: st.items.filter((x) => x.id !== id) }));
+    },
+
+    async update(s: Session) {
+      await backend.updateSession(s);
+      state.update((st) => ({ ...st, items: st.items.map((x) => (x.id === s.id ? { ...x, ...s } : x)) }));
+    },
+
+    clearError() {
+      state.update((s) => ({ ...s, error: '' }));
+    },
+  };
+}
+
+export type SessionsStore = ReturnType<typeof createSessions>;
+
+export interface SearchState {
+  query: string;
+  hits: SearchHit[];
+  searching: boolean;
+  error: string;
+}
+
+/** Search with a debounce; answers to an older query are dropped. */
+export function createSearch(backend: Pick<Backend, 'searchSessions'>, delay = 200, limit = 30) {
+  const state = writable<SearchState>({ query: '', hits: [], searching: false, error: '' });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let generation = 0;
+
+  async function run(q: string, gen: number) {
+    try {
+      const hits = (await backend.searchSessions(q, limit)) ?? [];
+      if (gen === generation) state.set({ query: q, hits, searching: false, error: '' });
+    } catch (err) {
+      if (gen === generation) state.set({ query: q, hits: [], searching: false, error: messageOf(err) });
+    }
+  }
+
+  return {
+    subscribe: state.subscribe,
+    set(query: string) {
+      clearTimeout(timer);
+      const gen = ++generation;
+      const q = query.trim();
+      if (!q) {
+        state.set({ query: '', hits: [], searching: false, error: '' });
+        return;
+      }
+      state.update((s) => ({ ...s, query, searching: true }));
+      timer = setTimeout(() => void run(q, gen), delay);
+    },
+    clear() {
+      this.set('');
+    },
+  };
+}
+
+export type SearchStore = ReturnType<typeof createSearch>;
