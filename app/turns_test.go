@@ -113,6 +113,14 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 		t.Fatalf("final texts %q / %q", da.FinalText, db.FinalText)
 	}
 	for _, ref := range []TurnRef{ra, rb} {
+		// The result is stored before the ending events go out; wait for them.
+		deadline := time.Now().Add(5 * time.Second)
+		for time.Now().Before(deadline) {
+			if evs := col.get(ref.TurnID); len(evs) > 0 && evs[len(evs)-1].Type == agent.EventTurnCompleted {
+				break
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
 		evs := col.get(ref.TurnID)
 		for i, e := range evs {
 			if e.SessionID != ref.SessionID || e.Seq != int64(i+1) {
