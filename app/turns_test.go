@@ -192,12 +192,22 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 	for _, e := range backfill {
 		apply(e)
 	}
-	d := f.waitTurn(t, ref.TurnID)
+	f.waitTurn(t, ref.TurnID)
+	// The ending events follow the stored result: wait until they are out.
+	var all []agent.Event
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		all, _ = f.svc.EventsAfter(ref.TurnID, 0)
+		if len(all) > 0 && all[len(all)-1].Type == agent.EventTurnCompleted {
+			break
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
 	time.Sleep(20 * time.Millisecond)
 
 	mu.Lock()
 	defer mu.Unlock()
-	want := d.LastSeq - lastSeq
+	want := all[len(all)-1].Seq - lastSeq
 	if int64(len(order)) != want {
 		t.Fatalf("after reconnect got %d distinct events, want %d", len(order), want)
 	}
