@@ -1,7 +1,20 @@
 // Command fakellm serves a scripted OpenAI-compatible model for the window
-// smoke test and for demos: each turn plans, draws a chart, ticks the plan
-// and streams a markdown answer. It prints its base URL on stdout and runs
-// until it is killed.
+// smoke test, the browser end-to-end tests and demos. It prints its base
+// URL on stdout and runs until it is killed.
+//
+// By default each turn plans, draws a chart, ticks the plan and streams a
+// markdown answer (scripts/smoke.sh depends on exactly that). A keyword in
+// the last user message picks another scenario instead (first match wins):
+//
+//	critique      for the critique-revise workflow: the writer drafts, the
+//	              critic fails the first draft and passes the revision
+//	slow          a long answer streamed slowly, for Stop
+//	write a file  calls write_file (needs a workspace), then reports
+//	remember      a plain answer holding a distinctive word, for search
+//	xss           an answer full of markup that must never run
+//
+// Every reply depends only on the request, never on earlier requests, so
+// concurrent turns and retried tests cannot disturb each other.
 package main
 
 import (
@@ -9,6 +22,9 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"regexp"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -19,6 +35,26 @@ const answer = "Here is **revenue by region** for Q3, from your data:\n\n" +
 	"| Region | Revenue |\n|---|---:|\n| North | 42.0k |\n| South | 31.5k |\n| East | 18.2k |\n| West | 12.9k |\n\n" +
 	"North leads with about a third of the total. A query to reproduce it:\n\n" +
 	"```sql\nSELECT region, SUM(revenue) AS revenue\nFROM sales\nGROUP BY region\nORDER BY revenue DESC;\n```\n"
+
+// rememberWord is the distinctive word of the "remember" answer, the one
+// the search test (frontend/e2e) looks for.
+const rememberWord = "quixotically"
+
+// The critique-revise drafts: the critic passes a draft only if it carries
+// the revision mark, so a turn always runs write, critique 1 (fails),
+// revise 1, critique 2 (passes), whatever ran before it.
+const (
+	firstDraft   = "Draft: Agentdeck runs agents on your own machine and shows every step."
+	revisionMark = "(revised)"
+	revisedDraft = "Draft " + revisionMark + ": Agentdeck runs LLM agents and workflows locally, streams every step live, and lets you stop, review and replay any turn."
+)
+
+const xssAnswer = "Here is some markup that must stay inert:\n\n" +
+	"<img src=x onerror=alert(1)>\n\n" +
+	"[a javascript link](javascript:alert(2)) and <a href=\"javascript:alert(3)\">a raw one</a>\n\n" +
+	"<script>alert(4)</script><svg onload=alert(5)><circle r=\"4\"/></svg>\n\n" +
+	"<iframe src=\"javascript:alert(6)\"></iframe> <div onclick=\"alert(7)\">click me</div>\n\n" +
+	"The end of the xss answer."
 
 func main() {
 	srv := llmtest.NewStandalone(func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) })
@@ -31,15 +67,30 @@ func main() {
 	<-sig
 }
 
-// script picks the reply by how far the current turn has come: the number
-// of tool results after the last user message.
+// script picks the scenario from the last user message, then the step
+// from the tool results that came after it.
 func script(r llmtest.Request) llmtest.Reply {
-	step := 0
-	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "user"; i-- {
-		if r.Messages[i].Role == "tool" {
-			step++
-		}
+	last := strings.ToLower(lastUser(r))
+	switch {
+	case strings.Contains(last, "critique") && isCritic(r):
+		return critic(last)
+	case strings.Contains(last, "critique"):
+		return writer(last)
+	case strings.Contains(last, "slow"):
+		return slow()
+	case strings.Contains(last, "write a file"):
+		return writeFile(r, last)
+	case strings.Contains(last, "remember"):
+		return text("Noted. I will remember it by the word "+rememberWord+", which is rare enough to find again.", 6)
+	case strings.Contains(last, "xss"):
+		return text(xssAnswer, 8)
 	}
+	return chart(r)
+}
+
+// chart is the default scenario: plan, chart, plan, markdown answer.
+func chart(r llmtest.Request) llmtest.Reply {
+	step := toolResults(r)
 	if len(r.Tools) == 0 {
 		step = 3 // a call without tools (a conclusion) gets the answer
 	}
@@ -61,6 +112,108 @@ func script(r llmtest.Request) llmtest.Reply {
 	}
 	return llmtest.Reply{Chunks: llmtest.Text(answer, 60), Delay: 15 * time.Millisecond,
 		Usage: &llmtest.Usage{PromptTokens: 512, CompletionTokens: 96, TotalTokens: 608}}
+}
+
+// isCritic reports whether the request comes from a critic: its system
+// prompt (or the critique prompt itself) asks for the JSON verdict.
+func isCritic(r llmtest.Request) bool {
+	for _, m := range r.Messages {
+		if m.Role == "system" && strings.Contains(m.Content, `{"passed"`) {
+			return true
+		}
+	}
+	return strings.Contains(lastUser(r), "Evaluate the draft against the task")
+}
+
+// critic fails a first draft and passes a revised one. The draft it judges
+// is in its prompt, so the verdict needs no memory of earlier calls.
+func critic(prompt string) llmtest.Reply {
+	v := `{"passed": false, "score": 0.4, "feedback": "Say what the app does for the reader: name the agents, the live steps and replay."}`
+	if strings.Contains(prompt, revisionMark) {
+		v = `{"passed": true, "score": 0.9, "feedback": "good"}`
+	}
+	return text(v, 4)
+}
+
+// writer drafts, or revises when it is given its previous draft.
+func writer(prompt string) llmtest.Reply {
+	if strings.Contains(prompt, "your previous draft") {
+		return text(revisedDraft, 6)
+	}
+	return text(firstDraft, 6)
+}
+
+// slow streams 2,000 words 5 ms apart (about 10 s): time to press Stop.
+func slow() llmtest.Reply {
+	var b strings.Builder
+	b.WriteString("Slow answer begins. ")
+	for i := range 2000 {
+		b.WriteString("word" + strconv.Itoa(i) + " ")
+	}
+	return llmtest.Reply{Chunks: llmtest.Text(b.String(), 2001), Delay: 5 * time.Millisecond,
+		Usage: &llmtest.Usage{PromptTokens: 20, CompletionTokens: 2001, TotalTokens: 2021}}
+}
+
+var fileName = regexp.MustCompile(`named ([a-z0-9._-]+)`)
+
+// writeFile calls write_file once, then says how it went.
+func writeFile(r llmtest.Request, prompt string) llmtest.Reply {
+	name := "notes.txt"
+	if m := fileName.FindStringSubmatch(prompt); m != nil {
+		name = strings.TrimRight(m[1], ".")
+	}
+	if toolResults(r) == 0 {
+		if !hasTool(r, "write_file") {
+			return text("I cannot write files: this session has no workspace folder.", 3)
+		}
+		return call("w1", "write_file", map[string]any{"path": name, "content": "Written by the fake model.\n"})
+	}
+	result := ""
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "user"; i-- {
+		if r.Messages[i].Role == "tool" {
+			result = r.Messages[i].Content
+			break
+		}
+	}
+	if strings.Contains(strings.ToLower(result), "denied") {
+		return text("I did not write "+name+": you denied it.", 3)
+	}
+	return text("Finished writing "+name+". The tool said: "+result, 3)
+}
+
+func lastUser(r llmtest.Request) string {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if r.Messages[i].Role == "user" {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
+}
+
+// toolResults counts the tool results after the last user message: how far
+// the current turn has come.
+func toolResults(r llmtest.Request) int {
+	n := 0
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "user"; i-- {
+		if r.Messages[i].Role == "tool" {
+			n++
+		}
+	}
+	return n
+}
+
+func hasTool(r llmtest.Request, name string) bool {
+	for _, t := range r.Tools {
+		if t == name {
+			return true
+		}
+	}
+	return false
+}
+
+func text(s string, pieces int) llmtest.Reply {
+	return llmtest.Reply{Chunks: llmtest.Text(s, pieces), Delay: 10 * time.Millisecond,
+		Usage: &llmtest.Usage{PromptTokens: 200, CompletionTokens: 40, TotalTokens: 240}}
 }
 
 func call(id, name string, args any) llmtest.Reply {

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+)
+
+func TestScript(t *testing.T) {
+	user := func(s string) llmtest.Message { return llmtest.Message{Role: "user", Content: s} }
+	tool := llmtest.Message{Role: "tool", Content: "ok"}
+	chatTools := []string{"update_plan", "render_chart"}
+	critic := llmtest.Message{Role: "system", Content: `Reply with one JSON object and nothing else: {"passed": true or false}`}
+	tests := []struct {
+		name     string
+		req      llmtest.Request
+		wantCall string // the tool called, or "" for text
+		wantText string // a part of the text answer
+	}{
+		{"default plans first", llmtest.Request{Messages: []llmtest.Message{user("Chart revenue by region for Q3")}, Tools: chatTools}, "update_plan", ""},
+		{"default charts second", llmtest.Request{Messages: []llmtest.Message{user("Chart revenue"), tool}, Tools: chatTools}, "render_chart", ""},
+		{"default answers last", llmtest.Request{Messages: []llmtest.Message{user("Chart revenue"), tool, tool, tool}, Tools: chatTools}, "", "| North | 42.0k |"},
+		{"default without tools answers", llmtest.Request{Messages: []llmtest.Message{user("hello")}}, "", "```sql"},
+		{"only the last user message counts", llmtest.Request{Messages: []llmtest.Message{user("be slow"), user("Chart it")}, Tools: chatTools}, "update_plan", ""},
+		{"slow", llmtest.Request{Messages: []llmtest.Message{user("Answer slow please")}, Tools: chatTools}, "", "word1999"},
+		{"remember", llmtest.Request{Messages: []llmtest.Message{user("Please remember this")}}, "", rememberWord},
+		{"xss", llmtest.Request{Messages: []llmtest.Message{user("xss test")}}, "", "onerror=alert(1)"},
+		{"writer drafts", llmtest.Request{Messages: []llmtest.Message{user("Please critique a pitch")}}, "", firstDraft},
+		{"writer revises", llmtest.Request{Messages: []llmtest.Message{user(revisePrompt("Please critique a pitch", firstDraft))}}, "", revisedDraft},
+		{"critic fails the first draft", llmtest.Request{Messages: []llmtest.Message{critic, user(critiquePrompt("Please critique a pitch", firstDraft))}}, "", `"passed": false, "score": 0.4`},
+		{"critic passes the revision", llmtest.Request{Messages: []llmtest.Message{critic, user(critiquePrompt("Please critique a pitch", revisedDraft))}}, "", `{"passed": true, "score": 0.9, "feedback": "good"}`},
+		{"write a file calls write_file", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt")}, Tools: []string{"write_file"}}, "write_file", ""},
+		{"write a file without a workspace", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt")}}, "", "no workspace"},
+		{"write a file denied", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "not run: the user denied this call."}}, Tools: []string{"write_file"}}, "", "I did not write a-1.txt"},
+		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := script(tt.req)
+			var call string
+			for _, c := range r.Chunks {
+				for _, tc := range c.ToolCalls {
+					call += tc.Name
+				}
+			}
+			if call != tt.wantCall {
+				t.Errorf("tool call %q, want %q", call, tt.wantCall)
+			}
+			if text := llmtest.Content(r.Chunks); !strings.Contains(text, tt.wantText) {
+				t.Errorf("text %.120q does not contain %q", text, tt.wantText)
+			}
+		})
+	}
+}
+
+// The prompts of backend/workflow's critique-revise executor.
+func critiquePrompt(task, draft string) string {
+	return "Task:\n" + task + "\n\nDraft:\n" + draft + "\n\nEvaluate the draft against the task. Reply with JSON: {\"passed\": true|false, \"score\": 0..1, \"feedback\": \"what to change\"}."
+}
+
+func revisePrompt(task, draft string) string {
+	return "Task:\n" + task + "\n\nYour previous draft:\n" + draft + "\n\nFeedback:\nbetter\n\nRewrite the draft applying the feedback. Reply with the new draft only."
+}

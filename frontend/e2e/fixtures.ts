@@ -1,0 +1,123 @@
+// Shared fixtures and helpers for the browser tests.
+//
+// Every test gets a page already open on the app (the URL with the token,
+// which the server turns into a cookie) and four guards that run after
+// it: no JavaScript dialog opened (an alert is what an XSS payload does),
+// no uncaught page error, no load or connection refused by the
+// Content-Security-Policy (an off-site fetch the policy stopped), and no
+// request left the server's origin.
+import { test as base, expect, type Locator, type Page } from '@playwright/test';
+import { join } from 'node:path';
+
+export { expect };
+
+export const E2E_URL = need('E2E_URL');
+export const ORIGIN = new URL(E2E_URL).origin;
+/** Where named screenshots go (build/e2e). */
+export const OUT = process.env.E2E_OUT || '../build/e2e';
+
+type Fixtures = {
+  /** Every URL the page requested, in order. */
+  requests: string[];
+  /** Messages of the dialogs that opened (each was dismissed). */
+  dialogs: string[];
+};
+
+interface Watch {
+  requests: string[];
+  dialogs: string[];
+  errors: string[];
+  violations: string[];
+}
+
+const watches = new WeakMap<Page, Watch>();
+
+export const test = base.extend<Fixtures>({
+  page: async ({ page }, use) => {
+    const w: Watch = { requests: [], dialogs: [], errors: [], violations: [] };
+    watches.set(page, w);
+    // On the context, so popups (links the app opens) are watched too.
+    page.context().on('request', (r) => w.requests.push(r.url()));
+    page.on('pageerror', (e) => w.errors.push(e.message));
+    // A request the page's Content-Security-Policy blocks never reaches the
+    // network, but Chromium reports the attempt on the console. Not inline
+    // handlers: Chromium reports those as soon as markup holding one is
+    // parsed, even in the inert document DOMPurify sanitizes in, so they
+    // would flag the sanitizer doing its job; xss.spec.ts watches the live
+    // page for handler attributes instead.
+    page.on('console', (m) => {
+      const text = m.text();
+      if (m.type() === 'error' && /Content Security Policy/i.test(text) && !/inline event handler/i.test(text)) w.violations.push(text);
+    });
+    page.on('dialog', (d) => {
+      w.dialogs.push(`${d.type()}: ${d.message()}`);
+      void d.dismiss().catch(() => {});
+    });
+    await openApp(page);
+    await use(page);
+    expect(w.dialogs, 'dialogs opened by the page').toEqual([]);
+    expect(w.errors, 'uncaught errors in the page').toEqual([]);
+    expect(w.violations, 'what the Content-Security-Policy refused').toEqual([]);
+    expect(w.requests.filter((u) => !sameOrigin(u)), 'requests that left the server origin').toEqual([]);
+  },
+  requests: async ({ page }, use) => use(watches.get(page)?.requests ?? []),
+  dialogs: async ({ page }, use) => use(watches.get(page)?.dialogs ?? []),
+});
+
+function sameOrigin(u: string): boolean {
+  if (u.startsWith('data:') || u.startsWith('blob:')) return true;
+  return new URL(u).origin === ORIGIN;
+}
+
+function need(name: string): string {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set: run the tests with \`bash scripts/e2e.sh\` (or \`make e2e\`).`);
+  return v;
+}
+
+/** Opens the app with the token and waits for the shell and its version. */
+export async function openApp(page: Page, url = E2E_URL): Promise<void> {
+  await page.goto(url);
+  await expect(page.getByTestId('version')).toHaveText(/^v\S+/);
+}
+
+/** Starts a new session with the sidebar button. */
+export async function newSession(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'New session' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('New session');
+}
+
+export function composer(page: Page): Locator {
+  return page.getByRole('textbox', { name: 'Message' });
+}
+
+/** Types a message and presses Enter; returns the new turn. */
+export async function send(page: Page, text: string): Promise<Locator> {
+  const turns = page.getByRole('article');
+  const before = await turns.count();
+  await composer(page).fill(text);
+  await composer(page).press('Enter');
+  const turn = page.getByRole('article', { name: `Turn ${before + 1}`, exact: true });
+  await expect(turn).toBeVisible();
+  await expect(turn.getByText(text, { exact: true })).toBeVisible();
+  return turn;
+}
+
+/** Waits until the turn is over: its Replay action replaces Stop. */
+export async function finished(turn: Locator, timeout = 30_000): Promise<void> {
+  await expect(turn.getByRole('button', { name: 'Replay' })).toBeVisible({ timeout });
+}
+
+/** The rendered markdown answers of a turn. */
+export function answer(turn: Locator): Locator {
+  return turn.locator('.md');
+}
+
+/** A token unique to this test run, for messages and file names. */
+export function uid(): string {
+  return `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(OUT, name) });
+}

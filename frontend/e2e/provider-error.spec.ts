@@ -1,0 +1,19 @@
+// A provider whose server is down: scripts/e2e.sh adds "dead", pointing at
+// a closed port on 127.0.0.1, with the model dead-model.
+import { expect, finished, newSession, send, shot, test } from './fixtures';
+
+test('an unreachable provider fails the turn with a clear error card', async ({ page }) => {
+  await newSession(page);
+  await page.getByRole('combobox', { name: 'Model' }).selectOption('dead/dead-model');
+  const turn = await send(page, 'Hello, is anyone there?');
+  await finished(turn);
+  const card = turn.getByRole('alert');
+  await expect(card).toContainText('The model could not answer');
+  await expect(card).toContainText('Is the server running?');
+  await expect(card).toContainText('127.0.0.1');
+  await expect(card).toContainText('Check that the model server is running');
+  await expect(card.getByRole('button', { name: 'Open provider settings' })).toBeVisible();
+  await expect(turn.getByText('Failed', { exact: true })).toBeVisible();
+  await expect(page.getByText('dead · dead-model')).toBeVisible();
+  await shot(page, 'browser-error.png');
+});
