@@ -101,7 +101,11 @@ func (r *wfRun) run(ctx context.Context) agent.Result {
 				if st.OnFailure == "continue" {
 					continue
 				}
-				failure = &agent.Termination{Kind: agent.TermFailed, Error: fmt.Sprintf("stage %q failed: %s", st.Name, out.reason)}
+				msg := out.reason
+				if r.def.Kind == KindPipeline {
+					msg = fmt.Sprintf("stage %q failed: %s", st.Name, out.reason)
+				}
+				failure = &agent.Termination{Kind: agent.TermFailed, Error: msg}
 				return r.finish(*failure)
 			}
 			input = out.text
@@ -194,7 +198,9 @@ func (r *wfRun) finish(term agent.Termination) agent.Result {
 	case agent.TermFailed:
 		res.Outcome, res.Error, res.ErrorSource = agent.OutcomeFailed, term.Error, "workflow"
 		if last := r.lastStage(); last != nil && last.Termination.Kind == agent.TermFailed {
-			res.Error += " (" + last.Termination.Error + ")"
+			if !strings.Contains(res.Error, last.Termination.Error) {
+				res.Error += " (" + last.Termination.Error + ")"
+			}
 			res.ErrorSource = "llm"
 		}
 	default:

@@ -25,6 +25,9 @@ func outcomeOf(sr agent.StageResult, res agent.Result) stageOutcome {
 	out := stageOutcome{text: agent.FinalText(res.Messages), outcome: sr.Outcome, term: sr.Termination}
 	if sr.Outcome == agent.OutcomeFailed {
 		out.reason = sr.Termination.String()
+		if sr.Termination.Kind == agent.TermFailed {
+			out.reason = sr.Termination.Error
+		}
 	}
 	return out
 }
