@@ -1,8 +1,8 @@
 # Agentdeck. The two commands people need:
 #   make run    set up what is missing, build, open the desktop window
 #   make test   set up, then every check: vet, Go tests with -race, the
-#               frontend's type check and unit tests, a release build and
-#               the window smoke test
+#               frontend's type check and unit tests, a release build, the
+#               browser end-to-end tests and the window smoke test
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
@@ -12,12 +12,12 @@ LDFLAGS := -s -w -X github.com/agentdeck/agentdeck/backend/buildinfo.Version=$(V
 BIN     := build/bin/agentdeck
 export PATH := $(CURDIR)/.bin:$(PATH)
 
-.PHONY: run test setup frontend build vet go-test fe-check fe-test smoke bindings dev bench clean
+.PHONY: run test setup frontend build vet go-test resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean
 
 run: build
 	./$(BIN) $(ARGS)
 
-test: setup vet go-test fe-check fe-test build smoke
+test: setup vet go-test fuzz fe-check fe-test build e2e smoke
 	@echo "make test: all checks passed"
 
 setup:
@@ -39,11 +39,26 @@ vet: setup
 go-test: setup
 	go test -race -count=1 ./...
 
+# The end-to-end resilience suite alone (it also runs in go-test). The
+# 10,000-turn soak: AGENTDECK_SOAK=1 go test -count=1 -run TestSoak -timeout 60m ./backend/resilience/
+resilience: setup
+	go test -race -count=1 ./backend/resilience/
+
+# Every fuzz target for FUZZTIME each (default 3s): FUZZTIME=1m make fuzz
+fuzz: setup
+	bash scripts/fuzz.sh
+
 fe-check: setup
 	cd frontend && npm run check
 
 fe-test: setup
 	cd frontend && npm test
+
+# The browser tests (Playwright in Debian's Chromium) against `agentdeck
+# serve` and the scripted model; screenshots in build/e2e. One test:
+# make e2e ARGS='-g search'
+e2e: build
+	bash scripts/e2e.sh $(BIN) $(ARGS)
 
 smoke: build
 	bash scripts/smoke.sh $(BIN)
@@ -56,7 +71,7 @@ dev: setup
 	wails dev -tags webkit2_41
 
 bench: setup
-	@echo "no benchmarks yet"
+	bash scripts/bench.sh
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/dist/index.html

@@ -100,6 +100,9 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(Chunk) error) 
 			// The callback stopped the stream: its error goes back as is.
 			return call.finish(err), err
 		}
+		if !call.delivered && lerr.Kind == ErrNetwork && strings.Contains(lerr.Message, "in the middle of the answer") {
+			lerr.Message = "The connection to " + c.cfg.Label + " closed before it answered. Check the server's log; it may have crashed or be restarting."
+		}
 		if call.delivered || !Retryable(lerr) || attempt > c.cfg.MaxRetries || c.cfg.MaxRetries < 0 {
 			return call.finish(lerr), lerr
 		}

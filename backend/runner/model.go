@@ -21,7 +21,9 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 	if model == "" {
 		return source{}, apperr.New(apperr.Invalid, "No model is chosen: pick a model for this session (CLI: pass --model or set AGENTDECK_MODEL).")
 	}
-	cfg := llm.Config{HTTPClient: r.cfg.HTTPClient, Logger: r.log}
+	mc := r.cfg.ModelCalls
+	cfg := llm.Config{HTTPClient: r.cfg.HTTPClient, Logger: r.log,
+		IdleTimeout: mc.IdleTimeout, MaxRetries: mc.MaxRetries, RetryInitial: mc.RetryInitial, RetryMax: mc.RetryMax}
 	if req.BaseURL != "" {
 		cfg.BaseURL, cfg.APIKey, cfg.Label = req.BaseURL, req.APIKey, req.BaseURL
 		return source{cfg: cfg}, nil

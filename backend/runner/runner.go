@@ -34,6 +34,10 @@ type Config struct {
 	DataDir    string
 	MCP        ToolSource // may be nil
 	HTTPClient *http.Client
+	// ModelCalls tunes every model call: IdleTimeout, MaxRetries,
+	// RetryInitial and RetryMax are used (zero: the llm defaults); the
+	// other fields are set per turn.
+	ModelCalls llm.Config
 	Logger     *slog.Logger
 }
 

@@ -16,6 +16,7 @@ import (
 	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
@@ -31,6 +32,8 @@ type Options struct {
 	ConnectMCP bool
 	Logger     *slog.Logger
 	HTTPClient *http.Client
+	// ModelCalls tunes model calls (idle timeout, retries); zero: defaults.
+	ModelCalls llm.Config
 }
 
 // Engine is the built engine.
@@ -75,6 +78,7 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 		DataDir:    opts.DataDir,
 		MCP:        e.MCP,
 		HTTPClient: opts.HTTPClient,
+		ModelCalls: opts.ModelCalls,
 		Logger:     log,
 	})
 	if n, err := db.RecoverInterrupted(ctx); err != nil {

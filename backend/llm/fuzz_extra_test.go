@@ -1,0 +1,319 @@
+package llm_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// FuzzCanonicalRequest checks the capture key's canonical form: it never
+// panics, it is deterministic, it is valid JSON that decodes to a
+// CanonicalForm, CaptureKey is the SHA-256 of it, CanonicalArguments is
+// idempotent, and the order of object keys (and whitespace and string
+// escaping) in tool-call arguments, tool parameters and response schemas
+// does not change the key.
+func FuzzCanonicalRequest(f *testing.F) {
+	for _, s := range []struct {
+		model, content, args string
+		params               []byte
+		temp                 float32
+	}{
+		{"m", "hello", `{"b":1,"a":[{"y":2,"x":"<&>"}]}`, []byte(`{"type":"object","properties":{"q":{"type":"string"}}}`), 0.2},
+		{"gpt-5", "", `{"path":"a.txt"}`, nil, 0},
+		{"", "\xff\xfe", `not json`, []byte(`{`), -1},
+		{"m", "x", `{"a":1,"a":2}`, []byte(`{"b":{"d":1,"c":2},"a":null}`), 1e30},
+		{"m", "x", `{"n":1.0,"m":1e400,"k":-0}`, []byte(`[1,"2",{"z":true}]`), float32(3.4e38)},
+		{"m", "x", `{"\u0061":"\u00e9\ud800","b":"\u003c"}`, []byte(" \n{\"a\" : 1 }\n"), 0},
+		{"m", "x", `  {"deep":[[[[{"b":[],"a":{}}]]]]}  `, []byte(`"just a string"`), 0},
+		{"m", "x", "{\"k\":\"\xff\"}", []byte("{\"\xff\":1,\"\xfe\":2}"), 0},
+		{"m", "x", "", []byte(""), 0},
+	} {
+		f.Add(s.model, s.content, s.args, s.params, s.temp)
+	}
+	f.Fuzz(func(t *testing.T, model, content, args string, params []byte, temp float32) {
+		req := fuzzCanonicalReq(model, content, args, params, temp)
+		canon := llm.CanonicalRequest(req)
+		if again := llm.CanonicalRequest(req); !bytes.Equal(canon, again) {
+			t.Fatalf("not deterministic:\n%s\n%s", canon, again)
+		}
+		key := llm.CaptureKey(req)
+		if sum := sha256.Sum256(canon); key != hex.EncodeToString(sum[:]) || key != llm.CaptureKey(req) {
+			t.Fatalf("CaptureKey %s is not the SHA-256 of the canonical form", key)
+		}
+		var form llm.CanonicalForm
+		if err := json.Unmarshal(canon, &form); err != nil || form.V != llm.CanonicalVersion || len(form.Messages) != 2 || len(form.Tools) != 1 {
+			t.Fatalf("the canonical form does not decode (%v): %s", err, canon)
+		}
+		if got := form.Messages[1].ToolCalls[0].Arguments; !json.Valid([]byte(args)) && utf8.ValidString(args) && got != args {
+			t.Fatalf("invalid JSON arguments %q were changed to %q", args, got)
+		}
+		ca := llm.CanonicalArguments(args)
+		if llm.CanonicalArguments(ca) != ca {
+			t.Fatalf("CanonicalArguments is not idempotent: %q -> %q -> %q", args, ca, llm.CanonicalArguments(ca))
+		}
+
+		// The same request with keys reordered (and re-spaced, re-escaped)
+		// everywhere JSON is canonicalized must have the same key.
+		rArgs, okArgs := fuzzReorder([]byte(args))
+		rParams, okParams := fuzzReorder(params)
+		if !okArgs && !okParams {
+			return
+		}
+		a2, p2 := args, params
+		if okArgs {
+			a2 = string(rArgs)
+		}
+		if okParams {
+			p2 = rParams
+		}
+		if k2 := llm.CaptureKey(fuzzCanonicalReq(model, content, a2, p2, temp)); k2 != key {
+			t.Fatalf("reordering keys changed the capture key\nargs   %q -> %q\nparams %q -> %q\n%s\n%s",
+				args, a2, params, p2, canon, llm.CanonicalRequest(fuzzCanonicalReq(model, content, a2, p2, temp)))
+		}
+	})
+}
+
+// fuzzCanonicalReq puts the fuzzed values everywhere the canonical form
+// reads them.
+func fuzzCanonicalReq(model, content, args string, params []byte, temp float32) llm.Request {
+	return llm.Request{
+		Model: model,
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: content},
+			{Role: llm.RoleAssistant, Content: content, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "t", Arguments: args}}},
+		},
+		Tools:          []llm.Tool{{Name: "t", Description: content, Parameters: params}},
+		Temperature:    &temp,
+		MaxTokens:      len(content),
+		ResponseFormat: &llm.ResponseFormat{Type: "json_schema", Name: "s", Schema: params, Strict: true},
+		Stop:           []string{content},
+	}
+}
+
+// fuzzReorder re-encodes one JSON value with the members of every object in
+// reverse order, spaces around every token, and strings escaped by
+// encoding/json (HTML escaping on). ok is false when data is not exactly
+// one JSON value, or when an object repeats a key (then the order decides
+// which value wins, and the key may rightly change).
+func fuzzReorder(data []byte) ([]byte, bool) {
+	if !json.Valid(data) {
+		return nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var buf bytes.Buffer
+	if !fuzzReorderValue(dec, &buf) {
+		return nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+func fuzzReorderValue(dec *json.Decoder, buf *bytes.Buffer) bool {
+	tok, err := dec.Token()
+	if err != nil {
+		return false
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		if v == '[' {
+			buf.WriteString("[ ")
+			for i := 0; dec.More(); i++ {
+				if i > 0 {
+					buf.WriteString(" , ")
+				}
+				if !fuzzReorderValue(dec, buf) {
+					return false
+				}
+			}
+			buf.WriteString(" ]")
+			_, err := dec.Token()
+			return err == nil
+		}
+		type member struct {
+			key string
+			val []byte
+		}
+		var members []member
+		seen := map[string]bool{}
+		for dec.More() {
+			kt, err := dec.Token()
+			if err != nil {
+				return false
+			}
+			k, _ := kt.(string)
+			if seen[k] {
+				return false
+			}
+			seen[k] = true
+			var val bytes.Buffer
+			if !fuzzReorderValue(dec, &val) {
+				return false
+			}
+			members = append(members, member{k, val.Bytes()})
+		}
+		if _, err := dec.Token(); err != nil {
+			return false
+		}
+		buf.WriteString("{ ")
+		for i := len(members) - 1; i >= 0; i-- {
+			k, _ := json.Marshal(members[i].key)
+			buf.Write(k)
+			buf.WriteString(" : ")
+			buf.Write(members[i].val)
+			if i > 0 {
+				buf.WriteString(" , ")
+			}
+		}
+		buf.WriteString(" }")
+	case json.Number:
+		buf.WriteString(v.String())
+	default: // string, bool, nil
+		b, err := json.Marshal(v)
+		if err != nil {
+			return false
+		}
+		buf.Write(b)
+	}
+	return true
+}
+
+// fuzzBody is what the fuzz server answers with.
+type fuzzBody struct {
+	status      int
+	contentType string
+	body        []byte
+}
+
+// fuzzResponseKinds are the status and content type a fuzzed body is sent
+// with, chosen by the fuzzed kind byte.
+var fuzzResponseKinds = []struct {
+	status      int
+	contentType string
+}{
+	{200, "text/event-stream"},
+	{200, "application/json"},
+	{400, "application/json"},
+	{429, "application/json"},
+	{500, "text/plain"},
+	{200, "text/html; charset=utf-8"},
+	{502, "text/html"},
+	{404, ""},
+}
+
+// FuzzStreamBody feeds arbitrary bytes as the body of a chat-completions
+// response, through a real HTTP server, into the real client: it must never
+// panic or hang, and must return either a response whose message is what
+// the callback saw, or an *llm.Error with a message.
+func FuzzStreamBody(f *testing.F) {
+	chunk := func(delta string, finish string) string {
+		fr := "null"
+		if finish != "" {
+			fr = strconv.Quote(finish)
+		}
+		return `data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":` + fr + "}]}\n\n"
+	}
+	for _, s := range []struct {
+		body string
+		kind uint8
+	}{
+		{chunk(`{"role":"assistant","content":"Hel"}`, "") + chunk(`{"content":"lo"}`, "") + chunk(`{}`, "stop") + "data: [DONE]\n\n", 0},
+		{chunk(`{"content":"Hi"}`, "stop") + `data: {"id":"c","choices":[],"usage":{"prompt_tokens":3,"completion_tokens":1,"total_tokens":4}}` + "\n\ndata: [DONE]\n\n", 0},
+		{chunk(`{"tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]}`, "") +
+			chunk(`{"tool_calls":[{"index":0,"function":{"arguments":"{\"a\":1}"}}]}`, "") +
+			chunk(`{"tool_calls":[{"index":-7,"function":{"name":"g","arguments":"x"}},{"function":{"arguments":"y"}}]}`, "tool_calls"), 0},
+		{chunk(`{"content":"cut"}`, ""), 0},
+		{chunk(`{"reasoning_content":"think","content":""}`, "length") + "data: [DONE]\n\n", 0},
+		{": ping\n\nevent: message\r\ndata: " + `{"choices":[{"delta":{"content":"crlf"},"finish_reason":"stop"}]}` + "\r\n\r\ndata: [DONE]\r\n\r\n", 0},
+		{`data: {"error":{"message":"model overloaded","type":"server_error","code":"overloaded"}}` + "\n\n", 0},
+		{`data: {"choices":[{"delta":{"content":`, 0},
+		{"data: [DONE]\n\n", 0},
+		{"data:\n\ndata: \n\ndata: {}\n\ndata: null\n\ndata: []\n\n", 0},
+		{strings.Repeat(": keep-alive\n", 400), 0},
+		{"", 0},
+		{`{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"whole"},"finish_reason":"stop"}]}`, 1},
+		{`{"error":{"message":"bad model","type":"invalid_request_error","param":null,"code":"model_not_found"}}`, 2},
+		{`{"error":{"message":"slow down","code":429}}`, 3},
+		{`{"error":"a string, not an object"}`, 2},
+		{"upstream connect error or disconnect/reset before headers", 4},
+		{"<html><head><title>Sign in to the Wi-Fi</title></head></html>", 5},
+		{"<html><title>502 Bad Gateway</title></html>", 6},
+		{"", 7},
+	} {
+		f.Add([]byte(s.body), s.kind)
+	}
+
+	var bodies sync.Map // model name -> fuzzBody
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		v, ok := bodies.Load(req.Model)
+		if !ok {
+			http.Error(w, "no body for "+req.Model, http.StatusTeapot)
+			return
+		}
+		b := v.(fuzzBody)
+		if b.contentType != "" {
+			w.Header().Set("Content-Type", b.contentType)
+		}
+		w.WriteHeader(b.status)
+		_, _ = w.Write(b.body)
+	}))
+	f.Cleanup(srv.Close)
+	client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL + "/v1", Label: "the fuzz server", MaxRetries: -1, IdleTimeout: 10 * time.Second})
+	var n atomic.Int64
+
+	f.Fuzz(func(t *testing.T, body []byte, kind uint8) {
+		k := fuzzResponseKinds[int(kind)%len(fuzzResponseKinds)]
+		model := "fuzz-" + strconv.FormatInt(n.Add(1), 10)
+		bodies.Store(model, fuzzBody{status: k.status, contentType: k.contentType, body: body})
+		defer bodies.Delete(model)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+
+		var streamed strings.Builder
+		resp, err := client.Stream(ctx, llm.Request{Model: model, Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}},
+			func(c llm.Chunk) error { streamed.WriteString(c.Content); return nil })
+		if ctx.Err() != nil {
+			t.Fatalf("the call hung on a %d-byte body", len(body))
+		}
+		if err != nil {
+			var lerr *llm.Error
+			if !errors.As(err, &lerr) {
+				t.Fatalf("error %T %v is not an *llm.Error", err, err)
+			}
+			if strings.TrimSpace(lerr.Message) == "" || lerr.Kind == "" {
+				t.Fatalf("error with no message or kind: %#v", lerr)
+			}
+			if resp.Diagnostics.OK || resp.Diagnostics.ErrorKind != lerr.Kind {
+				t.Fatalf("diagnostics %+v do not match the error %v", resp.Diagnostics, lerr.Kind)
+			}
+			return
+		}
+		if resp.Message.Role != llm.RoleAssistant || resp.Message.Content != streamed.String() || !resp.Diagnostics.OK {
+			t.Fatalf("response %+v does not match the streamed text %q", resp.Message, streamed.String())
+		}
+		if k.status != http.StatusOK {
+			t.Fatalf("HTTP %d was taken for an answer: %+v", k.status, resp.Message)
+		}
+	})
+}

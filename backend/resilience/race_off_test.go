@@ -1,0 +1,5 @@
+//go:build !race
+
+package resilience_test
+
+const raceEnabled = false
