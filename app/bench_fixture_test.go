@@ -1,0 +1,117 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+)
+
+// benchRig is the desktop app's turn path without the window: a real
+// database, the runner, and the live sinks the app puts behind it (the Hub,
+// and a Coalescer whose output is encoded as EventsEmit would encode it).
+// The runner adds the store's EventLog itself.
+type benchRig struct {
+	db      *store.DB
+	runner  *runner.Runner
+	hub     *Hub
+	co      *Coalescer
+	emitted atomic.Int64 // bytes the coalescer handed to the "UI"
+}
+
+func newBenchRig(b *testing.B) *benchRig {
+	b.Helper()
+	dir := b.TempDir()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	r := &benchRig{db: db, hub: NewHub(db)}
+	r.runner = runner.New(runner.Config{
+		DB:         db,
+		DataDir:    dir,
+		Workflows:  workflow.Builtins,
+		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}},
+	})
+	// What desktop.go does: the hub feeds the coalescer, whose batches are
+	// marshalled (Wails' EventsEmit JSON-encodes its arguments).
+	r.co = NewCoalescer(func(batch []Delivered) {
+		data, err := json.Marshal(batch)
+		if err != nil {
+			panic(err)
+		}
+		r.emitted.Add(int64(len(data)))
+	}, 16*time.Millisecond)
+	unsub := r.hub.Subscribe(func(e agent.Event) { _ = r.co.Emit(e) })
+	b.Cleanup(unsub)
+	return r
+}
+
+// newSession returns a new empty session: each measured turn gets its own,
+// so no turn carries an earlier one's history (a long history would be
+// summarized first, a second model call).
+func (r *benchRig) newSession(b *testing.B) string {
+	b.Helper()
+	s, err := r.db.CreateSession(context.Background(), store.Session{Title: "bench", Model: "m"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s.ID
+}
+
+// start starts a turn as Service.start does, with the hub as a live sink
+// bound once the turn id is known. extra sinks run before the hub.
+func (r *benchRig) start(b *testing.B, req runner.Request, extra ...agent.Sink) *runner.Handle {
+	b.Helper()
+	fwd := &forwardSink{}
+	req.Sinks = append(append(req.Sinks, extra...), fwd)
+	if req.SessionID == "" {
+		req.SessionID = r.newSession(b)
+	}
+	if req.Model == "" {
+		req.Model = "m"
+	}
+	if req.Capture == "" {
+		req.Capture = llm.CaptureRecord // the app's default setting
+	}
+	h, err := r.runner.Start(context.Background(), req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	fwd.set(r.hub.Sink(h.TurnID))
+	return h
+}
+
+// end is what the app does after a turn: the hub forgets it and the
+// coalescer's last batch goes out.
+func (r *benchRig) end(h *runner.Handle) {
+	r.hub.Ended(h.TurnID)
+	r.co.Flush()
+}
+
+func benchMedianDur(d []time.Duration) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+// benchPercentile is the p-th percentile (0..1) by nearest rank.
+func benchPercentile(d []time.Duration, p float64) time.Duration {
+	s := slices.Clone(d)
+	slices.Sort(s)
+	i := int(p*float64(len(s))+0.5) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+func benchMS(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }

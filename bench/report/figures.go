@@ -1,0 +1,422 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+)
+
+// data is everything measured in one run.
+type data struct {
+	bench   *benchResults
+	desktop desktopData
+}
+
+// m returns a benchmark's metric.
+func (d *data) m(bench, unit string) (float64, bool) {
+	v, ok := d.bench.metrics[bench][unit]
+	return v, ok
+}
+
+// mv returns a metric or NaN, for text.
+func (d *data) mv(bench, unit string) float64 {
+	if v, ok := d.m(bench, unit); ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// dk returns the median of a desktop measurement's samples.
+func (d *data) dk(key string) (float64, bool) {
+	s := slices.Clone(d.desktop.values[key])
+	if len(s) == 0 {
+		return 0, false
+	}
+	slices.Sort(s)
+	return s[len(s)/2], true
+}
+
+func (d *data) dkv(key string) float64 {
+	if v, ok := d.dk(key); ok {
+		return v
+	}
+	return math.NaN()
+}
+
+// check is one target: a number measured in the run, compared with a
+// target, shown with its ratio against a floor or peer of the same run and
+// its absolute value.
+type check struct {
+	id, figure, what string
+	value            func(*data) (float64, bool)
+	atLeast          bool // the target is a minimum (else a maximum)
+	target           float64
+	targetText       string
+	ratio, abs       func(*data) string
+	// unmeasured says why there is no value (nil: the benchmark failed).
+	unmeasured func(*data) string
+	// why is the analysis shown when the target is missed.
+	why func(*data) string
+}
+
+// row is a check evaluated.
+type row struct {
+	id, figure, what, ratio, abs, target string
+	measured, met                        bool
+	value                                float64
+	short, why, notMeasured              string
+}
+
+func (r row) result() string {
+	switch {
+	case !r.measured:
+		return "not measured"
+	case r.met:
+		return "met"
+	}
+	return "MISSED"
+}
+
+func evaluate(checks []check, d *data) []row {
+	var rows []row
+	for _, c := range checks {
+		r := row{id: c.id, figure: c.figure, what: c.what, target: c.targetText}
+		v, ok := c.value(d)
+		if !ok || math.IsNaN(v) {
+			r.notMeasured = "the benchmark did not run or failed; see the log of `make bench`"
+			if c.unmeasured != nil {
+				if s := c.unmeasured(d); s != "" {
+					r.notMeasured = s
+				}
+			}
+			rows = append(rows, r)
+			continue
+		}
+		r.measured, r.value = true, v
+		r.ratio, r.abs = c.ratio(d), c.abs(d)
+		if c.atLeast {
+			r.met = v >= c.target
+			if !r.met {
+				r.short = fmt.Sprintf("%s against a target of %s: short by %s (%.0f%%)", num(v), c.targetText, num(c.target-v), 100*(c.target-v)/c.target)
+			}
+		} else {
+			r.met = v <= c.target
+			if !r.met {
+				r.short = fmt.Sprintf("%s against a target of %s: over by %s (%.0f%%)", num(v), c.targetText, num(v-c.target), 100*(v-c.target)/c.target)
+			}
+		}
+		if !r.met {
+			r.why = "No analysis is recorded for this figure; see its benchmark's doc comment and profile it."
+			if c.why != nil {
+				r.why = c.why(d)
+			}
+		}
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+// Benchmark keys: package relative to the module, then the benchmark.
+const (
+	kPipeline = "app BenchmarkTokenPipeline50k"
+	kPeer     = "bench/peer BenchmarkPeerToolTurn"
+	kStop     = "app BenchmarkStopLatency"
+	kReplay   = "app BenchmarkReplay"
+	kOpen     = "backend/store BenchmarkHistoryAtScale/open"
+	kSearch   = "backend/store BenchmarkHistoryAtScale/search"
+	kExport   = "backend/store BenchmarkHistoryAtScale/export"
+	kGenerate = "backend/store BenchmarkHistoryAtScale/generate"
+	kEventLog = "backend/store BenchmarkEventLogWrite"
+	kStream   = "backend/llm BenchmarkStream50k"
+	kEngine   = "backend/agent BenchmarkEngineTokens"
+	kFirst    = "backend/store BenchmarkFirstPage5000Turns"
+	kSearch1  = "backend/store BenchmarkSearch100k"
+)
+
+func metric(bench, unit string) func(*data) (float64, bool) {
+	return func(d *data) (float64, bool) { return d.m(bench, unit) }
+}
+
+func desktop(key string) func(*data) (float64, bool) {
+	return func(d *data) (float64, bool) { return d.dk(key) }
+}
+
+func desktopNote(keys ...string) func(*data) string {
+	return func(d *data) string {
+		for _, k := range keys {
+			if n := d.desktop.notes[k]; n != "" {
+				return n
+			}
+		}
+		return ""
+	}
+}
+
+func text(format string, args ...func(*data) float64) func(*data) string {
+	return func(d *data) string {
+		vals := make([]any, len(args))
+		for i, a := range args {
+			vals[i] = num(a(d))
+		}
+		return fmt.Sprintf(format, vals...)
+	}
+}
+
+func mv(bench, unit string) func(*data) float64 {
+	return func(d *data) float64 { return d.mv(bench, unit) }
+}
+
+func dv(key string) func(*data) float64 { return func(d *data) float64 { return d.dkv(key) } }
+
+func div(a, b func(*data) float64) func(*data) float64 {
+	return func(d *data) float64 { return a(d) / b(d) }
+}
+
+// figures are the targets of docs/BENCHMARKS.md, in its order.
+func figures() []check {
+	return []check{
+		{id: "1a", figure: "Token pipeline", what: "50,000 tokens through the full path, vs bare go-openai",
+			value: metric(kPipeline, "full/bare"), atLeast: true, target: 0.8, targetText: "≥ 0.8",
+			ratio: text("%s× bare go-openai", mv(kPipeline, "full/bare")),
+			abs:   text("%s tok/s (bare %s tok/s)", mv(kPipeline, "full-tok/s"), mv(kPipeline, "bare-tok/s")),
+			why:   whyPipeline},
+		{id: "1b", figure: "Token pipeline", what: "full path throughput",
+			value: metric(kPipeline, "full-tok/s"), atLeast: true, target: 20_000, targetText: "≥ 20,000 tok/s",
+			ratio: text("%s× bare go-openai", mv(kPipeline, "full/bare")),
+			abs:   text("%s tok/s", mv(kPipeline, "full-tok/s")),
+			why:   whyPipeline},
+		peerCheck("2a", "wall time of the turn", "ms", "ms"),
+		peerCheck("2b", "heap allocations (Mallocs)", "allocs", "allocs"),
+		peerCheck("2c", "bytes allocated (TotalAlloc)", "alloc-MB", "MB"),
+		peerCheck("2d", "peak live heap", "peak-heap-MB", "MB"),
+		{id: "3a", figure: "Stop latency", what: "Stop → model stream disconnected, p99 of 200",
+			value: metric(kStop, "disconnect-p99-ms"), target: 50, targetText: "p99 ≤ 50 ms",
+			ratio: text("%s× bare go-openai cancel (p99 %s ms)", div(mv(kStop, "disconnect-p99-ms"), mv(kStop, "bare-disconnect-p99-ms")), mv(kStop, "bare-disconnect-p99-ms")),
+			abs:   text("p99 %s ms, p50 %s ms", mv(kStop, "disconnect-p99-ms"), mv(kStop, "disconnect-p50-ms")),
+			why:   whyStop},
+		{id: "3b", figure: "Stop latency", what: "Stop → turn stored as cancelled, p99 of 200",
+			value: metric(kStop, "stored-p99-ms"), target: 100, targetText: "p99 ≤ 100 ms",
+			ratio: text("%s× bare go-openai cancel (p99 %s ms)", div(mv(kStop, "stored-p99-ms"), mv(kStop, "bare-disconnect-p99-ms")), mv(kStop, "bare-disconnect-p99-ms")),
+			abs:   text("p99 %s ms, p50 %s ms", mv(kStop, "stored-p99-ms"), mv(kStop, "stored-p50-ms")),
+			why:   whyStop},
+		{id: "4a", figure: "Replay", what: "20-call critique-revise turn: recorded at 50 tok/s vs replayed",
+			value: metric(kReplay, "recorded/replayed"), atLeast: true, target: 20, targetText: "≥ 20× faster",
+			ratio: text("replay %s× faster than the recording", mv(kReplay, "recorded/replayed")),
+			abs:   text("replayed in %s ms (recorded %s s)", mv(kReplay, "replayed-ms"), mv(kReplay, "recorded-s")),
+			why:   whyReplay},
+		{id: "4b", figure: "Replay", what: "capture middleware per call in replay, vs bare GetCapture",
+			value: metric(kReplay, "middleware/lookup"), target: 1.25, targetText: "≤ 1.25",
+			ratio: text("%s× a bare GetCapture", mv(kReplay, "middleware/lookup")),
+			abs:   text("+%s µs a call (%s vs %s µs)", mv(kReplay, "overhead-µs/call"), mv(kReplay, "replay-call-µs"), mv(kReplay, "GetCapture-µs")),
+			why:   whyReplay},
+		{id: "5a", figure: "History at scale", what: "open a 5,000-turn session (first page + newest turn)",
+			value: metric(kOpen, "open/raw"), target: 2, targetText: "≤ 2× raw SQL",
+			ratio: text("%s× raw SQL", mv(kOpen, "open/raw")),
+			abs:   text("%s µs (raw %s µs)", mv(kOpen, "open-µs"), mv(kOpen, "raw-µs"))},
+		{id: "5b", figure: "History at scale", what: "full-text search over 100,000 messages",
+			value: metric(kSearch, "search/raw"), target: 2, targetText: "≤ 2× raw SQL",
+			ratio: text("%s× raw FTS query", mv(kSearch, "search/raw")),
+			abs:   text("%s ms a query (raw %s ms)", mv(kSearch, "search-ms/query"), mv(kSearch, "raw-ms/query"))},
+		{id: "5c", figure: "History at scale", what: "JSON export of a 1,000-turn session",
+			value: metric(kExport, "export/raw"), target: 3, targetText: "≤ 3× raw SQL",
+			ratio: text("%s× raw SQL", mv(kExport, "export/raw")),
+			abs:   text("%s ms for %s MB (raw %s ms)", mv(kExport, "export-ms"), mv(kExport, "export-MB"), mv(kExport, "raw-ms")),
+			why:   whyExport},
+		{id: "6a", figure: "Desktop", what: "cold start to the session list (empty database), median of 5",
+			value: desktop("agentdeck_ready_ms"), target: 1000, targetText: "≤ 1 s",
+			ratio: text("%s× a trivial Wails window (%s ms)", div(dv("agentdeck_ready_ms"), dv("floor_ready_ms")), dv("floor_ready_ms")),
+			abs:   text("%s ms", dv("agentdeck_ready_ms")), unmeasured: desktopNote("desktop"), why: whyStart},
+		{id: "6b", figure: "Desktop", what: "cold start with the generated history (1,000 sessions), median of 3",
+			value: desktop("history_ready_ms"), target: 1000, targetText: "≤ 1 s",
+			ratio: text("%s× a trivial Wails window", div(dv("history_ready_ms"), dv("floor_ready_ms"))),
+			abs:   text("%s ms", dv("history_ready_ms")), unmeasured: desktopNote("desktop", "history"), why: whyStart},
+		{id: "6c", figure: "Desktop", what: "resident memory, app + WebKit processes, idle",
+			value: desktop("agentdeck_rss_mb"), target: 400, targetText: "≤ 400 MB",
+			ratio: text("%s× a trivial Wails window (%s MB)", div(dv("agentdeck_rss_mb"), dv("floor_rss_mb")), dv("floor_rss_mb")),
+			abs:   text("%s MB", dv("agentdeck_rss_mb")), unmeasured: desktopNote("desktop"), why: whyRSS("agentdeck_rss_mb")},
+		{id: "6d", figure: "Desktop", what: "resident memory with the 5,000-turn session open",
+			value: desktop("history_open_rss_mb"), target: 400, targetText: "≤ 400 MB",
+			ratio:      text("%s× a trivial Wails window", div(dv("history_open_rss_mb"), dv("floor_rss_mb"))),
+			abs:        text("%s MB (idle with that history: %s MB)", dv("history_open_rss_mb"), dv("history_idle_rss_mb")),
+			unmeasured: desktopNote("desktop", "history", "history_open"), why: whyRSS("history_open_rss_mb")},
+		{id: "7a", figure: "UI streaming", what: "headless Chromium on `agentdeck serve`, 2,000 tok/s: frame rate over 25 s",
+			value: desktop("ui_fps"), atLeast: true, target: 50, targetText: "≥ 50 fps",
+			ratio:      text("%s× the idle page (%s fps)", div(dv("ui_fps"), dv("ui_idle_fps")), dv("ui_idle_fps")),
+			abs:        text("%s fps (answer grew %s tok/s)", dv("ui_fps"), dv("ui_tokens_per_s")),
+			unmeasured: desktopNote("ui"), why: whyUI},
+		{id: "7b", figure: "UI streaming", what: "longest frame while streaming",
+			value: desktop("ui_longest_frame_ms"), target: 100, targetText: "≤ 100 ms",
+			ratio:      text("%s× the idle page's longest (%s ms)", div(dv("ui_longest_frame_ms"), dv("ui_idle_longest_frame_ms")), dv("ui_idle_longest_frame_ms")),
+			abs:        text("%s ms", dv("ui_longest_frame_ms")),
+			unmeasured: desktopNote("ui"), why: func(*data) string {
+				return "The same cause as 7a: each update's cost grows with the answer, and the longest frames come when such an update meets a burst of events " +
+					"or other load on the machine (a single multi-second frame is more likely the machine than the page; the per-window longest frames in the details show the trend)."
+			}},
+	}
+}
+
+func peerCheck(id, what, unit, shown string) check {
+	return check{id: id, figure: "Peer (langchaingo)", what: "tool-calling turn: " + what,
+		value: metric(kPeer, unit+"-ratio"), target: 1, targetText: "≤ 1.0× langchaingo",
+		ratio: text("%s× langchaingo", mv(kPeer, unit+"-ratio")),
+		abs:   text("%s "+shown+" (langchaingo %s)", mv(kPeer, "agentdeck-"+unit), mv(kPeer, "langchaingo-"+unit)),
+		why:   whyPeer}
+}
+
+// components are the targets of the existing per-package benchmarks that
+// the figures are built on.
+func components() []check {
+	streamCheck := func(id, path string) check {
+		return check{id: id, figure: "LLM client", what: "50,000-token stream: " + path,
+			value: metric(kStream, path+"/bare"), atLeast: true, target: 0.8, targetText: "≥ 0.8",
+			ratio: text("%s× bare go-openai", mv(kStream, path+"/bare")),
+			abs:   text("%s tok/s", mv(kStream, path+"-tok/s")),
+			why: func(d *data) string {
+				if path == "client+capture-record+file-store" {
+					return "The folder capture store (used by the CLI's file captures, not by the app, which records into SQLite) writes and fsyncs the whole 50,000-chunk capture as one JSON file when the call ends; that write is on the call's path and is most of the gap."
+				}
+				return "Noise or a regression in the client; profile BenchmarkStream50k."
+			}}
+	}
+	return []check{
+		streamCheck("C1", "client"),
+		streamCheck("C2", "client+capture-record"),
+		streamCheck("C3", "client+capture-record+file-store"),
+		{id: "C4", figure: "Event log", what: "20,000 events written through the EventLog",
+			value: metric(kEventLog, "events/s"), atLeast: true, target: 50_000, targetText: "≥ 50,000 events/s",
+			ratio: text("%s× raw INSERTs", mv(kEventLog, "store/raw")),
+			abs:   text("%s events/s", mv(kEventLog, "events/s"))},
+		{id: "C5", figure: "Turn list", what: "first page of a 5,000-turn session",
+			value: metric(kFirst, "ListTurns/raw"), target: 2, targetText: "≤ 2× raw SQL",
+			ratio: text("%s× raw SQL", mv(kFirst, "ListTurns/raw")),
+			abs:   text("%s µs", mv(kFirst, "ListTurns-µs"))},
+		{id: "C6", figure: "Search", what: "Search over 100,000 messages",
+			value: metric(kSearch1, "Search/raw"), target: 2, targetText: "≤ 2× raw SQL",
+			ratio: text("%s× raw FTS query", mv(kSearch1, "Search/raw")),
+			abs:   text("%s ms a query", mv(kSearch1, "Search-ms/query"))},
+	}
+}
+
+// Analyses of missed targets: the best explanation found while building
+// the harness, with this run's numbers.
+
+func whyPipeline(d *data) string {
+	rate := d.mv(kEventLog, "events/s")
+	return fmt.Sprintf("Every token becomes an agent.Event that the EventLog stores as its own SQLite row. "+
+		"The store writes about %s events/s on this machine (BenchmarkEventLogWrite), so the turn's 50,000 rows cost about %s ms of CPU by themselves, "+
+		"while bare go-openai reads the whole stream in %s ms. On 2 cores that writer, go-openai's per-chunk JSON decoding (the floor itself, ~3 µs a chunk) "+
+		"and the sinks share the CPU. A CPU profile of this benchmark taken while building it: EventLog writes ~29%%, go-openai decoding ~26%%, "+
+		"Hub and Coalescer ~8%% (the Coalescer decodes every token's JSON again to merge it), the capture record, its 50,000-chunk JSON blob and FinishTurn ~9%%, GC most of the rest. "+
+		"0.8 of bare go-openai cannot be reached while each token is a row; storing the consecutive tokens of a batch as one merged event "+
+		"(what the Coalescer already does for the UI) would remove most of the store's share. The absolute target is met %s× over.",
+		num(rate), num(50_000/rate*1000), num(d.mv(kPipeline, "bare-ms")), num(d.mv(kPipeline, "full-tok/s")/20_000))
+}
+
+func whyPeer(*data) string {
+	return "Agentdeck's engine does more per token than langchaingo's loop: every token is an agent.Event (id, sequence, timestamp, JSON data) handed to the sinks, " +
+		"and every tool call is checked against its JSON Schema and the guards. langchaingo instead re-concatenates the whole message string on every chunk " +
+		"(quadratic in the step's length), which is why its bytes allocated grow so fast. Profile with -memprofile on BenchmarkPeerToolTurn to see which side moved."
+}
+
+func whyStop(*data) string {
+	return "Stop cancels the turn's context, which closes the HTTP stream at once (the bare go-openai floor is well under a millisecond); " +
+		"what remains is committing the cancelled turn (FinishTurn and the last event batch). A p99 over target means a write stalled: look for a WAL checkpoint or a long transaction in the same process."
+}
+
+func whyReplay(*data) string {
+	return "A replay reads each call's capture (one SELECT and a JSON decode of its chunks) and links it to the new turn with an INSERT; anything slower than that is the workflow or the store, not the model."
+}
+
+func whyExport(d *data) string {
+	return fmt.Sprintf("Export builds the whole document in memory and encodes it with encoding/json's Encoder and SetIndent: the %s MB document is marshalled into one buffer, "+
+		"then re-indented into a second one, and every json.RawMessage column (each event's data, results, diagnostics) is validated and compacted on the way. "+
+		"A CPU profile of this benchmark: JSON encoding ~40%%, GC ~20%% (growslice and memmove of the big buffers), reading SQLite ~25%%. "+
+		"The raw floor only scans the same rows. Writing the document turn by turn as it is read, without re-indenting the raw columns, would bring it near 2×. "+
+		"The ratio is also the noisiest of the run (3.5× to 5.5× across runs while building the harness), because it is dominated by allocation and GC.",
+		num(d.mv(kExport, "export-MB")))
+}
+
+func whyUI(d *data) string {
+	var ws []string
+	for i := 1; i <= 5; i++ {
+		k := fmt.Sprintf("ui_window%d_", i)
+		ws = append(ws, fmt.Sprintf("%s fps (longest %s ms) at %s KB", num(d.dkv(k+"fps")), num(d.dkv(k+"longest_frame_ms")), num(d.dkv(k+"text_kb"))))
+	}
+	return "The frame rate falls as the answer grows: by 5 s windows, " + strings.Join(ws, "; ") + " of page text. " +
+		"Each update re-renders the whole answer so far: a CPU profile of the page taken while building the harness shows the markdown lexer (marked: lex, lheading) " +
+		"and DOMParser.parseFromString on every update, and most of the time (84%) in the browser's native work of replacing and laying out the whole text block; " +
+		"the work per frame is proportional to the answer's length, so it keeps 60 fps for the first ~100 KB and drops below 50 fps from ~150-250 KB. " +
+		"Rendering only the last, still-open markdown block while tokens stream (earlier blocks are final) or appending to a text node and rendering markdown when a block closes " +
+		"would make the per-frame cost constant. The UI is being rebuilt as this is written; the harness (bench/ui/stream.mjs) will measure the new one unchanged, " +
+		"as long as the composer keeps its data-region=\"composer\" textarea."
+}
+
+func whyStart(d *data) string {
+	return fmt.Sprintf("A trivial Wails window that loads one page and calls Go once starts in %s ms on this machine in the same run; the rest is Agentdeck's own start: "+
+		"opening and checking the database, building the engine (the chart validator compiles the Vega-Lite JSON Schema, about 160 ms of CPU, see BenchmarkNewValidator), "+
+		"and loading the Svelte bundle (about 1.2 MB of JavaScript with Vega-Lite) before the first backend calls. "+
+		"Start times are the most sensitive figure to other load on the machine (see the load averages above): while building this harness Agentdeck's window was ready in 0.35-0.45 s on a quiet machine, "+
+		"0.8-1.0 s at a load average of 2, and 1-7 s while other test runs kept it above 10. The generated history itself does not slow the start: "+
+		"in an interleaved test at a load of 2, empty database 0.86-0.98 s, 1,000 empty sessions 0.86-1.05 s, the 625 MB history 0.81-0.93 s.",
+		num(d.dkv("floor_ready_ms")))
+}
+
+func whyRSS(key string) func(*data) string {
+	return func(d *data) string {
+		floor := d.dkv("floor_rss_mb")
+		main := d.dkv("agentdeck_main_rss_mb") - d.dkv("floor_main_rss_mb")
+		web := d.dkv("agentdeck_webprocess_rss_mb") - d.dkv("floor_webprocess_rss_mb")
+		s := fmt.Sprintf("Most of it is the platform: a trivial Wails window (one page that calls Go once) uses %s MB on this machine, summed over its Go process and WebKit's web and network processes; "+
+			"RSS counts the GTK and WebKit libraries mapped in each process again (the proportional set size, which shares them out, is in the desktop details). "+
+			"That leaves %s MB under the target for everything Agentdeck adds; idle, it adds %s MB: %s MB in its own process "+
+			"(the Go heap: compiling the Vega-Lite schema for chart validation retains about 9 MB and takes about 35 MB from the OS while it runs, which the Go runtime gives back only slowly; SQLite's page cache) "+
+			"and %s MB in the web process (the Svelte bundle with Vega-Lite, parsed and compiled).",
+			num(floor), num(400-floor), num(d.dkv("agentdeck_rss_mb")-floor), num(main), num(web))
+		if key == "history_open_rss_mb" {
+			s += fmt.Sprintf(" With the generated history, the idle window uses %s MB (1,000 sessions listed), and opening the 5,000-turn session (its first page of turns rendered) adds %s MB.",
+				num(d.dkv("history_idle_rss_mb")), num(d.dkv("history_open_rss_mb")-d.dkv("history_idle_rss_mb")))
+		}
+		return s
+	}
+}
+
+// num formats a number for people: thousands separators, three
+// significant figures below 1,000.
+func num(v float64) string {
+	switch {
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		return "n/a"
+	case math.Abs(v) >= 1000:
+		return thousands(int64(math.Round(v)))
+	case math.Abs(v) >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case math.Abs(v) >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case math.Abs(v) >= 1:
+		return fmt.Sprintf("%.2f", v)
+	case v == 0:
+		return "0"
+	}
+	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
+}
+
+func thousands(n int64) string {
+	s := fmt.Sprint(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+func runtimeVersion() string { return runtime.Version() }

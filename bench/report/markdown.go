@@ -1,0 +1,194 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+)
+
+func render(mc machine, rows, comps []row, d *data, took time.Duration) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	w("# Benchmarks\n\n")
+	w("Written by `make bench` (scripts/bench.sh, then bench/report) on %s. Do not edit it by hand: run `make bench` again.\n\n", mc.date.Format("2006-01-02 15:04 MST"))
+	w("## Machine\n\n| CPU | Cores | Memory | OS | Kernel | Go | Load average (1, 5, 15 min) at start / end |\n|---|---|---|---|---|---|---|\n")
+	w("| %s | %d | %.1f GB | %s | %s | %s | %s |\n\n", mc.cpu, mc.cores, mc.memGB, mc.os, mc.kernel, mc.goVersion, cmpOr(mc.load, "not recorded"))
+	w("The machine is shared: a load average above the core count at the start or the end means other work ran during the run, and the absolute numbers (the desktop ones most) suffer more than the ratios.\n\n")
+	if took > 0 {
+		w("The whole run took %s. ", took.Round(time.Second))
+	}
+	b.WriteString("Packages are benchmarked one at a time with `-benchtime 5x` (the peer 10x; the stop, replay and history benchmarks run once and repeat inside: 200 stops, 5 replays, 100, 18 and 9 timed operations each against its floor). " +
+		"Every figure is a median, and every path is timed alternately with its floor or peer in the same loop, so the ratio compares like with like on a noisy shared machine " +
+		"(these machines vary ±20-30% run to run). Absolute numbers are for this machine only.\n\n")
+
+	w("## Summary\n\n")
+	table(&b, rows)
+	missed(&b, rows)
+	var unmeasured []row
+	for _, r := range rows {
+		if !r.measured {
+			unmeasured = append(unmeasured, r)
+		}
+	}
+	if len(unmeasured) > 0 {
+		w("### Not measured\n\n")
+		for _, r := range unmeasured {
+			w("- **%s** %s, %s: %s\n", r.id, r.figure, r.what, r.notMeasured)
+		}
+		w("\n")
+	}
+	w("%s", howMeasured)
+	w("## Component benchmarks\n\nThe per-package benchmarks the figures build on, with the targets their doc comments give.\n\n")
+	table(&b, comps)
+	missed(&b, comps)
+	desktopDetails(&b, d)
+	w("## Every benchmark of the run\n\nAll custom metrics as reported (`b.ReportMetric`); ns/op is the time of the whole benchmark loop divided by its iterations.\n\n")
+	w("| Package | Benchmark | Metrics |\n|---|---|---|\n")
+	for _, k := range d.bench.order {
+		pkg, name, _ := strings.Cut(k, " ")
+		w("| %s | %s | %s |\n", pkg, name, metricsText(d.bench.metrics[k]))
+	}
+	if len(d.bench.failed) > 0 {
+		w("\nFailed: %s (see the log of `make bench`).\n", strings.Join(d.bench.failed, ", "))
+	}
+	return b.String()
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func table(b *strings.Builder, rows []row) {
+	b.WriteString("| # | Figure | What | Ratio (floor or peer, same run) | Absolute | Target | Result |\n|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		ratio, abs := r.ratio, r.abs
+		if !r.measured {
+			ratio, abs = "—", "—"
+		}
+		result := r.result()
+		if r.measured && !r.met {
+			result = "**missed**"
+		}
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.id, r.figure, r.what, ratio, abs, r.target, result)
+	}
+	b.WriteString("\n")
+}
+
+func missed(b *strings.Builder, rows []row) {
+	var out []row
+	for _, r := range rows {
+		if r.measured && !r.met {
+			out = append(out, r)
+		}
+	}
+	if len(out) == 0 {
+		return
+	}
+	b.WriteString("### Missed targets\n\n")
+	for _, r := range out {
+		fmt.Fprintf(b, "- **%s** %s, %s: %s.\n  Why: %s\n", r.id, r.figure, r.what, r.short, r.why)
+	}
+	b.WriteString("\n")
+}
+
+func desktopDetails(b *strings.Builder, d *data) {
+	if len(d.desktop.values) == 0 && len(d.desktop.notes) == 0 {
+		return
+	}
+	b.WriteString("## Desktop and UI details\n\nEvery sample of the desktop and UI parts (scripts/bench.sh); the figures above are medians. RSS and PSS are summed over the app's process and all its descendants (WebKitWebProcess, WebKitNetworkProcess), read from /proc after the window has been ready and idle for 3 s. The ui_window rows are the five 5 s windows of figure 7, in order.\n\n")
+	b.WriteString("| Measurement | Median | Samples |\n|---|---|---|\n")
+	keys := make([]string, 0, len(d.desktop.values))
+	for k := range d.desktop.values {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		s := d.desktop.values[k]
+		parts := make([]string, len(s))
+		for i, v := range s {
+			parts[i] = num(v)
+		}
+		fmt.Fprintf(b, "| %s | %s | %s |\n", k, num(d.dkv(k)), strings.Join(parts, ", "))
+	}
+	if len(d.desktop.notes) > 0 {
+		b.WriteString("\n")
+		notes := make([]string, 0, len(d.desktop.notes))
+		for k := range d.desktop.notes {
+			notes = append(notes, k)
+		}
+		sort.Strings(notes)
+		for _, k := range notes {
+			fmt.Fprintf(b, "- %s: %s\n", k, d.desktop.notes[k])
+		}
+	}
+	b.WriteString("\n")
+}
+
+func metricsText(m map[string]float64) string {
+	units := make([]string, 0, len(m))
+	for u := range m {
+		if u != "iterations" {
+			units = append(units, u)
+		}
+	}
+	slices.Sort(units)
+	parts := make([]string, 0, len(units))
+	for _, u := range units {
+		v := m[u]
+		s := num(v)
+		if u == "ns/op" && v >= 1e6 {
+			s = num(math.Round(v/1e6)) + " ms/op"
+			parts = append(parts, s)
+			continue
+		}
+		parts = append(parts, s+" "+u)
+	}
+	return strings.Join(parts, ", ")
+}
+
+const howMeasured = `## How each figure is measured
+
+1. **Token pipeline** (app/bench_pipeline_test.go): the scripted server (llmtest) streams 50,000 tokens as fast as loopback allows.
+   The full path is a real runner turn, as the desktop app starts it: runner.Start with the server's base URL → the llm client with capture
+   recording into the SQLite captures table → workflow and agent engine → Emitter → the store's EventLog, the app's Hub, and a Coalescer whose
+   batches are JSON-encoded as Wails' EventsEmit would. It is timed from Start to Handle.Wait (the turn and its events are stored). The floor is
+   bare go-openai reading the same stream and doing nothing with it; the two alternate, medians of 5.
+2. **Peer** (bench/peer, its own Go module so that langchaingo is not a dependency of the app): the same tool-calling turn, 10 model steps,
+   10 calls of a trivial lookup tool, 20,000 streamed tokens, through Agentdeck's agent.Agent and through langchaingo v0.1.14's OpenAI client.
+   langchaingo's agent executor is built around prompt templates and output parsers for the older function-call API and does not stream, so its
+   side is what its OpenAI functions agent does inside: llms.GenerateContent with llms.WithTools and a streaming func, in a loop that appends the
+   tool results as tool messages. The scripted server runs in a child process so that neither side is charged for it. Per turn: wall time,
+   runtime.MemStats Mallocs and TotalAlloc deltas, and the peak of live heap objects above the starting level (sampled every millisecond through
+   runtime/metrics, which does not stop the world). Alternating, medians of 10, after a warm-up turn each.
+3. **Stop latency** (app/bench_stop_test.go): 200 turns streaming a token every millisecond are stopped with runner.Stop at a random point
+   5-50 ms after their first token. (a) Stop → the scripted server records the client's disconnect; (b) Stop → Handle.Done, which closes after
+   the turn is committed as cancelled with its partial answer. The floor is bare go-openai cancelling its request context at the same kind of
+   moment, alternating.
+4. **Replay** (app/bench_replay_test.go): a critique-revise turn of 20 model calls (a draft, nine failing critiques each followed by a
+   revision, a passing critique) recorded against a server streaming 25 tokens a call at 50 tokens/s, then replayed from its captures five times
+   through runner.Start in replay mode. Then each of the 20 calls is replayed through the capture middleware (canonical request, key, lookup,
+   chunk delivery) and looked up with a bare store GetCapture, alternating, 25 times each.
+5. **History at scale** (backend/store/bench_history_test.go): a database of 1,000 sessions, 50,000 turns, 100,000 messages (all in the
+   search index) and 1,000,000 events, written with direct SQL in transactions of 1,000 turns and kept in the run's temp dir for the desktop part.
+   Each operation is timed against the raw SQL it wraps (the same statements, rows scanned into plain values), alternating: opening the
+   5,000-turn session (ListTurns' first page and GetTurn of the newest turn), Search for six queries from a very common word to a rare one
+   and a prefix (geometric mean of the per-query ratios), and the JSON export of the 1,000-turn session (20,000 events).
+6. **Desktop** (scripts/bench.sh): the release binary built by ` + "`make build`" + ` starts under Xvfb with a fresh database and
+   AGENTDECK_READY_FILE, like scripts/smoke.sh; cold start is the time from launch to the ready file, which the UI writes once its shell has
+   rendered and Status has answered (the session list is fetched in parallel, so it is usually, not always, drawn by then). Median of 5, alternating with a trivial Wails window (bench/peer/cmd/floorapp: one page that
+   calls Go once, same window options) as the floor. Resident memory is summed from /proc over the process tree. With the generated history, the
+   window starts with 1,000 sessions listed, and the 5,000-turn session (first in the list) is opened by clicking it with xdotool; the click
+   counts only if the screenshot of the header changed.
+7. **UI streaming** (scripts/bench.sh and bench/ui/stream.mjs): ` + "`agentdeck serve`" + ` over a fresh database whose default provider is a
+   scripted server (the bench/peer test binary in its UI mode) that streams 2,000 tokens a second for 30 s, paced to an absolute schedule.
+   Headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core) records the idle page's frames for 3 s (the floor), sends a message
+   through the composer, and from the first tokens on records every requestAnimationFrame for five windows of 5 s: frames per second and the
+   longest gap between frames, overall and per window, with the size of the page's text at the end of each window.
+
+`
