@@ -145,3 +145,33 @@ export function renderMarkdown(src: string): string {
   }
   return sanitize(html);
 }
+
+/**
+ * Splits markdown into chunks of at least `min` characters, only at blank
+ * lines outside code fences, so each chunk renders on its own. While an
+ * answer streams, only the last chunk changes: the earlier ones keep their
+ * rendered HTML and their DOM, and the work per frame stays constant
+ * instead of growing with the answer.
+ */
+export function splitBlocks(src: string, min = 2000): string[] {
+  const out: string[] = [];
+  let start = 0;
+  let fence = '';
+  let pos = 0;
+  while (pos < src.length) {
+    const nl = src.indexOf('\n', pos);
+    const end = nl === -1 ? src.length : nl + 1;
+    const line = src.slice(pos, end).trim();
+    const m = /^(`{3,}|~{3,})/.exec(line);
+    if (m) {
+      if (!fence) fence = m[1]!;
+      else if (line.startsWith(fence)) fence = '';
+    } else if (!fence && line === '' && end - start >= min && nl !== -1) {
+      out.push(src.slice(start, end));
+      start = end;
+    }
+    pos = end;
+  }
+  if (start < src.length || out.length === 0) out.push(src.slice(start));
+  return out;
+}
