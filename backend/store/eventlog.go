@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -111,16 +113,8 @@ func (l *EventLog) write(batch []agent.Event) error {
 		return writeError(err, "saving events")
 	}
 	defer tx.Rollback()
-	stmt, err := tx.PrepareContext(ctx, `INSERT OR IGNORE INTO events (turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
+	if err := insertEvents(ctx, tx, l.turnID, batch); err != nil {
 		return writeError(err, "saving events")
-	}
-	defer stmt.Close()
-	for _, e := range batch {
-		at, _ := e.At.MarshalJSON()
-		if _, err := stmt.ExecContext(ctx, l.turnID, e.Seq, e.ID, e.StageID, e.ParentID, string(at[1:len(at)-1]), string(e.Type), string(e.Phase), e.Checkpoint, string(e.Data)); err != nil {
-			return writeError(err, "saving events")
-		}
 	}
 	if now := time.Now(); now.Sub(l.heartbeat) > time.Second {
 		l.heartbeat = now
@@ -132,4 +126,47 @@ func (l *EventLog) write(batch []agent.Event) error {
 		return writeError(err, "saving events")
 	}
 	return nil
+}
+
+// eventsPerInsert rows go in one multi-row INSERT: one statement call per
+// 64 events instead of one per event (10 parameters a row, well under
+// SQLite's limit).
+const eventsPerInsert = 64
+
+const eventColumns = `INSERT OR IGNORE INTO events (turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES `
+
+func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []agent.Event) error {
+	var full *sql.Stmt
+	args := make([]any, 0, eventsPerInsert*10)
+	for len(batch) > 0 {
+		n := min(len(batch), eventsPerInsert)
+		args = args[:0]
+		for _, e := range batch[:n] {
+			at, _ := e.At.MarshalJSON()
+			args = append(args, turnID, e.Seq, e.ID, e.StageID, e.ParentID, string(at[1:len(at)-1]), string(e.Type), string(e.Phase), e.Checkpoint, string(e.Data))
+		}
+		var err error
+		if n == eventsPerInsert {
+			if full == nil {
+				if full, err = tx.PrepareContext(ctx, eventColumns+valuesList(n)); err != nil {
+					return err
+				}
+				defer full.Close()
+			}
+			_, err = full.ExecContext(ctx, args...)
+		} else {
+			_, err = tx.ExecContext(ctx, eventColumns+valuesList(n), args...)
+		}
+		if err != nil {
+			return err
+		}
+		batch = batch[n:]
+	}
+	return nil
+}
+
+// valuesList returns n "(?, ..., ?)" groups of ten placeholders.
+func valuesList(n int) string {
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	return strings.Repeat(row+", ", n-1) + row
 }
