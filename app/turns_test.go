@@ -114,14 +114,7 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 	}
 	for _, ref := range []TurnRef{ra, rb} {
 		// The result is stored before the ending events go out; wait for them.
-		deadline := time.Now().Add(5 * time.Second)
-		for time.Now().Before(deadline) {
-			if evs := col.get(ref.TurnID); len(evs) > 0 && evs[len(evs)-1].Type == agent.EventTurnCompleted {
-				break
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		evs := col.get(ref.TurnID)
+		evs := waitEnded(t, func() []agent.Event { return col.get(ref.TurnID) })
 		for i, e := range evs {
 			if e.SessionID != ref.SessionID || e.Seq != int64(i+1) {
 				t.Fatalf("turn %s event %d: session %s seq %d", ref.TurnID, i, e.SessionID, e.Seq)
@@ -194,15 +187,7 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 	}
 	f.waitTurn(t, ref.TurnID)
 	// The ending events follow the stored result: wait until they are out.
-	var all []agent.Event
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		all, _ = f.svc.EventsAfter(ref.TurnID, 0)
-		if len(all) > 0 && all[len(all)-1].Type == agent.EventTurnCompleted {
-			break
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	all := waitEnded(t, func() []agent.Event { evs, _ := f.svc.EventsAfter(ref.TurnID, 0); return evs })
 	time.Sleep(20 * time.Millisecond)
 
 	mu.Lock()
@@ -261,5 +246,20 @@ func waitEvents(t *testing.T, svc *Service, turnID string, n int) []agent.Event 
 		time.Sleep(2 * time.Millisecond)
 	}
 	t.Fatalf("turn %s never reached %d events", turnID, n)
+	return nil
+}
+
+// waitEnded polls get until its events end with turn_completed and
+// returns them.
+func waitEnded(t *testing.T, get func() []agent.Event) []agent.Event {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if evs := get(); len(evs) > 0 && evs[len(evs)-1].Type == agent.EventTurnCompleted {
+			return evs
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	t.Fatal("the turn's events never ended with turn_completed")
 	return nil
 }

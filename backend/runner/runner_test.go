@@ -48,17 +48,7 @@ func toolCall(id, name string, args any) llmtest.Reply {
 // The user attaches a CSV; the agent queries it into a named dataset and
 // charts that dataset: the chart event carries the query's rows.
 func TestAttachQueryAndChartEndToEnd(t *testing.T) {
-	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	eng, err := setup.Build(context.Background(), db, setup.Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	dir, db, eng := newEngine(t)
 	csv := filepath.Join(dir, "sales.csv")
 	os.WriteFile(csv, []byte("region,amount\nNorth,10\nSouth,7\nNorth,5\nEast,3\n"), 0o600)
 
@@ -110,17 +100,7 @@ func TestAttachQueryAndChartEndToEnd(t *testing.T) {
 }
 
 func TestApprovalsAreStoredWithTheTurn(t *testing.T) {
-	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	eng, err := setup.Build(context.Background(), db, setup.Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer eng.Close()
+	dir, db, eng := newEngine(t)
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o700)
 	srv := llmtest.NewServer(t)
@@ -138,4 +118,21 @@ func TestApprovalsAreStoredWithTheTurn(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Answer != agent.Deny || got[0].Tool != "write_file" {
 		t.Fatalf("approvals %+v %v", got, err)
 	}
+}
+
+// newEngine builds the engine over a fresh database in a temp dir.
+func newEngine(t *testing.T) (string, *store.DB, *setup.Engine) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	eng, err := setup.Build(context.Background(), db, setup.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { eng.Close() })
+	return dir, db, eng
 }
