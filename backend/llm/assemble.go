@@ -89,6 +89,11 @@ func (s *callState) finish(err error) Response {
 		msg.ToolCalls = append([]ToolCall(nil), s.calls...)
 	}
 	usage := s.estimate(msg)
+	if err != nil && !s.delivered {
+		// Nothing came back: the server did not process the prompt (or
+		// says nothing about it), so no tokens are counted.
+		usage = Usage{Estimated: true}
+	}
 	if s.usage != nil {
 		usage = *s.usage
 		if usage.TotalTokens == 0 {

@@ -321,9 +321,12 @@ func TestServerDownIsANetworkError(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	c := newClient(srv, noRetries)
 	srv.Close()
-	_, _, err := collect(t, c, context.Background(), userRequest("x"))
+	_, resp, err := collect(t, c, context.Background(), userRequest("x"))
 	if llm.KindOf(err) != llm.ErrNetwork || !strings.Contains(err.(*llm.Error).Message, "Is the server running?") {
 		t.Fatalf("err = %v", err)
+	}
+	if resp.Usage.TotalTokens != 0 || resp.Diagnostics.Usage.InputTokens != 0 {
+		t.Fatalf("a call that reached no server counted tokens: %+v", resp.Usage)
 	}
 }
 

@@ -37,7 +37,10 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		return source{}, err
 	}
 	cfg.BaseURL = p.BaseURL
-	cfg.Label = firstOf(llm.KindLabel(p.Kind), p.Name)
+	cfg.Label = p.Name
+	if p.Kind != llm.KindCustom && llm.KindLabel(p.Kind) != "" {
+		cfg.Label = llm.KindLabel(p.Kind) // "Ollama", "LM Studio": what people call them
+	}
 	cfg.APIKey = req.APIKey
 	if cfg.APIKey == "" && p.APIKeyRef != "" && r.cfg.Secrets != nil {
 		key, err := r.cfg.Secrets.Get(ctx, p.APIKeyRef)
