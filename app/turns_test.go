@@ -1,9 +1,7 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -12,7 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
-	"github.com/agentdeck/agentdeck/backend/setup"
+	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
@@ -26,17 +24,7 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	eng, err := setup.Build(context.Background(), db, setup.Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
+	_, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
 	svc := NewService(Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows})
 	if err := svc.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}}); err != nil {
@@ -128,13 +116,7 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 
 func TestStopByIDKeepsThePartialAnswer(t *testing.T) {
 	f := newFixture(t)
-	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(5000), Delay: time.Millisecond})
-	s := f.session(t, "S")
-	ref, err := f.svc.SendMessage(SendRequest{SessionID: s.ID, Message: "long"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitEvents(t, f.svc, ref.TurnID, 20)
+	ref := f.startStreaming(t, 5000, 20)
 	if err := f.svc.StopTurn(ref.TurnID); err != nil {
 		t.Fatal(err)
 	}
@@ -205,13 +187,7 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 
 func TestQuitDuringATurnStoresItCancelled(t *testing.T) {
 	f := newFixture(t)
-	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(5000), Delay: time.Millisecond})
-	s := f.session(t, "S")
-	ref, err := f.svc.SendMessage(SendRequest{SessionID: s.ID, Message: "long"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	waitEvents(t, f.svc, ref.TurnID, 20)
+	ref := f.startStreaming(t, 5000, 20)
 	start := time.Now()
 	f.svc.shutdown()
 	t.Logf("shutdown took %v", time.Since(start))
@@ -262,4 +238,18 @@ func waitEnded(t *testing.T, get func() []agent.Event) []agent.Event {
 	}
 	t.Fatal("the turn's events never ended with turn_completed")
 	return nil
+}
+
+// startStreaming starts a turn that streams n tokens a millisecond apart
+// and returns once the first `seen` events are out.
+func (f *fixture) startStreaming(t *testing.T, n, seen int) TurnRef {
+	t.Helper()
+	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(n), Delay: time.Millisecond})
+	s := f.session(t, "S")
+	ref, err := f.svc.SendMessage(SendRequest{SessionID: s.ID, Message: "long"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, f.svc, ref.TurnID, seen)
+	return ref
 }

@@ -41,7 +41,7 @@ func TestPlainStreamedAnswer(t *testing.T) {
 	}
 }
 
-func TestPlanWithThreeStepsTicksToDone(t *testing.T) {
+func TestPlanWithThreeStepsTicksEveryStep(t *testing.T) {
 	h := newHarness(t)
 	h.ag.Plan = true
 	plan := func(s1, s2, s3 string) string {

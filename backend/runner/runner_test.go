@@ -12,7 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
-	"github.com/agentdeck/agentdeck/backend/setup"
+	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
@@ -48,7 +48,7 @@ func toolCall(id, name string, args any) llmtest.Reply {
 // The user attaches a CSV; the agent queries it into a named dataset and
 // charts that dataset: the chart event carries the query's rows.
 func TestAttachQueryAndChartEndToEnd(t *testing.T) {
-	dir, db, eng := newEngine(t)
+	dir, db, eng := setuptest.NewEngine(t)
 	csv := filepath.Join(dir, "sales.csv")
 	os.WriteFile(csv, []byte("region,amount\nNorth,10\nSouth,7\nNorth,5\nEast,3\n"), 0o600)
 
@@ -100,7 +100,7 @@ func TestAttachQueryAndChartEndToEnd(t *testing.T) {
 }
 
 func TestApprovalsAreStoredWithTheTurn(t *testing.T) {
-	dir, db, eng := newEngine(t)
+	dir, db, eng := setuptest.NewEngine(t)
 	ws := filepath.Join(dir, "ws")
 	os.Mkdir(ws, 0o700)
 	srv := llmtest.NewServer(t)
@@ -118,21 +118,4 @@ func TestApprovalsAreStoredWithTheTurn(t *testing.T) {
 	if err != nil || len(got) != 1 || got[0].Answer != agent.Deny || got[0].Tool != "write_file" {
 		t.Fatalf("approvals %+v %v", got, err)
 	}
-}
-
-// newEngine builds the engine over a fresh database in a temp dir.
-func newEngine(t *testing.T) (string, *store.DB, *setup.Engine) {
-	t.Helper()
-	dir := t.TempDir()
-	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	eng, err := setup.Build(context.Background(), db, setup.Options{DataDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { eng.Close() })
-	return dir, db, eng
 }
