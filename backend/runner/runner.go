@@ -27,7 +27,9 @@ type ToolSource interface {
 type Config struct {
 	DB      *store.DB
 	Secrets secrets.Store // may be nil: no stored keys
-	Charts  *chart.Validator
+	// Charts returns the chart validator (compiled once, on first use);
+	// nil means no charts.
+	Charts func() (*chart.Validator, error)
 	// Workflows lists the workflows a session may name.
 	Workflows func() []*workflow.Definition
 	// DataDir holds per-session data (attached files' tables).

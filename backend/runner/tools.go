@@ -82,6 +82,12 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 		}
 		model := firstOf(def.Model, t.model)
 		wantsAll := slices.Contains(def.Tools, "*")
+		var charts *chart.Validator
+		if (wantsAll || slices.Contains(def.Tools, agent.ToolRenderChart)) && r.cfg.Charts != nil {
+			if charts, err = r.cfg.Charts(); err != nil {
+				return nil, err
+			}
+		}
 		return &agent.Agent{
 			Name:         name,
 			Client:       t.client,
@@ -90,7 +96,7 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 			Tools:        ts,
 			Limits:       lim,
 			Temperature:  def.Temperature,
-			Charts:       chartsIf(wantsAll || slices.Contains(def.Tools, agent.ToolRenderChart), r.cfg.Charts),
+			Charts:       charts,
 			Datasets:     tt.datasets,
 			Plan:         wantsAll || slices.Contains(def.Tools, agent.ToolUpdatePlan),
 			Approver:     t.req.Approver,
@@ -113,13 +119,6 @@ func pick(all []agent.Tool, names []string) []agent.Tool {
 		}
 	}
 	return out
-}
-
-func chartsIf(on bool, v *chart.Validator) *chart.Validator {
-	if on {
-		return v
-	}
-	return nil
 }
 
 func memoryIf(on bool, m agent.MemorySearcher) agent.MemorySearcher {
