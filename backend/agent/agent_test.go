@@ -232,9 +232,8 @@ func TestEventsAfterTheEndAreDropped(t *testing.T) {
 }
 
 func TestEventJSONEnvelope(t *testing.T) {
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 678900000, time.UTC) }})
 	rec := &recorder{}
-	em = agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{rec}, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 678900000, time.UTC) }})
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{rec}, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 678900000, time.UTC) }})
 	em.Emit(agent.Draft{Type: agent.EventToken, StageID: "st", Data: agent.TokenData{Text: "a \"q\" <b>\n"}})
 	b, _ := json.Marshal(rec.all()[0])
 	var m map[string]any

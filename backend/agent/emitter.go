@@ -107,13 +107,6 @@ func (e *Emitter) Emit(d Draft) Event {
 	return ev
 }
 
-// Seq returns the last seq emitted.
-func (e *Emitter) Seq() int64 {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.seq
-}
-
 // hasTerminal reports whether a terminal event was emitted.
 func (e *Emitter) hasTerminal() bool {
 	e.mu.Lock()

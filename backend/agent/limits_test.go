@@ -2,7 +2,6 @@ package agent_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -115,5 +114,3 @@ func withUsage(r llmtest.Reply, total int) llmtest.Reply {
 	r.Usage = &llmtest.Usage{PromptTokens: total - 5, CompletionTokens: 5, TotalTokens: total}
 	return r
 }
-
-var _ = json.Valid

@@ -209,13 +209,6 @@ func (r *Runner) Stop(turnID string) error {
 	return nil
 }
 
-// Running returns the handle of a running turn, or nil.
-func (r *Runner) Running(turnID string) *Handle {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.running[turnID]
-}
-
 // StopAll stops every running turn and waits for them to be stored, at
 // most timeout. It is what quitting the app does.
 func (r *Runner) StopAll(timeout time.Duration) {
