@@ -143,15 +143,11 @@ func (s *Service) SendMessage(req SendRequest) (TurnRef, error) {
 
 // start runs a turn with the hub as its live sink.
 func (s *Service) start(req runner.Request) (TurnRef, error) {
-	// The hub sink needs the turn id, which the runner makes: route through
-	// a forwarding sink bound once the handle exists.
-	fwd := &forwardSink{}
-	req.Sinks = append(req.Sinks, fwd)
+	req.TurnSinks = func(turnID string) []agent.Sink { return []agent.Sink{s.hub.Sink(turnID)} }
 	h, err := s.runner.Start(s.ctx(), req)
 	if err != nil {
 		return TurnRef{}, err
 	}
-	fwd.set(s.hub.Sink(h.TurnID))
 	go func() {
 		<-h.Done()
 		s.hub.Ended(h.TurnID)

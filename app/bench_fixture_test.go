@@ -70,12 +70,12 @@ func (r *benchRig) newSession(b *testing.B) string {
 	return s.ID
 }
 
-// start starts a turn as Service.start does, with the hub as a live sink
-// bound once the turn id is known. extra sinks run before the hub.
+// start starts a turn as Service.start does, with the hub as a live sink.
+// extra sinks run before the hub.
 func (r *benchRig) start(b *testing.B, req runner.Request, extra ...agent.Sink) *runner.Handle {
 	b.Helper()
-	fwd := &forwardSink{}
-	req.Sinks = append(append(req.Sinks, extra...), fwd)
+	req.Sinks = append(req.Sinks, extra...)
+	req.TurnSinks = func(turnID string) []agent.Sink { return []agent.Sink{r.hub.Sink(turnID)} }
 	if req.SessionID == "" {
 		req.SessionID = r.newSession(b)
 	}
@@ -89,7 +89,6 @@ func (r *benchRig) start(b *testing.B, req runner.Request, extra ...agent.Sink) 
 	if err != nil {
 		b.Fatal(err)
 	}
-	fwd.set(r.hub.Sink(h.TurnID))
 	return h
 }
 

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/mcp"
@@ -222,34 +221,6 @@ func (s *Service) settings() Settings {
 // cause is logged by the caller, never sent.
 func ErrorReply(err error) any {
 	return &apperr.Error{Code: apperr.CodeOf(err), Message: apperr.MessageOf(err)}
-}
-
-// forwardSink passes events to a sink set after the turn id is known. The
-// runner emits nothing before Start returns, so none are missed.
-type forwardSink struct {
-	mu   sync.Mutex
-	to   agent.Sink
-	held []agent.Event
-}
-
-func (f *forwardSink) Emit(e agent.Event) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.to == nil {
-		f.held = append(f.held, e)
-		return nil
-	}
-	return f.to.Emit(e)
-}
-
-func (f *forwardSink) set(to agent.Sink) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.to = to
-	for _, e := range f.held {
-		_ = to.Emit(e)
-	}
-	f.held = nil
 }
 
 func firstOf(vals ...string) string {

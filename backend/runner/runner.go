@@ -81,6 +81,9 @@ type Request struct {
 	Capture  llm.CaptureMode
 	Approver agent.Approver // nil: deny side effects
 	Sinks    []agent.Sink
+	// TurnSinks, if set, gives sinks that need the turn's id (the app's
+	// live hub); they are added after Sinks, before any event is emitted.
+	TurnSinks func(turnID string) []agent.Sink
 	// Attach lists files to load as tables before the turn runs.
 	Attach    []string
 	Workspace string
@@ -141,7 +144,11 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	r.mu.Unlock()
 
 	evlog := db.NewEventLog(turn.ID, store.EventLogOptions{Logger: r.log})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sess.ID, TurnID: turn.ID, Sinks: append([]agent.Sink{evlog}, req.Sinks...), Logger: r.log})
+	sinks := append([]agent.Sink{evlog}, req.Sinks...)
+	if req.TurnSinks != nil {
+		sinks = append(sinks, req.TurnSinks(turn.ID)...)
+	}
+	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sess.ID, TurnID: turn.ID, Sinks: sinks, Logger: r.log})
 	client := src.client(db, turn.ID, req.Capture)
 	if req.Approver == nil {
 		req.Approver = agent.PolicyApprover{}
