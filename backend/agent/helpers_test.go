@@ -113,8 +113,14 @@ func newHarness(t *testing.T, tools ...agent.Tool) *harness {
 // turn runs a whole turn and checks its invariants.
 func (h *harness) turn(t *testing.T, ctx context.Context, user string) agent.Result {
 	t.Helper()
+	return h.turnWith(t, ctx, agent.Input{User: user})
+}
+
+// turnWith runs a whole turn from in and checks its invariants.
+func (h *harness) turnWith(t *testing.T, ctx context.Context, in agent.Input) agent.Result {
+	t.Helper()
 	res := agent.RunTurn(ctx, h.em, func(ctx context.Context) agent.Result {
-		return h.ag.Run(ctx, h.em, agent.Input{User: user})
+		return h.ag.Run(ctx, h.em, in)
 	})
 	checkTurn(t, h.rec.all())
 	return res

@@ -1,7 +1,10 @@
 package agent
 
 import (
+	"fmt"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 )
@@ -38,25 +41,53 @@ const (
 
 // Termination is why a turn or stage ended: a tagged object whose fields
 // depend on Kind. Limit and Used are counts (steps, tool calls, tokens);
-// for a timeout, Limit is in milliseconds.
+// for a timeout they are milliseconds.
 type Termination struct {
-	Kind       TerminationKind   `json:"kind"`
-	Limit      int64             `json:"limit,omitempty"`
-	Used       int64             `json:"used,omitempty"`
-	Threshold  int               `json:"threshold,omitempty"`
+	Kind      TerminationKind `json:"kind"`
+	Limit     int64           `json:"limit,omitempty"`
+	Used      int64           `json:"used,omitempty"`
+	Threshold int             `json:"threshold,omitempty"`
+	// Concluded is set when, after a step, tool-call or stall limit, one
+	// more model call without tools gave the answer. That call is not
+	// counted in Used.
+	Concluded bool `json:"concluded,omitempty"`
+	// Call is the call a stall repeated.
+	Call *RepeatedCall `json:"call,omitempty"`
+	// Stage names the stage that reached the limit, on a turn's termination.
+	Stage      string            `json:"stage,omitempty"`
 	Error      string            `json:"error,omitempty"`
 	Reason     string            `json:"reason,omitempty"`
 	Properties map[string]string `json:"properties,omitempty"`
 }
 
+// RepeatedCall is the tool call a stall repeated.
+type RepeatedCall struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// IsLimit reports whether the kind is a limit the run reached (steps,
+// tool calls, tokens, time, a stall) rather than a normal or failed end.
+func (k TerminationKind) IsLimit() bool {
+	switch k {
+	case TermMaxIterations, TermMaxToolCalls, TermBudgetExceeded, TermTimeout, TermStallDetected:
+		return true
+	}
+	return false
+}
+
 // Tag is the termination's stable low-cardinality tag.
 func (t Termination) Tag() string { return string(t.Kind) }
 
-// String describes the termination for people.
+// String describes the termination compactly, with its numbers.
 func (t Termination) String() string {
 	switch t.Kind {
 	case TermMaxIterations, TermMaxToolCalls, TermBudgetExceeded:
 		return string(t.Kind) + " (" + strconv.FormatInt(t.Used, 10) + "/" + strconv.FormatInt(t.Limit, 10) + ")"
+	case TermTimeout:
+		if t.Limit > 0 {
+			return string(t.Kind) + " (" + strconv.FormatInt(t.Limit, 10) + " ms)"
+		}
 	case TermStallDetected:
 		return string(t.Kind) + " (same call " + strconv.Itoa(t.Threshold) + " times)"
 	case TermFailed:
@@ -65,6 +96,64 @@ func (t Termination) String() string {
 		return string(t.Kind) + ": " + t.Reason
 	}
 	return string(t.Kind)
+}
+
+// Describe says for a person how the run ended, with the numbers: what
+// turns show, run's stderr and the Markdown export print.
+func (t Termination) Describe() string {
+	var s string
+	switch t.Kind {
+	case TermMaxIterations:
+		s = fmt.Sprintf("stopped at the step limit: %d of %d model calls", t.Used, t.Limit)
+		if t.Limit == 0 {
+			s = fmt.Sprintf("stopped at the iteration limit after %d iterations", t.Used)
+		}
+	case TermMaxToolCalls:
+		s = fmt.Sprintf("stopped at the tool-call limit: %d of %d tool calls", t.Used, t.Limit)
+	case TermBudgetExceeded:
+		s = fmt.Sprintf("stopped at the token budget: %d tokens used of %d", t.Used, t.Limit)
+	case TermTimeout:
+		s = "stopped at the time limit"
+		if t.Limit > 0 {
+			s += " of " + (time.Duration(t.Limit) * time.Millisecond).String()
+		}
+	case TermStallDetected:
+		s = fmt.Sprintf("stopped because it repeated the same call %d times in a row", t.Threshold)
+		if t.Call != nil {
+			s = fmt.Sprintf("stopped because it called %s with the same arguments %d times in a row (%s)", t.Call.Name, t.Threshold, clipText(t.Call.Arguments, 120))
+		}
+	case TermCompleted, TermNaturalCompletion, "":
+		return "completed"
+	case TermCompletedAfterToolCall:
+		return "completed after a hand-off tool call"
+	case TermCancelled:
+		return "stopped by the user"
+	case TermInterrupted:
+		return "interrupted: Agentdeck stopped while the turn was running"
+	case TermFailed:
+		return "failed: " + t.Error
+	case TermSkipped:
+		return "skipped: " + t.Reason
+	default:
+		return t.String()
+	}
+	if t.Stage != "" {
+		s += " in stage " + strconv.Quote(t.Stage)
+	}
+	if t.Concluded {
+		s += ", then gave a concluding answer without tools"
+	}
+	return s
+}
+
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // ToolCallDiagnostics describe one tool call.
@@ -82,26 +171,32 @@ type ToolCallDiagnostics struct {
 // Result is what one agent run produced. It is a value: the slices are the
 // run's own copies and are not changed after Run returns.
 type Result struct {
-	Messages             []llm.Message         `json:"messages"`
-	StepsUsed            int                   `json:"steps_used"`
-	ToolCallsUsed        int                   `json:"tool_calls_used"`
-	Cancelled            bool                  `json:"cancelled"`
-	BudgetExhausted      bool                  `json:"budget_exhausted"`
-	PlanSteps            []PlanStep            `json:"plan_steps"`
-	PlanIncompleteReason string                `json:"plan_incomplete_reason"`
-	Error                string                `json:"error"`
-	ErrorSource          string                `json:"error_source,omitempty"`
-	FinalText            string                `json:"final_text"`
-	OK                   bool                  `json:"ok"`
-	Outcome              Outcome               `json:"outcome"`
-	Termination          Termination           `json:"termination"`
-	Usage                llm.Usage             `json:"usage"`
-	StartedAt            Time                  `json:"started_at"`
-	CompletedAt          Time                  `json:"completed_at"`
-	DurationMS           int64                 `json:"duration_ms"`
-	ModelCalls           []llm.CallDiagnostics `json:"model_calls"`
-	ToolCalls            []ToolCallDiagnostics `json:"tool_calls"`
-	Stages               []StageResult         `json:"stages,omitempty"`
+	Messages             []llm.Message `json:"messages"`
+	StepsUsed            int           `json:"steps_used"`
+	ToolCallsUsed        int           `json:"tool_calls_used"`
+	Cancelled            bool          `json:"cancelled"`
+	BudgetExhausted      bool          `json:"budget_exhausted"`
+	PlanSteps            []PlanStep    `json:"plan_steps"`
+	PlanIncompleteReason string        `json:"plan_incomplete_reason"`
+	Error                string        `json:"error"`
+	ErrorSource          string        `json:"error_source,omitempty"`
+	FinalText            string        `json:"final_text"`
+	// FinalStageID is the stage whose reply FinalText is ("" when no
+	// stage produced it: a plain agent run, or no answer at all).
+	FinalStageID string `json:"final_stage_id,omitempty"`
+	// FinalNote tells a reader why FinalText is not a clean answer (a
+	// draft the critic never passed, the best of several tries); "" when it is.
+	FinalNote   string                `json:"final_note,omitempty"`
+	OK          bool                  `json:"ok"`
+	Outcome     Outcome               `json:"outcome"`
+	Termination Termination           `json:"termination"`
+	Usage       llm.Usage             `json:"usage"`
+	StartedAt   Time                  `json:"started_at"`
+	CompletedAt Time                  `json:"completed_at"`
+	DurationMS  int64                 `json:"duration_ms"`
+	ModelCalls  []llm.CallDiagnostics `json:"model_calls"`
+	ToolCalls   []ToolCallDiagnostics `json:"tool_calls"`
+	Stages      []StageResult         `json:"stages,omitempty"`
 }
 
 // StageResult is one stage of a workflow run (a chat turn has one).
@@ -128,11 +223,14 @@ type StageDiagnostics struct {
 	OutputMessages int                   `json:"output_messages"`
 }
 
-// FinalText returns the last assistant message with real content: a
-// cancelled turn can end on a tool message or an empty assistant message.
+// FinalText returns the last assistant message with real content (not
+// blank): a run can end on a tool message, an empty assistant message or
+// one that is only whitespace. Give it only the messages the run itself
+// produced, never the history it started from: a run that produced
+// nothing has no final text.
 func FinalText(msgs []llm.Message) string {
 	for i := len(msgs) - 1; i >= 0; i-- {
-		if m := msgs[i]; m.Role == llm.RoleAssistant && m.Content != "" {
+		if m := msgs[i]; m.Role == llm.RoleAssistant && strings.TrimSpace(m.Content) != "" {
 			return m.Content
 		}
 	}

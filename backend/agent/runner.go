@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
@@ -104,6 +105,10 @@ type run struct {
 	tcalls   []ToolCallDiagnostics
 	lastSig  string
 	sigCount int
+	// answer is the last non-blank reply of this run: its final text.
+	// It is kept apart from msgs, which hold the history the run started
+	// from and which compression rewrites.
+	answer string
 	// learnedWindow is the prompt budget learned from a context-length
 	// error, 0 when none.
 	learnedWindow int
@@ -167,6 +172,7 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 		if r.overBudget() {
 			term = Termination{Kind: TermBudgetExceeded, Limit: int64(r.limits.TokenBudget), Used: int64(r.usage.TotalTokens)}
+			r.refuseCalls(resp.Message.ToolCalls, "not run: the run reached its token budget ("+term.String()+")")
 			break
 		}
 		if len(resp.Message.ToolCalls) == 0 {
@@ -184,7 +190,8 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 	}
 	if conclude {
-		if res, ended := r.concludeStep(ctx, term); ended {
+		res, ended := r.concludeStep(ctx, &term)
+		if ended {
 			return res
 		}
 	}
@@ -218,6 +225,9 @@ func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) 
 	r.mcalls = append(r.mcalls, resp.Diagnostics)
 	r.em.Emit(Draft{Type: EventThinkEnd, StageID: r.stageID, Data: ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
 	msg := resp.Message
+	if strings.TrimSpace(msg.Content) != "" {
+		r.answer = msg.Content
+	}
 	if err != nil {
 		msg.ToolCalls = nil
 		if msg.Content != "" || msg.Reasoning != "" {
@@ -234,19 +244,31 @@ func (r *run) overBudget() bool {
 }
 
 // concludeStep asks the model for its best final answer without tools after
-// a step, tool-call or stall limit. ended is true when the run ended here
-// (cancelled or failed) and res is its result.
-func (r *run) concludeStep(ctx context.Context, term Termination) (res Result, ended bool) {
+// a step, tool-call or stall limit, and marks term Concluded when it gave
+// one. ended is true when the run ended here (cancelled or failed) and res
+// is its result.
+func (r *run) concludeStep(ctx context.Context, term *Termination) (res Result, ended bool) {
 	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
 		"[Agentdeck] The run reached its limit (%s). Do not call tools. Give your best final answer now from what you have, and say what is left undone.", term)})
-	_, err := r.modelStep(ctx, nil)
+	resp, err := r.modelStep(ctx, nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return r.endOnError(ctx, llm.Response{}, err), true
 		}
 		// The limit stands; the failed conclusion is logged, not fatal.
 		r.log.Warn("concluding call failed", "err", err)
+		return Result{}, false
 	}
+	if n := len(r.msgs); len(resp.Message.ToolCalls) > 0 && n > 0 {
+		// Offered no tools, the model called one anyway: the call is never
+		// run, so it must not stay in the transcript unanswered.
+		if strings.TrimSpace(r.msgs[n-1].Content) == "" {
+			r.msgs = r.msgs[:n-1]
+		} else {
+			r.msgs[n-1].ToolCalls = nil
+		}
+	}
+	term.Concluded = strings.TrimSpace(resp.Message.Content) != ""
 	return Result{}, false
 }
 
@@ -272,7 +294,9 @@ func (r *run) endOnError(ctx context.Context, _ llm.Response, err error) Result 
 	return r.finish(Termination{Kind: TermFailed, Error: msg}, msg, source)
 }
 
-// finish builds the immutable Result.
+// finish builds the immutable Result. Its final text is the run's own:
+// never a message of the history it started from. A limit that left no
+// answer at all fails the run, keeping the limit as its termination.
 func (r *run) finish(term Termination, errMsg, errSource string) Result {
 	now := time.Now()
 	res := Result{
@@ -289,17 +313,21 @@ func (r *run) finish(term Termination, errMsg, errSource string) Result {
 		ModelCalls:    append([]llm.CallDiagnostics(nil), r.mcalls...),
 		ToolCalls:     append([]ToolCallDiagnostics(nil), r.tcalls...),
 	}
-	res.FinalText = FinalText(res.Messages)
-	res.BudgetExhausted = term.Kind == TermBudgetExceeded
+	res.FinalText = r.answer
+	res.BudgetExhausted = term.Kind == TermMaxIterations
 	if r.plan != nil {
 		res.PlanSteps = r.plan.snapshot()
 	}
-	switch term.Kind {
-	case TermCancelled:
+	switch {
+	case term.Kind == TermCancelled:
 		res.Cancelled = true
 		res.Outcome = OutcomeCancelled
-	case TermFailed:
+	case term.Kind == TermFailed:
 		res.Outcome = OutcomeFailed
+	case term.Kind.IsLimit() && res.FinalText == "":
+		res.Outcome = OutcomeFailed
+		res.Error = "The run " + term.Describe() + " before it gave any answer. Raise the limit, or ask for less at a time."
+		res.ErrorSource = "limit"
 	default:
 		res.OK = true
 		res.Outcome = OutcomeSucceeded

@@ -58,7 +58,7 @@ func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*Termination,
 			stop = &Termination{Kind: TermMaxToolCalls, Limit: int64(r.limits.MaxToolCalls), Used: int64(r.calls)}
 			p.skip = fmt.Sprintf("not run: the limit of %d tool calls was reached", r.limits.MaxToolCalls)
 		case r.stalled(c):
-			stop = &Termination{Kind: TermStallDetected, Threshold: r.limits.StallThreshold}
+			stop = &Termination{Kind: TermStallDetected, Threshold: r.limits.StallThreshold, Call: &RepeatedCall{Name: c.Name, Arguments: c.Arguments}}
 			p.skip = fmt.Sprintf("not run: this is the same call with the same arguments %d times in a row", r.limits.StallThreshold)
 		default:
 			r.calls++
@@ -118,6 +118,22 @@ func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*Termination,
 	}
 	r.answerAll(pending)
 	return stop, nil
+}
+
+// refuseCalls answers calls the run will not make, so the user sees every
+// call the model asked for and the transcript stays valid for the next
+// model call.
+func (r *run) refuseCalls(calls []llm.ToolCall, reason string) {
+	if len(calls) == 0 {
+		return
+	}
+	pending := make([]*pendingCall, len(calls))
+	for i, c := range calls {
+		pending[i] = &pendingCall{call: c, skip: reason}
+		pending[i].eventID = r.em.Emit(Draft{Type: EventToolCall, StageID: r.stageID, Data: ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
+		r.report(pending[i])
+	}
+	r.answerAll(pending)
 }
 
 // toolOutcome is what a tool goroutine sends back.

@@ -22,7 +22,7 @@ func (r *wfRun) execChat(ctx context.Context, st *Stage, input string) stageOutc
 }
 
 func outcomeOf(sr agent.StageResult, res agent.Result) stageOutcome {
-	out := stageOutcome{text: agent.FinalText(res.Messages), outcome: sr.Outcome, term: sr.Termination}
+	out := stageOutcome{text: res.FinalText, outcome: sr.Outcome, term: sr.Termination}
 	if sr.Outcome == agent.OutcomeFailed {
 		out.reason = sr.Termination.String()
 		if sr.Termination.Kind == agent.TermFailed {
@@ -92,7 +92,7 @@ func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageO
 	if sr.Outcome != agent.OutcomeSucceeded {
 		return outcomeOf(sr, res)
 	}
-	draft := agent.FinalText(res.Messages)
+	draft := res.FinalText
 	for i := 0; ; i++ {
 		csr, cres := r.agentStage(ctx, fmt.Sprintf("critique %d", i+1), st.Critic, agent.Input{User: critiquePrompt(task, draft)})
 		if csr.Outcome != agent.OutcomeSucceeded {
@@ -100,7 +100,7 @@ func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageO
 			o.text = draft
 			return o
 		}
-		v := ParseVerdict(agent.FinalText(cres.Messages))
+		v := ParseVerdict(cres.FinalText)
 		if v.Passed {
 			if err := st.Validate.check(draft); err != nil {
 				v.Passed, v.Feedback = false, "The draft was accepted but failed the check: "+err.Error()+". "+v.Feedback
@@ -124,7 +124,7 @@ func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageO
 			}
 			return o
 		}
-		draft = agent.FinalText(rres.Messages)
+		draft = rres.FinalText
 	}
 }
 
@@ -165,14 +165,14 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 		if gsr.Outcome != agent.OutcomeSucceeded {
 			return outcomeOf(gsr, gres)
 		}
-		answer = agent.FinalText(gres.Messages)
+		answer = gres.FinalText
 		csr, cres := r.agentStage(ctx, fmt.Sprintf("reflect %d", it), critic, agent.Input{User: critiquePrompt(task, answer)})
 		if csr.Outcome != agent.OutcomeSucceeded {
 			o := outcomeOf(csr, cres)
 			o.text = answer
 			return o
 		}
-		v := ParseVerdict(agent.FinalText(cres.Messages))
+		v := ParseVerdict(cres.FinalText)
 		passed := v.Score >= threshold || (v.Passed && v.Score == 0)
 		feedback = v.Feedback
 		r.em.Emit(agent.Draft{Type: agent.EventReflectionEnd, StageID: csr.ID, Data: agent.ReflectionEndData{Iteration: it, Score: v.Score, Passed: passed}})
@@ -200,7 +200,7 @@ func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutco
 	if psr.Outcome != agent.OutcomeSucceeded {
 		return outcomeOf(psr, pres)
 	}
-	titles := parsePlan(agent.FinalText(pres.Messages))
+	titles := parsePlan(pres.FinalText)
 	if len(titles) == 0 {
 		return stageOutcome{outcome: agent.OutcomeFailed, reason: "the planner returned no steps"}
 	}
@@ -219,7 +219,7 @@ func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutco
 		r.em.Emit(agent.Draft{Type: agent.EventStepEnd, Data: agent.StepEndData{StepIndex: i, Success: ok}})
 		if ok {
 			plan[i].Status = "done"
-			results = append(results, fmt.Sprintf("Step %d (%s): %s", i+1, plan[i].Title, agent.FinalText(sres.Messages)))
+			results = append(results, fmt.Sprintf("Step %d (%s): %s", i+1, plan[i].Title, sres.FinalText))
 			continue
 		}
 		plan[i].Status = "error"
@@ -236,7 +236,7 @@ func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutco
 		if rsr.Outcome != agent.OutcomeSucceeded {
 			return outcomeOf(rsr, rres)
 		}
-		rest := parsePlan(agent.FinalText(rres.Messages))
+		rest := parsePlan(rres.FinalText)
 		plan = plan[:i+1]
 		for _, t := range rest {
 			plan = append(plan, agent.PlanStep{Title: t, Status: "pending"})

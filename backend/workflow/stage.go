@@ -41,7 +41,7 @@ func (r *wfRun) agentStage(ctx context.Context, name, agentName string, in agent
 	if ctx.Err() != nil && res.Outcome != agent.OutcomeCancelled {
 		sr.Outcome, sr.Termination = agent.OutcomeCancelled, agent.Termination{Kind: agent.TermCancelled}
 	}
-	if text := agent.FinalText(res.Messages); text != "" {
+	if text := res.FinalText; text != "" {
 		sr.Response = &llm.Message{Role: llm.RoleAssistant, Content: text}
 	}
 	inCount := len(in.History) + 1
