@@ -27,6 +27,8 @@ const (
 	EventReflectionEnd     EventType = "reflection_end"
 	EventCritique          EventType = "critique_generated"
 	EventRefining          EventType = "refining"
+	EventRevision          EventType = "revision_completed"
+	EventReplayDivergence  EventType = "replay_divergence"
 	EventChart             EventType = "chart"
 	EventStageStart        EventType = "stage_start"
 	EventStageEnd          EventType = "stage_end"
@@ -73,6 +75,8 @@ var kinds = map[EventType]struct {
 	EventReflectionEnd:     {PhaseReflecting, true},
 	EventCritique:          {PhaseReflecting, true},
 	EventRefining:          {PhaseReflecting, false},
+	EventRevision:          {PhaseReflecting, true},
+	EventReplayDivergence:  {PhaseThinking, false},
 	EventChart:             {PhaseThinking, false},
 	EventStageStart:        {PhaseStage, false},
 	EventStageEnd:          {PhaseStage, true},
@@ -207,6 +211,22 @@ type (
 	}
 	RefiningData struct {
 		Iteration int `json:"iteration"`
+	}
+	// RevisionData is a revision that completed: the reviser's new draft.
+	// The event's stage_id is the revise stage.
+	RevisionData struct {
+		Iteration int    `json:"iteration"`
+		Text      string `json:"text"`
+	}
+	// ReplayDivergenceData is where a replay stopped matching the turn it
+	// replays: a model call whose request differs from the recorded one
+	// (Diffs say how), a call the original never made, or a read-only tool
+	// whose result changed.
+	ReplayDivergenceData struct {
+		Call    int      `json:"call,omitempty"` // model call number, from 1
+		Kind    string   `json:"kind"`           // request, extra_call, missing_calls, tool_result, tool_not_recorded
+		Message string   `json:"message"`
+		Diffs   []string `json:"diffs,omitempty"`
 	}
 	ChartData struct {
 		Spec  json.RawMessage `json:"spec"`

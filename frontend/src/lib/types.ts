@@ -311,6 +311,8 @@ export type EventType =
   | 'reflection_end'
   | 'critique_generated'
   | 'refining'
+  | 'revision_completed'
+  | 'replay_divergence'
   | 'chart'
   | 'stage_start'
   | 'stage_end'

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+)
+
+// turnJSON is the part of `turns show --json` these tests read.
+type turnJSON struct {
+	ID              string `json:"id"`
+	State           string `json:"state"`
+	FinalText       string `json:"final_text"`
+	Outcome         string `json:"outcome"`
+	Error           string `json:"error"`
+	BudgetExhausted bool   `json:"budget_exhausted"`
+	StepsUsed       int    `json:"steps_used"`
+	Termination     struct {
+		Kind      string `json:"kind"`
+		Limit     int64  `json:"limit"`
+		Used      int64  `json:"used"`
+		Concluded bool   `json:"concluded"`
+	} `json:"termination"`
+}
+
+func (e *cmdEnv) showTurn(id string) turnJSON {
+	e.t.Helper()
+	r := e.run("turns", "show", id, "--json")
+	if r.code != 0 {
+		e.t.Fatalf("turns show: exit %d: %s", r.code, r.stderr)
+	}
+	var v turnJSON
+	if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+		e.t.Fatalf("turns show --json: %v: %s", err, r.stdout)
+	}
+	return v
+}
+
+// turnIDOf reads the turn id from run's closing line on stderr.
+func turnIDOf(t *testing.T, stderr string) (session, turn string) {
+	t.Helper()
+	for _, l := range strings.Split(stderr, "\n") {
+		f := strings.Fields(l)
+		if len(f) == 4 && f[0] == "session" && f[2] == "turn" {
+			return f[1], f[3]
+		}
+	}
+	t.Fatalf("no session/turn line in stderr:\n%s", stderr)
+	return "", ""
+}
+
+// A failed turn has no answer of its own: it must not show the previous
+// turn's answer as its own, in turns show, sessions show or the export.
+func TestFailedTurnHasNoAnswerOfItsOwn(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := newCmdEnv(t, srv.URL())
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("The capital of France is Paris.", 4)})
+	first := env.run("run", "What is the capital of France?")
+	if first.code != 0 || strings.TrimSpace(first.stdout) != "The capital of France is Paris." {
+		t.Fatalf("first turn: exit %d, stdout %q, stderr %s", first.code, first.stdout, first.stderr)
+	}
+	sess, _ := turnIDOf(t, first.stderr)
+
+	srv.Enqueue(llmtest.ErrorReply(500, "server_error", "the model crashed"))
+	second := env.run("run", "--session", sess, "And of Spain?")
+	if second.code != 1 {
+		t.Fatalf("a failed turn exits 1, got %d: %s", second.code, second.stderr)
+	}
+	if strings.Contains(second.stdout, "Paris") {
+		t.Fatalf("the failed turn printed the previous answer: %q", second.stdout)
+	}
+	_, turn := turnIDOf(t, second.stderr)
+	v := env.showTurn(turn)
+	if v.State != "failed" || v.FinalText != "" || v.Error == "" {
+		t.Fatalf("the failed turn: state %s, final_text %q, error %q", v.State, v.FinalText, v.Error)
+	}
+	show := env.run("sessions", "show", sess)
+	if strings.Count(show.stdout, "Paris") != 1 {
+		t.Fatalf("sessions show should print the Paris answer once, under the first turn:\n%s", show.stdout)
+	}
+	if !strings.Contains(show.stdout, "(no answer") {
+		t.Fatalf("sessions show should say the failed turn has no answer:\n%s", show.stdout)
+	}
+	md := env.run("sessions", "export", sess, "--format", "md")
+	if strings.Count(md.stdout, "The capital of France is Paris.") != 1 {
+		t.Fatalf("the Markdown export should hold the Paris answer once:\n%s", md.stdout)
+	}
+}
