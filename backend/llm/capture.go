@@ -22,6 +22,9 @@ import (
 
 // Capture is one recorded call.
 type Capture struct {
+	// ID is the store's identity of this recording ("" where a store has
+	// none). Two recordings may share a Key; they never share an ID.
+	ID  string `json:"id,omitempty"`
 	Key string `json:"key"`
 	// Request is CanonicalRequest of the recorded request, for "nearest
 	// miss" explanations and review. Decode it into a CanonicalForm.
@@ -44,9 +47,13 @@ type RecordedChunk struct {
 // CaptureStore keeps recordings by key. Implementations must be safe for
 // concurrent use.
 type CaptureStore interface {
-	// GetCapture returns (nil, nil) when there is no capture for key.
+	// GetCapture returns the newest recording of key, (nil, nil) when
+	// there is none.
 	GetCapture(ctx context.Context, key string) (*Capture, error)
-	// PutCapture stores c under c.Key, replacing any earlier capture.
+	// PutCapture adds c. A recording is never overwritten: an earlier
+	// recording of the same key stays, so every turn keeps its own answer
+	// (a store that keeps only one per key, like capturefile, says so).
+	// A store that gives recordings an identity sets c.ID.
 	PutCapture(ctx context.Context, c *Capture) error
 }
 

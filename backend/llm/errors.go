@@ -22,6 +22,7 @@ const (
 	ErrHTMLPage        ErrorKind = "html_page"        // a proxy answered with a web page
 	ErrCancelled       ErrorKind = "cancelled"        // the caller cancelled
 	ErrReplayMiss      ErrorKind = "replay_miss"      // replay mode and no capture for the request
+	ErrReplayDiverged  ErrorKind = "replay_diverged"  // a strict replay's request differs from its recording
 )
 
 // Error is a failed model call.

@@ -10,7 +10,7 @@ import (
 
 // DeleteSession removes a session and everything it owns: turns, messages,
 // events, stages, search entries, attachments (rows and files), and the
-// captures no other session uses. Freed pages are zeroed (secure_delete)
+// recordings no other session uses. Freed pages are zeroed (secure_delete)
 // and the write-ahead log is checkpointed and truncated, so the deleted
 // text is gone from the files on disk, not merely unlinked.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
@@ -34,18 +34,19 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 			}
 		}
 		rows.Close()
-		// Captures used only by this session's turns.
-		if _, err := tx.ExecContext(ctx, `DELETE FROM captures WHERE key IN (
-			SELECT r.capture_key FROM capture_refs r JOIN turns t ON t.id = r.turn_id WHERE t.session_id = ?
-			EXCEPT
-			SELECT r.capture_key FROM capture_refs r JOIN turns t ON t.id = r.turn_id WHERE t.session_id <> ?)`, id, id); err != nil {
+		// The recordings this session's turns used: once the turns are
+		// gone, those no other turn uses go too.
+		recs, err := sessionRecordings(ctx, tx, id)
+		if err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE session_id = ?`, id); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id)
-		return err
+		if _, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+			return err
+		}
+		return deleteUnusedRecordings(ctx, tx, recs)
 	})
 	if err != nil {
 		return err
@@ -56,6 +57,38 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 		}
 	}
 	return db.Compact(ctx)
+}
+
+func sessionRecordings(ctx context.Context, tx *sql.Tx, sessionID string) ([]int64, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT tc.recording_id FROM turn_calls tc JOIN turns t ON t.id = tc.turn_id WHERE t.session_id = ?`, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+// deleteUnusedRecordings deletes those of ids that no turn uses any more.
+func deleteUnusedRecordings(ctx context.Context, tx *sql.Tx, ids []int64) error {
+	stmt, err := tx.PrepareContext(ctx, `DELETE FROM recordings WHERE id = ? AND NOT EXISTS (SELECT 1 FROM turn_calls WHERE recording_id = ?)`)
+	if err != nil {
+		return err
+	}
+	defer stmt.Close()
+	for _, id := range ids {
+		if _, err := stmt.ExecContext(ctx, id, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Compact checkpoints the write-ahead log into the database file and

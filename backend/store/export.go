@@ -32,7 +32,10 @@ const (
 // ExportVersion is the version of the JSON export document this build
 // writes and the newest it imports. Raise it when a change would make an
 // older Agentdeck misread a file.
-const ExportVersion = 1
+//
+// Version 2: recordings are no longer shared by key; each capture lists the
+// calls (turn and call index) that used it. Version 1 files still import.
+const ExportVersion = 2
 
 // MaxImportBytes is the largest file Import reads.
 const MaxImportBytes = 512 << 20
@@ -211,8 +214,15 @@ type (
 		Chunks     json.RawMessage `json:"chunks"`
 		Response   json.RawMessage `json:"response"`
 		RecordedAt time.Time       `json:"recorded_at"`
-		// Turns are the ids of the exported turns that use the capture.
-		Turns []string `json:"turns"`
+		// Calls are the exported turns' calls that used this recording.
+		Calls []exportCall `json:"calls,omitempty"`
+		// Turns is version 1's link: the turns that used the capture,
+		// with no call index.
+		Turns []string `json:"turns,omitempty"`
+	}
+	exportCall struct {
+		Turn  string `json:"turn"`
+		Index int    `json:"index"`
 	}
 )
 
@@ -445,26 +455,29 @@ func (l *exportLoader) events(set eventSet) error {
 }
 
 func (l *exportLoader) captures() error {
-	rows, err := l.tx.QueryContext(l.ctx, `SELECT c.key, c.model, c.request, c.chunks, c.response, c.recorded_at, t.id
-		FROM captures c JOIN capture_refs r ON r.capture_key = c.key JOIN turns t ON t.id = r.turn_id
-		WHERE t.session_id = ? ORDER BY c.recorded_at, c.key, t.seq`, l.sessionID)
+	rows, err := l.tx.QueryContext(l.ctx, `SELECT r.id, r.key, r.model, r.request, r.chunks, r.response, r.recorded_at, tc.turn_id, tc.idx
+		FROM recordings r JOIN turn_calls tc ON tc.recording_id = r.id JOIN turns t ON t.id = tc.turn_id
+		WHERE t.session_id = ? ORDER BY r.id, t.seq, tc.idx`, l.sessionID)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	last := int64(-1)
 	for rows.Next() {
 		var c exportCapture
-		var req, chunks, resp, at, turnID string
-		if err := rows.Scan(&c.Key, &c.Model, &req, &chunks, &resp, &at, &turnID); err != nil {
+		var id int64
+		var req, chunks, resp, at string
+		var call exportCall
+		if err := rows.Scan(&id, &c.Key, &c.Model, &req, &chunks, &resp, &at, &call.Turn, &call.Index); err != nil {
 			return err
 		}
-		caps := l.doc.Captures
-		if n := len(caps); n > 0 && caps[n-1].Key == c.Key {
-			caps[n-1].Turns = append(caps[n-1].Turns, turnID)
+		if caps := l.doc.Captures; id == last {
+			caps[len(caps)-1].Calls = append(caps[len(caps)-1].Calls, call)
 			continue
 		}
+		last = id
 		c.Request, c.Chunks, c.Response, c.RecordedAt = rawJSON(req, `null`), rawJSON(chunks, `[]`), rawJSON(resp, `{}`), parseTime(at)
-		c.Turns = []string{turnID}
+		c.Calls = []exportCall{call}
 		l.doc.Captures = append(l.doc.Captures, c)
 	}
 	return rows.Err()

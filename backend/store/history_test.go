@@ -234,12 +234,21 @@ func TestDeleteMeansDelete(t *testing.T) {
 	secret := "ZEBRA-PASSPHRASE-4471"
 	storeTurn(t, db, gone.ID, "remember "+secret, "I will remember "+secret)
 	storeTurn(t, db, keep.ID, "other", "text")
-	caps := db.Captures("")
-	if err := caps.PutCapture(ctx, &llm.Capture{Key: "k1", Model: "m", Request: json.RawMessage(`{"secret":"` + secret + `"}`)}); err != nil {
+	gonePage, _ := db.ListTurns(ctx, gone.ID, Page{})
+	keepPage, _ := db.ListTurns(ctx, keep.ID, Page{})
+	goneCaps := db.Captures(gonePage.Turns[0].ID)
+	if err := goneCaps.PutCapture(ctx, &llm.Capture{Key: "k1", Model: "m", Request: json.RawMessage(`{"secret":"` + secret + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	page, _ := db.ListTurns(ctx, gone.ID, Page{})
-	db.writer.Exec(`INSERT INTO capture_refs VALUES ('k1', ?)`, page.Turns[0].ID)
+	// A recording both sessions used (the kept one replayed it) stays.
+	shared := &llm.Capture{Key: "k-shared", Model: "m", Request: json.RawMessage(`{"shared":true}`)}
+	if err := goneCaps.PutCapture(ctx, shared); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Captures(keepPage.Turns[0].ID).LinkCapture(ctx, shared); err != nil {
+		t.Fatal(err)
+	}
+	caps := db.Captures("")
 	db.Compact(ctx)
 
 	if err := db.DeleteSession(ctx, gone.ID); err != nil {
@@ -258,7 +267,10 @@ func TestDeleteMeansDelete(t *testing.T) {
 		t.Fatal("the session is still there")
 	}
 	if c, _ := caps.GetCapture(ctx, "k1"); c != nil {
-		t.Fatal("a capture only the deleted session used survived")
+		t.Fatal("a recording only the deleted session used survived")
+	}
+	if c, _ := db.TurnRecordings(keepPage.Turns[0].ID).TurnCall(ctx, 0); c == nil || c.Key != "k-shared" {
+		t.Fatalf("a recording the kept session uses was deleted: %+v", c)
 	}
 	if hist, _ := db.History(ctx, keep.ID, 0); len(hist) != 2 {
 		t.Fatal("the other session was harmed")

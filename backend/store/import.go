@@ -572,26 +572,38 @@ func (im *importer) events(tid string, t *exportTurn, stmt *sql.Stmt) error {
 	return nil
 }
 
-// captures stores the file's recorded model calls. A capture's key is a
-// hash of its request, so one already here is the same capture and kept.
+// captures stores the file's recorded model calls, each as a recording of
+// its own linked to the imported turns' calls. A version 1 file names only
+// the turns that used a capture: their calls are numbered in the order the
+// file lists the captures, which is the order they were recorded.
 func (im *importer) captures() error {
 	inFile := map[string]bool{}
 	for _, t := range im.doc.Turns {
 		inFile[t.ID] = true
 	}
+	nextIndex := map[string]int{} // version 1: each turn's next call index
 	for _, c := range im.doc.Captures {
 		if c.Key == "" {
 			return apperr.New(apperr.Invalid, "This file is damaged: a recorded model call has no key. Nothing was imported.")
 		}
-		if _, err := im.tx.ExecContext(im.ctx, `INSERT OR IGNORE INTO captures (key, model, request, chunks, response, recorded_at) VALUES (?, ?, ?, ?, ?, ?)`,
-			c.Key, c.Model, compactJSON(c.Request, `null`), compactJSON(c.Chunks, `[]`), compactJSON(c.Response, `{}`), fmtTime(c.RecordedAt)); err != nil {
+		var id int64
+		if err := im.tx.QueryRowContext(im.ctx, `INSERT INTO recordings (key, model, request, chunks, response, recorded_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+			c.Key, c.Model, compactJSON(c.Request, `null`), compactJSON(c.Chunks, `[]`), compactJSON(c.Response, `{}`), fmtTime(c.RecordedAt)).Scan(&id); err != nil {
 			return err
 		}
+		calls := c.Calls
 		for _, turnID := range c.Turns {
-			if !inFile[turnID] {
+			calls = append(calls, exportCall{Turn: turnID, Index: nextIndex[turnID]})
+			nextIndex[turnID]++
+		}
+		for _, call := range calls {
+			if !inFile[call.Turn] {
 				continue
 			}
-			if _, err := im.tx.ExecContext(im.ctx, `INSERT OR IGNORE INTO capture_refs (capture_key, turn_id) VALUES (?, ?)`, c.Key, im.id(turnID)); err != nil {
+			if call.Index < 0 {
+				return apperr.New(apperr.Invalid, "This file is damaged: a recorded model call has a negative call index. Nothing was imported.")
+			}
+			if _, err := im.tx.ExecContext(im.ctx, `INSERT OR IGNORE INTO turn_calls (turn_id, idx, recording_id) VALUES (?, ?, ?)`, im.id(call.Turn), call.Index, id); err != nil {
 				return err
 			}
 		}

@@ -71,8 +71,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if c, err := dst.Captures("").GetCapture(ctx, "cap-rich"); err != nil || c == nil || c.Model != "m" {
 		t.Errorf("the capture did not come along: %+v %v", c, err)
 	}
-	if a, b := importCount(t, src, "capture_refs"), importCount(t, dst, "capture_refs"); a != b || a == 0 {
-		t.Errorf("capture refs %d, want %d", b, a)
+	for _, table := range []string{"recordings", "turn_calls"} {
+		if a, b := importCount(t, src, table), importCount(t, dst, table); a != b || a == 0 {
+			t.Errorf("%s: %d rows imported, %d exported", table, b, a)
+		}
 	}
 	for _, table := range []string{"messages", "events", "stages", "model_calls", "tool_calls", "approvals", "search"} {
 		if a, b := importCount(t, src, table), importCount(t, dst, table); a != b {
@@ -225,8 +227,8 @@ func TestImportRefuses(t *testing.T) {
 		code  apperr.Code
 		wants []string
 	}{
-		{"newer version", `{"format":"agentdeck-session","version":2,"turns":"zstd:abc"}`, apperr.Unavailable,
-			[]string{"exported by a newer Agentdeck (format 2)", "update Agentdeck to import it"}},
+		{"newer version", `{"format":"agentdeck-session","version":3,"turns":"zstd:abc"}`, apperr.Unavailable,
+			[]string{"exported by a newer Agentdeck (format 3)", "update Agentdeck to import it"}},
 		{"other format", `{"format":"other-app","version":1,"session":{}}`, apperr.Invalid, []string{"not an Agentdeck session export", "other-app"}},
 		{"no format", `{"version":1,"session":{"id":"x"},"turns":[]}`, apperr.Invalid, []string{"not an Agentdeck session export"}},
 		{"unrelated JSON", `{"version":7,"turns":5}`, apperr.Invalid, []string{"not an Agentdeck session export"}},
@@ -447,7 +449,7 @@ func importCheckRefused(t *testing.T, err error, code apperr.Code, wants ...stri
 	}
 }
 
-var importTables = []string{"sessions", "turns", "messages", "events", "stages", "model_calls", "tool_calls", "approvals", "captures", "capture_refs", "search"}
+var importTables = []string{"sessions", "turns", "messages", "events", "stages", "model_calls", "tool_calls", "approvals", "recordings", "turn_calls", "search"}
 
 func importCounts(t *testing.T, db *DB) map[string]int {
 	t.Helper()
