@@ -1,17 +1,57 @@
 package llm
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"time"
 )
+
+// Tool calls arrive in different shapes from different servers. OpenAI
+// sends a call's index, id and name in its first fragment and the arguments
+// in pieces after, with the fragments of parallel calls interleaved by
+// index. Others (older llama.cpp, some LM Studio and vLLM versions, Gemini's
+// OpenAI endpoint, Ollama, some proxies) send each call whole in one delta,
+// with no index (fromOpenAI then uses the position in the delta), the same
+// index for every call, or no id at all.
+//
+// add normalizes each delta to the OpenAI shape before anything else sees
+// it: the callback, the capture layer that records what the callback sees,
+// and the assembled Response all get the same indexes and ids.
+//
+//   - A delta continues the newest call at its index, unless it starts a
+//     new one: there is no call at its index yet; or it carries an id and
+//     that call has a different one (but see the last rule); or it carries
+//     a name and that call already has a name and arguments that are
+//     complete JSON.
+//   - A new call keeps its index when no call has it yet; otherwise it gets
+//     the next free one, written into the delta. Later fragments with
+//     neither id nor name continue the newest call at their original index,
+//     and are rewritten to its index too.
+//   - A new call with no id, or with an id an earlier call already has, gets
+//     a generated one ("call_" and 24 hex digits), written into its first
+//     delta. So every call in a Response has an id of its own, and tool
+//     results and the UI's tool cards, which pair with calls by id, never
+//     collide.
+//   - An id that arrives after a call got a generated one, while the call
+//     is not complete (a server that sends the name first), continues that
+//     call and is dropped from the delta: the generated id has already been
+//     seen. So is an id a server repeats for a call it gave a duplicate
+//     id. A name repeated in a later fragment of the same call is dropped
+//     too, rather than doubled.
+//
+// The OpenAI shape passes through unchanged: no id is generated, no index
+// rewritten. Calls are listed in the Response by index, which is stream
+// order for rewritten ones (they get indexes after every other).
 
 // callState assembles a streamed answer and its diagnostics.
 type callState struct {
 	req       Request
 	content   strings.Builder
 	reasoning strings.Builder
-	calls     []ToolCall
-	callIdx   []int // calls[i] is the call with stream index callIdx[i]
+	calls     []streamCall // ordered by index
+	newest    []indexCall  // the newest call at each index a server sent
 	finishRsn string
 	usage     *Usage
 	diag      CallDiagnostics
@@ -22,6 +62,23 @@ type callState struct {
 	finished  bool
 }
 
+// streamCall is a tool call being assembled.
+type streamCall struct {
+	ToolCall
+	index int    // the call's index in the normalized stream
+	sent  string // the id the server sent for it, if any; ID may differ
+}
+
+// complete reports whether the call has a name and arguments that are
+// whole JSON, so a delta with a name must be the start of another call.
+func (c *streamCall) complete() bool {
+	return c.Name != "" && json.Valid([]byte(c.Arguments))
+}
+
+// indexCall maps an index as the server sent it to the normalized index of
+// the newest call sent with it.
+type indexCall struct{ sent, index int }
+
 func newCallState(req Request) *callState {
 	now := time.Now()
 	return &callState{
@@ -31,9 +88,10 @@ func newCallState(req Request) *callState {
 	}
 }
 
-// add merges one delta. Tool-call fragments are merged by their index: the
-// id and name arrive once, the arguments in pieces.
-func (s *callState) add(c Chunk) {
+// add normalizes one delta, merges it and returns it; the caller passes the
+// returned chunk on, never the one it gave. Tool-call deltas are rewritten
+// in place (see the rules above).
+func (s *callState) add(c Chunk) Chunk {
 	if !s.delivered && (c.Content != "" || c.Reasoning != "" || len(c.ToolCalls) > 0) {
 		s.diag.TimeToFirstToken = time.Since(s.start)
 	}
@@ -41,15 +99,8 @@ func (s *callState) add(c Chunk) {
 	s.delivered = true
 	s.content.WriteString(c.Content)
 	s.reasoning.WriteString(c.Reasoning)
-	for _, d := range c.ToolCalls {
-		i := s.callAt(d.Index)
-		if d.ID != "" {
-			s.calls[i].ID = d.ID
-		}
-		if d.Name != "" {
-			s.calls[i].Name += d.Name
-		}
-		s.calls[i].Arguments += d.Arguments
+	for i := range c.ToolCalls {
+		s.addToolCall(&c.ToolCalls[i])
 	}
 	if c.FinishReason != "" {
 		s.finishRsn = c.FinishReason
@@ -59,26 +110,118 @@ func (s *callState) add(c Chunk) {
 		u := *c.Usage
 		s.usage = &u
 	}
+	return c
 }
 
+// addToolCall normalizes d and merges it into its call.
+func (s *callState) addToolCall(d *ToolCallDelta) {
+	sentIndex := d.Index
+	pos := s.continued(d)
+	if pos < 0 {
+		pos = s.startCall(d)
+	} else {
+		c := &s.calls[pos]
+		if d.ID != "" && d.ID != c.ID {
+			if c.sent == "" {
+				c.sent = d.ID
+			}
+			d.ID = ""
+		}
+		if d.Name != "" && d.Name == c.Name {
+			d.Name = ""
+		}
+	}
+	c := &s.calls[pos]
+	d.Index = c.index
+	s.setNewest(sentIndex, c.index)
+	c.Name += d.Name
+	c.Arguments += d.Arguments
+}
+
+// continued returns the position of the call d continues, or -1 when d
+// starts a new call.
+func (s *callState) continued(d *ToolCallDelta) int {
+	pos := -1
+	for _, n := range s.newest {
+		if n.sent == d.Index {
+			pos = s.callAt(n.index)
+			break
+		}
+	}
+	if pos < 0 {
+		return -1
+	}
+	c := &s.calls[pos]
+	switch {
+	case d.Name != "" && c.complete():
+		return -1
+	case d.ID == "" || d.ID == c.sent:
+		return pos
+	case c.sent == "" && !c.complete():
+		// The server sent the id after the call's first fragment.
+		return pos
+	}
+	return -1
+}
+
+// startCall adds the call d starts, giving it an index and an id of its own
+// and writing both into d, and returns its position.
+func (s *callState) startCall(d *ToolCallDelta) int {
+	index := d.Index
+	if s.callAt(index) >= 0 {
+		index = s.calls[len(s.calls)-1].index + 1
+	}
+	sent, id := d.ID, d.ID
+	if id == "" || s.hasID(id) {
+		id = newCallID()
+	}
+	d.Index, d.ID = index, id
+	// Keep calls ordered by index, whatever order they first appear in.
+	pos := len(s.calls)
+	for pos > 0 && s.calls[pos-1].index > index {
+		pos--
+	}
+	s.calls = append(s.calls, streamCall{})
+	copy(s.calls[pos+1:], s.calls[pos:])
+	s.calls[pos] = streamCall{ToolCall: ToolCall{ID: id}, index: index, sent: sent}
+	return pos
+}
+
+// callAt returns the position of the call with index, or -1.
 func (s *callState) callAt(index int) int {
-	for i, idx := range s.callIdx {
-		if idx == index {
+	for i := range s.calls {
+		if s.calls[i].index == index {
 			return i
 		}
 	}
-	// Keep calls ordered by stream index, whatever order they first appear in.
-	pos := len(s.callIdx)
-	for pos > 0 && s.callIdx[pos-1] > index {
-		pos--
+	return -1
+}
+
+func (s *callState) setNewest(sent, index int) {
+	for i := range s.newest {
+		if s.newest[i].sent == sent {
+			s.newest[i].index = index
+			return
+		}
 	}
-	s.callIdx = append(s.callIdx, 0)
-	copy(s.callIdx[pos+1:], s.callIdx[pos:])
-	s.callIdx[pos] = index
-	s.calls = append(s.calls, ToolCall{})
-	copy(s.calls[pos+1:], s.calls[pos:])
-	s.calls[pos] = ToolCall{}
-	return pos
+	s.newest = append(s.newest, indexCall{sent: sent, index: index})
+}
+
+func (s *callState) hasID(id string) bool {
+	for i := range s.calls {
+		if s.calls[i].ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// newCallID makes an id for a call the server sent without one, in the
+// form OpenAI's take.
+func newCallID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand since Go 1.24)
+	return "call_" + hex.EncodeToString(b[:])
 }
 
 // finish builds the Response, whether the call succeeded or not.
@@ -86,7 +229,10 @@ func (s *callState) finish(err error) Response {
 	now := time.Now()
 	msg := Message{Role: RoleAssistant, Content: s.content.String(), Reasoning: s.reasoning.String()}
 	if len(s.calls) > 0 {
-		msg.ToolCalls = append([]ToolCall(nil), s.calls...)
+		msg.ToolCalls = make([]ToolCall, len(s.calls))
+		for i := range s.calls {
+			msg.ToolCalls[i] = s.calls[i].ToolCall
+		}
 	}
 	usage := s.estimate(msg)
 	if err != nil && !s.delivered {

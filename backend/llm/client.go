@@ -167,8 +167,10 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, call *callState, fn f
 		if !ok {
 			continue
 		}
-		call.add(chunk)
-		if err := fn(chunk); err != nil {
+		// The callback gets the chunk as add normalized it (generated ids,
+		// rewritten indexes), so what it sees, and records, is what the
+		// Response holds.
+		if err := fn(call.add(chunk)); err != nil {
 			return err
 		}
 	}

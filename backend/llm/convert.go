@@ -100,6 +100,8 @@ func fromOpenAI(r *openai.ChatCompletionStreamResponse) (Chunk, bool) {
 		if n := len(ch.Delta.ToolCalls); n > 0 {
 			c.ToolCalls = make([]ToolCallDelta, n)
 			for i, tc := range ch.Delta.ToolCalls {
+				// A delta with no index is taken to be at its position;
+				// callState.add sorts out calls that share one.
 				idx := i
 				if tc.Index != nil {
 					idx = *tc.Index
