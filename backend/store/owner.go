@@ -16,15 +16,17 @@ type Owner struct {
 }
 
 // CurrentOwner returns this process's identity.
-func CurrentOwner() Owner {
-	pid := os.Getpid()
-	return Owner{PID: pid, Start: processStart(pid)}
-}
+func CurrentOwner() Owner { return OwnerOf(os.Getpid()) }
 
-// alive reports whether the owner process still runs. A process that
-// exited but is not yet reaped (a zombie) is gone. Where the start time
-// cannot be read (not Linux), a live pid counts as alive.
-func (o Owner) alive() bool {
+// OwnerOf returns the identity of the running process pid: its pid and
+// start time (empty if it cannot be read, e.g. the process is gone).
+func OwnerOf(pid int) Owner { return Owner{PID: pid, Start: processStart(pid)} }
+
+// Alive reports whether the owner process still runs. A process that
+// exited but is not yet reaped (a zombie) is gone, and so is a new
+// process that reuses the pid (its start time differs). Where the start
+// time cannot be read (not Linux), a live pid counts as alive.
+func (o Owner) Alive() bool {
 	if o.PID <= 0 {
 		return false
 	}

@@ -4,89 +4,277 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
 	"strings"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
-// RecoverInterrupted marks as interrupted every running turn whose owner
-// process is gone, keeping its events and its partial answer (the text
-// streamed since the last model call started). Turns of live processes (a
-// CLI run beside the app) are left alone. It returns how many turns it
-// recovered.
-func (db *DB) RecoverInterrupted(ctx context.Context) (int, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT id, session_id, user_message, owner_pid, owner_start FROM turns WHERE state = 'running'`)
-	if err != nil {
-		return 0, readError(err, "checking for interrupted turns")
-	}
-	type orphan struct{ id, session, user string }
-	var orphans []orphan
-	for rows.Next() {
-		var o orphan
-		var owner Owner
-		if err := rows.Scan(&o.id, &o.session, &o.user, &owner.PID, &owner.Start); err != nil {
-			rows.Close()
-			return 0, readError(err, "checking for interrupted turns")
-		}
-		if owner == db.owner || owner.alive() {
-			continue
-		}
-		orphans = append(orphans, o)
-	}
-	rows.Close()
-	for _, o := range orphans {
-		partial, err := db.partialText(ctx, o.id)
-		if err != nil {
-			return 0, err
-		}
-		if err := db.markInterrupted(ctx, o.id, o.session, o.user, partial); err != nil {
-			return 0, err
-		}
-	}
-	return len(orphans), nil
+// A turn is stored as running by the process that runs it (its owner, see
+// Owner). If that process dies (kill -9, a crash, a power cut) the row
+// stays "running" with nobody to end it: an orphan. Whoever notices marks
+// it interrupted, keeping its events and the answer streamed so far:
+// every command that opens the database, a running window or serve (a
+// watcher, and at once when a person sends into or stops the session),
+// and StartTurn itself. A turn whose owner still lives is never touched,
+// whatever process looks at it. Read-only inspection (OpenReadOnly, db
+// check) only lists orphans.
+
+// Orphan is a turn stored as running whose owner process is gone.
+type Orphan struct {
+	TurnID    string `json:"turn_id"`
+	SessionID string `json:"session_id"`
+	// OwnerPID is the process that ran it.
+	OwnerPID int `json:"owner_pid"`
 }
 
-// partialText joins the tokens streamed after the turn's last think_start.
-func (db *DB) partialText(ctx context.Context, turnID string) (string, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT data FROM events WHERE turn_id = ? AND type = 'token'
+// Orphans lists the running turns whose owner process is gone, changing
+// nothing: what `db check` reports.
+func (db *DB) Orphans(ctx context.Context) ([]Orphan, error) {
+	return db.findOrphans(ctx, "")
+}
+
+// RecoverOrphans marks as interrupted every running turn whose owner is
+// gone (of one session, or of all when sessionID is empty), keeping its
+// events and its partial answer. It returns the turns this call marked; a
+// turn another process marked first is not among them.
+func (db *DB) RecoverOrphans(ctx context.Context, sessionID string) ([]Orphan, error) {
+	// The look-up is a read; the write lock is only taken when there is
+	// something to recover, so a watcher that finds nothing costs no lock.
+	found, err := db.findOrphans(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var done []Orphan
+	for _, o := range found {
+		ok := false
+		err := db.tx(ctx, "recovering an interrupted turn", func(tx *sql.Tx) (err error) {
+			ok, err = db.recoverTx(ctx, tx, o.TurnID)
+			return err
+		})
+		if err != nil {
+			return done, err
+		}
+		if ok {
+			done = append(done, o)
+		}
+	}
+	return done, nil
+}
+
+// RecoverInterrupted is RecoverOrphans over every session, returning how
+// many turns it marked.
+func (db *DB) RecoverInterrupted(ctx context.Context) (int, error) {
+	done, err := db.RecoverOrphans(ctx, "")
+	return len(done), err
+}
+
+// Ownership says who runs a turn.
+type Ownership struct {
+	State TurnState
+	Owner Owner
+	// Mine: this process runs it. Gone: it is running and its owner
+	// process is gone (an orphan).
+	Mine, Gone bool
+}
+
+// TurnOwnership reports a turn's state and, while it runs, its owner.
+func (db *DB) TurnOwnership(ctx context.Context, turnID string) (Ownership, error) {
+	var o Ownership
+	err := db.reader.QueryRowContext(ctx, `SELECT state, owner_pid, owner_start FROM turns WHERE id = ?`, turnID).Scan(&o.State, &o.Owner.PID, &o.Owner.Start)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, apperr.New(apperr.NotFound, "There is no turn %s.", turnID)
+	}
+	if err != nil {
+		return o, readError(err, "reading the turn")
+	}
+	if o.State == StateRunning {
+		o.Mine = o.Owner == db.owner
+		o.Gone = !o.Mine && !o.Owner.Alive()
+	}
+	return o, nil
+}
+
+// RecoverTurn marks one turn interrupted if it is still running and its
+// owner is gone, and reports whether it did.
+func (db *DB) RecoverTurn(ctx context.Context, turnID string) (bool, error) {
+	ok := false
+	err := db.tx(ctx, "recovering an interrupted turn", func(tx *sql.Tx) (err error) {
+		ok, err = db.recoverTx(ctx, tx, turnID)
+		return err
+	})
+	return ok, err
+}
+
+// OpenReadOnly opens an existing database to look at it (db check, db
+// backup) without changing it in any way: nothing is created, migrated,
+// recovered or checkpointed, and every write fails. It belongs beside Open.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, apperr.Wrap(err, apperr.NotFound, "there is no database at %s; pass --db with the file to look at", path)
+	}
+	open := func(conns int) (*sql.DB, error) {
+		// mode=ro: a read-only connection never checkpoints the WAL into
+		// the file, not even as the last one to close.
+		p, err := sql.Open("sqlite", dsn(path, true)+"&mode=ro")
+		if err != nil {
+			return nil, openError(path, err)
+		}
+		p.SetMaxOpenConns(conns)
+		return p, nil
+	}
+	writer, err := open(1)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := open(4)
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	db := &DB{path: path, writer: writer, reader: reader, owner: CurrentOwner()}
+	// Keep a connection open (idle in the pool) from here to Close: while
+	// one is open, no other connection of ours is the last one, and the
+	// last one to close is what checkpoints.
+	var n int
+	if err := reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master`).Scan(&n); err != nil {
+		db.Close()
+		return nil, openError(path, err)
+	}
+	return db, nil
+}
+
+// claimSession refuses a session with a live running turn and recovers
+// the running turns whose process is gone.
+func (db *DB) claimSession(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	rows, err := tx.QueryContext(ctx, `SELECT id, owner_pid, owner_start FROM turns WHERE session_id = ? AND state = 'running'`, sessionID)
+	if err != nil {
+		return err
+	}
+	type running struct {
+		id    string
+		owner Owner
+	}
+	var all []running
+	for rows.Next() {
+		var r running
+		if err := rows.Scan(&r.id, &r.owner.PID, &r.owner.Start); err != nil {
+			rows.Close()
+			return err
+		}
+		all = append(all, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, r := range all {
+		switch {
+		case r.owner == db.owner:
+			return apperr.New(apperr.Conflict, "A turn is already running in this session. Stop it or wait for it to finish.")
+		case r.owner.Alive():
+			return apperr.New(apperr.Conflict, "A turn is already running in this session in another Agentdeck process (pid %d). Stop it there, or wait for it to finish.", r.owner.PID)
+		}
+		if _, err := db.recoverTx(ctx, tx, r.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// findOrphans lists running turns (of one session, or all) whose owner is
+// neither this process nor alive.
+func (db *DB) findOrphans(ctx context.Context, sessionID string) ([]Orphan, error) {
+	q := `SELECT id, session_id, owner_pid, owner_start FROM turns WHERE state = 'running'`
+	args := []any{}
+	if sessionID != "" {
+		q += ` AND session_id = ?`
+		args = append(args, sessionID)
+	}
+	rows, err := db.reader.QueryContext(ctx, q+` ORDER BY started_at`, args...)
+	if err != nil {
+		return nil, readError(err, "checking for interrupted turns")
+	}
+	defer rows.Close()
+	var out []Orphan
+	for rows.Next() {
+		var o Orphan
+		var owner Owner
+		if err := rows.Scan(&o.TurnID, &o.SessionID, &owner.PID, &owner.Start); err != nil {
+			return nil, readError(err, "checking for interrupted turns")
+		}
+		if owner == db.owner || owner.Alive() {
+			continue
+		}
+		o.OwnerPID = owner.PID
+		out = append(out, o)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, readError(err, "checking for interrupted turns")
+	}
+	return out, nil
+}
+
+// recoverTx marks a turn interrupted inside tx if it is still running and
+// its owner is gone, and reports whether it did. Everything is read in the
+// transaction, so two processes that find the same orphan mark it once.
+func (db *DB) recoverTx(ctx context.Context, tx *sql.Tx, turnID string) (bool, error) {
+	var sessionID, user string
+	var state TurnState
+	var owner Owner
+	err := tx.QueryRowContext(ctx, `SELECT session_id, user_message, state, owner_pid, owner_start FROM turns WHERE id = ?`, turnID).
+		Scan(&sessionID, &user, &state, &owner.PID, &owner.Start)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil // deleted meanwhile
+	}
+	if err != nil {
+		return false, err
+	}
+	if state != StateRunning || owner == db.owner || owner.Alive() {
+		return false, nil
+	}
+	partial, err := partialText(ctx, tx, turnID)
+	if err != nil {
+		return false, err
+	}
+	term, _ := json.Marshal(agent.Termination{Kind: agent.TermInterrupted})
+	res := agent.Result{FinalText: partial, Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermInterrupted},
+		Error: "Agentdeck stopped while this turn was running. The answer so far is kept."}
+	resultJSON, _ := json.Marshal(agent.TurnCompletedData{Result: res})
+	if _, err := tx.ExecContext(ctx, `UPDATE turns SET state = 'interrupted', completed_at = ?, final_text = ?, outcome = 'failed', termination = ?, result = ?
+		WHERE id = ?`, fmtTime(time.Now()), partial, string(term), string(resultJSON), turnID); err != nil {
+		return false, err
+	}
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: user}}
+	if partial != "" {
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: partial})
+	}
+	return true, insertMessages(ctx, tx, sessionID, turnID, 0, msgs)
+}
+
+// partialText joins the tokens streamed after the turn's last think_start:
+// the answer of the model call that was under way.
+func partialText(ctx context.Context, tx *sql.Tx, turnID string) (string, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT data FROM events WHERE turn_id = ? AND type = 'token'
 		AND seq > COALESCE((SELECT MAX(seq) FROM events WHERE turn_id = ? AND type = 'think_start'), 0) ORDER BY seq`, turnID, turnID)
 	if err != nil {
-		return "", readError(err, "reading an interrupted turn")
+		return "", err
 	}
 	defer rows.Close()
 	var b strings.Builder
 	for rows.Next() {
 		var data string
 		if err := rows.Scan(&data); err != nil {
-			return "", readError(err, "reading an interrupted turn")
+			return "", err
 		}
 		var t agent.TokenData
 		_ = json.Unmarshal([]byte(data), &t)
 		b.WriteString(t.Text)
 	}
 	return b.String(), rows.Err()
-}
-
-func (db *DB) markInterrupted(ctx context.Context, turnID, sessionID, user, partial string) error {
-	term, _ := json.Marshal(agent.Termination{Kind: agent.TermInterrupted})
-	res := agent.Result{FinalText: partial, Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermInterrupted},
-		Error: "Agentdeck stopped while this turn was running. The answer so far is kept."}
-	resultJSON, _ := json.Marshal(agent.TurnCompletedData{Result: res})
-	msgs := []llm.Message{{Role: llm.RoleUser, Content: user}}
-	if partial != "" {
-		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: partial})
-	}
-	return db.tx(ctx, "recovering an interrupted turn", func(tx *sql.Tx) error {
-		r, err := tx.ExecContext(ctx, `UPDATE turns SET state = 'interrupted', completed_at = ?, final_text = ?, outcome = 'failed', termination = ?, result = ?
-			WHERE id = ? AND state = 'running'`, fmtTime(time.Now()), partial, string(term), string(resultJSON), turnID)
-		if err != nil {
-			return err
-		}
-		if n, _ := r.RowsAffected(); n == 0 {
-			return nil // another process got there first
-		}
-		return insertMessages(ctx, tx, sessionID, turnID, 0, msgs)
-	})
 }

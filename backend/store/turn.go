@@ -42,6 +42,9 @@ type Turn struct {
 
 // StartTurn records a new running turn owned by this process. The row is
 // committed before the turn runs, so a crash leaves a turn to recover.
+// One turn runs per session: a running turn of this process or of another
+// live one is a Conflict, but one whose process is gone is marked
+// interrupted here, in the same transaction, and the new turn starts.
 func (db *DB) StartTurn(ctx context.Context, t Turn) (Turn, error) {
 	if t.ID == "" {
 		t.ID = agent.NewID()
@@ -49,12 +52,8 @@ func (db *DB) StartTurn(ctx context.Context, t Turn) (Turn, error) {
 	t.State = StateRunning
 	t.StartedAt = time.Now().UTC()
 	err := db.tx(ctx, "starting the turn", func(tx *sql.Tx) error {
-		var running int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM turns WHERE session_id = ? AND state = 'running'`, t.SessionID).Scan(&running); err != nil {
+		if err := db.claimSession(ctx, tx, t.SessionID); err != nil {
 			return err
-		}
-		if running > 0 {
-			return apperr.New(apperr.Conflict, "A turn is already running in this session. Stop it or wait for it to finish.")
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?`, t.SessionID).Scan(&t.Seq); err != nil {
 			return err
