@@ -156,6 +156,9 @@ func cmdDesktop(ctx context.Context, args []string, env Env) int {
 	if start.DBErr == nil {
 		start.DB, start.DBErr = store.Open(ctx, start.DBPath, store.Options{})
 	}
+	if start.DBErr == nil {
+		recoverOrphans(ctx, start.DB, env)
+	}
 	if start.DBErr != nil {
 		// The window still opens and shows the problem; the person can fix
 		// it without reading a terminal.
@@ -213,7 +216,9 @@ func dbFlagOf(fs *flag.FlagSet) *string {
 	return fs.String("db", "", "database file (default: the user data directory; env AGENTDECK_DB)")
 }
 
-// openDB resolves and opens the database, printing a clear error.
+// openDB resolves and opens the database, printing a clear error, and
+// marks interrupted the turns whose process died (a killed run), so no
+// command shows them as running.
 func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, int) {
 	path, err := paths.DBPath(flagValue, env.Paths)
 	if err != nil {
@@ -223,7 +228,36 @@ func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, 
 	if err != nil {
 		return nil, path, fail(env, err)
 	}
+	recoverOrphans(ctx, db, env)
 	return db, path, ExitOK
+}
+
+// openDBReadOnly opens an existing database to look at it: the db
+// commands report and copy, and never change the file (no migration, no
+// recovery, no checkpoint).
+func openDBReadOnly(ctx context.Context, flagValue string, env Env) (*store.DB, int) {
+	path, err := paths.DBPath(flagValue, env.Paths)
+	if err != nil {
+		return nil, fail(env, apperr.Wrap(err, apperr.Invalid, "cannot find the data directory (%v); pass --db", err))
+	}
+	db, err := store.OpenReadOnly(ctx, path)
+	if err != nil {
+		return nil, fail(env, err)
+	}
+	return db, ExitOK
+}
+
+// recoverOrphans marks interrupted the running turns whose process is
+// gone. A failure is reported and the command goes on: it can still read.
+func recoverOrphans(ctx context.Context, db *store.DB, env Env) {
+	if _, err := db.RecoverInterrupted(ctx); err != nil {
+		warn(env, "could not mark the turns of stopped processes as interrupted", err)
+	}
+}
+
+// warn prints a problem the command works around.
+func warn(env Env, doing string, err error) {
+	fmt.Fprintf(env.Stderr, "agentdeck: %s: %s\n", doing, apperr.MessageOf(err))
 }
 
 // dataDir is where a database's companions live: its folder.

@@ -273,16 +273,18 @@ func cmdDB(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return ExitUsage
 	}
-	db, _, code := openDB(ctx, *dbFlag, env)
+	if args[0] == "backup" && len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck db backup FILE")
+		return ExitUsage
+	}
+	// The db commands look and copy; they never write the database, not
+	// even to mark a dead process's turn interrupted (they report it).
+	db, code := openDBReadOnly(ctx, *dbFlag, env)
 	if db == nil {
 		return code
 	}
 	defer db.Close()
 	if args[0] == "backup" {
-		if len(pos) != 1 {
-			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck db backup FILE")
-			return ExitUsage
-		}
 		if err := db.Backup(ctx, pos[0]); err != nil {
 			return fail(env, err)
 		}
@@ -293,8 +295,20 @@ func cmdDB(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	orphans, err := db.Orphans(ctx)
+	if err != nil {
+		warn(env, "could not look for turns of stopped processes", err)
+	}
 	if *asJSON {
-		printJSON(env, rep)
+		if orphans == nil {
+			orphans = []store.Orphan{}
+		}
+		printJSON(env, struct {
+			store.CheckReport
+			// Running turns whose process is gone: not damage, reported
+			// for a person to know why they still show as running.
+			Orphans []store.Orphan `json:"orphaned_turns"`
+		}{rep, orphans})
 	} else {
 		fmt.Fprintf(env.Stdout, "schema %d · %d sessions · %d turns · %d events · %d bytes\n", rep.SchemaVersion, rep.Sessions, rep.Turns, rep.Events, rep.SizeBytes)
 		if rep.OK {
@@ -303,7 +317,12 @@ func cmdDB(ctx context.Context, args []string, env Env) int {
 		for _, p := range rep.Problems {
 			fmt.Fprintln(env.Stdout, "problem:", p)
 		}
+		for _, o := range orphans {
+			fmt.Fprintf(env.Stdout, "note: turn %s (session %s) is marked running but its process (pid %d) is gone; it will be marked interrupted, with its answer so far, the next time Agentdeck opens this database\n",
+				o.TurnID, o.SessionID, o.OwnerPID)
+		}
 	}
+	// A dead process's turn is not damage: it does not fail the check.
 	if !rep.OK {
 		return ExitFailed
 	}
