@@ -218,6 +218,8 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		{"stage", defs["stage"], []string{"phases", "0", "stages", "0"}, nil},
 		{"condition", defs["condition"], []string{"skip_if"}, nil},
 		{"validation", defs["validation"], []string{"validate"}, nil},
+		{"passCheck", defs["passCheck"], []string{"pass_check"}, nil},
+		{"postPassCheck", defs["postPassCheck"], []string{"post_pass_check"}, nil},
 	}
 	for _, tt := range tests {
 		goFields := fieldsAt(tt.path)

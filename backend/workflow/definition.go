@@ -72,6 +72,10 @@ type Stage struct {
 	Critic     string `json:"critic,omitempty" yaml:"critic,omitempty"` // also reflection's critic (default: the agent itself)
 	Reviser    string `json:"reviser,omitempty" yaml:"reviser,omitempty"`
 	MaxRetries int    `json:"max_retries,omitempty" yaml:"max_retries,omitempty"` // default 3
+	// PassCheck says how the critic's reply is judged a pass (nil: the verdict).
+	PassCheck *PassCheck `json:"pass_check,omitempty" yaml:"pass_check,omitempty"`
+	// PostPassCheck may veto a pass, checking the draft or the critique.
+	PostPassCheck *PostPassCheck `json:"post_pass_check,omitempty" yaml:"post_pass_check,omitempty"`
 	// plan-execute
 	Planner    string `json:"planner,omitempty" yaml:"planner,omitempty"`
 	Executor   string `json:"executor,omitempty" yaml:"executor,omitempty"`
@@ -111,6 +115,30 @@ type Validation struct {
 	Matches   string `json:"matches,omitempty" yaml:"matches,omitempty"` // a regular expression
 	JSON      bool   `json:"json,omitempty" yaml:"json,omitempty"`       // the output is (or contains a fenced) JSON value
 	MinLength int    `json:"min_length,omitempty" yaml:"min_length,omitempty"`
+}
+
+// PassCheck says how a critique-revise critic's reply is judged a pass.
+// Exactly one field is set; nil means Verdict.
+type PassCheck struct {
+	// Verdict: the JSON verdict's "passed", or PASS or FAIL on the
+	// reply's first line (see ParseVerdict).
+	Verdict bool `json:"verdict,omitempty" yaml:"verdict,omitempty"`
+	// Contains: the reply contains this text (case-sensitive).
+	Contains string `json:"contains,omitempty" yaml:"contains,omitempty"`
+	// ScoreAtLeast: the verdict's score is at least this (0..1; above 1
+	// read on a 0..10 scale). A pointer, since 0 is a score one may ask for.
+	ScoreAtLeast *float64 `json:"score_at_least,omitempty" yaml:"score_at_least,omitempty"`
+	// Matches: the reply matches this regular expression somewhere.
+	Matches string `json:"matches,omitempty" yaml:"matches,omitempty"`
+}
+
+// PostPassCheck applies validation checks after the critic passed a draft;
+// a failed check overrides the pass and the draft is revised again.
+type PostPassCheck struct {
+	// On is the text checked: "draft" (the default) or "critique" (the
+	// critic's reply).
+	On         string `json:"on,omitempty" yaml:"on,omitempty"`
+	Validation `yaml:",inline"`
 }
 
 // Duration is a time.Duration written as "30s", "2m".

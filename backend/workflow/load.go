@@ -473,7 +473,7 @@ func (d *Definition) Validate() []Problem {
 // Which stage fields each kind reads, besides name, kind and the policy.
 var kindFields = map[Kind][]string{
 	KindChat:           {"agent"},
-	KindCritiqueRevise: {"writer", "critic", "reviser", "max_retries"},
+	KindCritiqueRevise: {"writer", "critic", "reviser", "max_retries", "pass_check", "post_pass_check"},
 	KindPlanExecute:    {"planner", "executor", "finisher", "max_replans"},
 	KindReflection:     {"agent", "critic", "threshold", "max_iterations"},
 	KindHandoff:        {"triage", "specialists", "max_handoffs"},
@@ -489,8 +489,8 @@ var requiredRoles = map[Kind][]string{
 }
 
 var (
-	kindSpecific = []string{"agent", "writer", "critic", "reviser", "max_retries", "planner", "executor", "finisher",
-		"max_replans", "threshold", "max_iterations", "triage", "specialists", "max_handoffs"}
+	kindSpecific = []string{"agent", "writer", "critic", "reviser", "max_retries", "pass_check", "post_pass_check", "planner",
+		"executor", "finisher", "max_replans", "threshold", "max_iterations", "triage", "specialists", "max_handoffs"}
 	policyFields = []string{"input", "skip_if", "max_attempts", "validate", "on_failure"}
 	slugRe       = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 	agentNameRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,47}$`)
@@ -510,6 +510,10 @@ func (st *Stage) fieldSet(field string) bool {
 		return st.Reviser != ""
 	case "max_retries":
 		return st.MaxRetries != 0
+	case "pass_check":
+		return st.PassCheck != nil
+	case "post_pass_check":
+		return st.PostPassCheck != nil
 	case "planner":
 		return st.Planner != ""
 	case "executor":
@@ -699,7 +703,47 @@ func (c *checker) checkStage(p []string, st *Stage, first bool) {
 		c.regexp(sub(vp, "matches"), v.Matches)
 		c.nonNegative(sub(vp, "min_length"), v.MinLength)
 	}
+	c.checkPassChecks(p, st)
 }
+
+// checkPassChecks checks a critique-revise stage's pass_check and
+// post_pass_check.
+func (c *checker) checkPassChecks(p []string, st *Stage) {
+	if pc := st.PassCheck; pc != nil {
+		pp := sub(p, "pass_check")
+		var set []string
+		for _, f := range []struct {
+			name string
+			on   bool
+		}{{"verdict", pc.Verdict}, {"contains", pc.Contains != ""}, {"score_at_least", pc.ScoreAtLeast != nil}, {"matches", pc.Matches != ""}} {
+			if f.on {
+				set = append(set, f.name)
+			}
+		}
+		switch {
+		case len(set) == 0:
+			c.add(pp, false, passCheckHint)
+		case len(set) > 1:
+			c.add(pp, false, passCheckHint+"; got "+strings.Join(set, " and "))
+		}
+		if s := pc.ScoreAtLeast; s != nil && (*s < 0 || *s > 10) {
+			c.add(sub(pp, "score_at_least"), false, fmt.Sprintf("must be between 0 and 10 (a score from 0 to 1; above 1 reads as 0 to 10), got %v", *s))
+		}
+		c.regexp(sub(pp, "matches"), pc.Matches)
+	}
+	if ppc := st.PostPassCheck; ppc != nil {
+		pp := sub(p, "post_pass_check")
+		c.oneOf(sub(pp, "on"), ppc.On, "draft", "critique")
+		c.regexp(sub(pp, "matches"), ppc.Matches)
+		c.nonNegative(sub(pp, "min_length"), ppc.MinLength)
+		if ppc.Validation == (Validation{}) {
+			c.add(pp, false, "needs at least one check: contains, matches, json or min_length")
+		}
+	}
+}
+
+// passCheckHint says what a pass_check holds.
+const passCheckHint = "give exactly one of verdict: true (the default), contains, score_at_least or matches"
 
 // checkRefs checks that every agent the stage names is defined.
 func (c *checker) checkRefs(p []string, st *Stage) {

@@ -23,6 +23,15 @@ agents:
     tools: ["*"]
 `
 
+// critique is a valid start of a critique-revise workflow.
+const critique = `name: review
+kind: critique-revise
+writer: w
+critic: c
+agents: {w: {}, c: {}}
+max_retries: 2
+`
+
 // pipe is a valid pipeline; cases change it with strings.Replace.
 const pipe = `name: pipe
 kind: pipeline
@@ -132,6 +141,26 @@ func TestParseErrors(t *testing.T) {
 			[]string{"more than 100000 values, counting what its aliases repeat"}},
 		{"too many values", strings.Repeat("- a\n", maxExpandedNodes+1), 1,
 			[]string{"more than 100000 values"}},
+		{"pass_check with a bad regex", critique + "pass_check: {matches: '(ok'}\n", 7,
+			[]string{`pass_check.matches: "(ok" is not a valid regular expression`, "missing closing )"}},
+		{"pass_check of an unknown kind", critique + "pass_check: {contain: LGTM}\n", 7,
+			[]string{`pass_check: unknown field "contain"`, `did you mean "contains"?`}},
+		{"pass_check of two kinds", critique + "pass_check: {contains: LGTM, matches: ok}\n", 7,
+			[]string{"pass_check: give exactly one of verdict: true (the default), contains, score_at_least or matches"}},
+		{"pass_check that is empty", critique + "pass_check: {}\n", 7,
+			[]string{"pass_check: give exactly one of"}},
+		{"pass_check verdict false", critique + "pass_check: {verdict: false}\n", 7,
+			[]string{"pass_check: give exactly one of"}},
+		{"pass_check score out of range", critique + "pass_check: {score_at_least: 11}\n", 7,
+			[]string{"pass_check.score_at_least: must be at most 10, got 11"}},
+		{"post_pass_check on something else", critique + "post_pass_check: {on: critiqe, contains: ok}\n", 7,
+			[]string{`post_pass_check.on: "critiqe" is not one of draft, critique`, `did you mean "critique"?`}},
+		{"post_pass_check with a bad regex", critique + "post_pass_check:\n  on: critique\n  matches: '[a-'\n", 9,
+			[]string{`post_pass_check.matches: "[a-" is not a valid regular expression`}},
+		{"post_pass_check without a check", critique + "post_pass_check: {on: critique}\n", 7,
+			[]string{"post_pass_check: needs at least one check"}},
+		{"pass_check on a chat workflow", head + "pass_check: {contains: LGTM}\n", 7,
+			[]string{"pass_check: not read by a chat workflow; only critique-revise uses pass_check"}},
 		{"error inside an anchor", "name: demo\nkind: chat\nagent: a\nagents:\n  a: &base\n    tools: x\n  b: *base\n", 6,
 			[]string{"agents.a.tools: expected a list, got a string"}},
 	}
@@ -226,6 +255,8 @@ phases:
         writer: a
         critic: b
         max_retries: 1
+        pass_check: {score_at_least: 8}
+        post_pass_check: {on: critique, contains: because, min_length: 10}
         skip_if: {previous: failed, input_matches: '^$', input_shorter_than: 5}
         on_failure: continue
   - name: later
@@ -239,6 +270,7 @@ phases:
 		t.Fatal(err)
 	}
 	temp := float32(0.5)
+	eight := 8.0
 	want := &Definition{
 		Name: "full", Description: "Every field.", TokenBudget: 1000, Source: "full.yaml",
 		Stage: Stage{Kind: KindPipeline},
@@ -252,7 +284,9 @@ phases:
 				{Name: "stage-1", Kind: KindChat, Agent: "a", Input: "user", MaxAttempts: 2, TokenBudget: 10,
 					Validate: &Validation{Contains: "x", Matches: "(?i)^ok", JSON: true, MinLength: 3}},
 				{Name: "stage-2", Kind: KindCritiqueRevise, Writer: "a", Critic: "b", Reviser: "a", MaxRetries: 1,
-					SkipIf: &Condition{Previous: "failed", InputMatches: "^$", InputShorterThan: 5}, OnFailure: "continue"},
+					PassCheck:     &PassCheck{ScoreAtLeast: &eight},
+					PostPassCheck: &PostPassCheck{On: "critique", Validation: Validation{Contains: "because", MinLength: 10}},
+					SkipIf:        &Condition{Previous: "failed", InputMatches: "^$", InputShorterThan: 5}, OnFailure: "continue"},
 			}},
 			{Name: "later", Stages: []Stage{
 				{Name: "stage-3", Kind: KindPlanExecute, Planner: "a", Executor: "b", Finisher: "b", MaxReplans: 1},

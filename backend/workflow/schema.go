@@ -164,6 +164,10 @@ func leafIssues(e *jsonschema.ValidationError, root any) []issue {
 		return one(fmt.Sprintf("must be at most %s, got %s", ratString(k.Want), ratString(k.Got)))
 	case *kind.MinItems:
 		return one(fmt.Sprintf("needs at least %d %s", k.Want, plural(k.Want, itemNoun(field))))
+	case *kind.MinProperties, *kind.MaxProperties:
+		if field == "pass_check" {
+			return one(passCheckHint)
+		}
 	case *kind.MinLength:
 		return one("must not be empty")
 	case *kind.MaxLength:
@@ -359,7 +363,8 @@ func fieldsAt(path []string) []string {
 func allFieldNames() []string {
 	var names []string
 	for _, t := range []reflect.Type{reflect.TypeFor[Definition](), reflect.TypeFor[AgentDef](), reflect.TypeFor[Limits](),
-		reflect.TypeFor[Phase](), reflect.TypeFor[Condition](), reflect.TypeFor[Validation]()} {
+		reflect.TypeFor[Phase](), reflect.TypeFor[Condition](), reflect.TypeFor[Validation](),
+		reflect.TypeFor[PassCheck](), reflect.TypeFor[PostPassCheck]()} {
 		collectYAMLNames(t, &names)
 	}
 	slices.Sort(names)
