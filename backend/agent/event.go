@@ -163,6 +163,9 @@ type (
 		Name       string `json:"name"`
 		Error      string `json:"error"`
 		DurationMS int64  `json:"duration_ms"`
+		// NotRun is set when the tool never ran: its arguments were
+		// invalid, a guard or the user refused it, or a limit was reached.
+		NotRun bool `json:"not_run,omitempty"`
 	}
 	GuardData struct {
 		Guard   string `json:"guard"`

@@ -178,10 +178,11 @@ func (r *run) report(p *pendingCall) {
 	switch {
 	case p.skip != "":
 		d.Error = p.skip
-		r.em.Emit(Draft{Type: EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: p.skip}})
+		r.em.Emit(Draft{Type: EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: p.skip, NotRun: true}})
 	case p.err != nil:
 		d.Error = p.err.Error()
-		r.em.Emit(Draft{Type: EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: d.Error, DurationMS: d.DurationMS}})
+		notRun := p.args == nil && p.started.IsZero() // refused by validation
+		r.em.Emit(Draft{Type: EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: d.Error, DurationMS: d.DurationMS, NotRun: notRun}})
 	default:
 		d.OK = true
 		d.ResultSize = len(p.output)

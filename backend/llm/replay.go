@@ -67,6 +67,9 @@ type TurnReplay struct {
 
 	mu   sync.Mutex
 	next int
+	// seen are the differences already reported: a changed message stays
+	// changed in every later request, and is reported once.
+	seen map[string]bool
 }
 
 // ReplayTurn returns a Client that serves opts.Source's recordings in call
@@ -75,7 +78,7 @@ func ReplayTurn(opts ReplayOptions) *TurnReplay {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &TurnReplay{opts: opts, serve: &captureClient{opts: CaptureOptions{Pace: opts.Pace, Now: opts.Now}}}
+	return &TurnReplay{opts: opts, serve: &captureClient{opts: CaptureOptions{Pace: opts.Pace, Now: opts.Now}}, seen: map[string]bool{}}
 }
 
 // Calls is how many calls the replay has been asked for so far.
@@ -106,14 +109,16 @@ func (r *TurnReplay) Stream(ctx context.Context, req Request, fn func(Chunk) err
 	}
 	canon := CanonicalRequest(req)
 	if key := captureKeyOf(canon); key != rec.Key {
-		d := Divergence{Call: i + 1, Kind: DivergedRequest, Diffs: requestDiffs(canon, rec.Request),
+		d := Divergence{Call: i + 1, Kind: DivergedRequest, Diffs: r.newDiffs(requestDiffs(canon, rec.Request)),
 			Message: fmt.Sprintf("call %d's request differs from the one the original turn recorded", i+1)}
 		if r.opts.Strict {
 			d.Message += "; the replay stops (strict)"
 		} else {
 			d.Message += "; the recorded answer is used anyway"
 		}
-		r.diverged(d)
+		if len(d.Diffs) > 0 || r.opts.Strict {
+			r.diverged(d)
+		}
 		if r.opts.Strict {
 			err := &Error{Kind: ErrReplayDiverged, Message: "replay: " + d.Message + ": " + joinDiffs(d.Diffs)}
 			return captureFailed(req, start, r.opts.Now(), err), err
@@ -136,6 +141,20 @@ func (r *TurnReplay) diverged(d Divergence) {
 	if r.opts.OnDivergence != nil {
 		r.opts.OnDivergence(d)
 	}
+}
+
+// newDiffs drops the differences an earlier call already reported.
+func (r *TurnReplay) newDiffs(d []string) []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, x := range d {
+		if !r.seen[x] {
+			r.seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // requestDiffs lists how the replayed request (canon) differs from the

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"net/http"
 	"os"
@@ -87,8 +88,12 @@ type Request struct {
 	// Attach lists files to load as tables before the turn runs.
 	Attach    []string
 	Workspace string
-	// History, when set, replaces the session's stored conversation (replay).
+	// History, when set, replaces the session's stored conversation.
 	History []llm.Message
+	// Replay, when set, replays a recorded turn (see Replay): its message,
+	// history, workflow and limits are the original's, and Message,
+	// History, Workflow, Model and Limits are ignored.
+	Replay *Replay
 }
 
 // Handle is a started turn.
@@ -116,14 +121,22 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.workflow(sess, req.Workflow)
+	var replay *replaySource
+	if req.Replay != nil {
+		if replay, req, err = r.prepareReplay(ctx, req); err != nil {
+			return nil, err
+		}
+	}
+	def, err := r.resolveWorkflow(sess, req, replay)
 	if err != nil {
 		return nil, err
 	}
 	model := firstOf(req.Model, sess.Model)
-	src, err := r.modelSource(ctx, sess, req, model)
-	if err != nil {
-		return nil, err
+	var src source
+	if replay == nil {
+		if src, err = r.modelSource(ctx, sess, req, model); err != nil {
+			return nil, err
+		}
 	}
 	history := req.History
 	if history == nil {
@@ -134,6 +147,11 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model})
 	if err != nil {
 		return nil, err
+	}
+	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def}); err == nil {
+		if err := db.SetTurnRun(ctx, turn.ID, spec); err != nil {
+			r.log.Error("saving how the turn runs", "turn", turn.ID, "err", err)
+		}
 	}
 	h := &Handle{TurnID: turn.ID, SessionID: sess.ID, done: make(chan struct{})}
 	// The turn outlives the request that started it; only Stop ends it.
@@ -149,13 +167,56 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		sinks = append(sinks, req.TurnSinks(turn.ID)...)
 	}
 	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sess.ID, TurnID: turn.ID, Sinks: sinks, Logger: r.log})
-	client := src.client(db, turn.ID, req.Capture)
+	t := turnRun{req: req, sess: sess, def: def, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
+	if replay != nil {
+		rc := replay.client(db, turn.ID, req.Replay.Strict, em)
+		t.client, t.replay, t.replayClient, t.dataSession = rc, replay, rc, replay.orig.SessionID
+		req.Approver = replay.approver()
+	} else {
+		t.client = src.client(db, turn.ID, req.Capture)
+	}
 	if req.Approver == nil {
 		req.Approver = agent.PolicyApprover{}
 	}
-	req.Approver = recordingApprover{inner: req.Approver, db: db, log: r.log}
-	go r.run(turnCtx, h, turnRun{req: req, sess: sess, def: def, model: model, client: client, history: history, em: em, evlog: evlog})
+	t.req.Approver = recordingApprover{inner: req.Approver, db: db, log: r.log}
+	go r.run(turnCtx, h, t)
 	return h, nil
+}
+
+// prepareReplay loads the turn to replay and makes req run it as it ran.
+func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource, Request, error) {
+	src, err := r.loadReplay(ctx, req.Replay)
+	if err != nil {
+		return nil, req, err
+	}
+	orig := src.orig
+	history, err := r.cfg.DB.History(ctx, orig.SessionID, orig.Seq)
+	if err != nil {
+		return nil, req, err
+	}
+	if history == nil {
+		history = []llm.Message{}
+	}
+	req.Message, req.History, req.Workflow, req.Model = orig.UserMessage, history, orig.Workflow, orig.Model
+	if src.spec.Workflow != nil || src.spec.Limits != (agent.Limits{}) {
+		req.Limits = src.spec.Limits
+	}
+	if req.Workspace == "" {
+		if origSess, err := r.cfg.DB.GetSession(ctx, orig.SessionID); err == nil {
+			req.Workspace = origSess.Workspace
+		}
+	}
+	req.Attach = nil
+	return src, req, nil
+}
+
+// resolveWorkflow is the turn's workflow: a replay's is the original's as
+// it ran (older turns: by name).
+func (r *Runner) resolveWorkflow(sess store.Session, req Request, replay *replaySource) (*workflow.Definition, error) {
+	if replay != nil && replay.spec.Workflow != nil {
+		return replay.spec.Workflow, nil
+	}
+	return r.workflow(sess, req.Workflow)
 }
 
 // turnRun is what one turn's goroutine needs.
@@ -168,6 +229,12 @@ type turnRun struct {
 	history []llm.Message
 	em      *agent.Emitter
 	evlog   *store.EventLog
+	// dataSession is the session whose attached tables the turn queries:
+	// its own, or for a replay the original's.
+	dataSession string
+	// replay and replayClient are set when the turn replays another.
+	replay       *replaySource
+	replayClient *llm.TurnReplay
 }
 
 func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
@@ -180,6 +247,9 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 	}()
 	tools, closeTools, toolErr := r.tools(ctx, t)
 	defer closeTools()
+	if t.replay != nil {
+		tools.all = t.replay.wrapTools(tools.all, t.em)
+	}
 	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
 	h.res = agent.RunTurn(ctx, t.em, func(ctx context.Context) agent.Result {
 		if toolErr != nil {
@@ -189,6 +259,9 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		}
 		return eng.Run(ctx, t.em, t.def, agent.Input{History: t.history, User: t.req.Message})
 	}, func(res agent.Result) {
+		if t.replay != nil && res.OK {
+			t.replay.missingCalls(t.replayClient, t.em)
+		}
 		// Durable before reported: flush the events so far and store the
 		// result before the terminal events go out.
 		if err := t.evlog.Flush(); err != nil {

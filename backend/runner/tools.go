@@ -32,7 +32,7 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 			c()
 		}
 	}
-	dataPath := filepath.Join(r.cfg.DataDir, "sessions", t.sess.ID, "data.db")
+	dataPath := filepath.Join(r.cfg.DataDir, "sessions", t.dataSession, "data.db")
 	if _, err := os.Stat(dataPath); err == nil || len(t.req.Attach) > 0 {
 		ddb, err := data.Open(ctx, dataPath)
 		if err != nil {

@@ -156,6 +156,8 @@ type (
 		Outcome     agent.Outcome     `json:"outcome"`
 		Termination json.RawMessage   `json:"termination"`
 		Result      json.RawMessage   `json:"result"`
+		// Run is how the turn was run (limits, workflow); version 2.
+		Run json.RawMessage `json:"run,omitempty"`
 		Messages    []llm.Message     `json:"messages"`
 		Events      []agent.Event     `json:"events"`
 		Stages      []exportStage     `json:"stages"`
@@ -293,7 +295,7 @@ func (l *exportLoader) session() error {
 }
 
 func (l *exportLoader) turns() error {
-	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result
+	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run
 		FROM turns WHERE session_id = ? ORDER BY seq`, l.sessionID)
 	if err != nil {
 		return err
@@ -301,12 +303,12 @@ func (l *exportLoader) turns() error {
 	defer rows.Close()
 	for rows.Next() {
 		t := exportTurn{Messages: []llm.Message{}, Events: []agent.Event{}, Stages: []exportStage{}, ModelCalls: []exportModelCall{}, ToolCalls: []exportToolCall{}}
-		var started, term, result string
+		var started, term, result, run string
 		var completed sql.NullString
-		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result); err != nil {
+		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run); err != nil {
 			return err
 		}
-		t.StartedAt, t.Termination, t.Result = parseTime(started), rawJSON(term, `{}`), rawJSON(result, `{}`)
+		t.StartedAt, t.Termination, t.Result, t.Run = parseTime(started), rawJSON(term, `{}`), rawJSON(result, `{}`), rawJSON(run, `{}`)
 		if completed.Valid {
 			c := parseTime(completed.String)
 			t.CompletedAt = &c

@@ -435,10 +435,10 @@ func (im *importer) turn(t *exportTurn, events *sql.Stmt) error {
 	if t.CompletedAt != nil {
 		completedAt = fmtTime(*t.CompletedAt)
 	}
-	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		tid, im.sid, t.Seq, t.UserMessage, t.State, t.Workflow, t.Model, fmtTime(t.StartedAt), completedAt, t.FinalText, t.Outcome,
-		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`)); err != nil {
+		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`)); err != nil {
 		return err
 	}
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, t.Messages); err != nil {

@@ -44,5 +44,10 @@ INSERT INTO turn_calls (turn_id, idx, recording_id)
     JOIN captures c ON c.key = r.capture_key
     JOIN recordings rec ON rec.key = c.key;
 
+-- How each turn was run (its limits and its workflow as resolved when it
+-- started, as the runner writes them), so a replay runs it the same way
+-- even after the workflow file or the settings changed.
+ALTER TABLE turns ADD COLUMN run TEXT NOT NULL DEFAULT '{}';
+
 DROP TABLE capture_refs;
 DROP TABLE captures;

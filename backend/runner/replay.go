@@ -1,0 +1,251 @@
+package runner
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+)
+
+// Replay asks Start to replay a recorded turn instead of calling a model.
+//
+// The replay runs the original's workflow with the original's limits; its
+// model calls are served from the original turn's recordings in call order
+// (llm.ReplayTurn); side-effecting tools never run and give back what they
+// gave the original; read-only tools run, and a result that differs from
+// the original's is reported; approvals are answered as the original's
+// were. Every difference is a replay_divergence event of the replaying
+// turn.
+type Replay struct {
+	TurnID string // the turn to replay
+	// Strict fails a model call whose request differs from the recording.
+	Strict bool
+}
+
+// runSpec is how a turn was run, stored with it (store.SetTurnRun) so a
+// replay runs it the same way.
+type runSpec struct {
+	Limits   agent.Limits         `json:"limits"`
+	Workflow *workflow.Definition `json:"workflow,omitempty"`
+}
+
+// replaySource is what a replay needs of the original turn.
+type replaySource struct {
+	orig      store.TurnDetail
+	spec      runSpec
+	calls     int                // recorded model calls
+	results   []store.ToolResult // in call order
+	approvals []store.Approval
+}
+
+// loadReplay reads the original turn and refuses one that cannot be
+// replayed: it made model calls and recorded none.
+func (r *Runner) loadReplay(ctx context.Context, rp *Replay) (*replaySource, error) {
+	db := r.cfg.DB
+	orig, err := db.GetTurn(ctx, rp.TurnID, false)
+	if err != nil {
+		return nil, err
+	}
+	src := &replaySource{orig: orig}
+	if raw, err := db.TurnRun(ctx, orig.ID); err != nil {
+		return nil, err
+	} else if err := json.Unmarshal(raw, &src.spec); err != nil {
+		return nil, apperr.Wrap(err, apperr.Internal, "how turn %s ran could not be read", orig.ID)
+	}
+	if src.calls, err = db.TurnRecordings(orig.ID).Count(ctx); err != nil {
+		return nil, err
+	}
+	made := 0
+	for _, s := range orig.Stages {
+		made += len(s.Diagnostics.ModelCalls)
+	}
+	if src.calls == 0 && made > 0 {
+		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls (recording was off when it ran), so it cannot be replayed. Re-run it instead.", orig.Seq)
+	}
+	if src.results, err = db.ToolResults(ctx, orig.ID); err != nil {
+		return nil, err
+	}
+	if src.approvals, err = db.ListApprovals(ctx, orig.ID); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// replayClient serves the original's recordings and reports divergences
+// as events of the replaying turn.
+func (s *replaySource) client(db *store.DB, turnID string, strict bool, em *agent.Emitter) *llm.TurnReplay {
+	return llm.ReplayTurn(llm.ReplayOptions{
+		Source: db.TurnRecordings(s.orig.ID),
+		Link:   db.Captures(turnID),
+		Strict: strict,
+		OnDivergence: func(d llm.Divergence) {
+			em.Emit(agent.Draft{Type: agent.EventReplayDivergence, Data: agent.ReplayDivergenceData{Call: d.Call, Kind: d.Kind, Message: d.Message, Diffs: d.Diffs}})
+		},
+	})
+}
+
+// missingCalls reports, at the end of the replay, recorded calls the
+// replay never asked for.
+func (s *replaySource) missingCalls(c *llm.TurnReplay, em *agent.Emitter) {
+	if made := c.Calls(); made < s.calls {
+		em.Emit(agent.Draft{Type: agent.EventReplayDivergence, Data: agent.ReplayDivergenceData{Kind: "missing_calls",
+			Message: fmt.Sprintf("the replay made %d of the original turn's %d model calls", made, s.calls)}})
+	}
+}
+
+// callKey identifies a tool call by what it asked: a replay's calls carry
+// the original's arguments, since the model's answers are the recorded ones.
+func callKey(name string, args []byte) string {
+	return name + "\x00" + llm.CanonicalArguments(string(args))
+}
+
+// results queues the original's results of the calls that ran, per call.
+type results struct {
+	mu   sync.Mutex
+	byIt map[string][]store.ToolResult
+}
+
+func (s *replaySource) ranResults() *results {
+	q := &results{byIt: map[string][]store.ToolResult{}}
+	for _, res := range s.results {
+		if res.Ran {
+			k := callKey(res.Name, res.Args)
+			q.byIt[k] = append(q.byIt[k], res)
+		}
+	}
+	return q
+}
+
+// next takes the original's result of the next call like this one.
+func (q *results) next(key string) (store.ToolResult, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	rs := q.byIt[key]
+	if len(rs) == 0 {
+		return store.ToolResult{}, false
+	}
+	q.byIt[key] = rs[1:]
+	return rs[0], true
+}
+
+// has reports whether a call like this one ran in the original.
+func (q *results) has(key string) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.byIt[key]) > 0
+}
+
+// replayTool stands in for a tool during a replay.
+type replayTool struct {
+	inner agent.Tool
+	orig  *results
+	em    *agent.Emitter
+}
+
+func (t replayTool) Spec() agent.ToolSpec { return t.inner.Spec() }
+
+func (t replayTool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
+	name := t.inner.Spec().Name
+	rec, ok := t.orig.next(callKey(name, args))
+	if t.inner.Spec().SideEffects {
+		if !ok {
+			t.diverged("tool_not_recorded", fmt.Sprintf("%s was not run: it changes things outside the conversation, and the original turn has no result for this call", name), nil)
+			return "", fmt.Errorf("not run in a replay: the original turn has no result for this call")
+		}
+		if rec.Error != "" {
+			return "", replayedError(rec.Error)
+		}
+		return rec.Output, nil
+	}
+	out, err := t.inner.Execute(ctx, args)
+	if ok && ctx.Err() == nil {
+		t.compare(name, rec, out, err)
+	}
+	return out, err
+}
+
+// compare reports a read-only tool whose result changed since the original.
+func (t replayTool) compare(name string, rec store.ToolResult, out string, err error) {
+	got, want := out, rec.Output
+	if err != nil {
+		got = "Error: " + err.Error()
+	}
+	if rec.Error != "" {
+		want = "Error: " + rec.Error
+	}
+	if got == want || (rec.Error != "" && err != nil && strings.HasSuffix(rec.Error, err.Error())) {
+		return
+	}
+	t.diverged("tool_result", fmt.Sprintf("%s gave a different result than in the original turn", name),
+		[]string{"original: " + clip(want, 300), "replay: " + clip(got, 300)})
+}
+
+func (t replayTool) diverged(kind, msg string, diffs []string) {
+	t.em.Emit(agent.Draft{Type: agent.EventReplayDivergence, Data: agent.ReplayDivergenceData{Kind: kind, Message: msg, Diffs: diffs}})
+}
+
+// replayedError is a tool error given back as the original gave it: the
+// agent prefixes "Error: " itself.
+type replayedError string
+
+func (e replayedError) Error() string { return strings.TrimPrefix(string(e), "Error: ") }
+
+// wrapTools puts every tool of the turn behind its replay stand-in.
+func (s *replaySource) wrapTools(tools []agent.Tool, em *agent.Emitter) []agent.Tool {
+	q := s.ranResults()
+	out := make([]agent.Tool, len(tools))
+	for i, t := range tools {
+		out[i] = replayTool{inner: t, orig: q, em: em}
+	}
+	return out
+}
+
+// replayApprover answers approval requests as the original turn's were
+// answered. A call the original never asked about (allowed "always"
+// earlier in its session) is allowed when it ran in the original, and
+// denied otherwise.
+type replayApprover struct {
+	mu      sync.Mutex
+	answers map[string][]agent.Answer
+	ran     *results
+}
+
+func (s *replaySource) approver() *replayApprover {
+	a := &replayApprover{answers: map[string][]agent.Answer{}, ran: s.ranResults()}
+	for _, ap := range s.approvals {
+		k := callKey(ap.Tool, ap.Args)
+		a.answers[k] = append(a.answers[k], ap.Answer)
+	}
+	return a
+}
+
+func (a *replayApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
+	k := callKey(req.Tool, req.Args)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if as := a.answers[k]; len(as) > 0 {
+		a.answers[k] = as[1:]
+		return as[0], nil
+	}
+	if a.ran.has(k) {
+		return agent.AllowOnce, nil
+	}
+	return agent.Deny, nil
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,163 @@
+package runner_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+var bg = context.Background()
+
+// run starts a turn and waits for it, with its events.
+func run(t *testing.T, r *runner.Runner, req runner.Request) (agent.Result, *events, string) {
+	t.Helper()
+	rec := &events{}
+	req.Sinks = append(req.Sinks, rec)
+	h, err := r.Start(bg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h.Wait(), rec, h.TurnID
+}
+
+func divergences(rec *events) []agent.ReplayDivergenceData {
+	var out []agent.ReplayDivergenceData
+	for _, e := range rec.of(agent.EventReplayDivergence) {
+		var d agent.ReplayDivergenceData
+		json.Unmarshal(e.Data, &d)
+		out = append(out, d)
+	}
+	return out
+}
+
+// Two turns sent the same request and got different answers: each replays
+// to its own answer, offline, and a replay of the replay works too.
+func TestReplayGivesEachTurnItsOwnAnswer(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Seven.", 2)}, llmtest.Reply{Chunks: llmtest.Text("Forty-two.", 2)})
+	var turns []string
+	for range 2 {
+		sess, _ := db.CreateSession(bg, store.Session{Title: "pick", Model: "m"})
+		res, _, id := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Pick a number.", BaseURL: srv.URL()})
+		if !res.OK {
+			t.Fatalf("recording turn: %+v", res)
+		}
+		turns = append(turns, id)
+	}
+	srv.Close() // from here on nothing may reach a model
+	for i, want := range []string{"Seven.", "Forty-two."} {
+		sess, _ := db.CreateSession(bg, store.Session{Title: "replay"})
+		res, rec, id := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Replay: &runner.Replay{TurnID: turns[i]}})
+		if !res.OK || res.FinalText != want {
+			t.Fatalf("replay of turn %d: %q (%s), want %q", i+1, res.FinalText, res.Error, want)
+		}
+		if d := divergences(rec); len(d) != 0 {
+			t.Fatalf("an exact replay diverged: %+v", d)
+		}
+		again, _, _ := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Replay: &runner.Replay{TurnID: id}})
+		if again.FinalText != want {
+			t.Fatalf("a replay of the replay gave %q (%s), want %q", again.FinalText, again.Error, want)
+		}
+	}
+}
+
+// In a replay a side-effecting tool never runs: the model gets the result
+// the original got. Read-only tools run, and a changed result is reported.
+func TestReplayNeverRepeatsSideEffects(t *testing.T) {
+	dir, db, eng := setuptest.NewEngine(t)
+	ws := filepath.Join(dir, "ws")
+	os.Mkdir(ws, 0o700)
+	os.WriteFile(filepath.Join(ws, "in.txt"), []byte("first version"), 0o600)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		toolCall("r1", "read_file", map[string]any{"path": "in.txt"}),
+		toolCall("w1", "write_file", map[string]any{"path": "out.txt", "content": "copied"}),
+		llmtest.Reply{Chunks: llmtest.Text("Copied in.txt to out.txt.", 3)},
+	)
+	sess, _ := db.CreateSession(bg, store.Session{Title: "copy", Model: "m", Workspace: ws})
+	res, _, orig := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Copy in.txt", BaseURL: srv.URL(), Approver: agent.PolicyApprover{AllowAll: true}})
+	if !res.OK {
+		t.Fatalf("original: %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "out.txt")); string(b) != "copied" {
+		t.Fatalf("the original turn should have written out.txt: %q", b)
+	}
+	os.Remove(filepath.Join(ws, "out.txt"))
+	os.WriteFile(filepath.Join(ws, "in.txt"), []byte("second version"), 0o600)
+	srv.Close()
+
+	for _, tt := range []struct {
+		name    string
+		strict  bool
+		ok      bool
+		results []string // divergence kinds expected
+	}{
+		{name: "reported", ok: true, results: []string{"tool_result", llm.DivergedRequest}},
+		{name: "strict", strict: true, ok: false, results: []string{"tool_result", llm.DivergedRequest}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			rsess, _ := db.CreateSession(bg, store.Session{Title: "replay"})
+			res, rec, _ := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Replay: &runner.Replay{TurnID: orig, Strict: tt.strict}})
+			if _, err := os.Stat(filepath.Join(ws, "out.txt")); !os.IsNotExist(err) {
+				t.Fatal("the replay wrote the file: a side effect ran again")
+			}
+			var kinds []string
+			for _, d := range divergences(rec) {
+				kinds = append(kinds, d.Kind)
+				if d.Kind == "tool_result" && !strings.Contains(strings.Join(d.Diffs, "\n"), "second version") {
+					t.Fatalf("the tool divergence should show the new result: %+v", d)
+				}
+			}
+			if strings.Join(kinds, ",") != strings.Join(tt.results, ",") {
+				t.Fatalf("divergences %v, want %v", kinds, tt.results)
+			}
+			if res.OK != tt.ok {
+				t.Fatalf("ok %v, want %v: %+v", res.OK, tt.ok, res.Error)
+			}
+			if tt.ok {
+				if res.FinalText != "Copied in.txt to out.txt." {
+					t.Fatalf("final text %q", res.FinalText)
+				}
+				results := rec.of(agent.EventToolResult)
+				if len(results) != 2 || !strings.Contains(string(results[1].Data), "out.txt") {
+					t.Fatalf("the write's recorded result should reach the model: %v", results)
+				}
+			}
+		})
+	}
+}
+
+// A replay runs the original's workflow with the original's limits, even
+// when the caller's limits differ.
+func TestReplayUsesTheOriginalLimits(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(toolCall("1", "update_plan", map[string]any{"steps": []map[string]any{{"title": "a", "status": "running"}}}),
+		toolCall("2", "update_plan", map[string]any{"steps": []map[string]any{{"title": "a", "status": "done"}}}),
+		llmtest.Reply{Chunks: llmtest.Text("Stopped early.", 2)})
+	sess, _ := db.CreateSession(bg, store.Session{Title: "limits", Model: "m"})
+	res, _, orig := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "plan", BaseURL: srv.URL(), Limits: agent.Limits{MaxSteps: 2}})
+	if res.Termination.Kind != agent.TermMaxIterations {
+		t.Fatalf("original %+v", res.Termination)
+	}
+	srv.Close()
+	rsess, _ := db.CreateSession(bg, store.Session{Title: "replay"})
+	rep, rec, _ := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Limits: agent.Limits{MaxSteps: 10}, Replay: &runner.Replay{TurnID: orig}})
+	if rep.Termination.Kind != agent.TermMaxIterations || rep.Termination.Limit != 2 || rep.FinalText != "Stopped early." {
+		t.Fatalf("replay %+v %q", rep.Termination, rep.FinalText)
+	}
+	if d := divergences(rec); len(d) != 0 {
+		t.Fatalf("divergences %+v", d)
+	}
+}
