@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -42,16 +43,38 @@ type wfRun struct {
 	start  time.Time
 	stages []agent.StageResult
 	usage  llm.Usage
-	// transcript is the conversation to return: the chat agent's own
-	// transcript, or the history plus the final answer.
+	// transcript is the conversation to return when one agent's own
+	// transcript is the turn's (chat, handoff); nil: the history, the
+	// user's message and the final text.
 	transcript []llm.Message
-	lastOutput string
-	planSteps  []agent.PlanStep
-	phase      string
+	// final is the output that stands as the turn's answer so far.
+	final     output
+	planSteps []agent.PlanStep
+	phase     string
+	// lastStage is set while the workflow's last stage runs, when its
+	// policy cannot replace or discard its reply (see Stage.finalKnown).
+	lastStage bool
+	// execLimit is the last limit an executor itself stopped at (a
+	// reflection that never reached its threshold), with how many stage
+	// results there were then, to order it against the stages' own limits.
+	execLimit *limitAt
 	// stageBudget caps the current pipeline stage's tokens (0: none);
 	// stageStartTokens is the run's total when the stage began.
 	stageBudget      int
 	stageStartTokens int
+}
+
+// output is a reply that may become the turn's final text: the text, the
+// stage whose reply it is, and a note when it is not a clean answer.
+type output struct {
+	text    string
+	stageID string
+	note    string
+}
+
+type limitAt struct {
+	term  agent.Termination
+	after int
 }
 
 func (r *wfRun) phases() []Phase {
@@ -68,8 +91,8 @@ func (r *wfRun) phases() []Phase {
 func (r *wfRun) run(ctx context.Context) agent.Result {
 	prevOutcome := agent.Outcome("")
 	input := r.in.User
-	var failure *agent.Termination
-	for _, ph := range r.phases() {
+	phases := r.phases()
+	for pi, ph := range phases {
 		r.phase = ph.Name
 		for i := range ph.Stages {
 			st := &ph.Stages[i]
@@ -89,37 +112,55 @@ func (r *wfRun) run(ctx context.Context) agent.Result {
 				continue
 			}
 			r.stageBudget, r.stageStartTokens = st.TokenBudget, r.usage.TotalTokens
+			r.lastStage = pi == len(phases)-1 && i == len(ph.Stages)-1 && st.finalKnown()
 			out := r.runWithPolicy(ctx, st, stageInput)
 			prevOutcome = out.outcome
-			if out.text != "" && (out.outcome == agent.OutcomeSucceeded || st.OnFailure != "continue") {
-				r.lastOutput = out.text // a failed critique keeps its last draft
-			}
-			if out.outcome == agent.OutcomeCancelled {
+			r.keepOutput(st, out)
+			switch out.outcome {
+			case agent.OutcomeCancelled:
 				return r.finish(agent.Termination{Kind: agent.TermCancelled})
-			}
-			if out.outcome == agent.OutcomeFailed {
+			case agent.OutcomeFailed:
 				if st.OnFailure == "continue" {
 					continue
 				}
-				msg := out.reason
-				if r.def.Kind == KindPipeline {
-					msg = fmt.Sprintf("stage %q failed: %s", st.Name, out.reason)
-				}
-				failure = &agent.Termination{Kind: agent.TermFailed, Error: msg}
-				return r.finish(*failure)
+				return r.failStage(st, out)
+			}
+			if out.term.Kind.IsLimit() {
+				r.execLimit = &limitAt{term: out.term, after: len(r.stages)}
 			}
 			input = out.text
-			r.lastOutput = out.text
 		}
 	}
-	return r.finish(agent.Termination{Kind: agent.TermCompleted})
+	return r.finish(r.completion())
+}
+
+// keepOutput makes a stage's output the turn's answer when it stands: a
+// succeeded stage's always (a blank one leaves no answer), a failed or
+// cancelled stage's when it has text and the run stops there (a failed
+// critique keeps its last draft, Stop its partial answer).
+func (r *wfRun) keepOutput(st *Stage, out stageOutcome) {
+	switch {
+	case out.outcome == agent.OutcomeSucceeded:
+		r.final = out.output
+	case strings.TrimSpace(out.text) == "":
+	case out.outcome == agent.OutcomeCancelled || st.OnFailure != "continue":
+		r.final = out.output
+	}
+}
+
+// finalKnown reports whether the stage's policy keeps its one run's reply
+// as its output: no second attempt, no validation and no continuing past
+// a failure can replace or discard it.
+func (st *Stage) finalKnown() bool {
+	return st.MaxAttempts <= 1 && st.Validate == nil && st.OnFailure != "continue"
 }
 
 // stageOutcome is what one policy-wrapped stage produced.
 type stageOutcome struct {
-	text    string
+	output
 	outcome agent.Outcome
 	reason  string
+	source  string // the ErrorSource of a failure
 	term    agent.Termination
 }
 
@@ -136,7 +177,9 @@ func (r *wfRun) runWithPolicy(ctx context.Context, st *Stage, input string) stag
 			continue
 		}
 		if err := st.Validate.check(out.text); err != nil {
-			out.outcome, out.reason = agent.OutcomeFailed, "validation: "+err.Error()
+			out.outcome, out.reason, out.source = agent.OutcomeFailed, "validation: "+err.Error(), "workflow"
+			// The stage failed its check, not at a limit it may have met.
+			out.term = agent.Termination{Kind: agent.TermCustom, Reason: out.reason}
 			r.markLastFailed(out.reason)
 			continue
 		}
@@ -159,20 +202,75 @@ func (r *wfRun) exec(ctx context.Context, st *Stage, input string) stageOutcome 
 	case KindHandoff:
 		return r.execHandoff(ctx, st, input)
 	}
-	return stageOutcome{outcome: agent.OutcomeFailed, reason: "unknown stage kind " + string(st.Kind)}
+	return stageOutcome{outcome: agent.OutcomeFailed, reason: "unknown stage kind " + string(st.Kind), source: "config"}
 }
 
-// finish builds the turn result from the stages.
+// completion is how a turn that ran to its end ended: completed, or at the
+// last limit a stage stopped at while still giving its answer. A limit in
+// a stage that failed and was retried, replanned or continued past is in
+// that stage's result, not in how the turn ended.
+func (r *wfRun) completion() agent.Termination {
+	term, last := agent.Termination{Kind: agent.TermCompleted}, -1
+	for i, s := range r.stages {
+		if s.Outcome == agent.OutcomeSucceeded && s.Termination.Kind.IsLimit() {
+			term, last = s.Termination, i
+			term.Stage = s.Name
+		}
+	}
+	if l := r.execLimit; l != nil && l.after > last {
+		term = l.term
+	}
+	return term
+}
+
+// failStage ends the turn on a stage that failed: at the limit that left
+// it without an answer, or with the failure's message.
+func (r *wfRun) failStage(st *Stage, out stageOutcome) agent.Result {
+	msg := out.reason
+	if r.def.Kind == KindPipeline {
+		msg = fmt.Sprintf("stage %q failed: %s", st.Name, out.reason)
+	}
+	if out.term.Kind.IsLimit() {
+		return r.fail(out.term, msg, "limit")
+	}
+	if last := r.lastStageResult(); last != nil && last.Termination.Kind == agent.TermFailed && !strings.Contains(msg, last.Termination.Error) {
+		msg += " (" + last.Termination.Error + ")"
+	}
+	return r.fail(agent.Termination{Kind: agent.TermFailed, Error: msg}, msg, cmp.Or(out.source, "workflow"))
+}
+
+// finish ends a turn that was not failed: completed (perhaps at a limit)
+// or cancelled.
 func (r *wfRun) finish(term agent.Termination) agent.Result {
+	res := r.result(term)
+	if term.Kind == agent.TermCancelled {
+		res.Cancelled, res.Outcome = true, agent.OutcomeCancelled
+	} else {
+		res.OK, res.Outcome = true, agent.OutcomeSucceeded
+	}
+	return res
+}
+
+func (r *wfRun) fail(term agent.Termination, msg, source string) agent.Result {
+	res := r.result(term)
+	res.Outcome, res.Error, res.ErrorSource = agent.OutcomeFailed, msg, source
+	return res
+}
+
+// result builds the turn result from the stages. Its final text is the
+// output that stands, never a message of the history: a turn that
+// produced nothing has none.
+func (r *wfRun) result(term agent.Termination) agent.Result {
 	now := time.Now()
 	res := agent.Result{
-		Stages:      append([]agent.StageResult(nil), r.stages...),
-		Usage:       r.usage,
-		StartedAt:   agent.Time{Time: r.start},
-		CompletedAt: agent.Time{Time: now},
-		DurationMS:  now.Sub(r.start).Milliseconds(),
-		Termination: term,
-		PlanSteps:   r.planSteps,
+		Stages:          append([]agent.StageResult(nil), r.stages...),
+		Usage:           r.usage,
+		StartedAt:       agent.Time{Time: r.start},
+		CompletedAt:     agent.Time{Time: now},
+		DurationMS:      now.Sub(r.start).Milliseconds(),
+		Termination:     term,
+		BudgetExhausted: term.Kind == agent.TermMaxIterations,
+		PlanSteps:       r.planSteps,
 	}
 	for _, s := range r.stages {
 		res.ModelCalls = append(res.ModelCalls, s.Diagnostics.ModelCalls...)
@@ -180,48 +278,24 @@ func (r *wfRun) finish(term agent.Termination) agent.Result {
 		res.StepsUsed += len(s.Diagnostics.ModelCalls)
 		res.ToolCallsUsed += len(s.Diagnostics.ToolCalls)
 	}
+	if final := r.final; strings.TrimSpace(final.text) != "" {
+		res.FinalText, res.FinalStageID, res.FinalNote = final.text, final.stageID, final.note
+	}
 	if r.transcript != nil {
 		res.Messages = r.transcript
 	} else {
 		res.Messages = append(append([]llm.Message(nil), r.in.History...), llm.Message{Role: llm.RoleUser, Content: r.in.User})
-		if r.lastOutput != "" || term.Kind == agent.TermCancelled {
-			if text := r.partialOutput(); text != "" {
-				res.Messages = append(res.Messages, llm.Message{Role: llm.RoleAssistant, Content: text})
-			}
+		if res.FinalText != "" {
+			res.Messages = append(res.Messages, llm.Message{Role: llm.RoleAssistant, Content: res.FinalText})
 		}
 	}
-	res.FinalText = agent.FinalText(res.Messages)
-	res.BudgetExhausted = term.Kind == agent.TermBudgetExceeded
-	switch term.Kind {
-	case agent.TermCancelled:
-		res.Cancelled, res.Outcome = true, agent.OutcomeCancelled
-	case agent.TermFailed:
-		res.Outcome, res.Error, res.ErrorSource = agent.OutcomeFailed, term.Error, "workflow"
-		if last := r.lastStage(); last != nil && last.Termination.Kind == agent.TermFailed {
-			if !strings.Contains(res.Error, last.Termination.Error) {
-				res.Error += " (" + last.Termination.Error + ")"
-			}
-			res.ErrorSource = "llm"
-		}
-	default:
-		res.OK, res.Outcome = true, agent.OutcomeSucceeded
-	}
-	if !res.Cancelled {
+	if term.Kind != agent.TermCancelled {
 		res.PlanIncompleteReason = planIncomplete(res.PlanSteps)
 	}
 	return res
 }
 
-// partialOutput is the best text so far: the last output, or the partial
-// answer of the last stage when it was cancelled.
-func (r *wfRun) partialOutput() string {
-	if last := r.lastStage(); last != nil && last.Response != nil && last.Outcome == agent.OutcomeCancelled {
-		return last.Response.Content
-	}
-	return r.lastOutput
-}
-
-func (r *wfRun) lastStage() *agent.StageResult {
+func (r *wfRun) lastStageResult() *agent.StageResult {
 	if len(r.stages) == 0 {
 		return nil
 	}
@@ -229,7 +303,7 @@ func (r *wfRun) lastStage() *agent.StageResult {
 }
 
 func (r *wfRun) markLastFailed(reason string) {
-	if last := r.lastStage(); last != nil {
+	if last := r.lastStageResult(); last != nil {
 		last.Outcome = agent.OutcomeFailed
 		if last.Termination.Kind == agent.TermNaturalCompletion || last.Termination.Kind == agent.TermCompleted {
 			last.Termination = agent.Termination{Kind: agent.TermCustom, Reason: reason}

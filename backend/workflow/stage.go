@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -19,19 +18,32 @@ type StageStartData struct {
 	Stage   string `json:"stage"`
 	Phase   string `json:"phase"`
 	Agent   string `json:"agent"`
+	// Final is set when the workflow knows, before the stage runs, that
+	// its reply will be the turn's final text, so a client may show its
+	// tokens as the answer while they stream.
+	Final bool `json:"final,omitempty"`
+}
+
+// stageCall is one agent stage to run: its name, its agent, whether its
+// reply is known in advance to be the turn's final text, and tools it gets
+// besides the agent's own.
+type stageCall struct {
+	name, agent string
+	final       bool
+	tools       []agent.Tool
 }
 
 // agentStage runs one agent as one stage and records its StageResult.
-func (r *wfRun) agentStage(ctx context.Context, name, agentName string, in agent.Input, extra ...agent.Tool) (agent.StageResult, agent.Result) {
+func (r *wfRun) agentStage(ctx context.Context, c stageCall, in agent.Input) (agent.StageResult, agent.Result) {
 	id := agent.NewID()
-	r.em.Emit(agent.Draft{Type: agent.EventStageStart, StageID: id, Data: StageStartData{StageID: id, Stage: name, Phase: r.phase, Agent: agentName}})
-	sr := agent.StageResult{ID: id, Name: name, Agent: agentName, Phase: r.phase}
+	r.em.Emit(agent.Draft{Type: agent.EventStageStart, StageID: id, Data: StageStartData{StageID: id, Stage: c.name, Phase: r.phase, Agent: c.agent, Final: c.final}})
+	sr := agent.StageResult{ID: id, Name: c.name, Agent: c.agent, Phase: r.phase}
 	started := time.Now()
 
-	ag, err := r.buildAgent(agentName, extra...)
+	ag, err := r.buildAgent(c.agent, c.tools...)
 	var res agent.Result
 	if err != nil {
-		res = agent.Result{Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermFailed, Error: err.Error()}, Error: err.Error()}
+		res = agent.Result{Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermFailed, Error: err.Error()}, Error: err.Error(), ErrorSource: "config"}
 	} else {
 		in.StageID = id
 		res = ag.Run(ctx, r.em, in)
@@ -139,27 +151,32 @@ func (c *Condition) skip(prev agent.Outcome, input string) (string, bool) {
 
 // check applies a post-validation to a stage's output.
 func (v *Validation) check(out string) error {
+	return v.checkText("the output", out)
+}
+
+// checkText applies the checks to text; noun names the text in errors.
+func (v *Validation) checkText(noun, text string) error {
 	if v == nil {
 		return nil
 	}
-	if v.MinLength > 0 && len([]rune(strings.TrimSpace(out))) < v.MinLength {
-		return fmt.Errorf("the output is shorter than %d characters", v.MinLength)
+	if v.MinLength > 0 && len([]rune(strings.TrimSpace(text))) < v.MinLength {
+		return fmt.Errorf("%s is shorter than %d characters", noun, v.MinLength)
 	}
-	if v.Contains != "" && !strings.Contains(out, v.Contains) {
-		return fmt.Errorf("the output does not contain %q", v.Contains)
+	if v.Contains != "" && !strings.Contains(text, v.Contains) {
+		return fmt.Errorf("%s does not contain %q", noun, v.Contains)
 	}
 	if v.Matches != "" {
 		re, err := regexp.Compile(v.Matches)
 		if err != nil {
 			return fmt.Errorf("bad pattern %q: %v", v.Matches, err)
 		}
-		if !re.MatchString(out) {
-			return fmt.Errorf("the output does not match %s", v.Matches)
+		if !re.MatchString(text) {
+			return fmt.Errorf("%s does not match %s", noun, v.Matches)
 		}
 	}
 	if v.JSON {
-		if _, ok := findJSON(out, func(json.RawMessage) bool { return true }); !ok {
-			return errors.New("the output contains no JSON value")
+		if _, ok := findJSON(text, func(json.RawMessage) bool { return true }); !ok {
+			return fmt.Errorf("%s contains no JSON value", noun)
 		}
 	}
 	return nil

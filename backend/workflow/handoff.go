@@ -1,0 +1,144 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// HandoffEndData is the data of handoff_end, emitted once the agent handed
+// to has run: agent.HandoffEndData's "to", with that agent's outcome and
+// stage. The event's stage_id is the stage that handed over, as on
+// handoff_start.
+type HandoffEndData struct {
+	To            string        `json:"to"`
+	Outcome       agent.Outcome `json:"outcome"`
+	TargetStageID string        `json:"target_stage_id"`
+}
+
+// execHandoff: a triage agent with a transfer tool per specialist; a
+// transfer hands the conversation to the specialist, up to MaxHandoffs.
+// The output is the reply of the agent that answered last.
+func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageOutcome {
+	maxHandoffs := st.MaxHandoffs
+	if maxHandoffs <= 0 {
+		maxHandoffs = 3
+	}
+	current, from := st.Triage, ""
+	in := agent.Input{History: r.in.History, User: input}
+	var answered output
+	for handoffs := 0; ; handoffs++ {
+		tr := newTransfers()
+		if handoffs < maxHandoffs {
+			tr.offer(st.Specialists, current)
+		}
+		sr, res := r.agentStage(ctx, stageCall{name: fmt.Sprintf("%s %d", current, handoffs+1), agent: current, tools: tr.tools}, in)
+		if from != "" {
+			r.em.Emit(agent.Draft{Type: agent.EventHandoffEnd, StageID: from, Data: HandoffEndData{To: current, Outcome: sr.Outcome, TargetStageID: sr.ID}})
+		}
+		out := outcomeOf(sr, res)
+		if out.text != "" {
+			answered = out.output
+		}
+		out.output = answered
+		target := tr.winner(res.Messages)
+		if target == "" || sr.Outcome != agent.OutcomeSucceeded {
+			if r.def.Kind != KindPipeline {
+				r.transcript = res.Messages
+			}
+			return out
+		}
+		r.em.Emit(agent.Draft{Type: agent.EventHandoffStart, StageID: sr.ID, Data: agent.HandoffStartData{From: current, To: target}})
+		current, from, in = target, sr.ID, agent.Input{History: tr.handOver(res.Messages, target)}
+	}
+}
+
+// transfers are one stage's transfer tools and which of them ran. The
+// tools of one model step run concurrently, so what they record is locked,
+// and the agent handed to is chosen after the stage by the order the model
+// called them in: the first transfer wins, whichever goroutine ran first.
+type transfers struct {
+	tools   []agent.Tool
+	targets map[string]string // tool name → agent
+	mu      sync.Mutex
+	ran     map[string]bool // tool names
+}
+
+func newTransfers() *transfers {
+	return &transfers{targets: map[string]string{}, ran: map[string]bool{}}
+}
+
+// offer adds a transfer tool for each specialist but the current agent.
+func (t *transfers) offer(specialists []string, current string) {
+	for _, to := range specialists {
+		if to == current {
+			continue
+		}
+		name := "transfer_to_" + strings.NewReplacer("-", "_", " ", "_").Replace(to)
+		t.targets[name] = to
+		t.tools = append(t.tools, agent.ToolFunc{
+			ToolSpec: agent.ToolSpec{
+				Name:        name,
+				Description: "Hand the conversation to the " + to + " agent, who is better suited to answer it.",
+				Parameters:  json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string"}},"additionalProperties":false}`),
+			},
+			Fn: func(context.Context, json.RawMessage) (string, error) {
+				t.mu.Lock()
+				t.ran[name] = true
+				t.mu.Unlock()
+				return "", &agent.EndRun{Output: "Transferred to " + to + "."}
+			},
+		})
+	}
+}
+
+// winner is the agent of the first transfer call, in the model's order,
+// whose tool ran; "" when none did. Transfers end the run, so they are in
+// its last step: the last assistant message with tool calls.
+func (t *transfers) winner(msgs []llm.Message) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, c := range lastToolCalls(msgs) {
+		if t.ran[c.Name] {
+			return t.targets[c.Name]
+		}
+	}
+	return ""
+}
+
+// handOver is the conversation the agent handed to starts from: msgs
+// without system prompts, and with every transfer that lost saying so, so
+// no agent reads that the conversation went elsewhere too.
+func (t *transfers) handOver(msgs []llm.Message, to string) []llm.Message {
+	lost := map[string]string{} // call id → agent
+	for _, c := range lastToolCalls(msgs) {
+		if target, ok := t.targets[c.Name]; ok && target != to && c.ID != "" {
+			lost[c.ID] = target
+		}
+	}
+	out := make([]llm.Message, 0, len(msgs))
+	for _, m := range msgs {
+		if m.Role == llm.RoleSystem {
+			continue
+		}
+		if target, ok := lost[m.ToolCallID]; ok && m.Role == llm.RoleTool {
+			m.Content = fmt.Sprintf("Not transferred to %s: the conversation went to %s, the first transfer called.", target, to)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+func lastToolCalls(msgs []llm.Message) []llm.ToolCall {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleAssistant && len(msgs[i].ToolCalls) > 0 {
+			return msgs[i].ToolCalls
+		}
+	}
+	return nil
+}

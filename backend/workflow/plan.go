@@ -1,0 +1,185 @@
+package workflow
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+)
+
+// execPlan: a planner makes a plan, each step runs as a stage, a failed
+// step triggers a replan of the remaining steps, a finisher answers. Only
+// the finisher's reply is the stage's output: a plan or a step result is
+// not an answer, even when the stage ends before the finisher runs.
+func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutcome {
+	psr, pres := r.agentStage(ctx, stageCall{name: "plan", agent: st.Planner}, agent.Input{History: r.in.History, User: planPrompt(task)})
+	if psr.Outcome != agent.OutcomeSucceeded {
+		return noAnswer(outcomeOf(psr, pres))
+	}
+	titles := parsePlan(pres.FinalText)
+	if len(titles) == 0 {
+		return stageOutcome{outcome: agent.OutcomeFailed, reason: "the planner returned no steps", source: "workflow"}
+	}
+	plan := make([]agent.PlanStep, len(titles))
+	for i, t := range titles {
+		plan[i] = agent.PlanStep{Title: t, Status: "pending"}
+	}
+	r.emitPlan(psr.ID, plan)
+	results, failed := r.runSteps(ctx, st, task, plan)
+	if failed != nil {
+		return noAnswer(*failed)
+	}
+	finisher := st.Finisher
+	if finisher == "" {
+		finisher = st.Executor
+	}
+	fsr, fres := r.agentStage(ctx, stageCall{name: "finish", agent: finisher, final: r.lastStage}, agent.Input{User: finishPrompt(task, results)})
+	return outcomeOf(fsr, fres)
+}
+
+// runSteps runs the plan's steps, replanning after a failed step at most
+// MaxReplans times. It returns the step results, or the outcome that ends
+// the stage.
+func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []agent.PlanStep) ([]string, *stageOutcome) {
+	maxReplans := st.MaxReplans
+	if maxReplans <= 0 {
+		maxReplans = 2
+	}
+	var results []string
+	replans := 0
+	for i := 0; i < len(plan); i++ {
+		plan[i].Status = "running"
+		r.em.Emit(agent.Draft{Type: agent.EventStepStart, Data: agent.StepStartData{StepIndex: i, Description: plan[i].Title}})
+		ssr, sres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("step %d", i+1), agent: st.Executor}, agent.Input{User: stepPrompt(task, plan, results, i)})
+		ok := ssr.Outcome == agent.OutcomeSucceeded
+		r.em.Emit(agent.Draft{Type: agent.EventStepEnd, Data: agent.StepEndData{StepIndex: i, Success: ok}})
+		if ok {
+			plan[i].Status = "done"
+			results = append(results, fmt.Sprintf("Step %d (%s): %s", i+1, plan[i].Title, sres.FinalText))
+			continue
+		}
+		plan[i].Status = "error"
+		r.planSteps = append([]agent.PlanStep(nil), plan...)
+		if ssr.Outcome == agent.OutcomeCancelled || replans >= maxReplans {
+			o := outcomeOf(ssr, sres)
+			if o.outcome != agent.OutcomeCancelled {
+				o.reason = fmt.Sprintf("step %d %q failed after %d replans", i+1, plan[i].Title, replans)
+				if o.term.Kind.IsLimit() {
+					// The turn ends at the step's limit; say which.
+					o.reason += " (" + o.term.Describe() + ")"
+				}
+			}
+			return nil, &o
+		}
+		replans++
+		rsr, rres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("replan %d", replans), agent: st.Planner}, agent.Input{User: replanPrompt(task, plan, results, i)})
+		if rsr.Outcome != agent.OutcomeSucceeded {
+			o := outcomeOf(rsr, rres)
+			return nil, &o
+		}
+		plan = plan[:i+1]
+		for _, t := range parsePlan(rres.FinalText) {
+			plan = append(plan, agent.PlanStep{Title: t, Status: "pending"})
+		}
+		r.emitPlan(rsr.ID, plan)
+	}
+	r.planSteps = append([]agent.PlanStep(nil), plan...)
+	return results, nil
+}
+
+// noAnswer drops a plan or step reply from an outcome that ends the stage.
+func noAnswer(o stageOutcome) stageOutcome {
+	o.output = output{}
+	return o
+}
+
+func (r *wfRun) emitPlan(stageID string, plan []agent.PlanStep) {
+	r.planSteps = append([]agent.PlanStep(nil), plan...)
+	r.em.Emit(agent.Draft{Type: agent.EventPlanGenerated, StageID: stageID, Data: agent.PlanData{Steps: r.planSteps}})
+}
+
+// parsePlan reads {"steps":[{"title":...}]} (or ["..."]) found in the text,
+// else a numbered or bulleted list.
+func parsePlan(text string) []string {
+	var titles []string
+	raw, ok := findJSON(text, func(r json.RawMessage) bool {
+		var p struct {
+			Steps []json.RawMessage `json:"steps"`
+		}
+		return json.Unmarshal(r, &p) == nil && len(p.Steps) > 0
+	})
+	if ok {
+		var p struct {
+			Steps []json.RawMessage `json:"steps"`
+		}
+		json.Unmarshal(raw, &p)
+		for _, s := range p.Steps {
+			var obj struct {
+				Title string `json:"title"`
+			}
+			var str string
+			if json.Unmarshal(s, &obj) == nil && obj.Title != "" {
+				titles = append(titles, obj.Title)
+			} else if json.Unmarshal(s, &str) == nil && str != "" {
+				titles = append(titles, str)
+			}
+		}
+		return capSteps(titles)
+	}
+	for _, line := range strings.Split(text, "\n") {
+		l := strings.TrimSpace(line)
+		l = strings.TrimLeft(l, "-*• ")
+		if i := strings.IndexAny(l, ".)"); i > 0 && i <= 3 && strings.Trim(l[:i], "0123456789") == "" {
+			l = strings.TrimSpace(l[i+1:])
+		} else if !strings.HasPrefix(strings.TrimSpace(line), "-") && !strings.HasPrefix(strings.TrimSpace(line), "*") {
+			continue
+		}
+		if l != "" {
+			titles = append(titles, l)
+		}
+	}
+	return capSteps(titles)
+}
+
+func capSteps(t []string) []string {
+	if len(t) > 12 {
+		return t[:12]
+	}
+	return t
+}
+
+func planPrompt(task string) string {
+	return "Make a short plan (at most 8 steps) for this task. Reply with JSON only: {\"steps\": [{\"title\": \"...\"}]}.\n\nTask:\n" + task
+}
+
+func stepPrompt(task string, plan []agent.PlanStep, results []string, i int) string {
+	var b strings.Builder
+	b.WriteString("Overall task:\n" + task + "\n\nPlan:\n")
+	for j, s := range plan {
+		fmt.Fprintf(&b, "%d. %s\n", j+1, s.Title)
+	}
+	if len(results) > 0 {
+		b.WriteString("\nResults so far:\n" + strings.Join(results, "\n") + "\n")
+	}
+	fmt.Fprintf(&b, "\nDo step %d now: %s. Reply with the step's result.", i+1, plan[i].Title)
+	return b.String()
+}
+
+func replanPrompt(task string, plan []agent.PlanStep, results []string, failed int) string {
+	var b strings.Builder
+	b.WriteString("Task:\n" + task + "\n\nThe plan so far:\n")
+	for j, s := range plan[:failed+1] {
+		fmt.Fprintf(&b, "%d. %s (%s)\n", j+1, s.Title, s.Status)
+	}
+	if len(results) > 0 {
+		b.WriteString("\nResults:\n" + strings.Join(results, "\n") + "\n")
+	}
+	fmt.Fprintf(&b, "\nStep %d failed. Plan the remaining steps again, working around the failure. Reply with JSON only: {\"steps\": [{\"title\": \"...\"}]}.", failed+1)
+	return b.String()
+}
+
+func finishPrompt(task string, results []string) string {
+	return "Task:\n" + task + "\n\nStep results:\n" + strings.Join(results, "\n") + "\n\nWrite the final answer for the user from these results."
+}
