@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -86,5 +88,73 @@ func TestFailedTurnHasNoAnswerOfItsOwn(t *testing.T) {
 	md := env.run("sessions", "export", sess, "--format", "md")
 	if strings.Count(md.stdout, "The capital of France is Paris.") != 1 {
 		t.Fatalf("the Markdown export should hold the Paris answer once:\n%s", md.stdout)
+	}
+}
+
+// Two turns sent the same request and got different answers; with the
+// model server stopped, each replays to its own answer.
+func TestReplaySameRequestTwoAnswers(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := newCmdEnv(t, srv.URL())
+	var turns []string
+	for _, answer := range []string{"Seven.", "Forty-two."} {
+		srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text(answer, 3)})
+		r := env.run("run", "Pick a number.")
+		if r.code != 0 || strings.TrimSpace(r.stdout) != answer {
+			t.Fatalf("run: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
+		}
+		_, turn := turnIDOf(t, r.stderr)
+		turns = append(turns, turn)
+	}
+	srv.Close()
+	for i, want := range []string{"Seven.", "Forty-two."} {
+		r := env.run("replay", turns[i], "--json")
+		var rep struct {
+			ReplayTurnID   string `json:"replay_turn_id"`
+			FinalTextMatch bool   `json:"final_text_match"`
+			Matched        bool   `json:"matched"`
+			Divergences    []any  `json:"divergences"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+			t.Fatalf("replay --json: %v: %q %s", err, r.stdout, r.stderr)
+		}
+		if r.code != 0 || !rep.Matched || !rep.FinalTextMatch || len(rep.Divergences) != 0 {
+			t.Fatalf("replay of turn %d: exit %d %+v %s", i+1, r.code, rep, r.stderr)
+		}
+		if got := env.showTurn(rep.ReplayTurnID).FinalText; got != want {
+			t.Fatalf("replay of turn %d answered %q, want %q", i+1, got, want)
+		}
+	}
+}
+
+// A replay never repeats a side effect: the original wrote a file; the
+// replay, offline, gives the model the original's result and writes nothing.
+func TestReplayDoesNotWriteTheFile(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := newCmdEnv(t, srv.URL())
+	ws := t.TempDir()
+	srv.Enqueue(
+		llmtest.Reply{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "w1", "write_file", `{"path":"report.txt","content":"quarterly numbers"}`, 4), "tool_calls")},
+		llmtest.Reply{Chunks: llmtest.Text("I wrote report.txt.", 3)},
+	)
+	r := env.run("run", "--workspace", ws, "--approve", "all", "Write the report.")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	_, turn := turnIDOf(t, r.stderr)
+	path := filepath.Join(ws, "report.txt")
+	if b, err := os.ReadFile(path); err != nil || string(b) != "quarterly numbers" {
+		t.Fatalf("the original run should have written the file: %q %v", b, err)
+	}
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	srv.Close()
+	rep := env.run("replay", turn)
+	if rep.code != 0 || !strings.Contains(rep.stdout, "final text: matches the original") {
+		t.Fatalf("replay: exit %d\n%s\n%s", rep.code, rep.stdout, rep.stderr)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the replay wrote the file again (%v)", err)
 	}
 }

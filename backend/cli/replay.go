@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
-	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -15,24 +14,26 @@ import (
 
 // ReplayReport says whether a replay reproduced the original turn.
 type ReplayReport struct {
-	OriginalTurnID string `json:"original_turn_id"`
-	ReplayTurnID   string `json:"replay_turn_id"`
-	SessionID      string `json:"session_id"`
-	FinalTextMatch bool   `json:"final_text_match"`
-	EventsMatch    bool   `json:"events_match"`
-	Matched        bool   `json:"matched"`
-	Error          string `json:"error,omitempty"`
+	OriginalTurnID string                       `json:"original_turn_id"`
+	ReplayTurnID   string                       `json:"replay_turn_id"`
+	SessionID      string                       `json:"session_id"`
+	FinalTextMatch bool                         `json:"final_text_match"`
+	EventsMatch    bool                         `json:"events_match"`
+	Divergences    []agent.ReplayDivergenceData `json:"divergences"`
+	Matched        bool                         `json:"matched"`
+	Error          string                       `json:"error,omitempty"`
 }
 
-// cmdReplay re-runs a recorded turn offline from its captures, in a new
-// session so the original stays as it was, and compares the two.
+// cmdReplay re-runs a recorded turn offline from its own recordings, in a
+// new session so the original stays as it was, and compares the two.
 func cmdReplay(ctx context.Context, args []string, env Env) int {
 	fs := newFlagSet("replay", env)
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
+	strict := fs.Bool("strict", false, "fail when a model request differs from the recorded one")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck replay TURN_ID [--json]")
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck replay TURN_ID [--strict] [--json]")
 		return ExitUsage
 	}
 	db, path, code := openDB(ctx, *dbFlag, env)
@@ -48,58 +49,68 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	history, err := db.History(ctx, sess.ID, orig.Seq)
-	if err != nil {
-		return fail(env, err)
-	}
-	if history == nil {
-		history = []llm.Message{}
-	}
 	eng, err := setup.Build(ctx, db, setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)})
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
 	settings, _ := json.Marshal(map[string]string{"source_turn_id": orig.ID, "kind": "replay"})
-	copySess, err := db.CreateSession(ctx, store.Session{Title: fmt.Sprintf("Replay of %s #%d", sess.Title, orig.Seq), Model: orig.Model, Workflow: orig.Workflow, Settings: settings})
+	copySess, err := db.CreateSession(ctx, store.Session{Title: fmt.Sprintf("Replay of %s #%d", sess.Title, orig.Seq), Model: orig.Model,
+		Workflow: orig.Workflow, Workspace: sess.Workspace, Settings: settings})
 	if err != nil {
 		return fail(env, err)
 	}
 	var events []agent.Event
 	h, err := eng.Runner.Start(ctx, runner.Request{
 		SessionID: copySess.ID,
-		Message:   orig.UserMessage,
-		Workflow:  orig.Workflow,
-		Model:     orig.Model,
-		BaseURL:   "http://replay.invalid/v1", // never contacted: replay mode serves captures only
-		Capture:   llm.CaptureReplay,
-		History:   history,
-		Approver:  agent.PolicyApprover{},
+		Replay:    &runner.Replay{TurnID: orig.ID, Strict: *strict},
 		Sinks: []agent.Sink{agent.SinkFunc(func(e agent.Event) error {
 			events = append(events, e)
 			return nil
 		})},
 	})
 	if err != nil {
+		_ = db.DeleteSession(ctx, copySess.ID)
 		return fail(env, err)
 	}
 	res := waitTurn(ctx, eng.Runner, h, env)
-	rep := ReplayReport{OriginalTurnID: orig.ID, ReplayTurnID: h.TurnID, SessionID: copySess.ID, Error: res.Error}
+	rep := ReplayReport{OriginalTurnID: orig.ID, ReplayTurnID: h.TurnID, SessionID: copySess.ID, Error: res.Error, Divergences: []agent.ReplayDivergenceData{}}
+	for _, e := range events {
+		if e.Type == agent.EventReplayDivergence {
+			var d agent.ReplayDivergenceData
+			_ = json.Unmarshal(e.Data, &d)
+			rep.Divergences = append(rep.Divergences, d)
+		}
+	}
 	rep.FinalTextMatch = res.FinalText == orig.FinalText
 	rep.EventsMatch = slices.Equal(eventTypes(orig.Events), eventTypes(events))
-	rep.Matched = rep.FinalTextMatch && rep.EventsMatch && res.OK
+	rep.Matched = rep.FinalTextMatch && rep.EventsMatch && len(rep.Divergences) == 0 && res.OK == (orig.State == store.StateCompleted)
 	if *asJSON {
 		printJSON(env, rep)
 	} else {
-		fmt.Fprintf(env.Stdout, "replayed turn %s as %s\nfinal text: %s\nevent types: %s\n", orig.ID, h.TurnID, matchWord(rep.FinalTextMatch), matchWord(rep.EventsMatch))
-		if res.Error != "" {
-			fmt.Fprintf(env.Stderr, "agentdeck: %s\n", res.Error)
-		}
+		printReplay(env, rep, orig.ID, res)
 	}
 	if !rep.Matched {
 		return ExitFailed
 	}
 	return ExitOK
+}
+
+func printReplay(env Env, rep ReplayReport, origID string, res agent.Result) {
+	fmt.Fprintf(env.Stdout, "replayed turn %s as %s\nfinal text: %s\nevent types: %s\n", origID, rep.ReplayTurnID, matchWord(rep.FinalTextMatch), matchWord(rep.EventsMatch))
+	for _, d := range rep.Divergences {
+		where := ""
+		if d.Call > 0 {
+			where = fmt.Sprintf("model call %d: ", d.Call)
+		}
+		fmt.Fprintf(env.Stdout, "diverged: %s%s\n", where, d.Message)
+		for _, x := range d.Diffs {
+			fmt.Fprintf(env.Stdout, "  %s\n", x)
+		}
+	}
+	if res.Error != "" {
+		fmt.Fprintf(env.Stderr, "agentdeck: %s\n", res.Error)
+	}
 }
 
 // eventTypes is the sequence of event types, tokens collapsed into runs
