@@ -11,8 +11,18 @@
 //   - Outcome and termination are kept apart: a stage whose check accepts
 //     its result after max_iterations_reached is succeeded with that
 //     termination.
+//   - A turn's final text is the reply of the stage whose output stands
+//     (Result.FinalStageID names it), never a message of the history and
+//     never blank; a turn that produced nothing has none. stage_start says
+//     final when that stage is known before it runs.
+//   - A turn that completes ends at the last limit a stage stopped at while
+//     still answering (the stage named in Termination.Stage), else
+//     completed; a limit that left no answer fails it with that limit.
 //   - Stop (ctx cancelled) ends the current stage as cancelled; later stages
 //     do not start; the partial output is kept.
+//   - Tools of one model step run concurrently: a handoff's transfer tools
+//     only record that they ran, under a lock, and the first transfer in
+//     the model's call order wins.
 //   - Workflow files are parsed by Parse and LoadDir; a bad file is a
 //     Problem with file, line and what was expected, never a failure to
 //     start the app.
