@@ -14,6 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 // repeated is a flag that may be given several times.
@@ -190,78 +191,145 @@ func (p *jsonPrinter) Emit(e agent.Event) error {
 	return err
 }
 
-// humanPrinter streams the answer to stdout and short progress lines to stderr.
+// humanPrinter prints the answer, and only the answer, on stdout: the
+// final stage's text, streamed when the workflow knows in advance which
+// stage gives the answer (stage_start says final), else printed when the
+// turn ends. Everything else (stages, tool calls, critiques, revisions,
+// how the turn ended) goes to stderr as short progress lines.
 type humanPrinter struct {
 	mu       sync.Mutex
 	out, err io.Writer
 	midLine  bool
+	// final are the stages whose tokens go to stdout; streamed is the one
+	// that printed any.
+	final    map[string]bool
+	streamed string
 }
 
 func (p *humanPrinter) Emit(e agent.Event) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	progress := func(format string, args ...any) {
-		if p.midLine {
-			fmt.Fprintln(p.out)
-			p.midLine = false
-		}
-		fmt.Fprintf(p.err, format+"\n", args...)
+	if p.final == nil {
+		p.final = map[string]bool{}
 	}
 	switch e.Type {
 	case agent.EventToken:
-		var d agent.TokenData
-		_ = json.Unmarshal(e.Data, &d)
-		fmt.Fprint(p.out, d.Text)
-		p.midLine = !strings.HasSuffix(d.Text, "\n")
-	case agent.EventToolCall:
-		var d agent.ToolCallData
-		_ = json.Unmarshal(e.Data, &d)
-		progress("→ %s %s", d.Name, clip(string(d.Args), 100))
-	case agent.EventToolResult:
-		var d agent.ToolResultData
-		_ = json.Unmarshal(e.Data, &d)
-		progress("  ✓ %s (%d ms, %d bytes)", d.Name, d.DurationMS, len(d.Output))
-	case agent.EventToolError:
-		var d agent.ToolErrorData
-		_ = json.Unmarshal(e.Data, &d)
-		progress("  ✗ %s: %s", d.Name, clip(d.Error, 200))
-	case agent.EventGuardTriggered:
-		var d agent.GuardData
-		_ = json.Unmarshal(e.Data, &d)
-		progress("  ! %s: %s", d.Guard, d.Reason)
-	case agent.EventPlanGenerated:
-		var d agent.PlanData
-		_ = json.Unmarshal(e.Data, &d)
-		progress("plan: %d steps", len(d.Steps))
-	case agent.EventStepEnd:
-		var d agent.StepEndData
-		_ = json.Unmarshal(e.Data, &d)
-		mark := "done"
-		if !d.Success {
-			mark = "failed"
+		if p.final[e.StageID] {
+			var d agent.TokenData
+			_ = json.Unmarshal(e.Data, &d)
+			fmt.Fprint(p.out, d.Text)
+			p.midLine, p.streamed = !strings.HasSuffix(d.Text, "\n"), e.StageID
 		}
-		progress("  step %d %s", d.StepIndex+1, mark)
 	case agent.EventStageStart:
-		var d struct{ Stage, Agent string }
+		var d workflow.StageStartData
 		_ = json.Unmarshal(e.Data, &d)
-		progress("── %s (%s)", d.Stage, d.Agent)
-	case agent.EventChart:
-		var d agent.ChartData
-		_ = json.Unmarshal(e.Data, &d)
-		progress("chart: %s (open the session in the app to see it)", d.Title)
-	case agent.EventError:
-		var d agent.ErrorData
-		_ = json.Unmarshal(e.Data, &d)
-		progress("error: %s", d.Message)
-	case agent.EventCancelled:
-		progress("[stopped; the partial answer is saved]")
+		p.final[e.StageID] = d.Final
+		p.progress("── %s (%s)", d.Stage, firstNonEmpty(d.Agent, "no agent"))
 	case agent.EventTurnCompleted:
-		if p.midLine {
-			fmt.Fprintln(p.out)
-			p.midLine = false
+		var d agent.TurnCompletedData
+		_ = json.Unmarshal(e.Data, &d)
+		p.end(d.Result)
+	default:
+		if line := progressLine(e); line != "" {
+			p.progress("%s", line)
 		}
 	}
 	return nil
+}
+
+// progress writes a line to stderr, ending stdout's line first so the two
+// streams do not interleave mid-line on a terminal.
+func (p *humanPrinter) progress(format string, args ...any) {
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+	fmt.Fprintf(p.err, format+"\n", args...)
+}
+
+// end prints the answer if it was not streamed, then how the turn ended.
+func (p *humanPrinter) end(res agent.Result) {
+	if p.streamed == "" || (res.FinalStageID != "" && p.streamed != res.FinalStageID) {
+		if text := strings.TrimSpace(res.FinalText); text != "" {
+			if p.midLine {
+				fmt.Fprintln(p.out)
+			}
+			fmt.Fprintln(p.out, text)
+			p.midLine = false
+		}
+	}
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+	if res.Termination.Kind.IsLimit() {
+		fmt.Fprintf(p.err, "note: the turn %s\n", res.Termination.Describe())
+	}
+	if res.FinalNote != "" {
+		fmt.Fprintf(p.err, "note: %s\n", res.FinalNote)
+	}
+}
+
+// progressLine is the stderr line for an event, "" for none.
+func progressLine(e agent.Event) string {
+	switch e.Type {
+	case agent.EventToolCall:
+		var d agent.ToolCallData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("→ %s %s", d.Name, clip(string(d.Args), 100))
+	case agent.EventToolResult:
+		var d agent.ToolResultData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  ✓ %s (%d ms, %d bytes)", d.Name, d.DurationMS, len(d.Output))
+	case agent.EventToolError:
+		var d agent.ToolErrorData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  ✗ %s: %s", d.Name, clip(d.Error, 200))
+	case agent.EventGuardTriggered:
+		var d agent.GuardData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  ! %s: %s", d.Guard, d.Reason)
+	case agent.EventPlanGenerated:
+		var d agent.PlanData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("plan: %d steps", len(d.Steps))
+	case agent.EventStepEnd:
+		var d agent.StepEndData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  step %d %s", d.StepIndex+1, map[bool]string{true: "done", false: "failed"}[d.Success])
+	case agent.EventCritique:
+		var d agent.CritiqueData
+		_ = json.Unmarshal(e.Data, &d)
+		verdict := map[bool]string{true: "PASS", false: "FAIL"}[d.Passed]
+		return fmt.Sprintf("  critic: %s (score %.2f) %s", verdict, d.Score, clip(strings.ReplaceAll(d.Feedback, "\n", " "), 160))
+	case agent.EventRevision:
+		var d agent.RevisionData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  revision %d done (%d characters)", d.Iteration, len([]rune(d.Text)))
+	case agent.EventReflectionEnd:
+		var d agent.ReflectionEndData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  reflection %d: score %.2f%s", d.Iteration, d.Score, map[bool]string{true: ", passed", false: ""}[d.Passed])
+	case agent.EventHandoffStart:
+		var d agent.HandoffStartData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  handing off from %s to %s", d.From, d.To)
+	case agent.EventChart:
+		var d agent.ChartData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("chart: %s (open the session in the app to see it)", d.Title)
+	case agent.EventReplayDivergence:
+		var d agent.ReplayDivergenceData
+		_ = json.Unmarshal(e.Data, &d)
+		return "  ! replay diverged: " + d.Message
+	case agent.EventError:
+		var d agent.ErrorData
+		_ = json.Unmarshal(e.Data, &d)
+		return "error: " + d.Message
+	case agent.EventCancelled:
+		return "[stopped; the partial answer is saved]"
+	}
+	return ""
 }
 
 func clip(s string, n int) string {

@@ -189,7 +189,7 @@ func TestReplayWorksWithTheServerStopped(t *testing.T) {
 	}
 }
 
-func TestReplayMissNamesTheRequest(t *testing.T) {
+func TestReplayOfAnUnrecordedTurnSaysWhy(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("hi", 1)})
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -197,8 +197,12 @@ func TestReplayMissNamesTheRequest(t *testing.T) {
 	var first agent.Event
 	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
 	rep := agentdeck(t, db, srv.URL(), nil, nil, "replay", first.TurnID)
-	if rep.code != ExitFailed || !strings.Contains(rep.stderr, "no recording") || !strings.Contains(rep.stderr, "Say hi") {
+	if rep.code == ExitOK || !strings.Contains(rep.stderr, "no recorded model calls") || !strings.Contains(rep.stderr, "Re-run it") {
 		t.Fatalf("exit %d stderr %q", rep.code, rep.stderr)
+	}
+	sessions := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "list")
+	if strings.Contains(sessions.stdout, "Replay of") {
+		t.Fatalf("a replay that could not start left a session behind:\n%s", sessions.stdout)
 	}
 }
 

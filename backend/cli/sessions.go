@@ -100,6 +100,8 @@ type TurnView struct {
 	PlanSteps            []agent.PlanStep    `json:"plan_steps"`
 	PlanIncompleteReason string              `json:"plan_incomplete_reason"`
 	Error                string              `json:"error"`
+	FinalStageID         string              `json:"final_stage_id,omitempty"`
+	FinalNote            string              `json:"final_note,omitempty"`
 	Usage                any                 `json:"usage"`
 	Stages               []agent.StageResult `json:"stages"`
 	Events               []agent.Event       `json:"events,omitempty"`
@@ -110,7 +112,7 @@ func turnView(d store.TurnDetail) TurnView {
 	_ = jsonUnmarshal(d.Result, &r)
 	v := TurnView{Turn: d.Turn, StepsUsed: r.StepsUsed, ToolCallsUsed: r.ToolCallsUsed, Cancelled: d.State == store.StateCancelled,
 		BudgetExhausted: r.BudgetExhausted, PlanSteps: d.Plan, PlanIncompleteReason: r.PlanIncompleteReason, Error: r.Error,
-		Usage: r.Usage, Stages: d.Stages, Events: d.Events}
+		FinalStageID: r.FinalStageID, FinalNote: r.FinalNote, Usage: r.Usage, Stages: d.Stages, Events: d.Events}
 	if v.Stages == nil {
 		v.Stages = []agent.StageResult{}
 	}
@@ -118,6 +120,49 @@ func turnView(d store.TurnDetail) TurnView {
 		v.PlanSteps = []agent.PlanStep{}
 	}
 	return v
+}
+
+// answer is the turn's answer for people: its final text, or what it has
+// instead. It never shows another turn's text.
+func (v TurnView) answer() string {
+	switch {
+	case v.State == store.StateRunning:
+		return "(still running: the answer is not stored yet)"
+	case strings.TrimSpace(v.FinalText) != "":
+		return v.FinalText
+	case v.Error != "":
+		return "(no answer: " + v.Error + ")"
+	}
+	return "(no answer)"
+}
+
+// status is the turn's state, with how it ended when the state alone does
+// not say it: a limit with its numbers.
+func (v TurnView) status() string {
+	if v.Termination.Kind.IsLimit() {
+		return string(v.State) + " · " + v.Termination.Describe()
+	}
+	return string(v.State)
+}
+
+// ended says how the turn ended, "running" while it runs.
+func ended(v TurnView) string {
+	if v.State == store.StateRunning {
+		return "still running"
+	}
+	return v.Termination.Describe()
+}
+
+// printPlan prints a checklist, one step a line.
+func printPlan(w io.Writer, steps []agent.PlanStep, indent string) {
+	marks := map[string]string{"done": "[x]", "running": "[>]", "error": "[!]"}
+	for i, s := range steps {
+		m := marks[s.Status]
+		if m == "" {
+			m = "[ ]"
+		}
+		fmt.Fprintf(w, "%s%s %d. %s\n", indent, m, i+1, s.Title)
+	}
 }
 
 func sessionsShow(ctx context.Context, db *store.DB, id string, asJSON bool, env Env) int {
@@ -156,7 +201,13 @@ func sessionsShow(ctx context.Context, db *store.DB, id string, asJSON bool, env
 	}
 	fmt.Fprintf(env.Stdout, "%s\n%s · %s · %s\n", sess.Title, sess.ID, sess.Model, sess.Workflow)
 	for _, t := range turns {
-		fmt.Fprintf(env.Stdout, "\n#%d [%s, %s] %s\n> %s\n%s\n", t.Seq, t.State, t.Termination.Tag(), t.ID, t.UserMessage, t.FinalText)
+		fmt.Fprintf(env.Stdout, "\n#%d [%s] %s\n> %s\n%s\n", t.Seq, t.status(), t.ID, t.UserMessage, t.answer())
+		if t.FinalNote != "" {
+			fmt.Fprintf(env.Stdout, "note: %s\n", t.FinalNote)
+		}
+		if t.State == store.StateRunning && len(t.PlanSteps) > 0 {
+			printPlan(env.Stdout, t.PlanSteps, "  ")
+		}
 		for _, s := range t.Stages {
 			fmt.Fprintf(env.Stdout, "  stage %-14s %-10s %-9s %s\n", s.Name, s.Agent, s.Outcome, s.Termination)
 		}
@@ -249,7 +300,14 @@ func cmdTurns(ctx context.Context, args []string, env Env) int {
 	if *asJSON {
 		return printJSON(env, v)
 	}
-	fmt.Fprintf(env.Stdout, "turn %s (#%d in %s)\nstate %s · outcome %s · %s\n> %s\n\n%s\n", v.ID, v.Seq, v.SessionID, v.State, v.Outcome, v.Termination, v.UserMessage, v.FinalText)
+	fmt.Fprintf(env.Stdout, "turn %s (#%d in %s)\nstate %s · outcome %s · ended: %s\n> %s\n\n%s\n", v.ID, v.Seq, v.SessionID, v.State, firstNonEmpty(string(v.Outcome), "-"), ended(v), v.UserMessage, v.answer())
+	if v.FinalNote != "" {
+		fmt.Fprintf(env.Stdout, "note: %s\n", v.FinalNote)
+	}
+	if len(v.PlanSteps) > 0 {
+		fmt.Fprintln(env.Stdout, "plan:")
+		printPlan(env.Stdout, v.PlanSteps, "  ")
+	}
 	for _, s := range v.Stages {
 		fmt.Fprintf(env.Stdout, "stage %-14s %-10s %-9s %-28s %5d ms  %d in / %d out tokens\n", s.Name, s.Agent, s.Outcome, s.Termination.String(), s.Diagnostics.DurationMS, s.Diagnostics.Usage.InputTokens, s.Diagnostics.Usage.OutputTokens)
 	}

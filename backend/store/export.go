@@ -430,7 +430,7 @@ func (l *exportLoader) events(set eventSet) error {
 	if set == eventsForMarkdown {
 		// Charts; plans, for turns whose result has none; and the partial
 		// answer of a running turn, which exists only as tokens.
-		filter = ` AND (type IN ('chart', 'plan_generated') OR (type IN ('think_start', 'token') AND turn_id IN (SELECT id FROM turns WHERE session_id = ? AND state = 'running')))`
+		filter = ` AND (type IN ('chart', 'plan_generated', 'step_start', 'step_end') OR (type IN ('think_start', 'token') AND turn_id IN (SELECT id FROM turns WHERE session_id = ? AND state = 'running')))`
 	}
 	query := `SELECT turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data FROM events WHERE turn_id IN ` + sessionTurnIDs + filter + ` ORDER BY turn_id, seq`
 	args := []any{l.sessionID}
@@ -502,7 +502,7 @@ func rawJSON(s, def string) json.RawMessage {
 // The decoded views Markdown and JSONL need.
 
 // plan returns the turn's checklist: from its result, or for a turn that
-// never finished (the result has none), from its last plan_generated event.
+// never finished (the result has none), from its events as livePlan does.
 func (t *exportTurn) plan() []agent.PlanStep {
 	var res struct {
 		PlanSteps []agent.PlanStep `json:"plan_steps"`
@@ -511,14 +511,11 @@ func (t *exportTurn) plan() []agent.PlanStep {
 	if res.PlanSteps != nil {
 		return res.PlanSteps
 	}
-	for i := len(t.Events) - 1; i >= 0; i-- {
-		if t.Events[i].Type == agent.EventPlanGenerated {
-			var p agent.PlanData
-			_ = json.Unmarshal(t.Events[i].Data, &p)
-			return p.Steps
-		}
+	var steps []agent.PlanStep
+	for _, e := range t.Events {
+		applyPlanEvent(&steps, e.Type, e.Data)
 	}
-	return nil
+	return steps
 }
 
 // errorText is the error the turn's result reports, if any.

@@ -138,6 +138,30 @@ func mdConversation(b *strings.Builder, t *exportTurn) {
 		enter("Assistant")
 		b.WriteString(note + "\n\n")
 	}
+	for _, note := range mdEndingNotes(t) {
+		enter("Assistant")
+		b.WriteString(note + "\n\n")
+	}
+}
+
+// mdEndingNotes name a limit the turn stopped at, and what its final text
+// is when it is not a clean answer (a draft the critic did not pass).
+func mdEndingNotes(t *exportTurn) []string {
+	var term agent.Termination
+	_ = json.Unmarshal(t.Termination, &term)
+	var res struct {
+		FinalNote string `json:"final_note"`
+	}
+	_ = json.Unmarshal(t.Result, &res)
+	var notes []string
+	if term.Kind.IsLimit() && t.State == StateCompleted {
+		d := term.Describe()
+		notes = append(notes, "_"+mdEscape(strings.ToUpper(d[:1])+d[1:])+"._")
+	}
+	if res.FinalNote != "" {
+		notes = append(notes, "_Note: "+mdEscape(res.FinalNote)+"_")
+	}
+	return notes
 }
 
 func mdUnstoredAnswer(t *exportTurn) string {

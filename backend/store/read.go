@@ -164,16 +164,44 @@ func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, err
 	return out, rows.Err()
 }
 
-// livePlan rebuilds the plan of a running turn from its events.
+// livePlan rebuilds the plan of a running turn from its events: the last
+// plan_generated, with the step_start and step_end events after it applied.
 func (db *DB) livePlan(ctx context.Context, turnID string) []agent.PlanStep {
-	var data string
-	err := db.reader.QueryRowContext(ctx, `SELECT data FROM events WHERE turn_id = ? AND type = 'plan_generated' ORDER BY seq DESC LIMIT 1`, turnID).Scan(&data)
+	rows, err := db.reader.QueryContext(ctx, `SELECT type, data FROM events WHERE turn_id = ? AND type IN ('plan_generated', 'step_start', 'step_end')
+		AND seq >= COALESCE((SELECT MAX(seq) FROM events WHERE turn_id = ? AND type = 'plan_generated'), 0) ORDER BY seq`, turnID, turnID)
 	if err != nil {
 		return nil
 	}
-	var p agent.PlanData
-	_ = json.Unmarshal([]byte(data), &p)
-	return p.Steps
+	defer rows.Close()
+	var steps []agent.PlanStep
+	for rows.Next() {
+		var typ, data string
+		if rows.Scan(&typ, &data) != nil {
+			return nil
+		}
+		applyPlanEvent(&steps, agent.EventType(typ), []byte(data))
+	}
+	return steps
+}
+
+// applyPlanEvent moves a plan along by one plan event.
+func applyPlanEvent(steps *[]agent.PlanStep, typ agent.EventType, data []byte) {
+	switch typ {
+	case agent.EventPlanGenerated:
+		var p agent.PlanData
+		_ = json.Unmarshal(data, &p)
+		*steps = append([]agent.PlanStep(nil), p.Steps...)
+	case agent.EventStepStart:
+		var d agent.StepStartData
+		if json.Unmarshal(data, &d) == nil && d.StepIndex >= 0 && d.StepIndex < len(*steps) {
+			(*steps)[d.StepIndex].Status = "running"
+		}
+	case agent.EventStepEnd:
+		var d agent.StepEndData
+		if json.Unmarshal(data, &d) == nil && d.StepIndex >= 0 && d.StepIndex < len(*steps) {
+			(*steps)[d.StepIndex].Status = map[bool]string{true: "done", false: "error"}[d.Success]
+		}
+	}
 }
 
 // EventsAfter returns a turn's events with seq > after, in order; limit 0
