@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,5 +157,107 @@ func TestReplayDoesNotWriteTheFile(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("the replay wrote the file again (%v)", err)
+	}
+}
+
+// A loop stopped at its step limit says so: in turns show --json, in the
+// turn_completed event, on run's stderr and in the Markdown export.
+func TestStepLimitedLoopSaysHowItEnded(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := newCmdEnv(t, srv.URL())
+	// A model that calls a tool forever, and answers once it is offered none.
+	srv.Respond(func(req llmtest.Request) llmtest.Reply {
+		if len(req.Tools) == 0 {
+			return llmtest.Reply{Chunks: llmtest.Text("Here is what I found so far.", 3)}
+		}
+		return llmtest.Reply{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, fmt.Sprintf("call_%d", req.Seq), "update_plan",
+			fmt.Sprintf(`{"steps":[{"title":"look %d","status":"running"}]}`, req.Seq), 2), "tool_calls")}
+	})
+	for _, mode := range []string{"json", "human"} {
+		t.Run(mode, func(t *testing.T) {
+			args := []string{"run", "--max-steps", "8", "Keep looking."}
+			if mode == "json" {
+				args = append([]string{"run", "--json"}, args[1:]...)
+			}
+			r := env.run(args...)
+			if r.code != 0 {
+				t.Fatalf("a limit with a concluding answer exits 0, got %d: %s", r.code, r.stderr)
+			}
+			var turn string
+			if mode == "json" {
+				lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+				var last struct {
+					TurnID string `json:"turn_id"`
+					Type   string `json:"type"`
+					Data   struct {
+						Termination struct {
+							Kind      string `json:"kind"`
+							Limit     int64  `json:"limit"`
+							Used      int64  `json:"used"`
+							Concluded bool   `json:"concluded"`
+						} `json:"termination"`
+						BudgetExhausted bool `json:"budget_exhausted"`
+						OK              bool `json:"ok"`
+					} `json:"data"`
+				}
+				json.Unmarshal([]byte(lines[len(lines)-1]), &last)
+				tm := last.Data.Termination
+				if last.Type != "turn_completed" || tm.Kind != "max_iterations_reached" || tm.Limit != 8 || tm.Used != 8 || !tm.Concluded || !last.Data.BudgetExhausted || !last.Data.OK {
+					t.Fatalf("turn_completed: %s", lines[len(lines)-1])
+				}
+				turn = last.TurnID
+			} else {
+				if strings.TrimSpace(r.stdout) != "Here is what I found so far." {
+					t.Fatalf("stdout is the answer only: %q", r.stdout)
+				}
+				if !strings.Contains(r.stderr, "stopped at the step limit: 8 of 8 model calls") {
+					t.Fatalf("stderr should name the limit:\n%s", r.stderr)
+				}
+				_, turn = turnIDOf(t, r.stderr)
+			}
+			v := env.showTurn(turn)
+			if v.State != "completed" || v.Termination.Kind != "max_iterations_reached" || v.Termination.Limit != 8 || v.Termination.Used != 8 ||
+				!v.Termination.Concluded || !v.BudgetExhausted || v.StepsUsed != 9 || v.FinalText != "Here is what I found so far." {
+				t.Fatalf("turns show --json: %+v", v)
+			}
+			human := env.run("turns", "show", turn)
+			if !strings.Contains(human.stdout, "stopped at the step limit: 8 of 8 model calls") || !strings.Contains(human.stdout, "then gave a concluding answer") {
+				t.Fatalf("turns show should name the limit:\n%s", human.stdout)
+			}
+		})
+	}
+	sessions := env.run("sessions", "list", "--json")
+	var list struct {
+		Sessions []struct{ ID string } `json:"sessions"`
+	}
+	json.Unmarshal([]byte(sessions.stdout), &list)
+	md := env.run("sessions", "export", list.Sessions[0].ID, "--format", "md")
+	if !strings.Contains(md.stdout, "Stopped at the step limit: 8 of 8 model calls") {
+		t.Fatalf("the Markdown export should name the limit:\n%s", md.stdout)
+	}
+}
+
+// Critique-revise in human mode: stdout is the final draft and nothing
+// else; the critic's JSON and the first draft go nowhere near it.
+func TestCritiqueReviseStdoutIsTheFinalDraft(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	env := newCmdEnv(t, srv.URL())
+	srv.Enqueue(
+		llmtest.Reply{Chunks: llmtest.Text("First draft: roses are red.", 3)},
+		llmtest.Reply{Chunks: llmtest.Text(`{"passed": false, "score": 0.4, "feedback": "Make it rhyme."}`, 4)},
+		llmtest.Reply{Chunks: llmtest.Text("Roses are red, violets are blue.", 3)},
+		llmtest.Reply{Chunks: llmtest.Text(`{"passed": true, "score": 0.9, "feedback": "Good."}`, 4)},
+	)
+	r := env.run("run", "--workflow", "critique-revise", "Write a two-line poem.")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if strings.TrimSpace(r.stdout) != "Roses are red, violets are blue." {
+		t.Fatalf("stdout should be the final draft only, got %q", r.stdout)
+	}
+	for _, want := range []string{"critic: FAIL (score 0.40) Make it rhyme.", "critic: PASS (score 0.90)", "revision 1 done"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Fatalf("stderr should show %q as progress:\n%s", want, r.stderr)
+		}
 	}
 }
