@@ -129,6 +129,10 @@ func (s *Service) SendMessage(req SendRequest) (TurnRef, error) {
 	if lim == (agent.Limits{}) {
 		lim = st.Limits
 	}
+	// A turn left running by a dead process must not refuse the message:
+	// mark it interrupted now, and tell the UIs (StartTurn would also
+	// recover it, but silently).
+	s.recoverOrphans(s.ctx(), req.SessionID)
 	return s.start(runner.Request{
 		SessionID: req.SessionID,
 		Message:   req.Message,
@@ -155,12 +159,36 @@ func (s *Service) start(req runner.Request) (TurnRef, error) {
 	return TurnRef{TurnID: h.TurnID, SessionID: h.SessionID}, nil
 }
 
-// StopTurn stops a running turn; stopping a finished turn does nothing.
+// StopTurn stops a running turn; stopping a finished turn does nothing. A
+// turn left running by a process that is gone is marked interrupted at
+// once; one that another live Agentdeck process runs cannot be stopped
+// from here (a Conflict that says where it runs).
 func (s *Service) StopTurn(turnID string) error {
 	if err := s.ready(); err != nil {
 		return err
 	}
-	return s.runner.Stop(turnID)
+	ctx := s.ctx()
+	own, err := s.db.TurnOwnership(ctx, turnID)
+	switch {
+	case apperr.CodeOf(err) == apperr.NotFound:
+		return nil
+	case err != nil:
+		return err
+	case own.State != store.StateRunning:
+		return nil
+	case own.Mine:
+		return s.runner.Stop(turnID)
+	case !own.Gone:
+		return apperr.New(apperr.Conflict, "This turn is running in another Agentdeck process (pid %d). Stop it there: Ctrl+C in its terminal, or Stop in its window.", own.Owner.PID)
+	}
+	ok, err := s.db.RecoverTurn(ctx, turnID)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.announce([]store.Orphan{{TurnID: turnID, SessionID: own.SessionID, OwnerPID: own.Owner.PID}})
+	}
+	return nil
 }
 
 // GetTurn loads a turn with its messages, stages, diagnostics, plan and

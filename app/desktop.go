@@ -16,8 +16,9 @@ import (
 
 // Event names on the Wails bus.
 const (
-	EventBatch    = "agentdeck:events"   // []Delivered
-	EventApproval = "agentdeck:approval" // PendingApproval
+	EventBatch        = "agentdeck:events"        // []Delivered
+	EventApproval     = "agentdeck:approval"      // PendingApproval
+	EventTurnsChanged = "agentdeck:turns_changed" // []TurnChange
 )
 
 // DesktopConfig is what the window needs beyond the Service.
@@ -28,7 +29,7 @@ type DesktopConfig struct {
 // RunDesktop opens the desktop window and blocks until it is closed. This
 // file is the only one in the repo that imports the Wails runtime.
 func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
-	var unsubscribe func()
+	var unsubscribe, unTurns func()
 	return wails.Run(&options.App{
 		Title:     "Agentdeck",
 		Width:     1280,
@@ -40,20 +41,24 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 		},
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		OnStartup: func(wctx context.Context) {
-			svc.startup(wctx)
 			// Coalesce before emitting: EventsEmit has no back-pressure
 			// and costs one JavaScript evaluation per call.
 			co := NewCoalescer(func(batch []Delivered) { runtime.EventsEmit(wctx, EventBatch, batch) }, 16*time.Millisecond)
 			if hub := svc.eventHub(); hub != nil {
 				unsubscribe = hub.Subscribe(func(e agent.Event) { _ = co.Emit(e) })
+				unTurns = hub.SubscribeTurns(func(c []TurnChange) { runtime.EventsEmit(wctx, EventTurnsChanged, c) })
 			}
 			svc.onApproval(func(p PendingApproval) { runtime.EventsEmit(wctx, EventApproval, p) })
+			// After the subscriptions: startup starts the watcher of dead
+			// processes' turns, whose first look is at once.
+			svc.startup(wctx)
 			svc.log.Info("window started")
 		},
 		OnShutdown: func(wctx context.Context) {
 			svc.shutdown()
 			if unsubscribe != nil {
 				unsubscribe()
+				unTurns()
 			}
 			svc.log.Info("window closed")
 		},

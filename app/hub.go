@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 // EventSource serves stored events (the store).
@@ -20,18 +21,31 @@ type EventSource interface {
 // To catch up without a gap or a duplicate a client subscribes first, then
 // asks EventsAfter(last seq it has), and drops any event whose seq it has
 // already seen.
+//
+// Beside the events, it tells UIs about turns whose state changed without
+// an event (TurnChange): a dead process's turn marked interrupted.
 type Hub struct {
 	store EventSource
 
-	mu   sync.Mutex
-	live map[string][]agent.Event // running turns' events so far
-	subs map[int]func(agent.Event)
-	next int
+	mu       sync.Mutex
+	live     map[string][]agent.Event // running turns' events so far
+	subs     map[int]func(agent.Event)
+	turnSubs map[int]func([]TurnChange)
+	next     int
+}
+
+// TurnChange says that a turn's stored state changed with no event of its
+// own: its process died (kill -9, a crash) and this process marked it
+// interrupted. A UI that shows the turn or its session reloads them.
+type TurnChange struct {
+	TurnID    string          `json:"turn_id"`
+	SessionID string          `json:"session_id"`
+	State     store.TurnState `json:"state"`
 }
 
 // NewHub returns a Hub over the stored events.
 func NewHub(store EventSource) *Hub {
-	return &Hub{store: store, live: map[string][]agent.Event{}, subs: map[int]func(agent.Event){}}
+	return &Hub{store: store, live: map[string][]agent.Event{}, subs: map[int]func(agent.Event){}, turnSubs: map[int]func([]TurnChange){}}
 }
 
 // Sink returns the sink for one running turn.
@@ -73,6 +87,37 @@ func (h *Hub) Subscribe(fn func(agent.Event)) (unsubscribe func()) {
 		h.mu.Lock()
 		delete(h.subs, id)
 		h.mu.Unlock()
+	}
+}
+
+// SubscribeTurns calls fn with every batch of turn changes until the
+// returned function is called. fn must not block.
+func (h *Hub) SubscribeTurns(fn func([]TurnChange)) (unsubscribe func()) {
+	h.mu.Lock()
+	id := h.next
+	h.next++
+	h.turnSubs[id] = fn
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		delete(h.turnSubs, id)
+		h.mu.Unlock()
+	}
+}
+
+// TurnsChanged tells every turn subscriber about changes.
+func (h *Hub) TurnsChanged(changes []TurnChange) {
+	if len(changes) == 0 {
+		return
+	}
+	h.mu.Lock()
+	subs := make([]func([]TurnChange), 0, len(h.turnSubs))
+	for _, s := range h.turnSubs {
+		subs = append(subs, s)
+	}
+	h.mu.Unlock()
+	for _, s := range subs {
+		s(changes)
 	}
 }
 

@@ -106,6 +106,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
+		s.svc.shutdown()
 		return err
 	case <-ctx.Done():
 		s.svc.shutdown()
@@ -234,8 +235,8 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(result)
 }
 
-// events streams event batches and approval requests as server-sent
-// events. A client that cannot keep up is disconnected rather than slowing
+// events streams event batches, approval requests and turn changes as
+// server-sent events. A client that cannot keep up is disconnected rather than slowing
 // the turn; it reconnects and fetches what it missed with EventsAfter.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
@@ -252,6 +253,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer unsub()
 	unApprove := s.svc.onApproval(func(p PendingApproval) { q.push(map[string]any{"kind": "approval", "approval": p}) })
 	defer unApprove()
+	unTurns := hub.SubscribeTurns(func(c []TurnChange) { q.push(TurnsChangedMessage{Kind: "turns_changed", Turns: c}) })
+	defer unTurns()
 	fmt.Fprint(w, ": connected\n\n")
 	fl.Flush()
 	keepAlive := time.NewTicker(15 * time.Second)
@@ -273,6 +276,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 			fl.Flush()
 		}
 	}
+}
+
+// TurnsChangedMessage is the stream's message for turns whose state
+// changed without an event (see TurnChange): {"kind":"turns_changed",
+// "turns":[{"turn_id":..., "session_id":..., "state":"interrupted"}]}.
+type TurnsChangedMessage struct {
+	Kind  string       `json:"kind"`
+	Turns []TurnChange `json:"turns"`
 }
 
 // sendQueue is a bounded queue between the event producers and one client.

@@ -38,7 +38,18 @@ type Service struct {
 
 	mu      sync.Mutex
 	baseCtx context.Context
+
+	// The watcher of turns whose process died (see watchOrphans).
+	orphanEvery time.Duration
+	stopWatch   context.CancelFunc
+	watchDone   chan struct{}
 }
+
+// OrphanCheckInterval is how often a running window or serve looks for
+// turns whose process died (a killed `agentdeck run`): such a turn shows
+// as running and blocks its session until someone marks it interrupted.
+// Under 5 s, so a person never waits long for it.
+const OrphanCheckInterval = 2 * time.Second
 
 // Config holds what a Service is built from.
 type Config struct {
@@ -58,6 +69,9 @@ type Config struct {
 	// ReadyFile, if set, receives the UI's ready report as JSON. The window
 	// smoke test uses it to learn that the page rendered and called Go.
 	ReadyFile string
+	// OrphanCheck is how often to look for turns of dead processes; zero:
+	// OrphanCheckInterval.
+	OrphanCheck time.Duration
 }
 
 // MCPSource reports and reloads the MCP servers.
@@ -78,7 +92,10 @@ func NewService(cfg Config) *Service {
 		wf = func() ([]*workflow.Definition, []workflow.Problem) { return workflow.Builtins(), nil }
 	}
 	s := &Service{log: log, info: cfg.Info, db: cfg.DB, dbPath: cfg.DBPath, dbErr: cfg.DBErr, readyFile: cfg.ReadyFile,
-		runner: cfg.Runner, secrets: cfg.Secrets, workflows: wf, mcp: cfg.MCP, baseCtx: context.Background()}
+		runner: cfg.Runner, secrets: cfg.Secrets, workflows: wf, mcp: cfg.MCP, baseCtx: context.Background(), orphanEvery: cfg.OrphanCheck}
+	if s.orphanEvery <= 0 {
+		s.orphanEvery = OrphanCheckInterval
+	}
 	if cfg.DB != nil {
 		s.hub = NewHub(cfg.DB)
 	}
@@ -93,18 +110,73 @@ func (s *Service) eventHub() *Hub { return s.hub }
 func (s *Service) onApproval(fn func(PendingApproval)) func() { return s.approvals.listen(fn) }
 
 // startup is called once the UI runtime exists; ctx lives until Shutdown.
+// It starts the watcher of dead processes' turns.
 func (s *Service) startup(ctx context.Context) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.baseCtx = ctx
-	s.mu.Unlock()
+	if s.db == nil || s.hub == nil || s.watchDone != nil {
+		return
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	s.stopWatch, s.watchDone = cancel, make(chan struct{})
+	go s.watchOrphans(wctx, s.watchDone)
 }
 
-// shutdown stops running turns as if Stop had been pressed and waits for
-// them to be stored, at most 1.5 s, so quitting takes under 2 s.
+// shutdown stops the watcher, then stops running turns as if Stop had been
+// pressed and waits for them to be stored, at most 1.5 s, so quitting
+// takes under 2 s.
 func (s *Service) shutdown() {
+	s.mu.Lock()
+	stop, done := s.stopWatch, s.watchDone
+	s.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-done
+	}
 	if s.runner != nil {
 		s.runner.StopAll(1500 * time.Millisecond)
 	}
+}
+
+// watchOrphans marks interrupted, now and every orphanEvery, the turns
+// whose process died, and tells the UIs. Another window, serve or run
+// using the same database is alive: its turns are left alone.
+func (s *Service) watchOrphans(ctx context.Context, done chan<- struct{}) {
+	defer close(done)
+	tick := time.NewTicker(s.orphanEvery)
+	defer tick.Stop()
+	for {
+		s.recoverOrphans(ctx, "")
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// recoverOrphans marks interrupted the turns of dead processes (in one
+// session, or all when sessionID is empty) and tells the UIs.
+func (s *Service) recoverOrphans(ctx context.Context, sessionID string) {
+	got, err := s.db.RecoverOrphans(ctx, sessionID)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("marking the turns of stopped processes interrupted", "err", err)
+	}
+	s.announce(got)
+}
+
+// announce tells the UIs that these turns are now interrupted.
+func (s *Service) announce(orphans []store.Orphan) {
+	if len(orphans) == 0 {
+		return
+	}
+	changes := make([]TurnChange, len(orphans))
+	for i, o := range orphans {
+		changes[i] = TurnChange{TurnID: o.TurnID, SessionID: o.SessionID, State: store.StateInterrupted}
+		s.log.Info("turn interrupted: its process is gone", "turn", o.TurnID, "session", o.SessionID, "pid", o.OwnerPID)
+	}
+	s.hub.TurnsChanged(changes)
 }
 
 func (s *Service) ctx() context.Context {

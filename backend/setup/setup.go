@@ -81,11 +81,10 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 		ModelCalls: opts.ModelCalls,
 		Logger:     log,
 	})
-	if n, err := db.RecoverInterrupted(ctx); err != nil {
-		log.Error("recovering interrupted turns", "err", err)
-	} else if n > 0 {
-		log.Info("recovered interrupted turns", "count", n)
-	}
+	// Turns left running by a dead process are not recovered here: the
+	// command line does it whenever it opens the database, and a window or
+	// serve keeps doing it while it runs (app.Service), so that the engine
+	// never blocks a session on a dead turn.
 	return e, nil
 }
 
