@@ -196,8 +196,11 @@ type (
 		From string `json:"from"`
 		To   string `json:"to"`
 	}
+	// HandoffEndData comes after the agent handed to has run.
 	HandoffEndData struct {
-		To string `json:"to"`
+		To            string  `json:"to"`
+		Outcome       Outcome `json:"outcome,omitempty"`
+		TargetStageID string  `json:"target_stage_id,omitempty"`
 	}
 	ReflectionStartData struct {
 		Iteration int `json:"iteration"`
@@ -236,7 +239,7 @@ type (
 		Title string          `json:"title"`
 	}
 	ErrorData struct {
-		Source  string `json:"source"` // llm, tool, guard, config, internal
+		Source  string `json:"source"` // llm, tool, guard, config, limit, workflow, internal
 		Message string `json:"message"`
 	}
 	FinalAnswerData struct {

@@ -54,9 +54,11 @@ type Termination struct {
 	// Call is the call a stall repeated.
 	Call *RepeatedCall `json:"call,omitempty"`
 	// Stage names the stage that reached the limit, on a turn's termination.
-	Stage      string            `json:"stage,omitempty"`
-	Error      string            `json:"error,omitempty"`
-	Reason     string            `json:"reason,omitempty"`
+	Stage  string `json:"stage,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Reason string `json:"reason,omitempty"`
+	// Properties carry extra detail; "counts" names what a workflow's
+	// loop limit counts ("revisions", "iterations") when it is not steps.
 	Properties map[string]string `json:"properties,omitempty"`
 }
 
@@ -104,9 +106,14 @@ func (t Termination) Describe() string {
 	var s string
 	switch t.Kind {
 	case TermMaxIterations:
-		s = fmt.Sprintf("stopped at the step limit: %d of %d model calls", t.Used, t.Limit)
-		if t.Limit == 0 {
+		switch counts := t.Properties["counts"]; {
+		case counts != "":
+			// A workflow's own loop: revisions, iterations.
+			s = fmt.Sprintf("stopped at the limit of %d %s", t.Limit, counts)
+		case t.Limit == 0:
 			s = fmt.Sprintf("stopped at the iteration limit after %d iterations", t.Used)
+		default:
+			s = fmt.Sprintf("stopped at the step limit: %d of %d model calls", t.Used, t.Limit)
 		}
 	case TermMaxToolCalls:
 		s = fmt.Sprintf("stopped at the tool-call limit: %d of %d tool calls", t.Used, t.Limit)

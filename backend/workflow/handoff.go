@@ -12,14 +12,9 @@ import (
 )
 
 // HandoffEndData is the data of handoff_end, emitted once the agent handed
-// to has run: agent.HandoffEndData's "to", with that agent's outcome and
-// stage. The event's stage_id is the stage that handed over, as on
-// handoff_start.
-type HandoffEndData struct {
-	To            string        `json:"to"`
-	Outcome       agent.Outcome `json:"outcome"`
-	TargetStageID string        `json:"target_stage_id"`
-}
+// to has run, with that agent's outcome and stage. The event's stage_id is
+// the stage that handed over, as on handoff_start.
+type HandoffEndData = agent.HandoffEndData
 
 // execHandoff: a triage agent with a transfer tool per specialist; a
 // transfer hands the conversation to the specialist, up to MaxHandoffs.
