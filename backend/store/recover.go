@@ -76,8 +76,9 @@ func (db *DB) RecoverInterrupted(ctx context.Context) (int, error) {
 
 // Ownership says who runs a turn.
 type Ownership struct {
-	State TurnState
-	Owner Owner
+	SessionID string
+	State     TurnState
+	Owner     Owner
 	// Mine: this process runs it. Gone: it is running and its owner
 	// process is gone (an orphan).
 	Mine, Gone bool
@@ -86,7 +87,8 @@ type Ownership struct {
 // TurnOwnership reports a turn's state and, while it runs, its owner.
 func (db *DB) TurnOwnership(ctx context.Context, turnID string) (Ownership, error) {
 	var o Ownership
-	err := db.reader.QueryRowContext(ctx, `SELECT state, owner_pid, owner_start FROM turns WHERE id = ?`, turnID).Scan(&o.State, &o.Owner.PID, &o.Owner.Start)
+	err := db.reader.QueryRowContext(ctx, `SELECT session_id, state, owner_pid, owner_start FROM turns WHERE id = ?`, turnID).
+		Scan(&o.SessionID, &o.State, &o.Owner.PID, &o.Owner.Start)
 	if errors.Is(err, sql.ErrNoRows) {
 		return o, apperr.New(apperr.NotFound, "There is no turn %s.", turnID)
 	}
