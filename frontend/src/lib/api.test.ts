@@ -228,3 +228,35 @@ describe('subscribe in a browser', () => {
     expect(es.closed).toBe(true);
   });
 });
+
+describe('turns changed', () => {
+  it('reaches the window from the Wails event', () => {
+    const handlers = new Map<string, (...d: unknown[]) => void>();
+    const rt = { EventsOn: vi.fn((name: string, fn: (...d: unknown[]) => void) => void handlers.set(name, fn)) };
+    const onTurnsChanged = vi.fn();
+    wailsBackend({}, rt).subscribe(vi.fn(), vi.fn(), undefined, onTurnsChanged);
+    const changes = [{ turn_id: 't1', session_id: 's1', state: 'interrupted' }];
+    handlers.get('agentdeck:turns_changed')!(changes);
+    handlers.get('agentdeck:turns_changed')!(null);
+    expect(onTurnsChanged).toHaveBeenCalledTimes(1);
+    expect(onTurnsChanged).toHaveBeenCalledWith(changes);
+  });
+
+  it('reaches a browser as a turns_changed message on the event stream', () => {
+    let stream: { onmessage: ((e: MessageEvent) => void) | null } = { onmessage: null };
+    const open = (_u: string) => {
+      const es = { onmessage: null, onerror: null, onopen: null, close: vi.fn() };
+      stream = es;
+      return es;
+    };
+    const onBatch = vi.fn();
+    const onTurnsChanged = vi.fn();
+    httpBackend(new URL('http://x/?token=t'), vi.fn(), memoryStorage(), open).subscribe(onBatch, vi.fn(), undefined, onTurnsChanged);
+    const turns = [{ turn_id: 't1', session_id: 's1', state: 'interrupted' }];
+    stream.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ kind: 'turns_changed', turns }) }));
+    stream.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ kind: 'turns_changed', turns: null }) }));
+    expect(onTurnsChanged).toHaveBeenCalledTimes(1);
+    expect(onTurnsChanged).toHaveBeenCalledWith(turns);
+    expect(onBatch).not.toHaveBeenCalled();
+  });
+});

@@ -30,6 +30,7 @@ import type {
   TestReply,
   TurnDetail,
   TurnPage,
+  TurnChange,
   TurnRef,
   VersionInfo,
   WorkflowList,
@@ -41,6 +42,7 @@ export type * from './types';
 /** Event names on the Wails bus (app/desktop.go). */
 export const EVENT_BATCH = 'agentdeck:events';
 export const EVENT_APPROVAL = 'agentdeck:approval';
+export const EVENT_TURNS_CHANGED = 'agentdeck:turns_changed';
 
 export interface Backend {
   readonly kind: 'wails' | 'http';
@@ -78,9 +80,16 @@ export interface Backend {
   /**
    * Starts the one event subscription. onResync, if given, is called when
    * the stream reconnected after a drop: events may have been missed.
-   * Returns the function that ends it.
+   * onTurnsChanged, if given, hears of turns whose state changed with no
+   * event (a dead process's turn marked interrupted). Returns the function
+   * that ends it.
    */
-  subscribe(onBatch: (batch: Delivered[]) => void, onApproval: (p: PendingApproval) => void, onResync?: () => void): () => void;
+  subscribe(
+    onBatch: (batch: Delivered[]) => void,
+    onApproval: (p: PendingApproval) => void,
+    onResync?: () => void,
+    onTurnsChanged?: (changes: TurnChange[]) => void,
+  ): () => void;
   /** Opens a link outside the app; the app window never navigates. */
   openURL(url: string): void;
   /**
@@ -143,11 +152,12 @@ export function wailsBackend(b: Binding, rt?: WailsRuntime, win?: Pick<Window, '
   return {
     ...methods(call),
     kind: 'wails',
-    subscribe(onBatch, onApproval) {
+    subscribe(onBatch, onApproval, _onResync, onTurnsChanged) {
       if (!rt) return () => {};
       const offs = [
         rt.EventsOn(EVENT_BATCH, (batch) => onBatch(Array.isArray(batch) ? (batch as Delivered[]) : [])),
         rt.EventsOn(EVENT_APPROVAL, (p) => p && onApproval(p as PendingApproval)),
+        rt.EventsOn(EVENT_TURNS_CHANGED, (c) => Array.isArray(c) && c.length > 0 && onTurnsChanged?.(c as TurnChange[])),
       ];
       return () => {
         for (const off of offs) if (typeof off === 'function') off();
@@ -175,7 +185,10 @@ interface EventSourceLike {
   close(): void;
 }
 
-type StreamMessage = { kind: 'events'; batch: Delivered[] | null } | { kind: 'approval'; approval: PendingApproval };
+type StreamMessage =
+  | { kind: 'events'; batch: Delivered[] | null }
+  | { kind: 'approval'; approval: PendingApproval }
+  | { kind: 'turns_changed'; turns: TurnChange[] | null };
 
 export function httpBackend(
   url: URL,
@@ -212,7 +225,7 @@ export function httpBackend(
   return {
     ...methods(call),
     kind: 'http',
-    subscribe(onBatch, onApproval, onResync) {
+    subscribe(onBatch, onApproval, onResync, onTurnsChanged) {
       if (!openStream) return () => {};
       const es = openStream(`/api/events?token=${encodeURIComponent(token)}`);
       let dropped = false;
@@ -225,6 +238,7 @@ export function httpBackend(
         }
         if (msg.kind === 'events') onBatch(msg.batch ?? []);
         else if (msg.kind === 'approval' && msg.approval) onApproval(msg.approval);
+        else if (msg.kind === 'turns_changed' && msg.turns?.length) onTurnsChanged?.(msg.turns);
       };
       // EventSource reconnects by itself; whatever was sent meanwhile is
       // lost, so the stores catch up from the last seq they have.

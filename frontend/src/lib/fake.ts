@@ -17,11 +17,12 @@ import type {
   SearchHit,
   Session,
   Settings,
+  TurnChange,
   TurnDetail,
   WorkflowList,
 } from './types';
 
-type Subscriber = { onBatch: (b: Delivered[]) => void; onApproval: (p: PendingApproval) => void };
+type Subscriber = { onBatch: (b: Delivered[]) => void; onApproval: (p: PendingApproval) => void; onTurnsChanged?: (c: TurnChange[]) => void };
 
 interface Running {
   turn: TurnDetail;
@@ -105,6 +106,23 @@ export class FakeBackend implements Backend {
 
   emitApproval(p: PendingApproval) {
     for (const s of this.subs) s.onApproval(p);
+  }
+
+  /** Adds a turn another process runs: stored as running, with no live events here. */
+  addForeignTurn(sessionId: string, message: string): TurnDetail {
+    return this.newTurn(sessionId, message, 'chat');
+  }
+
+  /**
+   * The process running a foreign turn died: the Go side marks it
+   * interrupted, keeping the answer so far, and announces the change.
+   */
+  interruptForeignTurn(turnId: string, partial: string) {
+    const t = this.turns.get(turnId);
+    if (!t) throw new Error(`no turn ${turnId}`);
+    Object.assign(t, { state: 'interrupted', final_text: partial, outcome: 'failed', termination: { kind: 'interrupted' }, completed_at: this.now().toISOString() });
+    const changes: TurnChange[] = [{ turn_id: t.id, session_id: t.session_id, state: 'interrupted' }];
+    for (const s of this.subs) s.onTurnsChanged?.(changes);
   }
 
   /** Adds a finished turn built by running a script at once. */
@@ -368,8 +386,8 @@ export class FakeBackend implements Backend {
     this.log('uiReady');
   }
 
-  subscribe(onBatch: (b: Delivered[]) => void, onApproval: (p: PendingApproval) => void) {
-    const s = { onBatch, onApproval };
+  subscribe(onBatch: (b: Delivered[]) => void, onApproval: (p: PendingApproval) => void, _onResync?: () => void, onTurnsChanged?: (c: TurnChange[]) => void) {
+    const s = { onBatch, onApproval, onTurnsChanged };
     this.subs.add(s);
     return () => void this.subs.delete(s);
   }

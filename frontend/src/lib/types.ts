@@ -340,6 +340,16 @@ export interface Delivered extends AgentEvent {
   first_seq: number;
 }
 
+/**
+ * A turn whose stored state changed with no event of its own: the process
+ * running it died and the backend marked it interrupted (app/hub.go).
+ */
+export interface TurnChange {
+  turn_id: string;
+  session_id: string;
+  state: TurnState;
+}
+
 // Event payloads, one per type.
 export interface TokenData { text: string }
 export interface ThinkEndData { prompt_tokens: number; completion_tokens: number }

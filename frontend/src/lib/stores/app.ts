@@ -3,7 +3,7 @@
 // it from the Svelte context (see context.ts).
 import { get, writable } from 'svelte/store';
 import { messageOf, type Backend } from '../api';
-import type { AgentEvent, Provider, RerunOptions, Status, Turn } from '../types';
+import type { AgentEvent, Provider, RerunOptions, Status, Turn, TurnChange } from '../types';
 import { createApprovals } from './approvals';
 import { createConversation } from './conversation';
 import { EventPipeline, type PipelineOptions } from './pipeline';
@@ -65,6 +65,20 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     }
   }
 
+  // Turns whose process died were marked interrupted by the backend, with
+  // no event: reload what shows them (the list, the open session, the
+  // turns' views).
+  async function onTurnsChanged(changes: readonly TurnChange[]) {
+    const open = get(conversation).session?.id;
+    const work: Promise<unknown>[] = [sessions.refresh()];
+    if (open && changes.some((c) => c.session_id === open)) work.push(conversation.reloadTurns());
+    for (const c of changes) {
+      approvals.clearTurn(c.turn_id);
+      work.push(pipeline.reload(c.turn_id));
+    }
+    await Promise.all(work);
+  }
+
   let unsubscribe: (() => void) | null = null;
 
   function toast(message: string) {
@@ -95,6 +109,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         (batch) => pipeline.ingest(batch),
         (p) => approvals.add(p),
         () => pipeline.resync(),
+        (changes) => void onTurnsChanged(changes),
       );
       void approvals.load();
       void sessions.refresh();

@@ -67,6 +67,26 @@ export function createConversation(backend: ConversationBackend) {
       }
     },
 
+    /**
+     * Loads the newest page of the open session's turns again, keeping the
+     * older ones already paged in: turns changed with no event (a dead
+     * process's turn was marked interrupted).
+     */
+    async reloadTurns() {
+      const cur = get(state);
+      if (!cur.session) return;
+      const gen = generation;
+      try {
+        const page = await backend.listTurns(cur.session.id, { limit: PAGE });
+        if (gen !== generation) return;
+        const fresh = [...(page.turns ?? [])].reverse();
+        const first = fresh[0]?.seq ?? Infinity;
+        state.update((s) => ({ ...s, turns: [...s.turns.filter((t) => t.seq < first), ...fresh] }));
+      } catch (err) {
+        if (gen === generation) state.update((s) => ({ ...s, error: messageOf(err) }));
+      }
+    },
+
     /** The session was created (first message of a draft) or changed. */
     adopt(session: Session) {
       state.update((s) => ({ ...s, session }));

@@ -111,6 +111,23 @@ export class EventPipeline {
     return e.busy;
   }
 
+  /**
+   * Loads a tracked turn again from the store: its state changed with no
+   * event (its process died and it was marked interrupted). A turn not
+   * loaded yet needs nothing: it is fetched fresh when shown.
+   */
+  reload(id: string): Promise<void> {
+    const e = this.entries.get(id);
+    if (!e) return Promise.resolve();
+    if (e.busy) return e.busy.then(() => this.reload(id));
+    if (!e.view.loaded && e.lastSeq === 0) return Promise.resolve();
+    e.view = { ...e.view, loaded: false };
+    e.lastSeq = 0;
+    e.pending = [];
+    this.dirty.delete(e);
+    return this.load(id);
+  }
+
   /** After the stream reconnected: running turns fetch what they missed. */
   resync() {
     for (const e of this.entries.values()) {
