@@ -93,7 +93,7 @@ func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
 			name: "sessions show",
 			args: func(s, _ string) []string { return []string{"sessions", "show", s} },
 			check: func(t *testing.T, out, _ string) {
-				if !strings.Contains(out, "[interrupted, ") || !strings.Contains(out, partialAnswer) || strings.Contains(out, "running") {
+				if !strings.Contains(out, "[interrupted") || !strings.Contains(out, partialAnswer) || strings.Contains(out, "running") {
 					t.Fatalf("sessions show:\n%s", out)
 				}
 			},
