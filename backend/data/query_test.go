@@ -134,13 +134,13 @@ func TestQueryPoolIsReadOnly(t *testing.T) {
 func TestQueryTimesOut(t *testing.T) {
 	d := mustOpen(t)
 	d.SetLimits(Limits{QueryTimeout: 100 * time.Millisecond})
-	start := time.Now()
+	// An endless query: only the timeout can end it (the test's own
+	// timeout catches one that never fires).
 	_, err := d.Query(context.Background(), "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c")
 	wantAppErr(t, err, apperr.Invalid, "ran longer than 100ms", "LIMIT", "aggregate")
-	if el := time.Since(start); el > 3*time.Second {
-		t.Fatalf("the query stopped after %v", el)
-	}
-	// The pool still works after an interrupt.
+	// The pool still works after an interrupt. A loaded machine may take
+	// longer than 100 ms even for this, so the limit goes back to normal.
+	d.SetLimits(Limits{})
 	if res := mustQuery(t, d, "SELECT 1"); len(res.Rows) != 1 {
 		t.Fatalf("after the timeout: %v", res)
 	}
