@@ -132,7 +132,9 @@ func (s *Service) SendMessage(req SendRequest) (TurnRef, error) {
 	// A turn left running by a dead process must not refuse the message:
 	// mark it interrupted now, and tell the UIs (StartTurn would also
 	// recover it, but silently).
-	s.recoverOrphans(s.ctx(), req.SessionID)
+	if req.SessionID != "" {
+		s.recoverOrphans(s.ctx(), req.SessionID)
+	}
 	return s.start(runner.Request{
 		SessionID: req.SessionID,
 		Message:   req.Message,
