@@ -236,8 +236,9 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 }
 
 // events streams event batches, approval requests and turn changes as
-// server-sent events. A client that cannot keep up is disconnected rather than slowing
-// the turn; it reconnects and fetches what it missed with EventsAfter.
+// server-sent events. A client that cannot keep up is disconnected rather
+// than slowing the turn; it reconnects and fetches what it missed with
+// EventsAfter.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	hub := s.svc.eventHub()
