@@ -251,36 +251,42 @@ func (s *Service) rerun(turnID string, opts RerunOptions, replay bool) (TurnRef,
 	if err != nil {
 		return TurnRef{}, err
 	}
-	history, err := s.db.History(ctx, sess.ID, orig.Seq)
-	if err != nil {
-		return TurnRef{}, err
-	}
-	kind, capture := "Re-run", llm.CaptureRecord
+	kind := "Re-run"
 	if replay {
-		kind, capture = "Replay", llm.CaptureReplay
+		kind = "Replay"
 	}
 	settings, _ := json.Marshal(map[string]any{"source_turn_id": turnID, "kind": strings.ToLower(kind)})
 	copySess, err := s.db.CreateSession(ctx, store.Session{
-		Title:    kind + " of " + sess.Title + " #" + itoa(orig.Seq),
-		Provider: firstOf(opts.Provider, sess.Provider),
-		Model:    firstOf(opts.Model, orig.Model, sess.Model),
-		Workflow: firstOf(opts.Workflow, orig.Workflow, sess.Workflow),
-		Settings: settings,
+		Title:     kind + " of " + sess.Title + " #" + itoa(orig.Seq),
+		Provider:  firstOf(opts.Provider, sess.Provider),
+		Model:     firstOf(opts.Model, orig.Model, sess.Model),
+		Workflow:  firstOf(opts.Workflow, orig.Workflow, sess.Workflow),
+		Workspace: sess.Workspace,
+		Settings:  settings,
 	})
 	if err != nil {
 		return TurnRef{}, err
 	}
-	if history == nil {
-		history = []llm.Message{}
+	req := runner.Request{SessionID: copySess.ID, Approver: s.approvals}
+	if replay {
+		// The turn's own recordings, workflow, limits and approvals.
+		req.Replay = &runner.Replay{TurnID: orig.ID}
+	} else {
+		history, err := s.db.History(ctx, sess.ID, orig.Seq)
+		if err != nil {
+			return TurnRef{}, err
+		}
+		if history == nil {
+			history = []llm.Message{}
+		}
+		req.Message, req.History, req.Capture, req.Limits = orig.UserMessage, history, llm.CaptureRecord, s.settings().Limits
 	}
-	return s.start(runner.Request{
-		SessionID: copySess.ID,
-		Message:   orig.UserMessage,
-		Capture:   capture,
-		Approver:  s.approvals,
-		History:   history,
-		Limits:    s.settings().Limits,
-	})
+	ref, err := s.start(req)
+	if err != nil {
+		// A replay that cannot start leaves no empty session behind.
+		_ = s.db.DeleteSession(context.WithoutCancel(ctx), copySess.ID)
+	}
+	return ref, err
 }
 
 // ExportReply is an exported session.

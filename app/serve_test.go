@@ -124,7 +124,7 @@ func TestServePageLoadSetsACookieAndStreamsEvents(t *testing.T) {
 
 	sc := bufio.NewScanner(ev.Body)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	deadline := time.After(10 * time.Second)
+	deadline := time.After(waitTimeout) // catches a hang only
 	got := make(chan string)
 	go func() {
 		var text strings.Builder

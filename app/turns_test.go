@@ -17,9 +17,10 @@ import (
 // fixture is a Service over a real database and engine, with a scripted
 // model server as its only provider.
 type fixture struct {
-	svc *Service
-	srv *llmtest.Server
-	db  *store.DB
+	svc   *Service
+	srv   *llmtest.Server
+	db    *store.DB
+	watch *watch // every live event, from before the first turn
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -30,7 +31,61 @@ func newFixture(t *testing.T) *fixture {
 	if err := svc.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}}); err != nil {
 		t.Fatal(err)
 	}
-	return &fixture{svc: svc, srv: srv, db: db}
+	w := newWatch()
+	t.Cleanup(svc.eventHub().Subscribe(w.add))
+	return &fixture{svc: svc, srv: srv, db: db, watch: w}
+}
+
+// waitTimeout bounds one wait for an event; it only catches a hang.
+const waitTimeout = 2 * time.Minute
+
+// watch keeps the live events of every turn and wakes whoever waits on
+// them at each new one: tests wait for the event, never poll a clock.
+type watch struct {
+	mu      sync.Mutex
+	byTurn  map[string][]agent.Event
+	changed chan struct{} // closed and replaced at every event
+}
+
+func newWatch() *watch {
+	return &watch{byTurn: map[string][]agent.Event{}, changed: make(chan struct{})}
+}
+
+func (w *watch) add(e agent.Event) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.byTurn[e.TurnID] = append(w.byTurn[e.TurnID], e)
+	close(w.changed)
+	w.changed = make(chan struct{})
+}
+
+func (w *watch) get(turn string) []agent.Event {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return append([]agent.Event(nil), w.byTurn[turn]...)
+}
+
+// until waits until cond holds for the turn's events and returns them.
+func (w *watch) until(t *testing.T, turn, what string, cond func([]agent.Event) bool) []agent.Event {
+	t.Helper()
+	timeout := time.After(waitTimeout)
+	for {
+		w.mu.Lock()
+		evs, ch := append([]agent.Event(nil), w.byTurn[turn]...), w.changed
+		w.mu.Unlock()
+		if cond(evs) {
+			return evs
+		}
+		select {
+		case <-ch:
+		case <-timeout:
+			t.Fatalf("turn %s: %s never happened", turn, what)
+		}
+	}
+}
+
+func ended(evs []agent.Event) bool {
+	return len(evs) > 0 && evs[len(evs)-1].Type == agent.EventTurnCompleted
 }
 
 func (f *fixture) session(t *testing.T, title string) store.Session {
@@ -42,37 +97,16 @@ func (f *fixture) session(t *testing.T, title string) store.Session {
 	return s
 }
 
-// waitTurn waits until a turn is stored in a final state.
+// waitTurn waits for a turn's turn_completed, which goes out after its
+// result is stored, and returns the stored turn.
 func (f *fixture) waitTurn(t *testing.T, turnID string) store.TurnDetail {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		d, err := f.svc.GetTurn(turnID, true)
-		if err == nil && d.State != store.StateRunning {
-			return d
-		}
-		time.Sleep(5 * time.Millisecond)
+	f.watch.until(t, turnID, "turn_completed", ended)
+	d, err := f.svc.GetTurn(turnID, false)
+	if err != nil || d.State == store.StateRunning {
+		t.Fatalf("turn %s after turn_completed: %+v %v", turnID, d.Turn, err)
 	}
-	t.Fatalf("turn %s did not finish", turnID)
-	return store.TurnDetail{}
-}
-
-// collector gathers delivered events per turn, as a UI would.
-type collector struct {
-	mu     sync.Mutex
-	byTurn map[string][]agent.Event
-}
-
-func (c *collector) add(e agent.Event) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.byTurn[e.TurnID] = append(c.byTurn[e.TurnID], e)
-}
-
-func (c *collector) get(turn string) []agent.Event {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return append([]agent.Event(nil), c.byTurn[turn]...)
+	return d
 }
 
 func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
@@ -81,9 +115,6 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 		last := r.Messages[len(r.Messages)-1].Content
 		return llmtest.Reply{Chunks: llmtest.Text("answer to "+last, 20), Delay: 10 * time.Millisecond}
 	})
-	col := &collector{byTurn: map[string][]agent.Event{}}
-	unsub := f.svc.eventHub().Subscribe(col.add)
-	defer unsub()
 	a, b := f.session(t, "A"), f.session(t, "B")
 	ra, err := f.svc.SendMessage(SendRequest{SessionID: a.ID, Message: "alpha"})
 	if err != nil {
@@ -101,8 +132,7 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 		t.Fatalf("final texts %q / %q", da.FinalText, db.FinalText)
 	}
 	for _, ref := range []TurnRef{ra, rb} {
-		// The result is stored before the ending events go out; wait for them.
-		evs := waitEnded(t, func() []agent.Event { return col.get(ref.TurnID) })
+		evs := f.watch.get(ref.TurnID)
 		for i, e := range evs {
 			if e.SessionID != ref.SessionID || e.Seq != int64(i+1) {
 				t.Fatalf("turn %s event %d: session %s seq %d", ref.TurnID, i, e.SessionID, e.Seq)
@@ -140,23 +170,24 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	// First connection: sees some events, then drops.
-	first := waitEvents(t, f.svc, ref.TurnID, 30)
-	lastSeq := first[len(first)-1].Seq
+	first := f.watch.until(t, ref.TurnID, "30 events", func(evs []agent.Event) bool { return len(evs) >= 30 })
+	lastSeq := first[29].Seq
 
+	// The second connection, as a UI does it: subscribe, back-fill, drop
+	// what it has by seq. It keeps what it applied in its own watch.
 	var mu sync.Mutex
 	seen := map[int64]int{}
-	var order []int64
+	got := newWatch()
 	apply := func(e agent.Event) {
 		mu.Lock()
 		defer mu.Unlock()
-		if e.TurnID != ref.TurnID || e.Seq <= lastSeq || seen[e.Seq] > 0 {
-			if e.Seq > lastSeq {
-				seen[e.Seq]++
-			}
+		if e.TurnID != ref.TurnID || e.Seq <= lastSeq {
 			return
 		}
 		seen[e.Seq]++
-		order = append(order, e.Seq)
+		if seen[e.Seq] == 1 {
+			got.add(e)
+		}
 	}
 	unsub := f.svc.eventHub().Subscribe(apply)
 	defer unsub()
@@ -167,20 +198,17 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 	for _, e := range backfill {
 		apply(e)
 	}
+	all := f.watch.until(t, ref.TurnID, "turn_completed", ended)
+	order := got.until(t, ref.TurnID, "the reconnected UI's turn_completed", ended)
 	f.waitTurn(t, ref.TurnID)
-	// The ending events follow the stored result: wait until they are out.
-	all := waitEnded(t, func() []agent.Event { evs, _ := f.svc.EventsAfter(ref.TurnID, 0); return evs })
-	time.Sleep(20 * time.Millisecond)
 
-	mu.Lock()
-	defer mu.Unlock()
 	want := all[len(all)-1].Seq - lastSeq
 	if int64(len(order)) != want {
 		t.Fatalf("after reconnect got %d distinct events, want %d", len(order), want)
 	}
-	for i, seq := range order {
-		if seq != lastSeq+int64(i)+1 {
-			t.Fatalf("event %d has seq %d: a gap or a reorder", i, seq)
+	for i, e := range order {
+		if e.Seq != lastSeq+int64(i)+1 {
+			t.Fatalf("event %d has seq %d: a gap or a reorder", i, e.Seq)
 		}
 	}
 }
@@ -210,36 +238,6 @@ func TestErrorsReachTheUIAsCodeAndMessage(t *testing.T) {
 	}
 }
 
-// waitEvents waits until the turn has at least n events and returns them.
-func waitEvents(t *testing.T, svc *Service, turnID string, n int) []agent.Event {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		evs, err := svc.EventsAfter(turnID, 0)
-		if err == nil && len(evs) >= n {
-			return evs
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatalf("turn %s never reached %d events", turnID, n)
-	return nil
-}
-
-// waitEnded polls get until its events end with turn_completed and
-// returns them.
-func waitEnded(t *testing.T, get func() []agent.Event) []agent.Event {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if evs := get(); len(evs) > 0 && evs[len(evs)-1].Type == agent.EventTurnCompleted {
-			return evs
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatal("the turn's events never ended with turn_completed")
-	return nil
-}
-
 // startStreaming starts a turn that streams n tokens a millisecond apart
 // and returns once the first `seen` events are out.
 func (f *fixture) startStreaming(t *testing.T, n, seen int) TurnRef {
@@ -250,6 +248,6 @@ func (f *fixture) startStreaming(t *testing.T, n, seen int) TurnRef {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitEvents(t, f.svc, ref.TurnID, seen)
+	f.watch.until(t, ref.TurnID, "the first events", func(evs []agent.Event) bool { return len(evs) >= seen })
 	return ref
 }
