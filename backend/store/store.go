@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -134,4 +135,42 @@ func openError(path string, err error) error {
 // wrapf is fmt.Errorf for the common "doing X: %w" shape.
 func wrapf(err error, format string, args ...any) error {
 	return fmt.Errorf(format+": %w", append(args, err)...)
+}
+
+// OpenReadOnly opens an existing database to look at it (db check, db
+// backup) without changing it in any way: nothing is created, migrated,
+// recovered or checkpointed, and every write fails.
+func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, apperr.Wrap(err, apperr.NotFound, "there is no database at %s; pass --db with the file to look at", path)
+	}
+	open := func(conns int) (*sql.DB, error) {
+		// mode=ro: a read-only connection never checkpoints the WAL into
+		// the file, not even as the last one to close.
+		p, err := sql.Open("sqlite", dsn(path, true)+"&mode=ro")
+		if err != nil {
+			return nil, openError(path, err)
+		}
+		p.SetMaxOpenConns(conns)
+		return p, nil
+	}
+	writer, err := open(1)
+	if err != nil {
+		return nil, err
+	}
+	reader, err := open(4)
+	if err != nil {
+		writer.Close()
+		return nil, err
+	}
+	db := &DB{path: path, writer: writer, reader: reader, owner: CurrentOwner()}
+	// Keep a connection open (idle in the pool) from here to Close: while
+	// one is open, no other connection of ours is the last one, and the
+	// last one to close is what checkpoints.
+	var n int
+	if err := reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master`).Scan(&n); err != nil {
+		db.Close()
+		return nil, openError(path, err)
+	}
+	return db, nil
 }
