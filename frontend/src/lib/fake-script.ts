@@ -61,12 +61,13 @@ export function scriptFor(message: string, workflow: string, variant = false): S
   }
   if (m.includes('handoff')) {
     steps.push({ type: 'handoff_start', data: { from: 'writer', to: 'analyst' } });
-    steps.push({ type: 'handoff_end', data: { to: 'analyst' }, delay: 200 });
   }
   steps.push({ type: 'think_start', stage });
   const text = variant ? answer.replace('**3 regions**', '**three regions**').replace('| South | 4% |', '| South | 4% |\n| East | 7% |') : answer;
   for (const chunk of text.match(/\S+\s*/g) ?? []) steps.push({ type: 'token', text: chunk, stage });
   steps.push({ type: 'think_end', stage, data: { prompt_tokens: 512, completion_tokens: 160 } });
+  // As the engine does: handoff_end once the agent handed to has answered.
+  if (m.includes('handoff')) steps.push({ type: 'handoff_end', data: { to: 'analyst', outcome: 'succeeded' }, delay: 200 });
   if (m.includes('chart')) {
     steps.push({
       type: 'chart',

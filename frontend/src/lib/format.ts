@@ -67,22 +67,32 @@ const termLabels: Record<string, string> = {
 export function describeTermination(t: Termination | null | undefined): string {
   if (!t || !t.kind) return '';
   const label = termLabels[t.kind] ?? t.kind;
+  let s = label;
   switch (t.kind) {
-    case 'max_iterations_reached':
+    case 'max_iterations_reached': {
+      const counts = t.properties?.counts;
+      s = counts ? `Limit of ${formatCount(t.limit ?? 0)} ${counts} reached` : `${label} (${formatCount(t.used ?? 0)}/${formatCount(t.limit ?? 0)})`;
+      break;
+    }
     case 'max_tool_calls_reached':
     case 'budget_exceeded':
-      return `${label} (${formatCount(t.used ?? 0)}/${formatCount(t.limit ?? 0)})`;
+      s = `${label} (${formatCount(t.used ?? 0)}/${formatCount(t.limit ?? 0)})`;
+      break;
     case 'timeout':
-      return t.limit ? `${label} after ${formatDuration(t.limit)}` : label;
+      s = t.limit ? `${label} after ${formatDuration(t.limit)}` : label;
+      break;
     case 'stall_detected':
-      return t.threshold ? `${label}: the same call ${t.threshold} times` : label;
+      s = t.call ? `${label}: ${t.call.name} called ${t.threshold ?? 'several'} times in a row with the same arguments` : t.threshold ? `${label}: the same call ${t.threshold} times` : label;
+      break;
     case 'failed':
       return t.error ? `${label}: ${t.error}` : label;
     case 'skipped':
     case 'custom':
       return t.reason ? `${label}: ${t.reason}` : label;
   }
-  return label;
+  if (t.stage) s += ` in ${t.stage}`;
+  if (t.concluded) s += ', then answered without tools';
+  return s;
 }
 
 /** A CSS-friendly class for an outcome. */

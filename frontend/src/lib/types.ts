@@ -100,8 +100,15 @@ export interface Termination {
   limit?: number;
   used?: number;
   threshold?: number;
+  /** After a step, tool-call or stall limit, a last call without tools gave the answer. */
+  concluded?: boolean;
+  /** The call a stall repeated. */
+  call?: { name: string; arguments: string };
+  /** The stage that reached the limit, on a turn's termination. */
+  stage?: string;
   error?: string;
   reason?: string;
+  /** "counts" names what a workflow loop's limit counts: revisions, iterations. */
   properties?: Record<string, string>;
 }
 
@@ -270,6 +277,10 @@ export interface Result {
   error: string;
   error_source?: string;
   final_text: string;
+  /** The stage whose reply final_text is. */
+  final_stage_id?: string;
+  /** Why final_text is not a clean answer (a draft the critic never passed). */
+  final_note?: string;
   ok: boolean;
   outcome: Outcome;
   termination: Termination;
@@ -355,7 +366,7 @@ export interface TokenData { text: string }
 export interface ThinkEndData { prompt_tokens: number; completion_tokens: number }
 export interface ToolCallData { call_id: string; name: string; args: unknown }
 export interface ToolResultData { call_id: string; name: string; output: string; duration_ms: number }
-export interface ToolErrorData { call_id: string; name: string; error: string; duration_ms: number }
+export interface ToolErrorData { call_id: string; name: string; error: string; duration_ms: number; not_run?: boolean }
 export interface GuardData { guard: string; blocked: boolean; reason: string }
 export interface PlanData { steps: PlanStep[] | null }
 export interface StepStartData { step_index: number; description: string }
@@ -363,13 +374,15 @@ export interface StepEndData { step_index: number; success: boolean }
 export interface MemoryData { count: number }
 export interface CompressedData { before_count: number; after_count: number; before_tokens: number; after_tokens: number }
 export interface HandoffStartData { from: string; to: string }
-export interface HandoffEndData { to: string }
+export interface HandoffEndData { to: string; outcome?: Outcome; target_stage_id?: string }
 export interface ReflectionStartData { iteration: number }
 export interface ReflectionEndData { iteration: number; score: number; passed: boolean }
 export interface CritiqueData { score: number; passed: boolean; feedback: string }
 export interface RefiningData { iteration: number }
+export interface RevisionData { iteration: number; text: string }
+export interface ReplayDivergenceData { call?: number; kind: string; message: string; diffs?: string[] | null }
 export interface ChartData { spec: unknown; title: string }
-export interface StageStartData { stage_id: string; stage: string; phase: string; agent: string }
+export interface StageStartData { stage_id: string; stage: string; phase: string; agent: string; final?: boolean }
 export interface ErrorData { source: string; message: string }
 export interface FinalAnswerData { text: string }
 export interface CancelledData { partial_text: string }

@@ -108,6 +108,18 @@ describe('applyEvent', () => {
     expect(notes[4]).toMatchObject({ data: { feedback: 'More detail', passed: false } });
   });
 
+  it('shows where a replay diverged, and a hand-off whose target failed', () => {
+    const v = run(
+      ev('handoff_start', { from: 'triage', to: 'poet' }),
+      ev('handoff_end', { to: 'poet', outcome: 'failed', target_stage_id: 's2' }),
+      ev('replay_divergence', { call: 2, kind: 'request', message: "call 2's request differs", diffs: ['message 4 (tool) text differs'] }),
+    );
+    const notes = v.blocks.map((b) => (b as NoteBlock).note);
+    expect(notes.map((n) => n.type)).toEqual(['handoff', 'divergence']);
+    expect(notes[0]).toMatchObject({ to: 'poet', done: true, outcome: 'failed' });
+    expect(notes[1]).toMatchObject({ data: { call: 2, kind: 'request', diffs: ['message 4 (tool) text differs'] } });
+  });
+
   it('adds charts with their title and spec', () => {
     const v = run(ev('chart', { title: 'Sales', spec: { mark: 'bar' } }));
     expect(v.blocks[0]).toMatchObject({ kind: 'chart', title: 'Sales', spec: { mark: 'bar' } });

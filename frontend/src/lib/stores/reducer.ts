@@ -19,6 +19,7 @@ import type {
   ReflectionEndData,
   ReflectionStartData,
   RefiningData,
+  ReplayDivergenceData,
   Result,
   StageResult,
   StageStartData,
@@ -205,7 +206,7 @@ const handlers: Partial<Record<AgentEvent['type'], Handler>> = {
     const idx = lastNote(v.blocks, (n) => n.type === 'handoff' && !n.done && n.to === d.to);
     if (idx < 0) return;
     const b = v.blocks[idx] as NoteBlock;
-    if (b.note.type === 'handoff') v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true } });
+    if (b.note.type === 'handoff') v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true, outcome: d.outcome } });
   },
   reflection_start(v, ev) {
     pushNote(v, ev, { type: 'reflection', iteration: data<ReflectionStartData>(ev).iteration, done: false });
@@ -222,6 +223,9 @@ const handlers: Partial<Record<AgentEvent['type'], Handler>> = {
   },
   refining(v, ev) {
     pushNote(v, ev, { type: 'refining', iteration: data<RefiningData>(ev).iteration });
+  },
+  replay_divergence(v, ev) {
+    pushNote(v, ev, { type: 'divergence', data: data<ReplayDivergenceData>(ev) });
   },
   chart(v, ev) {
     const d = data<ChartData>(ev);

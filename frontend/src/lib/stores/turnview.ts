@@ -7,6 +7,7 @@ import type {
   ErrorData,
   GuardData,
   PlanStep,
+  ReplayDivergenceData,
   Result,
   StageResult,
   Termination,
@@ -63,7 +64,8 @@ export interface NoteBlock {
     | { type: 'critique'; data: CritiqueData }
     | { type: 'reflection'; iteration: number; score?: number; passed?: boolean; done: boolean }
     | { type: 'refining'; iteration: number }
-    | { type: 'handoff'; from: string; to: string; done: boolean }
+    | { type: 'handoff'; from: string; to: string; done: boolean; outcome?: string }
+    | { type: 'divergence'; data: ReplayDivergenceData }
     | { type: 'compressed'; data: CompressedData }
     | { type: 'memory'; count: number }
     | { type: 'guard'; data: GuardData };
