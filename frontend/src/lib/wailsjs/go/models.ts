@@ -98,6 +98,20 @@ export namespace agent {
 	        this.status = source["status"];
 	    }
 	}
+	export class RepeatedCall {
+	    name: string;
+	    arguments: string;
+	
+	    static createFrom(source: any = {}) {
+	        return new RepeatedCall(source);
+	    }
+	
+	    constructor(source: any = {}) {
+	        if ('string' === typeof source) source = JSON.parse(source);
+	        this.name = source["name"];
+	        this.arguments = source["arguments"];
+	    }
+	}
 	export class ToolCallDiagnostics {
 	    call_id: string;
 	    name: string;
@@ -191,6 +205,9 @@ export namespace agent {
 	    limit?: number;
 	    used?: number;
 	    threshold?: number;
+	    concluded?: boolean;
+	    call?: RepeatedCall;
+	    stage?: string;
 	    error?: string;
 	    reason?: string;
 	    properties?: {[key: string]: string};
@@ -205,10 +222,31 @@ export namespace agent {
 	        this.limit = source["limit"];
 	        this.used = source["used"];
 	        this.threshold = source["threshold"];
+	        this.concluded = source["concluded"];
+	        this.call = this.convertValues(source["call"], RepeatedCall);
+	        this.stage = source["stage"];
 	        this.error = source["error"];
 	        this.reason = source["reason"];
 	        this.properties = source["properties"];
 	    }
+	
+		convertValues(a: any, classs: any, asMap: boolean = false): any {
+		    if (!a) {
+		        return a;
+		    }
+		    if (a.slice && a.map) {
+		        return (a as any[]).map(elem => this.convertValues(elem, classs));
+		    } else if ("object" === typeof a) {
+		        if (asMap) {
+		            for (const key of Object.keys(a)) {
+		                a[key] = new classs(a[key]);
+		            }
+		            return a;
+		        }
+		        return new classs(a);
+		    }
+		    return a;
+		}
 	}
 	export class StageResult {
 	    id: string;
