@@ -21,7 +21,7 @@ var ctx = context.Background()
 
 // turnTimeout bounds every wait for a turn: a hang fails the test instead of
 // blocking `make test`. It is far above what any turn here needs.
-const turnTimeout = 60 * time.Second
+const turnTimeout = 3 * time.Minute
 
 // rig is a real engine over a fresh database, with its own HTTP transport
 // (so a test can tune it and close its idle connections) and a scripted
