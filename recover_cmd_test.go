@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/store/storetest"
 )
 
 // The tests here kill -9 an `agentdeck run` in the middle of a streaming
@@ -62,7 +62,7 @@ func TestKilledRunIsInterruptedForTheNextCommand(t *testing.T) {
 	run.kill()
 
 	// db check reports the turn and changes nothing.
-	before := readDBFiles(t, env.db)
+	before := storetest.Files(t, env.db)
 	check := env.run("db", "check")
 	if check.code != 0 || !strings.Contains(check.stdout, "integrity: ok") {
 		t.Fatalf("db check: exit %d\n%s%s", check.code, check.stdout, check.stderr)
@@ -70,7 +70,7 @@ func TestKilledRunIsInterruptedForTheNextCommand(t *testing.T) {
 	if want := "its process (pid " + strconv.Itoa(pid) + ") is gone"; !strings.Contains(check.stdout, want) || !strings.Contains(check.stdout, turn) {
 		t.Fatalf("db check should say %q about turn %s:\n%s", want, turn, check.stdout)
 	}
-	if !bytes.Equal(before, readDBFiles(t, env.db)) {
+	if !bytes.Equal(before, storetest.Files(t, env.db)) {
 		t.Fatal("db check changed the database or its write-ahead log")
 	}
 
@@ -167,18 +167,4 @@ func TestServeNoticesAKilledRun(t *testing.T) {
 		t.Fatalf("GetTurn: status %d, %v, state %q", resp.StatusCode, err, d.State)
 	}
 	checkPartial(t, d.FinalText)
-}
-
-// readDBFiles is the database file and its write-ahead log, end to end.
-func readDBFiles(t *testing.T, path string) []byte {
-	t.Helper()
-	var all []byte
-	for _, p := range []string{path, path + "-wal"} {
-		b, err := os.ReadFile(p)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		all = append(append(all, b...), 0xff)
-	}
-	return all
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/store/storetest"
 )
 
 const partialAnswer = "The zanzibar answer so far"
@@ -144,7 +145,7 @@ func TestDBCheckReportsADeadRunAndWritesNothing(t *testing.T) {
 	noLeaks(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	_, turn, pid := deadRun(t, db)
-	before := dbFiles(t, db)
+	before := storetest.Files(t, db)
 
 	r := agentdeck(t, db, "", nil, nil, "db", "check")
 	if r.code != ExitOK || !strings.Contains(r.stdout, "integrity: ok") {
@@ -162,7 +163,7 @@ func TestDBCheckReportsADeadRunAndWritesNothing(t *testing.T) {
 	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil || j.code != ExitOK || !rep.OK || len(rep.Orphans) != 1 || rep.Orphans[0].TurnID != turn || rep.Orphans[0].OwnerPID != pid {
 		t.Fatalf("db check --json: exit %d, %v: %s", j.code, err, j.stdout)
 	}
-	if after := dbFiles(t, db); !bytes.Equal(before, after) {
+	if after := storetest.Files(t, db); !bytes.Equal(before, after) {
 		t.Fatal("db check changed the database file")
 	}
 
@@ -184,18 +185,4 @@ func TestDBCheckOfAMissingFileCreatesNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Dir(db)); !os.IsNotExist(err) {
 		t.Fatal("db check created the folder")
 	}
-}
-
-// dbFiles is the database file and its write-ahead log, end to end.
-func dbFiles(t *testing.T, path string) []byte {
-	t.Helper()
-	var all []byte
-	for _, p := range []string{path, path + "-wal"} {
-		b, err := os.ReadFile(p)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		all = append(append(all, b...), 0xff)
-	}
-	return all
 }

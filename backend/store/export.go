@@ -144,26 +144,26 @@ type (
 		Settings  json.RawMessage `json:"settings"`
 	}
 	exportTurn struct {
-		ID          string            `json:"id"`
-		Seq         int               `json:"seq"`
-		UserMessage string            `json:"user_message"`
-		State       TurnState         `json:"state"`
-		Workflow    string            `json:"workflow"`
-		Model       string            `json:"model"`
-		StartedAt   time.Time         `json:"started_at"`
-		CompletedAt *time.Time        `json:"completed_at"`
-		FinalText   string            `json:"final_text"`
-		Outcome     agent.Outcome     `json:"outcome"`
-		Termination json.RawMessage   `json:"termination"`
-		Result      json.RawMessage   `json:"result"`
+		ID          string          `json:"id"`
+		Seq         int             `json:"seq"`
+		UserMessage string          `json:"user_message"`
+		State       TurnState       `json:"state"`
+		Workflow    string          `json:"workflow"`
+		Model       string          `json:"model"`
+		StartedAt   time.Time       `json:"started_at"`
+		CompletedAt *time.Time      `json:"completed_at"`
+		FinalText   string          `json:"final_text"`
+		Outcome     agent.Outcome   `json:"outcome"`
+		Termination json.RawMessage `json:"termination"`
+		Result      json.RawMessage `json:"result"`
 		// Run is how the turn was run (limits, workflow); version 2.
-		Run json.RawMessage `json:"run,omitempty"`
-		Messages    []llm.Message     `json:"messages"`
-		Events      []agent.Event     `json:"events"`
-		Stages      []exportStage     `json:"stages"`
-		ModelCalls  []exportModelCall `json:"model_calls"`
-		ToolCalls   []exportToolCall  `json:"tool_calls"`
-		Approvals   []exportApproval  `json:"approvals,omitempty"`
+		Run        json.RawMessage   `json:"run,omitempty"`
+		Messages   []llm.Message     `json:"messages"`
+		Events     []agent.Event     `json:"events"`
+		Stages     []exportStage     `json:"stages"`
+		ModelCalls []exportModelCall `json:"model_calls"`
+		ToolCalls  []exportToolCall  `json:"tool_calls"`
+		Approvals  []exportApproval  `json:"approvals,omitempty"`
 	}
 	exportStage struct {
 		ID          string          `json:"id"`
