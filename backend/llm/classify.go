@@ -147,8 +147,11 @@ func (c *OpenAI) classify(ctx context.Context, err error, info *responseInfo) *E
 			Message: fmt.Sprintf("The connection to %s dropped in the middle of the answer. Check the server's log; it may have crashed or run out of memory.", label)}
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return &Error{Kind: ErrNetwork, Err: err,
-			Message: fmt.Sprintf("Cannot connect to %s at %s. Is the server running?", label, c.cfg.BaseURL)}
+		where := label + " at " + c.cfg.BaseURL
+		if label == c.cfg.BaseURL {
+			where = label // a server known only by its URL
+		}
+		return &Error{Kind: ErrNetwork, Err: err, Message: "Cannot connect to " + where + ". Is the server running?"}
 	}
 	var dnsErr *net.DNSError
 	if errors.As(err, &dnsErr) {

@@ -319,11 +319,16 @@ func TestErrorsPeopleCanActOn(t *testing.T) {
 
 func TestServerDownIsANetworkError(t *testing.T) {
 	srv := llmtest.NewServer(t)
-	c := newClient(srv, noRetries)
+	// No label: the server is known only by its URL (agentdeck run --base-url).
+	c := newClient(srv, noRetries, func(c *llm.Config) { c.Label = "" })
 	srv.Close()
 	_, resp, err := collect(t, c, context.Background(), userRequest("x"))
-	if llm.KindOf(err) != llm.ErrNetwork || !strings.Contains(err.(*llm.Error).Message, "Is the server running?") {
+	msg := err.(*llm.Error).Message
+	if llm.KindOf(err) != llm.ErrNetwork || !strings.Contains(msg, "Is the server running?") {
 		t.Fatalf("err = %v", err)
+	}
+	if strings.Count(msg, srv.URL()) != 1 {
+		t.Fatalf("a server known only by its URL is named once: %q", msg)
 	}
 	if resp.Usage.TotalTokens != 0 || resp.Diagnostics.Usage.InputTokens != 0 {
 		t.Fatalf("a call that reached no server counted tokens: %+v", resp.Usage)
