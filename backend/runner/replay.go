@@ -62,11 +62,22 @@ func (r *Runner) loadReplay(ctx context.Context, rp *Replay) (*replaySource, err
 	if src.calls, err = db.TurnRecordings(orig.ID).Count(ctx); err != nil {
 		return nil, err
 	}
-	made := 0
+	made, answered := 0, 0
 	for _, s := range orig.Stages {
-		made += len(s.Diagnostics.ModelCalls)
+		for _, c := range s.Diagnostics.ModelCalls {
+			made++
+			if c.OK {
+				answered++
+			}
+		}
 	}
-	if src.calls == 0 && made > 0 {
+	switch {
+	case src.calls > 0 || made == 0:
+	case answered == 0:
+		// Failed calls are not recorded: a replay of them would only
+		// pretend to ask the model again.
+		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls to replay: its model calls failed. Re-run it instead.", orig.Seq)
+	default:
 		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls (recording was off when it ran), so it cannot be replayed. Re-run it instead.", orig.Seq)
 	}
 	if src.results, err = db.ToolResults(ctx, orig.ID); err != nil {

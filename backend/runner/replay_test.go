@@ -161,3 +161,21 @@ func TestReplayUsesTheOriginalLimits(t *testing.T) {
 		t.Fatalf("divergences %+v", d)
 	}
 }
+
+// A turn whose only model call failed has nothing recorded to replay, and
+// says so rather than blaming the recording setting.
+func TestReplayOfAFailedTurnSaysWhy(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.ErrorReply(400, "invalid_request_error", "bad request"))
+	sess, _ := db.CreateSession(bg, store.Session{Title: "fails", Model: "m"})
+	res, _, orig := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "hi", BaseURL: srv.URL()})
+	if res.OK {
+		t.Fatalf("the turn should fail: %+v", res)
+	}
+	rsess, _ := db.CreateSession(bg, store.Session{Title: "replay"})
+	_, err := eng.Runner.Start(bg, runner.Request{SessionID: rsess.ID, Replay: &runner.Replay{TurnID: orig}})
+	if err == nil || !strings.Contains(err.Error(), "its model calls failed") {
+		t.Fatalf("replaying a failed turn: %v", err)
+	}
+}
