@@ -22,12 +22,16 @@ test('a message streams in and its answer renders as markdown', async ({ page })
   });
   const turn = await send(page, ASK);
   await finished(turn);
-  const lengths = await page.evaluate(() => {
+  // The finished answer, read once it has rendered: the last sample may be
+  // from the frame before the final tokens landed.
+  await expect(answer(turn).last().getByRole('table')).toBeVisible();
+  const { lengths, final } = await page.evaluate(() => {
     const w = window as unknown as { lengths: number[]; sampling: boolean };
     w.sampling = false;
-    return w.lengths;
+    const turns = document.querySelectorAll('article');
+    const texts = turns[turns.length - 1]?.querySelectorAll('.md');
+    return { lengths: w.lengths, final: texts?.[texts.length - 1]?.textContent?.length ?? 0 };
   });
-  const final = lengths[lengths.length - 1] ?? 0;
   const partial = lengths.filter((n) => n > 0 && n < final);
   expect(final).toBeGreaterThan(200);
   // Streamed, not dropped in at the end: several partial lengths, growing.
