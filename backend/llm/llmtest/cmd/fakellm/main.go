@@ -110,7 +110,9 @@ func chart(r llmtest.Request) llmtest.Reply {
 		return call("p2", "update_plan", map[string]any{"steps": []map[string]string{
 			{"title": "Load the sales data", "status": "done"}, {"title": "Chart revenue by region", "status": "done"}, {"title": "Summarize", "status": "done"}}})
 	}
-	return llmtest.Reply{Chunks: llmtest.Text(answer, 60), Delay: 15 * time.Millisecond,
+	// 60 pieces 40 ms apart: long enough that a browser starved by a
+	// second test worker on 2 cores still paints several frames of it.
+	return llmtest.Reply{Chunks: llmtest.Text(answer, 60), Delay: 40 * time.Millisecond,
 		Usage: &llmtest.Usage{PromptTokens: 512, CompletionTokens: 96, TotalTokens: 608}}
 }
 
