@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"time"
 
@@ -79,6 +80,8 @@ func decodeExport(ctx context.Context, r io.Reader, limit int64) (exportDoc, err
 		case err == nil:
 		case errors.As(err, &ae):
 			return d.doc, err
+		case errors.As(err, new(*kindError)) && d.haveFormat:
+			return d.doc, apperr.Wrap(err, apperr.Invalid, "%s", err.Error())
 		case !d.haveFormat && !d.lr.over && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !errors.Is(err, errImportRead):
 			// Some other JSON document that does not fit ours.
 			return d.doc, errNotExport("")
@@ -112,11 +115,13 @@ type exportDecoder struct {
 	haveFormat, haveVersion bool
 }
 
-// field decodes the value of one top-level key.
+// field decodes the value of one top-level key. A value of the wrong kind
+// is reported with its path in the file (turns[3].seq), so a person can
+// find it.
 func (d *exportDecoder) field(key string) error {
 	switch key {
 	case "format":
-		if err := d.dec.Decode(&d.doc.Format); err != nil {
+		if err := d.decode(key, &d.doc.Format); err != nil {
 			return err
 		}
 		if d.doc.Format != exportFormatName {
@@ -125,23 +130,184 @@ func (d *exportDecoder) field(key string) error {
 		d.haveFormat = true
 		return d.checkVersion()
 	case "version":
-		if err := d.dec.Decode(&d.doc.Version); err != nil {
+		if err := d.decode(key, &d.doc.Version); err != nil {
 			return err
 		}
 		d.haveVersion = true
 		return d.checkVersion()
 	case "exported_at":
-		return d.dec.Decode(&d.doc.ExportedAt)
+		return d.decode(key, &d.doc.ExportedAt)
 	case "app_version":
-		return d.dec.Decode(&d.doc.AppVersion)
+		return d.decode(key, &d.doc.AppVersion)
 	case "session":
-		return d.dec.Decode(&d.doc.Session)
+		return d.decode(key, &d.doc.Session)
 	case "turns":
-		return d.dec.Decode(&d.doc.Turns)
+		return decodeList(d, key, &d.doc.Turns)
 	case "captures":
-		return d.dec.Decode(&d.doc.Captures)
+		return decodeList(d, key, &d.doc.Captures)
 	}
 	return d.dec.Decode(new(json.RawMessage))
+}
+
+// decode reads the next value into v, naming key in a type error.
+func (d *exportDecoder) decode(key string, v any) error {
+	var raw json.RawMessage
+	if err := d.dec.Decode(&raw); err != nil {
+		return err
+	}
+	return unmarshalAt(key, raw, v)
+}
+
+// decodeList reads a list one element at a time, so a type error names the
+// element (turns[3].seq) and only one element is in memory twice.
+func decodeList[T any](d *exportDecoder, key string, out *[]T) error {
+	tok, err := d.dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil // null: no elements
+	}
+	if delim, ok := tok.(json.Delim); !ok || delim != '[' {
+		return wrongKind(key, jsonKindOfToken(tok), "a list")
+	}
+	for i := 0; d.dec.More(); i++ {
+		var raw json.RawMessage
+		if err := d.dec.Decode(&raw); err != nil {
+			return err
+		}
+		var v T
+		if err := unmarshalAt(fmt.Sprintf("%s[%d]", key, i), raw, &v); err != nil {
+			return err
+		}
+		*out = append(*out, v)
+	}
+	_, err = d.dec.Token() // ]
+	return err
+}
+
+// unmarshalAt decodes raw, the value at path, into v; a value of the wrong
+// kind anywhere inside becomes an error naming its full path.
+func unmarshalAt(path string, raw json.RawMessage, v any) error {
+	err := json.Unmarshal(raw, v)
+	var typ *json.UnmarshalTypeError
+	if !errors.As(err, &typ) {
+		return err
+	}
+	at, got := locateKind(raw, strings.Split(typ.Field, "."), typ.Value)
+	if typ.Field == "" {
+		at, got = "", jsonKindOf(raw)
+	}
+	return wrongKind(path+at, got, goKindWord(typ))
+}
+
+// locateKind follows field names (with every array index on the way) to
+// the first value of JSON kind want, and returns its path below raw.
+func locateKind(raw json.RawMessage, fields []string, want string) (string, string) {
+	var arr []json.RawMessage
+	if json.Unmarshal(raw, &arr) == nil && len(fields) > 0 && fields[0] != "" {
+		for i, el := range arr {
+			if at, got := locateKind(el, fields, want); got != "" {
+				return fmt.Sprintf("[%d]%s", i, at), got
+			}
+		}
+		return "", ""
+	}
+	if len(fields) == 0 || fields[0] == "" {
+		if k := jsonKindOf(raw); k == want || want == "" {
+			return "", k
+		}
+		return "", ""
+	}
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return "", ""
+	}
+	el, ok := obj[fields[0]]
+	if !ok {
+		return "", ""
+	}
+	at, got := locateKind(el, fields[1:], want)
+	if got == "" {
+		return "", ""
+	}
+	return "." + fields[0] + at, got
+}
+
+// jsonKindOf is the JSON kind of a value, as encoding/json names it.
+func jsonKindOf(raw json.RawMessage) string {
+	switch b := bytes.TrimSpace(raw); {
+	case len(b) == 0:
+		return ""
+	case b[0] == '{':
+		return "object"
+	case b[0] == '[':
+		return "array"
+	case b[0] == '"':
+		return "string"
+	case b[0] == 't' || b[0] == 'f':
+		return "bool"
+	case b[0] == 'n':
+		return "null"
+	}
+	return "number"
+}
+
+func jsonKindOfToken(tok json.Token) string {
+	switch t := tok.(type) {
+	case json.Delim:
+		if t == '{' {
+			return "object"
+		}
+		return "array"
+	case string:
+		return "string"
+	case bool:
+		return "bool"
+	case float64, json.Number:
+		return "number"
+	}
+	return "null"
+}
+
+// kindError is a value of the wrong kind at a path of the file. In a file
+// that is not known to be ours yet, it means the file is someone else's.
+type kindError struct{ path, got, want string }
+
+func (e *kindError) Error() string {
+	words := map[string]string{"object": "an object", "array": "a list", "string": "text", "bool": "true or false", "number": "a number", "null": "null"}
+	g := words[e.got]
+	if g == "" {
+		g = "a value"
+	}
+	return fmt.Sprintf("This file is damaged: %s holds %s where %s belongs. Nothing was imported.", e.path, g, e.want)
+}
+
+func wrongKind(path, got, want string) error { return &kindError{path, got, want} }
+
+// goKindWord says what kind of value the Go field wanted.
+func goKindWord(typ *json.UnmarshalTypeError) string {
+	if typ.Type == nil {
+		return "another kind of value"
+	}
+	switch typ.Type.Kind() {
+	case reflect.String:
+		return "text"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		if typ.Type == reflect.TypeOf(time.Time{}) {
+			return "a time as text"
+		}
+		return "an object"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	}
+	return "another kind of value"
 }
 
 // checkVersion refuses a version this build cannot read, once the file is
