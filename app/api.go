@@ -539,7 +539,7 @@ func (s *Service) UploadAttachment(a Attachment) (string, error) {
 		return "", apperr.New(apperr.Invalid, "The upload was not valid base64.")
 	}
 	name := fileSafe(filepath.Base(a.Name))
-	dir := filepath.Join(filepath.Dir(s.dbPath), "sessions", a.SessionID, "uploads")
+	dir := filepath.Join(store.SessionDir(s.dbPath, a.SessionID), "uploads")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", apperr.Wrap(err, apperr.Unavailable, "Could not save the upload")
 	}

@@ -29,6 +29,7 @@ type runFlags struct {
 	timeout                                                                                 time.Duration
 	attach                                                                                  repeated
 	json                                                                                    bool
+	mcp                                                                                     mcpFlags
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -50,6 +51,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.Var(&f.attach, "attach", "attach a CSV, TSV, JSON or JSONL file as a table (repeatable)")
 	fs.StringVar(&f.approve, "approve", "none", "all|none: allow or deny tools with side effects")
 	fs.BoolVar(&f.json, "json", false, "print events as NDJSON on stdout")
+	f.mcp.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -63,6 +65,9 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "agentdeck: --approve must be all or none")
 		return ExitUsage
 	}
+	if code := f.mcp.check(env); code != ExitOK {
+		return code
+	}
 	mode, err := llm.ParseCaptureMode(f.capture)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
@@ -73,15 +78,24 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	eng, err := setup.Build(ctx, db, setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)})
+	eng, err := setup.Build(ctx, db, f.mcp.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)}))
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
+	// The turn starts once the MCP servers are up, so its first model
+	// call is offered their tools.
+	if code := connectMCP(ctx, eng, f.mcp, env); code != ExitOK {
+		return code
+	}
 
-	sess, err := runSession(ctx, db, f, prompt)
-	if err != nil {
-		return fail(env, err)
+	// A message that cannot be sent leaves no new session behind: check
+	// what can be checked first, and delete the session if Start refuses.
+	var sess store.Session
+	if f.session != "" {
+		if sess, err = db.GetSession(ctx, f.session); err != nil {
+			return fail(env, err)
+		}
 	}
 	if f.baseURL == "" && f.provider == "" && sess.Provider == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model server: pass --base-url URL (or set OPENAI_BASE_URL), or --provider NAME")
@@ -90,6 +104,11 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	if f.model == "" && sess.Model == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model: pass --model or set AGENTDECK_MODEL")
 		return ExitUsage
+	}
+	if f.session == "" {
+		if sess, err = newRunSession(ctx, db, f, prompt); err != nil {
+			return fail(env, err)
+		}
 	}
 	var sink agent.Sink
 	if f.json {
@@ -113,6 +132,9 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		Workspace: f.workspace,
 	})
 	if err != nil {
+		if f.session == "" {
+			_ = db.DeleteSession(context.WithoutCancel(ctx), sess.ID)
+		}
 		return fail(env, err)
 	}
 	res := waitTurn(ctx, eng.Runner, h, env)
@@ -122,11 +144,8 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	return exitCode(res)
 }
 
-// runSession continues --session or creates one titled after the prompt.
-func runSession(ctx context.Context, db *store.DB, f runFlags, prompt string) (store.Session, error) {
-	if f.session != "" {
-		return db.GetSession(ctx, f.session)
-	}
+// newRunSession creates the session of a run, titled after the prompt.
+func newRunSession(ctx context.Context, db *store.DB, f runFlags, prompt string) (store.Session, error) {
 	title := prompt
 	if len([]rune(title)) > 60 {
 		title = string([]rune(title)[:60]) + "…"

@@ -144,6 +144,9 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 			return nil, err
 		}
 	}
+	if err := r.attach(ctx, sess.ID, req.Attach); err != nil {
+		return nil, err
+	}
 	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model})
 	if err != nil {
 		return nil, err

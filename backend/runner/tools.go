@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/data"
+	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 	"github.com/agentdeck/agentdeck/backend/workspace"
 )
@@ -32,18 +33,13 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 			c()
 		}
 	}
-	dataPath := filepath.Join(r.cfg.DataDir, "sessions", t.dataSession, "data.db")
-	if _, err := os.Stat(dataPath); err == nil || len(t.req.Attach) > 0 {
+	// Files to attach were loaded by Start, before the turn existed.
+	if dataPath := r.dataPath(t.dataSession); fileExists(dataPath) {
 		ddb, err := data.Open(ctx, dataPath)
 		if err != nil {
 			return tt, release, err
 		}
 		closers = append(closers, func() { ddb.Close() })
-		for _, f := range t.req.Attach {
-			if _, err := ddb.Attach(ctx, f); err != nil {
-				return tt, release, err
-			}
-		}
 		tt.all = append(tt.all, ddb.Tools(data.Limits{})...)
 		tt.datasets = ddb.Datasets()
 	}
@@ -58,6 +54,44 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 		tt.all = append(tt.all, r.cfg.MCP.Tools()...)
 	}
 	return tt, release, nil
+}
+
+// attach loads files as tables of the session. It runs before the turn
+// exists: a file that cannot be attached refuses the message and leaves
+// nothing behind, not a failed turn, and not an empty table store.
+func (r *Runner) attach(ctx context.Context, sessionID string, files []string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	path := r.dataPath(sessionID)
+	existed := fileExists(path)
+	ddb, err := data.Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if _, err = ddb.Attach(ctx, f); err != nil {
+			break
+		}
+	}
+	ddb.Close()
+	if err != nil && !existed {
+		for _, p := range []string{path, path + "-wal", path + "-shm"} {
+			_ = os.Remove(p)
+		}
+		_ = os.Remove(filepath.Dir(path)) // only if empty
+	}
+	return err
+}
+
+// dataPath is the session's table store.
+func (r *Runner) dataPath(sessionID string) string {
+	return filepath.Join(store.SessionDir(r.cfg.DB.Path(), sessionID), "data.db")
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // agentFactory builds a workflow's agents for this turn.

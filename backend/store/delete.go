@@ -4,13 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"os"
+	"path/filepath"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 )
 
 // DeleteSession removes a session and everything it owns: turns, messages,
-// events, stages, search entries, attachments (rows and files), and the
-// recordings no other session uses. Freed pages are zeroed (secure_delete)
+// events, stages, search entries, attachments (rows and files), its folder
+// (SessionDir: the attached tables and uploads), and the recordings no
+// other session uses. Freed pages are zeroed (secure_delete)
 // and the write-ahead log is checkpointed and truncated, so the deleted
 // text is gone from the files on disk, not merely unlinked.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
@@ -54,6 +56,12 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 	for _, f := range files {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return apperr.Wrap(err, apperr.Unavailable, "The session was deleted but its attached file %s could not be removed; delete it by hand", f)
+		}
+	}
+	// The session's own folder: the tables of its attached files, uploads.
+	if dir := SessionDir(db.path, id); filepath.Base(filepath.Dir(dir)) == "sessions" {
+		if err := os.RemoveAll(dir); err != nil {
+			return apperr.Wrap(err, apperr.Unavailable, "The session was deleted but its folder %s could not be removed; delete it by hand", dir)
 		}
 	}
 	return db.Compact(ctx)
