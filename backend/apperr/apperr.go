@@ -10,6 +10,7 @@ package apperr
 import (
 	"errors"
 	"fmt"
+	"net/http"
 )
 
 // Code classifies an error for programs. The set is small on purpose.
@@ -21,6 +22,7 @@ const (
 	Conflict    Code = "conflict"    // the request clashes with current state
 	Unavailable Code = "unavailable" // a dependency (disk, model server) is not usable now
 	Cancelled   Code = "cancelled"   // the user stopped it
+	Damaged     Code = "damaged"     // the database file is damaged; what is readable can still be read
 	Internal    Code = "internal"    // a bug; the message is generic
 )
 
@@ -67,4 +69,21 @@ func MessageOf(err error) string {
 		return e.Message
 	}
 	return "Something went wrong inside Agentdeck. The details are in the log."
+}
+
+// HTTPStatus is the status an HTTP edge answers with for err's code.
+// Damaged is 503 like Unavailable (the file cannot serve the request as
+// asked); a client tells them apart by the code in the body.
+func HTTPStatus(err error) int {
+	switch CodeOf(err) {
+	case Invalid:
+		return http.StatusBadRequest
+	case NotFound:
+		return http.StatusNotFound
+	case Conflict:
+		return http.StatusConflict
+	case Unavailable, Damaged:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
 }

@@ -39,3 +39,26 @@ func TestMessageHidesCause(t *testing.T) {
 		t.Fatal("the cause must stay reachable with errors.Is for logging")
 	}
 }
+
+func TestHTTPStatusOfEveryCode(t *testing.T) {
+	tests := []struct {
+		err  error
+		want int
+	}{
+		{New(Invalid, "x"), 400},
+		{New(NotFound, "x"), 404},
+		{New(Conflict, "x"), 409},
+		{New(Unavailable, "x"), 503},
+		{fmt.Errorf("reading: %w", New(Damaged, "x")), 503},
+		{New(Cancelled, "x"), 500},
+		{New(Internal, "x"), 500},
+		{errors.New("plain"), 500},
+	}
+	for _, tt := range tests {
+		t.Run(string(CodeOf(tt.err)), func(t *testing.T) {
+			if got := HTTPStatus(tt.err); got != tt.want {
+				t.Fatalf("HTTPStatus = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
