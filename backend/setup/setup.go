@@ -28,8 +28,17 @@ import (
 type Options struct {
 	// DataDir holds workflows/, mcp.json, secrets.json and per-session data.
 	DataDir string
-	// ConnectMCP starts the configured MCP servers (in the background).
+	// MCPConfig is the MCP configuration file; "" is mcp.json in DataDir.
+	MCPConfig string
+	// ConnectMCP starts the configured MCP servers in the background, for
+	// a window or serve that is usable before they are up. A command that
+	// runs one turn leaves it off and calls Engine.ConnectMCP, which waits.
 	ConnectMCP bool
+	// MCP tunes the MCP manager (start and call timeouts); zero: defaults.
+	MCP mcp.Options
+	// MCPLogger is the MCP manager's log; nil: Logger. The command line
+	// reports the servers' statuses itself and silences it.
+	MCPLogger  *slog.Logger
 	Logger     *slog.Logger
 	HTTPClient *http.Client
 	// ModelCalls tunes model calls (idle timeout, retries); zero: defaults.
@@ -44,6 +53,7 @@ type Engine struct {
 	Charts  func() (*chart.Validator, error) // compiled once, on first use
 	MCP     *mcp.Manager
 	dataDir string
+	mcpPath string
 	log     *slog.Logger
 
 	mu        sync.Mutex
@@ -57,7 +67,10 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{DB: db, dataDir: opts.DataDir, log: log}
+	e := &Engine{DB: db, dataDir: opts.DataDir, mcpPath: opts.MCPConfig, log: log}
+	if e.mcpPath == "" {
+		e.mcpPath = filepath.Join(opts.DataDir, "mcp.json")
+	}
 	sec, backend := secrets.Open(ctx, "agentdeck", filepath.Join(opts.DataDir, "secrets.json"), log)
 	log.Info("secrets", "backend", backend)
 	e.Secrets = sec
@@ -66,7 +79,11 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 	// turn that draws a chart waits for it if it is not done yet.
 	e.Charts = sync.OnceValues(chart.NewValidator)
 	go e.Charts()
-	e.MCP = mcp.NewManager(log, mcp.Options{})
+	mcpLog := opts.MCPLogger
+	if mcpLog == nil {
+		mcpLog = log
+	}
+	e.MCP = mcp.NewManager(mcpLog, opts.MCP)
 	if opts.ConnectMCP {
 		go e.ReloadMCP(context.WithoutCancel(ctx))
 	}
@@ -107,23 +124,40 @@ func (e *Engine) Workflows() ([]*workflow.Definition, []workflow.Problem) {
 	return defs, problems
 }
 
-// MCPConfigPath is where the user's MCP servers are configured.
-func (e *Engine) MCPConfigPath() string { return filepath.Join(e.dataDir, "mcp.json") }
+// MCPConfigPath is where the user's MCP servers are configured: mcp.json
+// beside the database unless Options.MCPConfig named another file.
+func (e *Engine) MCPConfigPath() string { return e.mcpPath }
 
-// ReloadMCP (re)connects the configured MCP servers.
-func (e *Engine) ReloadMCP(ctx context.Context) []mcp.ServerStatus {
+// ConnectMCP (re)connects the servers configured in MCPConfigPath and
+// returns once each one has connected or failed, with their statuses: a
+// turn started after it is offered every tool that came up. It cannot hang:
+// a server that does not answer within the start timeout
+// (mcp.DefaultStartTimeout unless Options.MCP says otherwise) is stopped
+// and reported, and the servers start concurrently. err says why the file
+// could not be read; then nothing is connected or disconnected. With no
+// file there are no servers, and it returns at once.
+func (e *Engine) ConnectMCP(ctx context.Context) ([]mcp.ServerStatus, error) {
 	servers, err := mcp.LoadConfig(e.MCPConfigPath())
 	if err != nil {
-		e.log.Error("MCP configuration", "err", err)
 		e.mu.Lock()
 		e.mcpErr = err
 		e.mu.Unlock()
-		return nil
+		return nil, err
 	}
 	st := e.MCP.Connect(ctx, servers)
 	e.mu.Lock()
 	e.mcpStatus, e.mcpErr = st, nil
 	e.mu.Unlock()
+	return st, nil
+}
+
+// ReloadMCP (re)connects the configured MCP servers, as ConnectMCP, and
+// logs a configuration error (MCPStatus reports it).
+func (e *Engine) ReloadMCP(ctx context.Context) []mcp.ServerStatus {
+	st, err := e.ConnectMCP(ctx)
+	if err != nil {
+		e.log.Error("MCP configuration", "err", err)
+	}
 	return st
 }
 

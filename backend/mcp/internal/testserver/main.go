@@ -7,7 +7,9 @@
 // writes a line that is not JSON to stdout first, like a server that logs
 // to the wrong stream. With -linger it ignores SIGTERM and does not exit
 // when its stdin is closed. With -child it starts "sleep 60" and its tool
-// child {} returns that process's PID.
+// child {} returns that process's PID. With -calls FILE it appends the name
+// of every tool it is asked to run to FILE, one a line, before running it,
+// so a test can tell which calls reached the server.
 package main
 
 import (
@@ -56,6 +58,7 @@ func main() {
 	noise := flag.Bool("noise", false, "write a line that is not JSON to stdout first")
 	linger := flag.Bool("linger", false, "ignore SIGTERM and the end of stdin")
 	child := flag.Bool("child", false, "start a child process")
+	calls := flag.String("calls", "", "append the name of every tool called to this file")
 	flag.Parse()
 	if *noise {
 		fmt.Println("Server listening on stdio")
@@ -70,6 +73,9 @@ func main() {
 	}
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "testserver", Version: "v0"}, nil)
+	if *calls != "" {
+		s.AddReceivingMiddleware(logCalls(*calls))
+	}
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s, &mcp.Tool{Name: "echo", Description: "Echo the text back.", Annotations: readOnly},
 		func(_ context.Context, _ *mcp.CallToolRequest, in echoArgs) (*mcp.CallToolResult, any, error) {
@@ -132,5 +138,27 @@ func main() {
 	}
 	if err != nil {
 		log.Fatal(err)
+	}
+}
+
+// logCalls appends the tool's name to path before each tools/call runs.
+func logCalls(path string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if call, ok := req.(*mcp.CallToolRequest); ok {
+				f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					return nil, err
+				}
+				_, err = fmt.Fprintln(f, call.Params.Name)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+			return next(ctx, method, req)
+		}
 	}
 }
