@@ -77,7 +77,7 @@ const usage = `Usage:
   agentdeck sessions import FILE
   agentdeck sessions delete ID
   agentdeck turns show TURN_ID [--json] [--events]
-  agentdeck replay TURN_ID [--strict] [--json]  replay a turn offline from its own recordings
+  agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings
   agentdeck serve [--addr 127.0.0.1:7788]    the UI in a browser
   agentdeck db check | db backup FILE
   agentdeck providers list | add NAME --base-url URL [--model M] [--default] | remove NAME

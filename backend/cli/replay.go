@@ -31,10 +31,15 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	strict := fs.Bool("strict", false, "fail when a model request differs from the recorded one")
+	var mcpf mcpFlags
+	mcpf.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck replay TURN_ID [--strict] [--json]")
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]")
 		return ExitUsage
+	}
+	if code := mcpf.check(env); code != ExitOK {
+		return code
 	}
 	db, path, code := openDB(ctx, *dbFlag, env)
 	if db == nil {
@@ -49,11 +54,17 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	eng, err := setup.Build(ctx, db, setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)})
+	eng, err := setup.Build(ctx, db, mcpf.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)}))
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
+	// The replay offers the model the tools the original had: the MCP
+	// servers' read-only tools run again, the others give back the
+	// original's results (runner.Replay).
+	if code := connectMCP(ctx, eng, mcpf, env); code != ExitOK {
+		return code
+	}
 	settings, _ := json.Marshal(map[string]string{"source_turn_id": orig.ID, "kind": "replay"})
 	copySess, err := db.CreateSession(ctx, store.Session{Title: fmt.Sprintf("Replay of %s #%d", sess.Title, orig.Seq), Model: orig.Model,
 		Workflow: orig.Workflow, Workspace: sess.Workspace, Settings: settings})
