@@ -36,6 +36,7 @@ const (
 	TermFailed                 TerminationKind = "failed"
 	TermSkipped                TerminationKind = "skipped"
 	TermInterrupted            TerminationKind = "interrupted"
+	TermDiskFull               TerminationKind = "disk_full" // stopped, the disk being full: Used words of the answer stored of Limit streamed
 	TermCustom                 TerminationKind = "custom"
 )
 
@@ -137,6 +138,8 @@ func (t Termination) Describe() string {
 		return "stopped by the user"
 	case TermInterrupted:
 		return "interrupted: Agentdeck stopped while the turn was running"
+	case TermDiskFull:
+		return fmt.Sprintf("stopped because the disk is full: %d of the %d words streamed are stored", t.Used, t.Limit)
 	case TermFailed:
 		return "failed: " + t.Error
 	case TermSkipped:
