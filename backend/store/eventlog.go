@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -18,8 +19,10 @@ import (
 //
 // Batches are written in order (flushMu is held from taking a batch until
 // it is committed), so what is stored is always a prefix of the turn's
-// events. A failed write (disk full) keeps the batch for the next flush;
-// nothing is dropped.
+// events. A failed write (disk full) keeps the batch for the next flush,
+// retried every second until Close; nothing is dropped before Close. The
+// first write that fails for a full disk calls the OnFull function, so the
+// runner can stop a turn the store no longer keeps up with.
 type EventLog struct {
 	db         *DB
 	turnID     string
@@ -30,6 +33,9 @@ type EventLog struct {
 	buf     []agent.Event
 	timer   *time.Timer
 	lastErr error
+	closed  bool
+	onFull  func(error)
+	full    bool // a write failed for a full disk
 
 	flushMu   sync.Mutex
 	heartbeat time.Time
@@ -92,18 +98,75 @@ func (l *EventLog) Flush() error {
 		l.mu.Lock()
 		l.buf = append(batch, l.buf...)
 		l.lastErr = err
-		if l.timer == nil {
+		if l.timer == nil && !l.closed {
 			l.timer = time.AfterFunc(time.Second, func() { _ = l.Flush() })
 		}
+		var notify func(error)
+		if IsDiskFull(err) && !l.full {
+			l.full, notify = true, l.onFull
+		}
 		l.mu.Unlock()
+		if notify != nil {
+			notify(err)
+		}
 	}
 	return err
 }
 
-// Close flushes and stops the timer. It returns the last write error if
-// events could not be stored.
+// OnFull sets fn to be called once, the first time a batch cannot be
+// written because the disk is full. fn is called from the goroutine that
+// flushed (an Emit of a checkpoint event, or the flush timer), with no lock
+// of the EventLog held; it must not block.
+func (l *EventLog) OnFull(fn func(error)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.onFull = fn
+}
+
+// Close flushes once more and stops retrying: events that still cannot be
+// written are dropped, and the error says so. The turn's stored events stay
+// a prefix of what was emitted.
 func (l *EventLog) Close() error {
-	return l.Flush()
+	l.mu.Lock()
+	l.closed = true
+	l.mu.Unlock()
+	err := l.Flush()
+	l.mu.Lock()
+	if l.timer != nil {
+		l.timer.Stop()
+		l.timer = nil
+	}
+	l.mu.Unlock()
+	return err
+}
+
+// Answer is the answer of the model call under way, the token texts
+// emitted after the last think_start: stored is the part whose events are
+// in the database, emitted all of it, so stored is always a prefix of
+// emitted. Call it when no more events come (the turn has run).
+func (l *EventLog) Answer(ctx context.Context) (stored, emitted string, err error) {
+	l.flushMu.Lock() // no batch in flight: l.buf holds every unwritten event
+	defer l.flushMu.Unlock()
+	if stored, err = l.db.storedAnswer(ctx, l.turnID); err != nil {
+		return "", "", err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	b.WriteString(stored)
+	for _, e := range l.buf {
+		switch e.Type {
+		case agent.EventThinkStart:
+			// The stored tokens, if any, belonged to an earlier call.
+			b.Reset()
+			stored = ""
+		case agent.EventToken:
+			var d agent.TokenData
+			_ = json.Unmarshal(e.Data, &d)
+			b.WriteString(d.Text)
+		}
+	}
+	return stored, b.String(), nil
 }
 
 func (l *EventLog) write(batch []agent.Event) error {

@@ -9,11 +9,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strings"
+	"syscall"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // DB is an open Agentdeck database.
@@ -22,6 +23,7 @@ type DB struct {
 	writer *sql.DB
 	reader *sql.DB
 	owner  Owner
+	dmg    *damage
 }
 
 // Options tune Open. The zero value is what the app uses.
@@ -31,6 +33,10 @@ type Options struct {
 	// Owner identifies this process on the turns it runs (default: the
 	// current process).
 	Owner *Owner
+	// OnDamage, if set, is called once, the first time a read or a write
+	// meets damage in the file (see Damaged), from the goroutine that met
+	// it. The command line prints its notice there.
+	OnDamage func(reason string)
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
@@ -43,12 +49,13 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		return nil, apperr.Wrap(err, apperr.Unavailable,
 			"cannot create the folder for the database %s; check that it is writable or pass --db with another path", path)
 	}
-	writer, err := sql.Open("sqlite", dsn(path, false))
+	dmg := newDamage(path, opts.OnDamage)
+	writer, err := openPool(dsn(path, false), dmg)
 	if err != nil {
 		return nil, openError(path, err)
 	}
 	writer.SetMaxOpenConns(1)
-	db := &DB{path: path, writer: writer, owner: CurrentOwner()}
+	db := &DB{path: path, writer: writer, owner: CurrentOwner(), dmg: dmg}
 	if opts.Owner != nil {
 		db.owner = *opts.Owner
 	}
@@ -60,7 +67,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 		writer.Close()
 		return nil, err
 	}
-	reader, err := sql.Open("sqlite", dsn(path, true))
+	reader, err := openPool(dsn(path, true), dmg)
 	if err != nil {
 		writer.Close()
 		return nil, openError(path, err)
@@ -108,6 +115,14 @@ func dsn(path string, readOnly bool) string {
 		// Deleted rows are overwritten with zeros: "deleted" must mean gone
 		// from the file, not merely unlinked.
 		"secure_delete(1)",
+		// Keep the write-ahead log small, so that a turn needs little more
+		// free space than what it stores: checkpoint every 64 pages (256 KB,
+		// not SQLite's 1000) and cut the file back to 512 KB when the log
+		// restarts after a checkpoint (without a limit it keeps its largest
+		// size for good). A reader holding an old snapshot can keep a
+		// checkpoint from finishing; the next one catches up.
+		"wal_autocheckpoint(64)",
+		"journal_size_limit(524288)",
 	} {
 		q.Add("_pragma", p)
 	}
@@ -119,17 +134,96 @@ func dsn(path string, readOnly bool) string {
 	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
+// openError names why the file could not be opened. A file SQLite finds
+// damaged or not a database at all (its schema cannot be read) is Damaged:
+// nothing in it is readable, so there is nothing to salvage.
 func openError(path string, err error) error {
-	msg := err.Error()
+	var se *sqlite.Error
+	code := 0
+	if errors.As(err, &se) {
+		code = se.Code() & 0xff
+	}
 	switch {
-	case strings.Contains(msg, "file is not a database"), strings.Contains(msg, "malformed"):
-		return apperr.Wrap(err, apperr.Unavailable,
+	case isCorruptCode(code):
+		return apperr.Wrap(err, apperr.Damaged,
 			"%s is not an Agentdeck database or is damaged; move it aside or pass --db with another path", path)
-	case strings.Contains(msg, "unable to open"), strings.Contains(msg, "readonly"), strings.Contains(msg, "permission"):
+	case code == sqlite3.SQLITE_CANTOPEN, code == sqlite3.SQLITE_READONLY, code == sqlite3.SQLITE_PERM,
+		errors.Is(err, fs.ErrPermission):
 		return apperr.Wrap(err, apperr.Unavailable,
 			"cannot open the database %s; check that the file and its folder are readable and writable, or pass --db with another path", path)
 	}
 	return apperr.Wrap(err, apperr.Unavailable, "cannot open the database %s", path)
+}
+
+// readError maps a failed read to a message a person can act on. Damage
+// is named as damage (with the file and the next steps), whatever the
+// read was for.
+func readError(err error, doing string) error {
+	if errors.Is(err, context.Canceled) {
+		return apperr.Wrap(err, apperr.Cancelled, "%s was cancelled", doing)
+	}
+	if d := damageOf(err); d != nil && isCorrupt(err) {
+		return damaged(d, err, doing)
+	}
+	if d := damageOf(err); d != nil && isGeneric(err) {
+		if met, _ := d.state(); met {
+			// A read that fails for no named reason in a file known to be
+			// damaged: the damage is the likely cause.
+			return damaged(d, err, doing)
+		}
+	}
+	return apperr.Wrap(err, apperr.Unavailable, "%s failed: the database could not be read", doing)
+}
+
+// writeError maps a failed write to a message a person can act on: the
+// disk is full, the file is read-only, another program holds it, or the
+// file is damaged.
+func writeError(err error, doing string) error {
+	var se *sqlite.Error
+	code := 0
+	if errors.As(err, &se) {
+		code = se.Code() & 0xff
+	}
+	d := damageOf(err)
+	switch {
+	case d != nil && isCorruptCode(code):
+		return damaged(d, err, doing)
+	case code == sqlite3.SQLITE_FULL, errors.Is(err, syscall.ENOSPC):
+		return apperr.Wrap(err, apperr.Unavailable, "%s failed: the disk is full. Free some space; nothing already saved was lost", doing)
+	case code == sqlite3.SQLITE_READONLY, code == sqlite3.SQLITE_PERM, code == sqlite3.SQLITE_CANTOPEN, errors.Is(err, fs.ErrPermission):
+		return apperr.Wrap(err, apperr.Unavailable, "%s failed: the database is read-only. Check the file's permissions; nothing already saved was lost", doing)
+	case code == sqlite3.SQLITE_BUSY, code == sqlite3.SQLITE_LOCKED:
+		return apperr.Wrap(err, apperr.Unavailable, "%s failed: another program holds the database. Try again", doing)
+	case errors.Is(err, context.Canceled):
+		return apperr.Wrap(err, apperr.Cancelled, "%s was cancelled", doing)
+	}
+	if d != nil {
+		if met, _ := d.state(); met {
+			return damaged(d, err, doing)
+		}
+	}
+	return apperr.Wrap(err, apperr.Internal, "%s failed", doing)
+}
+
+// damaged is the apperr for a read or write of a damaged file.
+func damaged(d *damage, err error, doing string) error {
+	de := d.asError(err, doing)
+	return apperr.Wrap(de, apperr.Damaged, "%s failed: the database %s is damaged (%s). %s", capitalize(doing), d.path, de.Reason, DamageAdvice(d.path))
+}
+
+// isGeneric reports an error with no cause a person could act on apart
+// from the file: not busy, full, read-only or interrupted.
+func isGeneric(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_FULL, sqlite3.SQLITE_READONLY,
+		sqlite3.SQLITE_PERM, sqlite3.SQLITE_INTERRUPT, sqlite3.SQLITE_CONSTRAINT, sqlite3.SQLITE_NOMEM:
+		return false
+	}
+	return true
 }
 
 // wrapf is fmt.Errorf for the common "doing X: %w" shape.
@@ -144,10 +238,11 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 		return nil, apperr.Wrap(err, apperr.NotFound, "there is no database at %s; pass --db with the file to look at", path)
 	}
+	dmg := newDamage(path, nil)
 	open := func(conns int) (*sql.DB, error) {
 		// mode=ro: a read-only connection never checkpoints the WAL into
 		// the file, not even as the last one to close.
-		p, err := sql.Open("sqlite", dsn(path, true)+"&mode=ro")
+		p, err := openPool(dsn(path, true)+"&mode=ro", dmg)
 		if err != nil {
 			return nil, openError(path, err)
 		}
@@ -163,7 +258,7 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		writer.Close()
 		return nil, err
 	}
-	db := &DB{path: path, writer: writer, reader: reader, owner: CurrentOwner()}
+	db := &DB{path: path, writer: writer, reader: reader, owner: CurrentOwner(), dmg: dmg}
 	// Keep a connection open (idle in the pool) from here to Close: while
 	// one is open, no other connection of ours is the last one, and the
 	// last one to close is what checkpoints.
