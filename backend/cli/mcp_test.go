@@ -427,3 +427,29 @@ func TestReplayWithMCP(t *testing.T) {
 		t.Fatalf("replay --no-mcp reached the server: it ran %v in all", got)
 	}
 }
+
+// Ctrl+C while run waits for a server that does not answer stops the
+// command: the turn never starts and no session is left behind.
+func TestRunStopsWhileConnectingMCP(t *testing.T) {
+	noMCPLeaks(t)
+	sleep, err := exec.LookPath("sleep")
+	if err != nil {
+		t.Fatal("no sleep command")
+	}
+	srv := llmtest.NewServer(t)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	writeMCPConfig(t, filepath.Join(dir, "mcp.json"), map[string]any{"mute": map[string]any{"command": sleep, "args": []string{"30"}}})
+	signals := make(chan os.Signal, 1)
+	signals <- os.Interrupt
+	r := agentdeck(t, db, srv.URL(), signals, nil, "run", "Say hello.")
+	if r.code != ExitCancelled || strings.TrimSpace(r.stderr) != "agentdeck: stopped while connecting the MCP servers" {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the turn started: %d model calls", n)
+	}
+	if list := agentdeck(t, db, "", nil, nil, "sessions", "list", "--json"); strings.Contains(list.stdout, "Say hello") {
+		t.Fatalf("a session was left behind:\n%s", list.stdout)
+	}
+}
