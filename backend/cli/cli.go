@@ -65,6 +65,10 @@ type Env struct {
 	Signals <-chan os.Signal
 	// Exit ends the process at once (a second SIGINT); default os.Exit.
 	Exit func(code int)
+
+	// logs are the command's log files (see quietLogger), set by Main
+	// from --verbose and closed when it returns.
+	logs *logs
 }
 
 const usage = `Usage:
@@ -83,7 +87,8 @@ const usage = `Usage:
   agentdeck providers list | add NAME --base-url URL [--model M] [--default] | remove NAME
   agentdeck version
 
-Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB).
+Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)
+and --verbose (the log, kept in agentdeck.log beside the database, also goes to stderr).
 Run 'agentdeck run --help' for the run flags.
 `
 
@@ -98,6 +103,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	if env.Exit == nil {
 		env.Exit = os.Exit
 	}
+	args, env.logs = takeVerbose(args)
+	defer env.logs.close()
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return cmdDesktop(ctx, args, env)
 	}
@@ -150,9 +157,10 @@ func cmdDesktop(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "agentdeck: unexpected argument %q\n\n%s", fs.Arg(0), usage)
 		return ExitUsage
 	}
-	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	start := DesktopStart{Logger: log}
+	var start DesktopStart
 	start.DBPath, start.DBErr = paths.DBPath(*dbFlag, env.Paths)
+	log := quietLogger(env, start.DBPath)
+	start.Logger = log
 	if start.DBErr == nil {
 		start.DB, start.DBErr = store.Open(ctx, start.DBPath, store.Options{})
 	}
@@ -190,7 +198,7 @@ func cmdServe(ctx context.Context, args []string, env Env) int {
 	if *remote {
 		fmt.Fprintf(env.Stderr, "agentdeck: WARNING: serving on %s; anyone who can reach it and has the token can use your sessions and keys\n", *addr)
 	}
-	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	log := quietLogger(env, path)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go func() {

@@ -79,7 +79,7 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 				fmt.Fprintf(env.Stderr, "agentdeck: $%s is empty\n", *keyEnv)
 				return ExitUsage
 			}
-			sec, _ := secrets.Open(ctx, "agentdeck", filepath.Join(dataDir(path), "secrets.json"), quietLogger(env))
+			sec, _ := secrets.Open(ctx, "agentdeck", filepath.Join(dataDir(path), "secrets.json"), quietLogger(env, path))
 			p.APIKeyRef = "provider:" + p.Name
 			if err := sec.Set(ctx, p.APIKeyRef, key); err != nil {
 				return fail(env, err)

@@ -54,7 +54,7 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	eng, err := setup.Build(ctx, db, mcpf.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)}))
+	eng, err := setup.Build(ctx, db, mcpf.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env, path)}))
 	if err != nil {
 		return fail(env, err)
 	}

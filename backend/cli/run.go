@@ -78,7 +78,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	eng, err := setup.Build(ctx, db, f.mcp.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env)}))
+	eng, err := setup.Build(ctx, db, f.mcp.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env, path)}))
 	if err != nil {
 		return fail(env, err)
 	}
