@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
@@ -248,6 +249,16 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		delete(r.running, h.TurnID)
 		r.mu.Unlock()
 	}()
+	// A full disk stops the turn (see diskfull.go): the event log and the
+	// recording of a model call report it.
+	ctx, stopForDisk := context.WithCancelCause(ctx)
+	defer stopForDisk(nil)
+	full := func(err error) { stopForDisk(fmt.Errorf("%w: %w", errDiskFull, err)) }
+	t.evlog.OnFull(full)
+	t.client = diskFullWatch{inner: t.client, full: full}
+	if err := r.cfg.DB.KeepReserve(); err != nil {
+		r.log.Warn("keeping the reserve beside the database", "path", store.ReservePath(r.cfg.DB.Path()), "err", err)
+	}
 	tools, closeTools, toolErr := r.tools(ctx, t)
 	defer closeTools()
 	if t.replay != nil {
@@ -260,7 +271,11 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 				Error: apperr.MessageOf(toolErr), ErrorSource: "config",
 				Messages: append(append([]llm.Message(nil), t.history...), llm.Message{Role: llm.RoleUser, Content: t.req.Message})}
 		}
-		return eng.Run(ctx, t.em, t.def, agent.Input{History: t.history, User: t.req.Message})
+		res := eng.Run(ctx, t.em, t.def, agent.Input{History: t.history, User: t.req.Message})
+		if stoppedForDiskFull(ctx) {
+			res = r.diskFullEnding(h, t, res)
+		}
+		return res
 	}, func(res agent.Result) {
 		if t.replay != nil && res.OK {
 			t.replay.missingCalls(t.replayClient, t.em)
@@ -270,7 +285,16 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		if err := t.evlog.Flush(); err != nil {
 			r.log.Error("flushing events", "turn", h.TurnID, "err", err)
 		}
-		if err := r.cfg.DB.FinishTurn(context.Background(), h.TurnID, len(t.history), res); err != nil {
+		err := r.cfg.DB.FinishTurn(context.Background(), h.TurnID, len(t.history), res)
+		if store.IsDiskFull(err) {
+			// Only this write found no room (the turn itself was stored):
+			// free the reserve and try once more.
+			r.cfg.DB.ReleaseReserve(context.Background())
+			err = r.cfg.DB.FinishTurn(context.Background(), h.TurnID, len(t.history), res)
+		}
+		if err != nil {
+			// The turn stays running; the next start marks it interrupted
+			// with the answer its events stored.
 			r.log.Error("storing the turn result", "turn", h.TurnID, "err", err)
 		}
 	})
