@@ -185,11 +185,6 @@ func checkCounts(ctx context.Context, conn *sql.Conn, rep *CheckReport) error {
 		Scan(&rep.Sessions, &rep.Turns, &rep.Events)
 }
 
-func isCorrupt(err error) bool {
-	msg := err.Error()
-	return strings.Contains(msg, "malformed") || strings.Contains(msg, "corrupt") || strings.Contains(msg, "not a database")
-}
-
 func fileSize(path string) int64 {
 	st, err := os.Stat(path)
 	if err != nil {

@@ -116,17 +116,3 @@ func currentVersion(ctx context.Context, q interface {
 	}
 	return int(v.Int64), nil
 }
-
-// writeError maps a failed write to a message a person can act on.
-func writeError(err error, doing string) error {
-	msg := err.Error()
-	switch {
-	case strings.Contains(msg, "database or disk is full"), strings.Contains(msg, "SQLITE_FULL"):
-		return apperr.Wrap(err, apperr.Unavailable, "%s failed: the disk is full. Free some space; nothing already saved was lost", doing)
-	case strings.Contains(msg, "readonly"), strings.Contains(msg, "read-only"):
-		return apperr.Wrap(err, apperr.Unavailable, "%s failed: the database is read-only. Check the file's permissions; nothing already saved was lost", doing)
-	case strings.Contains(msg, "database is locked"), strings.Contains(msg, "SQLITE_BUSY"):
-		return apperr.Wrap(err, apperr.Unavailable, "%s failed: another program holds the database. Try again", doing)
-	}
-	return apperr.Wrap(err, apperr.Internal, "%s failed", doing)
-}

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -24,6 +25,13 @@ type TurnDetail struct {
 	Events []agent.Event `json:"events,omitempty"`
 	// LastSeq is the newest stored event's seq.
 	LastSeq int64 `json:"last_seq"`
+	// Unreadable names the parts of the turn ReadTurn could not read from
+	// a damaged file ("messages", "stages", "events"); their fields are
+	// empty.
+	Unreadable []string `json:"unreadable,omitempty"`
+
+	// partErr is the first part's error, for GetTurn.
+	partErr error
 }
 
 // ChartRecord is a chart a turn drew.
@@ -52,52 +60,86 @@ func scanTurn(r scanner) (Turn, error) {
 }
 
 // GetTurn loads a turn for review. withEvents adds its full event log.
+// Any part that cannot be read fails it; ReadTurn returns what it can.
 func (db *DB) GetTurn(ctx context.Context, id string, withEvents bool) (TurnDetail, error) {
+	d, err := db.ReadTurn(ctx, id, withEvents)
+	if err == nil && d.partErr != nil {
+		return d, d.partErr
+	}
+	return d, err
+}
+
+// ReadTurn is GetTurn for a file that may be damaged: the turn's row must
+// be readable, and a part that is not (its messages, stages or events)
+// is left empty and named in Unreadable instead of failing the turn.
+func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDetail, error) {
 	var d TurnDetail
+	var result string
 	row := db.reader.QueryRowContext(ctx, turnSelect+` WHERE id = ?`, id)
 	t, err := scanTurn(row)
+	if err == nil {
+		err = db.reader.QueryRowContext(ctx, `SELECT result FROM turns WHERE id = ?`, id).Scan(&result)
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, apperr.New(apperr.NotFound, "There is no turn %s.", id)
 	}
 	if err != nil {
-		return d, readError(err, "loading the turn")
+		return d, readError(err, "reading turn "+id)
 	}
 	d.Turn = t
-	var result string
-	if err := db.reader.QueryRowContext(ctx, `SELECT result FROM turns WHERE id = ?`, id).Scan(&result); err != nil {
-		return d, readError(err, "loading the turn")
-	}
 	d.Result = json.RawMessage(result)
 	var res struct {
 		PlanSteps []agent.PlanStep `json:"plan_steps"`
 	}
 	_ = json.Unmarshal(d.Result, &res)
 	d.Plan = res.PlanSteps
-	if d.Messages, err = db.turnMessages(ctx, id); err != nil {
-		return d, err
-	}
-	if d.Stages, err = db.turnStages(ctx, id); err != nil {
-		return d, err
-	}
-	if d.Charts, err = db.turnCharts(ctx, id); err != nil {
-		return d, err
-	}
-	if err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, id).Scan(&d.LastSeq); err != nil {
-		return d, readError(err, "loading the turn")
-	}
-	if withEvents {
-		if d.Events, err = db.EventsAfter(ctx, id, 0, 0); err != nil {
-			return d, err
+	// Only damage is worked around; any other failure (cancelled, busy)
+	// fails the turn.
+	var fatal error
+	part := func(name string, err error) {
+		if err == nil {
+			return
+		}
+		if apperr.CodeOf(err) != apperr.Damaged {
+			fatal = cmp.Or(fatal, err)
+			return
+		}
+		d.Unreadable = append(d.Unreadable, name)
+		if d.partErr == nil {
+			d.partErr = err
 		}
 	}
-	if d.Plan == nil && t.State == StateRunning {
+	d.Messages, err = db.turnMessages(ctx, id)
+	part("messages", err)
+	d.Stages, err = db.turnStages(ctx, id)
+	part("stages", err)
+	// The charts, the newest seq and the events all come from the events
+	// table: one damaged page of it makes the three unreadable together,
+	// and they are named as what failed, the turn's events.
+	var events error
+	if d.Charts, events = db.turnCharts(ctx, id); events == nil {
+		if err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, id).Scan(&d.LastSeq); err != nil {
+			events = readError(err, "reading the events of turn "+id)
+		}
+	}
+	if events == nil && withEvents {
+		d.Events, events = db.EventsAfter(ctx, id, 0, 0)
+	}
+	if events != nil {
+		d.Charts, d.Events = nil, nil
+	}
+	part("events", events)
+	if fatal != nil {
+		return TurnDetail{}, fatal
+	}
+	if d.Plan == nil && t.State == StateRunning && events == nil {
 		d.Plan = db.livePlan(ctx, id)
 	}
 	return d, nil
 }
 
 func (db *DB) turnMessages(ctx context.Context, turnID string) ([]llm.Message, error) {
-	return db.queryMessages(ctx, "loading messages", `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
+	return db.queryMessages(ctx, "reading the messages of turn "+turnID, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
 }
 
 // queryMessages runs a query selecting (role, content, extra) rows.
@@ -119,13 +161,16 @@ func (db *DB) queryMessages(ctx context.Context, doing, q string, args ...any) (
 		m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning
 		out = append(out, m)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, readError(err, doing)
+	}
+	return out, nil
 }
 
 func (db *DB) turnStages(ctx context.Context, turnID string) ([]agent.StageResult, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, turnID)
 	if err != nil {
-		return nil, readError(err, "loading stages")
+		return nil, readError(err, "reading the stages of turn "+turnID)
 	}
 	defer rows.Close()
 	var out []agent.StageResult
@@ -133,20 +178,23 @@ func (db *DB) turnStages(ctx context.Context, turnID string) ([]agent.StageResul
 		var s agent.StageResult
 		var term, diag, resp string
 		if err := rows.Scan(&s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
-			return nil, readError(err, "loading stages")
+			return nil, readError(err, "reading the stages of turn "+turnID)
 		}
 		_ = json.Unmarshal([]byte(term), &s.Termination)
 		_ = json.Unmarshal([]byte(diag), &s.Diagnostics)
 		_ = json.Unmarshal([]byte(resp), &s.Response)
 		out = append(out, s)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, readError(err, "reading the stages of turn "+turnID)
+	}
+	return out, nil
 }
 
 func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT id, seq, data FROM events WHERE turn_id = ? AND type = 'chart' ORDER BY seq`, turnID)
 	if err != nil {
-		return nil, readError(err, "loading charts")
+		return nil, readError(err, "reading the events of turn "+turnID)
 	}
 	defer rows.Close()
 	var out []ChartRecord
@@ -154,14 +202,17 @@ func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, err
 		var c ChartRecord
 		var data string
 		if err := rows.Scan(&c.EventID, &c.Seq, &data); err != nil {
-			return nil, readError(err, "loading charts")
+			return nil, readError(err, "reading the events of turn "+turnID)
 		}
 		var d agent.ChartData
 		_ = json.Unmarshal([]byte(data), &d)
 		c.Title, c.Spec = d.Title, d.Spec
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, readError(err, "reading the events of turn "+turnID)
+	}
+	return out, nil
 }
 
 // livePlan rebuilds the plan of a running turn from its events: the last
@@ -207,29 +258,40 @@ func applyPlanEvent(steps *[]agent.PlanStep, typ agent.EventType, data []byte) {
 // EventsAfter returns a turn's events with seq > after, in order; limit 0
 // means all.
 func (db *DB) EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]agent.Event, error) {
-	q := `SELECT seq, id, stage_id, parent_id, at, type, phase, checkpoint, data, (SELECT session_id FROM turns WHERE id = ?) FROM events WHERE turn_id = ? AND seq > ? ORDER BY seq`
-	args := []any{turnID, turnID, after}
+	// The session is read apart from the events, so a damaged page of
+	// either is named as what it is.
+	var sessionID sql.NullString
+	err := db.reader.QueryRowContext(ctx, `SELECT session_id FROM turns WHERE id = ?`, turnID).Scan(&sessionID)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, readError(err, "reading turn "+turnID)
+	}
+	doing := "reading the events of turn " + turnID
+	q := `SELECT seq, id, stage_id, parent_id, at, type, phase, checkpoint, data FROM events WHERE turn_id = ? AND seq > ? ORDER BY seq`
+	args := []any{turnID, after}
 	if limit > 0 {
 		q += ` LIMIT ?`
 		args = append(args, limit)
 	}
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
-		return nil, readError(err, "loading events")
+		return nil, readError(err, doing)
 	}
 	defer rows.Close()
 	var out []agent.Event
 	for rows.Next() {
-		e := agent.Event{TurnID: turnID}
+		e := agent.Event{TurnID: turnID, SessionID: sessionID.String}
 		var at, data string
-		if err := rows.Scan(&e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data, &e.SessionID); err != nil {
-			return nil, readError(err, "loading events")
+		if err := rows.Scan(&e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data); err != nil {
+			return nil, readError(err, doing)
 		}
 		_ = e.At.UnmarshalJSON([]byte(strconv.Quote(at)))
 		e.Data = json.RawMessage(data)
 		out = append(out, e)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, readError(err, doing)
+	}
+	return out, nil
 }
 
 // TurnPage is one page of a session's turns, newest first.
@@ -255,19 +317,19 @@ func (db *DB) ListTurns(ctx context.Context, sessionID string, p Page) (TurnPage
 	args = append(args, limit+1)
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
-		return TurnPage{}, readError(err, "listing turns")
+		return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
 	}
 	defer rows.Close()
 	var page TurnPage
 	for rows.Next() {
 		t, err := scanTurn(rows)
 		if err != nil {
-			return TurnPage{}, readError(err, "listing turns")
+			return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
 		}
 		page.Turns = append(page.Turns, t)
 	}
 	if err := rows.Err(); err != nil {
-		return TurnPage{}, readError(err, "listing turns")
+		return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
 	}
 	if len(page.Turns) > limit {
 		page.Turns = page.Turns[:limit]
@@ -286,5 +348,5 @@ func (db *DB) History(ctx context.Context, sessionID string, beforeSeq int) ([]l
 		args = append(args, beforeSeq)
 	}
 	q += ` ORDER BY t.seq, m.idx`
-	return db.queryMessages(ctx, "loading the conversation", q, args...)
+	return db.queryMessages(ctx, "reading the conversation of session "+sessionID, q, args...)
 }

@@ -40,8 +40,14 @@ func (db *DB) Orphans(ctx context.Context) ([]Orphan, error) {
 // RecoverOrphans marks as interrupted every running turn whose owner is
 // gone (of one session, or of all when sessionID is empty), keeping its
 // events and its partial answer. It returns the turns this call marked; a
-// turn another process marked first is not among them.
+// turn another process marked first is not among them. A file this
+// process found damaged is left alone: nothing is looked up or written,
+// and the turns stay running until the file is salvaged (StartTurn with
+// Force still recovers its own session's).
 func (db *DB) RecoverOrphans(ctx context.Context, sessionID string) ([]Orphan, error) {
+	if met, _ := db.Damaged(); met {
+		return nil, nil
+	}
 	// The look-up is a read; the write lock is only taken when there is
 	// something to recover, so a watcher that finds nothing costs no lock.
 	found, err := db.findOrphans(ctx, sessionID)
@@ -103,6 +109,11 @@ func (db *DB) TurnOwnership(ctx context.Context, turnID string) (Ownership, erro
 // RecoverTurn marks one turn interrupted if it is still running and its
 // owner is gone, and reports whether it did.
 func (db *DB) RecoverTurn(ctx context.Context, turnID string) (bool, error) {
+	if met, reason := db.Damaged(); met {
+		return false, apperr.Wrap(db.dmg.asError(nil, "marking the turn interrupted"), apperr.Damaged,
+			"The turn was not marked interrupted: the database %s is damaged (%s), and Agentdeck does not write into it. %s",
+			db.path, reason, DamageAdvice(db.path))
+	}
 	ok := false
 	err := db.tx(ctx, "recovering an interrupted turn", func(tx *sql.Tx) (err error) {
 		ok, err = db.recoverTx(ctx, tx, turnID)

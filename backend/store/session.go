@@ -209,10 +209,3 @@ func (db *DB) tx(ctx context.Context, doing string, fn func(*sql.Tx) error) erro
 	}
 	return nil
 }
-
-func readError(err error, doing string) error {
-	if errors.Is(err, context.Canceled) {
-		return apperr.Wrap(err, apperr.Cancelled, "%s was cancelled", doing)
-	}
-	return apperr.Wrap(err, apperr.Unavailable, "%s failed: the database could not be read", doing)
-}

@@ -40,19 +40,41 @@ type Turn struct {
 	Termination agent.Termination `json:"termination"`
 }
 
+// StartOptions change how StartTurn starts a turn.
+type StartOptions struct {
+	// Force writes the turn into a file known to be damaged (see
+	// Damaged): the person was told and insisted.
+	Force bool
+}
+
 // StartTurn records a new running turn owned by this process. The row is
 // committed before the turn runs, so a crash leaves a turn to recover.
 // One turn runs per session: a running turn of this process or of another
 // live one is a Conflict, but one whose process is gone is marked
 // interrupted here, in the same transaction, and the new turn starts.
-func (db *DB) StartTurn(ctx context.Context, t Turn) (Turn, error) {
+//
+// A damaged file is not written unless opts say Force: StartTurn refuses
+// (apperr.Damaged) when this process met damage before, or when the
+// session's latest turn, which the new one continues, sits on a damaged
+// page (two seeks: its row and its last event).
+func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn, error) {
+	force := len(opts) > 0 && opts[0].Force
 	if t.ID == "" {
 		t.ID = agent.NewID()
 	}
 	t.State = StateRunning
 	t.StartedAt = time.Now().UTC()
+	if met, _ := db.Damaged(); met && !force {
+		return t, db.refuseDamaged(nil)
+	}
 	err := db.tx(ctx, "starting the turn", func(tx *sql.Tx) error {
 		if err := db.claimSession(ctx, tx, t.SessionID); err != nil {
+			return err
+		}
+		if err := probeLatestTurn(ctx, tx, t.SessionID); err != nil && (!force || !isCorrupt(err)) {
+			if isCorrupt(err) {
+				return db.refuseDamaged(err)
+			}
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?`, t.SessionID).Scan(&t.Seq); err != nil {
@@ -71,6 +93,35 @@ func (db *DB) StartTurn(ctx context.Context, t Turn) (Turn, error) {
 		return err
 	})
 	return t, err
+}
+
+// probeLatestTurn reads the row of the session's latest turn and its last
+// event: what a new turn continues. Damage there is met before anything
+// is written.
+func probeLatestTurn(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	var id, state string
+	err := tx.QueryRowContext(ctx, `SELECT id, state FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, sessionID).Scan(&id, &state)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	var last int64
+	return tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, id).Scan(&last)
+}
+
+// refuseDamaged is StartTurn's answer for a damaged file: not written,
+// with why and how to go on. cause is the read that met the damage, if
+// this call met it.
+func (db *DB) refuseDamaged(cause error) error {
+	de := db.dmg.asError(cause, "starting a new turn")
+	de.Refused = true
+	return apperr.Wrap(de, apperr.Damaged,
+		"Agentdeck did not start the turn: the database %s is damaged (%s), and the turn would be written into it. "+
+			"Send it again with force to write into the damaged file anyway (agentdeck run --force; in the window, confirm), "+
+			"or first copy everything readable into a new file with `agentdeck db salvage NEW_FILE --db %s` and use that.",
+		db.path, de.Reason, db.path)
 }
 
 // StateOf maps a turn result to the state it is stored with.
