@@ -3,9 +3,11 @@ package app
 import (
 	"context"
 	"io/fs"
+	"log/slog"
 	"time"
 
 	"github.com/wailsapp/wails/v2"
+	"github.com/wailsapp/wails/v2/pkg/logger"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
@@ -62,12 +64,29 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 			}
 			svc.log.Info("window closed")
 		},
-		DragAndDrop:    &options.DragAndDrop{EnableFileDrop: true},
-		Bind:           []any{svc},
-		ErrorFormatter: ErrorReply,
+		// Wails' own log goes where ours does (agentdeck.log), never to the terminal.
+		Logger:             wailsLog{svc.log},
+		LogLevel:           logger.INFO,
+		LogLevelProduction: logger.WARNING,
+		DragAndDrop:        &options.DragAndDrop{EnableFileDrop: true},
+		Bind:               []any{svc},
+		ErrorFormatter:     ErrorReply,
 		Linux: &linux.Options{
 			ProgramName:      "agentdeck",
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	})
 }
+
+// wailsLog hands Wails' log lines to the app's logger.
+type wailsLog struct{ log *slog.Logger }
+
+func (w wailsLog) Print(msg string)   { w.log.Info(msg, "from", "wails") }
+func (w wailsLog) Trace(msg string)   { w.log.Debug(msg, "from", "wails") }
+func (w wailsLog) Debug(msg string)   { w.log.Debug(msg, "from", "wails") }
+func (w wailsLog) Info(msg string)    { w.log.Info(msg, "from", "wails") }
+func (w wailsLog) Warning(msg string) { w.log.Warn(msg, "from", "wails") }
+func (w wailsLog) Error(msg string)   { w.log.Error(msg, "from", "wails") }
+
+// Fatal logs; Wails exits the process itself after calling it.
+func (w wailsLog) Fatal(msg string) { w.log.Error(msg, "from", "wails", "fatal", true) }
