@@ -1,0 +1,190 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/setup"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/store/storetest"
+)
+
+// lockedBuffer is a log destination safe for the turn's goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// answerWords is far more than either disk holds (as 12,000 streamed
+// pieces, about 6 MB stored), so the turn must be stopped before its end.
+const answerWords = 60_000
+
+// longAnswer is answerWords numbered words.
+func longAnswer() string {
+	var b strings.Builder
+	for i := range answerWords {
+		b.WriteString("word" + strconv.Itoa(i) + " ")
+	}
+	return b.String()
+}
+
+// A turn streaming into a full disk is stopped as soon as its events
+// cannot be stored, and ends failed with termination disk_full, the answer
+// as far as it is stored (a prefix of what streamed) and one message that
+// says how much is stored and how much space to free. On a real small file
+// system (tmpfs, as root) the ending is stored with the room the reserve
+// gives back; under SQLite's page limit, which the reserve cannot help, an
+// ending that does not fit leaves the turn running, and the next start
+// marks it interrupted with the same stored answer.
+func TestTurnStopsOnAFullDisk(t *testing.T) {
+	for _, disk := range []string{"tmpfs", "page_limit"} {
+		t.Run(disk, func(t *testing.T) {
+			leaks := goleak.IgnoreCurrent()
+			// Registered first, so it runs last: after the server, the
+			// engine and the database are closed.
+			t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
+			ctx := context.Background()
+			dir := t.TempDir()
+			if disk == "tmpfs" {
+				var whyNot string
+				if dir, whyNot = storetest.SmallDisk(t, "5m"); dir == "" {
+					t.Skipf("no tmpfs here (%s): the page_limit case covers the fallback", whyNot)
+				}
+				t.Logf("disk full path: a tmpfs of 5 MB at %s (4 MB of it the reserve) (the write-ahead log grows against it)", dir)
+			} else {
+				t.Logf("disk full path: SQLite's page limit (max_page_count), 150 pages past the current size")
+			}
+			path := filepath.Join(dir, "agentdeck.db")
+			// This process stands for an earlier one (another start time),
+			// so that a later handle sees the turn's owner as gone.
+			earlier := store.Owner{PID: os.Getpid(), Start: "an earlier process"}
+			db, err := store.Open(ctx, path, store.Options{Owner: &earlier})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			var logs lockedBuffer
+			eng, err := setup.Build(ctx, db, setup.Options{DataDir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { eng.Close() })
+			_, _ = eng.Charts() // compiled in the background: let it end before the leak check
+			srv := llmtest.NewServer(t)
+			// Paced like a fast model (a thousand pieces a second, not the
+			// 200k an unpaced local stream gives), so that a 50 ms batch of
+			// events is small and the first ones fit.
+			srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text(longAnswer(), answerWords/5), Delay: time.Millisecond})
+			sess, err := db.CreateSession(ctx, store.Session{Title: "full", Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if disk == "page_limit" {
+				if err := db.LimitPages(ctx, 150); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			rec := &events{}
+			h, err := eng.Runner.Start(ctx, runner.Request{SessionID: sess.ID, Message: "Write a very long answer", BaseURL: srv.URL(), Sinks: []agent.Sink{rec}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := h.Wait()
+
+			var streamed strings.Builder
+			for _, e := range rec.of(agent.EventToken) {
+				var d agent.TokenData
+				json.Unmarshal(e.Data, &d)
+				streamed.WriteString(d.Text)
+			}
+			n, m := len(strings.Fields(res.FinalText)), len(strings.Fields(streamed.String()))
+			t.Logf("stopped at %d of %d words streamed (of %d); message: %s", n, m, answerWords, res.Error)
+			if res.OK || res.Outcome != agent.OutcomeFailed || res.Termination.Kind != agent.TermDiskFull || res.ErrorSource != "storage" {
+				t.Fatalf("result: ok %v, outcome %s, termination %+v, source %q", res.OK, res.Outcome, res.Termination, res.ErrorSource)
+			}
+			if m >= answerWords {
+				t.Fatalf("the whole answer streamed (%d words) into a disk that cannot hold it: the turn was not stopped", m)
+			}
+			if n == 0 || !strings.HasPrefix(streamed.String(), res.FinalText) {
+				t.Fatalf("the final text (%d words) is not a non-empty prefix of what streamed (%d words)", n, m)
+			}
+			if res.Termination.Used != int64(n) || res.Termination.Limit != int64(m) {
+				t.Fatalf("termination counts %d of %d, want %d of %d", res.Termination.Used, res.Termination.Limit, n, m)
+			}
+			for _, want := range []string{"The disk is full", strconv.Itoa(n), strconv.Itoa(m) + " words", "Free at least", " MB on the disk that holds " + dir} {
+				if !strings.Contains(res.Error, want) {
+					t.Fatalf("the message lacks %q: %s", want, res.Error)
+				}
+			}
+			if errs := rec.of(agent.EventError); len(errs) != 1 || !strings.Contains(string(errs[0].Data), "The disk is full") {
+				t.Fatalf("the UIs get %d error events, want the one message", len(errs))
+			}
+			if !strings.Contains(logs.String(), "the disk is full: turn stopped") {
+				t.Fatalf("the log lacks the details:\n%s", logs.String())
+			}
+
+			d, err := db.GetTurn(ctx, h.TurnID, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range d.Events {
+				if e.Seq != int64(i+1) {
+					t.Fatalf("stored events are not a prefix: #%d has seq %d", i, e.Seq)
+				}
+			}
+			switch {
+			case d.State == store.StateFailed:
+				t.Logf("the ending was stored")
+				if d.Termination.Kind != agent.TermDiskFull || d.FinalText != res.FinalText {
+					t.Fatalf("stored: termination %+v, %d bytes of final text, want %d", d.Termination, len(d.FinalText), len(res.FinalText))
+				}
+				if last := d.Messages[len(d.Messages)-1]; last.Content != res.FinalText {
+					t.Fatalf("the stored reply is not the stored answer: %d bytes", len(last.Content))
+				}
+			case d.State == store.StateRunning && disk == "page_limit":
+				t.Logf("the ending did not fit under the page limit: the next start recovers the turn")
+				next, err := store.Open(ctx, path, store.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { next.Close() })
+				if n, err := next.RecoverInterrupted(ctx); err != nil || n != 1 {
+					t.Fatalf("recovered %d turns: %v", n, err)
+				}
+				d, err := next.GetTurn(ctx, h.TurnID, false)
+				if err != nil || d.State != store.StateInterrupted || d.FinalText != res.FinalText {
+					t.Fatalf("recovered turn: %s with %d bytes of final text (want %d): %v", d.State, len(d.FinalText), len(res.FinalText), err)
+				}
+			default:
+				t.Fatalf("stored turn is %s (%+v)", d.State, d.Termination)
+			}
+		})
+	}
+}
