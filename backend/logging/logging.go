@@ -74,9 +74,6 @@ func New(opts Options) *Logger {
 	return l
 }
 
-// Path is the log file of the database at dbPath.
-func Path(dbPath string) string { return filepath.Join(filepath.Dir(dbPath), FileName) }
-
 // Close closes the log file and stops the rotation's goroutine. A record
 // logged after it (a goroutine still ending) is appended with an open and
 // a close of its own.
