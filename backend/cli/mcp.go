@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"strings"
 
@@ -44,12 +43,9 @@ func (m mcpFlags) check(env Env) int {
 	return ExitOK
 }
 
-// options sets what setup.Build needs to know of the flags. The command
-// prints the servers' statuses itself (connectMCP), so the manager's own
-// log lines would only repeat them.
+// options sets what setup.Build needs to know of the flags.
 func (m mcpFlags) options(o setup.Options) setup.Options {
 	o.MCPConfig = m.config
-	o.MCPLogger = slog.New(slog.DiscardHandler)
 	return o
 }
 

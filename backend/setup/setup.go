@@ -35,10 +35,7 @@ type Options struct {
 	// runs one turn leaves it off and calls Engine.ConnectMCP, which waits.
 	ConnectMCP bool
 	// MCP tunes the MCP manager (start and call timeouts); zero: defaults.
-	MCP mcp.Options
-	// MCPLogger is the MCP manager's log; nil: Logger. The command line
-	// reports the servers' statuses itself and silences it.
-	MCPLogger  *slog.Logger
+	MCP        mcp.Options
 	Logger     *slog.Logger
 	HTTPClient *http.Client
 	// ModelCalls tunes model calls (idle timeout, retries); zero: defaults.
@@ -79,11 +76,7 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 	// turn that draws a chart waits for it if it is not done yet.
 	e.Charts = sync.OnceValues(chart.NewValidator)
 	go e.Charts()
-	mcpLog := opts.MCPLogger
-	if mcpLog == nil {
-		mcpLog = log
-	}
-	e.MCP = mcp.NewManager(mcpLog, opts.MCP)
+	e.MCP = mcp.NewManager(log, opts.MCP)
 	if opts.ConnectMCP {
 		go e.ReloadMCP(context.WithoutCancel(ctx))
 	}
