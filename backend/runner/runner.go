@@ -95,6 +95,9 @@ type Request struct {
 	// history, workflow and limits are the original's, and Message,
 	// History, Workflow, Model and Limits are ignored.
 	Replay *Replay
+	// Force stores the turn even in a database known to be damaged (see
+	// store.StartOptions): the person was told and insisted.
+	Force bool
 }
 
 // Handle is a started turn.
@@ -148,7 +151,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err := r.attach(ctx, sess.ID, req.Attach); err != nil {
 		return nil, err
 	}
-	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model})
+	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model}, store.StartOptions{Force: req.Force})
 	if err != nil {
 		return nil, err
 	}
