@@ -98,7 +98,10 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	s.host = ln.Addr().String()
 	s.svc.startup(ctx)
-	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx },
+		// net/http's own complaints (a bad TLS hello, a handler's panic) go
+		// to the log file, not to the terminal through the log package.
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelWarn)}
 	if s.cfg.Ready != nil {
 		s.cfg.Ready(s.URL())
 	}
