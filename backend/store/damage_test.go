@@ -79,6 +79,7 @@ func TestDamagedFile(t *testing.T) {
 	}{
 		{"named where first met", damageIsNamedWhereItIsFirstMet},
 		{"ReadTurn keeps what is readable", readTurnKeepsWhatIsReadable},
+		{"lists keep what is readable", listsKeepWhatIsReadable},
 		{"check counts each table on its own", checkCountsEachTableOnItsOwn},
 		{"salvage copies every intact turn", salvageCopiesEveryIntactTurn},
 		{"salvage of a whole file loses nothing", salvageOfAWholeFileLosesNothing},
@@ -480,6 +481,53 @@ func backupNamesTheCause(t *testing.T, _ storetest.History, fresh func(*testing.
 		err = db.Backup(bg, filepath.Join(dir, "b.db"))
 		if apperr.CodeOf(err) != apperr.Unavailable || !strings.Contains(apperr.MessageOf(err), "permission denied") {
 			t.Fatalf("%v", err)
+		}
+	})
+}
+
+func listsKeepWhatIsReadable(t *testing.T, h storetest.History, fresh func(*testing.T) string) {
+	t.Run("sessions", func(t *testing.T) {
+		path, _ := damaged(t, fresh, "sessions")
+		db, err := store.Open(bg, path, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		got, lost, err := db.ReadSessions(bg)
+		if err != nil || lost == 0 || len(got)+lost != len(h.Sessions) {
+			t.Fatalf("%d sessions read, %d lost of %d: %v", len(got), lost, len(h.Sessions), err)
+		}
+		for i := 1; i < len(got); i++ {
+			if got[i].UpdatedAt.After(got[i-1].UpdatedAt) {
+				t.Fatal("not most recent first")
+			}
+		}
+		if got[0].Turns != 2 {
+			t.Fatalf("turn count %d", got[0].Turns)
+		}
+	})
+	t.Run("turns", func(t *testing.T) {
+		path, _ := damaged(t, fresh, "turns")
+		db, err := store.Open(bg, path, store.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		read, lost := 0, 0
+		for _, s := range h.Sessions {
+			turns, seqs, err := db.SessionTurns(bg, s.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, tr := range turns {
+				if tr.SessionID != s.ID || i > 0 && tr.Seq <= turns[i-1].Seq {
+					t.Fatalf("turns %+v", turns)
+				}
+			}
+			read, lost = read+len(turns), lost+len(seqs)
+		}
+		if lost == 0 || read+lost != len(h.Turns) {
+			t.Fatalf("%d turns read, %d lost of %d", read, lost, len(h.Turns))
 		}
 	})
 }

@@ -350,3 +350,84 @@ func (db *DB) History(ctx context.Context, sessionID string, beforeSeq int) ([]l
 	q += ` ORDER BY t.seq, m.idx`
 	return db.queryMessages(ctx, "reading the conversation of session "+sessionID, q, args...)
 }
+
+// ReadSessions lists every session, most recently active first, for a
+// file that may be damaged: the index of sessions by activity lists their
+// rows, and each row is read on its own, so a damaged page loses only the
+// sessions on it. lost is how many the index lists that could not be read.
+func (db *DB) ReadSessions(ctx context.Context) (sessions []Session, lost int, err error) {
+	const doing = "listing sessions"
+	rows, err := db.reader.QueryContext(ctx, `SELECT rowid FROM sessions INDEXED BY sessions_updated ORDER BY updated_at DESC, id DESC`)
+	if err != nil {
+		return nil, 0, readError(err, doing)
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, 0, readError(err, doing)
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, readError(err, doing)
+	}
+	for _, id := range ids {
+		s, err := scanSession(db.reader.QueryRowContext(ctx, sessionSelect+` WHERE s.rowid = ?`, id))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			// Deleted since the index was read.
+		case err != nil && isCorrupt(err):
+			lost++
+		case err != nil:
+			return sessions, lost, readError(err, doing)
+		default:
+			sessions = append(sessions, s)
+		}
+	}
+	return sessions, lost, nil
+}
+
+// SessionTurns lists a session's turns, oldest first, for a file that
+// may be damaged: their numbers come from the index of turns by session,
+// and each row is read on its own. lost lists the numbers of the turns
+// whose row could not be read.
+func (db *DB) SessionTurns(ctx context.Context, sessionID string) (turns []Turn, lost []int, err error) {
+	doing := "listing the turns of session " + sessionID
+	rows, err := db.reader.QueryContext(ctx, `SELECT rowid, seq FROM turns WHERE session_id = ? ORDER BY seq`, sessionID)
+	if err != nil {
+		return nil, nil, readError(err, doing)
+	}
+	type ref struct {
+		rowid int64
+		seq   int
+	}
+	var refs []ref
+	for rows.Next() {
+		var r ref
+		if err := rows.Scan(&r.rowid, &r.seq); err != nil {
+			rows.Close()
+			return nil, nil, readError(err, doing)
+		}
+		refs = append(refs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, nil, readError(err, doing)
+	}
+	for _, r := range refs {
+		t, err := scanTurn(db.reader.QueryRowContext(ctx, turnSelect+` WHERE rowid = ?`, r.rowid))
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil && isCorrupt(err):
+			lost = append(lost, r.seq)
+		case err != nil:
+			return turns, lost, readError(err, doing)
+		default:
+			turns = append(turns, t)
+		}
+	}
+	return turns, lost, nil
+}
