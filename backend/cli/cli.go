@@ -10,6 +10,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
@@ -69,6 +71,9 @@ type Env struct {
 	// logs are the command's log files (see quietLogger), set by Main
 	// from --verbose and closed when it returns.
 	logs *logs
+	// damage prints the damaged-database notice once per command, set
+	// by Main.
+	damage *damageNotice
 }
 
 const usage = `Usage:
@@ -83,7 +88,7 @@ const usage = `Usage:
   agentdeck turns show TURN_ID [--json] [--events]
   agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings
   agentdeck serve [--addr 127.0.0.1:7788]    the UI in a browser
-  agentdeck db check | db backup FILE
+  agentdeck db check | db backup FILE | db salvage NEW_FILE   check, copy, or rescue a damaged database
   agentdeck providers list | add NAME --base-url URL [--model M] [--default] | remove NAME
   agentdeck version
 
@@ -103,6 +108,7 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	if env.Exit == nil {
 		env.Exit = os.Exit
 	}
+	env.damage = &damageNotice{}
 	args, env.logs = takeVerbose(args)
 	defer env.logs.close()
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
@@ -159,11 +165,12 @@ func cmdDesktop(ctx context.Context, args []string, env Env) int {
 	}
 	var start DesktopStart
 	start.DBPath, start.DBErr = paths.DBPath(*dbFlag, env.Paths)
-	log := quietLogger(env, start.DBPath)
-	start.Logger = log
 	if start.DBErr == nil {
 		start.DB, start.DBErr = store.Open(ctx, start.DBPath, store.Options{})
 	}
+	// After Open, which makes the folder the log file goes in.
+	log := quietLogger(env, start.DBPath)
+	start.Logger = log
 	if start.DBErr == nil {
 		recoverOrphans(ctx, start.DB, env)
 	}
@@ -232,7 +239,9 @@ func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, 
 	if err != nil {
 		return nil, "", fail(env, apperr.Wrap(err, apperr.Invalid, "cannot find the data directory (%v); pass --db", err))
 	}
-	db, err := store.Open(ctx, path, store.Options{})
+	// The first read or write that meets damage says so once, whatever
+	// the command; its own errors then name only what failed.
+	db, err := store.Open(ctx, path, store.Options{OnDamage: func(reason string) { env.damage.print(env, path, reason) }})
 	if err != nil {
 		return nil, path, fail(env, err)
 	}
@@ -258,7 +267,8 @@ func openDBReadOnly(ctx context.Context, flagValue string, env Env) (*store.DB, 
 // recoverOrphans marks interrupted the running turns whose process is
 // gone. A failure is reported and the command goes on: it can still read.
 func recoverOrphans(ctx context.Context, db *store.DB, env Env) {
-	if _, err := db.RecoverInterrupted(ctx); err != nil {
+	// A damaged file is left alone (the notice said so).
+	if _, err := db.RecoverInterrupted(ctx); err != nil && apperr.CodeOf(err) != apperr.Damaged {
 		warn(env, "could not mark the turns of stopped processes as interrupted", err)
 	}
 }
@@ -279,6 +289,15 @@ func newFlagSet(name string, env Env) *flag.FlagSet {
 
 // fail prints err for a person and returns the failure exit code.
 func fail(env Env, err error) int {
+	var de *store.DamageError
+	if errors.As(err, &de) && env.damage.said() {
+		// The notice already said what is damaged and what to do.
+		fmt.Fprintf(env.Stderr, "agentdeck: %s\n", de.Short())
+		return ExitFailed
+	}
+	if apperr.CodeOf(err) == apperr.Damaged {
+		env.damage.mark()
+	}
 	fmt.Fprintf(env.Stderr, "agentdeck: %s\n", apperr.MessageOf(err))
 	if apperr.CodeOf(err) == apperr.Invalid {
 		return ExitUsage
@@ -300,4 +319,43 @@ func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
 		pos = append(pos, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
+}
+
+// damageNotice says once per command that the database is damaged, when
+// a read or a write first meets the damage (store.Options.OnDamage) or
+// when an error says so first.
+type damageNotice struct {
+	mu   sync.Mutex
+	done bool
+}
+
+func (n *damageNotice) print(env Env, path, reason string) {
+	if n == nil || !n.claim() {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "agentdeck: the database %s is damaged: %s. %s\n", path, reason, store.DamageAdvice(path))
+}
+
+// claim reports whether this is the first notice, and marks it given.
+func (n *damageNotice) claim() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	first := !n.done
+	n.done = true
+	return first
+}
+
+func (n *damageNotice) mark() {
+	if n != nil {
+		n.claim()
+	}
+}
+
+func (n *damageNotice) said() bool {
+	if n == nil {
+		return false
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.done
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/logging"
+	"github.com/agentdeck/agentdeck/backend/paths"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
 )
 
@@ -158,5 +160,29 @@ func TestRunOnAFullDiskSaysSoOnce(t *testing.T) {
 	file, _ := os.ReadFile(filepath.Join(dir, logging.FileName))
 	if !strings.Contains(string(file), "the disk is full: turn stopped") || !strings.Contains(string(file), "turn="+turnID) {
 		t.Fatalf("agentdeck.log lacks the details:\n%s", file)
+	}
+}
+
+// The window and serve log to the file too, on a first start as well,
+// when the database's folder does not exist yet.
+func TestDesktopLogsToTheFileOnAFirstStart(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "not", "yet")
+	db := filepath.Join(dir, "agentdeck.db")
+	var stderr syncBuffer
+	env := Env{
+		Stdout: &syncBuffer{}, Stderr: &stderr,
+		Paths:  paths.Env{GOOS: "linux", Home: t.TempDir(), Getenv: func(string) string { return "" }},
+		Getenv: func(string) string { return "" },
+		Desktop: func(ctx context.Context, start DesktopStart) error {
+			start.Logger.Info("window started")
+			return nil
+		},
+	}
+	if code := Main(context.Background(), []string{"--db", db}, env); code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	file, _ := os.ReadFile(filepath.Join(dir, logging.FileName))
+	if !strings.Contains(string(file), "window started") || strings.Contains(stderr.String(), logRecord) {
+		t.Fatalf("log file %q, stderr %q", file, stderr.String())
 	}
 }
