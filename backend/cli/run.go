@@ -51,6 +51,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.Var(&f.attach, "attach", "attach a CSV, TSV, JSON or JSONL file as a table (repeatable)")
 	fs.StringVar(&f.approve, "approve", "none", "all|none: allow or deny tools with side effects")
 	fs.BoolVar(&f.json, "json", false, "print events as NDJSON on stdout")
+	force := fs.Bool("force", false, "store the turn even in a database known to be damaged")
 	f.mcp.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -83,6 +84,11 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		return fail(env, err)
 	}
 	defer eng.Close()
+	// The turn starts once the MCP servers are up, so its first model
+	// call is offered their tools.
+	if code := connectMCP(ctx, eng, f.mcp, env); code != ExitOK {
+		return code
+	}
 
 	// A message that cannot be sent leaves no new session behind: check
 	// what can be checked first, and delete the session if Start refuses.
@@ -99,11 +105,6 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	if f.model == "" && sess.Model == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model: pass --model or set AGENTDECK_MODEL")
 		return ExitUsage
-	}
-	// The turn starts once the MCP servers are up, so its first model
-	// call is offered their tools (a usage error above does not wait).
-	if code := connectMCP(ctx, eng, f.mcp, env); code != ExitOK {
-		return code
 	}
 	if f.session == "" {
 		if sess, err = newRunSession(ctx, db, f, prompt); err != nil {
@@ -130,6 +131,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		Sinks:     []agent.Sink{sink},
 		Attach:    f.attach,
 		Workspace: f.workspace,
+		Force:     *force,
 	})
 	if err != nil {
 		if f.session == "" {

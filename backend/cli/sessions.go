@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
@@ -67,8 +69,16 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 func sessionsList(ctx context.Context, db *store.DB, asJSON bool, env Env) int {
 	var all []store.Session
 	cursor := ""
+	lost := 0
 	for {
 		page, err := db.ListSessions(ctx, store.Page{Limit: 500, Cursor: cursor})
+		if apperr.CodeOf(err) == apperr.Damaged {
+			// A damaged page: list what can be read, row by row.
+			if all, lost, err = db.ReadSessions(ctx); err != nil {
+				return fail(env, err)
+			}
+			break
+		}
 		if err != nil {
 			return fail(env, err)
 		}
@@ -82,12 +92,28 @@ func sessionsList(ctx context.Context, db *store.DB, asJSON bool, env Env) int {
 		if all == nil {
 			all = []store.Session{}
 		}
-		return printJSON(env, map[string]any{"sessions": all})
+		out := map[string]any{"sessions": all}
+		if lost > 0 {
+			out["unreadable_sessions"] = lost
+		}
+		printJSON(env, out)
+	} else {
+		for _, s := range all {
+			fmt.Fprintf(env.Stdout, "%s  %s  %3d turns  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, s.Title)
+		}
 	}
-	for _, s := range all {
-		fmt.Fprintf(env.Stdout, "%s  %s  %3d turns  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, s.Title)
+	if lost > 0 {
+		fmt.Fprintf(env.Stderr, "agentdeck: %d %s could not be read (damaged pages); the list shows the %d that could\n", lost, plural(lost, "session", "sessions"), len(all))
+		return ExitFailed
 	}
 	return ExitOK
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // TurnView is a turn as `sessions show` and `turns show` print it.
@@ -105,6 +131,9 @@ type TurnView struct {
 	Usage                any                 `json:"usage"`
 	Stages               []agent.StageResult `json:"stages"`
 	Events               []agent.Event       `json:"events,omitempty"`
+	// Unreadable names the parts of the turn a damaged file did not give
+	// (messages, stages, events).
+	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 func turnView(d store.TurnDetail) TurnView {
@@ -112,7 +141,7 @@ func turnView(d store.TurnDetail) TurnView {
 	_ = jsonUnmarshal(d.Result, &r)
 	v := TurnView{Turn: d.Turn, StepsUsed: r.StepsUsed, ToolCallsUsed: r.ToolCallsUsed, Cancelled: d.State == store.StateCancelled,
 		BudgetExhausted: r.BudgetExhausted, PlanSteps: d.Plan, PlanIncompleteReason: r.PlanIncompleteReason, Error: r.Error,
-		FinalStageID: r.FinalStageID, FinalNote: r.FinalNote, Usage: r.Usage, Stages: d.Stages, Events: d.Events}
+		FinalStageID: r.FinalStageID, FinalNote: r.FinalNote, Usage: r.Usage, Stages: d.Stages, Events: d.Events, Unreadable: d.Unreadable}
 	if v.Stages == nil {
 		v.Stages = []agent.StageResult{}
 	}
@@ -167,43 +196,102 @@ func printPlan(w io.Writer, steps []agent.PlanStep, indent string) {
 
 func sessionsShow(ctx context.Context, db *store.DB, id string, asJSON bool, env Env) int {
 	sess, err := db.GetSession(ctx, id)
+	sessLost := apperr.CodeOf(err) == apperr.Damaged
+	if err != nil && !sessLost {
+		return fail(env, err)
+	}
+	turns, lostSeqs, err := sessionTurns(ctx, db, id)
 	if err != nil {
 		return fail(env, err)
 	}
-	var turns []TurnView
-	cursor := ""
-	for {
-		page, err := db.ListTurns(ctx, id, store.Page{Limit: 500, Cursor: cursor})
-		if err != nil {
-			return fail(env, err)
-		}
-		for _, t := range page.Turns {
-			d, err := db.GetTurn(ctx, t.ID, false)
-			if err != nil {
-				return fail(env, err)
-			}
-			turns = append(turns, turnView(d))
-		}
-		if page.NextCursor == "" {
-			break
-		}
-		cursor = page.NextCursor
-	}
-	// Oldest first reads like the conversation.
-	for i, j := 0, len(turns)-1; i < j; i, j = i+1, j-1 {
-		turns[i], turns[j] = turns[j], turns[i]
+	partial := sessLost || len(lostSeqs) > 0
+	for _, t := range turns {
+		partial = partial || len(t.Unreadable) > 0
 	}
 	if asJSON {
 		if turns == nil {
 			turns = []TurnView{}
 		}
-		return printJSON(env, map[string]any{"session": sess, "turns": turns})
+		out := map[string]any{"session": sess, "turns": turns}
+		if sessLost {
+			out["session"] = nil
+		}
+		if len(lostSeqs) > 0 {
+			out["unreadable_turns"] = lostSeqs
+		}
+		printJSON(env, out)
+	} else {
+		if sessLost {
+			fmt.Fprintf(env.Stdout, "(session %s: its own record could not be read)\n", id)
+		} else {
+			fmt.Fprintf(env.Stdout, "%s\n%s · %s · %s\n", sess.Title, sess.ID, sess.Model, sess.Workflow)
+		}
+		printTurns(env, turns, lostSeqs)
 	}
-	fmt.Fprintf(env.Stdout, "%s\n%s · %s · %s\n", sess.Title, sess.ID, sess.Model, sess.Workflow)
+	if partial {
+		fmt.Fprintf(env.Stderr, "agentdeck: part of this session could not be read (damaged pages); shown is what could\n")
+		return ExitFailed
+	}
+	return ExitOK
+}
+
+// sessionTurns reads a session's turns oldest first. In a damaged file it
+// reads what it can: turns whose row is lost are returned by number, and
+// a turn whose events or messages cannot be read is shown without them.
+func sessionTurns(ctx context.Context, db *store.DB, id string) ([]TurnView, []int, error) {
+	var rows []store.Turn
+	var lost []int
+	cursor := ""
+	for {
+		page, err := db.ListTurns(ctx, id, store.Page{Limit: 500, Cursor: cursor})
+		if apperr.CodeOf(err) == apperr.Damaged {
+			rows, lost, err = db.SessionTurns(ctx, id)
+			if err != nil {
+				return nil, nil, err
+			}
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		// Newest first in pages; oldest first reads like the conversation.
+		rows = append(page.Turns, rows...)
+		if page.NextCursor == "" {
+			slices.SortFunc(rows, func(a, b store.Turn) int { return a.Seq - b.Seq })
+			break
+		}
+		cursor = page.NextCursor
+	}
+	var turns []TurnView
+	for _, t := range rows {
+		d, err := db.ReadTurn(ctx, t.ID, false)
+		if apperr.CodeOf(err) == apperr.Damaged {
+			// Its row was read a moment ago: keep what the list gave.
+			turns = append(turns, TurnView{Turn: t, Stages: []agent.StageResult{}, PlanSteps: []agent.PlanStep{}, Unreadable: []string{"turn"}})
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		turns = append(turns, turnView(d))
+	}
+	return turns, lost, nil
+}
+
+// printTurns prints a session's turns for people, with a line for each
+// turn or part of one that could not be read.
+func printTurns(env Env, turns []TurnView, lost []int) {
 	for _, t := range turns {
+		for len(lost) > 0 && lost[0] < t.Seq {
+			fmt.Fprintf(env.Stdout, "\n#%d (this turn could not be read: its record is on a damaged page)\n", lost[0])
+			lost = lost[1:]
+		}
 		fmt.Fprintf(env.Stdout, "\n#%d [%s] %s\n> %s\n%s\n", t.Seq, t.status(), t.ID, t.UserMessage, t.answer())
 		if t.FinalNote != "" {
 			fmt.Fprintf(env.Stdout, "note: %s\n", t.FinalNote)
+		}
+		if len(t.Unreadable) > 0 {
+			fmt.Fprintf(env.Stdout, "(its %s could not be read: damaged pages)\n", strings.Join(t.Unreadable, " and "))
 		}
 		if t.State == store.StateRunning && len(t.PlanSteps) > 0 {
 			printPlan(env.Stdout, t.PlanSteps, "  ")
@@ -212,7 +300,9 @@ func sessionsShow(ctx context.Context, db *store.DB, id string, asJSON bool, env
 			fmt.Fprintf(env.Stdout, "  stage %-14s %-10s %-9s %s\n", s.Name, s.Agent, s.Outcome, s.Termination)
 		}
 	}
-	return ExitOK
+	for _, seq := range lost {
+		fmt.Fprintf(env.Stdout, "\n#%d (this turn could not be read: its record is on a damaged page)\n", seq)
+	}
 }
 
 func sessionsSearch(ctx context.Context, db *store.DB, q string, asJSON bool, env Env) int {
@@ -292,13 +382,19 @@ func cmdTurns(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	d, err := db.GetTurn(ctx, pos[0], *events)
+	d, err := db.ReadTurn(ctx, pos[0], *events)
 	if err != nil {
 		return fail(env, err)
 	}
 	v := turnView(d)
+	code = ExitOK
+	if len(v.Unreadable) > 0 {
+		fmt.Fprintf(env.Stderr, "agentdeck: the turn's %s could not be read (damaged pages); shown is what could\n", strings.Join(v.Unreadable, " and "))
+		code = ExitFailed
+	}
 	if *asJSON {
-		return printJSON(env, v)
+		printJSON(env, v)
+		return code
 	}
 	fmt.Fprintf(env.Stdout, "turn %s (#%d in %s)\nstate %s · outcome %s · ended: %s\n> %s\n\n%s\n", v.ID, v.Seq, v.SessionID, v.State, firstNonEmpty(string(v.Outcome), "-"), ended(v), v.UserMessage, v.answer())
 	if v.FinalNote != "" {
@@ -316,23 +412,26 @@ func cmdTurns(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stdout, "%5d %-18s %s\n", e.Seq, e.Type, clip(string(e.Data), 120))
 		}
 	}
-	return ExitOK
+	return code
 }
 
+const dbUsage = "agentdeck: usage: agentdeck db check | db backup FILE | db salvage NEW_FILE  [--db PATH] [--json]"
+
 func cmdDB(ctx context.Context, args []string, env Env) int {
-	if len(args) == 0 || (args[0] != "check" && args[0] != "backup") {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck db check | db backup FILE")
+	if len(args) == 0 || !slices.Contains([]string{"check", "backup", "salvage"}, args[0]) {
+		fmt.Fprintln(env.Stderr, dbUsage)
 		return ExitUsage
 	}
-	fs := newFlagSet("db "+args[0], env)
+	sub := args[0]
+	fs := newFlagSet("db "+sub, env)
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return ExitUsage
 	}
-	if args[0] == "backup" && len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck db backup FILE")
+	if want := map[string]int{"check": 0, "backup": 1, "salvage": 1}[sub]; len(pos) != want {
+		fmt.Fprintln(env.Stderr, dbUsage)
 		return ExitUsage
 	}
 	// The db commands look and copy; they never write the database, not
@@ -342,22 +441,29 @@ func cmdDB(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	if args[0] == "backup" {
+	switch sub {
+	case "backup":
 		if err := db.Backup(ctx, pos[0]); err != nil {
 			return fail(env, err)
 		}
 		fmt.Fprintf(env.Stdout, "backed up to %s\n", pos[0])
 		return ExitOK
+	case "salvage":
+		return dbSalvage(ctx, db, pos[0], *asJSON, env)
 	}
+	return dbCheck(ctx, db, *asJSON, env)
+}
+
+func dbCheck(ctx context.Context, db *store.DB, asJSON bool, env Env) int {
 	rep, err := db.Check(ctx)
 	if err != nil {
 		return fail(env, err)
 	}
 	orphans, err := db.Orphans(ctx)
-	if err != nil {
+	if err != nil && apperr.CodeOf(err) != apperr.Damaged { // damage: the report says it
 		warn(env, "could not look for turns of stopped processes", err)
 	}
-	if *asJSON {
+	if asJSON {
 		if orphans == nil {
 			orphans = []store.Orphan{}
 		}
@@ -368,9 +474,20 @@ func cmdDB(ctx context.Context, args []string, env Env) int {
 			Orphans []store.Orphan `json:"orphaned_turns"`
 		}{rep, orphans})
 	} else {
-		fmt.Fprintf(env.Stdout, "schema %d · %d sessions · %d turns · %d events · %d bytes\n", rep.SchemaVersion, rep.Sessions, rep.Turns, rep.Events, rep.SizeBytes)
+		counts := make([]string, 0, len(rep.Tables))
+		for _, c := range rep.Tables {
+			if c.Complete {
+				counts = append(counts, fmt.Sprintf("%d %s", c.Rows, c.Name))
+			} else {
+				counts = append(counts, fmt.Sprintf("%s unreadable in part (%d rows readable)", c.Name, c.Rows))
+			}
+		}
+		fmt.Fprintf(env.Stdout, "schema %d · %s · %d bytes\n", rep.SchemaVersion, strings.Join(counts, " · "), rep.SizeBytes)
 		if rep.OK {
 			fmt.Fprintln(env.Stdout, "integrity: ok")
+		}
+		for _, p := range rep.DamagedPages {
+			fmt.Fprintf(env.Stdout, "damaged: page %d (%s)\n", p.Page, firstNonEmpty(p.Table, "part of the file SQLite cannot place"))
 		}
 		for _, p := range rep.Problems {
 			fmt.Fprintln(env.Stdout, "problem:", p)
@@ -379,10 +496,62 @@ func cmdDB(ctx context.Context, args []string, env Env) int {
 			fmt.Fprintf(env.Stdout, "note: turn %s (session %s) is marked running but its process (pid %d) is gone; it will be marked interrupted, with its answer so far, the next time Agentdeck opens this database\n",
 				o.TurnID, o.SessionID, o.OwnerPID)
 		}
+		if len(rep.Unreadable) > 0 || len(rep.DamagedPages) > 0 {
+			fmt.Fprintf(env.Stdout, "next: agentdeck db salvage NEW_FILE --db %s copies everything readable into a new database\n", db.Path())
+		}
 	}
 	// A dead process's turn is not damage: it does not fail the check.
 	if !rep.OK {
 		return ExitFailed
 	}
+	return ExitOK
+}
+
+func dbSalvage(ctx context.Context, db *store.DB, out string, asJSON bool, env Env) int {
+	rep, err := db.Salvage(ctx, out)
+	if err != nil {
+		return fail(env, err)
+	}
+	if asJSON {
+		return printJSON(env, rep)
+	}
+	w := env.Stdout
+	fmt.Fprintf(w, "salvaged %s into %s\n", rep.Source, rep.Out)
+	for _, t := range rep.Tables {
+		if t.Read == 0 && t.Unreadable == 0 {
+			continue
+		}
+		line := fmt.Sprintf("  %-12s %7d read %7d copied", t.Name, t.Read, t.Copied)
+		if t.Dropped > 0 {
+			line += fmt.Sprintf(" %5d dropped (they refer to a lost row)", t.Dropped)
+		}
+		if t.Unreadable > 0 {
+			switch t.LostCount {
+			case "exact":
+				line += fmt.Sprintf(" %5d lost", t.Lost)
+			case "at_least":
+				line += fmt.Sprintf("  at least %d lost", t.Lost)
+			default:
+				line += "  some lost"
+			}
+			line += fmt.Sprintf(" (%d unreadable %s skipped)", t.Unreadable, plural(t.Unreadable, "stretch", "stretches"))
+		}
+		fmt.Fprintln(w, line)
+		if len(t.Affected) > 0 {
+			fmt.Fprintf(w, "    %s of these turns may be incomplete: %s\n", t.Name, strings.Join(t.Affected, ", "))
+		}
+	}
+	if rep.PlaceholderSessions > 0 {
+		fmt.Fprintf(w, "%d %s lost; their turns are kept in placeholder sessions titled \"Recovered session\"\n", rep.PlaceholderSessions, plural(rep.PlaceholderSessions, "session was", "sessions were"))
+	}
+	if rep.RecoveredTurns > 0 {
+		fmt.Fprintf(w, "%d %s lost; %s made again from %s messages (state failed, with a note)\n", rep.RecoveredTurns,
+			plural(rep.RecoveredTurns, "turn's record was", "turns' records were"), plural(rep.RecoveredTurns, "it was", "they were"), plural(rep.RecoveredTurns, "its", "their"))
+	}
+	fmt.Fprintf(w, "search index rebuilt: %d entries\n", rep.SearchEntries)
+	if rep.Complete {
+		fmt.Fprintln(w, "nothing was lost")
+	}
+	fmt.Fprintf(w, "next: agentdeck db check --db %s, then use it with --db %s (or move it in place of the damaged file)\n", rep.Out, rep.Out)
 	return ExitOK
 }

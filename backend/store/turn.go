@@ -56,7 +56,7 @@ type StartOptions struct {
 // A damaged file is not written unless opts say Force: StartTurn refuses
 // (apperr.Damaged) when this process met damage before, or when the
 // session's latest turn, which the new one continues, sits on a damaged
-// page (two seeks: its row and its last event).
+// page (its row and its events are read first).
 func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn, error) {
 	force := len(opts) > 0 && opts[0].Force
 	if t.ID == "" {
@@ -67,14 +67,14 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 	if met, _ := db.Damaged(); met && !force {
 		return t, db.refuseDamaged(nil)
 	}
+	if err := db.probeLatestTurn(ctx, t.SessionID); err != nil && (!force || !isCorrupt(err)) {
+		if isCorrupt(err) {
+			return t, db.refuseDamaged(err)
+		}
+		return t, readError(err, "reading the session's latest turn")
+	}
 	err := db.tx(ctx, "starting the turn", func(tx *sql.Tx) error {
 		if err := db.claimSession(ctx, tx, t.SessionID); err != nil {
-			return err
-		}
-		if err := probeLatestTurn(ctx, tx, t.SessionID); err != nil && (!force || !isCorrupt(err)) {
-			if isCorrupt(err) {
-				return db.refuseDamaged(err)
-			}
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?`, t.SessionID).Scan(&t.Seq); err != nil {
@@ -95,20 +95,21 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 	return t, err
 }
 
-// probeLatestTurn reads the row of the session's latest turn and its last
-// event: what a new turn continues. Damage there is met before anything
-// is written.
-func probeLatestTurn(ctx context.Context, tx *sql.Tx, sessionID string) error {
+// probeLatestTurn reads the row of the session's latest turn and counts
+// its events: what a new turn continues. Damage there is met before
+// anything is written. It reads through the reader pool, outside the
+// write transaction: a long turn's events take a few milliseconds.
+func (db *DB) probeLatestTurn(ctx context.Context, sessionID string) error {
 	var id, state string
-	err := tx.QueryRowContext(ctx, `SELECT id, state FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, sessionID).Scan(&id, &state)
+	err := db.reader.QueryRowContext(ctx, `SELECT id, state FROM turns WHERE session_id = ? ORDER BY seq DESC LIMIT 1`, sessionID).Scan(&id, &state)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	var last int64
-	return tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, id).Scan(&last)
+	var n int64
+	return db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE turn_id = ?`, id).Scan(&n)
 }
 
 // refuseDamaged is StartTurn's answer for a damaged file: not written,

@@ -134,12 +134,21 @@ func LeafPages(t testing.TB, path, table string) []int {
 // returns the page's number.
 func ZeroMiddlePage(t testing.TB, path, table string) int {
 	t.Helper()
+	return ZeroLeafPage(t, path, table, 0)
+}
+
+// ZeroLeafPage is ZeroMiddlePage for the leaf page after the middle one
+// (before it when after is negative), for a test that needs the damage
+// to fall on particular rows.
+func ZeroLeafPage(t testing.TB, path, table string, after int) int {
+	t.Helper()
 	Checkpoint(t, path)
 	pages := LeafPages(t, path, table)
-	if len(pages) < 3 {
-		t.Fatalf("table %s spans %d leaf pages; the test needs at least 3", table, len(pages))
+	i := len(pages)/2 + after
+	if len(pages) < 3 || i <= 0 || i >= len(pages)-1 {
+		t.Fatalf("table %s spans %d leaf pages; the test needs one before and after page %d", table, len(pages), i)
 	}
-	page := pages[len(pages)/2]
+	page := pages[i]
 	ZeroPage(t, path, page)
 	return page
 }
