@@ -84,11 +84,6 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		return fail(env, err)
 	}
 	defer eng.Close()
-	// The turn starts once the MCP servers are up, so its first model
-	// call is offered their tools.
-	if code := connectMCP(ctx, eng, f.mcp, env); code != ExitOK {
-		return code
-	}
 
 	// A message that cannot be sent leaves no new session behind: check
 	// what can be checked first, and delete the session if Start refuses.
@@ -105,6 +100,11 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	if f.model == "" && sess.Model == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model: pass --model or set AGENTDECK_MODEL")
 		return ExitUsage
+	}
+	// The turn starts once the MCP servers are up, so its first model
+	// call is offered their tools (a usage error above does not wait).
+	if code := connectMCP(ctx, eng, f.mcp, env); code != ExitOK {
+		return code
 	}
 	if f.session == "" {
 		if sess, err = newRunSession(ctx, db, f, prompt); err != nil {
