@@ -33,9 +33,7 @@ type Config struct {
 	// nil means no charts.
 	Charts func() (*chart.Validator, error)
 	// Workflows lists the workflows a session may name.
-	Workflows func() []*workflow.Definition
-	// DataDir holds per-session data (attached files' tables).
-	DataDir    string
+	Workflows  func() []*workflow.Definition
 	MCP        ToolSource // may be nil
 	HTTPClient *http.Client
 	// ModelCalls tunes every model call: IdleTimeout, MaxRetries,

@@ -26,7 +26,8 @@ import (
 
 // Options tune Build.
 type Options struct {
-	// DataDir holds workflows/, mcp.json, secrets.json and per-session data.
+	// DataDir holds workflows/, mcp.json and secrets.json. (A session's
+	// own files live beside the database: store.SessionDir.)
 	DataDir string
 	// MCPConfig is the MCP configuration file; "" is mcp.json in DataDir.
 	MCPConfig string
@@ -85,7 +86,6 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 		Secrets:    sec,
 		Charts:     e.Charts,
 		Workflows:  func() []*workflow.Definition { defs, _ := e.Workflows(); return defs },
-		DataDir:    opts.DataDir,
 		MCP:        e.MCP,
 		HTTPClient: opts.HTTPClient,
 		ModelCalls: opts.ModelCalls,
