@@ -336,6 +336,14 @@ export function messageOf(err: unknown): string {
   return toBackendError(err).message;
 }
 
+/** The code of apperr.Damaged: the database file has unreadable pages. */
+export const DAMAGED = 'damaged';
+
+/** Whether err says the database is damaged. */
+export function isDamaged(err: unknown): boolean {
+  return toBackendError(err).code === DAMAGED;
+}
+
 function isCoded(v: unknown): v is { code: string; message: string } {
   return typeof v === 'object' && v !== null && typeof (v as { code?: unknown }).code === 'string' && typeof (v as { message?: unknown }).message === 'string';
 }

@@ -22,6 +22,8 @@ export interface Status {
   db_error?: CodedError;
   /** How many providers are saved (0: show onboarding). */
   providers?: number;
+  /** Set once the backend met damage in the database: what and what to do. */
+  damaged?: string;
 }
 
 export interface ReadyReport {
@@ -396,6 +398,8 @@ export interface SendRequest {
   model?: string;
   limits: Partial<Limits>;
   attach?: string[];
+  /** Store the turn even in a damaged database (the person confirmed). */
+  force?: boolean;
 }
 
 export interface TurnRef {

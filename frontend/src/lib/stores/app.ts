@@ -2,7 +2,7 @@
 // actions that span several stores (send, stop, replay...). Components get
 // it from the Svelte context (see context.ts).
 import { get, writable } from 'svelte/store';
-import { messageOf, type Backend } from '../api';
+import { isDamaged, messageOf, type Backend } from '../api';
 import type { AgentEvent, Provider, RerunOptions, Status, Turn, TurnChange } from '../types';
 import { createApprovals } from './approvals';
 import { createConversation } from './conversation';
@@ -30,6 +30,11 @@ export interface UIState {
   /** Text to put in the composer (the empty state's suggestions). */
   prefill: string;
   toast: string;
+  /**
+   * Why a message was not stored: the database is damaged. Set while the
+   * person decides (answerDamaged) whether to store it anyway.
+   */
+  damagedSend: string;
 }
 
 export interface AppOptions {
@@ -47,7 +52,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const approvals = createApprovals(backend);
   /** Files (paths on the backend's machine) to attach to the next message. */
   const attachments = writable<string[]>([]);
-  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, prefill: '', toast: '' });
+  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, prefill: '', toast: '', damagedSend: '' });
 
   const pipeline = new EventPipeline(backend, {
     raf: opts.raf,
@@ -83,6 +88,14 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
   function toast(message: string) {
     ui.update((u) => ({ ...u, toast: message }));
+  }
+
+  // The person's answer to "the database is damaged: store it anyway?".
+  let decide: ((ok: boolean) => void) | null = null;
+  function askForce(message: string): Promise<boolean> {
+    decide?.(false);
+    ui.update((u) => ({ ...u, damagedSend: message }));
+    return new Promise((resolve) => (decide = resolve));
   }
 
   const app = {
@@ -159,8 +172,12 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       await conversation.open(id);
     },
 
-    /** Sends a message in the open session, creating it first for a draft. */
-    async send(message: string, attach: string[] = []): Promise<string | null> {
+    /**
+     * Sends a message in the open session, creating it first for a draft.
+     * In a damaged database the backend refuses; the person is asked (see
+     * damagedSend) and, if they confirm, it is sent again with force.
+     */
+    async send(message: string, attach: string[] = [], force = false): Promise<string | null> {
       const text = message.trim();
       if (!text) return null;
       let { session } = get(conversation);
@@ -170,16 +187,28 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
           session = await sessions.create({ ...d, title: titleFrom(text) });
           conversation.adopt(session);
         }
-        const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, limits: {}, attach: attach.length ? attach : undefined });
+        const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, limits: {}, attach: attach.length ? attach : undefined, force: force || undefined });
         const startedAt = now().toISOString();
         pipeline.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: pipeline.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
         conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, get(conversation).turns.length + 1));
         sessions.touch(session.id, startedAt);
         return ref.turn_id;
       } catch (err) {
+        if (isDamaged(err) && !force) {
+          void app.refreshStatus();
+          return (await askForce(messageOf(err))) ? app.send(message, attach, true) : null;
+        }
         toast(messageOf(err));
         return null;
       }
+    },
+
+    /** Answers the question damagedSend asks: store the message anyway? */
+    answerDamaged(ok: boolean) {
+      const d = decide;
+      decide = null;
+      ui.update((u) => ({ ...u, damagedSend: '' }));
+      d?.(ok);
     },
 
     async stopTurn(turnId: string) {
