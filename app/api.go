@@ -107,6 +107,9 @@ type SendRequest struct {
 	Limits    agent.Limits `json:"limits"`
 	// Attach lists files (paths on this machine) to load as tables.
 	Attach []string `json:"attach,omitempty"`
+	// Force stores the turn even when the database is damaged: the person
+	// saw the Damaged error of a first try and confirmed.
+	Force bool `json:"force,omitempty"`
 }
 
 // TurnRef names a started turn.
@@ -116,7 +119,9 @@ type TurnRef struct {
 }
 
 // SendMessage starts a turn. Its events arrive on the event stream; the
-// reply comes as soon as the turn is recorded.
+// reply comes as soon as the turn is recorded. In a damaged database it
+// fails with apperr.Damaged, saying why, unless req.Force is set: the UI
+// asks the person and sends again with Force.
 func (s *Service) SendMessage(req SendRequest) (TurnRef, error) {
 	if err := s.ready(); err != nil {
 		return TurnRef{}, err
@@ -144,6 +149,7 @@ func (s *Service) SendMessage(req SendRequest) (TurnRef, error) {
 		Capture:   llm.CaptureMode(st.Capture),
 		Approver:  s.approvals,
 		Attach:    req.Attach,
+		Force:     req.Force,
 	})
 }
 

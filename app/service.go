@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"regexp"
@@ -209,6 +210,9 @@ type Status struct {
 	DBError *apperr.Error `json:"db_error,omitempty"`
 	// Providers is how many providers are saved (0: show onboarding).
 	Providers int `json:"providers"`
+	// Damaged is set once a read or a write has met damage in the
+	// database: what is damaged and what to do, for the UI's banner.
+	Damaged string `json:"damaged,omitempty"`
 }
 
 // Status reports the version and the database's health.
@@ -226,6 +230,10 @@ func (s *Service) Status() Status {
 		st.SchemaVersion = v
 		if ps, err := s.db.ListProviders(s.ctx()); err == nil {
 			st.Providers = len(ps)
+		}
+		if met, reason := s.db.Damaged(); met {
+			st.Damaged = fmt.Sprintf("The database %s is damaged: %s. What is readable still shows; a new message is saved into it only if you confirm. "+
+				"To rescue it, quit and run `agentdeck db salvage NEW_FILE --db %s`, then start Agentdeck with --db NEW_FILE.", s.dbPath, reason, s.dbPath)
 		}
 	}
 	return st
