@@ -526,6 +526,7 @@ export namespace app {
 	    model?: string;
 	    limits: agent.Limits;
 	    attach?: string[];
+	    force?: boolean;
 	
 	    static createFrom(source: any = {}) {
 	        return new SendRequest(source);
@@ -539,6 +540,7 @@ export namespace app {
 	        this.model = source["model"];
 	        this.limits = this.convertValues(source["limits"], agent.Limits);
 	        this.attach = source["attach"];
+	        this.force = source["force"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -565,6 +567,7 @@ export namespace app {
 	    schema_version: number;
 	    db_error?: apperr.Error;
 	    providers: number;
+	    damaged?: string;
 	
 	    static createFrom(source: any = {}) {
 	        return new Status(source);
@@ -577,6 +580,7 @@ export namespace app {
 	        this.schema_version = source["schema_version"];
 	        this.db_error = this.convertValues(source["db_error"], apperr.Error);
 	        this.providers = source["providers"];
+	        this.damaged = source["damaged"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
@@ -1223,6 +1227,7 @@ export namespace store {
 	    result: number[];
 	    events?: agent.Event[];
 	    last_seq: number;
+	    unreadable?: string[];
 	
 	    static createFrom(source: any = {}) {
 	        return new TurnDetail(source);
@@ -1249,6 +1254,7 @@ export namespace store {
 	        this.result = source["result"];
 	        this.events = this.convertValues(source["events"], agent.Event);
 	        this.last_seq = source["last_seq"];
+	        this.unreadable = source["unreadable"];
 	    }
 	
 		convertValues(a: any, classs: any, asMap: boolean = false): any {
