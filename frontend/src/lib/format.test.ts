@@ -34,6 +34,7 @@ describe('describeTermination', () => {
     [{ kind: 'failed', error: 'boom' }, 'Failed: boom'],
     [{ kind: 'skipped', reason: 'no input' }, 'Skipped: no input'],
     [{ kind: 'natural_completion' }, 'Completed'],
+    [{ kind: 'disk_full', used: 3101, limit: 3146 }, 'Stopped: the disk is full (3,101 of 3,146 words stored)'],
     [{ kind: 'max_iterations_reached', limit: 8, used: 8, concluded: true, stage: 'chat' }, 'Step limit reached (8/8) in chat, then answered without tools'],
     [{ kind: 'max_iterations_reached', limit: 3, used: 3, stage: 'draft', properties: { counts: 'revisions' } }, 'Limit of 3 revisions reached in draft'],
     [{ kind: 'stall_detected', threshold: 3, call: { name: 'read_file', arguments: '{}' } }, 'Stalled: read_file called 3 times in a row with the same arguments'],

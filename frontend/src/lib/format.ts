@@ -60,6 +60,7 @@ const termLabels: Record<string, string> = {
   failed: 'Failed',
   skipped: 'Skipped',
   interrupted: 'Interrupted',
+  disk_full: 'Stopped: the disk is full',
   custom: 'Ended',
 };
 
@@ -86,6 +87,8 @@ export function describeTermination(t: Termination | null | undefined): string {
       break;
     case 'failed':
       return t.error ? `${label}: ${t.error}` : label;
+    case 'disk_full':
+      return t.limit ? `${label} (${formatCount(t.used ?? 0)} of ${formatCount(t.limit)} words stored)` : label;
     case 'skipped':
     case 'custom':
       return t.reason ? `${label}: ${t.reason}` : label;

@@ -94,6 +94,7 @@ export type TerminationKind =
   | 'failed'
   | 'skipped'
   | 'interrupted'
+  | 'disk_full'
   | 'custom'
   | '';
 
