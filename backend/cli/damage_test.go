@@ -108,6 +108,21 @@ func TestDamagedDatabase(t *testing.T) {
 				}
 			})
 
+			t.Run("turns show", func(t *testing.T) {
+				id := damagedTurn(t, path, h)
+				if id == "" {
+					return // the sessions table's damage spares the turns
+				}
+				r := agentdeck(t, path, srv.URL(), nil, nil, "turns", "show", id)
+				if r.code != ExitFailed {
+					t.Fatalf("exit %d:\n%s\n%s", r.code, r.stdout, r.stderr)
+				}
+				onceNotice(t, r, path, table)
+				if table != "turns" && !strings.Contains(r.stderr, "turn's "+table+" could not be read") {
+					t.Fatalf("does not say what of the turn is missing:\n%s", r.stderr)
+				}
+			})
+
 			t.Run("sessions list", func(t *testing.T) {
 				r := agentdeck(t, path, srv.URL(), nil, nil, "sessions", "list")
 				lines := strings.Count(r.stdout, "\n")
@@ -258,4 +273,21 @@ func damagedSession(t *testing.T, path string, h storetest.History, table string
 func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
+}
+
+// damagedTurn is a turn that cannot be read whole, "" if none.
+func damagedTurn(t *testing.T, path string, h storetest.History) string {
+	t.Helper()
+	ctx := context.Background()
+	db, err := store.OpenReadOnly(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tr := range h.Turns {
+		if _, err := db.GetTurn(ctx, tr.ID, true); err != nil {
+			return tr.ID
+		}
+	}
+	return ""
 }

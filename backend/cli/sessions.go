@@ -530,7 +530,11 @@ func dbSalvage(ctx context.Context, db *store.DB, out string, asJSON bool, env E
 			case "exact":
 				line += fmt.Sprintf(" %5d lost", t.Lost)
 			case "at_least":
-				line += fmt.Sprintf("  at least %d lost", t.Lost)
+				if t.Lost > 0 {
+					line += fmt.Sprintf("  at least %d lost", t.Lost)
+				} else {
+					line += "  some lost"
+				}
 			default:
 				line += "  some lost"
 			}

@@ -87,13 +87,16 @@ func (db *DB) Check(ctx context.Context) (CheckReport, error) {
 		return rep, readError(err, "checking the database")
 	}
 	defer conn.Close()
-	steps := []func(context.Context, *sql.Conn, *CheckReport) error{checkIntegrity, checkForeignKeys, db.checkCounts}
+	steps := []struct {
+		name string
+		run  func(context.Context, *sql.Conn, *CheckReport) error
+	}{{"the integrity check", checkIntegrity}, {"the check of references between rows", checkForeignKeys}, {"counting", db.checkCounts}}
 	for _, step := range steps {
-		if err := step(ctx, conn, &rep); err != nil {
+		if err := step.run(ctx, conn, &rep); err != nil {
 			if !isCorrupt(err) {
 				return rep, readError(err, "checking the database")
 			}
-			rep.Problems = append(rep.Problems, "the database file is damaged: "+err.Error())
+			rep.Problems = append(rep.Problems, step.name+" stopped at a damaged page: "+err.Error())
 		}
 	}
 	rep.DamagedPages = damagedPages(ctx, conn, rep.Problems)

@@ -466,6 +466,21 @@ func backupNamesTheCause(t *testing.T, _ storetest.History, fresh func(*testing.
 			t.Fatal("the failed backup left its file")
 		}
 	})
+	t.Run("folder is a file", func(t *testing.T) {
+		db, err := store.OpenReadOnly(bg, fresh(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		file := filepath.Join(t.TempDir(), "file")
+		if err := os.WriteFile(file, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err = db.Backup(bg, filepath.Join(file, "b.db"))
+		if apperr.CodeOf(err) != apperr.Unavailable || !strings.Contains(apperr.MessageOf(err), "not a directory") {
+			t.Fatalf("%v", err)
+		}
+	})
 	t.Run("folder not writable", func(t *testing.T) {
 		if os.Geteuid() == 0 {
 			t.Skip("root writes anywhere")
