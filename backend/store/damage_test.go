@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"os/exec"
@@ -11,7 +12,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
 )
@@ -545,4 +548,95 @@ func listsKeepWhatIsReadable(t *testing.T, h storetest.History, fresh func(*test
 			t.Fatalf("%d turns read, %d lost of %d", read, lost, len(h.Turns))
 		}
 	})
+}
+
+// pagesOf lists the pages of table of one kind ('internal', 'leaf',
+// 'overflow'), the root aside.
+func pagesOf(t *testing.T, path, table, kind string) []int {
+	t.Helper()
+	raw, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	rows, err := raw.Query(`SELECT pageno FROM dbstat WHERE name = ? AND pagetype = ? AND path != '/' ORDER BY path`, table, kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var p int
+		rows.Scan(&p)
+		out = append(out, p)
+	}
+	return out
+}
+
+func TestSalvageStepsOverAnInteriorPageAndABrokenRow(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agentdeck.db")
+	db, err := store.Open(bg, path, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := storetest.BuildHistory(t, db, 100, 2)
+	// One answer long enough to spill over several overflow pages.
+	long := strings.Repeat("A very long answer, line after line. ", 600)
+	turn, err := db.StartTurn(bg, store.Turn{SessionID: h.Sessions[0].ID, UserMessage: "Say a lot"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FinishTurn(bg, turn.ID, 0, agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, FinalText: "long",
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Say a lot"}, {Role: llm.RoleAssistant, Content: long}}}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	storetest.Checkpoint(t, path)
+	interior := pagesOf(t, path, "events", "internal")
+	overflow := pagesOf(t, path, "messages", "overflow")
+	if len(interior) == 0 || len(overflow) < 2 {
+		t.Fatalf("%d interior events pages, %d overflow messages pages", len(interior), len(overflow))
+	}
+	storetest.ZeroPage(t, path, interior[0])
+	storetest.ZeroPage(t, path, overflow[1])
+
+	src, err := store.OpenReadOnly(bg, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	rep, err := src.Salvage(bg, filepath.Join(t.TempDir(), "out.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]store.SalvageTable{}
+	for _, st := range rep.Tables {
+		byName[st.Name] = st
+	}
+	// The broken row alone is lost; its turn is kept with the other
+	// message.
+	if m := byName["messages"]; m.Lost != 1 || m.LostCount != "exact" || m.Copied != int64(2*len(h.Turns)+1) {
+		t.Fatalf("messages: %+v", m)
+	}
+	// An interior page loses the leaves under it, and the walk goes on
+	// after them.
+	e, total := byName["events"], 0
+	for _, tr := range h.Turns {
+		total += tr.Events
+	}
+	if e.Unreadable == 0 || e.Read == 0 || e.Read >= int64(total) || len(e.Affected) < 2 {
+		t.Fatalf("events: read %d of %d, %d stretches, %d affected turns", e.Read, total, e.Unreadable, len(e.Affected))
+	}
+	last := h.Turns[len(h.Turns)-1]
+	out, err := store.Open(bg, rep.Out, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	if d, err := out.GetTurn(bg, last.ID, true); !slices.Contains(e.Affected, last.ID) && (err != nil || len(d.Events) != last.Events) {
+		t.Fatalf("the last turn, after the damaged interior page: %d events, %v", len(d.Events), err)
+	}
+	if chk, err := out.Check(bg); err != nil || !chk.OK {
+		t.Fatalf("%+v %v", chk, err)
+	}
 }

@@ -114,10 +114,7 @@ func (w *walker) nextRowid(ctx context.Context, probe string, from int64) (next 
 	}
 	lo, hi := from, int64(0)
 	for step := int64(1); ; step *= 2 {
-		x := int64(math.MaxInt64)
-		if from <= math.MaxInt64-step {
-			x = from + step
-		}
+		x := ahead(from, step)
 		ok, n, f, err := try(x)
 		if err != nil {
 			return 0, false, false, err
@@ -132,7 +129,7 @@ func (w *walker) nextRowid(ctx context.Context, probe string, from int64) (next 
 		lo = x
 	}
 	for lo+1 < hi {
-		mid := lo + (hi-lo)/2
+		mid := middle(lo, hi)
 		ok, n, f, err := try(mid)
 		if err != nil {
 			return 0, false, false, err
@@ -144,6 +141,20 @@ func (w *walker) nextRowid(ctx context.Context, probe string, from int64) (next 
 		}
 	}
 	return next, found, false, nil
+}
+
+// ahead is from+step, or MaxInt64 when that is past it (or the doubled
+// step overflowed).
+func ahead(from, step int64) int64 {
+	if step <= 0 || from > math.MaxInt64-step {
+		return math.MaxInt64
+	}
+	return from + step
+}
+
+// middle is halfway between lo < hi, without overflow.
+func middle(lo, hi int64) int64 {
+	return lo + int64((uint64(hi)-uint64(lo))/2)
 }
 
 // pairKey is a key of a table walked byPair.
@@ -256,10 +267,7 @@ func (w *walker) nextPair(ctx context.Context, from pairKey) (next pairKey, foun
 	// Within from.k1: the same doubling and halving as nextRowid.
 	lo, hi, ok := from.k2, int64(0), false
 	for step := int64(1); ; step *= 2 {
-		x := int64(math.MaxInt64)
-		if from.k2 <= math.MaxInt64-step {
-			x = from.k2 + step
-		}
+		x := ahead(from.k2, step)
 		good, n, f, err := try(pairKey{from.k1, x})
 		if err != nil {
 			return next, false, false, err
@@ -275,7 +283,7 @@ func (w *walker) nextPair(ctx context.Context, from pairKey) (next pairKey, foun
 	}
 	if ok {
 		for lo+1 < hi {
-			mid := lo + (hi-lo)/2
+			mid := middle(lo, hi)
 			good, n, f, err := try(pairKey{from.k1, mid})
 			if err != nil {
 				return next, false, false, err
