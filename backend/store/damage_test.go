@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -81,6 +82,7 @@ func TestDamagedFile(t *testing.T) {
 		test func(*testing.T, storetest.History, func(*testing.T) string)
 	}{
 		{"named where first met", damageIsNamedWhereItIsFirstMet},
+		{"met by many readers at once", metByManyReadersAtOnce},
 		{"ReadTurn keeps what is readable", readTurnKeepsWhatIsReadable},
 		{"lists keep what is readable", listsKeepWhatIsReadable},
 		{"check counts each table on its own", checkCountsEachTableOnItsOwn},
@@ -638,5 +640,43 @@ func TestSalvageStepsOverAnInteriorPageAndABrokenRow(t *testing.T) {
 	}
 	if chk, err := out.Check(bg); err != nil || !chk.OK {
 		t.Fatalf("%+v %v", chk, err)
+	}
+}
+
+// metByManyReadersAtOnce: readers meeting the damage together mark it
+// once and all get the Damaged error (run with -race).
+func metByManyReadersAtOnce(t *testing.T, h storetest.History, fresh func(*testing.T) string) {
+	path, _ := damaged(t, fresh, "events")
+	var notices atomic.Int32
+	db, err := store.Open(bg, path, store.Options{Readers: 8, OnDamage: func(string) { notices.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var wg sync.WaitGroup
+	errs := make(chan error, 8*len(h.Turns))
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for _, tr := range h.Turns {
+				if _, err := db.GetTurn(bg, tr.ID, true); err != nil {
+					errs <- err
+				}
+				db.Damaged()
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	n := 0
+	for err := range errs {
+		n++
+		if apperr.CodeOf(err) != apperr.Damaged {
+			t.Fatalf("%v", err)
+		}
+	}
+	if n == 0 || notices.Load() != 1 {
+		t.Fatalf("%d failed reads, %d notices", n, notices.Load())
 	}
 }
