@@ -40,7 +40,6 @@ func newBenchRig(b *testing.B) *benchRig {
 	r := &benchRig{db: db, hub: NewHub(db)}
 	r.runner = runner.New(runner.Config{
 		DB:         db,
-		DataDir:    dir,
 		Workflows:  workflow.Builtins,
 		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}},
 	})

@@ -330,19 +330,7 @@ func (q *sendQueue) drain() []any {
 	return out
 }
 
-func statusOf(err error) int {
-	switch apperr.CodeOf(err) {
-	case apperr.Invalid:
-		return http.StatusBadRequest
-	case apperr.NotFound:
-		return http.StatusNotFound
-	case apperr.Conflict:
-		return http.StatusConflict
-	case apperr.Unavailable:
-		return http.StatusServiceUnavailable
-	}
-	return http.StatusInternalServerError
-}
+func statusOf(err error) int { return apperr.HTTPStatus(err) }
 
 func writeErr(w http.ResponseWriter, status int, err error) {
 	w.Header().Set("Content-Type", "application/json")

@@ -245,6 +245,10 @@ func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, 
 	if err != nil {
 		return nil, path, fail(env, err)
 	}
+	if damaged, reason := db.Damaged(); damaged {
+		// Found by an earlier command (store.DamageMark).
+		env.damage.print(env, path, reason)
+	}
 	recoverOrphans(ctx, db, env)
 	return db, path, ExitOK
 }

@@ -459,6 +459,15 @@ func dbCheck(ctx context.Context, db *store.DB, asJSON bool, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
+	if _, err := os.Stat(store.DamageMark(db.Path())); err == nil && rep.OK {
+		// Damage found earlier is gone (the file was repaired or
+		// replaced): writes are no longer refused.
+		if err := db.ClearDamageMark(); err != nil {
+			warn(env, "could not remove the mark of damage found earlier", err)
+		} else {
+			fmt.Fprintf(env.Stderr, "agentdeck: the damage found earlier in %s is gone; Agentdeck writes into it again\n", db.Path())
+		}
+	}
 	orphans, err := db.Orphans(ctx)
 	if err != nil && apperr.CodeOf(err) != apperr.Damaged { // damage: the report says it
 		warn(env, "could not look for turns of stopped processes", err)

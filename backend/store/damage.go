@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -77,6 +78,12 @@ func DamageAdvice(path string) string {
 
 // damage is what a DB knows about damage to its file. Safe for concurrent
 // use: every connection of the DB reports to it.
+//
+// Damage met once is remembered across processes by a mark beside the
+// file (DamageMark): a later command that would only touch intact pages
+// (a run into a new session) knows the file is damaged too, and refuses
+// to write into it. A `db check` that finds the file sound removes the
+// mark (ClearDamageMark).
 type damage struct {
 	path     string
 	onDamage func(reason string)
@@ -87,10 +94,39 @@ type damage struct {
 	// maybe are the tables of the first statement that met it, when it
 	// read several.
 	certain, maybe []string
+	// earlier is the reason an earlier process left in the mark.
+	earlier string
 }
 
 func newDamage(path string, onDamage func(string)) *damage {
-	return &damage{path: path, onDamage: onDamage}
+	d := &damage{path: path, onDamage: onDamage}
+	if b, err := os.ReadFile(DamageMark(path)); err == nil {
+		d.met = true
+		d.earlier = strings.TrimSpace(string(b))
+		if d.earlier == "" {
+			d.earlier = "damage was found in it earlier"
+		}
+	}
+	return d
+}
+
+// DamageMark is the file beside the database at path that says it was
+// found damaged.
+func DamageMark(path string) string { return path + ".damaged" }
+
+// ClearDamageMark forgets damage found earlier: a full check found the
+// file sound (db check). Damage met by this process stays known to it.
+func (db *DB) ClearDamageMark() error {
+	if err := os.Remove(DamageMark(db.path)); err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	db.dmg.mu.Lock()
+	defer db.dmg.mu.Unlock()
+	if db.dmg.earlier != "" && len(db.dmg.certain) == 0 && len(db.dmg.maybe) == 0 {
+		db.dmg.met = false
+	}
+	db.dmg.earlier = ""
+	return nil
 }
 
 func (d *damage) state() (bool, string) {
@@ -112,6 +148,8 @@ func (d *damage) reasonLocked() string {
 		return "the " + orList(d.certain, "and") + " tables have damaged pages"
 	case len(d.maybe) > 0:
 		return "a damaged page was met reading the " + orList(d.maybe, "or") + " table"
+	case d.earlier != "":
+		return d.earlier
 	}
 	return "a page of the file cannot be read"
 }
@@ -142,8 +180,12 @@ func (d *damage) note(query string) {
 	}
 	reason := d.reasonLocked()
 	d.mu.Unlock()
-	if first && d.onDamage != nil {
-		d.onDamage(reason)
+	if first {
+		// Best effort: a full or read-only disk keeps it to this process.
+		_ = os.WriteFile(DamageMark(d.path), []byte(reason+"\n"), 0o600)
+		if d.onDamage != nil {
+			d.onDamage(reason)
+		}
 	}
 }
 
