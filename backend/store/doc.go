@@ -6,7 +6,10 @@
 //     through the writer, so SQLite never returns SQLITE_BUSY between our own
 //     goroutines; other processes (a CLI run beside the desktop app) are
 //     handled by the busy timeout.
-//   - WAL mode, foreign keys on, synchronous=NORMAL.
+//   - WAL mode, foreign keys on, synchronous=NORMAL. The write-ahead log is
+//     kept small (wal_autocheckpoint 64 pages, journal_size_limit 512 KB),
+//     and a 4 MB reserve file beside the database is released to store
+//     the ending of a turn stopped by a full disk.
 //   - The schema is a list of embedded SQL files in migrations/, applied in
 //     order, each in its own transaction, and recorded in schema_migrations.
 //     A database written by a newer Agentdeck (a version we do not know) is
@@ -17,8 +20,14 @@
 //     holds a prefix of a turn's events; a turn's final state is committed
 //     before its terminal event is delivered (see the runner).
 //   - Deleting a session removes every row it owns, its search entries,
-//     captures no other session uses and its attachment files; freed pages
-//     are zeroed and the WAL is truncated.
+//     the recordings no other turn uses, its attachment files and its
+//     folder (SessionDir); freed pages are zeroed and the WAL is truncated.
+//   - A recording is never overwritten; turn_calls links each to the turn
+//     and call index that used it (see capture.go).
+//   - Damage is noticed when a statement meets SQLite's corruption code,
+//     not by a check at open; the DB is then damaged for the process and,
+//     through a mark beside the file, for later ones, until a check finds
+//     it sound. StartTurn refuses to write into it unless forced.
 //   - Search snippets mark matches with HighlightStart/HighlightEnd (\x02,
 //     \x03): escape the snippet first, then turn the markers into <mark>.
 //   - Exports hold only the session's own rows, never settings, providers
