@@ -42,7 +42,7 @@ func (e *cmdEnv) showTurn(id string) turnJSON {
 }
 
 // turnIDOf reads the turn id from run's closing line on stderr.
-func turnIDOf(t *testing.T, stderr string) (session, turn string) {
+func turnIDOf(t *testing.T, stderr string) (session, tr string) {
 	t.Helper()
 	for _, l := range strings.Split(stderr, "\n") {
 		f := strings.Fields(l)
@@ -74,8 +74,8 @@ func TestFailedTurnHasNoAnswerOfItsOwn(t *testing.T) {
 	if strings.Contains(second.stdout, "Paris") {
 		t.Fatalf("the failed turn printed the previous answer: %q", second.stdout)
 	}
-	_, turn := turnIDOf(t, second.stderr)
-	v := env.showTurn(turn)
+	_, tr := turnIDOf(t, second.stderr)
+	v := env.showTurn(tr)
 	if v.State != "failed" || v.FinalText != "" || v.Error == "" {
 		t.Fatalf("the failed turn: state %s, final_text %q, error %q", v.State, v.FinalText, v.Error)
 	}
@@ -104,8 +104,8 @@ func TestReplaySameRequestTwoAnswers(t *testing.T) {
 		if r.code != 0 || strings.TrimSpace(r.stdout) != answer {
 			t.Fatalf("run: exit %d, stdout %q, stderr %s", r.code, r.stdout, r.stderr)
 		}
-		_, turn := turnIDOf(t, r.stderr)
-		turns = append(turns, turn)
+		_, tr := turnIDOf(t, r.stderr)
+		turns = append(turns, tr)
 	}
 	srv.Close()
 	for i, want := range []string{"Seven.", "Forty-two."} {
@@ -142,7 +142,7 @@ func TestReplayDoesNotWriteTheFile(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
 	}
-	_, turn := turnIDOf(t, r.stderr)
+	_, tr := turnIDOf(t, r.stderr)
 	path := filepath.Join(ws, "report.txt")
 	if b, err := os.ReadFile(path); err != nil || string(b) != "quarterly numbers" {
 		t.Fatalf("the original run should have written the file: %q %v", b, err)
@@ -151,7 +151,7 @@ func TestReplayDoesNotWriteTheFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.Close()
-	rep := env.run("replay", turn)
+	rep := env.run("replay", tr)
 	if rep.code != 0 || !strings.Contains(rep.stdout, "final text: matches the original") {
 		t.Fatalf("replay: exit %d\n%s\n%s", rep.code, rep.stdout, rep.stderr)
 	}
@@ -183,7 +183,7 @@ func TestStepLimitedLoopSaysHowItEnded(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("a limit with a concluding answer exits 0, got %d: %s", r.code, r.stderr)
 			}
-			var turn string
+			var tr string
 			if mode == "json" {
 				lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 				var last struct {
@@ -205,7 +205,7 @@ func TestStepLimitedLoopSaysHowItEnded(t *testing.T) {
 				if last.Type != "turn_completed" || tm.Kind != "max_iterations_reached" || tm.Limit != 8 || tm.Used != 8 || !tm.Concluded || !last.Data.BudgetExhausted || !last.Data.OK {
 					t.Fatalf("turn_completed: %s", lines[len(lines)-1])
 				}
-				turn = last.TurnID
+				tr = last.TurnID
 			} else {
 				if strings.TrimSpace(r.stdout) != "Here is what I found so far." {
 					t.Fatalf("stdout is the answer only: %q", r.stdout)
@@ -213,14 +213,14 @@ func TestStepLimitedLoopSaysHowItEnded(t *testing.T) {
 				if !strings.Contains(r.stderr, "stopped at the step limit: 8 of 8 model calls") {
 					t.Fatalf("stderr should name the limit:\n%s", r.stderr)
 				}
-				_, turn = turnIDOf(t, r.stderr)
+				_, tr = turnIDOf(t, r.stderr)
 			}
-			v := env.showTurn(turn)
+			v := env.showTurn(tr)
 			if v.State != "completed" || v.Termination.Kind != "max_iterations_reached" || v.Termination.Limit != 8 || v.Termination.Used != 8 ||
 				!v.Termination.Concluded || !v.BudgetExhausted || v.StepsUsed != 9 || v.FinalText != "Here is what I found so far." {
 				t.Fatalf("turns show --json: %+v", v)
 			}
-			human := env.run("turns", "show", turn)
+			human := env.run("turns", "show", tr)
 			if !strings.Contains(human.stdout, "stopped at the step limit: 8 of 8 model calls") || !strings.Contains(human.stdout, "then gave a concluding answer") {
 				t.Fatalf("turns show should name the limit:\n%s", human.stdout)
 			}

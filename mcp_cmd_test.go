@@ -71,8 +71,8 @@ func TestRunUsesTheMCPServersOfMCPJSON(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 				}
 			}
-			_, turn := turnIDOf(t, r.stderr)
-			if v := env.showTurn(turn); v.State != "completed" || v.FinalText != "All done." {
+			_, tr := turnIDOf(t, r.stderr)
+			if v := env.showTurn(tr); v.State != "completed" || v.FinalText != "All done." {
 				t.Errorf("stored turn %+v", v)
 			}
 		})

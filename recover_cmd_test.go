@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // The tests here kill -9 an `agentdeck run` in the middle of a streaming
@@ -31,12 +31,12 @@ var longAnswer = llmtest.Reply{Chunks: llmtest.Tokens(20000), Delay: time.Millis
 func startLongRun(env *cmdEnv) (p *proc, sessionID, turnID string) {
 	env.t.Helper()
 	p = env.start("run", "--json", "Count forever")
-	var e agent.Event
+	var e turn.Event
 	p.waitLine(func(l string) bool {
-		if json.Unmarshal([]byte(l), &e) != nil || e.Type != agent.EventToken {
+		if json.Unmarshal([]byte(l), &e) != nil || e.Type != turn.EventToken {
 			return false
 		}
-		var d agent.TokenData
+		var d turn.TokenData
 		_ = json.Unmarshal(e.Data, &d)
 		return d.Text == "tok200 "
 	})
@@ -57,7 +57,7 @@ func TestKilledRunIsInterruptedForTheNextCommand(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	env := newCmdEnv(t, srv.URL())
 	srv.Enqueue(longAnswer)
-	run, sess, turn := startLongRun(env)
+	run, sess, tr := startLongRun(env)
 	pid := run.cmd.Process.Pid
 	run.kill()
 
@@ -67,8 +67,8 @@ func TestKilledRunIsInterruptedForTheNextCommand(t *testing.T) {
 	if check.code != 0 || !strings.Contains(check.stdout, "integrity: ok") {
 		t.Fatalf("db check: exit %d\n%s%s", check.code, check.stdout, check.stderr)
 	}
-	if want := "its process (pid " + strconv.Itoa(pid) + ") is gone"; !strings.Contains(check.stdout, want) || !strings.Contains(check.stdout, turn) {
-		t.Fatalf("db check should say %q about turn %s:\n%s", want, turn, check.stdout)
+	if want := "its process (pid " + strconv.Itoa(pid) + ") is gone"; !strings.Contains(check.stdout, want) || !strings.Contains(check.stdout, tr) {
+		t.Fatalf("db check should say %q about turn %s:\n%s", want, tr, check.stdout)
 	}
 	if !bytes.Equal(before, storetest.Files(t, env.db)) {
 		t.Fatal("db check changed the database or its write-ahead log")
@@ -85,7 +85,7 @@ func TestKilledRunIsInterruptedForTheNextCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(show.stdout), &v); err != nil || show.code != 0 || len(v.Turns) != 1 {
 		t.Fatalf("sessions show: exit %d, %v: %s %s", show.code, err, show.stdout, show.stderr)
 	}
-	if got := v.Turns[0]; got.ID != turn || got.State != "interrupted" {
+	if got := v.Turns[0]; got.ID != tr || got.State != "interrupted" {
 		t.Fatalf("the killed run's turn: %s %s", got.ID, got.State)
 	}
 	checkPartial(t, v.Turns[0].FinalText)
@@ -122,7 +122,7 @@ func TestServeNoticesAKilledRun(t *testing.T) {
 	}
 
 	srv.Enqueue(longAnswer)
-	run, sess, turn := startLongRun(env)
+	run, sess, tr := startLongRun(env)
 	run.kill()
 	killed := time.Now()
 
@@ -147,7 +147,7 @@ func TestServeNoticesAKilledRun(t *testing.T) {
 			t.Fatalf("%v: %s", err, data)
 		}
 		for _, c := range msg.Turns {
-			if msg.Kind == "turns_changed" && c.TurnID == turn {
+			if msg.Kind == "turns_changed" && c.TurnID == tr {
 				if c.SessionID != sess || c.State != "interrupted" {
 					t.Fatalf("turns_changed %+v", c)
 				}
@@ -157,7 +157,7 @@ func TestServeNoticesAKilledRun(t *testing.T) {
 	}
 	t.Logf("serve announced the killed run's turn interrupted %v after the kill", time.Since(killed))
 
-	resp := do("POST", "/api/call/GetTurn", `["`+turn+`", false]`)
+	resp := do("POST", "/api/call/GetTurn", `["`+tr+`", false]`)
 	defer resp.Body.Close()
 	var d struct {
 		State     string `json:"state"`

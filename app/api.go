@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -100,11 +100,11 @@ func (s *Service) SearchSessions(query string, limit int) ([]store.SearchHit, er
 
 // SendRequest sends a message to a session.
 type SendRequest struct {
-	SessionID string       `json:"session_id"`
-	Message   string       `json:"message"`
-	Workflow  string       `json:"workflow,omitempty"`
-	Model     string       `json:"model,omitempty"`
-	Limits    agent.Limits `json:"limits"`
+	SessionID string      `json:"session_id"`
+	Message   string      `json:"message"`
+	Workflow  string      `json:"workflow,omitempty"`
+	Model     string      `json:"model,omitempty"`
+	Limits    turn.Limits `json:"limits"`
 	// Attach lists files (paths on this machine) to load as tables.
 	Attach []string `json:"attach,omitempty"`
 	// Force stores the turn even when the database is damaged: the person
@@ -131,7 +131,7 @@ func (s *Service) SendMessage(req SendRequest) (TurnRef, error) {
 	}
 	st := s.settings()
 	lim := req.Limits
-	if lim == (agent.Limits{}) {
+	if lim == (turn.Limits{}) {
 		lim = st.Limits
 	}
 	// A turn left running by a dead process must not refuse the message:
@@ -155,7 +155,7 @@ func (s *Service) SendMessage(req SendRequest) (TurnRef, error) {
 
 // start runs a turn with the hub as its live sink.
 func (s *Service) start(req runner.Request) (TurnRef, error) {
-	req.TurnSinks = func(turnID string) []agent.Sink { return []agent.Sink{s.hub.Sink(turnID)} }
+	req.TurnSinks = func(turnID string) []turn.Sink { return []turn.Sink{s.hub.Sink(turnID)} }
 	h, err := s.runner.Start(s.ctx(), req)
 	if err != nil {
 		return TurnRef{}, err
@@ -218,7 +218,7 @@ func (s *Service) ListTurns(sessionID string, p store.Page) (store.TurnPage, err
 
 // EventsAfter returns a turn's events after a seq: what a UI asks for when
 // it (re)opens a turn or sees a gap.
-func (s *Service) EventsAfter(turnID string, afterSeq int64) ([]agent.Event, error) {
+func (s *Service) EventsAfter(turnID string, afterSeq int64) ([]turn.Event, error) {
 	if err := s.ready(); err != nil {
 		return nil, err
 	}
@@ -468,8 +468,8 @@ func (s *Service) PendingApprovals() []PendingApproval { return s.approvals.list
 
 // ApprovalAnswer answers a pending approval.
 type ApprovalAnswer struct {
-	CallID string       `json:"call_id"`
-	Answer agent.Answer `json:"answer"`
+	CallID string      `json:"call_id"`
+	Answer turn.Answer `json:"answer"`
 }
 
 // AnswerApproval answers Allow once, Always (this tool, this session) or Deny.

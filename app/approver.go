@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // PendingApproval is a tool call waiting for the person's answer.
@@ -24,7 +25,7 @@ type approvals struct {
 
 type waiting struct {
 	req    agent.ApprovalRequest
-	answer chan agent.Answer
+	answer chan turn.Answer
 }
 
 func newApprovals() *approvals {
@@ -46,8 +47,8 @@ func (a *approvals) listen(fn func(PendingApproval)) func() {
 }
 
 // Approve implements agent.Approver.
-func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
-	w := &waiting{req: req, answer: make(chan agent.Answer, 1)}
+func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (turn.Answer, error) {
+	w := &waiting{req: req, answer: make(chan turn.Answer, 1)}
 	a.mu.Lock()
 	a.pending[req.CallID] = w
 	var notify []func(PendingApproval)
@@ -67,14 +68,14 @@ func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (age
 	case ans := <-w.answer:
 		return ans, nil
 	case <-ctx.Done():
-		return agent.Deny, ctx.Err()
+		return turn.Deny, ctx.Err()
 	}
 }
 
 // answer delivers the person's answer to a waiting call.
-func (a *approvals) answer(callID string, ans agent.Answer) error {
+func (a *approvals) answer(callID string, ans turn.Answer) error {
 	switch ans {
-	case agent.AllowOnce, agent.Always, agent.Deny:
+	case turn.AllowOnce, turn.Always, turn.Deny:
 	default:
 		return apperr.New(apperr.Invalid, "The answer must be allow_once, always or deny.")
 	}

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -52,7 +52,7 @@ func newBenchRig(b *testing.B) *benchRig {
 		}
 		r.emitted.Add(int64(len(data)))
 	}, 16*time.Millisecond)
-	unsub := r.hub.Subscribe(func(e agent.Event) { _ = r.co.Emit(e) })
+	unsub := r.hub.Subscribe(func(e turn.Event) { _ = r.co.Emit(e) })
 	b.Cleanup(unsub)
 	return r
 }
@@ -71,10 +71,10 @@ func (r *benchRig) newSession(b *testing.B) string {
 
 // start starts a turn as Service.start does, with the hub as a live sink.
 // extra sinks run before the hub.
-func (r *benchRig) start(b *testing.B, req runner.Request, extra ...agent.Sink) *runner.Handle {
+func (r *benchRig) start(b *testing.B, req runner.Request, extra ...turn.Sink) *runner.Handle {
 	b.Helper()
 	req.Sinks = append(req.Sinks, extra...)
-	req.TurnSinks = func(turnID string) []agent.Sink { return []agent.Sink{r.hub.Sink(turnID)} }
+	req.TurnSinks = func(turnID string) []turn.Sink { return []turn.Sink{r.hub.Sink(turnID)} }
 	if req.SessionID == "" {
 		req.SessionID = r.newSession(b)
 	}

@@ -9,10 +9,10 @@ import (
 
 	openai "github.com/sashabaranov/go-openai"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 const benchStops = 200
@@ -110,8 +110,8 @@ func benchBareCancel(b *testing.B, c *openai.Client, srv *llmtest.Server, n int,
 func benchStopOnce(b *testing.B, rig *benchRig, srv *llmtest.Server, n int, wait time.Duration) (disconnect, stored time.Duration) {
 	first := make(chan struct{})
 	var once sync.Once
-	onToken := agent.SinkFunc(func(e agent.Event) error {
-		if e.Type == agent.EventToken {
+	onToken := turn.SinkFunc(func(e turn.Event) error {
+		if e.Type == turn.EventToken {
 			once.Do(func() { close(first) })
 		}
 		return nil

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Delivered is an event as the UI receives it. Consecutive tokens of one
@@ -13,7 +13,7 @@ import (
 // and FirstSeq the first's, so the UI can still check that no seq is
 // missing. For any other event FirstSeq equals Seq.
 type Delivered struct {
-	agent.Event
+	turn.Event
 	FirstSeq int64 `json:"first_seq"`
 }
 
@@ -48,19 +48,19 @@ func NewCoalescer(out func([]Delivered), interval time.Duration) *Coalescer {
 	return &Coalescer{Out: out, Interval: interval}
 }
 
-// Emit implements agent.Sink.
-func (c *Coalescer) Emit(e agent.Event) error {
+// Emit implements turn.Sink.
+func (c *Coalescer) Emit(e turn.Event) error {
 	c.mu.Lock()
-	if e.Type == agent.EventToken {
-		if n := len(c.pending); n > 0 && c.pending[n-1].Type == agent.EventToken && c.pending[n-1].TurnID == e.TurnID && c.pending[n-1].StageID == e.StageID {
-			var t agent.TokenData
+	if e.Type == turn.EventToken {
+		if n := len(c.pending); n > 0 && c.pending[n-1].Type == turn.EventToken && c.pending[n-1].TurnID == e.TurnID && c.pending[n-1].StageID == e.StageID {
+			var t turn.TokenData
 			_ = json.Unmarshal(e.Data, &t)
 			c.text = append(c.text, t.Text...)
 			c.pending[n-1].Seq = e.Seq
 			c.pending[n-1].At = e.At
 		} else {
 			c.sealText()
-			var t agent.TokenData
+			var t turn.TokenData
 			_ = json.Unmarshal(e.Data, &t)
 			c.text = append(c.text[:0], t.Text...)
 			c.pending = append(c.pending, Delivered{Event: e, FirstSeq: e.Seq})
@@ -80,8 +80,8 @@ func (c *Coalescer) Emit(e agent.Event) error {
 
 // sealText writes the merged text into the last pending token. Call with mu held.
 func (c *Coalescer) sealText() {
-	if n := len(c.pending); n > 0 && c.pending[n-1].Type == agent.EventToken {
-		b, _ := json.Marshal(agent.TokenData{Text: string(c.text)})
+	if n := len(c.pending); n > 0 && c.pending[n-1].Type == turn.EventToken {
+		b, _ := json.Marshal(turn.TokenData{Text: string(c.text)})
 		c.pending[n-1].Data = b
 	}
 	c.text = c.text[:0]

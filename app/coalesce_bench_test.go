@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // BenchmarkCoalescerBurst pushes 50,000 tokens as fast as possible and
@@ -17,9 +17,9 @@ func BenchmarkCoalescerBurst(b *testing.B) {
 	emits := 0
 	for i := 0; i < b.N; i++ {
 		c := NewCoalescer(func([]Delivered) { emits++ }, 16*time.Millisecond)
-		em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c}})
+		em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
 		for j := 0; j < n; j++ {
-			em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "tok "}})
+			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "tok "}})
 		}
 		c.Flush()
 	}
@@ -48,7 +48,7 @@ func BenchmarkCoalescerLatency2000(b *testing.B) {
 			}
 			mu.Unlock()
 		}, 16*time.Millisecond)
-		em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c}})
+		em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
 		start := time.Now()
 		for j := 0; j < 2000; j++ {
 			next := start.Add(time.Duration(j) * 500 * time.Microsecond)
@@ -58,7 +58,7 @@ func BenchmarkCoalescerLatency2000(b *testing.B) {
 			mu.Lock()
 			created[j+1] = time.Now()
 			mu.Unlock()
-			em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "tok "}})
+			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "tok "}})
 		}
 		c.Flush()
 	}

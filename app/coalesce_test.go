@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 type batches struct {
@@ -34,22 +34,22 @@ func (b *batches) flat() []Delivered {
 func TestCoalescerMergesABurstInOrderLosingNothing(t *testing.T) {
 	var got batches
 	c := NewCoalescer(got.out, 16*time.Millisecond)
-	rec := []agent.Event{}
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c, agent.SinkFunc(func(e agent.Event) error {
+	rec := []turn.Event{}
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c, turn.SinkFunc(func(e turn.Event) error {
 		rec = append(rec, e)
 		return nil
 	})}})
 	var want strings.Builder
-	em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart})
 	for i := 0; i < 5000; i++ {
 		w := "tok" + string(rune('a'+i%26)) + " "
 		want.WriteString(w)
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
 		if i == 2500 {
-			em.Emit(agent.Draft{Type: agent.EventToolCall, Data: agent.ToolCallData{CallID: "c", Name: "x"}})
+			em.Emit(turn.Draft{Type: turn.EventToolCall, Data: turn.ToolCallData{CallID: "c", Name: "x"}})
 		}
 	}
-	em.Emit(agent.Draft{Type: agent.EventThinkEnd})
+	em.Emit(turn.Draft{Type: turn.EventThinkEnd})
 	c.Flush()
 
 	d := got.flat()
@@ -61,8 +61,8 @@ func TestCoalescerMergesABurstInOrderLosingNothing(t *testing.T) {
 			t.Fatalf("gap or reorder: expected seq %d, got %d..%d (%s)", next, e.FirstSeq, e.Seq, e.Type)
 		}
 		next = e.Seq + 1
-		if e.Type == agent.EventToken {
-			var td agent.TokenData
+		if e.Type == turn.EventToken {
+			var td turn.TokenData
 			json.Unmarshal(e.Data, &td)
 			text.WriteString(td.Text)
 		}
@@ -83,11 +83,11 @@ func TestCoalescerMergesABurstInOrderLosingNothing(t *testing.T) {
 func TestCoalescerFlushesNonTokensAtOnce(t *testing.T) {
 	var got batches
 	c := NewCoalescer(got.out, time.Hour) // tokens would wait forever
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c}})
-	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "a"}})
-	em.Emit(agent.Draft{Type: agent.EventToolCall, Data: agent.ToolCallData{CallID: "c"}})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
+	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "a"}})
+	em.Emit(turn.Draft{Type: turn.EventToolCall, Data: turn.ToolCallData{CallID: "c"}})
 	d := got.flat()
-	if len(d) != 2 || d[0].Type != agent.EventToken || d[1].Type != agent.EventToolCall {
+	if len(d) != 2 || d[0].Type != turn.EventToken || d[1].Type != turn.EventToolCall {
 		t.Fatalf("a non-token event must flush the held tokens and itself, in order: %+v", d)
 	}
 }
@@ -95,9 +95,9 @@ func TestCoalescerFlushesNonTokensAtOnce(t *testing.T) {
 func TestCoalescerDoesNotMergeAcrossStages(t *testing.T) {
 	var got batches
 	c := NewCoalescer(got.out, time.Hour)
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{c}})
-	em.Emit(agent.Draft{Type: agent.EventToken, StageID: "a", Data: agent.TokenData{Text: "1"}})
-	em.Emit(agent.Draft{Type: agent.EventToken, StageID: "b", Data: agent.TokenData{Text: "2"}})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
+	em.Emit(turn.Draft{Type: turn.EventToken, StageID: "a", Data: turn.TokenData{Text: "1"}})
+	em.Emit(turn.Draft{Type: turn.EventToken, StageID: "b", Data: turn.TokenData{Text: "2"}})
 	c.Flush()
 	if d := got.flat(); len(d) != 2 || d[1].StageID != "b" {
 		t.Fatalf("%+v", d)

@@ -6,14 +6,13 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/logger"
 	"github.com/wailsapp/wails/v2/pkg/options"
 	"github.com/wailsapp/wails/v2/pkg/options/assetserver"
 	"github.com/wailsapp/wails/v2/pkg/options/linux"
 	"github.com/wailsapp/wails/v2/pkg/runtime"
-
-	"github.com/agentdeck/agentdeck/backend/agent"
 )
 
 // Event names on the Wails bus.
@@ -47,7 +46,7 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 			// and costs one JavaScript evaluation per call.
 			co := NewCoalescer(func(batch []Delivered) { runtime.EventsEmit(wctx, EventBatch, batch) }, 16*time.Millisecond)
 			if hub := svc.eventHub(); hub != nil {
-				unsubscribe = hub.Subscribe(func(e agent.Event) { _ = co.Emit(e) })
+				unsubscribe = hub.Subscribe(func(e turn.Event) { _ = co.Emit(e) })
 				unTurns = hub.SubscribeTurns(func(c []TurnChange) { runtime.EventsEmit(wctx, EventTurnsChanged, c) })
 			}
 			svc.onApproval(func(p PendingApproval) { runtime.EventsEmit(wctx, EventApproval, p) })

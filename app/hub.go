@@ -4,13 +4,13 @@ import (
 	"context"
 	"sync"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // EventSource serves stored events (the store).
 type EventSource interface {
-	EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]agent.Event, error)
+	EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]turn.Event, error)
 }
 
 // Hub fans the events of running turns out to the UIs and keeps each
@@ -28,8 +28,8 @@ type Hub struct {
 	store EventSource
 
 	mu       sync.Mutex
-	live     map[string][]agent.Event // running turns' events so far
-	subs     map[int]func(agent.Event)
+	live     map[string][]turn.Event // running turns' events so far
+	subs     map[int]func(turn.Event)
 	turnSubs map[int]func([]TurnChange)
 	next     int
 }
@@ -45,18 +45,18 @@ type TurnChange struct {
 
 // NewHub returns a Hub over the stored events.
 func NewHub(store EventSource) *Hub {
-	return &Hub{store: store, live: map[string][]agent.Event{}, subs: map[int]func(agent.Event){}, turnSubs: map[int]func([]TurnChange){}}
+	return &Hub{store: store, live: map[string][]turn.Event{}, subs: map[int]func(turn.Event){}, turnSubs: map[int]func([]TurnChange){}}
 }
 
 // Sink returns the sink for one running turn.
-func (h *Hub) Sink(turnID string) agent.Sink {
+func (h *Hub) Sink(turnID string) turn.Sink {
 	h.mu.Lock()
 	h.live[turnID] = nil
 	h.mu.Unlock()
-	return agent.SinkFunc(func(e agent.Event) error {
+	return turn.SinkFunc(func(e turn.Event) error {
 		h.mu.Lock()
 		h.live[e.TurnID] = append(h.live[e.TurnID], e)
-		subs := make([]func(agent.Event), 0, len(h.subs))
+		subs := make([]func(turn.Event), 0, len(h.subs))
 		for _, s := range h.subs {
 			subs = append(subs, s)
 		}
@@ -77,7 +77,7 @@ func (h *Hub) Ended(turnID string) {
 
 // Subscribe calls fn with every event of every running turn until the
 // returned function is called. fn must not block.
-func (h *Hub) Subscribe(fn func(agent.Event)) (unsubscribe func()) {
+func (h *Hub) Subscribe(fn func(turn.Event)) (unsubscribe func()) {
 	h.mu.Lock()
 	id := h.next
 	h.next++
@@ -123,11 +123,11 @@ func (h *Hub) TurnsChanged(changes []TurnChange) {
 
 // EventsAfter returns a turn's events with seq > after: from memory while
 // the turn runs, else from the store.
-func (h *Hub) EventsAfter(ctx context.Context, turnID string, after int64) ([]agent.Event, error) {
+func (h *Hub) EventsAfter(ctx context.Context, turnID string, after int64) ([]turn.Event, error) {
 	h.mu.Lock()
 	evs, running := h.live[turnID]
 	if running {
-		var out []agent.Event
+		var out []turn.Event
 		for _, e := range evs {
 			if e.Seq > after {
 				out = append(out, e)

@@ -14,12 +14,12 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // orphanRig is a Service over a real engine whose turn changes are
@@ -99,20 +99,20 @@ func (r *orphanRig) runningTurnOf(t *testing.T, p *otherProcess, sessionID, part
 		t.Fatal(err)
 	}
 	defer other.Close()
-	turn, err := other.StartTurn(ctx, store.Turn{SessionID: sessionID, UserMessage: "count", Workflow: "chat", Model: "m"})
+	tr, err := other.StartTurn(ctx, store.Turn{SessionID: sessionID, UserMessage: "count", Workflow: "chat", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := other.NewEventLog(turn.ID, store.EventLogOptions{})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sessionID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	log := other.NewEventLog(tr.ID, store.EventLogOptions{})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart})
 	for _, w := range strings.SplitAfter(partial, " ") {
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return turn.ID
+	return tr.ID
 }
 
 func (r *orphanRig) turn(t *testing.T, id string) store.TurnDetail {
@@ -201,7 +201,7 @@ func TestStopTurnThisProcessDoesNotRun(t *testing.T) {
 			turn: func(t *testing.T, r *orphanRig, sid string) (string, int) {
 				p := startOther(t)
 				id := r.runningTurnOf(t, p, sid, "so far")
-				if err := r.db.FinishTurn(context.Background(), id, 0, agent.Result{OK: true, FinalText: "done", Outcome: agent.OutcomeSucceeded}); err != nil {
+				if err := r.db.FinishTurn(context.Background(), id, 0, turn.Result{OK: true, FinalText: "done", Outcome: turn.OutcomeSucceeded}); err != nil {
 					t.Fatal(err)
 				}
 				p.kill()
@@ -268,8 +268,8 @@ func TestSendIntoASessionAnotherProcessLeftRunning(t *testing.T) {
 				p.kill()
 			}
 			completed := make(chan string, 4)
-			t.Cleanup(r.svc.eventHub().Subscribe(func(e agent.Event) {
-				if e.Type == agent.EventTurnCompleted {
+			t.Cleanup(r.svc.eventHub().Subscribe(func(e turn.Event) {
+				if e.Type == turn.EventTurnCompleted {
 					completed <- e.TurnID
 				}
 			}))

@@ -19,8 +19,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // ServeConfig configures the browser mode.
@@ -253,7 +253,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	q := newSendQueue(1024)
 	co := NewCoalescer(func(b []Delivered) { q.push(map[string]any{"kind": "events", "batch": b}) }, 16*time.Millisecond)
-	unsub := hub.Subscribe(func(e agent.Event) { _ = co.Emit(e) })
+	unsub := hub.Subscribe(func(e turn.Event) { _ = co.Emit(e) })
 	defer unsub()
 	unApprove := s.svc.onApproval(func(p PendingApproval) { q.push(map[string]any{"kind": "approval", "approval": p}) })
 	defer unApprove()

@@ -7,11 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // fixture is a Service over a real database and engine, with a scripted
@@ -43,15 +43,15 @@ const waitTimeout = 2 * time.Minute
 // them at each new one: tests wait for the event, never poll a clock.
 type watch struct {
 	mu      sync.Mutex
-	byTurn  map[string][]agent.Event
+	byTurn  map[string][]turn.Event
 	changed chan struct{} // closed and replaced at every event
 }
 
 func newWatch() *watch {
-	return &watch{byTurn: map[string][]agent.Event{}, changed: make(chan struct{})}
+	return &watch{byTurn: map[string][]turn.Event{}, changed: make(chan struct{})}
 }
 
-func (w *watch) add(e agent.Event) {
+func (w *watch) add(e turn.Event) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.byTurn[e.TurnID] = append(w.byTurn[e.TurnID], e)
@@ -59,19 +59,19 @@ func (w *watch) add(e agent.Event) {
 	w.changed = make(chan struct{})
 }
 
-func (w *watch) get(turn string) []agent.Event {
+func (w *watch) get(tr string) []turn.Event {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]agent.Event(nil), w.byTurn[turn]...)
+	return append([]turn.Event(nil), w.byTurn[tr]...)
 }
 
 // until waits until cond holds for the turn's events and returns them.
-func (w *watch) until(t *testing.T, turn, what string, cond func([]agent.Event) bool) []agent.Event {
+func (w *watch) until(t *testing.T, tr, what string, cond func([]turn.Event) bool) []turn.Event {
 	t.Helper()
 	timeout := time.After(waitTimeout)
 	for {
 		w.mu.Lock()
-		evs, ch := append([]agent.Event(nil), w.byTurn[turn]...), w.changed
+		evs, ch := append([]turn.Event(nil), w.byTurn[tr]...), w.changed
 		w.mu.Unlock()
 		if cond(evs) {
 			return evs
@@ -79,13 +79,13 @@ func (w *watch) until(t *testing.T, turn, what string, cond func([]agent.Event) 
 		select {
 		case <-ch:
 		case <-timeout:
-			t.Fatalf("turn %s: %s never happened", turn, what)
+			t.Fatalf("turn %s: %s never happened", tr, what)
 		}
 	}
 }
 
-func ended(evs []agent.Event) bool {
-	return len(evs) > 0 && evs[len(evs)-1].Type == agent.EventTurnCompleted
+func ended(evs []turn.Event) bool {
+	return len(evs) > 0 && evs[len(evs)-1].Type == turn.EventTurnCompleted
 }
 
 func (f *fixture) session(t *testing.T, title string) store.Session {
@@ -138,7 +138,7 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 				t.Fatalf("turn %s event %d: session %s seq %d", ref.TurnID, i, e.SessionID, e.Seq)
 			}
 		}
-		if len(evs) == 0 || evs[len(evs)-1].Type != agent.EventTurnCompleted {
+		if len(evs) == 0 || evs[len(evs)-1].Type != turn.EventTurnCompleted {
 			t.Fatal("the live stream did not end with turn_completed")
 		}
 	}
@@ -170,7 +170,7 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 		t.Fatal(err)
 	}
 	// First connection: sees some events, then drops.
-	first := f.watch.until(t, ref.TurnID, "30 events", func(evs []agent.Event) bool { return len(evs) >= 30 })
+	first := f.watch.until(t, ref.TurnID, "30 events", func(evs []turn.Event) bool { return len(evs) >= 30 })
 	lastSeq := first[29].Seq
 
 	// The second connection, as a UI does it: subscribe, back-fill, drop
@@ -178,7 +178,7 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 	var mu sync.Mutex
 	seen := map[int64]int{}
 	got := newWatch()
-	apply := func(e agent.Event) {
+	apply := func(e turn.Event) {
 		mu.Lock()
 		defer mu.Unlock()
 		if e.TurnID != ref.TurnID || e.Seq <= lastSeq {
@@ -248,6 +248,6 @@ func (f *fixture) startStreaming(t *testing.T, n, seen int) TurnRef {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.watch.until(t, ref.TurnID, "the first events", func(evs []agent.Event) bool { return len(evs) >= seen })
+	f.watch.until(t, ref.TurnID, "the first events", func(evs []turn.Event) bool { return len(evs) >= seen })
 	return ref
 }

@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/plan"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 func TestPlainStreamedAnswer(t *testing.T) {
@@ -17,20 +19,20 @@ func TestPlainStreamedAnswer(t *testing.T) {
 	h.srv.Enqueue(text("The answer is 42."))
 	res := h.turn(t, context.Background(), "What is the answer?")
 
-	if !res.OK || res.Outcome != agent.OutcomeSucceeded || res.Termination.Kind != agent.TermNaturalCompletion {
+	if !res.OK || res.Outcome != turn.OutcomeSucceeded || res.Termination.Kind != turn.TermNaturalCompletion {
 		t.Fatalf("result %+v", res)
 	}
 	if res.FinalText != "The answer is 42." || res.StepsUsed != 1 || res.Usage.TotalTokens != 15 {
 		t.Fatalf("final %q steps %d usage %+v", res.FinalText, res.StepsUsed, res.Usage)
 	}
 	var streamed strings.Builder
-	for _, e := range h.rec.ofType(agent.EventToken) {
-		streamed.WriteString(dataOf[agent.TokenData](t, e).Text)
+	for _, e := range h.rec.ofType(turn.EventToken) {
+		streamed.WriteString(dataOf[turn.TokenData](t, e).Text)
 	}
 	if streamed.String() != res.FinalText {
 		t.Fatalf("tokens %q != final %q", streamed.String(), res.FinalText)
 	}
-	if fa := h.rec.ofType(agent.EventFinalAnswer); dataOf[agent.FinalAnswerData](t, fa[0]).Text != res.FinalText {
+	if fa := h.rec.ofType(turn.EventFinalAnswer); dataOf[turn.FinalAnswerData](t, fa[0]).Text != res.FinalText {
 		t.Fatal("final_answer does not carry the final text")
 	}
 	if got := h.srv.Requests()[0].Messages; len(got) != 2 || got[0].Role != "system" || got[1].Content != "What is the answer?" {
@@ -43,7 +45,7 @@ func TestPlainStreamedAnswer(t *testing.T) {
 
 func TestPlanWithThreeStepsTicksEveryStep(t *testing.T) {
 	h := newHarness(t)
-	h.ag.Plan = true
+	h.addTools(t, plan.New())
 	plan := func(s1, s2, s3 string) string {
 		return `{"steps":[{"title":"Load","status":"` + s1 + `"},{"title":"Analyse","status":"` + s2 + `"},{"title":"Report","status":"` + s3 + `"}]}`
 	}
@@ -55,12 +57,12 @@ func TestPlanWithThreeStepsTicksEveryStep(t *testing.T) {
 	)
 	res := h.turn(t, context.Background(), "do it")
 
-	if gen := h.rec.ofType(agent.EventPlanGenerated); len(gen) != 1 || len(dataOf[agent.PlanData](t, gen[0]).Steps) != 3 {
+	if gen := h.rec.ofType(turn.EventPlanGenerated); len(gen) != 1 || len(dataOf[turn.PlanData](t, gen[0]).Steps) != 3 {
 		t.Fatalf("plan_generated events: %d", len(gen))
 	}
 	var ended []int
-	for _, e := range h.rec.ofType(agent.EventStepEnd) {
-		d := dataOf[agent.StepEndData](t, e)
+	for _, e := range h.rec.ofType(turn.EventStepEnd) {
+		d := dataOf[turn.StepEndData](t, e)
 		if !d.Success {
 			t.Fatalf("step %d ended unsuccessfully", d.StepIndex)
 		}
@@ -69,7 +71,7 @@ func TestPlanWithThreeStepsTicksEveryStep(t *testing.T) {
 	if len(ended) != 3 || ended[0] != 0 || ended[1] != 1 || ended[2] != 2 {
 		t.Fatalf("step_end order %v", ended)
 	}
-	if len(h.rec.ofType(agent.EventStepStart)) != 3 {
+	if len(h.rec.ofType(turn.EventStepStart)) != 3 {
 		t.Fatalf("want a step_start per step")
 	}
 	if len(res.PlanSteps) != 3 || res.PlanSteps[2].Status != "done" || res.PlanIncompleteReason != "" {
@@ -79,7 +81,7 @@ func TestPlanWithThreeStepsTicksEveryStep(t *testing.T) {
 
 func TestIncompletePlanIsReported(t *testing.T) {
 	h := newHarness(t)
-	h.ag.Plan = true
+	h.addTools(t, plan.New())
 	h.srv.Enqueue(
 		toolCall("p1", "update_plan", `{"steps":[{"title":"Fetch","status":"error"},{"title":"Sum","status":"pending"}]}`),
 		text("I could not fetch the data."),
@@ -100,7 +102,7 @@ func TestParallelToolCallsRunConcurrentlyAndAnswerInOrder(t *testing.T) {
 	)
 	h.srv.Enqueue(llmtest.Reply{Chunks: llmtest.WithFinish(chunks, "tool_calls")}, text("both done"))
 
-	done := make(chan agent.Result)
+	done := make(chan turn.Result)
 	go func() { done <- h.turn(t, context.Background(), "run both") }()
 	// Both tools must be running at once: neither returns until both started.
 	waitFor(t, started, "the first tool")
@@ -135,16 +137,16 @@ func TestInvalidArgumentsGoBackToTheModel(t *testing.T) {
 		text("ok"),
 	)
 	res := h.turn(t, context.Background(), "echo")
-	errs := h.rec.ofType(agent.EventToolError)
+	errs := h.rec.ofType(turn.EventToolError)
 	if len(errs) != 3 {
 		t.Fatalf("%d tool errors, want 3", len(errs))
 	}
 	for i, want := range []string{"/text", "not valid JSON", `no tool named "nope"`} {
-		if got := dataOf[agent.ToolErrorData](t, errs[i]).Error; !strings.Contains(got, want) {
+		if got := dataOf[turn.ToolErrorData](t, errs[i]).Error; !strings.Contains(got, want) {
 			t.Errorf("error %d = %q, want it to mention %q", i, got, want)
 		}
 	}
-	if r := h.rec.ofType(agent.EventToolResult); len(r) != 1 || dataOf[agent.ToolResultData](t, r[0]).Output != "fixed" {
+	if r := h.rec.ofType(turn.EventToolResult); len(r) != 1 || dataOf[turn.ToolResultData](t, r[0]).Output != "fixed" {
 		t.Fatal("the corrected call did not run")
 	}
 	if !res.OK {
@@ -153,44 +155,44 @@ func TestInvalidArgumentsGoBackToTheModel(t *testing.T) {
 }
 
 func TestLongToolOutputIsTruncatedWithANote(t *testing.T) {
-	big := agent.ToolFunc{
-		ToolSpec: agent.ToolSpec{Name: "big"},
-		Fn:       func(context.Context, json.RawMessage) (string, error) { return strings.Repeat("é", 20000), nil },
+	big := tool.Func{
+		Def: tool.Spec{Name: "big"},
+		Fn:  func(context.Context, json.RawMessage) (string, error) { return strings.Repeat("é", 20000), nil },
 	}
 	h := newHarness(t, big)
 	h.ag.Limits.MaxToolOutput = 1001
 	h.srv.Enqueue(toolCall("c1", "big", `{}`), text("ok"))
 	h.turn(t, context.Background(), "x")
-	out := dataOf[agent.ToolResultData](t, h.rec.ofType(agent.EventToolResult)[0]).Output
+	out := dataOf[turn.ToolResultData](t, h.rec.ofType(turn.EventToolResult)[0]).Output
 	if !strings.Contains(out, "[output truncated: 40000 bytes, showing the first 1000]") || !json.Valid([]byte(`"`+strings.Split(out, "\n")[0]+`"`)) {
 		t.Fatalf("truncated output tail %q", out[len(out)-60:])
 	}
 }
 
 func TestToolPanicBecomesAnErrorEvent(t *testing.T) {
-	boom := agent.ToolFunc{
-		ToolSpec: agent.ToolSpec{Name: "boom"},
-		Fn:       func(context.Context, json.RawMessage) (string, error) { panic("nil map write") },
+	boom := tool.Func{
+		Def: tool.Spec{Name: "boom"},
+		Fn:  func(context.Context, json.RawMessage) (string, error) { panic("nil map write") },
 	}
 	h := newHarness(t, boom)
 	h.srv.Enqueue(toolCall("c1", "boom", `{}`))
 	res := h.turn(t, context.Background(), "x")
-	errs := h.rec.ofType(agent.EventError)
+	errs := h.rec.ofType(turn.EventError)
 	if len(errs) != 1 {
 		t.Fatal("no error event")
 	}
-	d := dataOf[agent.ErrorData](t, errs[0])
-	if d.Source != "tool" || !strings.Contains(d.Message, "boom") || res.Outcome != agent.OutcomeFailed {
+	d := dataOf[turn.ErrorData](t, errs[0])
+	if d.Source != "tool" || !strings.Contains(d.Message, "boom") || res.Outcome != turn.OutcomeFailed {
 		t.Fatalf("error %+v outcome %s", d, res.Outcome)
 	}
 }
 
 func TestRunnerPanicStillEndsTheTurn(t *testing.T) {
 	h := newHarness(t)
-	res := agent.RunTurn(context.Background(), h.em, func(ctx context.Context) agent.Result {
+	res := turn.RunTurn(context.Background(), h.em, func(ctx context.Context) turn.Result {
 		var m map[string]int
 		m["x"] = 1
-		return agent.Result{}
+		return turn.Result{}
 	})
 	checkTurn(t, h.rec.all())
 	if res.OK || res.ErrorSource != "internal" || !strings.Contains(res.Error, "internal error") {
@@ -202,17 +204,17 @@ func TestModelErrorEndsWithAnErrorEvent(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(llmtest.ErrorReply(401, "invalid_api_key", "bad key"))
 	res := h.turn(t, context.Background(), "x")
-	d := dataOf[agent.ErrorData](t, h.rec.ofType(agent.EventError)[0])
-	if d.Source != "llm" || !strings.Contains(d.Message, "API key") || res.Termination.Kind != agent.TermFailed {
+	d := dataOf[turn.ErrorData](t, h.rec.ofType(turn.EventError)[0])
+	if d.Source != "llm" || !strings.Contains(d.Message, "API key") || res.Termination.Kind != turn.TermFailed {
 		t.Fatalf("error %+v term %+v", d, res.Termination)
 	}
 }
 
 func TestSinkErrorsDoNotStopTheTurn(t *testing.T) {
 	h := newHarness(t)
-	failing := agent.SinkFunc(func(agent.Event) error { return errors.New("disk full") })
+	failing := turn.SinkFunc(func(turn.Event) error { return errors.New("disk full") })
 	rec := &recorder{}
-	h.em = agent.NewEmitter(agent.EmitterConfig{SessionID: "sess-1", TurnID: "turn-1", Sinks: []agent.Sink{failing, rec}})
+	h.em = turn.NewEmitter(turn.EmitterConfig{SessionID: "sess-1", TurnID: "turn-1", Sinks: []turn.Sink{failing, rec}})
 	h.rec = rec
 	h.srv.Enqueue(text("still here"))
 	if res := h.turn(t, context.Background(), "x"); res.FinalText != "still here" {
@@ -225,7 +227,7 @@ func TestEventsAfterTheEndAreDropped(t *testing.T) {
 	h.srv.Enqueue(text("done"))
 	h.turn(t, context.Background(), "x")
 	n := len(h.rec.all())
-	h.em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "late"}})
+	h.em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "late"}})
 	if len(h.rec.all()) != n {
 		t.Fatal("an event was delivered after turn_completed")
 	}
@@ -233,8 +235,8 @@ func TestEventsAfterTheEndAreDropped(t *testing.T) {
 
 func TestEventJSONEnvelope(t *testing.T) {
 	rec := &recorder{}
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{rec}, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 678900000, time.UTC) }})
-	em.Emit(agent.Draft{Type: agent.EventToken, StageID: "st", Data: agent.TokenData{Text: "a \"q\" <b>\n"}})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{rec}, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 678900000, time.UTC) }})
+	em.Emit(turn.Draft{Type: turn.EventToken, StageID: "st", Data: turn.TokenData{Text: "a \"q\" <b>\n"}})
 	b, _ := json.Marshal(rec.all()[0])
 	var m map[string]any
 	json.Unmarshal(b, &m)

@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // BenchmarkEngineTokens streams 50,000 tokens through a whole agent turn
@@ -35,13 +36,13 @@ func BenchmarkEngineTokens(b *testing.B) {
 		}
 		bare = append(bare, time.Since(start))
 
-		kept := make([]agent.Event, 0, n+16)
-		em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{agent.SinkFunc(func(e agent.Event) error {
+		kept := make([]turn.Event, 0, n+16)
+		em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {
 			kept = append(kept, e)
 			return nil
 		})}})
 		start = time.Now()
-		res := agent.RunTurn(context.Background(), em, func(ctx context.Context) agent.Result {
+		res := turn.RunTurn(context.Background(), em, func(ctx context.Context) turn.Result {
 			return ag.Run(ctx, em, agent.Input{User: "go"})
 		})
 		engine = append(engine, time.Since(start))

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Stop in the middle of a stream: the server sees the disconnect, the
@@ -19,8 +19,8 @@ func TestStopMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var stoppedAt time.Time
 	n := 0
-	h.em = agent.NewEmitter(agent.EmitterConfig{SessionID: "sess-1", TurnID: "turn-1", Sinks: []agent.Sink{h.rec, agent.SinkFunc(func(e agent.Event) error {
-		if e.Type == agent.EventToken {
+	h.em = turn.NewEmitter(turn.EmitterConfig{SessionID: "sess-1", TurnID: "turn-1", Sinks: []turn.Sink{h.rec, turn.SinkFunc(func(e turn.Event) error {
+		if e.Type == turn.EventToken {
 			if n++; n == 20 {
 				stoppedAt = time.Now()
 				cancel()
@@ -31,7 +31,7 @@ func TestStopMidStream(t *testing.T) {
 	res := h.turn(t, ctx, "long answer please")
 	elapsed := time.Since(stoppedAt)
 
-	if !res.Cancelled || res.Outcome != agent.OutcomeCancelled || res.Termination.Kind != agent.TermCancelled || res.OK {
+	if !res.Cancelled || res.Outcome != turn.OutcomeCancelled || res.Termination.Kind != turn.TermCancelled || res.OK {
 		t.Fatalf("result %+v", res)
 	}
 	if !strings.HasPrefix(res.FinalText, "tok0 tok1 ") {
@@ -41,8 +41,8 @@ func TestStopMidStream(t *testing.T) {
 	if last.Role != "assistant" || last.Content != res.FinalText {
 		t.Fatalf("the partial answer must be the last message of the transcript: %+v", last)
 	}
-	c := h.rec.ofType(agent.EventCancelled)
-	if dataOf[agent.CancelledData](t, c[0]).PartialText != res.FinalText {
+	c := h.rec.ofType(turn.EventCancelled)
+	if dataOf[turn.CancelledData](t, c[0]).PartialText != res.FinalText {
 		t.Fatal("cancelled event does not carry the partial text")
 	}
 	if _, ok := h.srv.WaitDisconnect(2 * time.Second); !ok {
@@ -74,7 +74,7 @@ func TestStopMidSlowTool(t *testing.T) {
 	if last.Role != "tool" || last.ToolCallID != "c1" || !strings.Contains(last.Content, "cancelled") {
 		t.Fatalf("the tool call must be answered as cancelled: %+v", last)
 	}
-	if e := h.rec.ofType(agent.EventToolError); len(e) != 1 {
+	if e := h.rec.ofType(turn.EventToolError); len(e) != 1 {
 		t.Fatalf("want the cancelled call reported, got %d tool errors", len(e))
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // contextWindows are known context sizes in tokens, matched by model-name
@@ -104,7 +105,7 @@ func (r *run) maybeCompress(ctx context.Context, tools []llm.Tool, force bool) b
 		out = dropOldest(out, len(head), budget, tools)
 	}
 	r.msgs = out
-	r.em.Emit(Draft{Type: EventContextCompressed, StageID: r.stageID, Data: CompressedData{
+	r.em.Emit(turn.Draft{Type: turn.EventContextCompressed, StageID: r.stageID, Data: turn.CompressedData{
 		BeforeCount: beforeCount, AfterCount: len(out), BeforeTokens: before, AfterTokens: estimate(out, tools),
 	}})
 	return true
@@ -163,8 +164,8 @@ func (r *run) summarize(ctx context.Context, msgs []llm.Message) (string, error)
 			fmt.Fprintf(&b, "[%s] %s\n", m.Role, m.Content)
 		}
 	}
-	if r.plan != nil {
-		if steps := r.plan.snapshot(); len(steps) > 0 {
+	{
+		if steps := r.planSnapshot(); len(steps) > 0 {
 			b.WriteString("[current plan]\n")
 			for i, s := range steps {
 				fmt.Fprintf(&b, "%d. %s (%s)\n", i+1, s.Title, s.Status)

@@ -9,6 +9,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // longHistory is an earlier conversation with tool calls and big results.
@@ -54,7 +55,7 @@ func checkToolPairs(t *testing.T, msgs []llmtest.Message) {
 	}
 }
 
-func runCompressed(t *testing.T, summary llmtest.Reply) (*harness, agent.Result) {
+func runCompressed(t *testing.T, summary llmtest.Reply) (*harness, turn.Result) {
 	h := newHarness(t, echoTool())
 	h.ag.ContextWindow = 2000
 	h.srv.Respond(func(r llmtest.Request) llmtest.Reply {
@@ -63,7 +64,7 @@ func runCompressed(t *testing.T, summary llmtest.Reply) (*harness, agent.Result)
 		}
 		return text("Here is the answer to the current question.")
 	})
-	res := agent.RunTurn(context.Background(), h.em, func(ctx context.Context) agent.Result {
+	res := turn.RunTurn(context.Background(), h.em, func(ctx context.Context) turn.Result {
 		return h.ag.Run(ctx, h.em, agent.Input{History: longHistory(), User: "CURRENT: what was the total?"})
 	})
 	checkTurn(t, h.rec.all())
@@ -72,11 +73,11 @@ func runCompressed(t *testing.T, summary llmtest.Reply) (*harness, agent.Result)
 
 func TestCompressionSummarizesAndKeepsTheRequest(t *testing.T) {
 	h, res := runCompressed(t, text("- six questions answered with echo"))
-	ev := h.rec.ofType(agent.EventContextCompressed)
+	ev := h.rec.ofType(turn.EventContextCompressed)
 	if len(ev) != 1 {
 		t.Fatalf("%d context_compressed events", len(ev))
 	}
-	d := dataOf[agent.CompressedData](t, ev[0])
+	d := dataOf[turn.CompressedData](t, ev[0])
 	if d.AfterTokens >= d.BeforeTokens || d.AfterCount >= d.BeforeCount || d.AfterTokens > 1500 {
 		t.Fatalf("compression did not shrink enough: %+v", d)
 	}
@@ -100,7 +101,7 @@ func TestCompressionSummarizesAndKeepsTheRequest(t *testing.T) {
 
 func TestCompressionDropsOldestWhenSummaryFails(t *testing.T) {
 	h, res := runCompressed(t, llmtest.ErrorReply(500, "server_error", "no"))
-	if len(h.rec.ofType(agent.EventContextCompressed)) != 1 || !res.OK {
+	if len(h.rec.ofType(turn.EventContextCompressed)) != 1 || !res.OK {
 		t.Fatalf("compression by dropping failed: %+v", res)
 	}
 	reqs := h.srv.Requests()
@@ -118,11 +119,11 @@ func TestContextLengthErrorTriggersCompressionAndRetry(t *testing.T) {
 	h := newHarness(t, echoTool())
 	h.ag.ContextWindow = 1_000_000 // our estimate says it fits; the server disagrees
 	h.srv.Enqueue(llmtest.ContextLengthExceeded(), text("- summary"), text("answered after compression"))
-	res := agent.RunTurn(context.Background(), h.em, func(ctx context.Context) agent.Result {
+	res := turn.RunTurn(context.Background(), h.em, func(ctx context.Context) turn.Result {
 		return h.ag.Run(ctx, h.em, agent.Input{History: longHistory(), User: "CURRENT"})
 	})
 	checkTurn(t, h.rec.all())
-	if res.FinalText != "answered after compression" || len(h.rec.ofType(agent.EventContextCompressed)) != 1 {
+	if res.FinalText != "answered after compression" || len(h.rec.ofType(turn.EventContextCompressed)) != 1 {
 		t.Fatalf("result %+v", res)
 	}
 }

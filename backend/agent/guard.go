@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Verdict is what a guard says about a tool call.
@@ -52,15 +54,6 @@ func (SideEffectGuard) Check(_ context.Context, c GuardCall) Decision {
 	return Decision{Verdict: VerdictPass}
 }
 
-// Answer is a person's answer to an approval request.
-type Answer string
-
-const (
-	AllowOnce Answer = "allow_once"
-	Always    Answer = "always" // this tool, for the rest of the session
-	Deny      Answer = "deny"
-)
-
 // ApprovalRequest is shown to the person with the call's full arguments.
 type ApprovalRequest struct {
 	GuardCall
@@ -72,18 +65,18 @@ type ApprovalRequest struct {
 // person and blocks until they answer or ctx is done; headless runs use
 // PolicyApprover.
 type Approver interface {
-	Approve(ctx context.Context, req ApprovalRequest) (Answer, error)
+	Approve(ctx context.Context, req ApprovalRequest) (turn.Answer, error)
 }
 
 // PolicyApprover answers every request the same way (agentdeck run
 // --approve all|none).
 type PolicyApprover struct{ AllowAll bool }
 
-func (p PolicyApprover) Approve(context.Context, ApprovalRequest) (Answer, error) {
+func (p PolicyApprover) Approve(context.Context, ApprovalRequest) (turn.Answer, error) {
 	if p.AllowAll {
-		return AllowOnce, nil
+		return turn.AllowOnce, nil
 	}
-	return Deny, nil
+	return turn.Deny, nil
 }
 
 // Approvals remembers "always" answers per session and tool. It is safe
@@ -123,7 +116,7 @@ func (r *run) guardCall(ctx context.Context, p *pendingCall) string {
 	if !ok {
 		return ""
 	}
-	gc := GuardCall{SessionID: r.em.sessionID, TurnID: r.em.turnID, CallID: p.call.ID, Tool: p.call.Name, Args: p.args, SideEffects: tool.Spec().SideEffects}
+	gc := GuardCall{SessionID: r.em.SessionID(), TurnID: r.em.TurnID(), CallID: p.call.ID, Tool: p.call.Name, Args: p.args, SideEffects: tool.Spec().SideEffects}
 	guards := r.a.Guards
 	if guards == nil {
 		guards = []Guard{SideEffectGuard{}}
@@ -159,11 +152,11 @@ func (r *run) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, reas
 	case err != nil:
 		r.emitGuard(p, guard, true, "no answer: "+err.Error())
 		return "not run: the approval was not answered"
-	case ans == Always:
+	case ans == turn.Always:
 		r.a.Approvals.Remember(gc.SessionID, gc.Tool)
 		r.emitGuard(p, guard, false, "allowed: always for this session")
 		return ""
-	case ans == AllowOnce:
+	case ans == turn.AllowOnce:
 		r.emitGuard(p, guard, false, "allowed once")
 		return ""
 	default:
@@ -173,5 +166,5 @@ func (r *run) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, reas
 }
 
 func (r *run) emitGuard(p *pendingCall, guard string, blocked bool, reason string) {
-	r.em.Emit(Draft{Type: EventGuardTriggered, StageID: r.stageID, ParentID: p.eventID, Data: GuardData{Guard: guard, Blocked: blocked, Reason: reason}})
+	r.em.Emit(turn.Draft{Type: turn.EventGuardTriggered, StageID: r.stageID, ParentID: p.eventID, Data: turn.GuardData{Guard: guard, Blocked: blocked, Reason: reason}})
 }

@@ -8,16 +8,18 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // scriptedApprover answers with the next scripted answer and records requests.
 type scriptedApprover struct {
 	mu      sync.Mutex
-	answers []agent.Answer
+	answers []turn.Answer
 	asked   []agent.ApprovalRequest
 }
 
-func (s *scriptedApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
+func (s *scriptedApprover) Approve(_ context.Context, req agent.ApprovalRequest) (turn.Answer, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.asked = append(s.asked, req)
@@ -26,9 +28,9 @@ func (s *scriptedApprover) Approve(_ context.Context, req agent.ApprovalRequest)
 	return a, nil
 }
 
-func writeTool(writes *[]string) agent.Tool {
-	return agent.ToolFunc{
-		ToolSpec: agent.ToolSpec{Name: "write_note", SideEffects: true, Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
+func writeTool(writes *[]string) tool.Tool {
+	return tool.Func{
+		Def: tool.Spec{Name: "write_note", SideEffects: true, Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
 		Fn: func(_ context.Context, args json.RawMessage) (string, error) {
 			*writes = append(*writes, string(args))
 			return "written", nil
@@ -39,16 +41,16 @@ func writeTool(writes *[]string) agent.Tool {
 func TestApprovals(t *testing.T) {
 	tests := []struct {
 		name      string
-		answers   []agent.Answer
+		answers   []turn.Answer
 		calls     int
 		wantRuns  int
 		wantAsked int
 		blocked   []bool
 	}{
-		{"allowed once", []agent.Answer{agent.AllowOnce}, 1, 1, 1, []bool{false}},
-		{"denied", []agent.Answer{agent.Deny}, 1, 0, 1, []bool{true}},
-		{"always is remembered for the session", []agent.Answer{agent.Always}, 3, 3, 1, []bool{false, false, false}},
-		{"once is not remembered", []agent.Answer{agent.AllowOnce, agent.Deny}, 2, 1, 2, []bool{false, true}},
+		{"allowed once", []turn.Answer{turn.AllowOnce}, 1, 1, 1, []bool{false}},
+		{"denied", []turn.Answer{turn.Deny}, 1, 0, 1, []bool{true}},
+		{"always is remembered for the session", []turn.Answer{turn.Always}, 3, 3, 1, []bool{false, false, false}},
+		{"once is not remembered", []turn.Answer{turn.AllowOnce, turn.Deny}, 2, 1, 2, []bool{false, true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -68,12 +70,12 @@ func TestApprovals(t *testing.T) {
 			if ap.asked[0].Tool != "write_note" || !strings.Contains(string(ap.asked[0].Args), "note a") || ap.asked[0].SessionID != "sess-1" {
 				t.Fatalf("the request must show the full call: %+v", ap.asked[0])
 			}
-			g := h.rec.ofType(agent.EventGuardTriggered)
+			g := h.rec.ofType(turn.EventGuardTriggered)
 			if len(g) != len(tt.blocked) {
 				t.Fatalf("%d guard_triggered events, want %d", len(g), len(tt.blocked))
 			}
 			for i, want := range tt.blocked {
-				if d := dataOf[agent.GuardData](t, g[i]); d.Blocked != want || d.Guard != "side_effects" {
+				if d := dataOf[turn.GuardData](t, g[i]); d.Blocked != want || d.Guard != "side_effects" {
 					t.Errorf("guard event %d = %+v, want blocked=%v", i, d, want)
 				}
 			}
@@ -115,11 +117,11 @@ func TestBlockingGuardAndWarnings(t *testing.T) {
 	h.ag.Guards = []agent.Guard{blockGuard{}}
 	h.srv.Enqueue(toolCall("c1", "echo", `{"text":"my password is x"}`), toolCall("c2", "echo", `{"text":"fine"}`), text("ok"))
 	h.turn(t, context.Background(), "x")
-	g := h.rec.ofType(agent.EventGuardTriggered)
-	if len(g) != 2 || !dataOf[agent.GuardData](t, g[0]).Blocked || dataOf[agent.GuardData](t, g[1]).Blocked {
+	g := h.rec.ofType(turn.EventGuardTriggered)
+	if len(g) != 2 || !dataOf[turn.GuardData](t, g[0]).Blocked || dataOf[turn.GuardData](t, g[1]).Blocked {
 		t.Fatalf("guard events %+v", g)
 	}
-	if r := h.rec.ofType(agent.EventToolResult); len(r) != 1 || dataOf[agent.ToolResultData](t, r[0]).Output != "fine" {
+	if r := h.rec.ofType(turn.EventToolResult); len(r) != 1 || dataOf[turn.ToolResultData](t, r[0]).Output != "fine" {
 		t.Fatal("only the warned call should have run")
 	}
 }

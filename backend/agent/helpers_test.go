@@ -10,29 +10,31 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // recorder is a sink that keeps every event.
 type recorder struct {
 	mu     sync.Mutex
-	events []agent.Event
+	events []turn.Event
 }
 
-func (r *recorder) Emit(e agent.Event) error {
+func (r *recorder) Emit(e turn.Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.events = append(r.events, e)
 	return nil
 }
 
-func (r *recorder) all() []agent.Event {
+func (r *recorder) all() []turn.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]agent.Event(nil), r.events...)
+	return append([]turn.Event(nil), r.events...)
 }
 
-func (r *recorder) ofType(t agent.EventType) []agent.Event {
-	var out []agent.Event
+func (r *recorder) ofType(t turn.EventType) []turn.Event {
+	var out []turn.Event
 	for _, e := range r.all() {
 		if e.Type == t {
 			out = append(out, e)
@@ -45,7 +47,7 @@ func (r *recorder) ofType(t agent.EventType) []agent.Event {
 // increasing from 1, the envelope filled in, exactly one terminal event
 // right before turn_completed, which is last, and every tool result or
 // error pointing at its tool call. Every test of a turn calls it.
-func checkTurn(t *testing.T, events []agent.Event) {
+func checkTurn(t *testing.T, events []turn.Event) {
 	t.Helper()
 	if len(events) < 2 {
 		t.Fatalf("a turn has at least a terminal event and turn_completed; got %d events", len(events))
@@ -59,18 +61,18 @@ func checkTurn(t *testing.T, events []agent.Event) {
 		if e.ID == "" || e.TurnID != "turn-1" || e.SessionID != "sess-1" || e.At.IsZero() || e.Phase == "" || !json.Valid(e.Data) {
 			t.Fatalf("event %d has an incomplete envelope: %+v", i, e)
 		}
-		if e.Phase != agent.PhaseOf(e.Type) || e.Checkpoint != agent.IsCheckpoint(e.Type) {
+		if e.Phase != turn.PhaseOf(e.Type) || e.Checkpoint != turn.IsCheckpoint(e.Type) {
 			t.Fatalf("event %d (%s) has phase %q checkpoint %v", i, e.Type, e.Phase, e.Checkpoint)
 		}
 		switch e.Type {
-		case agent.EventToolCall:
+		case turn.EventToolCall:
 			calls[e.ID] = true
-		case agent.EventToolResult, agent.EventToolError:
+		case turn.EventToolResult, turn.EventToolError:
 			if !calls[e.ParentID] {
 				t.Fatalf("event %d (%s) has parent %q, not an earlier tool_call", i, e.Type, e.ParentID)
 			}
 		}
-		if agent.IsTerminal(e.Type) {
+		if turn.IsTerminal(e.Type) {
 			terminals++
 			if i != len(events)-2 {
 				t.Fatalf("terminal event %s at %d of %d: it must come right before turn_completed", e.Type, i, len(events))
@@ -80,7 +82,7 @@ func checkTurn(t *testing.T, events []agent.Event) {
 	if terminals != 1 {
 		t.Fatalf("%d terminal events, want exactly 1", terminals)
 	}
-	if last := events[len(events)-1]; last.Type != agent.EventTurnCompleted {
+	if last := events[len(events)-1]; last.Type != turn.EventTurnCompleted {
 		t.Fatalf("last event is %s, want turn_completed", last.Type)
 	}
 }
@@ -89,15 +91,15 @@ func checkTurn(t *testing.T, events []agent.Event) {
 type harness struct {
 	srv *llmtest.Server
 	rec *recorder
-	em  *agent.Emitter
+	em  *turn.Emitter
 	ag  *agent.Agent
 }
 
-func newHarness(t *testing.T, tools ...agent.Tool) *harness {
+func newHarness(t *testing.T, tools ...tool.Tool) *harness {
 	t.Helper()
 	srv := llmtest.NewServer(t)
 	rec := &recorder{}
-	ts, err := agent.NewToolset(tools...)
+	ts, err := tool.NewSet(tools...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,21 +107,31 @@ func newHarness(t *testing.T, tools ...agent.Tool) *harness {
 	return &harness{
 		srv: srv,
 		rec: rec,
-		em:  agent.NewEmitter(agent.EmitterConfig{SessionID: "sess-1", TurnID: "turn-1", Sinks: []agent.Sink{rec}}),
+		em:  turn.NewEmitter(turn.EmitterConfig{SessionID: "sess-1", TurnID: "turn-1", Sinks: []turn.Sink{rec}}),
 		ag:  &agent.Agent{Name: "assistant", Client: client, Model: "test-model", SystemPrompt: "You help.", Tools: ts},
 	}
 }
 
+// addTools offers the agent more tools (plan, chart, recall).
+func (h *harness) addTools(t *testing.T, tools ...tool.Tool) {
+	t.Helper()
+	ts, err := h.ag.Tools.With(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.ag.Tools = ts
+}
+
 // turn runs a whole turn and checks its invariants.
-func (h *harness) turn(t *testing.T, ctx context.Context, user string) agent.Result {
+func (h *harness) turn(t *testing.T, ctx context.Context, user string) turn.Result {
 	t.Helper()
 	return h.turnWith(t, ctx, agent.Input{User: user})
 }
 
 // turnWith runs a whole turn from in and checks its invariants.
-func (h *harness) turnWith(t *testing.T, ctx context.Context, in agent.Input) agent.Result {
+func (h *harness) turnWith(t *testing.T, ctx context.Context, in agent.Input) turn.Result {
 	t.Helper()
-	res := agent.RunTurn(ctx, h.em, func(ctx context.Context) agent.Result {
+	res := turn.RunTurn(ctx, h.em, func(ctx context.Context) turn.Result {
 		return h.ag.Run(ctx, h.em, in)
 	})
 	checkTurn(t, h.rec.all())
@@ -135,9 +147,9 @@ func text(s string) llmtest.Reply {
 }
 
 // echoTool returns its "text" argument.
-func echoTool() agent.Tool {
-	return agent.ToolFunc{
-		ToolSpec: agent.ToolSpec{Name: "echo", Description: "Echo text", Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
+func echoTool() tool.Tool {
+	return tool.Func{
+		Def: tool.Spec{Name: "echo", Description: "Echo text", Parameters: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`)},
 		Fn: func(ctx context.Context, args json.RawMessage) (string, error) {
 			var in struct{ Text string }
 			json.Unmarshal(args, &in)
@@ -148,9 +160,9 @@ func echoTool() agent.Tool {
 
 // blockingTool blocks until release is closed, ignoring cancellation, and
 // reports on started when it begins.
-func blockingTool(name string, started chan<- string, release <-chan struct{}) agent.Tool {
-	return agent.ToolFunc{
-		ToolSpec: agent.ToolSpec{Name: name, Parameters: json.RawMessage(`{"type":"object"}`)},
+func blockingTool(name string, started chan<- string, release <-chan struct{}) tool.Tool {
+	return tool.Func{
+		Def: tool.Spec{Name: name, Parameters: json.RawMessage(`{"type":"object"}`)},
 		Fn: func(ctx context.Context, args json.RawMessage) (string, error) {
 			started <- name
 			<-release
@@ -159,7 +171,7 @@ func blockingTool(name string, started chan<- string, release <-chan struct{}) a
 	}
 }
 
-func dataOf[T any](t *testing.T, e agent.Event) T {
+func dataOf[T any](t *testing.T, e turn.Event) T {
 	t.Helper()
 	var v T
 	if err := json.Unmarshal(e.Data, &v); err != nil {

@@ -9,14 +9,15 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 func TestLimits(t *testing.T) {
 	tests := []struct {
 		name      string
-		limits    agent.Limits
+		limits    turn.Limits
 		replies   []llmtest.Reply
-		kind      agent.TerminationKind
+		kind      turn.TerminationKind
 		limit     int64
 		used      int64
 		concludes bool   // a last call without tools
@@ -25,9 +26,9 @@ func TestLimits(t *testing.T) {
 	}{
 		{
 			name:      "max steps",
-			limits:    agent.Limits{MaxSteps: 2},
+			limits:    turn.Limits{MaxSteps: 2},
 			replies:   []llmtest.Reply{toolCall("1", "echo", `{"text":"a"}`), toolCall("2", "echo", `{"text":"b"}`), text("best so far")},
-			kind:      agent.TermMaxIterations,
+			kind:      turn.TermMaxIterations,
 			limit:     2,
 			used:      2,
 			concludes: true,
@@ -36,9 +37,9 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name:      "max steps with no concluding answer",
-			limits:    agent.Limits{MaxSteps: 2},
+			limits:    turn.Limits{MaxSteps: 2},
 			replies:   []llmtest.Reply{toolCall("1", "echo", `{"text":"a"}`), toolCall("2", "echo", `{"text":"b"}`), toolCall("3", "echo", `{"text":"c"}`)},
-			kind:      agent.TermMaxIterations,
+			kind:      turn.TermMaxIterations,
 			limit:     2,
 			used:      2,
 			concludes: true,
@@ -46,9 +47,9 @@ func TestLimits(t *testing.T) {
 		},
 		{
 			name:      "max tool calls",
-			limits:    agent.Limits{MaxToolCalls: 1},
+			limits:    turn.Limits{MaxToolCalls: 1},
 			replies:   []llmtest.Reply{toolCall("1", "echo", `{"text":"a"}`), toolCall("2", "echo", `{"text":"b"}`), text("best so far")},
-			kind:      agent.TermMaxToolCalls,
+			kind:      turn.TermMaxToolCalls,
 			limit:     1,
 			used:      1,
 			concludes: true,
@@ -57,24 +58,24 @@ func TestLimits(t *testing.T) {
 		{
 			name:      "stall",
 			replies:   []llmtest.Reply{toolCall("1", "echo", `{"text":"same"}`), toolCall("2", "echo", `{ "text" : "same" }`), toolCall("3", "echo", `{"text":"same"}`), text("best so far")},
-			kind:      agent.TermStallDetected,
+			kind:      turn.TermStallDetected,
 			concludes: true,
 			final:     "best so far",
 		},
 		{
 			name:    "token budget after an answer",
-			limits:  agent.Limits{TokenBudget: 20},
+			limits:  turn.Limits{TokenBudget: 20},
 			replies: []llmtest.Reply{withUsage(toolCall("1", "echo", `{"text":"a"}`), 15), withUsage(text("the answer"), 15)},
-			kind:    agent.TermBudgetExceeded,
+			kind:    turn.TermBudgetExceeded,
 			limit:   20,
 			used:    30,
 			final:   "the answer",
 		},
 		{
 			name:    "token budget before any answer",
-			limits:  agent.Limits{TokenBudget: 20},
+			limits:  turn.Limits{TokenBudget: 20},
 			replies: []llmtest.Reply{withUsage(toolCall("1", "echo", `{"text":"a"}`), 15), withUsage(toolCall("2", "echo", `{"text":"b"}`), 15)},
-			kind:    agent.TermBudgetExceeded,
+			kind:    turn.TermBudgetExceeded,
 			limit:   20,
 			used:    30,
 		},
@@ -99,10 +100,10 @@ func TestLimits(t *testing.T) {
 				t.Fatalf("concluded %v: it is set only when the concluding call answered", term.Concluded)
 			}
 			if tt.final != "" {
-				if !res.OK || res.Outcome != agent.OutcomeSucceeded || res.Error != "" {
+				if !res.OK || res.Outcome != turn.OutcomeSucceeded || res.Error != "" {
 					t.Fatalf("a reached limit with an answer is still ok: %+v", res)
 				}
-			} else if res.OK || res.Outcome != agent.OutcomeFailed || !strings.Contains(res.Error, "before it gave any answer") {
+			} else if res.OK || res.Outcome != turn.OutcomeFailed || !strings.Contains(res.Error, "before it gave any answer") {
 				t.Fatalf("a limit with no answer at all fails, saying so: ok %v outcome %s error %q", res.OK, res.Outcome, res.Error)
 			}
 			if !strings.Contains(term.Describe(), "stopped") {
@@ -117,7 +118,7 @@ func TestLimits(t *testing.T) {
 				if !strings.Contains(last.Messages[len(last.Messages)-1].Content, string(tt.kind)) {
 					t.Fatalf("the concluding prompt should name the limit: %q", last.Messages[len(last.Messages)-1].Content)
 				}
-				if tt.used > 0 && int64(res.StepsUsed) != tt.used+1 && tt.kind == agent.TermMaxIterations {
+				if tt.used > 0 && int64(res.StepsUsed) != tt.used+1 && tt.kind == turn.TermMaxIterations {
 					t.Fatalf("steps_used %d counts every call, the concluding one included (%d+1)", res.StepsUsed, tt.used)
 				}
 			} else if len(reqs) != len(tt.replies) {
@@ -151,7 +152,7 @@ func TestStallNamesTheRepeatedCall(t *testing.T) {
 	h.srv.Enqueue(toolCall("1", "echo", `{"text":"same"}`), toolCall("2", "echo", `{"text":"same"}`), toolCall("3", "echo", `{"text":"same"}`), text("done"))
 	res := h.turn(t, context.Background(), "loop")
 	c := res.Termination.Call
-	if res.Termination.Kind != agent.TermStallDetected || c == nil || c.Name != "echo" || c.Arguments != `{"text":"same"}` {
+	if res.Termination.Kind != turn.TermStallDetected || c == nil || c.Name != "echo" || c.Arguments != `{"text":"same"}` {
 		t.Fatalf("the stall should name the repeated call: %+v", res.Termination)
 	}
 	if d := res.Termination.Describe(); !strings.Contains(d, "echo") || !strings.Contains(d, "3 times") {
@@ -191,7 +192,7 @@ func TestStallIsCountedAcrossSteps(t *testing.T) {
 	h := newHarness(t, echoTool())
 	h.srv.Enqueue(toolCall("1", "echo", `{"text":"x"}`), toolCall("2", "echo", `{"text":"y"}`), toolCall("3", "echo", `{"text":"x"}`), text("fine"))
 	res := h.turn(t, context.Background(), "go")
-	if res.Termination.Kind != agent.TermNaturalCompletion {
+	if res.Termination.Kind != turn.TermNaturalCompletion {
 		t.Fatalf("alternating calls are not a stall: %+v", res.Termination)
 	}
 }
@@ -201,7 +202,7 @@ func TestTimeoutEndsTheTurnAndKeepsPartialText(t *testing.T) {
 	h.ag.Limits.Timeout = 150 * time.Millisecond
 	h.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(10000), Delay: 2 * time.Millisecond})
 	res := h.turn(t, context.Background(), "write a lot")
-	if res.Termination.Kind != agent.TermTimeout || res.Termination.Limit != 150 {
+	if res.Termination.Kind != turn.TermTimeout || res.Termination.Limit != 150 {
 		t.Fatalf("termination %+v", res.Termination)
 	}
 	if res.FinalText == "" || !res.OK {

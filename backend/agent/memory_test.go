@@ -6,14 +6,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/recall"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 type fakeMemory struct{ query string }
 
-func (f *fakeMemory) SearchMemory(_ context.Context, q string, limit int) ([]agent.Memory, error) {
+func (f *fakeMemory) SearchMemory(_ context.Context, q string, limit int) ([]turn.Memory, error) {
 	f.query = q
-	return []agent.Memory{
+	return []turn.Memory{
 		{SessionID: "s9", SessionTitle: "Q3 budget", At: time.Date(2026, 10, 2, 9, 0, 0, 0, time.UTC), Excerpt: "the travel budget was 12,400 EUR"},
 	}, nil
 }
@@ -21,17 +22,17 @@ func (f *fakeMemory) SearchMemory(_ context.Context, q string, limit int) ([]age
 func TestRecallReturnsExcerpts(t *testing.T) {
 	h := newHarness(t)
 	mem := &fakeMemory{}
-	h.ag.Memory = mem
+	h.addTools(t, recall.New(mem))
 	h.srv.Enqueue(toolCall("c1", "recall", `{"query":"travel budget"}`), text("It was 12,400 EUR."))
 	h.turn(t, context.Background(), "what was the travel budget?")
 	if mem.query != "travel budget" {
 		t.Fatalf("searched %q", mem.query)
 	}
-	ev := h.rec.ofType(agent.EventMemoryRecalled)
-	if len(ev) != 1 || dataOf[agent.MemoryData](t, ev[0]).Count != 1 {
+	ev := h.rec.ofType(turn.EventMemoryRecalled)
+	if len(ev) != 1 || dataOf[turn.MemoryData](t, ev[0]).Count != 1 {
 		t.Fatalf("memory_recalled %+v", ev)
 	}
-	out := dataOf[agent.ToolResultData](t, h.rec.ofType(agent.EventToolResult)[0]).Output
+	out := dataOf[turn.ToolResultData](t, h.rec.ofType(turn.EventToolResult)[0]).Output
 	if !strings.Contains(out, `2026-10-02, session "Q3 budget": the travel budget was 12,400 EUR`) {
 		t.Fatalf("excerpt %q", out)
 	}

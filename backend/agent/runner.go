@@ -6,37 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
-
-// Limits bound one agent run. Zero values take the defaults.
-type Limits struct {
-	MaxSteps       int           `json:"max_steps"`      // model calls (default 25)
-	MaxToolCalls   int           `json:"max_tool_calls"` // tool calls (default 50)
-	TokenBudget    int           `json:"token_budget"`   // total tokens; 0 = none
-	Timeout        time.Duration `json:"timeout"`        // wall clock; 0 = none
-	StallThreshold int           `json:"stall_threshold"`
-	MaxToolOutput  int           `json:"max_tool_output"` // bytes of a tool result sent back (default 16 KiB)
-}
-
-func (l Limits) withDefaults() Limits {
-	if l.MaxSteps <= 0 {
-		l.MaxSteps = 25
-	}
-	if l.MaxToolCalls <= 0 {
-		l.MaxToolCalls = 50
-	}
-	if l.StallThreshold <= 0 {
-		l.StallThreshold = 3
-	}
-	if l.MaxToolOutput <= 0 {
-		l.MaxToolOutput = 16 << 10
-	}
-	return l
-}
 
 // Agent is one configured agent. It is immutable and may run many turns.
 type Agent struct {
@@ -44,22 +20,15 @@ type Agent struct {
 	Client       llm.Client
 	Model        string
 	SystemPrompt string
-	Tools        *Toolset
-	Limits       Limits
+	Tools        *tool.Set
+	Limits       turn.Limits
 	Temperature  *float32
 	MaxTokens    int
-	// Charts enables render_chart; Datasets names data charts may use.
-	Charts   *chart.Validator
-	Datasets chart.Datasets
-	// Plan enables update_plan.
-	Plan bool
 	// Guards check every tool call (default: SideEffectGuard). Approver
 	// answers "ask" verdicts (default: deny). Approvals remembers "always".
 	Guards    []Guard
 	Approver  Approver
 	Approvals *Approvals
-	// Memory enables the recall tool over earlier sessions.
-	Memory MemorySearcher
 	// ContextWindow overrides the model's known context size in tokens.
 	ContextWindow int
 	Logger        *slog.Logger
@@ -76,25 +45,19 @@ type Input struct {
 }
 
 // Run runs the loop until the model answers, a limit is hit, or ctx is
-// cancelled. It emits progress events but no terminal event: RunTurn does
+// cancelled. It emits progress events but no terminal event: turn.RunTurn does
 // that for the whole turn.
-func (a *Agent) Run(ctx context.Context, em *Emitter, in Input) Result {
-	r, err := a.newRun(em, in)
-	if err != nil {
-		res := Result{Outcome: OutcomeFailed, Termination: Termination{Kind: TermFailed, Error: err.Error()}, Error: err.Error(), ErrorSource: "config"}
-		return res
-	}
-	return r.loop(ctx)
+func (a *Agent) Run(ctx context.Context, em *turn.Emitter, in Input) turn.Result {
+	return a.newRun(em, in).loop(ctx)
 }
 
 // run is the state of one Agent.Run.
 type run struct {
 	a        *Agent
-	em       *Emitter
+	em       *turn.Emitter
 	stageID  string
-	limits   Limits
-	tools    *Toolset
-	plan     *planTool
+	limits   turn.Limits
+	tools    *tool.Set
 	log      *slog.Logger
 	msgs     []llm.Message
 	start    time.Time
@@ -102,7 +65,7 @@ type run struct {
 	calls    int
 	usage    llm.Usage
 	mcalls   []llm.CallDiagnostics
-	tcalls   []ToolCallDiagnostics
+	tcalls   []turn.ToolCallDiagnostics
 	lastSig  string
 	sigCount int
 	// answer is the last non-blank reply of this run: its final text.
@@ -112,29 +75,23 @@ type run struct {
 	// learnedWindow is the prompt budget learned from a context-length
 	// error, 0 when none.
 	learnedWindow int
+
+	// plan is the checklist as the run's tools reported it (plan events),
+	// kept for the result and for compression. Tools report from their own
+	// goroutines, so it has its own lock.
+	planMu   sync.Mutex
+	plan     []turn.PlanStep
+	planSeen bool
 }
 
-func (a *Agent) newRun(em *Emitter, in Input) (*run, error) {
-	r := &run{a: a, em: em, stageID: in.StageID, limits: a.Limits.withDefaults(), log: a.Logger, start: time.Now()}
+func (a *Agent) newRun(em *turn.Emitter, in Input) *run {
+	r := &run{a: a, em: em, stageID: in.StageID, limits: a.Limits.WithDefaults(), log: a.Logger, start: time.Now(), tools: a.Tools}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
-	var extra []Tool
-	if a.Plan {
-		r.plan = &planTool{emit: r.emitFromTool}
-		extra = append(extra, r.plan)
+	if r.tools == nil {
+		r.tools, _ = tool.NewSet() // an agent with no tools
 	}
-	if a.Charts != nil {
-		extra = append(extra, &chartTool{validator: a.Charts, datasets: a.Datasets, emit: r.emitFromTool})
-	}
-	if a.Memory != nil {
-		extra = append(extra, &recallTool{search: a.Memory, emit: r.emitFromTool})
-	}
-	tools, err := a.Tools.With(extra...)
-	if err != nil {
-		return nil, err
-	}
-	r.tools = tools
 	if a.SystemPrompt != "" {
 		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleSystem, Content: a.SystemPrompt})
 	}
@@ -146,23 +103,23 @@ func (a *Agent) newRun(em *Emitter, in Input) (*run, error) {
 	if in.User != "" {
 		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: in.User})
 	}
-	return r, nil
+	return r
 }
 
 // errTurnTimeout is the cause of the run's context when its wall-clock limit passes.
 var errTurnTimeout = errors.New("the turn's time limit passed")
 
-func (r *run) loop(ctx context.Context) Result {
+func (r *run) loop(ctx context.Context) turn.Result {
 	if r.limits.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, r.limits.Timeout, errTurnTimeout)
 		defer cancel()
 	}
-	var term Termination
+	var term turn.Termination
 	conclude := false
 	for {
 		if r.steps >= r.limits.MaxSteps {
-			term = Termination{Kind: TermMaxIterations, Limit: int64(r.limits.MaxSteps), Used: int64(r.steps)}
+			term = turn.Termination{Kind: turn.TermMaxIterations, Limit: int64(r.limits.MaxSteps), Used: int64(r.steps)}
 			conclude = true
 			break
 		}
@@ -171,12 +128,12 @@ func (r *run) loop(ctx context.Context) Result {
 			return r.endOnError(ctx, resp, err)
 		}
 		if r.overBudget() {
-			term = Termination{Kind: TermBudgetExceeded, Limit: int64(r.limits.TokenBudget), Used: int64(r.usage.TotalTokens)}
+			term = turn.Termination{Kind: turn.TermBudgetExceeded, Limit: int64(r.limits.TokenBudget), Used: int64(r.usage.TotalTokens)}
 			r.refuseCalls(resp.Message.ToolCalls, "not run: the run reached its token budget ("+term.String()+")")
 			break
 		}
 		if len(resp.Message.ToolCalls) == 0 {
-			term = Termination{Kind: TermNaturalCompletion}
+			term = turn.Termination{Kind: turn.TermNaturalCompletion}
 			break
 		}
 		stop, err := r.toolStep(ctx, resp.Message.ToolCalls)
@@ -185,7 +142,7 @@ func (r *run) loop(ctx context.Context) Result {
 		}
 		if stop != nil {
 			term = *stop
-			conclude = stop.Kind != TermCompletedAfterToolCall
+			conclude = stop.Kind != turn.TermCompletedAfterToolCall
 			break
 		}
 	}
@@ -213,17 +170,17 @@ func (r *run) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, er
 
 func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
 	r.steps++
-	r.em.Emit(Draft{Type: EventThinkStart, StageID: r.stageID})
+	r.em.Emit(turn.Draft{Type: turn.EventThinkStart, StageID: r.stageID})
 	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
 	resp, err := r.a.Client.Stream(ctx, req, func(c llm.Chunk) error {
 		if c.Content != "" {
-			r.em.Emit(Draft{Type: EventToken, StageID: r.stageID, Data: TokenData{Text: c.Content}})
+			r.em.Emit(turn.Draft{Type: turn.EventToken, StageID: r.stageID, Data: turn.TokenData{Text: c.Content}})
 		}
 		return nil
 	})
 	r.usage = r.usage.Add(resp.Usage)
 	r.mcalls = append(r.mcalls, resp.Diagnostics)
-	r.em.Emit(Draft{Type: EventThinkEnd, StageID: r.stageID, Data: ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
+	r.em.Emit(turn.Draft{Type: turn.EventThinkEnd, StageID: r.stageID, Data: turn.ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
 	msg := resp.Message
 	if strings.TrimSpace(msg.Content) != "" {
 		r.answer = msg.Content
@@ -247,7 +204,7 @@ func (r *run) overBudget() bool {
 // a step, tool-call or stall limit, and marks term Concluded when it gave
 // one. ended is true when the run ended here (cancelled or failed) and res
 // is its result.
-func (r *run) concludeStep(ctx context.Context, term *Termination) (res Result, ended bool) {
+func (r *run) concludeStep(ctx context.Context, term *turn.Termination) (res turn.Result, ended bool) {
 	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
 		"[Agentdeck] The run reached its limit (%s). Do not call tools. Give your best final answer now from what you have, and say what is left undone.", term)})
 	resp, err := r.modelStep(ctx, nil)
@@ -257,7 +214,7 @@ func (r *run) concludeStep(ctx context.Context, term *Termination) (res Result, 
 		}
 		// The limit stands; the failed conclusion is logged, not fatal.
 		r.log.Warn("concluding call failed", "err", err)
-		return Result{}, false
+		return turn.Result{}, false
 	}
 	if n := len(r.msgs); len(resp.Message.ToolCalls) > 0 && n > 0 {
 		// Offered no tools, the model called one anyway: the call is never
@@ -269,17 +226,17 @@ func (r *run) concludeStep(ctx context.Context, term *Termination) (res Result, 
 		}
 	}
 	term.Concluded = strings.TrimSpace(resp.Message.Content) != ""
-	return Result{}, false
+	return turn.Result{}, false
 }
 
 // endOnError ends the run after a failed model or tool step: Stop,
 // timeout, or a real error.
-func (r *run) endOnError(ctx context.Context, _ llm.Response, err error) Result {
+func (r *run) endOnError(ctx context.Context, _ llm.Response, err error) turn.Result {
 	if ctx.Err() != nil {
 		if errors.Is(context.Cause(ctx), errTurnTimeout) {
-			return r.finish(Termination{Kind: TermTimeout, Limit: r.limits.Timeout.Milliseconds(), Used: time.Since(r.start).Milliseconds()}, "", "")
+			return r.finish(turn.Termination{Kind: turn.TermTimeout, Limit: r.limits.Timeout.Milliseconds(), Used: time.Since(r.start).Milliseconds()}, "", "")
 		}
-		return r.finish(Termination{Kind: TermCancelled}, "", "")
+		return r.finish(turn.Termination{Kind: turn.TermCancelled}, "", "")
 	}
 	source := "llm"
 	var te *toolPanicError
@@ -291,15 +248,15 @@ func (r *run) endOnError(ctx context.Context, _ llm.Response, err error) Result 
 	if errors.As(err, &le) {
 		msg = le.Message
 	}
-	return r.finish(Termination{Kind: TermFailed, Error: msg}, msg, source)
+	return r.finish(turn.Termination{Kind: turn.TermFailed, Error: msg}, msg, source)
 }
 
-// finish builds the immutable Result. Its final text is the run's own:
+// finish builds the immutable turn.Result. Its final text is the run's own:
 // never a message of the history it started from. A limit that left no
 // answer at all fails the run, keeping the limit as its termination.
-func (r *run) finish(term Termination, errMsg, errSource string) Result {
+func (r *run) finish(term turn.Termination, errMsg, errSource string) turn.Result {
 	now := time.Now()
-	res := Result{
+	res := turn.Result{
 		Messages:      append([]llm.Message(nil), r.msgs...),
 		StepsUsed:     r.steps,
 		ToolCallsUsed: r.calls,
@@ -307,45 +264,58 @@ func (r *run) finish(term Termination, errMsg, errSource string) Result {
 		ErrorSource:   errSource,
 		Termination:   term,
 		Usage:         r.usage,
-		StartedAt:     Time{r.start},
-		CompletedAt:   Time{now},
+		StartedAt:     turn.Time{Time: r.start},
+		CompletedAt:   turn.Time{Time: now},
 		DurationMS:    now.Sub(r.start).Milliseconds(),
 		ModelCalls:    append([]llm.CallDiagnostics(nil), r.mcalls...),
-		ToolCalls:     append([]ToolCallDiagnostics(nil), r.tcalls...),
+		ToolCalls:     append([]turn.ToolCallDiagnostics(nil), r.tcalls...),
 	}
 	res.FinalText = r.answer
-	res.BudgetExhausted = term.Kind == TermMaxIterations
-	if r.plan != nil {
-		res.PlanSteps = r.plan.snapshot()
-	}
+	res.BudgetExhausted = term.Kind == turn.TermMaxIterations
+	res.PlanSteps = r.planSnapshot()
 	switch {
-	case term.Kind == TermCancelled:
+	case term.Kind == turn.TermCancelled:
 		res.Cancelled = true
-		res.Outcome = OutcomeCancelled
-	case term.Kind == TermFailed:
-		res.Outcome = OutcomeFailed
+		res.Outcome = turn.OutcomeCancelled
+	case term.Kind == turn.TermFailed:
+		res.Outcome = turn.OutcomeFailed
 	case term.Kind.IsLimit() && res.FinalText == "":
-		res.Outcome = OutcomeFailed
+		res.Outcome = turn.OutcomeFailed
 		res.Error = "The run " + term.Describe() + " before it gave any answer. Raise the limit, or ask for less at a time."
 		res.ErrorSource = "limit"
 	default:
 		res.OK = true
-		res.Outcome = OutcomeSucceeded
+		res.Outcome = turn.OutcomeSucceeded
 	}
 	if !res.Cancelled {
-		res.PlanIncompleteReason = planIncompleteReason(res.PlanSteps)
+		res.PlanIncompleteReason = turn.PlanIncomplete(res.PlanSteps)
 	}
 	return res
 }
 
-// emitFromTool emits an event on behalf of a built-in tool, linked to the
-// tool call that caused it.
-func (r *run) emitFromTool(ctx context.Context, d Draft) {
-	d.StageID = r.stageID
-	if id, ok := ctx.Value(parentKey{}).(string); ok {
-		d.ParentID = id
+// toolEmitter is the emitter a tool call gets (tool.Emit): its events are
+// stamped with the run's stage and linked to the call, and plan events move
+// the run's plan along.
+func (r *run) toolEmitter(callEventID string) tool.Emitter {
+	return func(d turn.Draft) {
+		d.StageID, d.ParentID = r.stageID, callEventID
+		e := r.em.Emit(d)
+		switch e.Type {
+		case turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd:
+			r.planMu.Lock()
+			turn.ApplyPlanEvent(&r.plan, e.Type, e.Data)
+			r.planSeen = true
+			r.planMu.Unlock()
+		}
 	}
-	r.em.Emit(d)
 }
 
-type parentKey struct{}
+// planSnapshot is the run's plan so far; nil when no tool reported one.
+func (r *run) planSnapshot() []turn.PlanStep {
+	r.planMu.Lock()
+	defer r.planMu.Unlock()
+	if !r.planSeen {
+		return nil
+	}
+	return append([]turn.PlanStep(nil), r.plan...)
+}

@@ -9,13 +9,9 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
-
-// EndRun, returned by a tool, ends the run right after the tool's result
-// (Output) with completed_early_after_tool_call: a handoff to another agent.
-type EndRun struct{ Output string }
-
-func (e *EndRun) Error() string { return "end of run: " + e.Output }
 
 // toolPanicError is a tool that panicked: a bug, which fails the turn.
 type toolPanicError struct {
@@ -42,23 +38,23 @@ type pendingCall struct {
 
 // toolStep runs the tool calls of one model step. Independent calls run
 // concurrently; their results go back to the model in call order. It
-// returns a Termination when a tool-call or stall limit was reached, and an
+// returns a turn.Termination when a tool-call or stall limit was reached, and an
 // error when the run must end (Stop, timeout, a tool panic).
-func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*Termination, error) {
-	var stop *Termination
+func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*turn.Termination, error) {
+	var stop *turn.Termination
 	pending := make([]*pendingCall, len(calls))
 	for i, c := range calls {
 		p := &pendingCall{call: c}
 		pending[i] = p
-		p.eventID = r.em.Emit(Draft{Type: EventToolCall, StageID: r.stageID, Data: ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
+		p.eventID = r.em.Emit(turn.Draft{Type: turn.EventToolCall, StageID: r.stageID, Data: turn.ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
 		switch {
 		case stop != nil:
 			p.skip = "not run: the run already reached a limit (" + stop.String() + ")"
 		case r.calls >= r.limits.MaxToolCalls:
-			stop = &Termination{Kind: TermMaxToolCalls, Limit: int64(r.limits.MaxToolCalls), Used: int64(r.calls)}
+			stop = &turn.Termination{Kind: turn.TermMaxToolCalls, Limit: int64(r.limits.MaxToolCalls), Used: int64(r.calls)}
 			p.skip = fmt.Sprintf("not run: the limit of %d tool calls was reached", r.limits.MaxToolCalls)
 		case r.stalled(c):
-			stop = &Termination{Kind: TermStallDetected, Threshold: r.limits.StallThreshold, Call: &RepeatedCall{Name: c.Name, Arguments: c.Arguments}}
+			stop = &turn.Termination{Kind: turn.TermStallDetected, Threshold: r.limits.StallThreshold, Call: &turn.RepeatedCall{Name: c.Name, Arguments: c.Arguments}}
 			p.skip = fmt.Sprintf("not run: this is the same call with the same arguments %d times in a row", r.limits.StallThreshold)
 		default:
 			r.calls++
@@ -90,11 +86,11 @@ func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*Termination,
 			running--
 			p := o.call
 			p.output, p.err, p.dur, p.finished = r.truncate(o.output), o.err, time.Since(p.started), true
-			var end *EndRun
+			var end *tool.EndRun
 			if errors.As(p.err, &end) {
 				p.output, p.err = end.Output, nil
 				if stop == nil {
-					stop = &Termination{Kind: TermCompletedAfterToolCall}
+					stop = &turn.Termination{Kind: turn.TermCompletedAfterToolCall}
 				}
 			}
 			r.report(p)
@@ -130,7 +126,7 @@ func (r *run) refuseCalls(calls []llm.ToolCall, reason string) {
 	pending := make([]*pendingCall, len(calls))
 	for i, c := range calls {
 		pending[i] = &pendingCall{call: c, skip: reason}
-		pending[i].eventID = r.em.Emit(Draft{Type: EventToolCall, StageID: r.stageID, Data: ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
+		pending[i].eventID = r.em.Emit(turn.Draft{Type: turn.EventToolCall, StageID: r.stageID, Data: turn.ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
 		r.report(pending[i])
 	}
 	r.answerAll(pending)
@@ -153,8 +149,8 @@ func (r *run) execute(ctx context.Context, name, eventID string, args json.RawMe
 		}
 		done <- o
 	}()
-	tool, _ := r.tools.Get(name)
-	o.output, o.err = tool.Execute(context.WithValue(ctx, parentKey{}, eventID), args)
+	t, _ := r.tools.Get(name)
+	o.output, o.err = t.Execute(tool.WithEmitter(ctx, r.toolEmitter(eventID)), args)
 }
 
 // abandon reports every call still running as failed with reason, then
@@ -171,22 +167,22 @@ func (r *run) abandon(pending []*pendingCall, reason string) {
 
 // report emits the call's tool_result or tool_error and records its diagnostics.
 func (r *run) report(p *pendingCall) {
-	d := ToolCallDiagnostics{CallID: p.call.ID, Name: p.call.Name, Arguments: p.call.Arguments, StartedAt: Time{p.started}, DurationMS: p.dur.Milliseconds()}
+	d := turn.ToolCallDiagnostics{CallID: p.call.ID, Name: p.call.Name, Arguments: p.call.Arguments, StartedAt: turn.Time{Time: p.started}, DurationMS: p.dur.Milliseconds()}
 	if p.started.IsZero() {
-		d.StartedAt = Time{time.Now()}
+		d.StartedAt = turn.Time{Time: time.Now()}
 	}
 	switch {
 	case p.skip != "":
 		d.Error = p.skip
-		r.em.Emit(Draft{Type: EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: p.skip, NotRun: true}})
+		r.em.Emit(turn.Draft{Type: turn.EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: p.skip, NotRun: true}})
 	case p.err != nil:
 		d.Error = p.err.Error()
 		notRun := p.args == nil && p.started.IsZero() // refused by validation
-		r.em.Emit(Draft{Type: EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: d.Error, DurationMS: d.DurationMS, NotRun: notRun}})
+		r.em.Emit(turn.Draft{Type: turn.EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: d.Error, DurationMS: d.DurationMS, NotRun: notRun}})
 	default:
 		d.OK = true
 		d.ResultSize = len(p.output)
-		r.em.Emit(Draft{Type: EventToolResult, StageID: r.stageID, ParentID: p.eventID, Data: ToolResultData{CallID: p.call.ID, Name: p.call.Name, Output: p.output, DurationMS: d.DurationMS}})
+		r.em.Emit(turn.Draft{Type: turn.EventToolResult, StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolResultData{CallID: p.call.ID, Name: p.call.Name, Output: p.output, DurationMS: d.DurationMS}})
 	}
 	r.tcalls = append(r.tcalls, d)
 }

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/logging"
 	"github.com/agentdeck/agentdeck/backend/paths"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // A log record on stderr looks like "time=... level=INFO msg=...".
@@ -144,14 +144,14 @@ func TestRunOnAFullDiskSaysSoOnce(t *testing.T) {
 	}
 	show := agentdeck(t, db, srv.URL(), nil, nil, "turns", "show", turnID, "--json")
 	var v struct {
-		State       string            `json:"state"`
-		FinalText   string            `json:"final_text"`
-		Termination agent.Termination `json:"termination"`
+		State       string           `json:"state"`
+		FinalText   string           `json:"final_text"`
+		Termination turn.Termination `json:"termination"`
 	}
 	if err := json.Unmarshal([]byte(show.stdout), &v); err != nil {
 		t.Fatalf("turns show %s: %v %s %s", turnID, err, show.stdout, show.stderr)
 	}
-	if v.State != "failed" || v.Termination.Kind != agent.TermDiskFull || v.FinalText == "" || !strings.HasPrefix(r.stdout, v.FinalText) {
+	if v.State != "failed" || v.Termination.Kind != turn.TermDiskFull || v.FinalText == "" || !strings.HasPrefix(r.stdout, v.FinalText) {
 		t.Fatalf("stored turn: %s %+v, %d bytes of final text, a prefix of stdout: %v", v.State, v.Termination, len(v.FinalText), strings.HasPrefix(r.stdout, v.FinalText))
 	}
 	if !strings.Contains(messages[0], strconv.Itoa(len(strings.Fields(v.FinalText)))) {

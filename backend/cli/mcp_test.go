@@ -11,8 +11,8 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // The MCP tests run a real stdio MCP server, backend/mcp's test server:
@@ -78,11 +78,11 @@ func callThenAnswer(srv *llmtest.Server, tool, args, answer string) {
 }
 
 // runEvents decodes run --json's stdout.
-func runEvents(t *testing.T, stdout string) []agent.Event {
+func runEvents(t *testing.T, stdout string) []turn.Event {
 	t.Helper()
-	var evs []agent.Event
+	var evs []turn.Event
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
-		var e agent.Event
+		var e turn.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("not an event: %q", line)
 		}
@@ -93,9 +93,9 @@ func runEvents(t *testing.T, stdout string) []agent.Event {
 
 // storedTurn is what turns show --json --events says of a turn.
 type storedTurn struct {
-	State     string        `json:"state"`
-	FinalText string        `json:"final_text"`
-	Events    []agent.Event `json:"events"`
+	State     string       `json:"state"`
+	FinalText string       `json:"final_text"`
+	Events    []turn.Event `json:"events"`
 }
 
 func showStored(t *testing.T, db, turnID string) storedTurn {
@@ -115,19 +115,19 @@ type toolOutcome struct {
 	denied  bool     // a guard_triggered event blocked a call
 }
 
-func outcomeOf(t *testing.T, evs []agent.Event, tool string) toolOutcome {
+func outcomeOf(t *testing.T, evs []turn.Event, tool string) toolOutcome {
 	t.Helper()
 	var o toolOutcome
 	for _, e := range evs {
 		switch e.Type {
-		case agent.EventToolResult:
-			var d agent.ToolResultData
+		case turn.EventToolResult:
+			var d turn.ToolResultData
 			json.Unmarshal(e.Data, &d)
 			if d.Name == tool {
 				o.results = append(o.results, d.Output)
 			}
-		case agent.EventToolError:
-			var d agent.ToolErrorData
+		case turn.EventToolError:
+			var d turn.ToolErrorData
 			json.Unmarshal(e.Data, &d)
 			if d.Name == tool && d.NotRun {
 				o.notRun = append(o.notRun, d.Error)
@@ -135,8 +135,8 @@ func outcomeOf(t *testing.T, evs []agent.Event, tool string) toolOutcome {
 			if d.Name == tool && !d.NotRun {
 				t.Fatalf("%s failed: %s", tool, d.Error)
 			}
-		case agent.EventGuardTriggered:
-			var d agent.GuardData
+		case turn.EventGuardTriggered:
+			var d turn.GuardData
 			json.Unmarshal(e.Data, &d)
 			o.denied = o.denied || d.Blocked
 		}
@@ -390,13 +390,13 @@ func TestReplayWithMCP(t *testing.T) {
 	if got := callsOf(t, calls); !slices.Equal(got, []string{"echo", "slow"}) {
 		t.Fatalf("the original ran %v, want [echo slow]", got)
 	}
-	turn := runEvents(t, r.stdout)[0].TurnID
+	tr := runEvents(t, r.stdout)[0].TurnID
 	srv.Close()
 	if err := os.Remove(calls); err != nil {
 		t.Fatal(err)
 	}
 
-	rep := agentdeck(t, db, "http://127.0.0.1:1/v1", nil, nil, "replay", turn, "--json")
+	rep := agentdeck(t, db, "http://127.0.0.1:1/v1", nil, nil, "replay", tr, "--json")
 	var report ReplayReport
 	if err := json.Unmarshal([]byte(rep.stdout), &report); err != nil {
 		t.Fatalf("replay output %q: %v (stderr %s)", rep.stdout, err, rep.stderr)
@@ -415,7 +415,7 @@ func TestReplayWithMCP(t *testing.T) {
 		t.Fatalf("the replay's files__echo gave %q, want [read me]", o.results)
 	}
 
-	off := agentdeck(t, db, "http://127.0.0.1:1/v1", nil, nil, "replay", turn, "--json", "--no-mcp")
+	off := agentdeck(t, db, "http://127.0.0.1:1/v1", nil, nil, "replay", tr, "--json", "--no-mcp")
 	var offReport ReplayReport
 	if err := json.Unmarshal([]byte(off.stdout), &offReport); err != nil {
 		t.Fatalf("replay --no-mcp output %q: %v (stderr %s)", off.stdout, err, off.stderr)

@@ -23,7 +23,7 @@ func TestMessagesForCommonFaults(t *testing.T) {
 	if first.code != ExitOK {
 		t.Fatalf("setup run: %d %s", first.code, first.stderr)
 	}
-	sess, turn := idsOf(t, first.stderr)
+	sess, tr := idsOf(t, first.stderr)
 
 	write := func(name, content string) string {
 		p := filepath.Join(dir, name)
@@ -49,7 +49,7 @@ func TestMessagesForCommonFaults(t *testing.T) {
 		{"show a missing turn", []string{"turns", "show", "nope"}, ExitFailed, []string{"no turn nope"}},
 		{"delete a missing session", []string{"sessions", "delete", "nope"}, ExitFailed, []string{"no session nope"}},
 		{"replay a missing turn", []string{"replay", "nope"}, ExitFailed, []string{"no turn nope"}},
-		{"replay an unrecorded turn", []string{"replay", turn}, ExitUsage, []string{"no recorded model calls", "Re-run it"}},
+		{"replay an unrecorded turn", []string{"replay", tr}, ExitUsage, []string{"no recorded model calls", "Re-run it"}},
 		{"a workflow that does not exist", []string{"run", "--workflow", "nosuch", "hi"}, ExitUsage, []string{`no workflow named "nosuch"`}},
 		{"a workflow file with a typo", []string{"run", "--workflow", badWorkflow, "hi"}, ExitUsage, []string{"bad.yaml", "max_stepz"}},
 		{"a model server that is down", []string{"run", "--base-url", "http://127.0.0.1:1/v1", "hi"}, ExitFailed, []string{"Cannot connect to http://127.0.0.1:1/v1", "Is the server running?"}},
@@ -92,7 +92,7 @@ func TestMessagesForCommonFaults(t *testing.T) {
 }
 
 // idsOf reads the session and turn ids from run's closing line.
-func idsOf(t *testing.T, stderr string) (session, turn string) {
+func idsOf(t *testing.T, stderr string) (session, tr string) {
 	t.Helper()
 	for _, l := range strings.Split(stderr, "\n") {
 		if f := strings.Fields(l); len(f) == 4 && f[0] == "session" && f[2] == "turn" {

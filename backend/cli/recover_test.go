@@ -13,9 +13,9 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 const partialAnswer = "The zanzibar answer so far"
@@ -42,20 +42,20 @@ func deadRun(t *testing.T, dbPath string) (sessionID, turnID string, pid int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: "Count forever", Workflow: "chat", Model: "m"})
+	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: "Count forever", Workflow: "chat", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := db.NewEventLog(turn.ID, store.EventLogOptions{})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sess.ID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	log := db.NewEventLog(tr.ID, store.EventLogOptions{})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart})
 	for _, w := range strings.SplitAfter(partialAnswer, " ") {
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return sess.ID, turn.ID, owner.PID
+	return sess.ID, tr.ID, owner.PID
 }
 
 func noLeaks(t *testing.T) {
@@ -74,18 +74,18 @@ func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
 	}
 	tests := []struct {
 		name  string
-		args  func(session, turn string) []string
-		check func(t *testing.T, stdout, turn string)
+		args  func(session, tr string) []string
+		check func(t *testing.T, stdout, tr string)
 	}{
 		{
 			name: "sessions show --json",
 			args: func(s, _ string) []string { return []string{"sessions", "show", s, "--json"} },
-			check: func(t *testing.T, out, turn string) {
+			check: func(t *testing.T, out, tr string) {
 				var v struct{ Turns []turnOut }
 				if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Turns) != 1 {
 					t.Fatalf("%v: %s", err, out)
 				}
-				if got := v.Turns[0]; got.ID != turn || got.State != "interrupted" || got.FinalText != partialAnswer {
+				if got := v.Turns[0]; got.ID != tr || got.State != "interrupted" || got.FinalText != partialAnswer {
 					t.Fatalf("turn %+v", got)
 				}
 			},
@@ -101,8 +101,8 @@ func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
 		},
 		{
 			name: "turns show --json",
-			args: func(_, turn string) []string { return []string{"turns", "show", turn, "--json"} },
-			check: func(t *testing.T, out, turn string) {
+			args: func(_, tr string) []string { return []string{"turns", "show", tr, "--json"} },
+			check: func(t *testing.T, out, tr string) {
 				var got turnOut
 				if err := json.Unmarshal([]byte(out), &got); err != nil {
 					t.Fatalf("%v: %s", err, out)
@@ -117,9 +117,9 @@ func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
 			// interrupted one's are, its answer so far included.
 			name: "sessions search",
 			args: func(string, string) []string { return []string{"sessions", "search", "zanzibar", "--json"} },
-			check: func(t *testing.T, out, turn string) {
+			check: func(t *testing.T, out, tr string) {
 				var v struct{ Hits []store.SearchHit }
-				if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Hits) != 1 || v.Hits[0].TurnID != turn {
+				if err := json.Unmarshal([]byte(out), &v); err != nil || len(v.Hits) != 1 || v.Hits[0].TurnID != tr {
 					t.Fatalf("%v: %s", err, out)
 				}
 			},
@@ -129,12 +129,12 @@ func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			noLeaks(t)
 			db := filepath.Join(t.TempDir(), "a.db")
-			sess, turn, _ := deadRun(t, db)
-			r := agentdeck(t, db, "", nil, nil, tt.args(sess, turn)...)
+			sess, tr, _ := deadRun(t, db)
+			r := agentdeck(t, db, "", nil, nil, tt.args(sess, tr)...)
 			if r.code != ExitOK || r.stderr != "" {
 				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 			}
-			tt.check(t, r.stdout, turn)
+			tt.check(t, r.stdout, tr)
 		})
 	}
 }
@@ -144,7 +144,7 @@ func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
 func TestDBCheckReportsADeadRunAndWritesNothing(t *testing.T) {
 	noLeaks(t)
 	db := filepath.Join(t.TempDir(), "a.db")
-	_, turn, pid := deadRun(t, db)
+	_, tr, pid := deadRun(t, db)
 	before := storetest.Files(t, db)
 
 	r := agentdeck(t, db, "", nil, nil, "db", "check")
@@ -152,22 +152,22 @@ func TestDBCheckReportsADeadRunAndWritesNothing(t *testing.T) {
 		t.Fatalf("db check: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	want := "its process (pid " + strconv.Itoa(pid) + ") is gone; it will be marked interrupted"
-	if !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, turn) {
-		t.Fatalf("db check should say %q about turn %s:\n%s", want, turn, r.stdout)
+	if !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, tr) {
+		t.Fatalf("db check should say %q about turn %s:\n%s", want, tr, r.stdout)
 	}
 	j := agentdeck(t, db, "", nil, nil, "db", "check", "--json")
 	var rep struct {
 		OK      bool           `json:"ok"`
 		Orphans []store.Orphan `json:"orphaned_turns"`
 	}
-	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil || j.code != ExitOK || !rep.OK || len(rep.Orphans) != 1 || rep.Orphans[0].TurnID != turn || rep.Orphans[0].OwnerPID != pid {
+	if err := json.Unmarshal([]byte(j.stdout), &rep); err != nil || j.code != ExitOK || !rep.OK || len(rep.Orphans) != 1 || rep.Orphans[0].TurnID != tr || rep.Orphans[0].OwnerPID != pid {
 		t.Fatalf("db check --json: exit %d, %v: %s", j.code, err, j.stdout)
 	}
 	if after := storetest.Files(t, db); !bytes.Equal(before, after) {
 		t.Fatal("db check changed the database file")
 	}
 
-	show := agentdeck(t, db, "", nil, nil, "turns", "show", turn, "--json")
+	show := agentdeck(t, db, "", nil, nil, "turns", "show", tr, "--json")
 	if !strings.Contains(show.stdout, `"state": "interrupted"`) {
 		t.Fatalf("the next command should recover the turn: %s", show.stdout)
 	}

@@ -6,22 +6,22 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // ReplayReport says whether a replay reproduced the original turn.
 type ReplayReport struct {
-	OriginalTurnID string                       `json:"original_turn_id"`
-	ReplayTurnID   string                       `json:"replay_turn_id"`
-	SessionID      string                       `json:"session_id"`
-	FinalTextMatch bool                         `json:"final_text_match"`
-	EventsMatch    bool                         `json:"events_match"`
-	Divergences    []agent.ReplayDivergenceData `json:"divergences"`
-	Matched        bool                         `json:"matched"`
-	Error          string                       `json:"error,omitempty"`
+	OriginalTurnID string                      `json:"original_turn_id"`
+	ReplayTurnID   string                      `json:"replay_turn_id"`
+	SessionID      string                      `json:"session_id"`
+	FinalTextMatch bool                        `json:"final_text_match"`
+	EventsMatch    bool                        `json:"events_match"`
+	Divergences    []turn.ReplayDivergenceData `json:"divergences"`
+	Matched        bool                        `json:"matched"`
+	Error          string                      `json:"error,omitempty"`
 }
 
 // cmdReplay re-runs a recorded turn offline from its own recordings, in a
@@ -71,11 +71,11 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	var events []agent.Event
+	var events []turn.Event
 	h, err := eng.Runner.Start(ctx, runner.Request{
 		SessionID: copySess.ID,
 		Replay:    &runner.Replay{TurnID: orig.ID, Strict: *strict},
-		Sinks: []agent.Sink{agent.SinkFunc(func(e agent.Event) error {
+		Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {
 			events = append(events, e)
 			return nil
 		})},
@@ -85,10 +85,10 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 		return fail(env, err)
 	}
 	res := waitTurn(ctx, eng.Runner, h, env)
-	rep := ReplayReport{OriginalTurnID: orig.ID, ReplayTurnID: h.TurnID, SessionID: copySess.ID, Error: res.Error, Divergences: []agent.ReplayDivergenceData{}}
+	rep := ReplayReport{OriginalTurnID: orig.ID, ReplayTurnID: h.TurnID, SessionID: copySess.ID, Error: res.Error, Divergences: []turn.ReplayDivergenceData{}}
 	for _, e := range events {
-		if e.Type == agent.EventReplayDivergence {
-			var d agent.ReplayDivergenceData
+		if e.Type == turn.EventReplayDivergence {
+			var d turn.ReplayDivergenceData
 			_ = json.Unmarshal(e.Data, &d)
 			rep.Divergences = append(rep.Divergences, d)
 		}
@@ -107,7 +107,7 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	return ExitOK
 }
 
-func printReplay(env Env, rep ReplayReport, origID string, res agent.Result) {
+func printReplay(env Env, rep ReplayReport, origID string, res turn.Result) {
 	fmt.Fprintf(env.Stdout, "replayed turn %s as %s\nfinal text: %s\nevent types: %s\n", origID, rep.ReplayTurnID, matchWord(rep.FinalTextMatch), matchWord(rep.EventsMatch))
 	for _, d := range rep.Divergences {
 		where := ""
@@ -127,11 +127,11 @@ func printReplay(env Env, rep ReplayReport, origID string, res agent.Result) {
 // eventTypes is the sequence of event types, tokens collapsed into runs
 // (a replay may deliver the same text in the same chunks, but the
 // comparison should not depend on it).
-func eventTypes(evs []agent.Event) []string {
+func eventTypes(evs []turn.Event) []string {
 	var out []string
 	for _, e := range evs {
 		t := string(e.Type)
-		if n := len(out); t == string(agent.EventToken) && n > 0 && out[n-1] == t {
+		if n := len(out); t == string(turn.EventToken) && n > 0 && out[n-1] == t {
 			continue
 		}
 		out = append(out, t)

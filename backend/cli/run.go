@@ -14,7 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
-	"github.com/agentdeck/agentdeck/backend/workflow"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // repeated is a flag that may be given several times.
@@ -111,7 +111,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 			return fail(env, err)
 		}
 	}
-	var sink agent.Sink
+	var sink turn.Sink
 	if f.json {
 		sink = &jsonPrinter{w: env.Stdout}
 	} else {
@@ -125,10 +125,10 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		Provider:  f.provider,
 		BaseURL:   f.baseURL,
 		APIKey:    env.Getenv(f.apiKeyEnv),
-		Limits:    agent.Limits{MaxSteps: f.maxSteps, MaxToolCalls: f.maxToolCalls, TokenBudget: f.tokenBudget, Timeout: f.timeout},
+		Limits:    turn.Limits{MaxSteps: f.maxSteps, MaxToolCalls: f.maxToolCalls, TokenBudget: f.tokenBudget, Timeout: f.timeout},
 		Capture:   mode,
 		Approver:  agent.PolicyApprover{AllowAll: f.approve == "all"},
-		Sinks:     []agent.Sink{sink},
+		Sinks:     []turn.Sink{sink},
 		Attach:    f.attach,
 		Workspace: f.workspace,
 		Force:     *force,
@@ -158,7 +158,7 @@ func newRunSession(ctx context.Context, db *store.DB, f runFlags, prompt string)
 // waitTurn waits for the turn; the first signal stops it (the partial
 // answer is stored, the process exits 130 within a second), a second one
 // exits at once.
-func waitTurn(ctx context.Context, r *runner.Runner, h *runner.Handle, env Env) agent.Result {
+func waitTurn(ctx context.Context, r *runner.Runner, h *runner.Handle, env Env) turn.Result {
 	signals := env.Signals
 	stopped := false
 	stop := func() {
@@ -177,7 +177,7 @@ func waitTurn(ctx context.Context, r *runner.Runner, h *runner.Handle, env Env) 
 			if stopped {
 				fmt.Fprintln(env.Stderr, "agentdeck: stopped at once")
 				env.Exit(ExitCancelled)
-				return agent.Result{Cancelled: true}
+				return turn.Result{Cancelled: true}
 			}
 			fmt.Fprintln(env.Stderr, "\nagentdeck: stopping (press Ctrl+C again to quit at once)")
 			stop()
@@ -185,7 +185,7 @@ func waitTurn(ctx context.Context, r *runner.Runner, h *runner.Handle, env Env) 
 	}
 }
 
-func exitCode(res agent.Result) int {
+func exitCode(res turn.Result) int {
 	switch {
 	case res.Cancelled:
 		return ExitCancelled
@@ -201,7 +201,7 @@ type jsonPrinter struct {
 	w  io.Writer
 }
 
-func (p *jsonPrinter) Emit(e agent.Event) error {
+func (p *jsonPrinter) Emit(e turn.Event) error {
 	b, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -227,27 +227,27 @@ type humanPrinter struct {
 	streamed string
 }
 
-func (p *humanPrinter) Emit(e agent.Event) error {
+func (p *humanPrinter) Emit(e turn.Event) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.final == nil {
 		p.final = map[string]bool{}
 	}
 	switch e.Type {
-	case agent.EventToken:
+	case turn.EventToken:
 		if p.final[e.StageID] {
-			var d agent.TokenData
+			var d turn.TokenData
 			_ = json.Unmarshal(e.Data, &d)
 			fmt.Fprint(p.out, d.Text)
 			p.midLine, p.streamed = !strings.HasSuffix(d.Text, "\n"), e.StageID
 		}
-	case agent.EventStageStart:
-		var d workflow.StageStartData
+	case turn.EventStageStart:
+		var d turn.StageStartData
 		_ = json.Unmarshal(e.Data, &d)
 		p.final[e.StageID] = d.Final
 		p.progress("── %s (%s)", d.Stage, firstNonEmpty(d.Agent, "no agent"))
-	case agent.EventTurnCompleted:
-		var d agent.TurnCompletedData
+	case turn.EventTurnCompleted:
+		var d turn.TurnCompletedData
 		_ = json.Unmarshal(e.Data, &d)
 		p.end(d.Result)
 	default:
@@ -269,7 +269,7 @@ func (p *humanPrinter) progress(format string, args ...any) {
 }
 
 // end prints the answer if it was not streamed, then how the turn ended.
-func (p *humanPrinter) end(res agent.Result) {
+func (p *humanPrinter) end(res turn.Result) {
 	if p.streamed == "" || (res.FinalStageID != "" && p.streamed != res.FinalStageID) {
 		if text := strings.TrimSpace(res.FinalText); text != "" {
 			if p.midLine {
@@ -292,62 +292,62 @@ func (p *humanPrinter) end(res agent.Result) {
 }
 
 // progressLine is the stderr line for an event, "" for none.
-func progressLine(e agent.Event) string {
+func progressLine(e turn.Event) string {
 	switch e.Type {
-	case agent.EventToolCall:
-		var d agent.ToolCallData
+	case turn.EventToolCall:
+		var d turn.ToolCallData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("→ %s %s", d.Name, clip(string(d.Args), 100))
-	case agent.EventToolResult:
-		var d agent.ToolResultData
+	case turn.EventToolResult:
+		var d turn.ToolResultData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("  ✓ %s (%d ms, %d bytes)", d.Name, d.DurationMS, len(d.Output))
-	case agent.EventToolError:
-		var d agent.ToolErrorData
+	case turn.EventToolError:
+		var d turn.ToolErrorData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("  ✗ %s: %s", d.Name, clip(d.Error, 200))
-	case agent.EventGuardTriggered:
-		var d agent.GuardData
+	case turn.EventGuardTriggered:
+		var d turn.GuardData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("  ! %s: %s", d.Guard, d.Reason)
-	case agent.EventPlanGenerated:
-		var d agent.PlanData
+	case turn.EventPlanGenerated:
+		var d turn.PlanData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("plan: %d steps", len(d.Steps))
-	case agent.EventStepEnd:
-		var d agent.StepEndData
+	case turn.EventStepEnd:
+		var d turn.StepEndData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("  step %d %s", d.StepIndex+1, map[bool]string{true: "done", false: "failed"}[d.Success])
-	case agent.EventCritique:
-		var d agent.CritiqueData
+	case turn.EventCritique:
+		var d turn.CritiqueData
 		_ = json.Unmarshal(e.Data, &d)
 		verdict := map[bool]string{true: "PASS", false: "FAIL"}[d.Passed]
 		return fmt.Sprintf("  critic: %s (score %.2f) %s", verdict, d.Score, clip(strings.ReplaceAll(d.Feedback, "\n", " "), 160))
-	case agent.EventRevision:
-		var d agent.RevisionData
+	case turn.EventRevision:
+		var d turn.RevisionData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("  revision %d done (%d characters)", d.Iteration, len([]rune(d.Text)))
-	case agent.EventReflectionEnd:
-		var d agent.ReflectionEndData
+	case turn.EventReflectionEnd:
+		var d turn.ReflectionEndData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("  reflection %d: score %.2f%s", d.Iteration, d.Score, map[bool]string{true: ", passed", false: ""}[d.Passed])
-	case agent.EventHandoffStart:
-		var d agent.HandoffStartData
+	case turn.EventHandoffStart:
+		var d turn.HandoffStartData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("  handing off from %s to %s", d.From, d.To)
-	case agent.EventChart:
-		var d agent.ChartData
+	case turn.EventChart:
+		var d turn.ChartData
 		_ = json.Unmarshal(e.Data, &d)
 		return fmt.Sprintf("chart: %s (open the session in the app to see it)", d.Title)
-	case agent.EventReplayDivergence:
-		var d agent.ReplayDivergenceData
+	case turn.EventReplayDivergence:
+		var d turn.ReplayDivergenceData
 		_ = json.Unmarshal(e.Data, &d)
 		return "  ! replay diverged: " + d.Message
-	case agent.EventError:
-		var d agent.ErrorData
+	case turn.EventError:
+		var d turn.ErrorData
 		_ = json.Unmarshal(e.Data, &d)
 		return "error: " + d.Message
-	case agent.EventCancelled:
+	case turn.EventCancelled:
 		return "[stopped; the partial answer is saved]"
 	}
 	return ""

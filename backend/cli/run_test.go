@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/paths"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while a command writes.
@@ -79,7 +79,7 @@ func TestRunJSONStreamsEventsLineByLine(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	var text strings.Builder
 	for i, line := range lines {
-		var e agent.Event
+		var e turn.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("line %d is not an event: %q", i, line)
 		}
@@ -93,15 +93,15 @@ func TestRunJSONStreamsEventsLineByLine(t *testing.T) {
 		if e.Seq != int64(i+1) {
 			t.Fatalf("line %d has seq %d", i, e.Seq)
 		}
-		if e.Type == agent.EventToken {
-			var d agent.TokenData
+		if e.Type == turn.EventToken {
+			var d turn.TokenData
 			json.Unmarshal(e.Data, &d)
 			text.WriteString(d.Text)
 		}
 	}
-	var last agent.Event
+	var last turn.Event
 	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
-	if last.Type != agent.EventTurnCompleted || text.String() != "Four. It is two plus two." {
+	if last.Type != turn.EventTurnCompleted || text.String() != "Four. It is two plus two." {
 		t.Fatalf("last %s, text %q", last.Type, text.String())
 	}
 
@@ -143,13 +143,13 @@ func TestRunSIGINTStopsAndKeepsThePartialAnswer(t *testing.T) {
 	}
 	sc := bufio.NewScanner(strings.NewReader(r.stdout))
 	var turnID string
-	var lastType agent.EventType
+	var lastType turn.EventType
 	for sc.Scan() {
-		var e agent.Event
+		var e turn.Event
 		json.Unmarshal(sc.Bytes(), &e)
 		turnID, lastType = e.TurnID, e.Type
 	}
-	if lastType != agent.EventTurnCompleted {
+	if lastType != turn.EventTurnCompleted {
 		t.Fatalf("the NDJSON stream must still end with turn_completed, ended with %s", lastType)
 	}
 	show := agentdeck(t, db, srv.URL(), nil, nil, "turns", "show", turnID, "--json")
@@ -175,7 +175,7 @@ func TestReplayWorksWithTheServerStopped(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("run: %d %s", r.code, r.stderr)
 	}
-	var first agent.Event
+	var first turn.Event
 	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
 	srv.Close()
 
@@ -194,7 +194,7 @@ func TestReplayOfAnUnrecordedTurnSaysWhy(t *testing.T) {
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("hi", 1)})
 	db := filepath.Join(t.TempDir(), "a.db")
 	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "--capture", "off", "Say hi")
-	var first agent.Event
+	var first turn.Event
 	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
 	rep := agentdeck(t, db, srv.URL(), nil, nil, "replay", first.TurnID)
 	if rep.code == ExitOK || !strings.Contains(rep.stderr, "no recorded model calls") || !strings.Contains(rep.stderr, "Re-run it") {
@@ -212,7 +212,7 @@ func TestExportsInEachFormat(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
 	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "Export me")
-	var first agent.Event
+	var first turn.Event
 	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
 	for _, f := range []string{"json", "md", "jsonl"} {
 		out := filepath.Join(dir, "s."+f)

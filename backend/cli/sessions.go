@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 func cmdSessions(ctx context.Context, args []string, env Env) int {
@@ -119,34 +119,34 @@ func plural(n int, one, many string) string {
 // TurnView is a turn as `sessions show` and `turns show` print it.
 type TurnView struct {
 	store.Turn
-	StepsUsed            int                 `json:"steps_used"`
-	ToolCallsUsed        int                 `json:"tool_calls_used"`
-	Cancelled            bool                `json:"cancelled"`
-	BudgetExhausted      bool                `json:"budget_exhausted"`
-	PlanSteps            []agent.PlanStep    `json:"plan_steps"`
-	PlanIncompleteReason string              `json:"plan_incomplete_reason"`
-	Error                string              `json:"error"`
-	FinalStageID         string              `json:"final_stage_id,omitempty"`
-	FinalNote            string              `json:"final_note,omitempty"`
-	Usage                any                 `json:"usage"`
-	Stages               []agent.StageResult `json:"stages"`
-	Events               []agent.Event       `json:"events,omitempty"`
+	StepsUsed            int                `json:"steps_used"`
+	ToolCallsUsed        int                `json:"tool_calls_used"`
+	Cancelled            bool               `json:"cancelled"`
+	BudgetExhausted      bool               `json:"budget_exhausted"`
+	PlanSteps            []turn.PlanStep    `json:"plan_steps"`
+	PlanIncompleteReason string             `json:"plan_incomplete_reason"`
+	Error                string             `json:"error"`
+	FinalStageID         string             `json:"final_stage_id,omitempty"`
+	FinalNote            string             `json:"final_note,omitempty"`
+	Usage                any                `json:"usage"`
+	Stages               []turn.StageResult `json:"stages"`
+	Events               []turn.Event       `json:"events,omitempty"`
 	// Unreadable names the parts of the turn a damaged file did not give
 	// (messages, stages, events).
 	Unreadable []string `json:"unreadable,omitempty"`
 }
 
 func turnView(d store.TurnDetail) TurnView {
-	var r agent.Result
+	var r turn.Result
 	_ = jsonUnmarshal(d.Result, &r)
 	v := TurnView{Turn: d.Turn, StepsUsed: r.StepsUsed, ToolCallsUsed: r.ToolCallsUsed, Cancelled: d.State == store.StateCancelled,
 		BudgetExhausted: r.BudgetExhausted, PlanSteps: d.Plan, PlanIncompleteReason: r.PlanIncompleteReason, Error: r.Error,
 		FinalStageID: r.FinalStageID, FinalNote: r.FinalNote, Usage: r.Usage, Stages: d.Stages, Events: d.Events, Unreadable: d.Unreadable}
 	if v.Stages == nil {
-		v.Stages = []agent.StageResult{}
+		v.Stages = []turn.StageResult{}
 	}
 	if v.PlanSteps == nil {
-		v.PlanSteps = []agent.PlanStep{}
+		v.PlanSteps = []turn.PlanStep{}
 	}
 	return v
 }
@@ -183,7 +183,7 @@ func ended(v TurnView) string {
 }
 
 // printPlan prints a checklist, one step a line.
-func printPlan(w io.Writer, steps []agent.PlanStep, indent string) {
+func printPlan(w io.Writer, steps []turn.PlanStep, indent string) {
 	marks := map[string]string{"done": "[x]", "running": "[>]", "error": "[!]"}
 	for i, s := range steps {
 		m := marks[s.Status]
@@ -267,7 +267,7 @@ func sessionTurns(ctx context.Context, db *store.DB, id string) ([]TurnView, []i
 		d, err := db.ReadTurn(ctx, t.ID, false)
 		if apperr.CodeOf(err) == apperr.Damaged {
 			// Its row was read a moment ago: keep what the list gave.
-			turns = append(turns, TurnView{Turn: t, Stages: []agent.StageResult{}, PlanSteps: []agent.PlanStep{}, Unreadable: []string{"turn"}})
+			turns = append(turns, TurnView{Turn: t, Stages: []turn.StageResult{}, PlanSteps: []turn.PlanStep{}, Unreadable: []string{"turn"}})
 			continue
 		}
 		if err != nil {

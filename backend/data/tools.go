@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/tool"
 )
 
 // Names of the tools Tools returns.
@@ -26,11 +27,11 @@ var datasetName = regexp.MustCompile(`^[a-z][a-z0-9_]{0,40}$`)
 // Tools returns list_data and query_data over d. Zero fields of lim take
 // the DB's limits (see SetLimits). Neither tool has side effects: saving a
 // named dataset only changes what Datasets returns.
-func (d *DB) Tools(lim Limits) []agent.Tool {
+func (d *DB) Tools(lim Limits) []tool.Tool {
 	lim = lim.or(d.Limits())
-	return []agent.Tool{
-		agent.ToolFunc{
-			ToolSpec: agent.ToolSpec{
+	return []tool.Tool{
+		tool.Func{
+			Def: tool.Spec{
 				Name: ToolListData,
 				Description: "List the data the user attached to this session: every table with the file it came from, " +
 					"its row count, its columns and their types, and a few sample rows. Call it before writing SQL for query_data.",
@@ -38,14 +39,14 @@ func (d *DB) Tools(lim Limits) []agent.Tool {
 			},
 			Fn: func(ctx context.Context, _ json.RawMessage) (string, error) { return d.listData(ctx, lim) },
 		},
-		agent.ToolFunc{
-			ToolSpec: agent.ToolSpec{
+		tool.Func{
+			Def: tool.Spec{
 				Name: ToolQueryData,
 				Description: fmt.Sprintf("Run one read-only SQLite SELECT (or WITH ... SELECT) over the attached tables and get the rows back "+
 					"(at most %d; aggregate for more). BOOLEAN columns hold 1/0; DATE columns hold ISO 8601 text, so use date(), "+
 					"strftime('%%Y-%%m', col) and comparisons like col >= '2024-01-01'. A query is stopped after %s. "+
 					"Give a name to keep the result (up to %d rows) as a dataset for the %s tool: \"data\": {\"name\": \"...\"}.",
-					lim.MaxRows, lim.QueryTimeout, lim.MaxDatasetRows, agent.ToolRenderChart),
+					lim.MaxRows, lim.QueryTimeout, lim.MaxDatasetRows, chart.ToolName),
 				Parameters: json.RawMessage(`{
   "type": "object",
   "properties": {
@@ -87,10 +88,10 @@ func (d *DB) queryData(ctx context.Context, lim Limits, args json.RawMessage) (s
 		switch {
 		case len(kept) < lim.MaxDatasetRows || res.TotalRows == len(kept):
 			fmt.Fprintf(&b, "Saved as dataset %q (%s %s). Chart it with %s using \"data\": {\"name\": %q}.\n",
-				in.Name, commas(int64(len(kept))), plural(len(kept), "row", "rows"), agent.ToolRenderChart, in.Name)
+				in.Name, commas(int64(len(kept))), plural(len(kept), "row", "rows"), chart.ToolName, in.Name)
 		default:
 			fmt.Fprintf(&b, "Saved as dataset %q, but only its first %s rows: aggregate in the query to chart all of it. Chart it with %s using \"data\": {\"name\": %q}.\n",
-				in.Name, commas(int64(len(kept))), agent.ToolRenderChart, in.Name)
+				in.Name, commas(int64(len(kept))), chart.ToolName, in.Name)
 		}
 	}
 	return b.String(), nil
@@ -138,7 +139,7 @@ func (d *DB) listData(ctx context.Context, lim Limits) (string, error) {
 	d.mu.Unlock()
 	slices.Sort(saved)
 	if len(saved) > 0 {
-		fmt.Fprintf(&b, "\nSaved datasets for %s: %s\n", agent.ToolRenderChart, strings.Join(saved, ", "))
+		fmt.Fprintf(&b, "\nSaved datasets for %s: %s\n", chart.ToolName, strings.Join(saved, ", "))
 	}
 	return b.String(), nil
 }

@@ -11,14 +11,14 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/tool"
 )
 
 func TestToolsSchemas(t *testing.T) {
 	d := mustOpen(t)
-	ts, err := agent.NewToolset(d.Tools(Limits{})...)
+	ts, err := tool.NewSet(d.Tools(Limits{})...)
 	if err != nil {
 		t.Fatalf("the schemas do not compile: %v", err)
 	}
@@ -53,7 +53,7 @@ func TestToolsSchemas(t *testing.T) {
 }
 
 // exec runs a tool of d by name through its Execute with JSON args.
-func exec(t *testing.T, tools []agent.Tool, name, args string) (string, error) {
+func exec(t *testing.T, tools []tool.Tool, name, args string) (string, error) {
 	t.Helper()
 	for _, tool := range tools {
 		if tool.Spec().Name == name {

@@ -14,9 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/tool"
 	"go.uber.org/goleak"
-
-	"github.com/agentdeck/agentdeck/backend/agent"
 )
 
 // testServer is the path of internal/testserver, built once for all tests.
@@ -100,7 +99,7 @@ func (p *pids) get(t *testing.T, name string) int {
 }
 
 // findTool returns the tool with the given exposed name.
-func findTool(t *testing.T, tools []agent.Tool, name string) agent.Tool {
+func findTool(t *testing.T, tools []tool.Tool, name string) tool.Tool {
 	t.Helper()
 	var names []string
 	for _, tl := range tools {
@@ -113,7 +112,7 @@ func findTool(t *testing.T, tools []agent.Tool, name string) agent.Tool {
 	return nil
 }
 
-func call(t *testing.T, tl agent.Tool, args string) (string, error) {
+func call(t *testing.T, tl tool.Tool, args string) (string, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

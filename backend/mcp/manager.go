@@ -14,8 +14,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/tool"
 )
 
 // Default timeouts; see Options.
@@ -181,7 +181,7 @@ func cloneStatuses(in []ServerStatus) []ServerStatus {
 // Tools returns every tool of every connected server, sorted by name. A tool
 // keeps pointing at its server: after the server is lost, it answers with an
 // error instead of calling anything.
-func (m *Manager) Tools() []agent.Tool {
+func (m *Manager) Tools() []tool.Tool {
 	m.mu.Lock()
 	servers := make([]*server, 0, len(m.servers))
 	for _, s := range m.servers {

@@ -16,9 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/agentdeck/agentdeck/backend/agent"
 )
 
 // gone reports whether pid no longer exists: exited and reaped. A zombie
@@ -90,8 +89,8 @@ func TestStdioListsToolsWithPrefix(t *testing.T) {
 		})
 	}
 	// The agent must accept every tool as it is.
-	if _, err := agent.NewToolset(tools...); err != nil {
-		t.Fatalf("agent.NewToolset: %v", err)
+	if _, err := tool.NewSet(tools...); err != nil {
+		t.Fatalf("tool.NewSet: %v", err)
 	}
 }
 
@@ -161,8 +160,8 @@ func TestStdioRefusedCall(t *testing.T) {
 	connectOK(t, m, stdio("alpha"))
 
 	// A tool the server does not know: a JSON-RPC error, not a dead server.
-	echo := findTool(t, m.Tools(), "alpha__echo").(*tool)
-	missing := &tool{m: m, srv: echo.srv, def: &sdk.Tool{Name: "missing"}, spec: echo.spec}
+	echo := findTool(t, m.Tools(), "alpha__echo").(*serverTool)
+	missing := &serverTool{m: m, srv: echo.srv, def: &sdk.Tool{Name: "missing"}, spec: echo.spec}
 	_, err := call(t, missing, `{}`)
 	if err == nil || !strings.HasPrefix(err.Error(), `MCP server "alpha" refused the call to "missing": `) {
 		t.Fatalf("err = %v, want a refused-call error", err)

@@ -15,10 +15,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/agentdeck/agentdeck/backend/agent"
 )
 
 // ToolError is a tool's own report of failure: a result with isError set.
@@ -38,20 +37,20 @@ type remoteTool struct {
 	schema json.RawMessage
 }
 
-// tool is one remoteTool of one server as an agent.Tool.
-type tool struct {
+// serverTool is one remoteTool of one server as a tool.Tool.
+type serverTool struct {
 	m    *Manager
 	srv  *server
 	def  *sdk.Tool
-	spec agent.ToolSpec
+	spec tool.Spec
 }
 
-func (t *tool) Spec() agent.ToolSpec { return t.spec }
+func (t *serverTool) Spec() tool.Spec { return t.spec }
 
 // Execute calls the tool. A result marked isError comes back as a
 // *ToolError. A server that crashes during the call or does not answer
 // within CallTimeout is marked lost and stopped; the error says so.
-func (t *tool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
+func (t *serverTool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
 	s := t.srv
 	if !t.m.connected(s) {
 		what, detail := t.m.whyLost(s)
@@ -203,8 +202,8 @@ func (m *Manager) usableTools(serverName string, defs []*sdk.Tool) []remoteTool 
 			}
 			schema = b
 		}
-		probe := agent.ToolFunc{ToolSpec: agent.ToolSpec{Name: "probe", Parameters: schema}}
-		if _, err := agent.NewToolset(probe); err != nil {
+		probe := tool.Func{Def: tool.Spec{Name: "probe", Parameters: schema}}
+		if _, err := tool.NewSet(probe); err != nil {
 			m.log.Warn("MCP tool skipped: its input schema does not compile", "server", serverName, "tool", d.Name, "error", err)
 			continue
 		}
@@ -216,7 +215,7 @@ func (m *Manager) usableTools(serverName string, defs []*sdk.Tool) []remoteTool 
 
 // toolsOf wraps the tools of servers, named "<server>__<tool>" and made
 // unique; see toolName.
-func (m *Manager) toolsOf(servers []*server) []agent.Tool {
+func (m *Manager) toolsOf(servers []*server) []tool.Tool {
 	type entry struct {
 		s    *server
 		rt   remoteTool
@@ -238,14 +237,14 @@ func (m *Manager) toolsOf(servers []*server) []agent.Tool {
 	}
 	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.name, b.name) })
 
-	out := make([]agent.Tool, 0, len(entries))
+	out := make([]tool.Tool, 0, len(entries))
 	for _, e := range entries {
 		d := e.rt.def
 		desc := cmp.Or(d.Description, d.Title)
 		if desc == "" && d.Annotations != nil {
 			desc = d.Annotations.Title
 		}
-		out = append(out, &tool{m: m, srv: e.s, def: d, spec: agent.ToolSpec{
+		out = append(out, &serverTool{m: m, srv: e.s, def: d, spec: tool.Spec{
 			Name:        e.name,
 			Description: strings.TrimSpace("[" + e.s.cfg.Name + "] " + desc),
 			Parameters:  e.rt.schema,

@@ -8,10 +8,10 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // TestEightSessionsStreamAtOnce runs eight turns in eight sessions against
@@ -51,7 +51,7 @@ func TestEightSessionsStreamAtOnce(t *testing.T) {
 		s := r.session(t, fmt.Sprintf("session %d", i))
 		prompt := fmt.Sprintf("prompt number %d: %s", i, strings.Repeat("x", i))
 		rec := &recorder{}
-		h, err := r.eng.Runner.Start(ctx, runner.Request{SessionID: s.ID, Message: prompt, BaseURL: r.srv.URL(), Sinks: []agent.Sink{rec}})
+		h, err := r.eng.Runner.Start(ctx, runner.Request{SessionID: s.ID, Message: prompt, BaseURL: r.srv.URL(), Sinks: []turn.Sink{rec}})
 		if err != nil {
 			t.Fatal(err)
 		}

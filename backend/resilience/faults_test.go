@@ -14,10 +14,10 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // faultCase is one way a provider misbehaves during the first turn of a
@@ -205,7 +205,7 @@ func runFault(t *testing.T, r *rig, tc faultCase) {
 	}
 }
 
-func checkFault(t *testing.T, tc faultCase, tn turn) {
+func checkFault(t *testing.T, tc faultCase, tn turnRun) {
 	t.Helper()
 	st := tn.stored
 	if st.State != tc.wantState {
@@ -223,32 +223,32 @@ func checkFault(t *testing.T, tc faultCase, tn turn) {
 	}
 	msg := tn.errorMessage(t)
 	if tc.wantState == store.StateCompleted {
-		if msg != "" || len(tn.of(agent.EventFinalAnswer)) != 1 {
+		if msg != "" || len(tn.of(turn.EventFinalAnswer)) != 1 {
 			t.Fatalf("a recovered turn must end with final_answer; error %q", msg)
 		}
 		return
 	}
-	if len(tn.of(agent.EventError)) != 1 {
-		t.Fatalf("a failed turn must end with one error event; got %d", len(tn.of(agent.EventError)))
+	if len(tn.of(turn.EventError)) != 1 {
+		t.Fatalf("a failed turn must end with one error event; got %d", len(tn.of(turn.EventError)))
 	}
 	if missing, ok := containsAll(msg, tc.wantPhrases...); !ok {
 		t.Errorf("the error message %q lacks %q", msg, missing)
 	}
-	if st.Outcome != agent.OutcomeFailed || st.Termination.Kind != agent.TermFailed {
+	if st.Outcome != turn.OutcomeFailed || st.Termination.Kind != turn.TermFailed {
 		t.Errorf("stored outcome %s termination %+v, want failed", st.Outcome, st.Termination)
 	}
 	if missing, ok := containsAll(st.Termination.Error, tc.wantPhrases...); !ok {
 		t.Errorf("the stored termination %q lacks %q", st.Termination.Error, missing)
 	}
-	var stored agent.Result
+	var stored turn.Result
 	if err := json.Unmarshal(st.Result, &stored); err != nil || stored.Error != msg {
 		t.Errorf("the stored result's error %q is not the message the UI saw %q (%v)", stored.Error, msg, err)
 	}
 	if len(calls) == 1 && (calls[0].OK || calls[0].ErrorKind != tc.wantKind) {
 		t.Errorf("stored model call ok=%v kind %q, want kind %q", calls[0].OK, calls[0].ErrorKind, tc.wantKind)
 	}
-	var errData agent.ErrorData
-	_ = json.Unmarshal(tn.of(agent.EventError)[0].Data, &errData)
+	var errData turn.ErrorData
+	_ = json.Unmarshal(tn.of(turn.EventError)[0].Data, &errData)
 	if errData.Source != "llm" {
 		t.Errorf("error source %q, want llm", errData.Source)
 	}

@@ -10,11 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 var ctx = context.Background()
@@ -71,21 +71,21 @@ func (r *rig) session(t *testing.T, title string) store.Session {
 	return s
 }
 
-// turn is one finished turn: what the runner returned, what a UI saw, and
+// turnRun is one finished turn: what the runner returned, what a UI saw, and
 // what the store kept.
-type turn struct {
+type turnRun struct {
 	id      string
 	session string
-	res     agent.Result
-	live    []agent.Event
+	res     turn.Result
+	live    []turn.Event
 	stored  store.TurnDetail
 }
 
 // run starts a turn against the rig's server and waits for it to end.
-func (r *rig) run(t *testing.T, sessionID, message string, mods ...func(*runner.Request)) turn {
+func (r *rig) run(t *testing.T, sessionID, message string, mods ...func(*runner.Request)) turnRun {
 	t.Helper()
 	rec := &recorder{}
-	req := runner.Request{SessionID: sessionID, Message: message, BaseURL: r.srv.URL(), Sinks: []agent.Sink{rec}}
+	req := runner.Request{SessionID: sessionID, Message: message, BaseURL: r.srv.URL(), Sinks: []turn.Sink{rec}}
 	for _, m := range mods {
 		m(&req)
 	}
@@ -97,7 +97,7 @@ func (r *rig) run(t *testing.T, sessionID, message string, mods ...func(*runner.
 }
 
 // wait waits for a started turn and loads it back from the store.
-func (r *rig) wait(t *testing.T, h *runner.Handle, rec *recorder) turn {
+func (r *rig) wait(t *testing.T, h *runner.Handle, rec *recorder) turnRun {
 	t.Helper()
 	select {
 	case <-h.Done():
@@ -108,30 +108,30 @@ func (r *rig) wait(t *testing.T, h *runner.Handle, rec *recorder) turn {
 	if err != nil {
 		t.Fatalf("loading turn %s: %v", h.TurnID, err)
 	}
-	return turn{id: h.TurnID, session: h.SessionID, res: h.Wait(), live: rec.all(), stored: d}
+	return turnRun{id: h.TurnID, session: h.SessionID, res: h.Wait(), live: rec.all(), stored: d}
 }
 
 // recorder is a sink that keeps every event, as a UI would see them.
 type recorder struct {
 	mu  sync.Mutex
-	evs []agent.Event
+	evs []turn.Event
 }
 
-func (r *recorder) Emit(e agent.Event) error {
+func (r *recorder) Emit(e turn.Event) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evs = append(r.evs, e)
 	return nil
 }
 
-func (r *recorder) all() []agent.Event {
+func (r *recorder) all() []turn.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]agent.Event(nil), r.evs...)
+	return append([]turn.Event(nil), r.evs...)
 }
 
-func (tn turn) of(typ agent.EventType) []agent.Event {
-	var out []agent.Event
+func (tn turnRun) of(typ turn.EventType) []turn.Event {
+	var out []turn.Event
 	for _, e := range tn.live {
 		if e.Type == typ {
 			out = append(out, e)
@@ -141,10 +141,10 @@ func (tn turn) of(typ agent.EventType) []agent.Event {
 }
 
 // tokens is the text streamed to the UI as token events.
-func (tn turn) tokens() string {
+func (tn turnRun) tokens() string {
 	var b strings.Builder
-	for _, e := range tn.of(agent.EventToken) {
-		var d agent.TokenData
+	for _, e := range tn.of(turn.EventToken) {
+		var d turn.TokenData
 		_ = json.Unmarshal(e.Data, &d)
 		b.WriteString(d.Text)
 	}
@@ -152,13 +152,13 @@ func (tn turn) tokens() string {
 }
 
 // errorMessage is the message of the turn's error event, "" when none.
-func (tn turn) errorMessage(t *testing.T) string {
+func (tn turnRun) errorMessage(t *testing.T) string {
 	t.Helper()
-	errs := tn.of(agent.EventError)
+	errs := tn.of(turn.EventError)
 	if len(errs) == 0 {
 		return ""
 	}
-	var d agent.ErrorData
+	var d turn.ErrorData
 	if err := json.Unmarshal(errs[0].Data, &d); err != nil {
 		t.Fatalf("error event data %s: %v", errs[0].Data, err)
 	}
@@ -169,7 +169,7 @@ func (tn turn) errorMessage(t *testing.T) string {
 // session and turn ids, seq 1..N without gaps, exactly one terminal event
 // right before the final turn_completed, and the stored log equal to what
 // was delivered live.
-func (tn turn) checkEnvelope(t *testing.T) {
+func (tn turnRun) checkEnvelope(t *testing.T) {
 	t.Helper()
 	if len(tn.live) < 2 {
 		t.Fatalf("turn %s: only %d events", tn.id, len(tn.live))
@@ -182,12 +182,12 @@ func (tn turn) checkEnvelope(t *testing.T) {
 		if e.Seq != int64(i+1) {
 			t.Fatalf("turn %s event %d (%s) has seq %d", tn.id, i, e.Type, e.Seq)
 		}
-		if agent.IsTerminal(e.Type) {
+		if turn.IsTerminal(e.Type) {
 			terminals++
 		}
 	}
 	n := len(tn.live)
-	if terminals != 1 || !agent.IsTerminal(tn.live[n-2].Type) || tn.live[n-1].Type != agent.EventTurnCompleted {
+	if terminals != 1 || !turn.IsTerminal(tn.live[n-2].Type) || tn.live[n-1].Type != turn.EventTurnCompleted {
 		t.Fatalf("turn %s must end with one terminal event then turn_completed; got %d terminals, last %s, %s",
 			tn.id, terminals, tn.live[n-2].Type, tn.live[n-1].Type)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // hostileCase is a model that answers the first request with one bad tool
@@ -85,7 +86,7 @@ func TestHostileToolCalls(t *testing.T) {
 					t.Fatalf("turn %s %q (%s), want completed", tn.stored.State, tn.stored.FinalText, tn.errorMessage(t))
 				}
 				checkToolError(t, tn, srv.Requests(), "bad", tc.wantPhrases...)
-				if len(tn.of(agent.EventChart)) != 0 {
+				if len(tn.of(turn.EventChart)) != 0 {
 					t.Error("a chart was drawn")
 				}
 				out, ok := toolMessage(srv.Requests()[2], "check")
@@ -185,18 +186,18 @@ func TestWorkspaceTraversalRefused(t *testing.T) {
 // checkToolError checks that call id failed as a tool_error with the
 // phrases, did not also succeed, and that the model's next request carries
 // the same error in the call's tool message.
-func checkToolError(t *testing.T, tn turn, reqs []llmtest.Request, id string, phrases ...string) {
+func checkToolError(t *testing.T, tn turnRun, reqs []llmtest.Request, id string, phrases ...string) {
 	t.Helper()
-	var errs []agent.ToolErrorData
-	for _, e := range tn.of(agent.EventToolError) {
-		var d agent.ToolErrorData
+	var errs []turn.ToolErrorData
+	for _, e := range tn.of(turn.EventToolError) {
+		var d turn.ToolErrorData
 		_ = json.Unmarshal(e.Data, &d)
 		if d.CallID == id {
 			errs = append(errs, d)
 		}
 	}
-	for _, e := range tn.of(agent.EventToolResult) {
-		var d agent.ToolResultData
+	for _, e := range tn.of(turn.EventToolResult) {
+		var d turn.ToolResultData
 		_ = json.Unmarshal(e.Data, &d)
 		if d.CallID == id {
 			t.Errorf("call %s succeeded: %q", id, d.Output)

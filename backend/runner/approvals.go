@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // recordingApprover stores every answer with the turn, so a review shows
@@ -16,7 +17,7 @@ type recordingApprover struct {
 	log   *slog.Logger
 }
 
-func (a recordingApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
+func (a recordingApprover) Approve(ctx context.Context, req agent.ApprovalRequest) (turn.Answer, error) {
 	ans, err := a.inner.Approve(ctx, req)
 	if err != nil {
 		return ans, err

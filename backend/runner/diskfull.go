@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // A turn whose events can no longer be stored, the disk being full, is
@@ -47,7 +47,7 @@ func stoppedForDiskFull(ctx context.Context) bool {
 // ending. It first makes room (the reserve, the write-ahead log) and
 // stores the events still kept, then takes the answer as far as it is
 // stored: that is the final text, and what the message counts.
-func (r *Runner) diskFullEnding(h *Handle, t turnRun, res agent.Result) agent.Result {
+func (r *Runner) diskFullEnding(h *Handle, t turnRun, res turn.Result) turn.Result {
 	ctx := context.Background()
 	db := r.cfg.DB
 	db.ReleaseReserve(ctx)
@@ -64,8 +64,8 @@ func (r *Runner) diskFullEnding(h *Handle, t turnRun, res agent.Result) agent.Re
 	r.log.Error("the disk is full: turn stopped", "turn", h.TurnID, "stored_words", n, "streamed_words", m,
 		"stored_bytes", len(stored), "streamed_bytes", len(streamed), "db", db.Path())
 	res.OK, res.Cancelled = false, false
-	res.Outcome = agent.OutcomeFailed
-	res.Termination = agent.Termination{Kind: agent.TermDiskFull, Used: int64(n), Limit: int64(m), Error: msg}
+	res.Outcome = turn.OutcomeFailed
+	res.Termination = turn.Termination{Kind: turn.TermDiskFull, Used: int64(n), Limit: int64(m), Error: msg}
 	res.Error, res.ErrorSource = msg, "storage"
 	res.FinalText, res.FinalNote = stored, ""
 	res.Messages = withStoredAnswer(res.Messages, stored)

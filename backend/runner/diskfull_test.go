@@ -15,12 +15,12 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // lockedBuffer is a log destination safe for the turn's goroutines.
@@ -112,21 +112,21 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 			}
 
 			rec := &events{}
-			h, err := eng.Runner.Start(ctx, runner.Request{SessionID: sess.ID, Message: "Write a very long answer", BaseURL: srv.URL(), Sinks: []agent.Sink{rec}})
+			h, err := eng.Runner.Start(ctx, runner.Request{SessionID: sess.ID, Message: "Write a very long answer", BaseURL: srv.URL(), Sinks: []turn.Sink{rec}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			res := h.Wait()
 
 			var streamed strings.Builder
-			for _, e := range rec.of(agent.EventToken) {
-				var d agent.TokenData
+			for _, e := range rec.of(turn.EventToken) {
+				var d turn.TokenData
 				json.Unmarshal(e.Data, &d)
 				streamed.WriteString(d.Text)
 			}
 			n, m := len(strings.Fields(res.FinalText)), len(strings.Fields(streamed.String()))
 			t.Logf("stopped at %d of %d words streamed (of %d); message: %s", n, m, answerWords, res.Error)
-			if res.OK || res.Outcome != agent.OutcomeFailed || res.Termination.Kind != agent.TermDiskFull || res.ErrorSource != "storage" {
+			if res.OK || res.Outcome != turn.OutcomeFailed || res.Termination.Kind != turn.TermDiskFull || res.ErrorSource != "storage" {
 				t.Fatalf("result: ok %v, outcome %s, termination %+v, source %q", res.OK, res.Outcome, res.Termination, res.ErrorSource)
 			}
 			if m >= answerWords {
@@ -143,7 +143,7 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 					t.Fatalf("the message lacks %q: %s", want, res.Error)
 				}
 			}
-			if errs := rec.of(agent.EventError); len(errs) != 1 || !strings.Contains(string(errs[0].Data), "The disk is full") {
+			if errs := rec.of(turn.EventError); len(errs) != 1 || !strings.Contains(string(errs[0].Data), "The disk is full") {
 				t.Fatalf("the UIs get %d error events, want the one message", len(errs))
 			}
 			if !strings.Contains(logs.String(), "the disk is full: turn stopped") {
@@ -162,7 +162,7 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 			switch {
 			case d.State == store.StateFailed:
 				t.Logf("the ending was stored")
-				if d.Termination.Kind != agent.TermDiskFull || d.FinalText != res.FinalText {
+				if d.Termination.Kind != turn.TermDiskFull || d.FinalText != res.FinalText {
 					t.Fatalf("stored: termination %+v, %d bytes of final text, want %d", d.Termination, len(d.FinalText), len(res.FinalText))
 				}
 				if last := d.Messages[len(d.Messages)-1]; last.Content != res.FinalText {

@@ -11,6 +11,8 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -32,7 +34,7 @@ type Replay struct {
 // runSpec is how a turn was run, stored with it (store.SetTurnRun) so a
 // replay runs it the same way.
 type runSpec struct {
-	Limits   agent.Limits         `json:"limits"`
+	Limits   turn.Limits          `json:"limits"`
 	Workflow *workflow.Definition `json:"workflow,omitempty"`
 }
 
@@ -91,22 +93,22 @@ func (r *Runner) loadReplay(ctx context.Context, rp *Replay) (*replaySource, err
 
 // replayClient serves the original's recordings and reports divergences
 // as events of the replaying turn.
-func (s *replaySource) client(db *store.DB, turnID string, strict bool, em *agent.Emitter) *llm.TurnReplay {
+func (s *replaySource) client(db *store.DB, turnID string, strict bool, em *turn.Emitter) *llm.TurnReplay {
 	return llm.ReplayTurn(llm.ReplayOptions{
 		Source: db.TurnRecordings(s.orig.ID),
 		Link:   db.Captures(turnID),
 		Strict: strict,
 		OnDivergence: func(d llm.Divergence) {
-			em.Emit(agent.Draft{Type: agent.EventReplayDivergence, Data: agent.ReplayDivergenceData{Call: d.Call, Kind: d.Kind, Message: d.Message, Diffs: d.Diffs}})
+			em.Emit(turn.Draft{Type: turn.EventReplayDivergence, Data: turn.ReplayDivergenceData{Call: d.Call, Kind: d.Kind, Message: d.Message, Diffs: d.Diffs}})
 		},
 	})
 }
 
 // missingCalls reports, at the end of the replay, recorded calls the
 // replay never asked for.
-func (s *replaySource) missingCalls(c *llm.TurnReplay, em *agent.Emitter) {
+func (s *replaySource) missingCalls(c *llm.TurnReplay, em *turn.Emitter) {
 	if made := c.Calls(); made < s.calls {
-		em.Emit(agent.Draft{Type: agent.EventReplayDivergence, Data: agent.ReplayDivergenceData{Kind: "missing_calls",
+		em.Emit(turn.Draft{Type: turn.EventReplayDivergence, Data: turn.ReplayDivergenceData{Kind: "missing_calls",
 			Message: fmt.Sprintf("the replay made %d of the original turn's %d model calls", made, s.calls)}})
 	}
 }
@@ -155,12 +157,12 @@ func (q *results) has(key string) bool {
 
 // replayTool stands in for a tool during a replay.
 type replayTool struct {
-	inner agent.Tool
+	inner tool.Tool
 	orig  *results
-	em    *agent.Emitter
+	em    *turn.Emitter
 }
 
-func (t replayTool) Spec() agent.ToolSpec { return t.inner.Spec() }
+func (t replayTool) Spec() tool.Spec { return t.inner.Spec() }
 
 func (t replayTool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
 	name := t.inner.Spec().Name
@@ -199,7 +201,7 @@ func (t replayTool) compare(name string, rec store.ToolResult, out string, err e
 }
 
 func (t replayTool) diverged(kind, msg string, diffs []string) {
-	t.em.Emit(agent.Draft{Type: agent.EventReplayDivergence, Data: agent.ReplayDivergenceData{Kind: kind, Message: msg, Diffs: diffs}})
+	t.em.Emit(turn.Draft{Type: turn.EventReplayDivergence, Data: turn.ReplayDivergenceData{Kind: kind, Message: msg, Diffs: diffs}})
 }
 
 // replayedError is a tool error given back as the original gave it: the
@@ -209,9 +211,9 @@ type replayedError string
 func (e replayedError) Error() string { return strings.TrimPrefix(string(e), "Error: ") }
 
 // wrapTools puts every tool of the turn behind its replay stand-in.
-func (s *replaySource) wrapTools(tools []agent.Tool, em *agent.Emitter) []agent.Tool {
+func (s *replaySource) wrapTools(tools []tool.Tool, em *turn.Emitter) []tool.Tool {
 	q := s.ranResults()
-	out := make([]agent.Tool, len(tools))
+	out := make([]tool.Tool, len(tools))
 	for i, t := range tools {
 		out[i] = replayTool{inner: t, orig: q, em: em}
 	}
@@ -224,12 +226,12 @@ func (s *replaySource) wrapTools(tools []agent.Tool, em *agent.Emitter) []agent.
 // denied otherwise.
 type replayApprover struct {
 	mu      sync.Mutex
-	answers map[string][]agent.Answer
+	answers map[string][]turn.Answer
 	ran     *results
 }
 
 func (s *replaySource) approver() *replayApprover {
-	a := &replayApprover{answers: map[string][]agent.Answer{}, ran: s.ranResults()}
+	a := &replayApprover{answers: map[string][]turn.Answer{}, ran: s.ranResults()}
 	for _, ap := range s.approvals {
 		k := callKey(ap.Tool, ap.Args)
 		a.answers[k] = append(a.answers[k], ap.Answer)
@@ -237,7 +239,7 @@ func (s *replaySource) approver() *replayApprover {
 	return a
 }
 
-func (a *replayApprover) Approve(_ context.Context, req agent.ApprovalRequest) (agent.Answer, error) {
+func (a *replayApprover) Approve(_ context.Context, req agent.ApprovalRequest) (turn.Answer, error) {
 	k := callKey(req.Tool, req.Args)
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -246,9 +248,9 @@ func (a *replayApprover) Approve(_ context.Context, req agent.ApprovalRequest) (
 		return as[0], nil
 	}
 	if a.ran.has(k) {
-		return agent.AllowOnce, nil
+		return turn.AllowOnce, nil
 	}
-	return agent.Deny, nil
+	return turn.Deny, nil
 }
 
 func clip(s string, n int) string {

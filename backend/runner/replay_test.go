@@ -14,12 +14,13 @@ import (
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 var bg = context.Background()
 
 // run starts a turn and waits for it, with its events.
-func run(t *testing.T, r *runner.Runner, req runner.Request) (agent.Result, *events, string) {
+func run(t *testing.T, r *runner.Runner, req runner.Request) (turn.Result, *events, string) {
 	t.Helper()
 	rec := &events{}
 	req.Sinks = append(req.Sinks, rec)
@@ -30,10 +31,10 @@ func run(t *testing.T, r *runner.Runner, req runner.Request) (agent.Result, *eve
 	return h.Wait(), rec, h.TurnID
 }
 
-func divergences(rec *events) []agent.ReplayDivergenceData {
-	var out []agent.ReplayDivergenceData
-	for _, e := range rec.of(agent.EventReplayDivergence) {
-		var d agent.ReplayDivergenceData
+func divergences(rec *events) []turn.ReplayDivergenceData {
+	var out []turn.ReplayDivergenceData
+	for _, e := range rec.of(turn.EventReplayDivergence) {
+		var d turn.ReplayDivergenceData
 		json.Unmarshal(e.Data, &d)
 		out = append(out, d)
 	}
@@ -129,7 +130,7 @@ func TestReplayNeverRepeatsSideEffects(t *testing.T) {
 				if res.FinalText != "Copied in.txt to out.txt." {
 					t.Fatalf("final text %q", res.FinalText)
 				}
-				results := rec.of(agent.EventToolResult)
+				results := rec.of(turn.EventToolResult)
 				if len(results) != 2 || !strings.Contains(string(results[1].Data), "out.txt") {
 					t.Fatalf("the write's recorded result should reach the model: %v", results)
 				}
@@ -147,14 +148,14 @@ func TestReplayUsesTheOriginalLimits(t *testing.T) {
 		toolCall("2", "update_plan", map[string]any{"steps": []map[string]any{{"title": "a", "status": "done"}}}),
 		llmtest.Reply{Chunks: llmtest.Text("Stopped early.", 2)})
 	sess, _ := db.CreateSession(bg, store.Session{Title: "limits", Model: "m"})
-	res, _, orig := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "plan", BaseURL: srv.URL(), Limits: agent.Limits{MaxSteps: 2}})
-	if res.Termination.Kind != agent.TermMaxIterations {
+	res, _, orig := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "plan", BaseURL: srv.URL(), Limits: turn.Limits{MaxSteps: 2}})
+	if res.Termination.Kind != turn.TermMaxIterations {
 		t.Fatalf("original %+v", res.Termination)
 	}
 	srv.Close()
 	rsess, _ := db.CreateSession(bg, store.Session{Title: "replay"})
-	rep, rec, _ := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Limits: agent.Limits{MaxSteps: 10}, Replay: &runner.Replay{TurnID: orig}})
-	if rep.Termination.Kind != agent.TermMaxIterations || rep.Termination.Limit != 2 || rep.FinalText != "Stopped early." {
+	rep, rec, _ := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Limits: turn.Limits{MaxSteps: 10}, Replay: &runner.Replay{TurnID: orig}})
+	if rep.Termination.Kind != turn.TermMaxIterations || rep.Termination.Limit != 2 || rep.FinalText != "Stopped early." {
 		t.Fatalf("replay %+v %q", rep.Termination, rep.FinalText)
 	}
 	if d := divergences(rec); len(d) != 0 {

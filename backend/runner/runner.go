@@ -17,12 +17,14 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 // ToolSource gives extra tools to every agent (MCP servers).
 type ToolSource interface {
-	Tools() []agent.Tool
+	Tools() []tool.Tool
 }
 
 // Config holds the Runner's dependencies.
@@ -77,13 +79,13 @@ type Request struct {
 	BaseURL  string
 	// APIKey is a key from the caller's environment (CLI); never stored.
 	APIKey   string
-	Limits   agent.Limits
+	Limits   turn.Limits
 	Capture  llm.CaptureMode
 	Approver agent.Approver // nil: deny side effects
-	Sinks    []agent.Sink
+	Sinks    []turn.Sink
 	// TurnSinks, if set, gives sinks that need the turn's id (the app's
 	// live hub); they are added after Sinks, before any event is emitted.
-	TurnSinks func(turnID string) []agent.Sink
+	TurnSinks func(turnID string) []turn.Sink
 	// Attach lists files to load as tables before the turn runs.
 	Attach    []string
 	Workspace string
@@ -104,14 +106,14 @@ type Handle struct {
 	SessionID string
 	cancel    context.CancelFunc
 	done      chan struct{}
-	res       agent.Result
+	res       turn.Result
 }
 
 // Done is closed when the turn has ended and is stored.
 func (h *Handle) Done() <-chan struct{} { return h.done }
 
 // Wait blocks until the turn ends and returns its result.
-func (h *Handle) Wait() agent.Result {
+func (h *Handle) Wait() turn.Result {
 	<-h.done
 	return h.res
 }
@@ -149,36 +151,36 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err := r.attach(ctx, sess.ID, req.Attach); err != nil {
 		return nil, err
 	}
-	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model}, store.StartOptions{Force: req.Force})
+	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model}, store.StartOptions{Force: req.Force})
 	if err != nil {
 		return nil, err
 	}
 	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def}); err == nil {
-		if err := db.SetTurnRun(ctx, turn.ID, spec); err != nil {
-			r.log.Error("saving how the turn runs", "turn", turn.ID, "err", err)
+		if err := db.SetTurnRun(ctx, tr.ID, spec); err != nil {
+			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)
 		}
 	}
-	h := &Handle{TurnID: turn.ID, SessionID: sess.ID, done: make(chan struct{})}
+	h := &Handle{TurnID: tr.ID, SessionID: sess.ID, done: make(chan struct{})}
 	// The turn outlives the request that started it; only Stop ends it.
 	turnCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.cancel = cancel
 	r.mu.Lock()
-	r.running[turn.ID] = h
+	r.running[tr.ID] = h
 	r.mu.Unlock()
 
-	evlog := db.NewEventLog(turn.ID, store.EventLogOptions{Logger: r.log})
-	sinks := append([]agent.Sink{evlog}, req.Sinks...)
+	evlog := db.NewEventLog(tr.ID, store.EventLogOptions{Logger: r.log})
+	sinks := append([]turn.Sink{evlog}, req.Sinks...)
 	if req.TurnSinks != nil {
-		sinks = append(sinks, req.TurnSinks(turn.ID)...)
+		sinks = append(sinks, req.TurnSinks(tr.ID)...)
 	}
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sess.ID, TurnID: turn.ID, Sinks: sinks, Logger: r.log})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: sinks, Logger: r.log})
 	t := turnRun{req: req, sess: sess, def: def, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
 	if replay != nil {
-		rc := replay.client(db, turn.ID, req.Replay.Strict, em)
+		rc := replay.client(db, tr.ID, req.Replay.Strict, em)
 		t.client, t.replay, t.replayClient, t.dataSession = rc, replay, rc, replay.orig.SessionID
 		req.Approver = replay.approver()
 	} else {
-		t.client = src.client(db, turn.ID, req.Capture)
+		t.client = src.client(db, tr.ID, req.Capture)
 	}
 	if req.Approver == nil {
 		req.Approver = agent.PolicyApprover{}
@@ -203,7 +205,7 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 		history = []llm.Message{}
 	}
 	req.Message, req.History, req.Workflow, req.Model = orig.UserMessage, history, orig.Workflow, orig.Model
-	if src.spec.Workflow != nil || src.spec.Limits != (agent.Limits{}) {
+	if src.spec.Workflow != nil || src.spec.Limits != (turn.Limits{}) {
 		req.Limits = src.spec.Limits
 	}
 	if req.Workspace == "" {
@@ -232,7 +234,7 @@ type turnRun struct {
 	model   string
 	client  llm.Client
 	history []llm.Message
-	em      *agent.Emitter
+	em      *turn.Emitter
 	evlog   *store.EventLog
 	// dataSession is the session whose attached tables the turn queries:
 	// its own, or for a replay the original's.
@@ -266,9 +268,9 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		tools.all = t.replay.wrapTools(tools.all, t.em)
 	}
 	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
-	h.res = agent.RunTurn(ctx, t.em, func(ctx context.Context) agent.Result {
+	h.res = turn.RunTurn(ctx, t.em, func(ctx context.Context) turn.Result {
 		if toolErr != nil {
-			return agent.Result{Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermFailed, Error: apperr.MessageOf(toolErr)},
+			return turn.Result{Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermFailed, Error: apperr.MessageOf(toolErr)},
 				Error: apperr.MessageOf(toolErr), ErrorSource: "config",
 				Messages: append(append([]llm.Message(nil), t.history...), llm.Message{Role: llm.RoleUser, Content: t.req.Message})}
 		}
@@ -277,7 +279,7 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 			res = r.diskFullEnding(h, t, res)
 		}
 		return res
-	}, func(res agent.Result) {
+	}, func(res turn.Result) {
 		if t.replay != nil && res.OK {
 			t.replay.missingCalls(t.replayClient, t.em)
 		}

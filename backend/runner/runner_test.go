@@ -14,24 +14,25 @@ import (
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 type events struct {
 	mu  sync.Mutex
-	all []agent.Event
+	all []turn.Event
 }
 
-func (e *events) Emit(ev agent.Event) error {
+func (e *events) Emit(ev turn.Event) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.all = append(e.all, ev)
 	return nil
 }
 
-func (e *events) of(t agent.EventType) []agent.Event {
+func (e *events) of(t turn.EventType) []turn.Event {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	var out []agent.Event
+	var out []turn.Event
 	for _, ev := range e.all {
 		if ev.Type == t {
 			out = append(out, ev)
@@ -64,7 +65,7 @@ func TestAttachQueryAndChartEndToEnd(t *testing.T) {
 	)
 	sess, _ := db.CreateSession(context.Background(), store.Session{Title: "sales", Model: "m"})
 	rec := &events{}
-	h, err := eng.Runner.Start(context.Background(), runner.Request{SessionID: sess.ID, Message: "Chart sales by region", BaseURL: srv.URL(), Attach: []string{csv}, Sinks: []agent.Sink{rec}})
+	h, err := eng.Runner.Start(context.Background(), runner.Request{SessionID: sess.ID, Message: "Chart sales by region", BaseURL: srv.URL(), Attach: []string{csv}, Sinks: []turn.Sink{rec}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,14 +73,14 @@ func TestAttachQueryAndChartEndToEnd(t *testing.T) {
 	if !res.OK || res.FinalText != "North sells the most (15)." {
 		t.Fatalf("result %+v", res)
 	}
-	if errs := rec.of(agent.EventToolError); len(errs) > 0 {
+	if errs := rec.of(turn.EventToolError); len(errs) > 0 {
 		t.Fatalf("tool errors: %s", errs[0].Data)
 	}
-	charts := rec.of(agent.EventChart)
+	charts := rec.of(turn.EventChart)
 	if len(charts) != 1 {
 		t.Fatalf("%d charts", len(charts))
 	}
-	var c agent.ChartData
+	var c turn.ChartData
 	json.Unmarshal(charts[0].Data, &c)
 	var spec struct {
 		Datasets map[string][]map[string]any `json:"datasets"`
@@ -115,7 +116,7 @@ func TestApprovalsAreStoredWithTheTurn(t *testing.T) {
 		t.Fatal("a denied write happened")
 	}
 	got, err := db.ListApprovals(context.Background(), h.TurnID)
-	if err != nil || len(got) != 1 || got[0].Answer != agent.Deny || got[0].Tool != "write_file" {
+	if err != nil || len(got) != 1 || got[0].Answer != turn.Deny || got[0].Tool != "write_file" {
 		t.Fatalf("approvals %+v %v", got, err)
 	}
 }

@@ -10,7 +10,11 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/data"
+	"github.com/agentdeck/agentdeck/backend/plan"
+	"github.com/agentdeck/agentdeck/backend/recall"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 	"github.com/agentdeck/agentdeck/backend/workspace"
 )
@@ -18,7 +22,7 @@ import (
 // turnTools are the tools a turn's agents may use, and the datasets charts
 // may name.
 type turnTools struct {
-	all      []agent.Tool
+	all      []tool.Tool
 	datasets chart.Datasets
 }
 
@@ -97,67 +101,80 @@ func fileExists(p string) bool {
 // agentFactory builds a workflow's agents for this turn.
 func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 	return func(name string, def workflow.AgentDef) (*agent.Agent, error) {
-		ts, err := agent.NewToolset(pick(tt.all, def.Tools)...)
+		builtins, err := r.builtins(def.Tools, tt)
 		if err != nil {
 			return nil, err
 		}
-		lim := t.req.Limits
-		if def.Limits.MaxSteps > 0 {
-			lim.MaxSteps = def.Limits.MaxSteps
-		}
-		if def.Limits.MaxToolCalls > 0 {
-			lim.MaxToolCalls = def.Limits.MaxToolCalls
-		}
-		if def.Limits.TokenBudget > 0 && (lim.TokenBudget == 0 || def.Limits.TokenBudget < lim.TokenBudget) {
-			lim.TokenBudget = def.Limits.TokenBudget
-		}
-		if def.Limits.Timeout > 0 {
-			lim.Timeout = timeDuration(def.Limits.Timeout)
-		}
-		model := firstOf(def.Model, t.model)
-		wantsAll := slices.Contains(def.Tools, "*")
-		var charts *chart.Validator
-		if (wantsAll || slices.Contains(def.Tools, agent.ToolRenderChart)) && r.cfg.Charts != nil {
-			if charts, err = r.cfg.Charts(); err != nil {
-				return nil, err
-			}
+		// The session's tools, then the built-ins, in the order the model
+		// has always been offered them (recordings' keys depend on it).
+		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), builtins...)...)
+		if err != nil {
+			return nil, err
 		}
 		return &agent.Agent{
 			Name:         name,
 			Client:       t.client,
-			Model:        model,
+			Model:        firstOf(def.Model, t.model),
 			SystemPrompt: def.SystemPrompt,
 			Tools:        ts,
-			Limits:       lim,
+			Limits:       agentLimits(t.req.Limits, def.Limits),
 			Temperature:  def.Temperature,
-			Charts:       charts,
-			Datasets:     tt.datasets,
-			Plan:         wantsAll || slices.Contains(def.Tools, agent.ToolUpdatePlan),
 			Approver:     t.req.Approver,
 			Approvals:    r.approvals,
-			Memory:       memoryIf(wantsAll || slices.Contains(def.Tools, agent.ToolRecall), r.cfg.DB),
 			Logger:       r.log,
 		}, nil
 	}
 }
 
+// builtins makes the built-in tools an agent definition names ("*": all):
+// a new plan for each agent, charts of the session's datasets, recall over
+// the store.
+func (r *Runner) builtins(names []string, tt turnTools) ([]tool.Tool, error) {
+	wants := func(n string) bool { return slices.Contains(names, "*") || slices.Contains(names, n) }
+	var out []tool.Tool
+	if wants(plan.Name) {
+		out = append(out, plan.New())
+	}
+	if wants(chart.ToolName) && r.cfg.Charts != nil {
+		v, err := r.cfg.Charts()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, chart.NewTool(v, tt.datasets))
+	}
+	if wants(recall.Name) && r.cfg.DB != nil {
+		out = append(out, recall.New(r.cfg.DB))
+	}
+	return out, nil
+}
+
+// agentLimits are the turn's limits narrowed by the agent definition's.
+func agentLimits(lim turn.Limits, def workflow.Limits) turn.Limits {
+	if def.MaxSteps > 0 {
+		lim.MaxSteps = def.MaxSteps
+	}
+	if def.MaxToolCalls > 0 {
+		lim.MaxToolCalls = def.MaxToolCalls
+	}
+	if def.TokenBudget > 0 && (lim.TokenBudget == 0 || def.TokenBudget < lim.TokenBudget) {
+		lim.TokenBudget = def.TokenBudget
+	}
+	if def.Timeout > 0 {
+		lim.Timeout = timeDuration(def.Timeout)
+	}
+	return lim
+}
+
 // pick selects the tools an agent definition names; "*" means all.
-func pick(all []agent.Tool, names []string) []agent.Tool {
+func pick(all []tool.Tool, names []string) []tool.Tool {
 	if slices.Contains(names, "*") {
 		return all
 	}
-	var out []agent.Tool
+	var out []tool.Tool
 	for _, t := range all {
 		if slices.Contains(names, t.Spec().Name) {
 			out = append(out, t)
 		}
 	}
 	return out
-}
-
-func memoryIf(on bool, m agent.MemorySearcher) agent.MemorySearcher {
-	if on && m != nil {
-		return m
-	}
-	return nil
 }

@@ -3,19 +3,19 @@ package store
 import (
 	"context"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // AppSettings are the app-wide preferences, shared by the window, the
 // browser mode and the CLI.
 type AppSettings struct {
-	DefaultProvider string       `json:"default_provider"`
-	DefaultModel    string       `json:"default_model"`
-	DefaultWorkflow string       `json:"default_workflow"`
-	Limits          agent.Limits `json:"limits"`
-	Capture         string       `json:"capture"` // off, record (default), auto
-	Theme           string       `json:"theme"`   // system (default), light, dark
+	DefaultProvider string      `json:"default_provider"`
+	DefaultModel    string      `json:"default_model"`
+	DefaultWorkflow string      `json:"default_workflow"`
+	Limits          turn.Limits `json:"limits"`
+	Capture         string      `json:"capture"` // off, record (default), auto
+	Theme           string      `json:"theme"`   // system (default), light, dark
 }
 
 const appSettingsKey = "app"

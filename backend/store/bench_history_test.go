@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // The history at scale: 1,000 sessions, 50,000 turns, 100,000 messages
@@ -367,7 +367,7 @@ func histGenerate(b *testing.B, db *DB) {
 		at:    time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC),
 	}
 	g.zipf = rand.NewZipf(g.rng, 1.07, 2, uint64(len(g.vocab)-1))
-	g.term, _ = json.Marshal(agent.Termination{Kind: agent.TermNaturalCompletion})
+	g.term, _ = json.Marshal(turn.Termination{Kind: turn.TermNaturalCompletion})
 	var tx *sql.Tx
 	var st *histStmts
 	pending := 0
@@ -394,7 +394,7 @@ func histGenerate(b *testing.B, db *DB) {
 		if tx == nil {
 			begin()
 		}
-		sid := agent.NewID()
+		sid := turn.NewID()
 		created := g.at
 		n := histTurnsOf(s)
 		for t := 1; t <= n; t++ {
@@ -455,7 +455,7 @@ func (g *histGen) text(n int) string {
 func (g *histGen) turn(st *histStmts, sessionID string, seq int) error {
 	g.at = g.at.Add(time.Minute)
 	start, end := g.at, g.at.Add(12*time.Second)
-	tid := agent.NewID()
+	tid := turn.NewID()
 	question := g.text(8 + g.rng.IntN(20))
 	tokens := make([]string, 16)
 	for i := range tokens {
@@ -481,28 +481,28 @@ func (g *histGen) turn(st *histStmts, sessionID string, seq int) error {
 	if _, err := st.modelCall.Exec(tid, tid, fmtTime(start)); err != nil {
 		return err
 	}
-	ev := func(seq int, typ agent.EventType, data string) error {
+	ev := func(seq int, typ turn.EventType, data string) error {
 		at := start.Add(time.Duration(seq) * 100 * time.Millisecond)
-		_, err := st.event.Exec(tid, seq, agent.NewID(), tid, at.Format(time.RFC3339Nano), string(typ), string(agent.PhaseOf(typ)), agent.IsCheckpoint(typ), data)
+		_, err := st.event.Exec(tid, seq, turn.NewID(), tid, at.Format(time.RFC3339Nano), string(typ), string(turn.PhaseOf(typ)), turn.IsCheckpoint(typ), data)
 		return err
 	}
-	if err := ev(1, agent.EventThinkStart, `{}`); err != nil {
+	if err := ev(1, turn.EventThinkStart, `{}`); err != nil {
 		return err
 	}
 	for i, tok := range tokens {
-		b, _ := json.Marshal(agent.TokenData{Text: tok})
-		if err := ev(2+i, agent.EventToken, string(b)); err != nil {
+		b, _ := json.Marshal(turn.TokenData{Text: tok})
+		if err := ev(2+i, turn.EventToken, string(b)); err != nil {
 			return err
 		}
 	}
 	final, _ := json.Marshal(map[string]string{"text": answer})
 	for i, e := range []struct {
-		typ  agent.EventType
+		typ  turn.EventType
 		data string
 	}{
-		{agent.EventThinkEnd, `{"prompt_tokens":400,"completion_tokens":80}`},
-		{agent.EventFinalAnswer, string(final)},
-		{agent.EventTurnCompleted, result},
+		{turn.EventThinkEnd, `{"prompt_tokens":400,"completion_tokens":80}`},
+		{turn.EventFinalAnswer, string(final)},
+		{turn.EventTurnCompleted, result},
 	} {
 		if err := ev(2+len(tokens)+i, e.typ, e.data); err != nil {
 			return err

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Each benchmark times the store's path and the raw SQL floor it is built
@@ -212,18 +212,18 @@ type benchEventRow struct {
 
 // benchTokenEvents stamps n token events with an Emitter, every batch-th
 // one a checkpoint (think_end).
-func benchTokenEvents(n, batch int) []agent.Event {
+func benchTokenEvents(n, batch int) []turn.Event {
 	words := benchVocabulary(400)
 	rng := rand.New(rand.NewPCG(1, 2))
-	events := make([]agent.Event, 0, n)
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: agent.NewID(), TurnID: agent.NewID(), Sinks: []agent.Sink{agent.SinkFunc(func(e agent.Event) error {
+	events := make([]turn.Event, 0, n)
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: turn.NewID(), TurnID: turn.NewID(), Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {
 		events = append(events, e)
 		return nil
 	})}})
 	var text strings.Builder
 	for i := 1; i <= n; i++ {
 		if i%batch == 0 {
-			em.Emit(agent.Draft{Type: agent.EventThinkEnd, Data: agent.ThinkEndData{PromptTokens: 1200, CompletionTokens: i}})
+			em.Emit(turn.Draft{Type: turn.EventThinkEnd, Data: turn.ThinkEndData{PromptTokens: 1200, CompletionTokens: i}})
 			continue
 		}
 		text.Reset()
@@ -231,13 +231,13 @@ func benchTokenEvents(n, batch int) []agent.Event {
 			text.WriteString(words[rng.IntN(len(words))])
 			text.WriteByte(' ')
 		}
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: text.String()}})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: text.String()}})
 	}
 	return events
 }
 
 // benchEmit hands events to the log; the last, a checkpoint, writes them.
-func benchEmit(b *testing.B, l *EventLog, events []agent.Event) {
+func benchEmit(b *testing.B, l *EventLog, events []turn.Event) {
 	for _, e := range events {
 		if err := l.Emit(e); err != nil {
 			b.Fatal(err)
@@ -300,7 +300,7 @@ func benchSeedTurns(b *testing.B, db *DB, n int) string {
 	}
 	words := benchVocabulary(500)
 	rng := rand.New(rand.NewPCG(3, 4))
-	term, _ := json.Marshal(agent.Termination{Kind: agent.TermNaturalCompletion})
+	term, _ := json.Marshal(turn.Termination{Kind: turn.TermNaturalCompletion})
 	start := time.Date(2025, 1, 1, 9, 0, 0, 0, time.UTC)
 	err = db.tx(ctx, "seeding turns", func(tx *sql.Tx) error {
 		stmt, err := tx.PrepareContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at,
@@ -311,7 +311,7 @@ func benchSeedTurns(b *testing.B, db *DB, n int) string {
 		defer stmt.Close()
 		for i := 1; i <= n; i++ {
 			at := start.Add(time.Duration(i) * time.Minute)
-			if _, err := stmt.ExecContext(ctx, agent.NewID(), s.ID, i, benchText(rng, words, 10+rng.IntN(20)),
+			if _, err := stmt.ExecContext(ctx, turn.NewID(), s.ID, i, benchText(rng, words, 10+rng.IntN(20)),
 				fmtTime(at), fmtTime(at.Add(20*time.Second)), benchText(rng, words, 40+rng.IntN(120)), string(term)); err != nil {
 				return err
 			}
@@ -385,7 +385,7 @@ func benchSeedSearch(b *testing.B, db *DB, sessions, turns, perTurn int) []strin
 		}
 		defer ftsStmt.Close()
 		for s := range sessions {
-			sid := agent.NewID()
+			sid := turn.NewID()
 			title := text(3 + rng.IntN(4))
 			at := fmtTime(start.Add(time.Duration(s) * time.Hour))
 			if _, err := sessStmt.ExecContext(ctx, sid, title, at, at); err != nil {
@@ -395,7 +395,7 @@ func benchSeedSearch(b *testing.B, db *DB, sessions, turns, perTurn int) []strin
 				return err
 			}
 			for t := range turns {
-				tid := agent.NewID()
+				tid := turn.NewID()
 				if _, err := turnStmt.ExecContext(ctx, tid, sid, t+1, "q", at); err != nil {
 					return err
 				}
@@ -425,11 +425,11 @@ func benchRawSearch(b *testing.B, q *sql.DB, query, match string) int {
 	}
 	defer rows.Close()
 	var rowid int64
-	var kind, session, turn, snip string
+	var kind, session, tr, snip string
 	var rank float64
 	n := 0
 	for rows.Next() {
-		if err := rows.Scan(&rowid, &kind, &session, &turn, &snip, &rank); err != nil {
+		if err := rows.Scan(&rowid, &kind, &session, &tr, &snip, &rank); err != nil {
 			b.Fatal(err)
 		}
 		n++

@@ -69,10 +69,10 @@ func TestTurnCallsAreInCallOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, turn := range []string{orig.ID, replay.ID} {
+	for _, tr := range []string{orig.ID, replay.ID} {
 		var got []string
 		for i := 0; ; i++ {
-			c, err := db.TurnRecordings(turn).TurnCall(ctx, i)
+			c, err := db.TurnRecordings(tr).TurnCall(ctx, i)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,7 +82,7 @@ func TestTurnCallsAreInCallOrder(t *testing.T) {
 			got = append(got, c.Response.Message.Content)
 		}
 		if strings.Join(got, ",") != "first,second,third" {
-			t.Fatalf("turn %s calls %v", turn, got)
+			t.Fatalf("turn %s calls %v", tr, got)
 		}
 	}
 	var rows int

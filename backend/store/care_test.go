@@ -13,9 +13,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 func TestCheckHealthyDatabase(t *testing.T) {
@@ -175,7 +175,7 @@ func TestBackup(t *testing.T) {
 func TestDiskFull(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "before the disk filled up")
-	turn, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "fill it"})
+	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "fill it"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,19 +197,19 @@ func TestDiskFull(t *testing.T) {
 	}
 
 	// Every other write path fails the same way, and leaves no half-write.
-	events := db.NewEventLog(turn.ID, EventLogOptions{})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: s.ID, TurnID: turn.ID, Sinks: []agent.Sink{events}})
-	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: strings.Repeat("y", 20_000)}})
+	events := db.NewEventLog(tr.ID, EventLogOptions{})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{events}})
+	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: strings.Repeat("y", 20_000)}})
 	assertClearWriteError(t, events.Flush(), "the disk is full")
-	big := agent.Result{OK: true, FinalText: strings.Repeat("z", 50_000), Messages: []llm.Message{{Role: llm.RoleUser, Content: "fill it"}, {Role: llm.RoleAssistant, Content: strings.Repeat("z", 50_000)}}}
-	assertClearWriteError(t, db.FinishTurn(ctx, turn.ID, 0, big), "the disk is full")
+	big := turn.Result{OK: true, FinalText: strings.Repeat("z", 50_000), Messages: []llm.Message{{Role: llm.RoleUser, Content: "fill it"}, {Role: llm.RoleAssistant, Content: strings.Repeat("z", 50_000)}}}
+	assertClearWriteError(t, db.FinishTurn(ctx, tr.ID, 0, big), "the disk is full")
 
 	// Reads work and everything committed before is there.
 	page, err := db.ListSessions(ctx, Page{Limit: 500})
 	if err != nil || len(page.Sessions) != len(titles)+1 {
 		t.Fatalf("%d sessions after the disk filled, want %d: %v", len(page.Sessions), len(titles)+1, err)
 	}
-	if d, err := db.GetTurn(ctx, turn.ID, true); err != nil || d.State != StateRunning || len(d.Messages) != 0 || len(d.Events) != 0 {
+	if d, err := db.GetTurn(ctx, tr.ID, true); err != nil || d.State != StateRunning || len(d.Messages) != 0 || len(d.Events) != 0 {
 		t.Fatalf("the failed writes left part of themselves: %+v %v", d, err)
 	}
 
@@ -218,10 +218,10 @@ func TestDiskFull(t *testing.T) {
 	if err := events.Close(); err != nil {
 		t.Fatalf("the kept events were not written once there was room: %v", err)
 	}
-	if err := db.FinishTurn(ctx, turn.ID, 0, big); err != nil {
+	if err := db.FinishTurn(ctx, tr.ID, 0, big); err != nil {
 		t.Fatal(err)
 	}
-	d, err := db.GetTurn(ctx, turn.ID, true)
+	d, err := db.GetTurn(ctx, tr.ID, true)
 	if err != nil || d.State != StateCompleted || len(d.Events) != 1 || len(d.Messages) != 2 {
 		t.Fatalf("after freeing space: %+v %v", d.Turn, err)
 	}
@@ -278,10 +278,10 @@ func TestReadOnlyDatabase(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			db := mustOpen(t)
 			s := newSession(t, db, "kept while read-only")
-			turn, _ := storeTurn(t, db, s.ID, "question about herons", "answer about herons")
+			tr, _ := storeTurn(t, db, s.ID, "question about herons", "answer about herons")
 			ro, restore := tt.readOnly(t, db)
 
-			for _, op := range careWriteOps(s.ID, turn.ID) {
+			for _, op := range careWriteOps(s.ID, tr.ID) {
 				assertClearWriteError(t, op.write(ro), "read-only", op.name)
 			}
 			if got, err := ro.GetSession(ctx, s.ID); err != nil || got.Title != s.Title {
@@ -294,7 +294,7 @@ func TestReadOnlyDatabase(t *testing.T) {
 				return
 			}
 			restore()
-			for _, op := range careWriteOps(s.ID, turn.ID) {
+			for _, op := range careWriteOps(s.ID, tr.ID) {
 				if err := op.write(ro); err != nil {
 					t.Fatalf("%s once writable again: %v", op.name, err)
 				}
@@ -316,19 +316,19 @@ func careWriteOps(sessionID, turnID string) []careWriteOp {
 		{"start turn", func(db *DB) error {
 			t, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: "more"})
 			if err == nil {
-				err = db.FinishTurn(ctx, t.ID, 0, agent.Result{OK: true})
+				err = db.FinishTurn(ctx, t.ID, 0, turn.Result{OK: true})
 			}
 			return err
 		}},
 		{"set setting", func(db *DB) error { return db.SetSetting(ctx, "theme", "dark") }},
 		{"save provider", func(db *DB) error { return db.SaveProvider(ctx, llm.Presets()[0]) }},
 		{"record approval", func(db *DB) error {
-			_, err := db.RecordApproval(ctx, Approval{TurnID: turnID, CallID: "c", Tool: "write_file", Args: json.RawMessage(`{}`), Guard: "side_effects", Answer: agent.Deny})
+			_, err := db.RecordApproval(ctx, Approval{TurnID: turnID, CallID: "c", Tool: "write_file", Args: json.RawMessage(`{}`), Guard: "side_effects", Answer: turn.Deny})
 			return err
 		}},
 		{"write events", func(db *DB) error {
 			l := db.NewEventLog(turnID, EventLogOptions{})
-			l.Emit(agent.Event{TurnID: turnID, Seq: 1000, Type: agent.EventToken, Data: json.RawMessage(`{}`)})
+			l.Emit(turn.Event{TurnID: turnID, Seq: 1000, Type: turn.EventToken, Data: json.RawMessage(`{}`)})
 			err := l.Close()
 			if err != nil {
 				l.mu.Lock()

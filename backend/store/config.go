@@ -11,9 +11,9 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Settings are the installation's preferences: a key and a JSON value.
@@ -198,7 +198,7 @@ func (db *DB) AddAttachment(ctx context.Context, a Attachment) (Attachment, erro
 		return a, err
 	}
 	if a.ID == "" {
-		a.ID = agent.NewID()
+		a.ID = turn.NewID()
 	}
 	if a.CreatedAt.IsZero() {
 		a.CreatedAt = time.Now().UTC()
@@ -274,7 +274,7 @@ type Approval struct {
 	Tool      string          `json:"tool"`
 	Args      json.RawMessage `json:"args"`
 	Guard     string          `json:"guard"`
-	Answer    agent.Answer    `json:"answer"`
+	Answer    turn.Answer     `json:"answer"`
 	At        time.Time       `json:"at"`
 }
 
@@ -282,7 +282,7 @@ type Approval struct {
 // filled in.
 func (db *DB) RecordApproval(ctx context.Context, a Approval) (Approval, error) {
 	switch a.Answer {
-	case agent.AllowOnce, agent.Always, agent.Deny:
+	case turn.AllowOnce, turn.Always, turn.Deny:
 	default:
 		return a, apperr.New(apperr.Invalid, "The answer %q is not one of allow_once, always or deny.", a.Answer)
 	}

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 func TestSettingsRoundTrip(t *testing.T) {
@@ -242,13 +242,13 @@ func TestAttachments(t *testing.T) {
 func TestApprovals(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "guarded")
-	turn, _ := storeTurn(t, db, s.ID, "write it", "done")
+	tr, _ := storeTurn(t, db, s.ID, "write it", "done")
 	other, _ := storeTurn(t, db, newSession(t, db, "other").ID, "x", "y")
 
-	answers := []agent.Answer{agent.AllowOnce, agent.Deny, agent.Always}
+	answers := []turn.Answer{turn.AllowOnce, turn.Deny, turn.Always}
 	var recorded []Approval
 	for i, ans := range answers {
-		a, err := db.RecordApproval(ctx, Approval{TurnID: turn.ID, CallID: "call-" + strconv.Itoa(i), Tool: "write_file", Args: json.RawMessage(`{"path":"a.txt"}`), Guard: "side_effects", Answer: ans})
+		a, err := db.RecordApproval(ctx, Approval{TurnID: tr.ID, CallID: "call-" + strconv.Itoa(i), Tool: "write_file", Args: json.RawMessage(`{"path":"a.txt"}`), Guard: "side_effects", Answer: ans})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -257,7 +257,7 @@ func TestApprovals(t *testing.T) {
 		}
 		recorded = append(recorded, a)
 	}
-	got, err := db.ListApprovals(ctx, turn.ID)
+	got, err := db.ListApprovals(ctx, tr.ID)
 	if err != nil || len(got) != len(answers) {
 		t.Fatalf("ListApprovals %+v %v", got, err)
 	}
@@ -272,12 +272,12 @@ func TestApprovals(t *testing.T) {
 		a    Approval
 		code apperr.Code
 	}{
-		{"unknown answer", Approval{TurnID: turn.ID, Tool: "t", Answer: "maybe"}, apperr.Invalid},
-		{"no tool", Approval{TurnID: turn.ID, Answer: agent.Deny}, apperr.Invalid},
-		{"no turn", Approval{Tool: "t", Answer: agent.Deny}, apperr.Invalid},
-		{"missing turn", Approval{TurnID: "nope", Tool: "t", Answer: agent.Deny}, apperr.NotFound},
-		{"turn of another session", Approval{SessionID: s.ID, TurnID: other.ID, Tool: "t", Answer: agent.Deny}, apperr.Invalid},
-		{"invalid args", Approval{TurnID: turn.ID, Tool: "t", Answer: agent.Deny, Args: json.RawMessage(`{`)}, apperr.Invalid},
+		{"unknown answer", Approval{TurnID: tr.ID, Tool: "t", Answer: "maybe"}, apperr.Invalid},
+		{"no tool", Approval{TurnID: tr.ID, Answer: turn.Deny}, apperr.Invalid},
+		{"no turn", Approval{Tool: "t", Answer: turn.Deny}, apperr.Invalid},
+		{"missing turn", Approval{TurnID: "nope", Tool: "t", Answer: turn.Deny}, apperr.NotFound},
+		{"turn of another session", Approval{SessionID: s.ID, TurnID: other.ID, Tool: "t", Answer: turn.Deny}, apperr.Invalid},
+		{"invalid args", Approval{TurnID: tr.ID, Tool: "t", Answer: turn.Deny, Args: json.RawMessage(`{`)}, apperr.Invalid},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -286,14 +286,14 @@ func TestApprovals(t *testing.T) {
 			}
 		})
 	}
-	if got, _ := db.ListApprovals(ctx, turn.ID); len(got) != len(answers) {
+	if got, _ := db.ListApprovals(ctx, tr.ID); len(got) != len(answers) {
 		t.Fatalf("refused approvals were stored: %+v", got)
 	}
 
 	if err := db.DeleteSession(ctx, s.ID); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := db.ListApprovals(ctx, turn.ID); len(got) != 0 {
+	if got, _ := db.ListApprovals(ctx, tr.ID); len(got) != 0 {
 		t.Fatalf("approvals outlived their session: %+v", got)
 	}
 }

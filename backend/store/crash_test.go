@@ -22,6 +22,9 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/plan"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // The crash test kills a process in the middle of a streaming turn and
@@ -137,7 +140,7 @@ func crashRecover(t *testing.T, path, turnID string, reports []crashProgress) ti
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.State != StateInterrupted || d.Termination.Kind != agent.TermInterrupted {
+	if d.State != StateInterrupted || d.Termination.Kind != turn.TermInterrupted {
 		t.Fatalf("turn state %s, termination %s; want interrupted", d.State, d.Termination.Kind)
 	}
 	stored := crashStoredEvents(t, db.reader, turnID)
@@ -150,7 +153,7 @@ func crashRecover(t *testing.T, path, turnID string, reports []crashProgress) ti
 // crashEvent is one row of the events table.
 type crashEvent struct {
 	seq  int64
-	typ  agent.EventType
+	typ  turn.EventType
 	text string // token text
 }
 
@@ -168,8 +171,8 @@ func crashStoredEvents(t *testing.T, q *sql.DB, turnID string) []crashEvent {
 		if err := rows.Scan(&e.seq, &e.typ, &data); err != nil {
 			t.Fatal(err)
 		}
-		if e.typ == agent.EventToken {
-			var td agent.TokenData
+		if e.typ == turn.EventToken {
+			var td turn.TokenData
 			if err := json.Unmarshal([]byte(data), &td); err != nil {
 				t.Fatalf("event %d: token data %q: %v", e.seq, data, err)
 			}
@@ -195,7 +198,7 @@ func crashCheckPrefix(t *testing.T, stored []crashEvent, finalText string, messa
 	}
 	last, thinkStarts := -1, 0
 	for i, e := range stored {
-		if e.typ == agent.EventThinkStart {
+		if e.typ == turn.EventThinkStart {
 			last = i
 			thinkStarts++
 		}
@@ -203,7 +206,7 @@ func crashCheckPrefix(t *testing.T, stored []crashEvent, finalText string, messa
 	var partial strings.Builder
 	tokens := 0
 	for _, e := range stored[last+1:] {
-		if e.typ == agent.EventToken {
+		if e.typ == turn.EventToken {
 			partial.WriteString(e.text)
 			tokens++
 		}
@@ -451,7 +454,7 @@ func runCrashChild(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "Write a long answer.", Workflow: "chat", Model: "m"})
+	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "Write a long answer.", Workflow: "chat", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -463,18 +466,18 @@ func runCrashChild(t *testing.T, path string) {
 	preamble := llmtest.Text(crashPreamble, 4)
 	srv.Enqueue(
 		llmtest.Reply{Chunks: llmtest.WithFinish(llmtest.Stream(preamble[:len(preamble)-1],
-			llmtest.ToolCallChunks(0, "call_1", agent.ToolUpdatePlan, `{"steps":[{"title":"Write the answer","status":"running"}]}`, 3)), "tool_calls")},
+			llmtest.ToolCallChunks(0, "call_1", plan.Name, `{"steps":[{"title":"Write the answer","status":"running"}]}`, 3)), "tool_calls")},
 		llmtest.Reply{Chunks: llmtest.Tokens(crashTokens), Delay: crashTokenDelay},
 	)
-	a := &agent.Agent{Name: "assistant", Client: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1}), Model: "m", Plan: true}
+	a := &agent.Agent{Name: "assistant", Client: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1}), Model: "m", Tools: mustTools(t, plan.New())}
 
 	rec := &crashRecorder{}
-	log := db.NewEventLog(turn.ID, EventLogOptions{})
+	log := db.NewEventLog(tr.ID, EventLogOptions{})
 	// The recorder comes after the log: an event is recorded once the log has it.
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: s.ID, TurnID: turn.ID, Sinks: []agent.Sink{log, rec}})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log, rec}})
 	go rec.report(crashTick)
-	res := agent.RunTurn(ctx, em, func(ctx context.Context) agent.Result {
-		return a.Run(ctx, em, agent.Input{User: turn.UserMessage})
+	res := turn.RunTurn(ctx, em, func(ctx context.Context) turn.Result {
+		return a.Run(ctx, em, agent.Input{User: tr.UserMessage})
 	})
 	_ = log.Close()
 	fmt.Fprintf(os.Stdout, "finished %s\n", res.Outcome)
@@ -491,11 +494,11 @@ type crashRecorder struct {
 	started bool
 }
 
-func (r *crashRecorder) Emit(e agent.Event) error {
+func (r *crashRecorder) Emit(e turn.Event) error {
 	now := time.Now()
 	r.mu.Lock()
 	r.seq, r.at = e.Seq, now
-	first := !r.started && e.Type == agent.EventToken && string(e.Data) == `{"text":"tok0 "}`
+	first := !r.started && e.Type == turn.EventToken && string(e.Data) == `{"text":"tok0 "}`
 	r.started = r.started || first
 	r.mu.Unlock()
 	if first {
@@ -517,4 +520,14 @@ func (r *crashRecorder) report(every time.Duration) {
 			fmt.Fprintf(os.Stdout, "seq %d at %d now %d\n", seq, at.UnixNano(), time.Now().UnixNano())
 		}
 	}
+}
+
+// mustTools is a tool set of tools.
+func mustTools(t *testing.T, tools ...tool.Tool) *tool.Set {
+	t.Helper()
+	ts, err := tool.NewSet(tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ts
 }

@@ -13,11 +13,11 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 var bg = context.Background()
@@ -153,11 +153,11 @@ func damageIsNamedWhereItIsFirstMet(t *testing.T, h storetest.History, fresh fun
 			if !slices.Equal(before, storetest.Files(t, path)) {
 				t.Fatal("a refused turn changed the file")
 			}
-			turn, err := db.StartTurn(bg, store.Turn{SessionID: intact, UserMessage: "more"}, store.StartOptions{Force: true})
+			tr, err := db.StartTurn(bg, store.Turn{SessionID: intact, UserMessage: "more"}, store.StartOptions{Force: true})
 			if err != nil {
 				t.Fatalf("StartTurn with Force: %v", err)
 			}
-			if got, err := db.GetTurn(bg, turn.ID, false); err != nil || got.UserMessage != "more" {
+			if got, err := db.GetTurn(bg, tr.ID, false); err != nil || got.UserMessage != "more" {
 				t.Fatalf("the forced turn: %+v %v", got.Turn, err)
 			}
 		})
@@ -584,11 +584,11 @@ func TestSalvageStepsOverAnInteriorPageAndABrokenRow(t *testing.T) {
 	h := storetest.BuildHistory(t, db, 100, 2)
 	// One answer long enough to spill over several overflow pages.
 	long := strings.Repeat("A very long answer, line after line. ", 600)
-	turn, err := db.StartTurn(bg, store.Turn{SessionID: h.Sessions[0].ID, UserMessage: "Say a lot"})
+	tr, err := db.StartTurn(bg, store.Turn{SessionID: h.Sessions[0].ID, UserMessage: "Say a lot"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishTurn(bg, turn.ID, 0, agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, FinalText: "long",
+	if err := db.FinishTurn(bg, tr.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "long",
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Say a lot"}, {Role: llm.RoleAssistant, Content: long}}}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 func TestIsDiskFull(t *testing.T) {
@@ -44,11 +44,11 @@ func TestIsDiskFull(t *testing.T) {
 func TestEventLogOnAFullDisk(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "full")
-	turn, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "fill it"})
+	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "fill it"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := db.NewEventLog(turn.ID, EventLogOptions{FlushEvery: 1 << 40}) // flushed by hand only
+	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: 1 << 40}) // flushed by hand only
 	var told atomic.Int32
 	log.OnFull(func(err error) {
 		if !IsDiskFull(err) {
@@ -56,10 +56,10 @@ func TestEventLogOnAFullDisk(t *testing.T) {
 		}
 		told.Add(1)
 	})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: s.ID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	em.Emit(agent.Draft{Type: agent.EventThinkStart}) // a checkpoint: written at once
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart}) // a checkpoint: written at once
 	stored := "The first words fit. "
-	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: stored}})
+	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: stored}})
 	if err := log.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestEventLogOnAFullDisk(t *testing.T) {
 	for i := range 3 {
 		piece := strings.Repeat("more words ", 20_000) + strconv.Itoa(i) + " " // 220 KB: more than the file's free pages
 		rest.WriteString(piece)
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: piece}})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: piece}})
 		if err := log.Flush(); !IsDiskFull(err) {
 			t.Fatalf("flush %d on a full disk: %v", i, err)
 		}
@@ -97,15 +97,15 @@ func TestEventLogOnAFullDisk(t *testing.T) {
 func TestEventLogAnswerIsTheCallUnderWay(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "calls")
-	turn, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "two calls"})
-	log := db.NewEventLog(turn.ID, EventLogOptions{FlushEvery: 1 << 40})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: s.ID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	em.Emit(agent.Draft{Type: agent.EventThinkStart})
-	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "first call"}})
+	tr, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "two calls"})
+	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: 1 << 40})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart})
+	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "first call"}})
 	log.Flush()
 	careExec(t, db.writer, `PRAGMA max_page_count = `+strconv.Itoa(pageCount(t, db)))
-	em.Emit(agent.Draft{Type: agent.EventThinkStart}) // fails: kept
-	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: strings.Repeat("second ", 30_000)}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart}) // fails: kept
+	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: strings.Repeat("second ", 30_000)}})
 	log.Flush()
 	stored, emitted, err := log.Answer(ctx)
 	if err != nil || stored != "" || emitted != strings.Repeat("second ", 30_000) {
@@ -156,14 +156,14 @@ func TestReserve(t *testing.T) {
 func TestWriteAheadLogStaysSmall(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "long")
-	turn, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "a long answer"})
-	log := db.NewEventLog(turn.ID, EventLogOptions{FlushEvery: 1 << 40})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: s.ID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	tr, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "a long answer"})
+	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: 1 << 40})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart})
 	var peak int64
 	for batch := range 400 { // about 10 MB of events, in 50 ms batches of a fast stream
 		for i := range 100 {
-			em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "token " + strconv.Itoa(batch*100+i) + " "}})
+			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "token " + strconv.Itoa(batch*100+i) + " "}})
 		}
 		if err := log.Flush(); err != nil {
 			t.Fatal(err)

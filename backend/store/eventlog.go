@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // EventLog is the store's event sink for one turn. Events are buffered and
@@ -30,7 +30,7 @@ type EventLog struct {
 	log        *slog.Logger
 
 	mu      sync.Mutex
-	buf     []agent.Event
+	buf     []turn.Event
 	timer   *time.Timer
 	lastErr error
 	closed  bool
@@ -58,8 +58,8 @@ func (db *DB) NewEventLog(turnID string, opts EventLogOptions) *EventLog {
 	return &EventLog{db: db, turnID: turnID, flushEvery: opts.FlushEvery, log: opts.Logger, heartbeat: time.Now()}
 }
 
-// Emit implements agent.Sink.
-func (l *EventLog) Emit(e agent.Event) error {
+// Emit implements turn.Sink.
+func (l *EventLog) Emit(e turn.Event) error {
 	l.mu.Lock()
 	l.buf = append(l.buf, e)
 	if !e.Checkpoint {
@@ -156,12 +156,12 @@ func (l *EventLog) Answer(ctx context.Context) (stored, emitted string, err erro
 	b.WriteString(stored)
 	for _, e := range l.buf {
 		switch e.Type {
-		case agent.EventThinkStart:
+		case turn.EventThinkStart:
 			// The stored tokens, if any, belonged to an earlier call.
 			b.Reset()
 			stored = ""
-		case agent.EventToken:
-			var d agent.TokenData
+		case turn.EventToken:
+			var d turn.TokenData
 			_ = json.Unmarshal(e.Data, &d)
 			b.WriteString(d.Text)
 		}
@@ -169,7 +169,7 @@ func (l *EventLog) Answer(ctx context.Context) (stored, emitted string, err erro
 	return stored, b.String(), nil
 }
 
-func (l *EventLog) write(batch []agent.Event) error {
+func (l *EventLog) write(batch []turn.Event) error {
 	ctx := context.Background()
 	tx, err := l.db.writer.BeginTx(ctx, nil)
 	if err != nil {
@@ -198,7 +198,7 @@ const eventsPerInsert = 64
 
 const eventColumns = `INSERT OR IGNORE INTO events (turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES `
 
-func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []agent.Event) error {
+func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.Event) error {
 	var full *sql.Stmt
 	args := make([]any, 0, eventsPerInsert*10)
 	for len(batch) > 0 {

@@ -11,10 +11,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // ExportFormat is the kind of file Export writes.
@@ -153,13 +153,13 @@ type (
 		StartedAt   time.Time       `json:"started_at"`
 		CompletedAt *time.Time      `json:"completed_at"`
 		FinalText   string          `json:"final_text"`
-		Outcome     agent.Outcome   `json:"outcome"`
+		Outcome     turn.Outcome    `json:"outcome"`
 		Termination json.RawMessage `json:"termination"`
 		Result      json.RawMessage `json:"result"`
 		// Run is how the turn was run (limits, workflow); version 2.
 		Run        json.RawMessage   `json:"run,omitempty"`
 		Messages   []llm.Message     `json:"messages"`
-		Events     []agent.Event     `json:"events"`
+		Events     []turn.Event      `json:"events"`
 		Stages     []exportStage     `json:"stages"`
 		ModelCalls []exportModelCall `json:"model_calls"`
 		ToolCalls  []exportToolCall  `json:"tool_calls"`
@@ -170,7 +170,7 @@ type (
 		Name        string          `json:"name"`
 		Agent       string          `json:"agent"`
 		Phase       string          `json:"phase"`
-		Outcome     agent.Outcome   `json:"outcome"`
+		Outcome     turn.Outcome    `json:"outcome"`
 		Termination json.RawMessage `json:"termination"`
 		Diagnostics json.RawMessage `json:"diagnostics"`
 		Response    json.RawMessage `json:"response"`
@@ -302,7 +302,7 @@ func (l *exportLoader) turns() error {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		t := exportTurn{Messages: []llm.Message{}, Events: []agent.Event{}, Stages: []exportStage{}, ModelCalls: []exportModelCall{}, ToolCalls: []exportToolCall{}}
+		t := exportTurn{Messages: []llm.Message{}, Events: []turn.Event{}, Stages: []exportStage{}, ModelCalls: []exportModelCall{}, ToolCalls: []exportToolCall{}}
 		var started, term, result, run string
 		var completed sql.NullString
 		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run); err != nil {
@@ -443,7 +443,7 @@ func (l *exportLoader) events(set eventSet) error {
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var e agent.Event
+		var e turn.Event
 		var at, data string
 		if err := rows.Scan(&e.TurnID, &e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data); err != nil {
 			return err
@@ -503,15 +503,15 @@ func rawJSON(s, def string) json.RawMessage {
 
 // plan returns the turn's checklist: from its result, or for a turn that
 // never finished (the result has none), from its events as livePlan does.
-func (t *exportTurn) plan() []agent.PlanStep {
+func (t *exportTurn) plan() []turn.PlanStep {
 	var res struct {
-		PlanSteps []agent.PlanStep `json:"plan_steps"`
+		PlanSteps []turn.PlanStep `json:"plan_steps"`
 	}
 	_ = json.Unmarshal(t.Result, &res)
 	if res.PlanSteps != nil {
 		return res.PlanSteps
 	}
-	var steps []agent.PlanStep
+	var steps []turn.PlanStep
 	for _, e := range t.Events {
 		applyPlanEvent(&steps, e.Type, e.Data)
 	}
@@ -532,14 +532,14 @@ func (t *exportTurn) errorText() string {
 func (t *exportTurn) partialText() string {
 	start := 0
 	for i, e := range t.Events {
-		if e.Type == agent.EventThinkStart {
+		if e.Type == turn.EventThinkStart {
 			start = i + 1
 		}
 	}
 	var b strings.Builder
 	for _, e := range t.Events[start:] {
-		if e.Type == agent.EventToken {
-			var d agent.TokenData
+		if e.Type == turn.EventToken {
+			var d turn.TokenData
 			_ = json.Unmarshal(e.Data, &d)
 			b.WriteString(d.Text)
 		}

@@ -10,8 +10,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // mdMaxToolResult is how much of a tool's result the transcript shows, in
@@ -147,7 +147,7 @@ func mdConversation(b *strings.Builder, t *exportTurn) {
 // mdEndingNotes name a limit the turn stopped at, and what its final text
 // is when it is not a clean answer (a draft the critic did not pass).
 func mdEndingNotes(t *exportTurn) []string {
-	var term agent.Termination
+	var term turn.Termination
 	_ = json.Unmarshal(t.Termination, &term)
 	var res struct {
 		FinalNote string `json:"final_note"`
@@ -238,7 +238,7 @@ func mdToolCall(b *strings.Builder, tc llm.ToolCall, diag exportToolCall, res ll
 	}
 }
 
-func mdPlan(b *strings.Builder, steps []agent.PlanStep) {
+func mdPlan(b *strings.Builder, steps []turn.PlanStep) {
 	if len(steps) == 0 {
 		return
 	}
@@ -257,12 +257,12 @@ func mdPlan(b *strings.Builder, steps []agent.PlanStep) {
 	b.WriteString("\n")
 }
 
-func mdCharts(b *strings.Builder, events []agent.Event) {
+func mdCharts(b *strings.Builder, events []turn.Event) {
 	for _, e := range events {
-		if e.Type != agent.EventChart {
+		if e.Type != turn.EventChart {
 			continue
 		}
-		var c agent.ChartData
+		var c turn.ChartData
 		_ = json.Unmarshal(e.Data, &c)
 		if c.Title != "" {
 			fmt.Fprintf(b, "#### Chart: %s\n\n", mdEscape(c.Title))
@@ -286,8 +286,8 @@ func mdStages(b *strings.Builder, stages []exportStage) {
 	b.WriteString("| Stage | Agent | Outcome | Termination | Tokens in/out | Duration |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range stages {
-		var term agent.Termination
-		var diag agent.StageDiagnostics
+		var term turn.Termination
+		var diag turn.StageDiagnostics
 		_ = json.Unmarshal(s.Termination, &term)
 		_ = json.Unmarshal(s.Diagnostics, &diag)
 		tokens := fmt.Sprintf("%d / %d", diag.Usage.InputTokens, diag.Usage.OutputTokens)
@@ -300,7 +300,7 @@ func mdStages(b *strings.Builder, stages []exportStage) {
 	b.WriteString("\n")
 }
 
-func termText(t agent.Termination) string {
+func termText(t turn.Termination) string {
 	if t.Kind == "" {
 		return ""
 	}

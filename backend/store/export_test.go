@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // -update rewrites the golden files. Another test file of the package may
@@ -318,8 +318,8 @@ func TestExportHoldsNoSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	turn, _ := storeTurn(t, db, s.ID, "hello", "hi")
-	if err := db.Captures(turn.ID).PutCapture(ctx, &llm.Capture{Key: "cap-1", Model: "m", Request: json.RawMessage(`{"model":"m"}`)}); err != nil {
+	tr, _ := storeTurn(t, db, s.ID, "hello", "hi")
+	if err := db.Captures(tr.ID).PutCapture(ctx, &llm.Capture{Key: "cap-1", Model: "m", Request: json.RawMessage(`{"model":"m"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []ExportFormat{ExportJSON, ExportMarkdown, ExportJSONL} {
@@ -353,17 +353,17 @@ func exportFixture() exportDoc {
 		return b
 	}
 	seqs := map[string]int64{}
-	ev := func(turn, stage string, sec int, typ agent.EventType, data any) agent.Event {
-		seqs[turn]++
+	ev := func(tr, stage string, sec int, typ turn.EventType, data any) turn.Event {
+		seqs[tr]++
 		if data == nil {
 			data = json.RawMessage(`{}`)
 		}
-		return agent.Event{ID: fmt.Sprintf("%s-e%d", turn, seqs[turn]), SessionID: "sess-fixture", TurnID: turn, StageID: stage, Seq: seqs[turn],
-			At: agent.Time{Time: at(sec)}, Type: typ, Phase: agent.PhaseOf(typ), Checkpoint: agent.IsCheckpoint(typ), Data: raw(data)}
+		return turn.Event{ID: fmt.Sprintf("%s-e%d", tr, seqs[tr]), SessionID: "sess-fixture", TurnID: tr, StageID: stage, Seq: seqs[tr],
+			At: turn.Time{Time: at(sec)}, Type: typ, Phase: turn.PhaseOf(typ), Checkpoint: turn.IsCheckpoint(typ), Data: raw(data)}
 	}
-	stage := func(id, name, ag string, out agent.Outcome, term agent.Termination, in, outTok int, ms int64) exportStage {
+	stage := func(id, name, ag string, out turn.Outcome, term turn.Termination, in, outTok int, ms int64) exportStage {
 		return exportStage{ID: id, Name: name, Agent: ag, Phase: "", Outcome: out, Termination: raw(term), Response: json.RawMessage(`null`),
-			Diagnostics: raw(agent.StageDiagnostics{DurationMS: ms, Usage: llm.Usage{InputTokens: in, OutputTokens: outTok, TotalTokens: in + outTok}})}
+			Diagnostics: raw(turn.StageDiagnostics{DurationMS: ms, Usage: llm.Usage{InputTokens: in, OutputTokens: outTok, TotalTokens: in + outTok}})}
 	}
 	var rows strings.Builder
 	for i := range 250 {
@@ -371,84 +371,84 @@ func exportFixture() exportDoc {
 	}
 	longResult := "month,sales\n```\n" + rows.String()
 	chart := json.RawMessage(`{"$schema":"https://vega.github.io/schema/vega-lite/v5.json","mark":"bar","encoding":{"x":{"field":"month"},"y":{"field":"sales","type":"quantitative"}}}`)
-	plan := []agent.PlanStep{{Title: "Read the data", Status: "done"}, {Title: "Draw a chart", Status: "running"}}
+	plan := []turn.PlanStep{{Title: "Read the data", Status: "done"}, {Title: "Draw a chart", Status: "running"}}
 
 	t1 := exportTurn{ID: "turn-1", Seq: 1, UserMessage: "What were sales by month? Use `sales.csv`.", State: StateCompleted, Workflow: "chat", Model: "m",
-		StartedAt: at(0), CompletedAt: ptr(at(5)), FinalText: "Sales peaked in **March**.", Outcome: agent.OutcomeSucceeded,
-		Termination: raw(agent.Termination{Kind: agent.TermNaturalCompletion}),
-		Result:      raw(agent.TurnCompletedData{Result: agent.Result{OK: true, FinalText: "Sales peaked in **March**.", PlanSteps: plan, Outcome: agent.OutcomeSucceeded}}),
+		StartedAt: at(0), CompletedAt: ptr(at(5)), FinalText: "Sales peaked in **March**.", Outcome: turn.OutcomeSucceeded,
+		Termination: raw(turn.Termination{Kind: turn.TermNaturalCompletion}),
+		Result:      raw(turn.TurnCompletedData{Result: turn.Result{OK: true, FinalText: "Sales peaked in **March**.", PlanSteps: plan, Outcome: turn.OutcomeSucceeded}}),
 		Messages: []llm.Message{
 			{Role: llm.RoleUser, Content: "What were sales by month? Use `sales.csv`."},
 			{Role: llm.RoleAssistant, Content: "Let me read the file.", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"sales.csv"}`}}},
 			{Role: llm.RoleTool, ToolCallID: "call_1", Name: "read_file", Content: longResult},
 			{Role: llm.RoleAssistant, Content: "Sales peaked in **March**.\n\n```python\nprint(max(sales))\n```"},
 		},
-		Stages: []exportStage{stage("turn-1", "chat", "assistant", agent.OutcomeSucceeded, agent.Termination{Kind: agent.TermNaturalCompletion}, 800, 120, 850)},
+		Stages: []exportStage{stage("turn-1", "chat", "assistant", turn.OutcomeSucceeded, turn.Termination{Kind: turn.TermNaturalCompletion}, 800, 120, 850)},
 		ModelCalls: []exportModelCall{{StageID: "turn-1", Idx: 0, Model: "m", StartedAt: at(1), DurationMS: 400, TTFTMS: 90, InputTokens: 400, OutputTokens: 60, OK: true},
 			{StageID: "turn-1", Idx: 1, Model: "m", StartedAt: at(3), DurationMS: 450, TTFTMS: 80, InputTokens: 400, OutputTokens: 60, OK: true}},
 		ToolCalls: []exportToolCall{{StageID: "turn-1", CallID: "call_1", Name: "read_file", Arguments: `{"path":"sales.csv"}`, ResultSize: len(longResult), StartedAt: at(2), DurationMS: 12, OK: true}},
 		Approvals: []exportApproval{{CallID: "call_1", Tool: "read_file", Args: `{"path":"sales.csv"}`, Guard: "workspace", Answer: "allow", At: at(2)}},
 	}
-	t1.Events = []agent.Event{
-		ev("turn-1", "turn-1", 1, agent.EventPlanGenerated, agent.PlanData{Steps: plan}),
-		ev("turn-1", "turn-1", 1, agent.EventThinkStart, nil),
-		ev("turn-1", "turn-1", 1, agent.EventToken, agent.TokenData{Text: "Let me read the file."}),
-		ev("turn-1", "turn-1", 2, agent.EventThinkEnd, agent.ThinkEndData{PromptTokens: 400, CompletionTokens: 60}),
-		ev("turn-1", "turn-1", 2, agent.EventToolCall, agent.ToolCallData{CallID: "call_1", Name: "read_file", Args: json.RawMessage(`{"path":"sales.csv"}`)}),
+	t1.Events = []turn.Event{
+		ev("turn-1", "turn-1", 1, turn.EventPlanGenerated, turn.PlanData{Steps: plan}),
+		ev("turn-1", "turn-1", 1, turn.EventThinkStart, nil),
+		ev("turn-1", "turn-1", 1, turn.EventToken, turn.TokenData{Text: "Let me read the file."}),
+		ev("turn-1", "turn-1", 2, turn.EventThinkEnd, turn.ThinkEndData{PromptTokens: 400, CompletionTokens: 60}),
+		ev("turn-1", "turn-1", 2, turn.EventToolCall, turn.ToolCallData{CallID: "call_1", Name: "read_file", Args: json.RawMessage(`{"path":"sales.csv"}`)}),
 	}
-	res := ev("turn-1", "turn-1", 2, agent.EventToolResult, agent.ToolResultData{CallID: "call_1", Name: "read_file", Output: longResult, DurationMS: 12})
+	res := ev("turn-1", "turn-1", 2, turn.EventToolResult, turn.ToolResultData{CallID: "call_1", Name: "read_file", Output: longResult, DurationMS: 12})
 	res.ParentID = t1.Events[4].ID
 	t1.Events = append(t1.Events, res,
-		ev("turn-1", "turn-1", 3, agent.EventChart, agent.ChartData{Spec: chart, Title: "Sales by month"}),
-		ev("turn-1", "turn-1", 4, agent.EventFinalAnswer, agent.FinalAnswerData{Text: "Sales peaked in **March**."}),
-		ev("turn-1", "", 5, agent.EventTurnCompleted, json.RawMessage(t1.Result)),
+		ev("turn-1", "turn-1", 3, turn.EventChart, turn.ChartData{Spec: chart, Title: "Sales by month"}),
+		ev("turn-1", "turn-1", 4, turn.EventFinalAnswer, turn.FinalAnswerData{Text: "Sales peaked in **March**."}),
+		ev("turn-1", "", 5, turn.EventTurnCompleted, json.RawMessage(t1.Result)),
 	)
 
 	t2 := exportTurn{ID: "turn-2", Seq: 2, UserMessage: "Write a long report", State: StateCancelled, Workflow: "research", Model: "m",
-		StartedAt: at(60), CompletedAt: ptr(at(70)), FinalText: "Here is the start:", Outcome: agent.OutcomeCancelled,
-		Termination: raw(agent.Termination{Kind: agent.TermCancelled}),
-		Result:      raw(agent.TurnCompletedData{Result: agent.Result{Cancelled: true, FinalText: "Here is the start:", Outcome: agent.OutcomeCancelled}}),
+		StartedAt: at(60), CompletedAt: ptr(at(70)), FinalText: "Here is the start:", Outcome: turn.OutcomeCancelled,
+		Termination: raw(turn.Termination{Kind: turn.TermCancelled}),
+		Result:      raw(turn.TurnCompletedData{Result: turn.Result{Cancelled: true, FinalText: "Here is the start:", Outcome: turn.OutcomeCancelled}}),
 		Messages: []llm.Message{
 			{Role: llm.RoleUser, Content: "Write a long report"},
 			{Role: llm.RoleAssistant, Content: "Here is the start:\n\n```go\nfunc main() {"},
 		},
 		Stages: []exportStage{
-			stage("stage-2a", "research", "researcher", agent.OutcomeSucceeded, agent.Termination{Kind: agent.TermMaxIterations, Limit: 5, Used: 5}, 1200, 300, 2500),
-			stage("stage-2b", "writer", "writer", agent.OutcomeCancelled, agent.Termination{Kind: agent.TermCancelled}, 500, 40, 300),
+			stage("stage-2a", "research", "researcher", turn.OutcomeSucceeded, turn.Termination{Kind: turn.TermMaxIterations, Limit: 5, Used: 5}, 1200, 300, 2500),
+			stage("stage-2b", "writer", "writer", turn.OutcomeCancelled, turn.Termination{Kind: turn.TermCancelled}, 500, 40, 300),
 		},
 		ModelCalls: []exportModelCall{{StageID: "stage-2a", Idx: 0, Model: "m", StartedAt: at(61), DurationMS: 2500, InputTokens: 1200, OutputTokens: 300, OK: true}},
 		ToolCalls:  []exportToolCall{},
 	}
-	t2.Events = []agent.Event{
-		ev("turn-2", "stage-2a", 60, agent.EventStageStart, nil),
-		ev("turn-2", "stage-2a", 63, agent.EventStageEnd, nil),
-		ev("turn-2", "stage-2b", 63, agent.EventStageStart, nil),
-		ev("turn-2", "stage-2b", 70, agent.EventCancelled, agent.CancelledData{PartialText: "Here is the start:"}),
-		ev("turn-2", "", 70, agent.EventTurnCompleted, json.RawMessage(t2.Result)),
+	t2.Events = []turn.Event{
+		ev("turn-2", "stage-2a", 60, turn.EventStageStart, nil),
+		ev("turn-2", "stage-2a", 63, turn.EventStageEnd, nil),
+		ev("turn-2", "stage-2b", 63, turn.EventStageStart, nil),
+		ev("turn-2", "stage-2b", 70, turn.EventCancelled, turn.CancelledData{PartialText: "Here is the start:"}),
+		ev("turn-2", "", 70, turn.EventTurnCompleted, json.RawMessage(t2.Result)),
 	}
 
 	t3 := exportTurn{ID: "turn-3", Seq: 3, UserMessage: "Summarise <pre> blocks", State: StateFailed, Workflow: "chat", Model: "m",
-		StartedAt: at(120), CompletedAt: ptr(at(121)), Outcome: agent.OutcomeFailed,
-		Termination: raw(agent.Termination{Kind: agent.TermFailed, Error: "the model server did not answer | try again"}),
-		Result:      raw(agent.TurnCompletedData{Result: agent.Result{Error: "the model server did not answer | try again", Outcome: agent.OutcomeFailed}}),
+		StartedAt: at(120), CompletedAt: ptr(at(121)), Outcome: turn.OutcomeFailed,
+		Termination: raw(turn.Termination{Kind: turn.TermFailed, Error: "the model server did not answer | try again"}),
+		Result:      raw(turn.TurnCompletedData{Result: turn.Result{Error: "the model server did not answer | try again", Outcome: turn.OutcomeFailed}}),
 		Messages:    []llm.Message{{Role: llm.RoleUser, Content: "Summarise <pre> blocks"}},
-		Stages:      []exportStage{stage("turn-3", "chat", "assistant", agent.OutcomeFailed, agent.Termination{Kind: agent.TermFailed, Error: "the model server did not answer | try again"}, 0, 0, 0)},
+		Stages:      []exportStage{stage("turn-3", "chat", "assistant", turn.OutcomeFailed, turn.Termination{Kind: turn.TermFailed, Error: "the model server did not answer | try again"}, 0, 0, 0)},
 		ModelCalls:  []exportModelCall{{StageID: "turn-3", Model: "m", StartedAt: at(120), DurationMS: 1000, Error: "connection refused"}},
 		ToolCalls:   []exportToolCall{},
 	}
-	t3.Events = []agent.Event{
-		ev("turn-3", "", 121, agent.EventError, agent.ErrorData{Source: "llm", Message: "the model server did not answer | try again"}),
-		ev("turn-3", "", 121, agent.EventTurnCompleted, json.RawMessage(t3.Result)),
+	t3.Events = []turn.Event{
+		ev("turn-3", "", 121, turn.EventError, turn.ErrorData{Source: "llm", Message: "the model server did not answer | try again"}),
+		ev("turn-3", "", 121, turn.EventTurnCompleted, json.RawMessage(t3.Result)),
 	}
 
 	t4 := exportTurn{ID: "turn-4", Seq: 4, UserMessage: "And the forecast?", State: StateRunning, Workflow: "chat", Model: "m",
 		StartedAt: at(180), Termination: json.RawMessage(`{}`), Result: json.RawMessage(`{}`),
 		Messages: []llm.Message{}, Stages: []exportStage{}, ModelCalls: []exportModelCall{}, ToolCalls: []exportToolCall{}}
-	t4.Events = []agent.Event{
-		ev("turn-4", "", 180, agent.EventPlanGenerated, agent.PlanData{Steps: []agent.PlanStep{{Title: "Fit a trend", Status: "running"}}}),
-		ev("turn-4", "", 181, agent.EventThinkStart, nil),
-		ev("turn-4", "", 181, agent.EventToken, agent.TokenData{Text: "Partial answer "}),
-		ev("turn-4", "", 182, agent.EventToken, agent.TokenData{Text: "so far"}),
+	t4.Events = []turn.Event{
+		ev("turn-4", "", 180, turn.EventPlanGenerated, turn.PlanData{Steps: []turn.PlanStep{{Title: "Fit a trend", Status: "running"}}}),
+		ev("turn-4", "", 181, turn.EventThinkStart, nil),
+		ev("turn-4", "", 181, turn.EventToken, turn.TokenData{Text: "Partial answer "}),
+		ev("turn-4", "", 182, turn.EventToken, turn.TokenData{Text: "so far"}),
 	}
 
 	return exportDoc{Format: exportFormatName, Version: ExportVersion, ExportedAt: at(200), AppVersion: "test",

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 var ctx = context.Background()
@@ -25,35 +25,35 @@ func newSession(t *testing.T, db *DB, title string) Session {
 
 // storeTurn runs a fake turn through the real write path: StartTurn, the
 // event log, FinishTurn.
-func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []agent.Event) {
+func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []turn.Event) {
 	t.Helper()
-	turn, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: user, Workflow: "chat", Model: "m"})
+	tr, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: user, Workflow: "chat", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := db.NewEventLog(turn.ID, EventLogOptions{})
-	var events []agent.Event
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sessionID, TurnID: turn.ID, Sinks: []agent.Sink{log, agent.SinkFunc(func(e agent.Event) error {
+	log := db.NewEventLog(tr.ID, EventLogOptions{})
+	var events []turn.Event
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log, turn.SinkFunc(func(e turn.Event) error {
 		events = append(events, e)
 		return nil
 	})}})
-	res := agent.RunTurn(ctx, em, func(context.Context) agent.Result {
-		em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
+		em.Emit(turn.Draft{Type: turn.EventThinkStart})
 		for _, w := range strings.SplitAfter(answer, " ") {
-			em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
 		}
-		em.Emit(agent.Draft{Type: agent.EventThinkEnd})
-		return agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, Termination: agent.Termination{Kind: agent.TermNaturalCompletion}, FinalText: answer,
+		em.Emit(turn.Draft{Type: turn.EventThinkEnd})
+		return turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}, FinalText: answer,
 			Messages:  []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}},
-			PlanSteps: []agent.PlanStep{{Title: "answer", Status: "done"}}}
+			PlanSteps: []turn.PlanStep{{Title: "answer", Status: "done"}}}
 	})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishTurn(ctx, turn.ID, 0, res); err != nil {
+	if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
 		t.Fatal(err)
 	}
-	return turn, events
+	return tr, events
 }
 
 func TestSessionLifecycle(t *testing.T) {
@@ -85,12 +85,12 @@ func TestSessionLifecycle(t *testing.T) {
 func TestTurnRoundTrip(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "t")
-	turn, events := storeTurn(t, db, s.ID, "What is WAL?", "Write-ahead logging keeps readers and a writer apart.")
-	d, err := db.GetTurn(ctx, turn.ID, true)
+	tr, events := storeTurn(t, db, s.ID, "What is WAL?", "Write-ahead logging keeps readers and a writer apart.")
+	d, err := db.GetTurn(ctx, tr.ID, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.State != StateCompleted || d.FinalText == "" || d.Seq != 1 || d.Outcome != agent.OutcomeSucceeded {
+	if d.State != StateCompleted || d.FinalText == "" || d.Seq != 1 || d.Outcome != turn.OutcomeSucceeded {
 		t.Fatalf("turn %+v", d.Turn)
 	}
 	if len(d.Messages) != 2 || d.Messages[0].Content != "What is WAL?" || d.Messages[1].Role != llm.RoleAssistant {
@@ -106,10 +106,10 @@ func TestTurnRoundTrip(t *testing.T) {
 			t.Fatalf("event %d differs:\n%s\n%s", i, a, b)
 		}
 	}
-	if len(d.Stages) != 1 || d.Stages[0].Outcome != agent.OutcomeSucceeded || len(d.Plan) != 1 {
+	if len(d.Stages) != 1 || d.Stages[0].Outcome != turn.OutcomeSucceeded || len(d.Plan) != 1 {
 		t.Fatalf("stages %+v plan %+v", d.Stages, d.Plan)
 	}
-	after, _ := db.EventsAfter(ctx, turn.ID, 3, 2)
+	after, _ := db.EventsAfter(ctx, tr.ID, 3, 2)
 	if len(after) != 2 || after[0].Seq != 4 {
 		t.Fatalf("EventsAfter %+v", after)
 	}
@@ -132,25 +132,25 @@ func TestOneRunningTurnPerSession(t *testing.T) {
 
 func TestTurnStates(t *testing.T) {
 	tests := []struct {
-		res  agent.Result
+		res  turn.Result
 		want TurnState
 	}{
-		{agent.Result{OK: true}, StateCompleted},
-		{agent.Result{Cancelled: true, FinalText: "half"}, StateCancelled},
-		{agent.Result{Error: "boom"}, StateFailed},
+		{turn.Result{OK: true}, StateCompleted},
+		{turn.Result{Cancelled: true, FinalText: "half"}, StateCancelled},
+		{turn.Result{Error: "boom"}, StateFailed},
 	}
 	db := mustOpen(t)
 	for _, tt := range tests {
 		t.Run(string(tt.want), func(t *testing.T) {
 			s := newSession(t, db, "s")
-			turn, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "x"})
+			tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "x"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := db.FinishTurn(ctx, turn.ID, 0, tt.res); err != nil {
+			if err := db.FinishTurn(ctx, tr.ID, 0, tt.res); err != nil {
 				t.Fatal(err)
 			}
-			d, _ := db.GetTurn(ctx, turn.ID, false)
+			d, _ := db.GetTurn(ctx, tr.ID, false)
 			if d.State != tt.want || d.FinalText != tt.res.FinalText {
 				t.Fatalf("state %s final %q", d.State, d.FinalText)
 			}
@@ -195,15 +195,15 @@ func TestRecoverInterruptedOnlyForDeadOwners(t *testing.T) {
 		if o == dead {
 			s2 = s
 		}
-		turn, err := other.StartTurn(ctx, Turn{SessionID: s2.ID, UserMessage: "tell me"})
+		tr, err := other.StartTurn(ctx, Turn{SessionID: s2.ID, UserMessage: "tell me"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		log := other.NewEventLog(turn.ID, EventLogOptions{})
-		em := agent.NewEmitter(agent.EmitterConfig{SessionID: s2.ID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-		em.Emit(agent.Draft{Type: agent.EventThinkStart})
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "partial "}})
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "answer"}})
+		log := other.NewEventLog(tr.ID, EventLogOptions{})
+		em := turn.NewEmitter(turn.EmitterConfig{SessionID: s2.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+		em.Emit(turn.Draft{Type: turn.EventThinkStart})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "partial "}})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "answer"}})
 		log.Close()
 	}
 	// A third process opens the database: only the dead owner's turn is recovered.
@@ -214,7 +214,7 @@ func TestRecoverInterruptedOnlyForDeadOwners(t *testing.T) {
 	}
 	page, _ := db.ListTurns(ctx, s.ID, Page{})
 	d, _ := db.GetTurn(ctx, page.Turns[0].ID, false)
-	if d.State != StateInterrupted || d.FinalText != "partial answer" || d.Termination.Kind != agent.TermInterrupted {
+	if d.State != StateInterrupted || d.FinalText != "partial answer" || d.Termination.Kind != turn.TermInterrupted {
 		t.Fatalf("recovered turn %+v", d.Turn)
 	}
 	if len(d.Messages) != 2 || d.Messages[1].Content != "partial answer" {

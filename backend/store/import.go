@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Import reads a JSON export (see Export) and stores it as a session. It
@@ -488,7 +488,7 @@ func (im *importer) remap() {
 	im.ids = map[string]string{}
 	add := func(old string) {
 		if old != "" && im.ids[old] == "" {
-			im.ids[old] = agent.NewID()
+			im.ids[old] = turn.NewID()
 		}
 	}
 	add(im.doc.Session.ID)
@@ -520,7 +520,7 @@ func (im *importer) id(old string) string {
 	if id, ok := im.ids[old]; ok {
 		return id
 	}
-	id := agent.NewID()
+	id := turn.NewID()
 	im.ids[old] = id
 	return id
 }
@@ -624,11 +624,11 @@ func interruptImported(t *exportTurn) {
 	if t.FinalText == "" {
 		t.FinalText = t.partialText()
 	}
-	res := agent.Result{FinalText: t.FinalText, Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermInterrupted},
+	res := turn.Result{FinalText: t.FinalText, Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermInterrupted},
 		Error: "Agentdeck stopped while this turn was running. The answer so far is kept.", PlanSteps: t.plan()}
-	t.State, t.Outcome = StateInterrupted, agent.OutcomeFailed
+	t.State, t.Outcome = StateInterrupted, turn.OutcomeFailed
 	t.Termination, _ = json.Marshal(res.Termination)
-	t.Result, _ = json.Marshal(agent.TurnCompletedData{Result: res})
+	t.Result, _ = json.Marshal(turn.TurnCompletedData{Result: res})
 	if t.CompletedAt == nil {
 		at := t.StartedAt
 		if n := len(t.Events); n > 0 {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // TestExportImportRoundTrip: a session written through the real write path,
@@ -43,12 +43,12 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	page, _ := src.ListTurns(ctx, s.ID, Page{})
 	events := 0
-	for _, turn := range page.Turns {
-		a, err := src.GetTurn(ctx, turn.ID, true)
+	for _, tr := range page.Turns {
+		a, err := src.GetTurn(ctx, tr.ID, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := dst.GetTurn(ctx, turn.ID, true)
+		b, err := dst.GetTurn(ctx, tr.ID, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -152,8 +152,8 @@ func TestImportCopiesAnExistingSession(t *testing.T) {
 func importCheckLinks(t *testing.T, db *DB, sessionID string) {
 	t.Helper()
 	page, _ := db.ListTurns(ctx, sessionID, Page{})
-	for _, turn := range page.Turns {
-		d, err := db.GetTurn(ctx, turn.ID, true)
+	for _, tr := range page.Turns {
+		d, err := db.GetTurn(ctx, tr.ID, true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func importCheckLinks(t *testing.T, db *DB, sessionID string) {
 				t.Fatalf("turn %d: event %d has broken links: %+v", d.Seq, e.Seq, e)
 			}
 		}
-		var res agent.Result
+		var res turn.Result
 		_ = json.Unmarshal(d.Result, &res)
 		for _, st := range res.Stages {
 			if !stages[st.ID] {
@@ -183,15 +183,15 @@ func TestImportRunningTurnBecomesInterrupted(t *testing.T) {
 	src := mustOpen(t)
 	s := newSession(t, src, "live")
 	storeTurn(t, src, s.ID, "first", "done")
-	turn, err := src.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "second", Workflow: "chat", Model: "m"})
+	tr, err := src.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "second", Workflow: "chat", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := src.NewEventLog(turn.ID, EventLogOptions{})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: s.ID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	em.Emit(agent.Draft{Type: agent.EventThinkStart})
-	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "half "}})
-	em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: "done"}})
+	log := src.NewEventLog(tr.ID, EventLogOptions{})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart})
+	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "half "}})
+	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "done"}})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +200,12 @@ func TestImportRunningTurnBecomesInterrupted(t *testing.T) {
 	if _, err := dst.Import(ctx, bytes.NewReader(importExport(t, src, s.ID, ExportOptions{}))); err != nil {
 		t.Fatal(err)
 	}
-	d, err := dst.GetTurn(ctx, turn.ID, true)
+	d, err := dst.GetTurn(ctx, tr.ID, true)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.State != StateInterrupted || d.FinalText != "half done" || d.Outcome != agent.OutcomeFailed ||
-		d.Termination.Kind != agent.TermInterrupted || d.CompletedAt == nil || len(d.Events) != 3 {
+	if d.State != StateInterrupted || d.FinalText != "half done" || d.Outcome != turn.OutcomeFailed ||
+		d.Termination.Kind != turn.TermInterrupted || d.CompletedAt == nil || len(d.Events) != 3 {
 		t.Fatalf("imported running turn %+v with %d events", d.Turn, len(d.Events))
 	}
 	if len(d.Messages) != 2 || d.Messages[0].Content != "second" || d.Messages[1].Content != "half done" {
@@ -343,8 +343,8 @@ func importRichSession(t *testing.T, db *DB) Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishTurn(ctx, stopped.ID, 0, agent.Result{Cancelled: true, FinalText: "Half", Outcome: agent.OutcomeCancelled,
-		Termination: agent.Termination{Kind: agent.TermCancelled},
+	if err := db.FinishTurn(ctx, stopped.ID, 0, turn.Result{Cancelled: true, FinalText: "Half", Outcome: turn.OutcomeCancelled,
+		Termination: turn.Termination{Kind: turn.TermCancelled},
 		Messages:    []llm.Message{{Role: llm.RoleUser, Content: "Write more"}, {Role: llm.RoleAssistant, Content: "Half"}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -357,54 +357,54 @@ func importRichSession(t *testing.T, db *DB) Session {
 
 func importStoreWorkflowTurn(t *testing.T, db *DB, sessionID string) Turn {
 	t.Helper()
-	turn, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: "Chart sales <by month>", Workflow: "research", Model: "m"})
+	tr, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: "Chart sales <by month>", Workflow: "research", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := db.NewEventLog(turn.ID, EventLogOptions{})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sessionID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	research, writer := agent.NewID(), agent.NewID()
+	log := db.NewEventLog(tr.ID, EventLogOptions{})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	research, writer := turn.NewID(), turn.NewID()
 	now := time.Now().UTC()
-	plan := []agent.PlanStep{{Title: "Read", Status: "done"}, {Title: "Chart", Status: "done"}}
+	plan := []turn.PlanStep{{Title: "Read", Status: "done"}, {Title: "Chart", Status: "done"}}
 	args := `{"path":"sales.csv"}`
-	res := agent.RunTurn(ctx, em, func(context.Context) agent.Result {
-		em.Emit(agent.Draft{Type: agent.EventStageStart, StageID: research})
-		em.Emit(agent.Draft{Type: agent.EventPlanGenerated, StageID: research, Data: agent.PlanData{Steps: plan}})
-		call := em.Emit(agent.Draft{Type: agent.EventToolCall, StageID: research, Data: agent.ToolCallData{CallID: "call_1", Name: "read_file", Args: json.RawMessage(args)}})
-		em.Emit(agent.Draft{Type: agent.EventToolResult, StageID: research, ParentID: call.ID, Data: agent.ToolResultData{CallID: "call_1", Name: "read_file", Output: "month,sales\njan,3 & <4>", DurationMS: 7}})
-		em.Emit(agent.Draft{Type: agent.EventStageEnd, StageID: research})
-		em.Emit(agent.Draft{Type: agent.EventStageStart, StageID: writer})
-		em.Emit(agent.Draft{Type: agent.EventChart, StageID: writer, Data: agent.ChartData{Title: "Sales", Spec: json.RawMessage(`{"mark":"bar"}`)}})
-		em.Emit(agent.Draft{Type: agent.EventToken, StageID: writer, Data: agent.TokenData{Text: "January: 3."}})
-		em.Emit(agent.Draft{Type: agent.EventStageEnd, StageID: writer})
-		diag := func(calls []agent.ToolCallDiagnostics) agent.StageDiagnostics {
-			return agent.StageDiagnostics{StartedAt: agent.Time{Time: now}, CompletedAt: agent.Time{Time: now.Add(time.Second)}, DurationMS: 1000,
+	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
+		em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: research})
+		em.Emit(turn.Draft{Type: turn.EventPlanGenerated, StageID: research, Data: turn.PlanData{Steps: plan}})
+		call := em.Emit(turn.Draft{Type: turn.EventToolCall, StageID: research, Data: turn.ToolCallData{CallID: "call_1", Name: "read_file", Args: json.RawMessage(args)}})
+		em.Emit(turn.Draft{Type: turn.EventToolResult, StageID: research, ParentID: call.ID, Data: turn.ToolResultData{CallID: "call_1", Name: "read_file", Output: "month,sales\njan,3 & <4>", DurationMS: 7}})
+		em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: research})
+		em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: writer})
+		em.Emit(turn.Draft{Type: turn.EventChart, StageID: writer, Data: turn.ChartData{Title: "Sales", Spec: json.RawMessage(`{"mark":"bar"}`)}})
+		em.Emit(turn.Draft{Type: turn.EventToken, StageID: writer, Data: turn.TokenData{Text: "January: 3."}})
+		em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: writer})
+		diag := func(calls []turn.ToolCallDiagnostics) turn.StageDiagnostics {
+			return turn.StageDiagnostics{StartedAt: turn.Time{Time: now}, CompletedAt: turn.Time{Time: now.Add(time.Second)}, DurationMS: 1000,
 				Usage:      llm.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15},
 				ModelCalls: []llm.CallDiagnostics{{Model: "m", StartedAt: now, CompletedAt: now.Add(time.Second), Duration: time.Second, TimeToFirstToken: 90 * time.Millisecond, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}, OK: true}},
 				ToolCalls:  calls}
 		}
-		return agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, Termination: agent.Termination{Kind: agent.TermCompleted}, FinalText: "January: 3.", PlanSteps: plan,
+		return turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Termination: turn.Termination{Kind: turn.TermCompleted}, FinalText: "January: 3.", PlanSteps: plan,
 			Messages: []llm.Message{
 				{Role: llm.RoleUser, Content: "Chart sales <by month>"},
 				{Role: llm.RoleAssistant, Reasoning: "need data", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: args}}},
 				{Role: llm.RoleTool, ToolCallID: "call_1", Name: "read_file", Content: "month,sales\njan,3 & <4>"},
 				{Role: llm.RoleAssistant, Content: "January: 3."},
 			},
-			Stages: []agent.StageResult{
-				{ID: research, Name: "research", Agent: "researcher", Phase: "gather", Outcome: agent.OutcomeSucceeded,
-					Termination: agent.Termination{Kind: agent.TermMaxIterations, Limit: 5, Used: 5},
-					Diagnostics: diag([]agent.ToolCallDiagnostics{{CallID: "call_1", Name: "read_file", Arguments: args, ResultSize: 22, StartedAt: agent.Time{Time: now}, DurationMS: 7, OK: true}})},
-				{ID: writer, Name: "writer", Agent: "writer", Response: &llm.Message{Role: llm.RoleAssistant, Content: "January: 3."}, Outcome: agent.OutcomeSucceeded,
-					Termination: agent.Termination{Kind: agent.TermNaturalCompletion}, Diagnostics: diag(nil)},
+			Stages: []turn.StageResult{
+				{ID: research, Name: "research", Agent: "researcher", Phase: "gather", Outcome: turn.OutcomeSucceeded,
+					Termination: turn.Termination{Kind: turn.TermMaxIterations, Limit: 5, Used: 5},
+					Diagnostics: diag([]turn.ToolCallDiagnostics{{CallID: "call_1", Name: "read_file", Arguments: args, ResultSize: 22, StartedAt: turn.Time{Time: now}, DurationMS: 7, OK: true}})},
+				{ID: writer, Name: "writer", Agent: "writer", Response: &llm.Message{Role: llm.RoleAssistant, Content: "January: 3."}, Outcome: turn.OutcomeSucceeded,
+					Termination: turn.Termination{Kind: turn.TermNaturalCompletion}, Diagnostics: diag(nil)},
 			}}
 	})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishTurn(ctx, turn.ID, 0, res); err != nil {
+	if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
 		t.Fatal(err)
 	}
-	return turn
+	return tr
 }
 
 func importExport(t *testing.T, db *DB, sessionID string, opts ExportOptions) []byte {

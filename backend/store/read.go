@@ -8,21 +8,21 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // TurnDetail is everything needed to review a turn offline.
 type TurnDetail struct {
 	Turn
-	Messages []llm.Message       `json:"messages"`
-	Stages   []agent.StageResult `json:"stages"`
-	Plan     []agent.PlanStep    `json:"plan"`
-	Charts   []ChartRecord       `json:"charts"`
-	Result   json.RawMessage     `json:"result"`
+	Messages []llm.Message      `json:"messages"`
+	Stages   []turn.StageResult `json:"stages"`
+	Plan     []turn.PlanStep    `json:"plan"`
+	Charts   []ChartRecord      `json:"charts"`
+	Result   json.RawMessage    `json:"result"`
 	// Events is filled only when asked for (they can be many).
-	Events []agent.Event `json:"events,omitempty"`
+	Events []turn.Event `json:"events,omitempty"`
 	// LastSeq is the newest stored event's seq.
 	LastSeq int64 `json:"last_seq"`
 	// Unreadable names the parts of the turn ReadTurn could not read from
@@ -89,7 +89,7 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	d.Turn = t
 	d.Result = json.RawMessage(result)
 	var res struct {
-		PlanSteps []agent.PlanStep `json:"plan_steps"`
+		PlanSteps []turn.PlanStep `json:"plan_steps"`
 	}
 	_ = json.Unmarshal(d.Result, &res)
 	d.Plan = res.PlanSteps
@@ -167,15 +167,15 @@ func (db *DB) queryMessages(ctx context.Context, doing, q string, args ...any) (
 	return out, nil
 }
 
-func (db *DB) turnStages(ctx context.Context, turnID string) ([]agent.StageResult, error) {
+func (db *DB) turnStages(ctx context.Context, turnID string) ([]turn.StageResult, error) {
 	rows, err := db.reader.QueryContext(ctx, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, turnID)
 	if err != nil {
 		return nil, readError(err, "reading the stages of turn "+turnID)
 	}
 	defer rows.Close()
-	var out []agent.StageResult
+	var out []turn.StageResult
 	for rows.Next() {
-		var s agent.StageResult
+		var s turn.StageResult
 		var term, diag, resp string
 		if err := rows.Scan(&s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
 			return nil, readError(err, "reading the stages of turn "+turnID)
@@ -204,7 +204,7 @@ func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, err
 		if err := rows.Scan(&c.EventID, &c.Seq, &data); err != nil {
 			return nil, readError(err, "reading the events of turn "+turnID)
 		}
-		var d agent.ChartData
+		var d turn.ChartData
 		_ = json.Unmarshal([]byte(data), &d)
 		c.Title, c.Spec = d.Title, d.Spec
 		out = append(out, c)
@@ -217,38 +217,38 @@ func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, err
 
 // livePlan rebuilds the plan of a running turn from its events: the last
 // plan_generated, with the step_start and step_end events after it applied.
-func (db *DB) livePlan(ctx context.Context, turnID string) []agent.PlanStep {
+func (db *DB) livePlan(ctx context.Context, turnID string) []turn.PlanStep {
 	rows, err := db.reader.QueryContext(ctx, `SELECT type, data FROM events WHERE turn_id = ? AND type IN ('plan_generated', 'step_start', 'step_end')
 		AND seq >= COALESCE((SELECT MAX(seq) FROM events WHERE turn_id = ? AND type = 'plan_generated'), 0) ORDER BY seq`, turnID, turnID)
 	if err != nil {
 		return nil
 	}
 	defer rows.Close()
-	var steps []agent.PlanStep
+	var steps []turn.PlanStep
 	for rows.Next() {
 		var typ, data string
 		if rows.Scan(&typ, &data) != nil {
 			return nil
 		}
-		applyPlanEvent(&steps, agent.EventType(typ), []byte(data))
+		applyPlanEvent(&steps, turn.EventType(typ), []byte(data))
 	}
 	return steps
 }
 
 // applyPlanEvent moves a plan along by one plan event.
-func applyPlanEvent(steps *[]agent.PlanStep, typ agent.EventType, data []byte) {
+func applyPlanEvent(steps *[]turn.PlanStep, typ turn.EventType, data []byte) {
 	switch typ {
-	case agent.EventPlanGenerated:
-		var p agent.PlanData
+	case turn.EventPlanGenerated:
+		var p turn.PlanData
 		_ = json.Unmarshal(data, &p)
-		*steps = append([]agent.PlanStep(nil), p.Steps...)
-	case agent.EventStepStart:
-		var d agent.StepStartData
+		*steps = append([]turn.PlanStep(nil), p.Steps...)
+	case turn.EventStepStart:
+		var d turn.StepStartData
 		if json.Unmarshal(data, &d) == nil && d.StepIndex >= 0 && d.StepIndex < len(*steps) {
 			(*steps)[d.StepIndex].Status = "running"
 		}
-	case agent.EventStepEnd:
-		var d agent.StepEndData
+	case turn.EventStepEnd:
+		var d turn.StepEndData
 		if json.Unmarshal(data, &d) == nil && d.StepIndex >= 0 && d.StepIndex < len(*steps) {
 			(*steps)[d.StepIndex].Status = map[bool]string{true: "done", false: "error"}[d.Success]
 		}
@@ -257,7 +257,7 @@ func applyPlanEvent(steps *[]agent.PlanStep, typ agent.EventType, data []byte) {
 
 // EventsAfter returns a turn's events with seq > after, in order; limit 0
 // means all.
-func (db *DB) EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]agent.Event, error) {
+func (db *DB) EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]turn.Event, error) {
 	// The session is read apart from the events, so a damaged page of
 	// either is named as what it is.
 	var sessionID sql.NullString
@@ -277,9 +277,9 @@ func (db *DB) EventsAfter(ctx context.Context, turnID string, after int64, limit
 		return nil, readError(err, doing)
 	}
 	defer rows.Close()
-	var out []agent.Event
+	var out []turn.Event
 	for rows.Next() {
-		e := agent.Event{TurnID: turnID, SessionID: sessionID.String}
+		e := turn.Event{TurnID: turnID, SessionID: sessionID.String}
 		var at, data string
 		if err := rows.Scan(&e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data); err != nil {
 			return nil, readError(err, doing)

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // A turn is stored as running by the process that runs it (its owner, see
@@ -215,10 +215,10 @@ func (db *DB) recoverTx(ctx context.Context, tx *sql.Tx, turnID string) (bool, e
 	if err != nil {
 		return false, err
 	}
-	term, _ := json.Marshal(agent.Termination{Kind: agent.TermInterrupted})
-	res := agent.Result{FinalText: partial, Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermInterrupted},
+	term, _ := json.Marshal(turn.Termination{Kind: turn.TermInterrupted})
+	res := turn.Result{FinalText: partial, Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermInterrupted},
 		Error: "Agentdeck stopped while this turn was running. The answer so far is kept."}
-	resultJSON, _ := json.Marshal(agent.TurnCompletedData{Result: res})
+	resultJSON, _ := json.Marshal(turn.TurnCompletedData{Result: res})
 	if _, err := tx.ExecContext(ctx, `UPDATE turns SET state = 'interrupted', completed_at = ?, final_text = ?, outcome = 'failed', termination = ?, result = ?
 		WHERE id = ?`, fmtTime(time.Now()), partial, string(term), string(resultJSON), turnID); err != nil {
 		return false, err
@@ -245,7 +245,7 @@ func partialText(ctx context.Context, tx *sql.Tx, turnID string) (string, error)
 		if err := rows.Scan(&data); err != nil {
 			return "", err
 		}
-		var t agent.TokenData
+		var t turn.TokenData
 		_ = json.Unmarshal([]byte(data), &t)
 		b.WriteString(t.Text)
 	}

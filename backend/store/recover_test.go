@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // deadOwner returns the identity of a process that ran and is gone (exited
@@ -51,20 +51,20 @@ func liveOwner(t *testing.T) Owner {
 func startTurnAs(t *testing.T, db *DB, o Owner, sessionID, partial string) Turn {
 	t.Helper()
 	as := &DB{path: db.path, writer: db.writer, reader: db.reader, owner: o}
-	turn, err := as.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: "tell me", Workflow: "chat", Model: "m"})
+	tr, err := as.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: "tell me", Workflow: "chat", Model: "m"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := as.NewEventLog(turn.ID, EventLogOptions{})
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sessionID, TurnID: turn.ID, Sinks: []agent.Sink{log}})
-	em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	log := as.NewEventLog(tr.ID, EventLogOptions{})
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
+	em.Emit(turn.Draft{Type: turn.EventThinkStart})
 	for _, w := range strings.SplitAfter(partial, " ") {
-		em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	return turn
+	return tr
 }
 
 func turnState(t *testing.T, db *DB, id string) TurnDetail {
@@ -116,7 +116,7 @@ func TestStartTurnWhenTheSessionHasARunningTurn(t *testing.T) {
 				t.Fatalf("StartTurn after a dead owner's turn: %v", err)
 			}
 			d := turnState(t, db, old.ID)
-			if d.State != StateInterrupted || d.FinalText != "partial answer" || d.Termination.Kind != agent.TermInterrupted {
+			if d.State != StateInterrupted || d.FinalText != "partial answer" || d.Termination.Kind != turn.TermInterrupted {
 				t.Fatalf("the dead owner's turn: state %s, final %q, termination %s", d.State, d.FinalText, d.Termination.Kind)
 			}
 			if len(d.Messages) != 2 || d.Messages[1].Content != "partial answer" {
@@ -213,7 +213,7 @@ func TestRecoverOrphansOneSessionOrAll(t *testing.T) {
 func TestOpenReadOnlyChangesNothing(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "s")
-	turn := startTurnAs(t, db, deadOwner(t), s.ID, "partial answer")
+	tr := startTurnAs(t, db, deadOwner(t), s.ID, "partial answer")
 	// A crash snapshot: the files as they are while a writer has them open.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "crashed.db")
@@ -240,7 +240,7 @@ func TestOpenReadOnlyChangesNothing(t *testing.T) {
 		t.Fatalf("Check = %+v, %v", rep, err)
 	}
 	orphans, err := ro.Orphans(ctx)
-	if err != nil || len(orphans) != 1 || orphans[0].TurnID != turn.ID {
+	if err != nil || len(orphans) != 1 || orphans[0].TurnID != tr.ID {
 		t.Fatalf("Orphans = %+v, %v", orphans, err)
 	}
 	if _, err := ro.CreateSession(ctx, Session{Title: "x"}); err == nil {

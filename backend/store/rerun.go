@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // What a replay needs of the turn it replays, besides its recordings: how
@@ -64,21 +64,21 @@ func (db *DB) ToolResults(ctx context.Context, turnID string) ([]ToolResult, err
 		if err := rows.Scan(&id, &parent, &typ, &data); err != nil {
 			return nil, readError(err, "loading the turn's tool results")
 		}
-		switch agent.EventType(typ) {
-		case agent.EventToolCall:
-			var d agent.ToolCallData
+		switch turn.EventType(typ) {
+		case turn.EventToolCall:
+			var d turn.ToolCallData
 			_ = json.Unmarshal([]byte(data), &d)
 			byEvent[id] = len(out)
 			out = append(out, ToolResult{CallID: d.CallID, Name: d.Name, Args: d.Args})
-		case agent.EventToolResult:
+		case turn.EventToolResult:
 			if i, ok := byEvent[parent]; ok {
-				var d agent.ToolResultData
+				var d turn.ToolResultData
 				_ = json.Unmarshal([]byte(data), &d)
 				out[i].Ran, out[i].Output = true, d.Output
 			}
-		case agent.EventToolError:
+		case turn.EventToolError:
 			if i, ok := byEvent[parent]; ok {
-				var d agent.ToolErrorData
+				var d turn.ToolErrorData
 				_ = json.Unmarshal([]byte(data), &d)
 				out[i].Ran, out[i].Error = !d.NotRun && !refusedText(d.Error), d.Error
 			}

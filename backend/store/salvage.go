@@ -16,9 +16,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Salvage copies what is still readable of a damaged database into a new
@@ -326,8 +326,8 @@ func (s *salvager) bufferedOrphan(vals []any, idx func(string) int) bool {
 	if idx("turn_id") < 0 || idx("session_id") < 0 {
 		return false
 	}
-	turn := str(vals[idx("turn_id")])
-	s.orphanMsgs[turn] = append(s.orphanMsgs[turn], slices.Clone(vals))
+	tr := str(vals[idx("turn_id")])
+	s.orphanMsgs[tr] = append(s.orphanMsgs[tr], slices.Clone(vals))
 	return true
 }
 
@@ -381,9 +381,9 @@ func (s *salvager) recoverTurns(ctx context.Context, insert string, cols []strin
 			return err
 		}
 		seq := s.seqFor(session, id)
-		res := agent.Result{FinalText: answer, Outcome: agent.OutcomeFailed,
+		res := turn.Result{FinalText: answer, Outcome: turn.OutcomeFailed,
 			Error: "This turn's record was lost to damage in the database; db salvage made it again from its messages."}
-		result, _ := json.Marshal(agent.TurnCompletedData{Result: res})
+		result, _ := json.Marshal(turn.TurnCompletedData{Result: res})
 		ok, err := s.w.insert(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, started_at, completed_at, final_text, outcome, result)
 			VALUES (?, ?, ?, ?, 'failed', ?, ?, ?, 'failed', ?)`, []any{id, session, seq, user, fmtTime(at), fmtTime(at), answer, string(result)})
 		if err != nil {
@@ -644,7 +644,7 @@ func num(v any) int64 {
 	return n
 }
 
-// idTime is when an id made by agent.NewID (a UUIDv7) was made: its first
+// idTime is when an id made by turn.NewID (a UUIDv7) was made: its first
 // 48 bits are milliseconds since 1970. Other ids give the present.
 func idTime(id string) time.Time {
 	h := strings.ReplaceAll(id, "-", "")

@@ -6,7 +6,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Highlight markers around the matched words of SearchHit.Snippet. They
@@ -58,21 +58,19 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit,
 	return hits, nil
 }
 
-// SearchMemory implements agent.MemorySearcher: the best-matching messages
+// SearchMemory implements recall.Searcher: the best-matching messages
 // of all sessions, with plain excerpts.
-func (db *DB) SearchMemory(ctx context.Context, query string, limit int) ([]agent.Memory, error) {
+func (db *DB) SearchMemory(ctx context.Context, query string, limit int) ([]turn.Memory, error) {
 	hits, err := db.search(ctx, query, clampLimit(limit, 5, 20), HitMessage)
 	if err != nil {
 		return nil, readError(err, "searching earlier sessions")
 	}
-	out := make([]agent.Memory, 0, len(hits))
+	out := make([]turn.Memory, 0, len(hits))
 	for _, h := range hits {
-		out = append(out, agent.Memory{SessionID: h.SessionID, SessionTitle: h.SessionTitle, At: h.At, Excerpt: stripHighlights(h.Snippet)})
+		out = append(out, turn.Memory{SessionID: h.SessionID, SessionTitle: h.SessionTitle, At: h.At, Excerpt: stripHighlights(h.Snippet)})
 	}
 	return out, nil
 }
-
-var _ agent.MemorySearcher = (*DB)(nil)
 
 // Limits on what ftsQuery reads of a query: enough for any real search,
 // small enough that a pasted novel cannot make FTS5 work hard.

@@ -5,23 +5,24 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/recall"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // storeSearchTurn stores one finished turn holding exactly msgs.
 func storeSearchTurn(t *testing.T, db *DB, sessionID string, msgs ...llm.Message) Turn {
 	t.Helper()
-	turn, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: msgs[0].Content})
+	tr, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: msgs[0].Content})
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, Messages: msgs}
-	if err := db.FinishTurn(ctx, turn.ID, 0, res); err != nil {
+	res := turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Messages: msgs}
+	if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
 		t.Fatal(err)
 	}
-	return turn
+	return tr
 }
 
 // searchFixture holds one session with a text of every kind.
@@ -36,13 +37,13 @@ func newSearchFixture(t *testing.T) searchFixture {
 	db := mustOpen(t)
 	s := newSession(t, db, "Quarterly budget review")
 	storeTurn(t, db, s.ID, "Where does the flamingo spend the winter?", "The flamingo spends the winter near warm lagoons.")
-	turn := storeSearchTurn(t, db, s.ID,
+	tr := storeSearchTurn(t, db, s.ID,
 		llm.Message{Role: llm.RoleUser, Content: "Sum the invoices"},
 		llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"invoices/kumquat_2024.csv"}`}}},
 		llm.Message{Role: llm.RoleTool, ToolCallID: "c1", Name: "read_file", Content: "total: 4711 narwhals"},
 		llm.Message{Role: llm.RoleAssistant, Content: "The total is 4711."},
 	)
-	return searchFixture{db: db, session: s, turn: turn}
+	return searchFixture{db: db, session: s, turn: tr}
 }
 
 func TestSearchFindsEveryKind(t *testing.T) {
@@ -265,7 +266,7 @@ func TestSearchFollowsRenameAndDelete(t *testing.T) {
 
 func TestSearchMemoryFindsMessagesOnly(t *testing.T) {
 	f := newSearchFixture(t)
-	var searcher agent.MemorySearcher = f.db
+	var searcher recall.Searcher = f.db
 	tests := []struct {
 		name, query string
 		want        int

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Session is one conversation.
@@ -40,7 +40,7 @@ func parseTime(s string) time.Time {
 func (db *DB) CreateSession(ctx context.Context, s Session) (Session, error) {
 	now := time.Now().UTC()
 	if s.ID == "" {
-		s.ID = agent.NewID()
+		s.ID = turn.NewID()
 	}
 	if strings.TrimSpace(s.Title) == "" {
 		s.Title = "New session"

@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // TurnState is where a turn is in its life.
@@ -26,18 +26,18 @@ const (
 
 // Turn is one user message and what the workflow did with it.
 type Turn struct {
-	ID          string            `json:"id"`
-	SessionID   string            `json:"session_id"`
-	Seq         int               `json:"seq"`
-	UserMessage string            `json:"user_message"`
-	State       TurnState         `json:"state"`
-	Workflow    string            `json:"workflow"`
-	Model       string            `json:"model"`
-	StartedAt   time.Time         `json:"started_at"`
-	CompletedAt *time.Time        `json:"completed_at"`
-	FinalText   string            `json:"final_text"`
-	Outcome     agent.Outcome     `json:"outcome"`
-	Termination agent.Termination `json:"termination"`
+	ID          string           `json:"id"`
+	SessionID   string           `json:"session_id"`
+	Seq         int              `json:"seq"`
+	UserMessage string           `json:"user_message"`
+	State       TurnState        `json:"state"`
+	Workflow    string           `json:"workflow"`
+	Model       string           `json:"model"`
+	StartedAt   time.Time        `json:"started_at"`
+	CompletedAt *time.Time       `json:"completed_at"`
+	FinalText   string           `json:"final_text"`
+	Outcome     turn.Outcome     `json:"outcome"`
+	Termination turn.Termination `json:"termination"`
 }
 
 // StartOptions change how StartTurn starts a turn.
@@ -60,7 +60,7 @@ type StartOptions struct {
 func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn, error) {
 	force := len(opts) > 0 && opts[0].Force
 	if t.ID == "" {
-		t.ID = agent.NewID()
+		t.ID = turn.NewID()
 	}
 	t.State = StateRunning
 	t.StartedAt = time.Now().UTC()
@@ -126,7 +126,7 @@ func (db *DB) refuseDamaged(cause error) error {
 }
 
 // StateOf maps a turn result to the state it is stored with.
-func StateOf(res agent.Result) TurnState {
+func StateOf(res turn.Result) TurnState {
 	switch {
 	case res.Cancelled:
 		return StateCancelled
@@ -140,10 +140,10 @@ func StateOf(res agent.Result) TurnState {
 // tool calls, and search entries, in one transaction. The history passed to
 // the turn is not stored again: from is the number of history messages
 // (system prompts aside) at the start of res.Messages.
-func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res agent.Result) error {
+func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.Result) error {
 	state := StateOf(res)
 	now := time.Now().UTC()
-	resultJSON, err := json.Marshal(agent.TurnCompletedData{Result: res})
+	resultJSON, err := json.Marshal(turn.TurnCompletedData{Result: res})
 	if err != nil {
 		return apperr.Wrap(err, apperr.Internal, "could not encode the turn result")
 	}
@@ -223,13 +223,13 @@ func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, f
 	return nil
 }
 
-func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res agent.Result) error {
+func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res turn.Result) error {
 	stages := res.Stages
 	if len(stages) == 0 {
 		// A plain agent run: one implicit stage so the diagnostics views
 		// have the same shape for every turn.
-		stages = []agent.StageResult{{ID: turnID, Name: "chat", Agent: "assistant", Outcome: res.Outcome, Termination: res.Termination,
-			Diagnostics: agent.StageDiagnostics{StartedAt: res.StartedAt, CompletedAt: res.CompletedAt, DurationMS: res.DurationMS, Usage: res.Usage, ModelCalls: res.ModelCalls, ToolCalls: res.ToolCalls}}}
+		stages = []turn.StageResult{{ID: turnID, Name: "chat", Agent: "assistant", Outcome: res.Outcome, Termination: res.Termination,
+			Diagnostics: turn.StageDiagnostics{StartedAt: res.StartedAt, CompletedAt: res.CompletedAt, DurationMS: res.DurationMS, Usage: res.Usage, ModelCalls: res.ModelCalls, ToolCalls: res.ToolCalls}}}
 	}
 	for i, s := range stages {
 		term, _ := json.Marshal(s.Termination)

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -46,13 +46,13 @@ func TestStopMidWorkflow(t *testing.T) {
 			defer cancel()
 			stage := ""
 			tokens := 0
-			res, rec, sc := runWF(t, ctx, tt.def, tt.queues, func(e agent.Event) {
+			res, rec, sc := runWF(t, ctx, tt.def, tt.queues, func(e turn.Event) {
 				switch e.Type {
-				case agent.EventStageStart:
-					var d workflow.StageStartData
+				case turn.EventStageStart:
+					var d turn.StageStartData
 					json.Unmarshal(e.Data, &d)
 					stage = d.Stage
-				case agent.EventToken:
+				case turn.EventToken:
 					if stage == tt.stopAt {
 						if tokens++; tokens == 5 {
 							cancel()
@@ -60,14 +60,14 @@ func TestStopMidWorkflow(t *testing.T) {
 					}
 				}
 			})
-			if !res.Cancelled || res.Outcome != agent.OutcomeCancelled {
+			if !res.Cancelled || res.Outcome != turn.OutcomeCancelled {
 				t.Fatalf("outcome %s, stages %s", res.Outcome, stageNames(res))
 			}
 			if len(res.Stages) != tt.stages {
 				t.Fatalf("stages %s, want %d", stageNames(res), tt.stages)
 			}
 			last := res.Stages[len(res.Stages)-1]
-			if last.Outcome != agent.OutcomeCancelled || last.Response == nil || last.Response.Content == "" {
+			if last.Outcome != turn.OutcomeCancelled || last.Response == nil || last.Response.Content == "" {
 				t.Fatalf("the stopped stage must be cancelled with its partial text: %+v", last)
 			}
 			for _, c := range sc.calls {
@@ -75,7 +75,7 @@ func TestStopMidWorkflow(t *testing.T) {
 					t.Fatalf("%s ran after Stop", c)
 				}
 			}
-			if len(rec.types(agent.EventCancelled)) != 1 {
+			if len(rec.types(turn.EventCancelled)) != 1 {
 				t.Fatal("no cancelled event")
 			}
 		})

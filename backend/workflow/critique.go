@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // Verdict is a critic's judgement.
@@ -118,26 +119,26 @@ func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageO
 		retries = 3
 	}
 	sr, res := r.agentStage(ctx, stageCall{name: "write", agent: st.Writer}, agent.Input{History: r.in.History, User: task})
-	if sr.Outcome != agent.OutcomeSucceeded {
+	if sr.Outcome != turn.OutcomeSucceeded {
 		return outcomeOf(sr, res)
 	}
 	draft := output{text: res.FinalText, stageID: sr.ID}
 	for i := 0; ; i++ {
 		csr, cres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("critique %d", i+1), agent: st.Critic}, agent.Input{User: critiquePrompt(task, draft.text)})
-		if csr.Outcome != agent.OutcomeSucceeded {
+		if csr.Outcome != turn.OutcomeSucceeded {
 			o := outcomeOf(csr, cres)
 			o.output = draft
 			return o
 		}
 		v := judge(st, cres.FinalText, draft.text)
-		r.em.Emit(agent.Draft{Type: agent.EventCritique, StageID: csr.ID, Data: agent.CritiqueData{Score: v.Score, Passed: v.Passed, Feedback: v.Feedback}})
+		r.em.Emit(turn.Draft{Type: turn.EventCritique, StageID: csr.ID, Data: turn.CritiqueData{Score: v.Score, Passed: v.Passed, Feedback: v.Feedback}})
 		if v.Passed {
-			return stageOutcome{output: draft, outcome: agent.OutcomeSucceeded, term: agent.Termination{Kind: agent.TermCompleted}}
+			return stageOutcome{output: draft, outcome: turn.OutcomeSucceeded, term: turn.Termination{Kind: turn.TermCompleted}}
 		}
 		if i == retries {
 			return notPassed(st, draft, retries)
 		}
-		r.em.Emit(agent.Draft{Type: agent.EventRefining, StageID: csr.ID, Data: agent.RefiningData{Iteration: i + 1}})
+		r.em.Emit(turn.Draft{Type: turn.EventRefining, StageID: csr.ID, Data: turn.RefiningData{Iteration: i + 1}})
 		next, failed := r.revise(ctx, st, task, draft, v.Feedback, i+1)
 		if failed != nil {
 			return *failed
@@ -153,7 +154,7 @@ func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageO
 func (r *wfRun) revise(ctx context.Context, st *Stage, task string, draft output, feedback string, n int) (output, *stageOutcome) {
 	reviser := cmp.Or(st.Reviser, st.Writer)
 	rsr, rres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("revise %d", n), agent: reviser}, agent.Input{User: revisePrompt(task, draft.text, feedback)})
-	if rsr.Outcome != agent.OutcomeSucceeded {
+	if rsr.Outcome != turn.OutcomeSucceeded {
 		o := outcomeOf(rsr, rres)
 		if o.text == "" {
 			o.output = draft
@@ -164,7 +165,7 @@ func (r *wfRun) revise(ctx context.Context, st *Stage, task string, draft output
 		return draft, nil
 	}
 	next := output{text: rres.FinalText, stageID: rsr.ID}
-	r.em.Emit(agent.Draft{Type: agent.EventRevision, StageID: rsr.ID, Data: agent.RevisionData{Iteration: n, Text: next.text}})
+	r.em.Emit(turn.Draft{Type: turn.EventRevision, StageID: rsr.ID, Data: turn.RevisionData{Iteration: n, Text: next.text}})
 	return next, nil
 }
 
@@ -172,8 +173,8 @@ func (r *wfRun) revise(ctx context.Context, st *Stage, task string, draft output
 // with a note that says the critic never passed it.
 func notPassed(st *Stage, draft output, revisions int) stageOutcome {
 	draft.note = fmt.Sprintf("The critic did not pass this draft after %d %s.", revisions, plural(revisions, "revision"))
-	return stageOutcome{output: draft, outcome: agent.OutcomeFailed, reason: draft.note,
-		term: agent.Termination{Kind: agent.TermMaxIterations, Limit: int64(revisions), Used: int64(revisions), Stage: st.Name,
+	return stageOutcome{output: draft, outcome: turn.OutcomeFailed, reason: draft.note,
+		term: turn.Termination{Kind: turn.TermMaxIterations, Limit: int64(revisions), Used: int64(revisions), Stage: st.Name,
 			Properties: map[string]string{"counts": "revisions"}}}
 }
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -50,11 +50,11 @@ func critiqueDef(mod func(*workflow.Stage)) *workflow.Definition {
 	return def
 }
 
-func critiques(t *testing.T, rec *recorder) []agent.CritiqueData {
+func critiques(t *testing.T, rec *recorder) []turn.CritiqueData {
 	t.Helper()
-	var out []agent.CritiqueData
-	for _, e := range rec.types(agent.EventCritique) {
-		var d agent.CritiqueData
+	var out []turn.CritiqueData
+	for _, e := range rec.types(turn.EventCritique) {
+		var d turn.CritiqueData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -199,16 +199,16 @@ func TestCritiqueRevisionEvents(t *testing.T) {
 		"writer": {reply("d1", 10), reply("d2", 10), reply("d3", 10)},
 		"critic": {reply("FAIL: a", 8), reply("FAIL: b", 8), reply("PASS", 8)},
 	}, nil)
-	revs := rec.types(agent.EventRevision)
+	revs := rec.types(turn.EventRevision)
 	if len(revs) != 2 {
 		t.Fatalf("%d revision_completed events, want 2", len(revs))
 	}
 	ends := map[string]int64{}
-	for _, e := range rec.types(agent.EventStageEnd) {
+	for _, e := range rec.types(turn.EventStageEnd) {
 		ends[e.StageID] = e.Seq
 	}
 	for i, e := range revs {
-		var d agent.RevisionData
+		var d turn.RevisionData
 		if err := json.Unmarshal(e.Data, &d); err != nil {
 			t.Fatal(err)
 		}
@@ -220,7 +220,7 @@ func TestCritiqueRevisionEvents(t *testing.T) {
 	}
 }
 
-func stageNamed(t *testing.T, res agent.Result, name string) agent.StageResult {
+func stageNamed(t *testing.T, res turn.Result, name string) turn.StageResult {
 	t.Helper()
 	for _, s := range res.Stages {
 		if s.Name == name {
@@ -228,5 +228,5 @@ func stageNamed(t *testing.T, res agent.Result, name string) agent.StageResult {
 		}
 	}
 	t.Fatalf("no stage %q in %s", name, stageNames(res))
-	return agent.StageResult{}
+	return turn.StageResult{}
 }

@@ -5,7 +5,7 @@
 // Rules:
 //
 //   - Every agent invocation is a stage with its own id, a stage_start and
-//     a stage_end event, and an agent.StageResult with its outcome,
+//     a stage_end event, and a turn.StageResult with its outcome,
 //     termination and diagnostics. Results are returned in the order the
 //     stages ran.
 //   - Outcome and termination are kept apart: a stage whose check accepts

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // AgentFactory builds a workflow's named agent. The app supplies the model
@@ -24,8 +25,8 @@ type Engine struct {
 
 // Run runs def for one turn and returns the turn's result with its stages.
 // It emits stage and workflow events but no terminal event: wrap it in
-// agent.RunTurn.
-func (e *Engine) Run(ctx context.Context, em *agent.Emitter, def *Definition, in agent.Input) agent.Result {
+// turn.RunTurn.
+func (e *Engine) Run(ctx context.Context, em *turn.Emitter, def *Definition, in agent.Input) turn.Result {
 	r := &wfRun{e: e, em: em, def: def, in: in, start: time.Now(), log: e.Logger}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
@@ -36,12 +37,12 @@ func (e *Engine) Run(ctx context.Context, em *agent.Emitter, def *Definition, in
 // wfRun is the state of one workflow run.
 type wfRun struct {
 	e      *Engine
-	em     *agent.Emitter
+	em     *turn.Emitter
 	def    *Definition
 	in     agent.Input
 	log    *slog.Logger
 	start  time.Time
-	stages []agent.StageResult
+	stages []turn.StageResult
 	usage  llm.Usage
 	// transcript is the conversation to return when one agent's own
 	// transcript is the turn's (chat, handoff); nil: the history, the
@@ -49,7 +50,7 @@ type wfRun struct {
 	transcript []llm.Message
 	// final is the output that stands as the turn's answer so far.
 	final     output
-	planSteps []agent.PlanStep
+	planSteps []turn.PlanStep
 	phase     string
 	// lastStage is set while the workflow's last stage runs, when its
 	// policy cannot replace or discard its reply (see Stage.finalKnown).
@@ -73,7 +74,7 @@ type output struct {
 }
 
 type limitAt struct {
-	term  agent.Termination
+	term  turn.Termination
 	after int
 }
 
@@ -88,8 +89,8 @@ func (r *wfRun) phases() []Phase {
 	return []Phase{{Name: "", Stages: []Stage{st}}}
 }
 
-func (r *wfRun) run(ctx context.Context) agent.Result {
-	prevOutcome := agent.Outcome("")
+func (r *wfRun) run(ctx context.Context) turn.Result {
+	prevOutcome := turn.Outcome("")
 	input := r.in.User
 	phases := r.phases()
 	for pi, ph := range phases {
@@ -97,10 +98,10 @@ func (r *wfRun) run(ctx context.Context) agent.Result {
 		for i := range ph.Stages {
 			st := &ph.Stages[i]
 			if ctx.Err() != nil {
-				return r.finish(agent.Termination{Kind: agent.TermCancelled})
+				return r.finish(turn.Termination{Kind: turn.TermCancelled})
 			}
 			if budget := r.def.TokenBudget; budget > 0 && r.usage.TotalTokens >= budget {
-				return r.finish(agent.Termination{Kind: agent.TermBudgetExceeded, Limit: int64(budget), Used: int64(r.usage.TotalTokens)})
+				return r.finish(turn.Termination{Kind: turn.TermBudgetExceeded, Limit: int64(budget), Used: int64(r.usage.TotalTokens)})
 			}
 			stageInput := input
 			if st.Input == "user" {
@@ -108,7 +109,7 @@ func (r *wfRun) run(ctx context.Context) agent.Result {
 			}
 			if reason, skip := st.SkipIf.skip(prevOutcome, stageInput); skip {
 				r.skipStage(st, reason)
-				prevOutcome = agent.OutcomeSkipped
+				prevOutcome = turn.OutcomeSkipped
 				continue
 			}
 			r.stageBudget, r.stageStartTokens = st.TokenBudget, r.usage.TotalTokens
@@ -117,9 +118,9 @@ func (r *wfRun) run(ctx context.Context) agent.Result {
 			prevOutcome = out.outcome
 			r.keepOutput(st, out)
 			switch out.outcome {
-			case agent.OutcomeCancelled:
-				return r.finish(agent.Termination{Kind: agent.TermCancelled})
-			case agent.OutcomeFailed:
+			case turn.OutcomeCancelled:
+				return r.finish(turn.Termination{Kind: turn.TermCancelled})
+			case turn.OutcomeFailed:
 				if st.OnFailure == "continue" {
 					continue
 				}
@@ -140,10 +141,10 @@ func (r *wfRun) run(ctx context.Context) agent.Result {
 // critique keeps its last draft, Stop its partial answer).
 func (r *wfRun) keepOutput(st *Stage, out stageOutcome) {
 	switch {
-	case out.outcome == agent.OutcomeSucceeded:
+	case out.outcome == turn.OutcomeSucceeded:
 		r.final = out.output
 	case strings.TrimSpace(out.text) == "":
-	case out.outcome == agent.OutcomeCancelled || st.OnFailure != "continue":
+	case out.outcome == turn.OutcomeCancelled || st.OnFailure != "continue":
 		r.final = out.output
 	}
 }
@@ -158,10 +159,10 @@ func (st *Stage) finalKnown() bool {
 // stageOutcome is what one policy-wrapped stage produced.
 type stageOutcome struct {
 	output
-	outcome agent.Outcome
+	outcome turn.Outcome
 	reason  string
 	source  string // the ErrorSource of a failure
-	term    agent.Termination
+	term    turn.Termination
 }
 
 // runWithPolicy runs a stage up to MaxAttempts times, validating its output.
@@ -170,16 +171,16 @@ func (r *wfRun) runWithPolicy(ctx context.Context, st *Stage, input string) stag
 	var out stageOutcome
 	for a := 1; a <= attempts; a++ {
 		out = r.exec(ctx, st, input)
-		if out.outcome != agent.OutcomeSucceeded {
-			if out.outcome == agent.OutcomeCancelled {
+		if out.outcome != turn.OutcomeSucceeded {
+			if out.outcome == turn.OutcomeCancelled {
 				return out
 			}
 			continue
 		}
 		if err := st.Validate.check(out.text); err != nil {
-			out.outcome, out.reason, out.source = agent.OutcomeFailed, "validation: "+err.Error(), "workflow"
+			out.outcome, out.reason, out.source = turn.OutcomeFailed, "validation: "+err.Error(), "workflow"
 			// The stage failed its check, not at a limit it may have met.
-			out.term = agent.Termination{Kind: agent.TermCustom, Reason: out.reason}
+			out.term = turn.Termination{Kind: turn.TermCustom, Reason: out.reason}
 			r.markLastFailed(out.reason)
 			continue
 		}
@@ -202,17 +203,17 @@ func (r *wfRun) exec(ctx context.Context, st *Stage, input string) stageOutcome 
 	case KindHandoff:
 		return r.execHandoff(ctx, st, input)
 	}
-	return stageOutcome{outcome: agent.OutcomeFailed, reason: "unknown stage kind " + string(st.Kind), source: "config"}
+	return stageOutcome{outcome: turn.OutcomeFailed, reason: "unknown stage kind " + string(st.Kind), source: "config"}
 }
 
 // completion is how a turn that ran to its end ended: completed, or at the
 // last limit a stage stopped at while still giving its answer. A limit in
 // a stage that failed and was retried, replanned or continued past is in
 // that stage's result, not in how the turn ended.
-func (r *wfRun) completion() agent.Termination {
-	term, last := agent.Termination{Kind: agent.TermCompleted}, -1
+func (r *wfRun) completion() turn.Termination {
+	term, last := turn.Termination{Kind: turn.TermCompleted}, -1
 	for i, s := range r.stages {
-		if s.Outcome == agent.OutcomeSucceeded && s.Termination.Kind.IsLimit() {
+		if s.Outcome == turn.OutcomeSucceeded && s.Termination.Kind.IsLimit() {
 			term, last = s.Termination, i
 			term.Stage = s.Name
 		}
@@ -225,7 +226,7 @@ func (r *wfRun) completion() agent.Termination {
 
 // failStage ends the turn on a stage that failed: at the limit that left
 // it without an answer, or with the failure's message.
-func (r *wfRun) failStage(st *Stage, out stageOutcome) agent.Result {
+func (r *wfRun) failStage(st *Stage, out stageOutcome) turn.Result {
 	msg := out.reason
 	if r.def.Kind == KindPipeline {
 		msg = fmt.Sprintf("stage %q failed: %s", st.Name, out.reason)
@@ -233,43 +234,43 @@ func (r *wfRun) failStage(st *Stage, out stageOutcome) agent.Result {
 	if out.term.Kind.IsLimit() {
 		return r.fail(out.term, msg, "limit")
 	}
-	if last := r.lastStageResult(); last != nil && last.Termination.Kind == agent.TermFailed && !strings.Contains(msg, last.Termination.Error) {
+	if last := r.lastStageResult(); last != nil && last.Termination.Kind == turn.TermFailed && !strings.Contains(msg, last.Termination.Error) {
 		msg += " (" + last.Termination.Error + ")"
 	}
-	return r.fail(agent.Termination{Kind: agent.TermFailed, Error: msg}, msg, cmp.Or(out.source, "workflow"))
+	return r.fail(turn.Termination{Kind: turn.TermFailed, Error: msg}, msg, cmp.Or(out.source, "workflow"))
 }
 
 // finish ends a turn that was not failed: completed (perhaps at a limit)
 // or cancelled.
-func (r *wfRun) finish(term agent.Termination) agent.Result {
+func (r *wfRun) finish(term turn.Termination) turn.Result {
 	res := r.result(term)
-	if term.Kind == agent.TermCancelled {
-		res.Cancelled, res.Outcome = true, agent.OutcomeCancelled
+	if term.Kind == turn.TermCancelled {
+		res.Cancelled, res.Outcome = true, turn.OutcomeCancelled
 	} else {
-		res.OK, res.Outcome = true, agent.OutcomeSucceeded
+		res.OK, res.Outcome = true, turn.OutcomeSucceeded
 	}
 	return res
 }
 
-func (r *wfRun) fail(term agent.Termination, msg, source string) agent.Result {
+func (r *wfRun) fail(term turn.Termination, msg, source string) turn.Result {
 	res := r.result(term)
-	res.Outcome, res.Error, res.ErrorSource = agent.OutcomeFailed, msg, source
+	res.Outcome, res.Error, res.ErrorSource = turn.OutcomeFailed, msg, source
 	return res
 }
 
 // result builds the turn result from the stages. Its final text is the
 // output that stands, never a message of the history: a turn that
 // produced nothing has none.
-func (r *wfRun) result(term agent.Termination) agent.Result {
+func (r *wfRun) result(term turn.Termination) turn.Result {
 	now := time.Now()
-	res := agent.Result{
-		Stages:          append([]agent.StageResult(nil), r.stages...),
+	res := turn.Result{
+		Stages:          append([]turn.StageResult(nil), r.stages...),
 		Usage:           r.usage,
-		StartedAt:       agent.Time{Time: r.start},
-		CompletedAt:     agent.Time{Time: now},
+		StartedAt:       turn.Time{Time: r.start},
+		CompletedAt:     turn.Time{Time: now},
 		DurationMS:      now.Sub(r.start).Milliseconds(),
 		Termination:     term,
-		BudgetExhausted: term.Kind == agent.TermMaxIterations,
+		BudgetExhausted: term.Kind == turn.TermMaxIterations,
 		PlanSteps:       r.planSteps,
 	}
 	for _, s := range r.stages {
@@ -289,13 +290,13 @@ func (r *wfRun) result(term agent.Termination) agent.Result {
 			res.Messages = append(res.Messages, llm.Message{Role: llm.RoleAssistant, Content: res.FinalText})
 		}
 	}
-	if term.Kind != agent.TermCancelled {
+	if term.Kind != turn.TermCancelled {
 		res.PlanIncompleteReason = planIncomplete(res.PlanSteps)
 	}
 	return res
 }
 
-func (r *wfRun) lastStageResult() *agent.StageResult {
+func (r *wfRun) lastStageResult() *turn.StageResult {
 	if len(r.stages) == 0 {
 		return nil
 	}
@@ -304,14 +305,14 @@ func (r *wfRun) lastStageResult() *agent.StageResult {
 
 func (r *wfRun) markLastFailed(reason string) {
 	if last := r.lastStageResult(); last != nil {
-		last.Outcome = agent.OutcomeFailed
-		if last.Termination.Kind == agent.TermNaturalCompletion || last.Termination.Kind == agent.TermCompleted {
-			last.Termination = agent.Termination{Kind: agent.TermCustom, Reason: reason}
+		last.Outcome = turn.OutcomeFailed
+		if last.Termination.Kind == turn.TermNaturalCompletion || last.Termination.Kind == turn.TermCompleted {
+			last.Termination = turn.Termination{Kind: turn.TermCustom, Reason: reason}
 		}
 	}
 }
 
-func planIncomplete(steps []agent.PlanStep) string {
+func planIncomplete(steps []turn.PlanStep) string {
 	var open []string
 	for i, s := range steps {
 		if s.Status != "done" {

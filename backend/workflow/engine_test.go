@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -47,11 +48,11 @@ func (s *script) respond(r llmtest.Request) llmtest.Reply {
 
 type recorder struct {
 	mu     sync.Mutex
-	events []agent.Event
-	onEmit func(agent.Event)
+	events []turn.Event
+	onEmit func(turn.Event)
 }
 
-func (r *recorder) Emit(e agent.Event) error {
+func (r *recorder) Emit(e turn.Event) error {
 	r.mu.Lock()
 	r.events = append(r.events, e)
 	f := r.onEmit
@@ -62,10 +63,10 @@ func (r *recorder) Emit(e agent.Event) error {
 	return nil
 }
 
-func (r *recorder) types(t agent.EventType) []agent.Event {
+func (r *recorder) types(t turn.EventType) []turn.Event {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	var out []agent.Event
+	var out []turn.Event
 	for _, e := range r.events {
 		if e.Type == t {
 			out = append(out, e)
@@ -87,26 +88,26 @@ func agents(names ...string) map[string]workflow.AgentDef {
 }
 
 // runWF runs def against the scripted replies and checks the turn's invariants.
-func runWF(t *testing.T, ctx context.Context, def *workflow.Definition, queues map[string][]llmtest.Reply, onEmit func(agent.Event)) (agent.Result, *recorder, *script) {
+func runWF(t *testing.T, ctx context.Context, def *workflow.Definition, queues map[string][]llmtest.Reply, onEmit func(turn.Event)) (turn.Result, *recorder, *script) {
 	t.Helper()
 	return runWFInput(t, ctx, def, agent.Input{User: "Write a haiku about SQLite."}, queues, onEmit)
 }
 
 // runWFInput is runWF from a given input, history included. Agents get
 // the limits their definitions set.
-func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in agent.Input, queues map[string][]llmtest.Reply, onEmit func(agent.Event)) (agent.Result, *recorder, *script) {
+func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in agent.Input, queues map[string][]llmtest.Reply, onEmit func(turn.Event)) (turn.Result, *recorder, *script) {
 	t.Helper()
 	srv := llmtest.NewServer(t)
 	sc := &script{queues: queues}
 	srv.Respond(sc.respond)
 	client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
 	eng := &workflow.Engine{NewAgent: func(name string, d workflow.AgentDef) (*agent.Agent, error) {
-		limits := agent.Limits{MaxSteps: d.Limits.MaxSteps, MaxToolCalls: d.Limits.MaxToolCalls, TokenBudget: d.Limits.TokenBudget}
+		limits := turn.Limits{MaxSteps: d.Limits.MaxSteps, MaxToolCalls: d.Limits.MaxToolCalls, TokenBudget: d.Limits.TokenBudget}
 		return &agent.Agent{Name: name, Client: client, Model: "m", SystemPrompt: d.SystemPrompt, Limits: limits}, nil
 	}}
 	rec := &recorder{onEmit: onEmit}
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []agent.Sink{rec}})
-	res := agent.RunTurn(ctx, em, func(ctx context.Context) agent.Result {
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{rec}})
+	res := turn.RunTurn(ctx, em, func(ctx context.Context) turn.Result {
 		return eng.Run(ctx, em, def, in)
 	})
 	checkStages(t, res, rec)
@@ -116,9 +117,9 @@ func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in 
 // checkStages asserts what every workflow run keeps: one stage_start and
 // stage_end per stage result, in order, and diagnostics totals equal to the
 // sum of their calls.
-func checkStages(t *testing.T, res agent.Result, rec *recorder) {
+func checkStages(t *testing.T, res turn.Result, rec *recorder) {
 	t.Helper()
-	starts, ends := rec.types(agent.EventStageStart), rec.types(agent.EventStageEnd)
+	starts, ends := rec.types(turn.EventStageStart), rec.types(turn.EventStageEnd)
 	if len(starts) != len(res.Stages) || len(ends) != len(res.Stages) {
 		t.Fatalf("%d stage_start, %d stage_end for %d stages", len(starts), len(ends), len(res.Stages))
 	}
@@ -139,12 +140,12 @@ func checkStages(t *testing.T, res agent.Result, rec *recorder) {
 	if total != res.Usage {
 		t.Fatalf("run usage %+v != sum of stages %+v", res.Usage, total)
 	}
-	if len(rec.types(agent.EventTurnCompleted)) != 1 {
+	if len(rec.types(turn.EventTurnCompleted)) != 1 {
 		t.Fatal("no turn_completed")
 	}
 }
 
-func stageNames(res agent.Result) string {
+func stageNames(res turn.Result) string {
 	var n []string
 	for _, s := range res.Stages {
 		n = append(n, s.Name+"="+string(s.Outcome))
@@ -155,7 +156,7 @@ func stageNames(res agent.Result) string {
 func TestChat(t *testing.T) {
 	def := &workflow.Definition{Name: "chat", Agents: agents("assistant"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "assistant"}}
 	res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{"assistant": {reply("Pages of B-trees", 10)}}, nil)
-	if !res.OK || res.FinalText != "Pages of B-trees" || len(res.Stages) != 1 || res.Stages[0].Termination.Kind != agent.TermNaturalCompletion {
+	if !res.OK || res.FinalText != "Pages of B-trees" || len(res.Stages) != 1 || res.Stages[0].Termination.Kind != turn.TermNaturalCompletion {
 		t.Fatalf("result %+v", res)
 	}
 }
@@ -173,11 +174,11 @@ func TestCritiqueRevise(t *testing.T) {
 		if got := stageNames(res); got != "write=succeeded, critique 1=succeeded, revise 1=succeeded, critique 2=succeeded" {
 			t.Fatalf("stages %s", got)
 		}
-		crit := rec.types(agent.EventCritique)
-		if len(crit) != 2 || len(rec.types(agent.EventRefining)) != 1 {
+		crit := rec.types(turn.EventCritique)
+		if len(crit) != 2 || len(rec.types(turn.EventRefining)) != 1 {
 			t.Fatalf("%d critiques", len(crit))
 		}
-		var first agent.CritiqueData
+		var first turn.CritiqueData
 		json.Unmarshal(crit[0].Data, &first)
 		if first.Passed || first.Score != 0.4 || first.Feedback != "Needs 5-7-5." {
 			t.Fatalf("first verdict %+v", first)
@@ -188,7 +189,7 @@ func TestCritiqueRevise(t *testing.T) {
 			"writer": {reply("d1", 10), reply("d2", 10), reply("d3", 10)},
 			"critic": {reply("FAIL\nno", 8), reply("FAIL\nno", 8), reply("FAIL\nstill no", 8)},
 		}, nil)
-		if res.OK || res.Outcome != agent.OutcomeFailed || res.FinalText != "d3" {
+		if res.OK || res.Outcome != turn.OutcomeFailed || res.FinalText != "d3" {
 			t.Fatalf("result %+v final %q", res.Outcome, res.FinalText)
 		}
 		if !strings.Contains(res.Error, "did not pass this draft after 2 revisions") {
@@ -207,7 +208,7 @@ func TestPlanExecute(t *testing.T) {
 		if !res.OK || res.FinalText != "Final haiku" || len(res.PlanSteps) != 2 || res.PlanSteps[1].Status != "done" {
 			t.Fatalf("result %+v plan %+v", res.Termination, res.PlanSteps)
 		}
-		if len(rec.types(agent.EventPlanGenerated)) != 1 || len(rec.types(agent.EventStepEnd)) != 2 {
+		if len(rec.types(turn.EventPlanGenerated)) != 1 || len(rec.types(turn.EventStepEnd)) != 2 {
 			t.Fatal("plan events missing")
 		}
 	})
@@ -222,7 +223,7 @@ func TestPlanExecute(t *testing.T) {
 		if got := stageNames(res); got != "plan=succeeded, step 1=succeeded, step 2=failed, replan 1=succeeded, step 3=succeeded, finish=succeeded" {
 			t.Fatalf("stages %s", got)
 		}
-		if len(rec.types(agent.EventPlanGenerated)) != 2 {
+		if len(rec.types(turn.EventPlanGenerated)) != 2 {
 			t.Fatal("the replan was not published")
 		}
 	})
@@ -244,7 +245,7 @@ func TestReflection(t *testing.T) {
 			"author": {reply("v1", 10), reply("v2", 10)},
 			"judge":  {reply(`{"passed":false,"score":0.5,"feedback":"more imagery"}`, 5), reply(`{"passed":true,"score":0.9,"feedback":""}`, 5)},
 		}, nil)
-		ends := rec.types(agent.EventReflectionEnd)
+		ends := rec.types(turn.EventReflectionEnd)
 		if !res.OK || res.FinalText != "v2" || len(ends) != 2 || res.Stages[len(res.Stages)-1].Name != "reflect 2" {
 			t.Fatalf("result %q, %d reflection_end, %s", res.FinalText, len(ends), stageNames(res))
 		}
@@ -269,12 +270,12 @@ func TestHandoff(t *testing.T) {
 	if !res.OK || res.FinalText != "Rows in quiet pages" {
 		t.Fatalf("result %+v", res)
 	}
-	if res.Stages[0].Termination.Kind != agent.TermCompletedAfterToolCall {
+	if res.Stages[0].Termination.Kind != turn.TermCompletedAfterToolCall {
 		t.Fatalf("triage termination %+v", res.Stages[0].Termination)
 	}
-	hs := rec.types(agent.EventHandoffStart)
-	var d agent.HandoffStartData
-	if len(hs) != 1 || json.Unmarshal(hs[0].Data, &d) != nil || d.From != "triage" || d.To != "poet" || len(rec.types(agent.EventHandoffEnd)) != 1 {
+	hs := rec.types(turn.EventHandoffStart)
+	var d turn.HandoffStartData
+	if len(hs) != 1 || json.Unmarshal(hs[0].Data, &d) != nil || d.From != "triage" || d.To != "poet" || len(rec.types(turn.EventHandoffEnd)) != 1 {
 		t.Fatalf("handoff events %+v", hs)
 	}
 	if strings.Join(sc.calls, ",") != "triage,poet" {
@@ -322,7 +323,7 @@ func TestPipeline(t *testing.T) {
 		if got := stageNames(res); got != "gather=succeeded, check=succeeded, rescue=skipped, draft=succeeded" {
 			t.Fatalf("stages %s", got)
 		}
-		if res.Stages[2].Termination.Kind != agent.TermSkipped || !strings.Contains(res.Stages[2].Termination.Reason, "succeeded") {
+		if res.Stages[2].Termination.Kind != turn.TermSkipped || !strings.Contains(res.Stages[2].Termination.Reason, "succeeded") {
 			t.Fatalf("skip %+v", res.Stages[2].Termination)
 		}
 	})
@@ -331,7 +332,7 @@ func TestPipeline(t *testing.T) {
 			"researcher": {reply("facts", 10)},
 			"checker":    {reply("looks wrong", 10)},
 		}, nil)
-		if res.OK || res.Outcome != agent.OutcomeFailed || !strings.Contains(res.Error, `stage "check" failed`) {
+		if res.OK || res.Outcome != turn.OutcomeFailed || !strings.Contains(res.Error, `stage "check" failed`) {
 			t.Fatalf("result %+v", res)
 		}
 		if len(sc.calls) != 2 {
@@ -346,7 +347,7 @@ func TestPipeline(t *testing.T) {
 			"checker":    {reply("OK", 10)},
 		}, nil)
 		// budget_exhausted means the step ceiling (seed 003), not a token budget.
-		if res.Termination.Kind != agent.TermBudgetExceeded || res.BudgetExhausted || len(res.Stages) != 2 {
+		if res.Termination.Kind != turn.TermBudgetExceeded || res.BudgetExhausted || len(res.Stages) != 2 {
 			t.Fatalf("termination %+v budget_exhausted %v after %s", res.Termination, res.BudgetExhausted, stageNames(res))
 		}
 	})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // execChat runs one agent with its tools on the conversation.
@@ -22,7 +23,7 @@ func (r *wfRun) execChat(ctx context.Context, st *Stage, input string) stageOutc
 // outcomeOf is one agent stage's outcome as a stage's: its own final text
 // as the output, a limit named by the stage, and a failure's message as the
 // agent gave it.
-func outcomeOf(sr agent.StageResult, res agent.Result) stageOutcome {
+func outcomeOf(sr turn.StageResult, res turn.Result) stageOutcome {
 	out := stageOutcome{outcome: sr.Outcome, term: sr.Termination}
 	if strings.TrimSpace(res.FinalText) != "" {
 		out.output = output{text: res.FinalText, stageID: sr.ID}
@@ -30,7 +31,7 @@ func outcomeOf(sr agent.StageResult, res agent.Result) stageOutcome {
 	if out.term.Kind.IsLimit() {
 		out.term.Stage = sr.Name
 	}
-	if sr.Outcome == agent.OutcomeFailed {
+	if sr.Outcome == turn.OutcomeFailed {
 		out.reason = cmp.Or(res.Error, sr.Termination.Error, sr.Termination.String())
 		out.source = res.ErrorSource
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -49,7 +50,7 @@ func TestFailedTurnHasNoFinalText(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, _, _ := runWFInput(t, context.Background(), tt.def, agent.Input{History: history, User: "Now this"}, tt.queues, nil)
-			if res.OK || res.Outcome != agent.OutcomeFailed || !strings.Contains(res.Error, "the model is down") {
+			if res.OK || res.Outcome != turn.OutcomeFailed || !strings.Contains(res.Error, "the model is down") {
 				t.Fatalf("outcome %s, error %q", res.Outcome, res.Error)
 			}
 			if res.FinalText != "" || res.FinalStageID != "" {
@@ -66,7 +67,7 @@ func TestFailedTurnHasNoFinalText(t *testing.T) {
 
 // turnMessages are the messages a turn adds after the history (as the
 // store keeps them: system prompts aside).
-func turnMessages(t *testing.T, res agent.Result) []llm.Message {
+func turnMessages(t *testing.T, res turn.Result) []llm.Message {
 	t.Helper()
 	var convo []llm.Message
 	for _, m := range res.Messages {
@@ -187,8 +188,8 @@ func TestStageStartFinal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, rec, _ := runWF(t, context.Background(), tt.def, tt.queues, nil)
 			var finals []string
-			for _, e := range rec.types(agent.EventStageStart) {
-				var d workflow.StageStartData
+			for _, e := range rec.types(turn.EventStageStart) {
+				var d turn.StageStartData
 				if err := json.Unmarshal(e.Data, &d); err != nil {
 					t.Fatal(err)
 				}

@@ -9,12 +9,9 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
-
-// HandoffEndData is the data of handoff_end, emitted once the agent handed
-// to has run, with that agent's outcome and stage. The event's stage_id is
-// the stage that handed over, as on handoff_start.
-type HandoffEndData = agent.HandoffEndData
 
 // execHandoff: a triage agent with a transfer tool per specialist; a
 // transfer hands the conversation to the specialist, up to MaxHandoffs.
@@ -34,7 +31,7 @@ func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageO
 		}
 		sr, res := r.agentStage(ctx, stageCall{name: fmt.Sprintf("%s %d", current, handoffs+1), agent: current, tools: tr.tools}, in)
 		if from != "" {
-			r.em.Emit(agent.Draft{Type: agent.EventHandoffEnd, StageID: from, Data: HandoffEndData{To: current, Outcome: sr.Outcome, TargetStageID: sr.ID}})
+			r.em.Emit(turn.Draft{Type: turn.EventHandoffEnd, StageID: from, Data: turn.HandoffEndData{To: current, Outcome: sr.Outcome, TargetStageID: sr.ID}})
 		}
 		out := outcomeOf(sr, res)
 		if out.text != "" {
@@ -42,13 +39,13 @@ func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageO
 		}
 		out.output = answered
 		target := tr.winner(res.Messages)
-		if target == "" || sr.Outcome != agent.OutcomeSucceeded {
+		if target == "" || sr.Outcome != turn.OutcomeSucceeded {
 			if r.def.Kind != KindPipeline {
 				r.transcript = res.Messages
 			}
 			return out
 		}
-		r.em.Emit(agent.Draft{Type: agent.EventHandoffStart, StageID: sr.ID, Data: agent.HandoffStartData{From: current, To: target}})
+		r.em.Emit(turn.Draft{Type: turn.EventHandoffStart, StageID: sr.ID, Data: turn.HandoffStartData{From: current, To: target}})
 		current, from, in = target, sr.ID, agent.Input{History: tr.handOver(res.Messages, target)}
 	}
 }
@@ -58,7 +55,7 @@ func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageO
 // and the agent handed to is chosen after the stage by the order the model
 // called them in: the first transfer wins, whichever goroutine ran first.
 type transfers struct {
-	tools   []agent.Tool
+	tools   []tool.Tool
 	targets map[string]string // tool name → agent
 	mu      sync.Mutex
 	ran     map[string]bool // tool names
@@ -76,8 +73,8 @@ func (t *transfers) offer(specialists []string, current string) {
 		}
 		name := "transfer_to_" + strings.NewReplacer("-", "_", " ", "_").Replace(to)
 		t.targets[name] = to
-		t.tools = append(t.tools, agent.ToolFunc{
-			ToolSpec: agent.ToolSpec{
+		t.tools = append(t.tools, tool.Func{
+			Def: tool.Spec{
 				Name:        name,
 				Description: "Hand the conversation to the " + to + " agent, who is better suited to answer it.",
 				Parameters:  json.RawMessage(`{"type":"object","properties":{"reason":{"type":"string"}},"additionalProperties":false}`),
@@ -86,7 +83,7 @@ func (t *transfers) offer(specialists []string, current string) {
 				t.mu.Lock()
 				t.ran[name] = true
 				t.mu.Unlock()
-				return "", &agent.EndRun{Output: "Transferred to " + to + "."}
+				return "", &tool.EndRun{Output: "Transferred to " + to + "."}
 			},
 		})
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -31,32 +31,32 @@ func TestHandoffEndAfterTheTarget(t *testing.T) {
 	tests := []struct {
 		name   string
 		queues map[string][]llmtest.Reply
-		ends   []workflow.HandoffEndData // without stage ids
-		stages []string                  // the stage each handoff_end is about
+		ends   []turn.HandoffEndData // without stage ids
+		stages []string              // the stage each handoff_end is about
 	}{
 		{"the specialist answers", map[string][]llmtest.Reply{
 			"triage": {transfers("transfer_to_poet")}, "poet": {reply("Rows in quiet pages", 10)},
-		}, []workflow.HandoffEndData{{To: "poet", Outcome: agent.OutcomeSucceeded}}, []string{"poet 2"}},
+		}, []turn.HandoffEndData{{To: "poet", Outcome: turn.OutcomeSucceeded}}, []string{"poet 2"}},
 		{"the specialist fails", map[string][]llmtest.Reply{
 			"triage": {transfers("transfer_to_poet")}, "poet": {server500()},
-		}, []workflow.HandoffEndData{{To: "poet", Outcome: agent.OutcomeFailed}}, []string{"poet 2"}},
+		}, []turn.HandoffEndData{{To: "poet", Outcome: turn.OutcomeFailed}}, []string{"poet 2"}},
 		{"a specialist hands on", map[string][]llmtest.Reply{
 			"triage": {transfers("transfer_to_poet")}, "poet": {transfers("transfer_to_analyst")}, "analyst": {reply("numbers", 10)},
-		}, []workflow.HandoffEndData{{To: "poet", Outcome: agent.OutcomeSucceeded}, {To: "analyst", Outcome: agent.OutcomeSucceeded}}, []string{"poet 2", "analyst 3"}},
+		}, []turn.HandoffEndData{{To: "poet", Outcome: turn.OutcomeSucceeded}, {To: "analyst", Outcome: turn.OutcomeSucceeded}}, []string{"poet 2", "analyst 3"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, rec, _ := runWF(t, context.Background(), handoffDef(), tt.queues, nil)
-			ends, startsH := rec.types(agent.EventHandoffEnd), rec.types(agent.EventHandoffStart)
+			ends, startsH := rec.types(turn.EventHandoffEnd), rec.types(turn.EventHandoffStart)
 			if len(ends) != len(tt.ends) || len(startsH) != len(tt.ends) {
 				t.Fatalf("%d handoff_start, %d handoff_end, want %d each", len(startsH), len(ends), len(tt.ends))
 			}
 			stageEnd := map[string]int64{}
-			for _, e := range rec.types(agent.EventStageEnd) {
+			for _, e := range rec.types(turn.EventStageEnd) {
 				stageEnd[e.StageID] = e.Seq
 			}
 			for i, e := range ends {
-				var d workflow.HandoffEndData
+				var d turn.HandoffEndData
 				if err := json.Unmarshal(e.Data, &d); err != nil {
 					t.Fatal(err)
 				}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // execPlan: a planner makes a plan, each step runs as a stage, a failed
@@ -15,16 +16,16 @@ import (
 // not an answer, even when the stage ends before the finisher runs.
 func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutcome {
 	psr, pres := r.agentStage(ctx, stageCall{name: "plan", agent: st.Planner}, agent.Input{History: r.in.History, User: planPrompt(task)})
-	if psr.Outcome != agent.OutcomeSucceeded {
+	if psr.Outcome != turn.OutcomeSucceeded {
 		return noAnswer(outcomeOf(psr, pres))
 	}
 	titles := parsePlan(pres.FinalText)
 	if len(titles) == 0 {
-		return stageOutcome{outcome: agent.OutcomeFailed, reason: "the planner returned no steps", source: "workflow"}
+		return stageOutcome{outcome: turn.OutcomeFailed, reason: "the planner returned no steps", source: "workflow"}
 	}
-	plan := make([]agent.PlanStep, len(titles))
+	plan := make([]turn.PlanStep, len(titles))
 	for i, t := range titles {
-		plan[i] = agent.PlanStep{Title: t, Status: "pending"}
+		plan[i] = turn.PlanStep{Title: t, Status: "pending"}
 	}
 	r.emitPlan(psr.ID, plan)
 	results, failed := r.runSteps(ctx, st, task, plan)
@@ -42,7 +43,7 @@ func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutco
 // runSteps runs the plan's steps, replanning after a failed step at most
 // MaxReplans times. It returns the step results, or the outcome that ends
 // the stage.
-func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []agent.PlanStep) ([]string, *stageOutcome) {
+func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []turn.PlanStep) ([]string, *stageOutcome) {
 	maxReplans := st.MaxReplans
 	if maxReplans <= 0 {
 		maxReplans = 2
@@ -51,20 +52,20 @@ func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []age
 	replans := 0
 	for i := 0; i < len(plan); i++ {
 		plan[i].Status = "running"
-		r.em.Emit(agent.Draft{Type: agent.EventStepStart, Data: agent.StepStartData{StepIndex: i, Description: plan[i].Title}})
+		r.em.Emit(turn.Draft{Type: turn.EventStepStart, Data: turn.StepStartData{StepIndex: i, Description: plan[i].Title}})
 		ssr, sres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("step %d", i+1), agent: st.Executor}, agent.Input{User: stepPrompt(task, plan, results, i)})
-		ok := ssr.Outcome == agent.OutcomeSucceeded
-		r.em.Emit(agent.Draft{Type: agent.EventStepEnd, Data: agent.StepEndData{StepIndex: i, Success: ok}})
+		ok := ssr.Outcome == turn.OutcomeSucceeded
+		r.em.Emit(turn.Draft{Type: turn.EventStepEnd, Data: turn.StepEndData{StepIndex: i, Success: ok}})
 		if ok {
 			plan[i].Status = "done"
 			results = append(results, fmt.Sprintf("Step %d (%s): %s", i+1, plan[i].Title, sres.FinalText))
 			continue
 		}
 		plan[i].Status = "error"
-		r.planSteps = append([]agent.PlanStep(nil), plan...)
-		if ssr.Outcome == agent.OutcomeCancelled || replans >= maxReplans {
+		r.planSteps = append([]turn.PlanStep(nil), plan...)
+		if ssr.Outcome == turn.OutcomeCancelled || replans >= maxReplans {
 			o := outcomeOf(ssr, sres)
-			if o.outcome != agent.OutcomeCancelled {
+			if o.outcome != turn.OutcomeCancelled {
 				o.reason = fmt.Sprintf("step %d %q failed after %d replans", i+1, plan[i].Title, replans)
 				if o.term.Kind.IsLimit() {
 					// The turn ends at the step's limit; say which.
@@ -75,17 +76,17 @@ func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []age
 		}
 		replans++
 		rsr, rres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("replan %d", replans), agent: st.Planner}, agent.Input{User: replanPrompt(task, plan, results, i)})
-		if rsr.Outcome != agent.OutcomeSucceeded {
+		if rsr.Outcome != turn.OutcomeSucceeded {
 			o := outcomeOf(rsr, rres)
 			return nil, &o
 		}
 		plan = plan[:i+1]
 		for _, t := range parsePlan(rres.FinalText) {
-			plan = append(plan, agent.PlanStep{Title: t, Status: "pending"})
+			plan = append(plan, turn.PlanStep{Title: t, Status: "pending"})
 		}
 		r.emitPlan(rsr.ID, plan)
 	}
-	r.planSteps = append([]agent.PlanStep(nil), plan...)
+	r.planSteps = append([]turn.PlanStep(nil), plan...)
 	return results, nil
 }
 
@@ -95,9 +96,9 @@ func noAnswer(o stageOutcome) stageOutcome {
 	return o
 }
 
-func (r *wfRun) emitPlan(stageID string, plan []agent.PlanStep) {
-	r.planSteps = append([]agent.PlanStep(nil), plan...)
-	r.em.Emit(agent.Draft{Type: agent.EventPlanGenerated, StageID: stageID, Data: agent.PlanData{Steps: r.planSteps}})
+func (r *wfRun) emitPlan(stageID string, plan []turn.PlanStep) {
+	r.planSteps = append([]turn.PlanStep(nil), plan...)
+	r.em.Emit(turn.Draft{Type: turn.EventPlanGenerated, StageID: stageID, Data: turn.PlanData{Steps: r.planSteps}})
 }
 
 // parsePlan reads {"steps":[{"title":...}]} (or ["..."]) found in the text,
@@ -154,7 +155,7 @@ func planPrompt(task string) string {
 	return "Make a short plan (at most 8 steps) for this task. Reply with JSON only: {\"steps\": [{\"title\": \"...\"}]}.\n\nTask:\n" + task
 }
 
-func stepPrompt(task string, plan []agent.PlanStep, results []string, i int) string {
+func stepPrompt(task string, plan []turn.PlanStep, results []string, i int) string {
 	var b strings.Builder
 	b.WriteString("Overall task:\n" + task + "\n\nPlan:\n")
 	for j, s := range plan {
@@ -167,7 +168,7 @@ func stepPrompt(task string, plan []agent.PlanStep, results []string, i int) str
 	return b.String()
 }
 
-func replanPrompt(task string, plan []agent.PlanStep, results []string, failed int) string {
+func replanPrompt(task string, plan []turn.PlanStep, results []string, failed int) string {
 	var b strings.Builder
 	b.WriteString("Task:\n" + task + "\n\nThe plan so far:\n")
 	for j, s := range plan[:failed+1] {

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // execReflection: generate, self-critique with a score, refine below the
@@ -28,14 +29,14 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 	bestScore := -1.0
 	var feedback, reflectID string
 	for it := 1; it <= iters; it++ {
-		r.em.Emit(agent.Draft{Type: agent.EventReflectionStart, Data: agent.ReflectionStartData{Iteration: it}})
+		r.em.Emit(turn.Draft{Type: turn.EventReflectionStart, Data: turn.ReflectionStartData{Iteration: it}})
 		call, in := stageCall{name: "generate", agent: st.Agent}, agent.Input{History: r.in.History, User: task}
 		if it > 1 {
 			call.name, in = fmt.Sprintf("refine %d", it-1), agent.Input{User: revisePrompt(task, answer.text, feedback)}
-			r.em.Emit(agent.Draft{Type: agent.EventRefining, StageID: reflectID, Data: agent.RefiningData{Iteration: it - 1}})
+			r.em.Emit(turn.Draft{Type: turn.EventRefining, StageID: reflectID, Data: turn.RefiningData{Iteration: it - 1}})
 		}
 		gsr, gres := r.agentStage(ctx, call, in)
-		if gsr.Outcome != agent.OutcomeSucceeded {
+		if gsr.Outcome != turn.OutcomeSucceeded {
 			o := outcomeOf(gsr, gres)
 			if o.text == "" {
 				o.output = best
@@ -44,7 +45,7 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 		}
 		answer = output{text: gres.FinalText, stageID: gsr.ID}
 		csr, cres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("reflect %d", it), agent: critic}, agent.Input{User: critiquePrompt(task, answer.text)})
-		if csr.Outcome != agent.OutcomeSucceeded {
+		if csr.Outcome != turn.OutcomeSucceeded {
 			o := outcomeOf(csr, cres)
 			o.output = answer
 			return o
@@ -53,9 +54,9 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 		v := ParseVerdict(cres.FinalText)
 		passed := v.Score >= threshold || (v.Passed && v.Score == 0)
 		feedback = v.Feedback
-		r.em.Emit(agent.Draft{Type: agent.EventReflectionEnd, StageID: csr.ID, Data: agent.ReflectionEndData{Iteration: it, Score: v.Score, Passed: passed}})
+		r.em.Emit(turn.Draft{Type: turn.EventReflectionEnd, StageID: csr.ID, Data: turn.ReflectionEndData{Iteration: it, Score: v.Score, Passed: passed}})
 		if passed {
-			return stageOutcome{output: answer, outcome: agent.OutcomeSucceeded, term: agent.Termination{Kind: agent.TermCompleted}}
+			return stageOutcome{output: answer, outcome: turn.OutcomeSucceeded, term: turn.Termination{Kind: turn.TermCompleted}}
 		}
 		if v.Score >= bestScore {
 			best, bestScore = answer, v.Score
@@ -63,8 +64,8 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 	}
 	best.note = fmt.Sprintf("No answer reached the threshold score of %s in %d %s; this is the best-scored one (%s).",
 		fmtScore(threshold), iters, plural(iters, "iteration"), fmtScore(bestScore))
-	return stageOutcome{output: best, outcome: agent.OutcomeSucceeded,
-		term: agent.Termination{Kind: agent.TermMaxIterations, Limit: int64(iters), Used: int64(iters), Stage: st.Name,
+	return stageOutcome{output: best, outcome: turn.OutcomeSucceeded,
+		term: turn.Termination{Kind: turn.TermMaxIterations, Limit: int64(iters), Used: int64(iters), Stage: st.Name,
 			Properties: map[string]string{"counts": "iterations"}}}
 }
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -51,7 +51,7 @@ func TestReflectionGivesUpWithItsBestAnswer(t *testing.T) {
 				t.Fatalf("ok %v final %q from %q, want %q from %s", res.OK, res.FinalText, res.FinalStageID, tt.final, tt.stage)
 			}
 			term := res.Termination
-			if term.Kind != agent.TermMaxIterations || term.Limit != int64(tt.iters) || term.Used != int64(tt.iters) || term.Stage != "reflection" || !res.BudgetExhausted {
+			if term.Kind != turn.TermMaxIterations || term.Limit != int64(tt.iters) || term.Used != int64(tt.iters) || term.Stage != "reflection" || !res.BudgetExhausted {
 				t.Fatalf("termination %+v, budget_exhausted %v", term, res.BudgetExhausted)
 			}
 			if !strings.Contains(res.FinalNote, "("+tt.score+")") || !strings.Contains(res.FinalNote, "threshold score of 0.8") {
@@ -72,17 +72,17 @@ func TestReflectionRefiningEvents(t *testing.T) {
 		t.Fatalf("ok %v final %q", res.OK, res.FinalText)
 	}
 	starts := map[string]int64{}
-	for _, e := range rec.types(agent.EventStageStart) {
-		var d workflow.StageStartData
+	for _, e := range rec.types(turn.EventStageStart) {
+		var d turn.StageStartData
 		json.Unmarshal(e.Data, &d)
 		starts[d.Stage] = e.Seq
 	}
-	refs := rec.types(agent.EventRefining)
+	refs := rec.types(turn.EventRefining)
 	if len(refs) != 2 {
 		t.Fatalf("%d refining events, want 2", len(refs))
 	}
 	for i, e := range refs {
-		var d agent.RefiningData
+		var d turn.RefiningData
 		json.Unmarshal(e.Data, &d)
 		n := i + 1
 		reflect := stageNamed(t, res, fmt.Sprintf("reflect %d", n))

@@ -10,19 +10,9 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
-
-// StageStartData is the data of stage_start.
-type StageStartData struct {
-	StageID string `json:"stage_id"`
-	Stage   string `json:"stage"`
-	Phase   string `json:"phase"`
-	Agent   string `json:"agent"`
-	// Final is set when the workflow knows, before the stage runs, that
-	// its reply will be the turn's final text, so a client may show its
-	// tokens as the answer while they stream.
-	Final bool `json:"final,omitempty"`
-}
 
 // stageCall is one agent stage to run: its name, its agent, whether its
 // reply is known in advance to be the turn's final text, and tools it gets
@@ -30,36 +20,36 @@ type StageStartData struct {
 type stageCall struct {
 	name, agent string
 	final       bool
-	tools       []agent.Tool
+	tools       []tool.Tool
 }
 
 // agentStage runs one agent as one stage and records its StageResult.
-func (r *wfRun) agentStage(ctx context.Context, c stageCall, in agent.Input) (agent.StageResult, agent.Result) {
-	id := agent.NewID()
-	r.em.Emit(agent.Draft{Type: agent.EventStageStart, StageID: id, Data: StageStartData{StageID: id, Stage: c.name, Phase: r.phase, Agent: c.agent, Final: c.final}})
-	sr := agent.StageResult{ID: id, Name: c.name, Agent: c.agent, Phase: r.phase}
+func (r *wfRun) agentStage(ctx context.Context, c stageCall, in agent.Input) (turn.StageResult, turn.Result) {
+	id := turn.NewID()
+	r.em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: id, Data: turn.StageStartData{StageID: id, Stage: c.name, Phase: r.phase, Agent: c.agent, Final: c.final}})
+	sr := turn.StageResult{ID: id, Name: c.name, Agent: c.agent, Phase: r.phase}
 	started := time.Now()
 
 	ag, err := r.buildAgent(c.agent, c.tools...)
-	var res agent.Result
+	var res turn.Result
 	if err != nil {
-		res = agent.Result{Outcome: agent.OutcomeFailed, Termination: agent.Termination{Kind: agent.TermFailed, Error: err.Error()}, Error: err.Error(), ErrorSource: "config"}
+		res = turn.Result{Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermFailed, Error: err.Error()}, Error: err.Error(), ErrorSource: "config"}
 	} else {
 		in.StageID = id
 		res = ag.Run(ctx, r.em, in)
 	}
 	now := time.Now()
 	sr.Outcome, sr.Termination = res.Outcome, res.Termination
-	if ctx.Err() != nil && res.Outcome != agent.OutcomeCancelled {
-		sr.Outcome, sr.Termination = agent.OutcomeCancelled, agent.Termination{Kind: agent.TermCancelled}
+	if ctx.Err() != nil && res.Outcome != turn.OutcomeCancelled {
+		sr.Outcome, sr.Termination = turn.OutcomeCancelled, turn.Termination{Kind: turn.TermCancelled}
 	}
 	if text := res.FinalText; text != "" {
 		sr.Response = &llm.Message{Role: llm.RoleAssistant, Content: text}
 	}
 	inCount := len(in.History) + 1
-	sr.Diagnostics = agent.StageDiagnostics{
-		StartedAt:      agent.Time{Time: started},
-		CompletedAt:    agent.Time{Time: now},
+	sr.Diagnostics = turn.StageDiagnostics{
+		StartedAt:      turn.Time{Time: started},
+		CompletedAt:    turn.Time{Time: now},
 		DurationMS:     now.Sub(started).Milliseconds(),
 		Usage:          res.Usage,
 		ModelCalls:     res.ModelCalls,
@@ -69,12 +59,12 @@ func (r *wfRun) agentStage(ctx context.Context, c stageCall, in agent.Input) (ag
 	}
 	r.usage = r.usage.Add(res.Usage)
 	r.stages = append(r.stages, sr)
-	r.em.Emit(agent.Draft{Type: agent.EventStageEnd, StageID: id, Data: sr})
+	r.em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: id, Data: sr})
 	return sr, res
 }
 
 // buildAgent makes the named agent, with the stage's budget and extra tools.
-func (r *wfRun) buildAgent(name string, extra ...agent.Tool) (*agent.Agent, error) {
+func (r *wfRun) buildAgent(name string, extra ...tool.Tool) (*agent.Agent, error) {
 	def, ok := r.def.Agents[name]
 	if !ok {
 		return nil, fmt.Errorf("the workflow has no agent named %q", name)
@@ -108,18 +98,18 @@ func (r *wfRun) buildAgent(name string, extra ...agent.Tool) (*agent.Agent, erro
 
 // skipStage records a skipped stage.
 func (r *wfRun) skipStage(st *Stage, reason string) {
-	id := agent.NewID()
-	now := agent.Time{Time: time.Now()}
-	r.em.Emit(agent.Draft{Type: agent.EventStageStart, StageID: id, Data: StageStartData{StageID: id, Stage: st.Name, Phase: r.phase}})
-	sr := agent.StageResult{ID: id, Name: st.Name, Phase: r.phase, Outcome: agent.OutcomeSkipped,
-		Termination: agent.Termination{Kind: agent.TermSkipped, Reason: reason},
-		Diagnostics: agent.StageDiagnostics{StartedAt: now, CompletedAt: now}}
+	id := turn.NewID()
+	now := turn.Time{Time: time.Now()}
+	r.em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: id, Data: turn.StageStartData{StageID: id, Stage: st.Name, Phase: r.phase}})
+	sr := turn.StageResult{ID: id, Name: st.Name, Phase: r.phase, Outcome: turn.OutcomeSkipped,
+		Termination: turn.Termination{Kind: turn.TermSkipped, Reason: reason},
+		Diagnostics: turn.StageDiagnostics{StartedAt: now, CompletedAt: now}}
 	r.stages = append(r.stages, sr)
-	r.em.Emit(agent.Draft{Type: agent.EventStageEnd, StageID: id, Data: sr})
+	r.em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: id, Data: sr})
 }
 
 // skip reports whether the condition holds, and why.
-func (c *Condition) skip(prev agent.Outcome, input string) (string, bool) {
+func (c *Condition) skip(prev turn.Outcome, input string) (string, bool) {
 	if c == nil {
 		return "", false
 	}

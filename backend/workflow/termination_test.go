@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -49,7 +49,7 @@ func TestTurnTermination(t *testing.T) {
 		def     *workflow.Definition
 		queues  map[string][]llmtest.Reply
 		ok      bool
-		term    agent.Termination
+		term    turn.Termination
 		final   string
 		errHas  string
 		source  string
@@ -58,22 +58,22 @@ func TestTurnTermination(t *testing.T) {
 	}{
 		{"a completed chat stopped at its step limit", chat(workflow.Limits{MaxSteps: 1}, nil),
 			map[string][]llmtest.Reply{"a": {tc("c1", "lookup"), reply("best answer", 5)}},
-			true, agent.Termination{Kind: agent.TermMaxIterations, Limit: 1, Used: 1, Concluded: true, Stage: "chat"}, "best answer", "", "", "", true},
+			true, turn.Termination{Kind: turn.TermMaxIterations, Limit: 1, Used: 1, Concluded: true, Stage: "chat"}, "best answer", "", "", "", true},
 		{"the last of two stages' limits", pipe,
 			map[string][]llmtest.Reply{"one": {tc("c1", "lookup"), reply("notes", 5)}, "two": {twoCalls(), reply("report", 5)}},
-			true, agent.Termination{Kind: agent.TermMaxToolCalls, Limit: 1, Used: 1, Concluded: true, Stage: "second"}, "report", "", "", "", false},
+			true, turn.Termination{Kind: turn.TermMaxToolCalls, Limit: 1, Used: 1, Concluded: true, Stage: "second"}, "report", "", "", "", false},
 		{"a limit with no answer fails the turn", chat(workflow.Limits{MaxSteps: 1}, nil),
 			map[string][]llmtest.Reply{"a": {tc("c1", "lookup"), reply("  ", 5)}},
-			false, agent.Termination{Kind: agent.TermMaxIterations, Limit: 1, Used: 1, Stage: "chat"}, "", "before it gave any answer", "limit", "", true},
+			false, turn.Termination{Kind: turn.TermMaxIterations, Limit: 1, Used: 1, Stage: "chat"}, "", "before it gave any answer", "limit", "", true},
 		{"a pipeline stage's limit with no answer fails the turn", failPipe,
 			map[string][]llmtest.Reply{"one": {tc("c1", "lookup"), reply("", 5)}},
-			false, agent.Termination{Kind: agent.TermMaxIterations, Limit: 1, Used: 1, Stage: "first"}, "", `stage "first" failed: `, "limit", "", true},
+			false, turn.Termination{Kind: turn.TermMaxIterations, Limit: 1, Used: 1, Stage: "first"}, "", `stage "first" failed: `, "limit", "", true},
 		{"a limit in an attempt that was retried is not how the turn ended", chat(workflow.Limits{MaxSteps: 1}, func(d *workflow.Definition) { d.MaxAttempts = 2 }),
 			map[string][]llmtest.Reply{"a": {tc("c1", "lookup"), reply("", 5), reply("fine", 5)}},
-			true, agent.Termination{Kind: agent.TermCompleted}, "fine", "", "", "", false},
+			true, turn.Termination{Kind: turn.TermCompleted}, "fine", "", "", "", false},
 		{"a critique that never passes", critiqueDef(nil),
 			map[string][]llmtest.Reply{"writer": {reply("d1", 10), reply("d2", 10), reply("d3", 10)}, "critic": {reply("FAIL: no", 8), reply("FAIL: no", 8), reply("FAIL: still no", 8)}},
-			false, agent.Termination{Kind: agent.TermMaxIterations, Limit: 2, Used: 2, Stage: "critique-revise"}, "d3",
+			false, turn.Termination{Kind: turn.TermMaxIterations, Limit: 2, Used: 2, Stage: "critique-revise"}, "d3",
 			"The critic did not pass this draft after 2 revisions.", "limit", "The critic did not pass this draft after 2 revisions.", true},
 	}
 	for _, tt := range tests {
@@ -87,7 +87,7 @@ func TestTurnTermination(t *testing.T) {
 			if res.OK != tt.ok || res.FinalText != tt.final || res.FinalNote != tt.note || res.BudgetExhausted != tt.exhaust {
 				t.Fatalf("ok %v final %q note %q budget_exhausted %v; want %v %q %q %v", res.OK, res.FinalText, res.FinalNote, res.BudgetExhausted, tt.ok, tt.final, tt.note, tt.exhaust)
 			}
-			if !tt.ok && (res.Outcome != agent.OutcomeFailed || !strings.Contains(res.Error, tt.errHas) || res.ErrorSource != tt.source) {
+			if !tt.ok && (res.Outcome != turn.OutcomeFailed || !strings.Contains(res.Error, tt.errHas) || res.ErrorSource != tt.source) {
 				t.Fatalf("outcome %s, error %q from %q; want it to say %q from %q", res.Outcome, res.Error, res.ErrorSource, tt.errHas, tt.source)
 			}
 		})

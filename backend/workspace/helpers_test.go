@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/workspace"
 )
 
@@ -96,7 +96,7 @@ func writeFile(t testing.TB, path, content string) {
 // schema first. A schema rejection fails the test.
 func call(t *testing.T, w *workspace.Workspace, name, args string) (string, error) {
 	t.Helper()
-	ts, err := agent.NewToolset(w.Tools()...)
+	ts, err := tool.NewSet(w.Tools()...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/tool"
 )
 
 // Names of the workspace tools.
@@ -17,10 +17,10 @@ const (
 
 // Tools returns list_files, read_file and write_file on this workspace.
 // Only write_file has side effects.
-func (w *Workspace) Tools() []agent.Tool {
-	return []agent.Tool{
-		agent.ToolFunc{
-			ToolSpec: agent.ToolSpec{
+func (w *Workspace) Tools() []tool.Tool {
+	return []tool.Tool{
+		tool.Func{
+			Def: tool.Spec{
 				Name: ToolListFiles,
 				Description: fmt.Sprintf("List files and folders in the workspace with their type (file, dir, link), size in bytes and modification time. "+
 					"Paths are relative to the workspace; the result's paths can be passed to read_file as they are. "+
@@ -31,8 +31,8 @@ func (w *Workspace) Tools() []agent.Tool {
 			},
 			Fn: w.listFiles,
 		},
-		agent.ToolFunc{
-			ToolSpec: agent.ToolSpec{
+		tool.Func{
+			Def: tool.Spec{
 				Name: ToolReadFile,
 				Description: fmt.Sprintf("Read a text file in the workspace. Each line comes back prefixed with its number (\"12 | text\"), and the total line count is given. "+
 					"start_line and end_line (1-based, inclusive) select a part. At most %s is returned at once: read a larger file in parts. "+
@@ -41,8 +41,8 @@ func (w *Workspace) Tools() []agent.Tool {
 			},
 			Fn: w.readFile,
 		},
-		agent.ToolFunc{
-			ToolSpec: agent.ToolSpec{
+		tool.Func{
+			Def: tool.Spec{
 				Name: ToolWriteFile,
 				Description: fmt.Sprintf("Write a text file in the workspace, creating missing folders. "+
 					"mode \"create\" (the default) refuses if the file exists; \"overwrite\" replaces it. "+

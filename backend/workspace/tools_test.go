@@ -11,13 +11,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/workspace"
 )
 
 func TestToolSpecs(t *testing.T) {
 	f := newFixture(t, workspace.Limits{})
-	ts, err := agent.NewToolset(f.w.Tools()...)
+	ts, err := tool.NewSet(f.w.Tools()...)
 	if err != nil {
 		t.Fatalf("the schemas do not compile: %v", err)
 	}
@@ -391,7 +391,7 @@ func TestCancelled(t *testing.T) {
 
 func TestConcurrentUse(t *testing.T) {
 	f := newFixture(t, workspace.Limits{})
-	tools := map[string]agent.Tool{}
+	tools := map[string]tool.Tool{}
 	for _, tool := range f.w.Tools() {
 		tools[tool.Spec().Name] = tool
 	}

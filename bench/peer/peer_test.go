@@ -23,6 +23,8 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // The turn: 10 model steps and 10 tool calls. Every step streams 2,000
@@ -98,8 +100,8 @@ func BenchmarkPeerToolTurn(b *testing.B) {
 // agentdeckTurn is Agentdeck's engine: the tool-calling loop with its
 // limits, guards and schema checks, every token an event.
 func agentdeckTurn(url string, hc *http.Client) func(context.Context) error {
-	tools, err := agent.NewToolset(agent.ToolFunc{
-		ToolSpec: agent.ToolSpec{Name: "lookup", Description: "Looks a key up.",
+	tools, err := tool.NewSet(tool.Func{
+		Def: tool.Spec{Name: "lookup", Description: "Looks a key up.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`)},
 		Fn: func(_ context.Context, args json.RawMessage) (string, error) { return lookup(args) },
 	})
@@ -109,13 +111,13 @@ func agentdeckTurn(url string, hc *http.Client) func(context.Context) error {
 	ag := &agent.Agent{Name: "bench", Client: llm.NewOpenAI(llm.Config{BaseURL: url, HTTPClient: hc}), Model: "m", Tools: tools}
 	return func(ctx context.Context) error {
 		var tokens atomic.Int64
-		em := agent.NewEmitter(agent.EmitterConfig{SessionID: "s", TurnID: agent.NewID(), Sinks: []agent.Sink{agent.SinkFunc(func(e agent.Event) error {
-			if e.Type == agent.EventToken {
+		em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: turn.NewID(), Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {
+			if e.Type == turn.EventToken {
 				tokens.Add(1)
 			}
 			return nil
 		})}})
-		res := agent.RunTurn(ctx, em, func(ctx context.Context) agent.Result { return ag.Run(ctx, em, agent.Input{User: "go"}) })
+		res := turn.RunTurn(ctx, em, func(ctx context.Context) turn.Result { return ag.Run(ctx, em, agent.Input{User: "go"}) })
 		switch {
 		case !res.OK:
 			return fmt.Errorf("turn failed: %s %s", res.Termination.Kind, res.Error)

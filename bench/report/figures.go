@@ -304,7 +304,7 @@ func components() []check {
 
 func whyPipeline(d *data) string {
 	rate := d.mv(kEventLog, "events/s")
-	return fmt.Sprintf("Every token becomes an agent.Event that the EventLog stores as its own SQLite row. "+
+	return fmt.Sprintf("Every token becomes a turn.Event that the EventLog stores as its own SQLite row. "+
 		"The store writes about %s events/s on this machine (BenchmarkEventLogWrite), so the turn's 50,000 rows cost about %s ms of CPU by themselves, "+
 		"while bare go-openai reads the whole stream in %s ms. On 2 cores that writer, go-openai's per-chunk JSON decoding (the floor itself, ~3 µs a chunk) "+
 		"and the sinks share the CPU. A CPU profile of this benchmark taken while building it: EventLog writes ~29%%, go-openai decoding ~26%%, "+
@@ -315,7 +315,7 @@ func whyPipeline(d *data) string {
 }
 
 func whyPeer(*data) string {
-	return "Agentdeck's engine does more per token than langchaingo's loop: every token is an agent.Event (id, sequence, timestamp, JSON data) handed to the sinks, " +
+	return "Agentdeck's engine does more per token than langchaingo's loop: every token is a turn.Event (id, sequence, timestamp, JSON data) handed to the sinks, " +
 		"and every tool call is checked against its JSON Schema and the guards. langchaingo instead re-concatenates the whole message string on every chunk " +
 		"(quadratic in the step's length), which is why its bytes allocated grow so fast. Profile with -memprofile on BenchmarkPeerToolTurn to see which side moved."
 }

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 
 	_ "modernc.org/sqlite" // the raw connection that finds and checkpoints pages
 )
@@ -57,32 +57,32 @@ func BuildHistory(t testing.TB, db *store.DB, sessions, turnsEach int) History {
 func storeTurn(t testing.TB, db *store.DB, sessionID, user, answer string) StoredTurn {
 	t.Helper()
 	ctx := context.Background()
-	turn, err := db.StartTurn(ctx, store.Turn{SessionID: sessionID, UserMessage: user, Workflow: "chat", Model: "test-model"})
+	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sessionID, UserMessage: user, Workflow: "chat", Model: "test-model"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := db.NewEventLog(turn.ID, store.EventLogOptions{})
+	log := db.NewEventLog(tr.ID, store.EventLogOptions{})
 	events := 0
-	em := agent.NewEmitter(agent.EmitterConfig{SessionID: sessionID, TurnID: turn.ID, Sinks: []agent.Sink{log, agent.SinkFunc(func(agent.Event) error {
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log, turn.SinkFunc(func(turn.Event) error {
 		events++
 		return nil
 	})}})
-	res := agent.RunTurn(ctx, em, func(context.Context) agent.Result {
-		em.Emit(agent.Draft{Type: agent.EventThinkStart})
+	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
+		em.Emit(turn.Draft{Type: turn.EventThinkStart})
 		for _, w := range strings.SplitAfter(answer, " ") {
-			em.Emit(agent.Draft{Type: agent.EventToken, Data: agent.TokenData{Text: w}})
+			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
 		}
-		em.Emit(agent.Draft{Type: agent.EventThinkEnd})
-		return agent.Result{OK: true, Outcome: agent.OutcomeSucceeded, Termination: agent.Termination{Kind: agent.TermNaturalCompletion}, FinalText: answer,
+		em.Emit(turn.Draft{Type: turn.EventThinkEnd})
+		return turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}, FinalText: answer,
 			Messages: []llm.Message{{Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}}}
 	})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishTurn(ctx, turn.ID, 0, res); err != nil {
+	if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
 		t.Fatal(err)
 	}
-	return StoredTurn{ID: turn.ID, SessionID: sessionID, User: user, Final: answer, Events: events, Messages: 2}
+	return StoredTurn{ID: tr.ID, SessionID: sessionID, User: user, Final: answer, Events: events, Messages: 2}
 }
 
 // Checkpoint moves everything in the write-ahead log into the database

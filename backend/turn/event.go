@@ -1,4 +1,4 @@
-package agent
+package turn
 
 import (
 	"encoding/json"
@@ -237,6 +237,17 @@ type (
 	ChartData struct {
 		Spec  json.RawMessage `json:"spec"`
 		Title string          `json:"title"`
+	}
+	// StageStartData is the data of stage_start.
+	StageStartData struct {
+		StageID string `json:"stage_id"`
+		Stage   string `json:"stage"`
+		Phase   string `json:"phase"`
+		Agent   string `json:"agent"`
+		// Final is set when the workflow knows, before the stage runs, that
+		// its reply will be the turn's final text, so a client may show its
+		// tokens as the answer while they stream.
+		Final bool `json:"final,omitempty"`
 	}
 	ErrorData struct {
 		Source  string `json:"source"` // llm, tool, guard, config, limit, workflow, internal

@@ -1,4 +1,4 @@
-package agent
+package tool
 
 import (
 	"bytes"
@@ -15,8 +15,13 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
-// ToolSpec describes a tool to the model and to the engine.
-type ToolSpec struct {
+// Package tool is what a tool is to the engine: its spec, the set a model
+// is offered with compiled argument schemas, and how a running tool
+// reports events (Emit). Tools live in their own packages (data,
+// workspace, mcp, plan, chart, recall) and are picked by name.
+
+// Spec describes a tool to the model and to the engine.
+type Spec struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	Parameters  json.RawMessage `json:"parameters"` // JSON Schema of the arguments
@@ -28,33 +33,33 @@ type ToolSpec struct {
 // Tool is something the model can call. Execute receives arguments that
 // already passed the schema, and must honour ctx: Stop cancels it.
 type Tool interface {
-	Spec() ToolSpec
+	Spec() Spec
 	Execute(ctx context.Context, args json.RawMessage) (string, error)
 }
 
-// ToolFunc adapts a spec and a function to Tool.
-type ToolFunc struct {
-	ToolSpec
-	Fn func(ctx context.Context, args json.RawMessage) (string, error)
+// Func adapts a spec and a function to Tool.
+type Func struct {
+	Def Spec
+	Fn  func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
-func (t ToolFunc) Spec() ToolSpec { return t.ToolSpec }
+func (t Func) Spec() Spec { return t.Def }
 
-func (t ToolFunc) Execute(ctx context.Context, args json.RawMessage) (string, error) {
+func (t Func) Execute(ctx context.Context, args json.RawMessage) (string, error) {
 	return t.Fn(ctx, args)
 }
 
-// Toolset is a set of tools with their compiled argument schemas.
-type Toolset struct {
+// Set is a set of tools with their compiled argument schemas.
+type Set struct {
 	tools   map[string]Tool
 	schemas map[string]*jsonschema.Schema
 	order   []string
 }
 
-// NewToolset compiles every tool's schema. A duplicate name or a schema that
+// NewSet compiles every tool's schema. A duplicate name or a schema that
 // does not compile is an error: it is a bug in the tool, not in the model.
-func NewToolset(tools ...Tool) (*Toolset, error) {
-	ts := &Toolset{tools: map[string]Tool{}, schemas: map[string]*jsonschema.Schema{}}
+func NewSet(tools ...Tool) (*Set, error) {
+	ts := &Set{tools: map[string]Tool{}, schemas: map[string]*jsonschema.Schema{}}
 	for _, t := range tools {
 		if err := ts.add(t); err != nil {
 			return nil, err
@@ -63,7 +68,7 @@ func NewToolset(tools ...Tool) (*Toolset, error) {
 	return ts, nil
 }
 
-func (ts *Toolset) add(t Tool) error {
+func (ts *Set) add(t Tool) error {
 	spec := t.Spec()
 	if spec.Name == "" {
 		return fmt.Errorf("a tool has no name")
@@ -94,9 +99,9 @@ func (ts *Toolset) add(t Tool) error {
 	return nil
 }
 
-// With returns a new Toolset with extra tools added.
-func (ts *Toolset) With(tools ...Tool) (*Toolset, error) {
-	out := &Toolset{tools: map[string]Tool{}, schemas: map[string]*jsonschema.Schema{}}
+// With returns a new Set with extra tools added.
+func (ts *Set) With(tools ...Tool) (*Set, error) {
+	out := &Set{tools: map[string]Tool{}, schemas: map[string]*jsonschema.Schema{}}
 	if ts != nil {
 		for _, name := range ts.order {
 			out.tools[name] = ts.tools[name]
@@ -113,7 +118,7 @@ func (ts *Toolset) With(tools ...Tool) (*Toolset, error) {
 }
 
 // Len returns the number of tools.
-func (ts *Toolset) Len() int {
+func (ts *Set) Len() int {
 	if ts == nil {
 		return 0
 	}
@@ -121,7 +126,7 @@ func (ts *Toolset) Len() int {
 }
 
 // Get returns a tool by name.
-func (ts *Toolset) Get(name string) (Tool, bool) {
+func (ts *Set) Get(name string) (Tool, bool) {
 	if ts == nil {
 		return nil, false
 	}
@@ -130,7 +135,7 @@ func (ts *Toolset) Get(name string) (Tool, bool) {
 }
 
 // LLMTools returns the tool definitions to send to the model.
-func (ts *Toolset) LLMTools() []llm.Tool {
+func (ts *Set) LLMTools() []llm.Tool {
 	if ts == nil {
 		return nil
 	}
@@ -148,7 +153,7 @@ func (ts *Toolset) LLMTools() []llm.Tool {
 
 // Validate checks raw arguments against the tool's schema. The error text
 // goes back to the model, so it says what to fix.
-func (ts *Toolset) Validate(name string, raw string) (json.RawMessage, error) {
+func (ts *Set) Validate(name string, raw string) (json.RawMessage, error) {
 	sch, ok := ts.schemas[name]
 	if !ok {
 		return nil, fmt.Errorf("there is no tool named %q; available tools: %s", name, strings.Join(ts.names(), ", "))
@@ -167,7 +172,7 @@ func (ts *Toolset) Validate(name string, raw string) (json.RawMessage, error) {
 	return json.RawMessage(trimmed), nil
 }
 
-func (ts *Toolset) names() []string {
+func (ts *Set) names() []string {
 	n := append([]string(nil), ts.order...)
 	sort.Strings(n)
 	return n

@@ -1,4 +1,4 @@
-package agent
+package turn
 
 import (
 	"encoding/json"
@@ -108,6 +108,12 @@ func (e *Emitter) Emit(d Draft) Event {
 }
 
 // hasTerminal reports whether a terminal event was emitted.
+// SessionID is the session of the turn the emitter stamps.
+func (e *Emitter) SessionID() string { return e.sessionID }
+
+// TurnID is the turn the emitter stamps.
+func (e *Emitter) TurnID() string { return e.turnID }
+
 func (e *Emitter) hasTerminal() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()

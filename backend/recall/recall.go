@@ -1,39 +1,37 @@
-package agent
+// Package recall is the recall tool: the model searches the user's
+// earlier sessions and gets short excerpts with their session and date.
+package recall
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
+
+	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// ToolRecall is the name of the memory tool.
-const ToolRecall = "recall"
+// Name is the tool's name, by which a workflow's agent asks for it.
+const Name = "recall"
 
-// Memory is one excerpt from an earlier session.
-type Memory struct {
-	SessionID    string    `json:"session_id"`
-	SessionTitle string    `json:"session_title"`
-	At           time.Time `json:"at"`
-	Excerpt      string    `json:"excerpt"`
-}
+// New returns the recall tool over search.
+func New(search Searcher) tool.Tool { return &recallTool{search: search} }
 
-// MemorySearcher finds excerpts of earlier sessions (the store's full-text
-// search in the app).
-type MemorySearcher interface {
-	SearchMemory(ctx context.Context, query string, limit int) ([]Memory, error)
+// Searcher finds excerpts of earlier sessions (the store's full-text
+// search).
+type Searcher interface {
+	SearchMemory(ctx context.Context, query string, limit int) ([]turn.Memory, error)
 }
 
 // recallTool lets the model search earlier sessions.
 type recallTool struct {
-	search MemorySearcher
-	emit   func(ctx context.Context, d Draft)
+	search Searcher
 }
 
-func (t *recallTool) Spec() ToolSpec {
-	return ToolSpec{
-		Name:        ToolRecall,
+func (t *recallTool) Spec() tool.Spec {
+	return tool.Spec{
+		Name:        Name,
 		Description: "Search the user's earlier sessions for something said or found before. Returns short excerpts with their session and date.",
 		Parameters: json.RawMessage(`{
   "type": "object",
@@ -62,7 +60,7 @@ func (t *recallTool) Execute(ctx context.Context, args json.RawMessage) (string,
 	if err != nil {
 		return "", fmt.Errorf("searching earlier sessions failed: %w", err)
 	}
-	t.emit(ctx, Draft{Type: EventMemoryRecalled, Data: MemoryData{Count: len(found)}})
+	tool.Emit(ctx, turn.Draft{Type: turn.EventMemoryRecalled, Data: turn.MemoryData{Count: len(found)}})
 	if len(found) == 0 {
 		return "Nothing in earlier sessions matches " + in.Query + ".", nil
 	}
