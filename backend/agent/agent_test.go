@@ -12,6 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/plan"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 func TestPlainStreamedAnswer(t *testing.T) {
@@ -26,13 +27,13 @@ func TestPlainStreamedAnswer(t *testing.T) {
 		t.Fatalf("final %q steps %d usage %+v", res.FinalText, res.StepsUsed, res.Usage)
 	}
 	var streamed strings.Builder
-	for _, e := range h.rec.ofType(turn.EventToken) {
-		streamed.WriteString(dataOf[turn.TokenData](t, e).Text)
+	for _, e := range h.rec.Of(turn.EventToken) {
+		streamed.WriteString(turntest.Data[turn.TokenData](t, e).Text)
 	}
 	if streamed.String() != res.FinalText {
 		t.Fatalf("tokens %q != final %q", streamed.String(), res.FinalText)
 	}
-	if fa := h.rec.ofType(turn.EventFinalAnswer); dataOf[turn.FinalAnswerData](t, fa[0]).Text != res.FinalText {
+	if fa := h.rec.Of(turn.EventFinalAnswer); turntest.Data[turn.FinalAnswerData](t, fa[0]).Text != res.FinalText {
 		t.Fatal("final_answer does not carry the final text")
 	}
 	if got := h.srv.Requests()[0].Messages; len(got) != 2 || got[0].Role != "system" || got[1].Content != "What is the answer?" {
@@ -57,12 +58,12 @@ func TestPlanWithThreeStepsTicksEveryStep(t *testing.T) {
 	)
 	res := h.turn(t, context.Background(), "do it")
 
-	if gen := h.rec.ofType(turn.EventPlanGenerated); len(gen) != 1 || len(dataOf[turn.PlanData](t, gen[0]).Steps) != 3 {
+	if gen := h.rec.Of(turn.EventPlanGenerated); len(gen) != 1 || len(turntest.Data[turn.PlanData](t, gen[0]).Steps) != 3 {
 		t.Fatalf("plan_generated events: %d", len(gen))
 	}
 	var ended []int
-	for _, e := range h.rec.ofType(turn.EventStepEnd) {
-		d := dataOf[turn.StepEndData](t, e)
+	for _, e := range h.rec.Of(turn.EventStepEnd) {
+		d := turntest.Data[turn.StepEndData](t, e)
 		if !d.Success {
 			t.Fatalf("step %d ended unsuccessfully", d.StepIndex)
 		}
@@ -71,7 +72,7 @@ func TestPlanWithThreeStepsTicksEveryStep(t *testing.T) {
 	if len(ended) != 3 || ended[0] != 0 || ended[1] != 1 || ended[2] != 2 {
 		t.Fatalf("step_end order %v", ended)
 	}
-	if len(h.rec.ofType(turn.EventStepStart)) != 3 {
+	if len(h.rec.Of(turn.EventStepStart)) != 3 {
 		t.Fatalf("want a step_start per step")
 	}
 	if len(res.PlanSteps) != 3 || res.PlanSteps[2].Status != "done" || res.PlanIncompleteReason != "" {
@@ -137,16 +138,16 @@ func TestInvalidArgumentsGoBackToTheModel(t *testing.T) {
 		text("ok"),
 	)
 	res := h.turn(t, context.Background(), "echo")
-	errs := h.rec.ofType(turn.EventToolError)
+	errs := h.rec.Of(turn.EventToolError)
 	if len(errs) != 3 {
 		t.Fatalf("%d tool errors, want 3", len(errs))
 	}
 	for i, want := range []string{"/text", "not valid JSON", `no tool named "nope"`} {
-		if got := dataOf[turn.ToolErrorData](t, errs[i]).Error; !strings.Contains(got, want) {
+		if got := turntest.Data[turn.ToolErrorData](t, errs[i]).Error; !strings.Contains(got, want) {
 			t.Errorf("error %d = %q, want it to mention %q", i, got, want)
 		}
 	}
-	if r := h.rec.ofType(turn.EventToolResult); len(r) != 1 || dataOf[turn.ToolResultData](t, r[0]).Output != "fixed" {
+	if r := h.rec.Of(turn.EventToolResult); len(r) != 1 || turntest.Data[turn.ToolResultData](t, r[0]).Output != "fixed" {
 		t.Fatal("the corrected call did not run")
 	}
 	if !res.OK {
@@ -163,7 +164,7 @@ func TestLongToolOutputIsTruncatedWithANote(t *testing.T) {
 	h.ag.Limits.MaxToolOutput = 1001
 	h.srv.Enqueue(toolCall("c1", "big", `{}`), text("ok"))
 	h.turn(t, context.Background(), "x")
-	out := dataOf[turn.ToolResultData](t, h.rec.ofType(turn.EventToolResult)[0]).Output
+	out := turntest.Data[turn.ToolResultData](t, h.rec.Of(turn.EventToolResult)[0]).Output
 	if !strings.Contains(out, "[output truncated: 40000 bytes, showing the first 1000]") || !json.Valid([]byte(`"`+strings.Split(out, "\n")[0]+`"`)) {
 		t.Fatalf("truncated output tail %q", out[len(out)-60:])
 	}
@@ -177,11 +178,11 @@ func TestToolPanicBecomesAnErrorEvent(t *testing.T) {
 	h := newHarness(t, boom)
 	h.srv.Enqueue(toolCall("c1", "boom", `{}`))
 	res := h.turn(t, context.Background(), "x")
-	errs := h.rec.ofType(turn.EventError)
+	errs := h.rec.Of(turn.EventError)
 	if len(errs) != 1 {
 		t.Fatal("no error event")
 	}
-	d := dataOf[turn.ErrorData](t, errs[0])
+	d := turntest.Data[turn.ErrorData](t, errs[0])
 	if d.Source != "tool" || !strings.Contains(d.Message, "boom") || res.Outcome != turn.OutcomeFailed {
 		t.Fatalf("error %+v outcome %s", d, res.Outcome)
 	}
@@ -194,7 +195,7 @@ func TestRunnerPanicStillEndsTheTurn(t *testing.T) {
 		m["x"] = 1
 		return turn.Result{}
 	})
-	checkTurn(t, h.rec.all())
+	turntest.Check(t, h.rec.Events())
 	if res.OK || res.ErrorSource != "internal" || !strings.Contains(res.Error, "internal error") {
 		t.Fatalf("result %+v", res)
 	}
@@ -204,7 +205,7 @@ func TestModelErrorEndsWithAnErrorEvent(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(llmtest.ErrorReply(401, "invalid_api_key", "bad key"))
 	res := h.turn(t, context.Background(), "x")
-	d := dataOf[turn.ErrorData](t, h.rec.ofType(turn.EventError)[0])
+	d := turntest.Data[turn.ErrorData](t, h.rec.Of(turn.EventError)[0])
 	if d.Source != "llm" || !strings.Contains(d.Message, "API key") || res.Termination.Kind != turn.TermFailed {
 		t.Fatalf("error %+v term %+v", d, res.Termination)
 	}
@@ -213,7 +214,7 @@ func TestModelErrorEndsWithAnErrorEvent(t *testing.T) {
 func TestSinkErrorsDoNotStopTheTurn(t *testing.T) {
 	h := newHarness(t)
 	failing := turn.SinkFunc(func(turn.Event) error { return errors.New("disk full") })
-	rec := &recorder{}
+	rec := &turntest.Recorder{}
 	h.em = turn.NewEmitter(turn.EmitterConfig{SessionID: "sess-1", TurnID: "turn-1", Sinks: []turn.Sink{failing, rec}})
 	h.rec = rec
 	h.srv.Enqueue(text("still here"))
@@ -226,18 +227,18 @@ func TestEventsAfterTheEndAreDropped(t *testing.T) {
 	h := newHarness(t)
 	h.srv.Enqueue(text("done"))
 	h.turn(t, context.Background(), "x")
-	n := len(h.rec.all())
+	n := len(h.rec.Events())
 	h.em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "late"}})
-	if len(h.rec.all()) != n {
+	if len(h.rec.Events()) != n {
 		t.Fatal("an event was delivered after turn_completed")
 	}
 }
 
 func TestEventJSONEnvelope(t *testing.T) {
-	rec := &recorder{}
+	rec := &turntest.Recorder{}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{rec}, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 678900000, time.UTC) }})
 	em.Emit(turn.Draft{Type: turn.EventToken, StageID: "st", Data: turn.TokenData{Text: "a \"q\" <b>\n"}})
-	b, _ := json.Marshal(rec.all()[0])
+	b, _ := json.Marshal(rec.Events()[0])
 	var m map[string]any
 	json.Unmarshal(b, &m)
 	for _, k := range []string{"id", "session_id", "turn_id", "stage_id", "seq", "parent_id", "at", "type", "phase", "checkpoint", "data"} {

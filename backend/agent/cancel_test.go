@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // Stop in the middle of a stream: the server sees the disconnect, the
@@ -41,8 +42,8 @@ func TestStopMidStream(t *testing.T) {
 	if last.Role != "assistant" || last.Content != res.FinalText {
 		t.Fatalf("the partial answer must be the last message of the transcript: %+v", last)
 	}
-	c := h.rec.ofType(turn.EventCancelled)
-	if dataOf[turn.CancelledData](t, c[0]).PartialText != res.FinalText {
+	c := h.rec.Of(turn.EventCancelled)
+	if turntest.Data[turn.CancelledData](t, c[0]).PartialText != res.FinalText {
 		t.Fatal("cancelled event does not carry the partial text")
 	}
 	if _, ok := h.srv.WaitDisconnect(2 * time.Second); !ok {
@@ -74,7 +75,7 @@ func TestStopMidSlowTool(t *testing.T) {
 	if last.Role != "tool" || last.ToolCallID != "c1" || !strings.Contains(last.Content, "cancelled") {
 		t.Fatalf("the tool call must be answered as cancelled: %+v", last)
 	}
-	if e := h.rec.ofType(turn.EventToolError); len(e) != 1 {
+	if e := h.rec.Of(turn.EventToolError); len(e) != 1 {
 		t.Fatalf("want the cancelled call reported, got %d tool errors", len(e))
 	}
 }

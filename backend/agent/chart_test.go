@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // validator compiles the Vega-Lite schema once for all chart tests.
@@ -40,15 +41,15 @@ func TestChartIsEmitted(t *testing.T) {
 	h := chartHarness(t)
 	h.srv.Enqueue(toolCall("c1", "render_chart", chartArgs(t, "Sales by region", barSpec)), text("Here is the chart."))
 	h.turn(t, context.Background(), "chart sales")
-	charts := h.rec.ofType(turn.EventChart)
+	charts := h.rec.Of(turn.EventChart)
 	if len(charts) != 1 {
 		t.Fatalf("%d chart events", len(charts))
 	}
-	d := dataOf[turn.ChartData](t, charts[0])
+	d := turntest.Data[turn.ChartData](t, charts[0])
 	if d.Title != "Sales by region" || !strings.Contains(string(d.Spec), `"North"`) {
 		t.Fatalf("chart %+v", d)
 	}
-	call := h.rec.ofType(turn.EventToolCall)[0]
+	call := h.rec.Of(turn.EventToolCall)[0]
 	if charts[0].ParentID != call.ID {
 		t.Fatal("the chart event must point at the tool call that drew it")
 	}
@@ -63,8 +64,8 @@ func TestInvalidChartIsCorrectedOnTheSecondTry(t *testing.T) {
 		text("Fixed."),
 	)
 	res := h.turn(t, context.Background(), "chart")
-	errs := h.rec.ofType(turn.EventToolError)
-	if len(errs) != 1 || !strings.Contains(dataOf[turn.ToolErrorData](t, errs[0]).Error, "/encoding/y/type") {
+	errs := h.rec.Of(turn.EventToolError)
+	if len(errs) != 1 || !strings.Contains(turntest.Data[turn.ToolErrorData](t, errs[0]).Error, "/encoding/y/type") {
 		t.Fatalf("the first try must fail naming the bad field: %+v", errs)
 	}
 	// The error went back to the model so it could fix the spec.
@@ -72,7 +73,7 @@ func TestInvalidChartIsCorrectedOnTheSecondTry(t *testing.T) {
 	if last := second[len(second)-1]; last.Role != "tool" || !strings.Contains(last.Content, "/encoding/y/type") {
 		t.Fatalf("the model did not get the schema error: %+v", last)
 	}
-	if len(h.rec.ofType(turn.EventChart)) != 1 || !res.OK {
+	if len(h.rec.Of(turn.EventChart)) != 1 || !res.OK {
 		t.Fatal("the corrected chart was not emitted")
 	}
 }
@@ -82,10 +83,10 @@ func TestChartWithAURLIsRejected(t *testing.T) {
 	spec := `{"mark":"point","data":{"url":"https://evil.example/data.csv"},"encoding":{"x":{"field":"a","type":"quantitative"}}}`
 	h.srv.Enqueue(toolCall("c1", "render_chart", chartArgs(t, "x", spec)), text("ok"))
 	h.turn(t, context.Background(), "chart")
-	if len(h.rec.ofType(turn.EventChart)) != 0 {
+	if len(h.rec.Of(turn.EventChart)) != 0 {
 		t.Fatal("a chart that loads a URL was emitted")
 	}
-	e := dataOf[turn.ToolErrorData](t, h.rec.ofType(turn.EventToolError)[0])
+	e := turntest.Data[turn.ToolErrorData](t, h.rec.Of(turn.EventToolError)[0])
 	if !strings.Contains(e.Error, "URL") {
 		t.Fatalf("error %q should say URLs are not allowed", e.Error)
 	}

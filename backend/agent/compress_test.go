@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // longHistory is an earlier conversation with tool calls and big results.
@@ -67,17 +68,17 @@ func runCompressed(t *testing.T, summary llmtest.Reply) (*harness, turn.Result) 
 	res := turn.RunTurn(context.Background(), h.em, func(ctx context.Context) turn.Result {
 		return h.ag.Run(ctx, h.em, agent.Input{History: longHistory(), User: "CURRENT: what was the total?"})
 	})
-	checkTurn(t, h.rec.all())
+	turntest.Check(t, h.rec.Events())
 	return h, res
 }
 
 func TestCompressionSummarizesAndKeepsTheRequest(t *testing.T) {
 	h, res := runCompressed(t, text("- six questions answered with echo"))
-	ev := h.rec.ofType(turn.EventContextCompressed)
+	ev := h.rec.Of(turn.EventContextCompressed)
 	if len(ev) != 1 {
 		t.Fatalf("%d context_compressed events", len(ev))
 	}
-	d := dataOf[turn.CompressedData](t, ev[0])
+	d := turntest.Data[turn.CompressedData](t, ev[0])
 	if d.AfterTokens >= d.BeforeTokens || d.AfterCount >= d.BeforeCount || d.AfterTokens > 1500 {
 		t.Fatalf("compression did not shrink enough: %+v", d)
 	}
@@ -101,7 +102,7 @@ func TestCompressionSummarizesAndKeepsTheRequest(t *testing.T) {
 
 func TestCompressionDropsOldestWhenSummaryFails(t *testing.T) {
 	h, res := runCompressed(t, llmtest.ErrorReply(500, "server_error", "no"))
-	if len(h.rec.ofType(turn.EventContextCompressed)) != 1 || !res.OK {
+	if len(h.rec.Of(turn.EventContextCompressed)) != 1 || !res.OK {
 		t.Fatalf("compression by dropping failed: %+v", res)
 	}
 	reqs := h.srv.Requests()
@@ -122,8 +123,8 @@ func TestContextLengthErrorTriggersCompressionAndRetry(t *testing.T) {
 	res := turn.RunTurn(context.Background(), h.em, func(ctx context.Context) turn.Result {
 		return h.ag.Run(ctx, h.em, agent.Input{History: longHistory(), User: "CURRENT"})
 	})
-	checkTurn(t, h.rec.all())
-	if res.FinalText != "answered after compression" || len(h.rec.ofType(turn.EventContextCompressed)) != 1 {
+	turntest.Check(t, h.rec.Events())
+	if res.FinalText != "answered after compression" || len(h.rec.Of(turn.EventContextCompressed)) != 1 {
 		t.Fatalf("result %+v", res)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // scriptedApprover answers with the next scripted answer and records requests.
@@ -70,12 +71,12 @@ func TestApprovals(t *testing.T) {
 			if ap.asked[0].Tool != "write_note" || !strings.Contains(string(ap.asked[0].Args), "note a") || ap.asked[0].SessionID != "sess-1" {
 				t.Fatalf("the request must show the full call: %+v", ap.asked[0])
 			}
-			g := h.rec.ofType(turn.EventGuardTriggered)
+			g := h.rec.Of(turn.EventGuardTriggered)
 			if len(g) != len(tt.blocked) {
 				t.Fatalf("%d guard_triggered events, want %d", len(g), len(tt.blocked))
 			}
 			for i, want := range tt.blocked {
-				if d := dataOf[turn.GuardData](t, g[i]); d.Blocked != want || d.Guard != "side_effects" {
+				if d := turntest.Data[turn.GuardData](t, g[i]); d.Blocked != want || d.Guard != "side_effects" {
 					t.Errorf("guard event %d = %+v, want blocked=%v", i, d, want)
 				}
 			}
@@ -117,11 +118,11 @@ func TestBlockingGuardAndWarnings(t *testing.T) {
 	h.ag.Guards = []agent.Guard{blockGuard{}}
 	h.srv.Enqueue(toolCall("c1", "echo", `{"text":"my password is x"}`), toolCall("c2", "echo", `{"text":"fine"}`), text("ok"))
 	h.turn(t, context.Background(), "x")
-	g := h.rec.ofType(turn.EventGuardTriggered)
-	if len(g) != 2 || !dataOf[turn.GuardData](t, g[0]).Blocked || dataOf[turn.GuardData](t, g[1]).Blocked {
+	g := h.rec.Of(turn.EventGuardTriggered)
+	if len(g) != 2 || !turntest.Data[turn.GuardData](t, g[0]).Blocked || turntest.Data[turn.GuardData](t, g[1]).Blocked {
 		t.Fatalf("guard events %+v", g)
 	}
-	if r := h.rec.ofType(turn.EventToolResult); len(r) != 1 || dataOf[turn.ToolResultData](t, r[0]).Output != "fine" {
+	if r := h.rec.Of(turn.EventToolResult); len(r) != 1 || turntest.Data[turn.ToolResultData](t, r[0]).Output != "fine" {
 		t.Fatal("only the warned call should have run")
 	}
 }

@@ -3,7 +3,6 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,85 +11,14 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
+	"go.uber.org/goleak"
 )
-
-// recorder is a sink that keeps every event.
-type recorder struct {
-	mu     sync.Mutex
-	events []turn.Event
-}
-
-func (r *recorder) Emit(e turn.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, e)
-	return nil
-}
-
-func (r *recorder) all() []turn.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]turn.Event(nil), r.events...)
-}
-
-func (r *recorder) ofType(t turn.EventType) []turn.Event {
-	var out []turn.Event
-	for _, e := range r.all() {
-		if e.Type == t {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
-// checkTurn asserts the invariants every turn keeps: seq strictly
-// increasing from 1, the envelope filled in, exactly one terminal event
-// right before turn_completed, which is last, and every tool result or
-// error pointing at its tool call. Every test of a turn calls it.
-func checkTurn(t *testing.T, events []turn.Event) {
-	t.Helper()
-	if len(events) < 2 {
-		t.Fatalf("a turn has at least a terminal event and turn_completed; got %d events", len(events))
-	}
-	calls := map[string]bool{}
-	terminals := 0
-	for i, e := range events {
-		if e.Seq != int64(i+1) {
-			t.Fatalf("event %d (%s) has seq %d, want %d", i, e.Type, e.Seq, i+1)
-		}
-		if e.ID == "" || e.TurnID != "turn-1" || e.SessionID != "sess-1" || e.At.IsZero() || e.Phase == "" || !json.Valid(e.Data) {
-			t.Fatalf("event %d has an incomplete envelope: %+v", i, e)
-		}
-		if e.Phase != turn.PhaseOf(e.Type) || e.Checkpoint != turn.IsCheckpoint(e.Type) {
-			t.Fatalf("event %d (%s) has phase %q checkpoint %v", i, e.Type, e.Phase, e.Checkpoint)
-		}
-		switch e.Type {
-		case turn.EventToolCall:
-			calls[e.ID] = true
-		case turn.EventToolResult, turn.EventToolError:
-			if !calls[e.ParentID] {
-				t.Fatalf("event %d (%s) has parent %q, not an earlier tool_call", i, e.Type, e.ParentID)
-			}
-		}
-		if turn.IsTerminal(e.Type) {
-			terminals++
-			if i != len(events)-2 {
-				t.Fatalf("terminal event %s at %d of %d: it must come right before turn_completed", e.Type, i, len(events))
-			}
-		}
-	}
-	if terminals != 1 {
-		t.Fatalf("%d terminal events, want exactly 1", terminals)
-	}
-	if last := events[len(events)-1]; last.Type != turn.EventTurnCompleted {
-		t.Fatalf("last event is %s, want turn_completed", last.Type)
-	}
-}
 
 // harness wires a scripted server, a client, an emitter and a recorder.
 type harness struct {
 	srv *llmtest.Server
-	rec *recorder
+	rec *turntest.Recorder
 	em  *turn.Emitter
 	ag  *agent.Agent
 }
@@ -98,7 +26,7 @@ type harness struct {
 func newHarness(t *testing.T, tools ...tool.Tool) *harness {
 	t.Helper()
 	srv := llmtest.NewServer(t)
-	rec := &recorder{}
+	rec := &turntest.Recorder{}
 	ts, err := tool.NewSet(tools...)
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +62,7 @@ func (h *harness) turnWith(t *testing.T, ctx context.Context, in agent.Input) tu
 	res := turn.RunTurn(ctx, h.em, func(ctx context.Context) turn.Result {
 		return h.ag.Run(ctx, h.em, in)
 	})
-	checkTurn(t, h.rec.all())
+	turntest.Check(t, h.rec.Events())
 	return res
 }
 
@@ -171,15 +99,6 @@ func blockingTool(name string, started chan<- string, release <-chan struct{}) t
 	}
 }
 
-func dataOf[T any](t *testing.T, e turn.Event) T {
-	t.Helper()
-	var v T
-	if err := json.Unmarshal(e.Data, &v); err != nil {
-		t.Fatalf("event %s data %s: %v", e.Type, e.Data, err)
-	}
-	return v
-}
-
 func waitFor(t *testing.T, ch <-chan string, what string) string {
 	t.Helper()
 	select {
@@ -190,3 +109,7 @@ func waitFor(t *testing.T, ch <-chan string, what string) string {
 		return ""
 	}
 }
+
+// The agent abandons tools that ignore Stop by design (their goroutines
+// end when the tool returns); every test still ends with none left.
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/recall"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 type fakeMemory struct{ query string }
@@ -28,11 +29,11 @@ func TestRecallReturnsExcerpts(t *testing.T) {
 	if mem.query != "travel budget" {
 		t.Fatalf("searched %q", mem.query)
 	}
-	ev := h.rec.ofType(turn.EventMemoryRecalled)
-	if len(ev) != 1 || dataOf[turn.MemoryData](t, ev[0]).Count != 1 {
+	ev := h.rec.Of(turn.EventMemoryRecalled)
+	if len(ev) != 1 || turntest.Data[turn.MemoryData](t, ev[0]).Count != 1 {
 		t.Fatalf("memory_recalled %+v", ev)
 	}
-	out := dataOf[turn.ToolResultData](t, h.rec.ofType(turn.EventToolResult)[0]).Output
+	out := turntest.Data[turn.ToolResultData](t, h.rec.Of(turn.EventToolResult)[0]).Output
 	if !strings.Contains(out, `2026-10-02, session "Q3 budget": the travel budget was 12,400 EUR`) {
 		t.Fatalf("excerpt %q", out)
 	}
