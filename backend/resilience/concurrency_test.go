@@ -12,6 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // TestEightSessionsStreamAtOnce runs eight turns in eight sessions against
@@ -44,13 +45,13 @@ func TestEightSessionsStreamAtOnce(t *testing.T) {
 		sess   store.Session
 		prompt string
 		h      *runner.Handle
-		rec    *recorder
+		rec    *turntest.Recorder
 	}
 	var all []started
 	for i := range sessions {
 		s := r.session(t, fmt.Sprintf("session %d", i))
 		prompt := fmt.Sprintf("prompt number %d: %s", i, strings.Repeat("x", i))
-		rec := &recorder{}
+		rec := &turntest.Recorder{}
 		h, err := r.eng.Runner.Start(ctx, runner.Request{SessionID: s.ID, Message: prompt, BaseURL: r.srv.URL(), Sinks: []turn.Sink{rec}})
 		if err != nil {
 			t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 var ctx = context.Background()
@@ -84,7 +84,7 @@ type turnRun struct {
 // run starts a turn against the rig's server and waits for it to end.
 func (r *rig) run(t *testing.T, sessionID, message string, mods ...func(*runner.Request)) turnRun {
 	t.Helper()
-	rec := &recorder{}
+	rec := &turntest.Recorder{}
 	req := runner.Request{SessionID: sessionID, Message: message, BaseURL: r.srv.URL(), Sinks: []turn.Sink{rec}}
 	for _, m := range mods {
 		m(&req)
@@ -97,7 +97,7 @@ func (r *rig) run(t *testing.T, sessionID, message string, mods ...func(*runner.
 }
 
 // wait waits for a started turn and loads it back from the store.
-func (r *rig) wait(t *testing.T, h *runner.Handle, rec *recorder) turnRun {
+func (r *rig) wait(t *testing.T, h *runner.Handle, rec *turntest.Recorder) turnRun {
 	t.Helper()
 	select {
 	case <-h.Done():
@@ -108,26 +108,7 @@ func (r *rig) wait(t *testing.T, h *runner.Handle, rec *recorder) turnRun {
 	if err != nil {
 		t.Fatalf("loading turn %s: %v", h.TurnID, err)
 	}
-	return turnRun{id: h.TurnID, session: h.SessionID, res: h.Wait(), live: rec.all(), stored: d}
-}
-
-// recorder is a sink that keeps every event, as a UI would see them.
-type recorder struct {
-	mu  sync.Mutex
-	evs []turn.Event
-}
-
-func (r *recorder) Emit(e turn.Event) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, e)
-	return nil
-}
-
-func (r *recorder) all() []turn.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]turn.Event(nil), r.evs...)
+	return turnRun{id: h.TurnID, session: h.SessionID, res: h.Wait(), live: rec.Events(), stored: d}
 }
 
 func (tn turnRun) of(typ turn.EventType) []turn.Event {
@@ -171,26 +152,11 @@ func (tn turnRun) errorMessage(t *testing.T) string {
 // was delivered live.
 func (tn turnRun) checkEnvelope(t *testing.T) {
 	t.Helper()
-	if len(tn.live) < 2 {
-		t.Fatalf("turn %s: only %d events", tn.id, len(tn.live))
-	}
-	terminals := 0
-	for i, e := range tn.live {
-		if e.SessionID != tn.session || e.TurnID != tn.id {
-			t.Fatalf("turn %s event %d (%s) carries session %s turn %s", tn.id, i, e.Type, e.SessionID, e.TurnID)
-		}
-		if e.Seq != int64(i+1) {
-			t.Fatalf("turn %s event %d (%s) has seq %d", tn.id, i, e.Type, e.Seq)
-		}
-		if turn.IsTerminal(e.Type) {
-			terminals++
-		}
+	turntest.Check(t, tn.live)
+	if e := tn.live[0]; e.SessionID != tn.session || e.TurnID != tn.id {
+		t.Fatalf("turn %s carries session %s turn %s", tn.id, e.SessionID, e.TurnID)
 	}
 	n := len(tn.live)
-	if terminals != 1 || !turn.IsTerminal(tn.live[n-2].Type) || tn.live[n-1].Type != turn.EventTurnCompleted {
-		t.Fatalf("turn %s must end with one terminal event then turn_completed; got %d terminals, last %s, %s",
-			tn.id, terminals, tn.live[n-2].Type, tn.live[n-1].Type)
-	}
 	if len(tn.stored.Events) != n {
 		t.Fatalf("turn %s: %d events delivered, %d stored", tn.id, n, len(tn.stored.Events))
 	}
