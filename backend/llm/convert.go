@@ -27,6 +27,7 @@ func toOpenAI(req Request) openai.ChatCompletionRequest {
 		if isReasoningModel(req.Model) {
 			out.MaxCompletionTokens = req.MaxTokens
 		} else {
+			//lint:ignore SA1019 local servers (Ollama, llama.cpp, vLLM) read max_tokens, not max_completion_tokens
 			out.MaxTokens = req.MaxTokens
 		}
 	}

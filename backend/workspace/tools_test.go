@@ -240,7 +240,7 @@ func TestReadLargeFileDefaultLimit(t *testing.T) {
 	total := b.Len() / len(line)
 
 	_, err := call(t, f.w, workspace.ToolReadFile, `{"path":"big.txt"}`)
-	wantErr(t, err, fmt.Sprintf(`"big.txt" is 300.`), fmt.Sprintf("(%d lines), more than the 256 KiB", total))
+	wantErr(t, err, `"big.txt" is 300.`, fmt.Sprintf("(%d lines), more than the 256 KiB", total))
 
 	out, err := call(t, f.w, workspace.ToolReadFile, fmt.Sprintf(`{"path":"big.txt","start_line":%d}`, total-1))
 	if err != nil {

@@ -249,7 +249,7 @@ func dead(cur, rest []string) (string, error) {
 		switch s {
 		case "", ".":
 		case "..":
-			return "", fmt.Errorf("it goes through %q, which is missing or not a folder, and then back up with ..", filepath.ToSlash(filepath.Join(cur...)))
+			return "", fmt.Errorf("it goes through %q, which is missing or not a folder, and then back up with \"..\"", filepath.ToSlash(filepath.Join(cur...)))
 		default:
 			cur = append(cur, s)
 		}

@@ -115,7 +115,7 @@ func TestResolveRefuses(t *testing.T) {
 		{"deep link via linked folder", "indir/esc", `"indir/esc" is a link that leads outside`},
 		{"loop", "loop1", `"loop1" is a link that loops`},
 		{"absolute link inside", "absin", `"absin" is a link with an absolute target`},
-		{"link through a missing folder", "odd", `goes through "missing", which is missing or not a folder, and then back up with ..`},
+		{"link through a missing folder", "odd", `goes through "missing", which is missing or not a folder, and then back up with ".."`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
