@@ -10,6 +10,7 @@ VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 TAGS    := desktop,production,webkit2_41
 LDFLAGS := -s -w -X github.com/agentdeck/agentdeck/backend/buildinfo.Version=$(VERSION)
 BIN     := build/bin/agentdeck
+STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)
 
 .PHONY: run test setup frontend build vet go-test resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean
@@ -34,6 +35,7 @@ build: frontend
 vet: setup
 	go vet ./...
 	go vet -tags $(TAGS) ./...
+	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	@if go list -deps ./backend/... | grep -q wailsapp; then echo "backend/ must not import Wails" >&2; exit 1; fi
 
 go-test: setup
