@@ -70,10 +70,7 @@ type lister struct {
 }
 
 func (w *Workspace) list(ctx context.Context, rel string, t target, recursive bool, pattern string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	root, err := w.open()
+	root, err := w.open(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -56,10 +56,7 @@ func (w *Workspace) readFile(ctx context.Context, raw json.RawMessage) (string, 
 }
 
 func (w *Workspace) read(ctx context.Context, rel string, t target, lr lineRange) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	root, err := w.open()
+	root, err := w.open(ctx)
 	if err != nil {
 		return "", err
 	}

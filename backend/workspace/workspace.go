@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -264,7 +265,11 @@ func (w *Workspace) inside(abs string) bool {
 }
 
 // open opens the root for one tool call.
-func (w *Workspace) open() (*os.Root, error) {
+// open opens the workspace folder for one operation, unless ctx is done.
+func (w *Workspace) open(ctx context.Context) (*os.Root, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	r, err := os.OpenRoot(w.root)
 	if err != nil {
 		return nil, fmt.Errorf("the workspace folder cannot be opened (%v); it may have been moved or deleted", errText(err))

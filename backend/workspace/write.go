@@ -49,10 +49,7 @@ func (w *Workspace) writeFile(ctx context.Context, raw json.RawMessage) (string,
 // write puts data at t.real: the link-resolved location, so writing
 // through a link replaces its target rather than the link.
 func (w *Workspace) write(ctx context.Context, rel string, t target, data []byte, overwrite bool) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
-	root, err := w.open()
+	root, err := w.open(ctx)
 	if err != nil {
 		return "", err
 	}
