@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // rowReader yields a file's rows as text cells in column order. An empty
@@ -305,21 +307,7 @@ func readError(name string, err error) error {
 }
 
 // commas formats n with thousands separators.
-func commas(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// commas formats n with thousands separators (12,345).
+func commas(n int64) string { return englishNumbers.Sprint(n) }
+
+var englishNumbers = message.NewPrinter(language.English)

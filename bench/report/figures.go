@@ -6,6 +6,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
 )
 
 // data is everything measured in one run.
@@ -402,21 +405,9 @@ func num(v float64) string {
 	return strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", v), "0"), ".")
 }
 
-func thousands(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+// thousands formats n with thousands separators (12,345).
+func thousands(n int64) string { return englishNumbers.Sprint(n) }
+
+var englishNumbers = message.NewPrinter(language.English)
 
 func runtimeVersion() string { return runtime.Version() }
