@@ -49,20 +49,25 @@ func (s *fileStore) Get(ctx context.Context, ref string) (string, error) {
 }
 
 func (s *fileStore) Set(ctx context.Context, ref, secret string) error {
-	if err := ready(ctx, ref); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	m, err := s.load()
-	if err != nil {
-		return err
-	}
-	m[ref] = secret
-	return s.save(m)
+	return s.change(ctx, ref, func(m map[string]string) bool {
+		m[ref] = secret
+		return true
+	})
 }
 
 func (s *fileStore) Delete(ctx context.Context, ref string) error {
+	return s.change(ctx, ref, func(m map[string]string) bool {
+		if _, ok := m[ref]; !ok {
+			return false
+		}
+		delete(m, ref)
+		return true
+	})
+}
+
+// change loads the secrets, lets edit change them, and saves them when it
+// did, all under the store's lock.
+func (s *fileStore) change(ctx context.Context, ref string, edit func(map[string]string) bool) error {
 	if err := ready(ctx, ref); err != nil {
 		return err
 	}
@@ -72,10 +77,9 @@ func (s *fileStore) Delete(ctx context.Context, ref string) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := m[ref]; !ok {
+	if !edit(m) {
 		return nil
 	}
-	delete(m, ref)
 	return s.save(m)
 }
 
