@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
-	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -41,21 +40,18 @@ func TestSendIntoADamagedDatabaseAsksFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	srv := llmtest.NewServer(t)
+	_, _ = eng.Charts() // its background compile must not outlive the test
 	svc := NewService(Config{DB: db, DBPath: path, Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows})
-	if err := svc.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}}); err != nil {
-		t.Fatal(err)
-	}
-	w := newWatch()
-	t.Cleanup(svc.eventHub().Subscribe(w.add))
-	if st := svc.Status(); st.Damaged != "" {
+	f := &fixture{svc: svc, api: svc.api, srv: llmtest.NewServer(t), db: db, rec: record(t, svc)}
+	f.addProvider(t)
+	if st, _ := f.api.Status(); st.Damaged != "" {
 		t.Fatalf("damage known before any read met it: %q", st.Damaged)
 	}
 
 	// Opening the turns, as a person browsing would, meets the page.
 	var met error
 	for _, tr := range h.Turns {
-		if _, err := svc.GetTurn(tr.ID, false); err != nil {
+		if _, err := f.api.GetTurn(tr.ID, false); err != nil {
 			met = err
 			break
 		}
@@ -63,17 +59,14 @@ func TestSendIntoADamagedDatabaseAsksFirst(t *testing.T) {
 	if apperr.CodeOf(met) != apperr.Damaged || strings.Contains(apperr.MessageOf(met), "charts") {
 		t.Fatalf("opening a damaged turn: %v", met)
 	}
-	st := svc.Status()
+	st, _ := f.api.Status()
 	if !strings.Contains(st.Damaged, path) || !strings.Contains(st.Damaged, "events") || !strings.Contains(st.Damaged, "db salvage") {
 		t.Fatalf("status: %q", st.Damaged)
 	}
 
-	sess, err := svc.CreateSession(NewSession{Title: "after the damage", Provider: "local", Model: "m"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sess := f.session(t, "after the damage")
 	before := storetest.Files(t, path)
-	_, err = svc.SendMessage(SendRequest{SessionID: sess.ID, Message: "hello?"})
+	_, err = f.api.SendMessage(SendRequest{SessionID: sess.ID, Message: "hello?"})
 	if apperr.CodeOf(err) != apperr.Damaged || !strings.Contains(apperr.MessageOf(err), "did not start the turn") {
 		t.Fatalf("SendMessage into a damaged file: %v", err)
 	}
@@ -81,14 +74,12 @@ func TestSendIntoADamagedDatabaseAsksFirst(t *testing.T) {
 		t.Fatal("a refused message was written")
 	}
 
-	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Still here.", 2)})
-	ref, err := svc.SendMessage(SendRequest{SessionID: sess.ID, Message: "hello?", Force: true})
+	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Still here.", 2)})
+	ref, err := f.api.SendMessage(SendRequest{SessionID: sess.ID, Message: "hello?", Force: true})
 	if err != nil {
 		t.Fatalf("SendMessage with Force: %v", err)
 	}
-	w.until(t, ref.TurnID, "turn_completed", ended)
-	d, err := svc.GetTurn(ref.TurnID, false)
-	if err != nil || d.FinalText != "Still here." {
-		t.Fatalf("the forced turn: %+v %v", d.Turn, err)
+	if d := f.waitTurn(t, ref.TurnID); d.FinalText != "Still here." {
+		t.Fatalf("the forced turn: %+v", d.Turn)
 	}
 }

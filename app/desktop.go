@@ -68,7 +68,7 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 		LogLevel:           logger.INFO,
 		LogLevelProduction: logger.WARNING,
 		DragAndDrop:        &options.DragAndDrop{EnableFileDrop: true},
-		Bind:               []any{svc},
+		Bind:               []any{svc.api}, // window.go.app.API: exactly the API's methods
 		ErrorFormatter:     ErrorReply,
 		Linux: &linux.Options{
 			ProgramName:      "agentdeck",

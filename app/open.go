@@ -25,15 +25,16 @@ type OpenConfig struct {
 // over it. A failure to build leaves a Service that reports the problem;
 // the window still opens. close releases what was started.
 func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
-	sc := Config{Logger: cfg.Logger, Info: cfg.Info, DB: cfg.DB, DBPath: cfg.DBPath, DBErr: cfg.DBErr, ReadyFile: cfg.ReadyFile}
+	sc := Config{Logger: cfg.Logger, Info: cfg.Info, DBPath: cfg.DBPath, DBErr: cfg.DBErr, ReadyFile: cfg.ReadyFile}
 	close = func() {}
+	// sc.DB is set only with an engine: a nil *store.DB in the interface
+	// would not be a nil Store.
 	if cfg.DB != nil {
 		eng, err := setup.Build(ctx, cfg.DB, setup.Options{DataDir: filepath.Dir(cfg.DBPath), ConnectMCP: true, Logger: cfg.Logger})
 		if err != nil {
-			sc.DB, sc.DBErr = nil, err
+			sc.DBErr = err
 		} else {
-			sc.Runner, sc.Secrets, sc.Workflows = eng.Runner, eng.Secrets, eng.Workflows
-			sc.MCP = eng
+			sc.DB, sc.Runner, sc.Secrets, sc.Workflows = cfg.DB, eng.Runner, eng.Secrets, eng.Workflows
 			close = func() { _ = eng.Close() }
 		}
 	}

@@ -15,9 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
-	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
-	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -25,9 +23,7 @@ import (
 // orphanRig is a Service over a real engine whose turn changes are
 // collected, and helpers that leave turns as other processes would.
 type orphanRig struct {
-	svc   *Service
-	db    *store.DB
-	srv   *llmtest.Server
+	*fixture
 	turns chan []TurnChange
 }
 
@@ -37,29 +33,14 @@ func newOrphanRig(t *testing.T, every time.Duration) *orphanRig {
 	t.Helper()
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
-	_, db, eng := setuptest.NewEngine(t)
-	// The engine compiles the chart schema in the background (seconds
-	// under -race): let it end, so it neither counts as a leak nor slows
-	// the tests that follow.
-	_, _ = eng.Charts()
-	srv := llmtest.NewServer(t)
+	_, db, eng := newEngine(t)
 	svc := NewService(Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows, OrphanCheck: every})
 	t.Cleanup(svc.shutdown)
-	if err := svc.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}}); err != nil {
-		t.Fatal(err)
-	}
-	r := &orphanRig{svc: svc, db: db, srv: srv, turns: make(chan []TurnChange, 16)}
+	f := &fixture{svc: svc, api: svc.api, srv: llmtest.NewServer(t), db: db, rec: record(t, svc)}
+	f.addProvider(t)
+	r := &orphanRig{fixture: f, turns: make(chan []TurnChange, 16)}
 	t.Cleanup(svc.eventHub().SubscribeTurns(func(c []TurnChange) { r.turns <- c }))
 	return r
-}
-
-func (r *orphanRig) session(t *testing.T) store.Session {
-	t.Helper()
-	s, err := r.svc.CreateSession(NewSession{Title: "S", Provider: "local", Model: "m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // otherProcess is a process other than this one that a turn can belong to.
@@ -117,7 +98,7 @@ func (r *orphanRig) runningTurnOf(t *testing.T, p *otherProcess, sessionID, part
 
 func (r *orphanRig) turn(t *testing.T, id string) store.TurnDetail {
 	t.Helper()
-	d, err := r.svc.GetTurn(id, false)
+	d, err := r.api.GetTurn(id, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +121,8 @@ func (r *orphanRig) noChange(t *testing.T) {
 func TestWatcherMarksADeadProcessTurnInterrupted(t *testing.T) {
 	r := newOrphanRig(t, 10*time.Millisecond)
 	r.svc.startup(context.Background())
-	s := r.session(t)
-	live := r.runningTurnOf(t, startOther(t), r.session(t).ID, "still going")
+	s := r.session(t, "S")
+	live := r.runningTurnOf(t, startOther(t), r.session(t, "S").ID, "still going")
 	run := startOther(t)
 	dead := r.runningTurnOf(t, run, s.ID, "the answer so far")
 	run.kill()
@@ -213,9 +194,9 @@ func TestStopTurnThisProcessDoesNotRun(t *testing.T) {
 	r := newOrphanRig(t, time.Hour) // no watcher: only Stop may act
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := r.session(t)
+			s := r.session(t, "S")
 			id, pid := tt.turn(t, r, s.ID)
-			err := r.svc.StopTurn(id)
+			_, err := r.api.StopTurn(id)
 			if tt.conflict == "" && err != nil {
 				t.Fatalf("StopTurn: %v", err)
 			}
@@ -261,7 +242,7 @@ func TestSendIntoASessionAnotherProcessLeftRunning(t *testing.T) {
 	r := newOrphanRig(t, time.Hour) // no watcher: only Send may act
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := r.session(t)
+			s := r.session(t, "S")
 			p := startOther(t)
 			old := r.runningTurnOf(t, p, s.ID, "so far")
 			if tt.dies {
@@ -274,7 +255,7 @@ func TestSendIntoASessionAnotherProcessLeftRunning(t *testing.T) {
 				}
 			}))
 			r.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("a fresh answer", 3)})
-			ref, err := r.svc.SendMessage(SendRequest{SessionID: s.ID, Message: "again"})
+			ref, err := r.api.SendMessage(SendRequest{SessionID: s.ID, Message: "again"})
 			if tt.conflict != "" {
 				if apperr.CodeOf(err) != apperr.Conflict || !strings.Contains(apperr.MessageOf(err), tt.conflict+strconv.Itoa(p.owner.PID)) {
 					t.Fatalf("SendMessage = %v; want a conflict naming pid %d", err, p.owner.PID)
@@ -313,9 +294,8 @@ func TestSendIntoASessionAnotherProcessLeftRunning(t *testing.T) {
 // interrupted, without reloading.
 func TestServeStreamsTurnChanges(t *testing.T) {
 	r := newOrphanRig(t, 10*time.Millisecond)
-	srv, base := startServer(t, &fixture{svc: r.svc})
-	client := &http.Client{Transport: &http.Transport{}}
-	t.Cleanup(client.CloseIdleConnections)
+	srv, base := startServer(t, r.fixture)
+	client := httpClient(t)
 	req, _ := http.NewRequest("GET", base+"/api/events", nil)
 	req.Header.Set("Authorization", "Bearer "+srv.Token())
 	resp, err := client.Do(req)
@@ -328,7 +308,7 @@ func TestServeStreamsTurnChanges(t *testing.T) {
 		t.Fatalf("stream opened with %q", lines.Text())
 	}
 
-	s := r.session(t)
+	s := r.session(t, "S")
 	p := startOther(t)
 	id := r.runningTurnOf(t, p, s.ID, "so far")
 	p.kill()

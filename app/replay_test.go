@@ -15,7 +15,7 @@ func TestReplayTurnFromTheWindow(t *testing.T) {
 	s := f.session(t, "numbers")
 	send := func(answer string) TurnRef {
 		f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text(answer, 3)})
-		ref, err := f.svc.SendMessage(SendRequest{SessionID: s.ID, Message: "Pick a number."})
+		ref, err := f.api.SendMessage(SendRequest{SessionID: s.ID, Message: "Pick a number."})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -25,7 +25,7 @@ func TestReplayTurnFromTheWindow(t *testing.T) {
 	first, second := send("Seven."), send("Forty-two.")
 	st := f.svc.settings()
 	st.Capture = "off"
-	if err := f.svc.SaveSettings(st); err != nil {
+	if _, err := f.api.SaveSettings(st); err != nil {
 		t.Fatal(err)
 	}
 	unrecorded := send("Three.")
@@ -35,7 +35,7 @@ func TestReplayTurnFromTheWindow(t *testing.T) {
 		ref  TurnRef
 		want string
 	}{{first, "Seven."}, {second, "Forty-two."}} {
-		rep, err := f.svc.ReplayTurn(tc.ref.TurnID)
+		rep, err := f.api.ReplayTurn(tc.ref.TurnID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,11 +43,11 @@ func TestReplayTurnFromTheWindow(t *testing.T) {
 			t.Fatalf("replay of %s: %s %q, want %q", tc.ref.TurnID, d.State, d.FinalText, tc.want)
 		}
 	}
-	before, _ := f.svc.ListSessions(store.Page{})
-	if _, err := f.svc.ReplayTurn(unrecorded.TurnID); err == nil || !strings.Contains(err.Error(), "no recorded model calls") {
+	before, _ := f.api.ListSessions(store.Page{})
+	if _, err := f.api.ReplayTurn(unrecorded.TurnID); err == nil || !strings.Contains(err.Error(), "no recorded model calls") {
 		t.Fatalf("replaying an unrecorded turn: %v", err)
 	}
-	after, _ := f.svc.ListSessions(store.Page{})
+	after, _ := f.api.ListSessions(store.Page{})
 	if len(after.Sessions) != len(before.Sessions) {
 		t.Fatalf("a replay that could not start left a session behind: %d sessions, were %d", len(after.Sessions), len(before.Sessions))
 	}

@@ -36,8 +36,9 @@ type ServeConfig struct {
 	Ready func(url string)
 }
 
-// Server is the browser mode: the same Service methods over HTTP and the
-// same events over server-sent events.
+// Server is the browser mode: the API's methods over HTTP (POST
+// /api/call/{method}, the arguments as a JSON array) and the window's
+// events over server-sent events.
 //
 // Security: every request must carry the token (the Authorization header,
 // the ?token= query of the first page load, or the cookie that load sets),
@@ -47,8 +48,8 @@ type Server struct {
 	svc     *Service
 	cfg     ServeConfig
 	log     *slog.Logger
-	methods map[string]reflect.Method
-	host    string // host:port as listening
+	methods map[string]reflect.Value // the API table: API's methods by name
+	host    string                   // host:port as listening
 }
 
 // NewServer returns a browser-mode server for svc.
@@ -74,12 +75,19 @@ func NewServer(svc *Service, cfg ServeConfig) (*Server, error) {
 	if !isLoopback(host) && !cfg.AllowRemote {
 		return nil, apperr.New(apperr.Invalid, "Refusing to listen on %s, which other machines can reach. Pass --allow-remote if you really mean it.", cfg.Addr)
 	}
-	s := &Server{svc: svc, cfg: cfg, log: log, methods: map[string]reflect.Method{}}
-	t := reflect.TypeOf(svc)
-	for i := 0; i < t.NumMethod(); i++ {
-		s.methods[t.Method(i).Name] = t.Method(i)
+	return &Server{svc: svc, cfg: cfg, log: log, methods: apiMethods(svc.api)}, nil
+}
+
+// apiMethods is the API table as the browser mode serves it: the methods
+// of API, the same the window binds, by name. Every one answers (T, error)
+// with the error already safe to send.
+func apiMethods(api *API) map[string]reflect.Value {
+	v := reflect.ValueOf(api)
+	out := make(map[string]reflect.Value, v.NumMethod())
+	for i := range v.NumMethod() {
+		out[v.Type().Method(i).Name] = v.Method(i)
 	}
-	return s, nil
+	return out
 }
 
 // Token returns the access token.
@@ -189,11 +197,12 @@ func (s *Server) static() http.Handler {
 	})
 }
 
-// call runs one Service method: the body is a JSON array of arguments.
+// call runs one API method: the body is a JSON array of its arguments.
 func (s *Server) call(w http.ResponseWriter, r *http.Request) {
-	m, ok := s.methods[r.PathValue("method")]
+	name := r.PathValue("method")
+	fn, ok := s.methods[name]
 	if !ok {
-		writeErr(w, http.StatusNotFound, apperr.New(apperr.NotFound, "There is no method %q.", r.PathValue("method")))
+		writeErr(w, http.StatusNotFound, apperr.New(apperr.NotFound, "There is no method %q.", name))
 		return
 	}
 	var raw []json.RawMessage
@@ -205,37 +214,27 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "The request body must be a JSON array of arguments."))
 		return
 	}
-	ft := m.Type
-	nin := ft.NumIn() - 1 // the receiver
-	if len(raw) != nin {
-		writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "%s takes %d arguments, got %d.", m.Name, nin, len(raw)))
+	ft := fn.Type()
+	if len(raw) != ft.NumIn() {
+		writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "%s takes %d arguments, got %d.", name, ft.NumIn(), len(raw)))
 		return
 	}
-	args := []reflect.Value{reflect.ValueOf(s.svc)}
-	for i := 0; i < nin; i++ {
-		v := reflect.New(ft.In(i + 1))
+	args := make([]reflect.Value, ft.NumIn())
+	for i := range args {
+		v := reflect.New(ft.In(i))
 		if err := json.Unmarshal(raw[i], v.Interface()); err != nil {
-			writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "Argument %d of %s is not valid: %v", i+1, m.Name, err))
+			writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "Argument %d of %s is not a valid %s.", i+1, name, ft.In(i)))
 			return
 		}
-		args = append(args, v.Elem())
+		args[i] = v.Elem()
 	}
-	out := m.Func.Call(args)
-	var result any
-	for _, o := range out {
-		if o.Type().Implements(reflect.TypeOf((*error)(nil)).Elem()) {
-			if !o.IsNil() {
-				err := o.Interface().(error)
-				s.log.Warn("call failed", "method", m.Name, "err", err)
-				writeErr(w, statusOf(err), err)
-				return
-			}
-			continue
-		}
-		result = o.Interface()
+	out := fn.Call(args)
+	if err, _ := out[1].Interface().(error); err != nil {
+		writeErr(w, statusOf(err), err)
+		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(result)
+	_ = json.NewEncoder(w).Encode(out[0].Interface())
 }
 
 // events streams event batches, approval requests and turn changes as
@@ -252,10 +251,10 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	q := newSendQueue(1024)
-	co := NewCoalescer(func(b []Delivered) { q.push(map[string]any{"kind": "events", "batch": b}) }, 16*time.Millisecond)
+	co := NewCoalescer(func(b []Delivered) { q.push(EventsMessage{Kind: "events", Batch: b}) }, 16*time.Millisecond)
 	unsub := hub.Subscribe(func(e turn.Event) { _ = co.Emit(e) })
 	defer unsub()
-	unApprove := s.svc.onApproval(func(p PendingApproval) { q.push(map[string]any{"kind": "approval", "approval": p}) })
+	unApprove := s.svc.onApproval(func(p PendingApproval) { q.push(ApprovalMessage{Kind: "approval", Approval: p}) })
 	defer unApprove()
 	unTurns := hub.SubscribeTurns(func(c []TurnChange) { q.push(TurnsChangedMessage{Kind: "turns_changed", Turns: c}) })
 	defer unTurns()
@@ -282,11 +281,26 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// The messages of the browser's event stream, told apart by Kind: what
+// the window gets as the Wails events of desktop.go.
+
+// EventsMessage is a batch of events ({"kind":"events"}).
+type EventsMessage struct {
+	Kind  string      `json:"kind" tstype:"'events'"`
+	Batch []Delivered `json:"batch"`
+}
+
+// ApprovalMessage is a tool call waiting for the person ({"kind":"approval"}).
+type ApprovalMessage struct {
+	Kind     string          `json:"kind" tstype:"'approval'"`
+	Approval PendingApproval `json:"approval"`
+}
+
 // TurnsChangedMessage is the stream's message for turns whose state
 // changed without an event (see TurnChange): {"kind":"turns_changed",
 // "turns":[{"turn_id":..., "session_id":..., "state":"interrupted"}]}.
 type TurnsChangedMessage struct {
-	Kind  string       `json:"kind"`
+	Kind  string       `json:"kind" tstype:"'turns_changed'"`
 	Turns []TurnChange `json:"turns"`
 }
 

@@ -9,9 +9,10 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 func startServer(t *testing.T, f *fixture) (*Server, string) {
@@ -34,6 +35,7 @@ func startServer(t *testing.T, f *fixture) (*Server, string) {
 func TestServeRefusesWithoutTokenOrFromForeignSites(t *testing.T) {
 	f := newFixture(t)
 	srv, base := startServer(t, f)
+	client := httpClient(t)
 	tests := []struct {
 		name   string
 		header map[string]string
@@ -60,7 +62,7 @@ func TestServeRefusesWithoutTokenOrFromForeignSites(t *testing.T) {
 			if tt.host != "" {
 				req.Host = tt.host
 			}
-			resp, err := http.DefaultClient.Do(req)
+			resp, err := client.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +83,8 @@ func TestServeRefusesNonLoopbackWithoutTheFlag(t *testing.T) {
 func TestServePageLoadSetsACookieAndStreamsEvents(t *testing.T) {
 	f := newFixture(t)
 	srv, base := startServer(t, f)
-	resp, err := http.Get(base + "/?token=" + srv.Token())
+	client := httpClient(t)
+	resp, err := client.Get(base + "/?token=" + srv.Token())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,68 +99,58 @@ func TestServePageLoadSetsACookieAndStreamsEvents(t *testing.T) {
 		t.Fatalf("page load: %d, cookie %+v", resp.StatusCode, cookie)
 	}
 
-	// Events over SSE with the cookie, while a turn runs through the HTTP API.
+	// Events over SSE with the cookie, while a turn runs through the HTTP
+	// API; the stream's events go to a recorder the test waits on.
 	req, _ := http.NewRequest("GET", base+"/api/events", nil)
 	req.AddCookie(cookie)
-	ev, err := http.DefaultClient.Do(req)
+	ev, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ev.Body.Close()
+	streamed := &turntest.Recorder{}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(ev.Body)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			var msg EventsMessage
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Unmarshal([]byte(data), &msg) == nil {
+				for _, d := range msg.Batch {
+					_ = streamed.Emit(d.Event)
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { ev.Body.Close(); <-read })
+
 	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("hello from the browser", 4)})
 	s := f.session(t, "web")
 	call := func(method string, args ...any) *http.Response {
 		b, _ := json.Marshal(args)
 		r, _ := http.NewRequest("POST", base+"/api/call/"+method, strings.NewReader(string(b)))
 		r.Header.Set("Authorization", "Bearer "+srv.Token())
-		resp, err := http.DefaultClient.Do(r)
+		resp, err := client.Do(r)
 		if err != nil {
 			t.Fatal(err)
 		}
 		return resp
 	}
 	r := call("SendMessage", SendRequest{SessionID: s.ID, Message: "hi"})
-	if r.StatusCode != 200 {
-		t.Fatalf("SendMessage status %d", r.StatusCode)
+	var ref TurnRef
+	if err := json.NewDecoder(r.Body).Decode(&ref); r.StatusCode != 200 || err != nil {
+		t.Fatalf("SendMessage status %d: %v", r.StatusCode, err)
 	}
 	r.Body.Close()
 
-	sc := bufio.NewScanner(ev.Body)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	deadline := time.After(waitTimeout) // catches a hang only
-	got := make(chan string)
-	go func() {
-		var text strings.Builder
-		for sc.Scan() {
-			line := sc.Text()
-			if !strings.HasPrefix(line, "data: ") {
-				continue
-			}
-			var msg struct {
-				Kind  string      `json:"kind"`
-				Batch []Delivered `json:"batch"`
-			}
-			json.Unmarshal([]byte(line[6:]), &msg)
-			for _, d := range msg.Batch {
-				if d.Type == "token" {
-					var td struct{ Text string }
-					json.Unmarshal(d.Data, &td)
-					text.WriteString(td.Text)
-				}
-				if d.Type == "turn_completed" {
-					got <- text.String()
-					return
-				}
-			}
+	var text strings.Builder
+	for _, e := range streamed.UntilEnded(t, ref.TurnID) {
+		if e.Type == turn.EventToken {
+			text.WriteString(turntest.Data[turn.TokenData](t, e).Text)
 		}
-	}()
-	select {
-	case text := <-got:
-		if text != "hello from the browser" {
-			t.Fatalf("streamed %q", text)
-		}
-	case <-deadline:
-		t.Fatal("no turn_completed over SSE")
+	}
+	if text.String() != "hello from the browser" {
+		t.Fatalf("streamed %q", text.String())
 	}
 
 	bad := call("NoSuchMethod")

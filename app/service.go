@@ -2,12 +2,7 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
 	"log/slog"
-	"os"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,18 +10,20 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
-	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
-// Service is what the frontend calls.
+// Service is the app behind a UI: the engine's parts, the event hub, the
+// approvals and the watcher of dead processes' turns. A UI reaches it
+// through its API (api.go), never directly.
 type Service struct {
+	api       *API
 	log       *slog.Logger
 	info      buildinfo.Info
-	db        *store.DB
+	db        Store
 	dbPath    string
 	dbErr     error
 	readyFile string
@@ -35,7 +32,6 @@ type Service struct {
 	secrets   secrets.Store
 	approvals *approvals
 	workflows func() ([]*workflow.Definition, []workflow.Problem)
-	mcp       MCPSource
 
 	mu      sync.Mutex
 	baseCtx context.Context
@@ -57,7 +53,7 @@ type Config struct {
 	Logger *slog.Logger
 	Info   buildinfo.Info
 	// DB is the open database, or nil when opening failed with DBErr.
-	DB     *store.DB
+	DB     Store
 	DBPath string
 	DBErr  error
 	// Runner runs turns; nil when the database is unavailable.
@@ -65,21 +61,12 @@ type Config struct {
 	Secrets secrets.Store
 	// Workflows lists the workflows and the problems of files that did not load.
 	Workflows func() ([]*workflow.Definition, []workflow.Problem)
-	// MCP reports the MCP servers (may be nil).
-	MCP MCPSource
 	// ReadyFile, if set, receives the UI's ready report as JSON. The window
 	// smoke test uses it to learn that the page rendered and called Go.
 	ReadyFile string
 	// OrphanCheck is how often to look for turns of dead processes; zero:
 	// OrphanCheckInterval.
 	OrphanCheck time.Duration
-}
-
-// MCPSource reports and reloads the MCP servers.
-type MCPSource interface {
-	MCPStatus() ([]mcp.ServerStatus, error)
-	ReloadMCP(ctx context.Context) []mcp.ServerStatus
-	MCPConfigPath() string
 }
 
 // NewService returns a Service over its dependencies.
@@ -93,7 +80,7 @@ func NewService(cfg Config) *Service {
 		wf = func() ([]*workflow.Definition, []workflow.Problem) { return workflow.Builtins(), nil }
 	}
 	s := &Service{log: log, info: cfg.Info, db: cfg.DB, dbPath: cfg.DBPath, dbErr: cfg.DBErr, readyFile: cfg.ReadyFile,
-		runner: cfg.Runner, secrets: cfg.Secrets, workflows: wf, mcp: cfg.MCP, baseCtx: context.Background(), orphanEvery: cfg.OrphanCheck}
+		runner: cfg.Runner, secrets: cfg.Secrets, workflows: wf, baseCtx: context.Background(), orphanEvery: cfg.OrphanCheck}
 	if s.orphanEvery <= 0 {
 		s.orphanEvery = OrphanCheckInterval
 	}
@@ -101,6 +88,7 @@ func NewService(cfg Config) *Service {
 		s.hub = NewHub(cfg.DB)
 	}
 	s.approvals = newApprovals()
+	s.api = &API{s: s}
 	return s
 }
 
@@ -190,102 +178,14 @@ func (s *Service) ctx() context.Context {
 func (s *Service) ready() error {
 	if s.db == nil || s.runner == nil {
 		if s.dbErr != nil {
-			return &apperr.Error{Code: apperr.CodeOf(s.dbErr), Message: apperr.MessageOf(s.dbErr)}
+			return safe(s.dbErr)
 		}
 		return apperr.New(apperr.Unavailable, "The database is not open.")
 	}
 	return nil
 }
 
-// Version returns the running binary's version.
-func (s *Service) Version() buildinfo.Info { return s.info }
-
-// Status describes the state of the backend for the UI's status line.
-type Status struct {
-	Version       string `json:"version"`
-	DBPath        string `json:"db_path"`
-	SchemaVersion int    `json:"schema_version"`
-	// DBError is set when the database could not be opened; the UI shows it
-	// and stays usable for settings.
-	DBError *apperr.Error `json:"db_error,omitempty"`
-	// Providers is how many providers are saved (0: show onboarding).
-	Providers int `json:"providers"`
-	// Damaged is set once a read or a write has met damage in the
-	// database: what is damaged and what to do, for the UI's banner.
-	Damaged string `json:"damaged,omitempty"`
-}
-
-// Status reports the version and the database's health.
-func (s *Service) Status() Status {
-	st := Status{Version: s.info.Version, DBPath: s.dbPath}
-	if s.dbErr != nil {
-		st.DBError = &apperr.Error{Code: apperr.CodeOf(s.dbErr), Message: apperr.MessageOf(s.dbErr)}
-		return st
-	}
-	if s.db != nil {
-		v, err := s.db.SchemaVersion(s.ctx())
-		if err != nil {
-			s.log.Warn("reading schema version", "err", err)
-		}
-		st.SchemaVersion = v
-		if ps, err := s.db.ListProviders(s.ctx()); err == nil {
-			st.Providers = len(ps)
-		}
-		if met, reason := s.db.Damaged(); met {
-			st.Damaged = fmt.Sprintf("The database %s is damaged: %s. What is readable still shows; a new message is saved into it only if you confirm. "+
-				"To rescue it, quit and run `agentdeck db salvage NEW_FILE --db %s`, then start Agentdeck with --db NEW_FILE.", s.dbPath, reason, s.dbPath)
-		}
-	}
-	return st
-}
-
-// ReadyReport is what the UI tells the backend once its shell is on screen.
-type ReadyReport struct {
-	// VersionShown is the version text as rendered in the page.
-	VersionShown string `json:"version_shown"`
-	// Regions lists the shell regions found in the DOM with a non-zero size.
-	Regions []string `json:"regions"`
-	Width   int      `json:"width"`
-	Height  int      `json:"height"`
-}
-
-// UIReady records that the UI rendered. It is logged, and written to the
-// ready file when one is configured.
-func (s *Service) UIReady(r ReadyReport) error {
-	s.log.Info("ui ready", "version_shown", r.VersionShown, "regions", r.Regions, "width", r.Width, "height", r.Height)
-	if s.readyFile == "" {
-		return nil
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return apperr.Wrap(err, apperr.Internal, "could not record the ready report")
-	}
-	tmp := s.readyFile + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "could not write the ready file")
-	}
-	return os.Rename(tmp, s.readyFile)
-}
-
-// Settings are the app-wide preferences.
-type Settings = store.AppSettings
-
-// GetSettings returns the preferences.
-func (s *Service) GetSettings() (Settings, error) {
-	if err := s.ready(); err != nil {
-		return Settings{}, err
-	}
-	return s.db.AppSettings(s.ctx())
-}
-
-// SaveSettings stores the preferences.
-func (s *Service) SaveSettings(st Settings) error {
-	if err := s.ready(); err != nil {
-		return err
-	}
-	return s.db.SaveAppSettings(s.ctx(), st)
-}
-
+// settings returns the preferences, or their defaults when they cannot be read.
 func (s *Service) settings() Settings {
 	if s.db == nil {
 		return Settings{DefaultWorkflow: "chat", Capture: "record", Theme: "system"}
@@ -297,9 +197,13 @@ func (s *Service) settings() Settings {
 	return st
 }
 
-// ErrorReply maps any error to the {code, message} the frontend shows. The
-// cause is logged by the caller, never sent.
-func ErrorReply(err error) any {
+// ErrorReply maps any error to the {code, message} the frontend shows: the
+// window's ErrorFormatter. API methods already return such errors; this
+// keeps anything else from reaching the page with its cause.
+func ErrorReply(err error) any { return safe(err) }
+
+// safe is err's code and user-facing message, without its cause.
+func safe(err error) *apperr.Error {
 	return &apperr.Error{Code: apperr.CodeOf(err), Message: apperr.MessageOf(err)}
 }
 
@@ -314,8 +218,7 @@ func firstOf(vals ...string) string {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._ -]+`)
-
+// fileSafe makes a title usable as a file name.
 func fileSafe(s string) string {
 	s = strings.TrimSpace(unsafeName.ReplaceAllString(s, "_"))
 	if s == "" {
@@ -325,8 +228,4 @@ func fileSafe(s string) string {
 		s = s[:80]
 	}
 	return s
-}
-
-func asProblems(err error, out *workflow.Problems) bool {
-	return errors.As(err, out)
 }

@@ -21,8 +21,8 @@ func TestStatusReportsTheSchema(t *testing.T) {
 	}
 	defer db.Close()
 	svc := NewService(Config{Info: buildinfo.Info{Version: "2.0"}, DB: db, DBPath: db.Path()})
-	st := svc.Status()
-	if st.Version != "2.0" || st.SchemaVersion < 1 || st.DBError != nil {
+	st, err := svc.api.Status()
+	if err != nil || st.Version != "2.0" || st.SchemaVersion < 1 || st.DBError != nil {
 		t.Fatalf("status = %+v", st)
 	}
 }
@@ -30,8 +30,8 @@ func TestStatusReportsTheSchema(t *testing.T) {
 func TestStatusCarriesASafeDBError(t *testing.T) {
 	cause := errors.New("sqlite: internal detail")
 	svc := NewService(Config{DBErr: apperr.Wrap(cause, apperr.Unavailable, "cannot open the database")})
-	st := svc.Status()
-	if st.DBError == nil || st.DBError.Message != "cannot open the database" || st.DBError.Code != apperr.Unavailable {
+	st, err := svc.api.Status()
+	if err != nil || st.DBError == nil || st.DBError.Message != "cannot open the database" || st.DBError.Code != apperr.Unavailable {
 		t.Fatalf("status = %+v", st.DBError)
 	}
 	b, _ := json.Marshal(st)
@@ -43,7 +43,7 @@ func TestStatusCarriesASafeDBError(t *testing.T) {
 func TestUIReadyWritesTheReadyFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "ready.json")
 	svc := NewService(Config{ReadyFile: path})
-	if err := svc.UIReady(ReadyReport{VersionShown: "v1", Regions: []string{"sidebar"}}); err != nil {
+	if _, err := svc.api.UIReady(ReadyReport{VersionShown: "v1", Regions: []string{"sidebar"}}); err != nil {
 		t.Fatal(err)
 	}
 	var got ReadyReport

@@ -18,7 +18,7 @@ function memoryStorage(): Storage {
 describe('createBackend', () => {
   it('uses the Wails bindings when the runtime injected them', async () => {
     const Version = vi.fn().mockResolvedValue({ version: '1.2.3', commit: '', go_version: '' });
-    const win = { go: { app: { Service: { Version, Status: vi.fn(), UIReady: vi.fn() } } }, location: { href: 'wails://wails/' } };
+    const win = { go: { app: { API: { Version, Status: vi.fn(), UIReady: vi.fn() } } }, location: { href: 'wails://wails/' } };
     const b = createBackend(win as never);
     expect(b.kind).toBe('wails');
     await expect(b.version()).resolves.toMatchObject({ version: '1.2.3' });
@@ -125,8 +125,8 @@ const cases: Case[] = [
   ['uiReady', [{ version_shown: 'v1', regions: [], width: 1, height: 1 }], 'UIReady', [{ version_shown: 'v1', regions: [], width: 1, height: 1 }]],
 ];
 
-describe('every Service method', () => {
-  it.each(cases)('%s calls window.go.app.Service.%s', async (method, args, goName, goArgs) => {
+describe('every API method', () => {
+  it.each(cases)('%s calls window.go.app.API.%s', async (method, args, goName, goArgs) => {
     const fn = vi.fn().mockResolvedValue({ ok: true });
     const b = wailsBackend({ [goName]: fn });
     await (b[method] as (...a: unknown[]) => Promise<unknown>)(...args);

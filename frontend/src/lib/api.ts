@@ -111,7 +111,7 @@ export class BackendError extends Error {
 }
 
 type Bound = (...args: unknown[]) => Promise<unknown>;
-/** window.go.app.Service: every bound Go method by its Go name. */
+/** window.go.app.API: every method of the Go API (app/api.go) by its Go name. */
 export type Binding = Record<string, Bound>;
 
 export interface WailsRuntime {
@@ -123,7 +123,7 @@ export interface WailsRuntime {
 }
 
 export interface WailsWindow {
-  go?: { app?: { Service?: Binding } };
+  go?: { app?: { API?: Binding } };
   runtime?: WailsRuntime;
 }
 
@@ -131,7 +131,7 @@ type Call = <T>(method: string, ...args: unknown[]) => Promise<T>;
 
 /** Picks the Wails bindings when present, else HTTP against the page's origin. */
 export function createBackend(win: Window & WailsWindow = window, fetchFn: typeof fetch = fetch.bind(window)): Backend {
-  const binding = win.go?.app?.Service;
+  const binding = win.go?.app?.API;
   if (binding) return wailsBackend(binding, win.runtime, win);
   const ES = (win as { EventSource?: typeof EventSource }).EventSource;
   const url = new URL(win.location.href);

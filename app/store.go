@@ -1,0 +1,47 @@
+package app
+
+import (
+	"context"
+	"io"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+// Store is what the app needs of the database. *store.DB is one; the app
+// depends on these methods, not on the whole store.
+type Store interface {
+	EventSource // the Hub's back-fill
+
+	// Sessions.
+	ListSessions(ctx context.Context, p store.Page) (store.SessionPage, error)
+	CreateSession(ctx context.Context, s store.Session) (store.Session, error)
+	GetSession(ctx context.Context, id string) (store.Session, error)
+	RenameSession(ctx context.Context, id, title string) error
+	UpdateSession(ctx context.Context, s store.Session) error
+	DeleteSession(ctx context.Context, id string) error
+	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
+	Export(ctx context.Context, sessionID string, format store.ExportFormat, w io.Writer, opts store.ExportOptions) error
+	Import(ctx context.Context, r io.Reader) (store.Session, error)
+
+	// Turns, and those of processes that died.
+	GetTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)
+	ListTurns(ctx context.Context, sessionID string, p store.Page) (store.TurnPage, error)
+	History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error)
+	TurnOwnership(ctx context.Context, turnID string) (store.Ownership, error)
+	RecoverTurn(ctx context.Context, turnID string) (bool, error)
+	RecoverOrphans(ctx context.Context, sessionID string) ([]store.Orphan, error)
+
+	// Providers and preferences.
+	ListProviders(ctx context.Context) ([]llm.Provider, error)
+	SaveProvider(ctx context.Context, p llm.Provider) error
+	DeleteProvider(ctx context.Context, name string) error
+	AppSettings(ctx context.Context) (store.AppSettings, error)
+	SaveAppSettings(ctx context.Context, st store.AppSettings) error
+
+	// Health, for Status.
+	SchemaVersion(ctx context.Context) (int, error)
+	Damaged() (bool, string)
+}
+
+var _ Store = (*store.DB)(nil)

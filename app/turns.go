@@ -1,0 +1,162 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// What the API does with sessions and turns, beyond handing a call to the
+// store. Each method is called through the API, with the database open.
+
+func (s *Service) createSession(ctx context.Context, req NewSession) (store.Session, error) {
+	st := s.settings()
+	return s.db.CreateSession(ctx, store.Session{
+		Title:     req.Title,
+		Provider:  firstOf(req.Provider, st.DefaultProvider),
+		Model:     firstOf(req.Model, st.DefaultModel),
+		Workflow:  firstOf(req.Workflow, st.DefaultWorkflow, "chat"),
+		Workspace: req.Workspace,
+	})
+}
+
+func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, error) {
+	if strings.TrimSpace(req.Message) == "" {
+		return TurnRef{}, apperr.New(apperr.Invalid, "The message is empty.")
+	}
+	st := s.settings()
+	lim := req.Limits
+	if lim == (turn.Limits{}) {
+		lim = st.Limits
+	}
+	// A turn left running by a dead process must not refuse the message:
+	// mark it interrupted now, and tell the UIs (StartTurn would also
+	// recover it, but silently).
+	if req.SessionID != "" {
+		s.recoverOrphans(ctx, req.SessionID)
+	}
+	return s.start(ctx, runner.Request{
+		SessionID: req.SessionID,
+		Message:   req.Message,
+		Workflow:  req.Workflow,
+		Model:     req.Model,
+		Limits:    lim,
+		Capture:   llm.CaptureMode(st.Capture),
+		Approver:  s.approvals,
+		Attach:    req.Attach,
+		Force:     req.Force,
+	})
+}
+
+// start runs a turn with the hub as its live sink.
+func (s *Service) start(ctx context.Context, req runner.Request) (TurnRef, error) {
+	req.TurnSinks = func(turnID string) []turn.Sink { return []turn.Sink{s.hub.Sink(turnID)} }
+	h, err := s.runner.Start(ctx, req)
+	if err != nil {
+		return TurnRef{}, err
+	}
+	go func() {
+		<-h.Done()
+		s.hub.Ended(h.TurnID)
+	}()
+	return TurnRef{TurnID: h.TurnID, SessionID: h.SessionID}, nil
+}
+
+func (s *Service) stopTurn(ctx context.Context, turnID string) error {
+	own, err := s.db.TurnOwnership(ctx, turnID)
+	switch {
+	case apperr.CodeOf(err) == apperr.NotFound:
+		return nil
+	case err != nil:
+		return err
+	case own.State != store.StateRunning:
+		return nil
+	case own.Mine:
+		return s.runner.Stop(turnID)
+	case !own.Gone:
+		return apperr.New(apperr.Conflict, "This turn is running in another Agentdeck process (pid %d). Stop it there: Ctrl+C in its terminal, or Stop in its window.", own.Owner.PID)
+	}
+	ok, err := s.db.RecoverTurn(ctx, turnID)
+	if err != nil {
+		return err
+	}
+	if ok {
+		s.announce([]store.Orphan{{TurnID: turnID, SessionID: own.SessionID, OwnerPID: own.Owner.PID}})
+	}
+	return nil
+}
+
+// rerun runs a past turn again in a new session: a replay from its
+// recordings, or its message live with other options.
+func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, replay bool) (TurnRef, error) {
+	orig, err := s.db.GetTurn(ctx, turnID, false)
+	if err != nil {
+		return TurnRef{}, err
+	}
+	sess, err := s.db.GetSession(ctx, orig.SessionID)
+	if err != nil {
+		return TurnRef{}, err
+	}
+	kind := "Re-run"
+	if replay {
+		kind = "Replay"
+	}
+	settings, _ := json.Marshal(map[string]any{"source_turn_id": turnID, "kind": strings.ToLower(kind)})
+	copySess, err := s.db.CreateSession(ctx, store.Session{
+		Title:     kind + " of " + sess.Title + " #" + itoa(orig.Seq),
+		Provider:  firstOf(opts.Provider, sess.Provider),
+		Model:     firstOf(opts.Model, orig.Model, sess.Model),
+		Workflow:  firstOf(opts.Workflow, orig.Workflow, sess.Workflow),
+		Workspace: sess.Workspace,
+		Settings:  settings,
+	})
+	if err != nil {
+		return TurnRef{}, err
+	}
+	req := runner.Request{SessionID: copySess.ID, Approver: s.approvals}
+	if replay {
+		// The turn's own recordings, workflow, limits and approvals.
+		req.Replay = &runner.Replay{TurnID: orig.ID}
+	} else {
+		history, err := s.db.History(ctx, sess.ID, orig.Seq)
+		if err != nil {
+			return TurnRef{}, err
+		}
+		if history == nil {
+			history = []llm.Message{}
+		}
+		req.Message, req.History, req.Capture, req.Limits = orig.UserMessage, history, llm.CaptureRecord, s.settings().Limits
+	}
+	ref, err := s.start(ctx, req)
+	if err != nil {
+		// A replay that cannot start leaves no empty session behind.
+		_ = s.db.DeleteSession(context.WithoutCancel(ctx), copySess.ID)
+	}
+	return ref, err
+}
+
+func (s *Service) exportSession(ctx context.Context, id string, format store.ExportFormat) (ExportReply, error) {
+	f, err := store.ParseExportFormat(string(format))
+	if err != nil {
+		return ExportReply{}, err
+	}
+	sess, err := s.db.GetSession(ctx, id)
+	if err != nil {
+		return ExportReply{}, err
+	}
+	var buf bytes.Buffer
+	if err := s.db.Export(ctx, id, f, &buf, store.ExportOptions{}); err != nil {
+		return ExportReply{}, err
+	}
+	return ExportReply{Filename: fileSafe(sess.Title) + "." + string(f), Content: buf.String()}, nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._ -]+`)

@@ -1,0 +1,132 @@
+package app
+
+import (
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/workflow"
+)
+
+// The requests and replies of the API (api.go) that are the app's own.
+// Every one is a plain struct with snake_case JSON; the frontend's types of
+// them are generated (frontend/typegen), so a field added here reaches the
+// UI's types with `make types`.
+
+// Done is the reply of a call that has nothing else to say: every API
+// method answers (T, error), and these answer (Done, error). It is {} on
+// the wire.
+type Done struct{}
+
+// NewSession is what CreateSession needs; empty fields take the defaults.
+type NewSession struct {
+	Title     string `json:"title"`
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+	Workflow  string `json:"workflow"`
+	Workspace string `json:"workspace"`
+}
+
+// SendRequest sends a message to a session.
+type SendRequest struct {
+	SessionID string      `json:"session_id"`
+	Message   string      `json:"message"`
+	Workflow  string      `json:"workflow,omitempty"`
+	Model     string      `json:"model,omitempty"`
+	Limits    turn.Limits `json:"limits"`
+	// Attach lists files (paths on this machine) to load as tables.
+	Attach []string `json:"attach,omitempty"`
+	// Force stores the turn even when the database is damaged: the person
+	// saw the Damaged error of a first try and confirmed.
+	Force bool `json:"force,omitempty"`
+}
+
+// TurnRef names a started turn.
+type TurnRef struct {
+	TurnID    string `json:"turn_id"`
+	SessionID string `json:"session_id"`
+}
+
+// RerunOptions change what a re-run uses.
+type RerunOptions struct {
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
+	Workflow string `json:"workflow,omitempty"`
+}
+
+// ExportReply is an exported session.
+type ExportReply struct {
+	Filename string `json:"filename"`
+	Content  string `json:"content"`
+}
+
+// ProviderView is a provider as the UI sees it: the key is never sent,
+// only whether one is stored and its masked tail.
+type ProviderView struct {
+	llm.Provider
+	HasKey    bool   `json:"has_key"`
+	MaskedKey string `json:"masked_key"`
+}
+
+// ProviderInput saves a provider; APIKey, when set, goes to the keyring.
+type ProviderInput struct {
+	Provider llm.Provider `json:"provider"`
+	APIKey   string       `json:"api_key,omitempty"`
+}
+
+// TestReply is the outcome of a connection test. A failed test is a reply
+// with Error set, not an error: the settings screen shows it in place.
+type TestReply struct {
+	OK     bool     `json:"ok"`
+	Models []string `json:"models"`
+	Error  string   `json:"error,omitempty"`
+}
+
+// WorkflowList is the workflows a session can use, and the problems of
+// workflow files that did not load.
+type WorkflowList struct {
+	Workflows []WorkflowInfo     `json:"workflows"`
+	Problems  []workflow.Problem `json:"problems"`
+}
+
+// WorkflowInfo describes one workflow.
+type WorkflowInfo struct {
+	Name        string        `json:"name"`
+	Description string        `json:"description"`
+	Kind        workflow.Kind `json:"kind"`
+	Source      string        `json:"source"`
+}
+
+// ApprovalAnswer answers a pending approval.
+type ApprovalAnswer struct {
+	CallID string      `json:"call_id"`
+	Answer turn.Answer `json:"answer"`
+}
+
+// Status describes the state of the backend for the UI's status line.
+type Status struct {
+	Version       string `json:"version"`
+	DBPath        string `json:"db_path"`
+	SchemaVersion int    `json:"schema_version"`
+	// DBError is set when the database could not be opened; the UI shows it
+	// and stays usable for settings.
+	DBError *apperr.Error `json:"db_error,omitempty"`
+	// Providers is how many providers are saved (0: show onboarding).
+	Providers int `json:"providers"`
+	// Damaged is set once a read or a write has met damage in the
+	// database: what is damaged and what to do, for the UI's banner.
+	Damaged string `json:"damaged,omitempty"`
+}
+
+// ReadyReport is what the UI tells the backend once its shell is on screen.
+type ReadyReport struct {
+	// VersionShown is the version text as rendered in the page.
+	VersionShown string `json:"version_shown"`
+	// Regions lists the shell regions found in the DOM with a non-zero size.
+	Regions []string `json:"regions"`
+	Width   int      `json:"width"`
+	Height  int      `json:"height"`
+}
+
+// Settings are the app-wide preferences.
+type Settings = store.AppSettings
