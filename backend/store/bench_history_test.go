@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -171,7 +172,7 @@ func benchHistExport(b *testing.B, db *DB, sessionID string) {
 			export := func() {
 				exportTimes = append(exportTimes, benchTimed(func() {
 					w := &countingWriter{}
-					if err := db.Export(ctx, sessionID, ExportJSON, w, ExportOptions{}); err != nil {
+					if err := export.Write(ctx, db, sessionID, export.JSON, w, export.Options{}); err != nil {
 						b.Fatal(err)
 					}
 					size = w.n

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
+	"github.com/agentdeck/agentdeck/backend/export/exporttest"
 )
 
 // FuzzImport feeds arbitrary bytes to Import. It must never panic; a file
@@ -26,24 +28,24 @@ func FuzzImport(f *testing.F) {
 	}
 	f.Cleanup(func() { db.Close() })
 
-	for _, mutate := range []func(*exportDoc){
-		func(*exportDoc) {},
-		func(d *exportDoc) { d.Turns[2].Seq = d.Turns[0].Seq },                     // a repeated turn number, found at turn 3
-		func(d *exportDoc) { d.Turns[3].ID = d.Turns[1].ID },                       // a repeated turn id, found at turn 4
-		func(d *exportDoc) { d.Turns[2].Messages[0].Role = "robot" },               // an unknown role, found at turn 3
-		func(d *exportDoc) { d.Turns[3].Events[1].Seq = d.Turns[3].Events[0].Seq }, // events out of order in the last turn
-		func(d *exportDoc) { d.Turns[1].Stages[1].ID = d.Turns[1].Stages[0].ID },   // a repeated stage id
-		func(d *exportDoc) { d.Turns[0].Events[0].TurnID = "someone-else" },        // an event of another turn
-		func(d *exportDoc) { d.Captures = []exportCapture{{Key: "", Model: "m"}} }, // a capture with no key, after every turn
-		func(d *exportDoc) { d.Captures = []exportCapture{{Key: "k", Turns: []string{"turn-1", "turn-1"}}} },
-		func(d *exportDoc) { d.Version = ExportVersion + 1 },
-		func(d *exportDoc) { d.Session.ID = "" },
-		func(d *exportDoc) { d.Turns[0].State = StateRunning; d.Turns[0].CompletedAt = nil },
+	for _, mutate := range []func(*export.Document){
+		func(*export.Document) {},
+		func(d *export.Document) { d.Turns[2].Seq = d.Turns[0].Seq },                     // a repeated turn number, found at turn 3
+		func(d *export.Document) { d.Turns[3].ID = d.Turns[1].ID },                       // a repeated turn id, found at turn 4
+		func(d *export.Document) { d.Turns[2].Messages[0].Role = "robot" },               // an unknown role, found at turn 3
+		func(d *export.Document) { d.Turns[3].Events[1].Seq = d.Turns[3].Events[0].Seq }, // events out of order in the last turn
+		func(d *export.Document) { d.Turns[1].Stages[1].ID = d.Turns[1].Stages[0].ID },   // a repeated stage id
+		func(d *export.Document) { d.Turns[0].Events[0].TurnID = "someone-else" },        // an event of another turn
+		func(d *export.Document) { d.Captures = []export.Capture{{Key: "", Model: "m"}} }, // a capture with no key, after every turn
+		func(d *export.Document) { d.Captures = []export.Capture{{Key: "k", Turns: []string{"turn-1", "turn-1"}}} },
+		func(d *export.Document) { d.Version = export.Version + 1 },
+		func(d *export.Document) { d.Session.ID = "" },
+		func(d *export.Document) { d.Turns[0].State = export.StateRunning; d.Turns[0].CompletedAt = nil },
 	} {
-		doc := exportFixture()
+		doc := exporttest.Fixture()
 		mutate(&doc)
 		var buf bytes.Buffer
-		if err := writeJSON(&buf, &doc); err != nil {
+		if err := export.Encode(&buf, &doc); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(buf.Bytes())
@@ -78,7 +80,7 @@ func FuzzImport(f *testing.F) {
 			t.Fatalf("the imported session %s cannot be read: %v", s.ID, err)
 		}
 		var out bytes.Buffer
-		if err := db.Export(ctx, s.ID, ExportJSON, &out, ExportOptions{Captures: true}); err != nil {
+		if err := export.Write(ctx, db, s.ID, export.JSON, &out, export.Options{Captures: true}); err != nil {
 			t.Fatalf("the imported session cannot be exported: %v", err)
 		}
 		if _, err := db.Import(ctx, bytes.NewReader(out.Bytes())); err != nil {

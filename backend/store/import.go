@@ -6,18 +6,17 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"reflect"
 	"strings"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// Import reads a JSON export (see Export) and stores it as a session. It
+// Import reads a JSON export (export.Decode) and stores it as a session. It
 // all happens in one transaction: a file damaged anywhere leaves nothing
 // behind.
 //
@@ -28,15 +27,18 @@ import (
 // consistently (event turn, session, stage and parent links, and the ids
 // inside results and event data), and the title gets " (imported)". Turns
 // that were running when exported become interrupted, as
-// RecoverInterrupted would leave them. Files of a newer ExportVersion,
+// RecoverInterrupted would leave them. Files of a newer export.Version,
 // files that are not Agentdeck exports, and files over MaxImportBytes are
 // refused with a message that says so.
 func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 	return db.importLimit(ctx, r, MaxImportBytes)
 }
 
+// MaxImportBytes is the largest file Import reads.
+const MaxImportBytes = 512 << 20
+
 func (db *DB) importLimit(ctx context.Context, r io.Reader, limit int64) (Session, error) {
-	doc, err := decodeExport(ctx, r, limit)
+	doc, err := export.Decode(ctx, r, limit)
 	var s Session
 	if err == nil {
 		err = db.tx(ctx, "importing the session", func(tx *sql.Tx) error {
@@ -55,363 +57,11 @@ func (db *DB) importLimit(ctx context.Context, r io.Reader, limit int64) (Sessio
 	return s, nil
 }
 
-// decodeExport reads the document, checking "format" and "version" as they
-// arrive (Export writes them first), so a file from a newer Agentdeck is
-// refused for its version rather than for a shape this build does not know.
-func decodeExport(ctx context.Context, r io.Reader, limit int64) (exportDoc, error) {
-	d := exportDecoder{lr: &importLimitReader{ctx: ctx, r: r, limit: limit}}
-	d.dec = json.NewDecoder(d.lr)
-	tok, err := d.dec.Token()
-	if err != nil {
-		return d.doc, importReadError(err, d.lr, false)
-	}
-	if delim, ok := tok.(json.Delim); !ok || delim != '{' {
-		return d.doc, errNotExport("")
-	}
-	for d.dec.More() {
-		tok, err := d.dec.Token()
-		if err != nil {
-			return d.doc, importReadError(err, d.lr, true)
-		}
-		key, _ := tok.(string)
-		err = d.field(key)
-		var ae *apperr.Error
-		switch {
-		case err == nil:
-		case errors.As(err, &ae):
-			return d.doc, err
-		case errors.As(err, new(*kindError)) && d.haveFormat:
-			return d.doc, apperr.Wrap(err, apperr.Invalid, "%s", err.Error())
-		case !d.haveFormat && !d.lr.over && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) && !errors.Is(err, errImportRead):
-			// Some other JSON document that does not fit ours.
-			return d.doc, errNotExport("")
-		default:
-			return d.doc, importReadError(err, d.lr, true)
-		}
-	}
-	if _, err := d.dec.Token(); err != nil { // the closing brace
-		return d.doc, importReadError(err, d.lr, true)
-	}
-	if !d.haveFormat {
-		return d.doc, errNotExport("")
-	}
-	if !d.haveVersion {
-		return d.doc, apperr.New(apperr.Invalid, "This file is damaged: it does not say which export version it is.")
-	}
-	if _, err := d.dec.Token(); err != io.EOF {
-		if d.lr.over {
-			return d.doc, importReadError(err, d.lr, true)
-		}
-		return d.doc, apperr.New(apperr.Invalid, "This file has more after the session; it is not a single Agentdeck export.")
-	}
-	return d.doc, nil
-}
-
-// exportDecoder is the state of decodeExport.
-type exportDecoder struct {
-	dec                     *json.Decoder
-	lr                      *importLimitReader
-	doc                     exportDoc
-	haveFormat, haveVersion bool
-}
-
-// field decodes the value of one top-level key. A value of the wrong kind
-// is reported with its path in the file (turns[3].seq), so a person can
-// find it.
-func (d *exportDecoder) field(key string) error {
-	switch key {
-	case "format":
-		if err := d.decode(key, &d.doc.Format); err != nil {
-			return err
-		}
-		if d.doc.Format != exportFormatName {
-			return errNotExport(d.doc.Format)
-		}
-		d.haveFormat = true
-		return d.checkVersion()
-	case "version":
-		if err := d.decode(key, &d.doc.Version); err != nil {
-			return err
-		}
-		d.haveVersion = true
-		return d.checkVersion()
-	case "exported_at":
-		return d.decode(key, &d.doc.ExportedAt)
-	case "app_version":
-		return d.decode(key, &d.doc.AppVersion)
-	case "session":
-		return d.decode(key, &d.doc.Session)
-	case "turns":
-		return decodeList(d, key, &d.doc.Turns)
-	case "captures":
-		return decodeList(d, key, &d.doc.Captures)
-	}
-	return d.dec.Decode(new(json.RawMessage))
-}
-
-// decode reads the next value into v, naming key in a type error.
-func (d *exportDecoder) decode(key string, v any) error {
-	var raw json.RawMessage
-	if err := d.dec.Decode(&raw); err != nil {
-		return err
-	}
-	return unmarshalAt(key, raw, v)
-}
-
-// decodeList reads a list one element at a time, so a type error names the
-// element (turns[3].seq) and only one element is in memory twice.
-func decodeList[T any](d *exportDecoder, key string, out *[]T) error {
-	tok, err := d.dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
-		return nil // null: no elements
-	}
-	if delim, ok := tok.(json.Delim); !ok || delim != '[' {
-		return wrongKind(key, jsonKindOfToken(tok), "a list")
-	}
-	for i := 0; d.dec.More(); i++ {
-		var raw json.RawMessage
-		if err := d.dec.Decode(&raw); err != nil {
-			return err
-		}
-		var v T
-		if err := unmarshalAt(fmt.Sprintf("%s[%d]", key, i), raw, &v); err != nil {
-			return err
-		}
-		*out = append(*out, v)
-	}
-	_, err = d.dec.Token() // ]
-	return err
-}
-
-// unmarshalAt decodes raw, the value at path, into v; a value of the wrong
-// kind anywhere inside becomes an error naming its full path.
-func unmarshalAt(path string, raw json.RawMessage, v any) error {
-	err := json.Unmarshal(raw, v)
-	var typ *json.UnmarshalTypeError
-	if !errors.As(err, &typ) {
-		return err
-	}
-	at, got := locateKind(raw, strings.Split(typ.Field, "."), typ.Value)
-	if typ.Field == "" {
-		at, got = "", jsonKindOf(raw)
-	}
-	return wrongKind(path+at, got, goKindWord(typ))
-}
-
-// locateKind follows field names (with every array index on the way) to
-// the first value of JSON kind want, and returns its path below raw.
-func locateKind(raw json.RawMessage, fields []string, want string) (string, string) {
-	var arr []json.RawMessage
-	if json.Unmarshal(raw, &arr) == nil && len(fields) > 0 && fields[0] != "" {
-		for i, el := range arr {
-			if at, got := locateKind(el, fields, want); got != "" {
-				return fmt.Sprintf("[%d]%s", i, at), got
-			}
-		}
-		return "", ""
-	}
-	if len(fields) == 0 || fields[0] == "" {
-		if k := jsonKindOf(raw); k == want || want == "" {
-			return "", k
-		}
-		return "", ""
-	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil {
-		return "", ""
-	}
-	el, ok := obj[fields[0]]
-	if !ok {
-		return "", ""
-	}
-	at, got := locateKind(el, fields[1:], want)
-	if got == "" {
-		return "", ""
-	}
-	return "." + fields[0] + at, got
-}
-
-// jsonKindOf is the JSON kind of a value, as encoding/json names it.
-func jsonKindOf(raw json.RawMessage) string {
-	switch b := bytes.TrimSpace(raw); {
-	case len(b) == 0:
-		return ""
-	case b[0] == '{':
-		return "object"
-	case b[0] == '[':
-		return "array"
-	case b[0] == '"':
-		return "string"
-	case b[0] == 't' || b[0] == 'f':
-		return "bool"
-	case b[0] == 'n':
-		return "null"
-	}
-	return "number"
-}
-
-func jsonKindOfToken(tok json.Token) string {
-	switch t := tok.(type) {
-	case json.Delim:
-		if t == '{' {
-			return "object"
-		}
-		return "array"
-	case string:
-		return "string"
-	case bool:
-		return "bool"
-	case float64, json.Number:
-		return "number"
-	}
-	return "null"
-}
-
-// kindError is a value of the wrong kind at a path of the file. In a file
-// that is not known to be ours yet, it means the file is someone else's.
-type kindError struct{ path, got, want string }
-
-func (e *kindError) Error() string {
-	words := map[string]string{"object": "an object", "array": "a list", "string": "text", "bool": "true or false", "number": "a number", "null": "null"}
-	g := words[e.got]
-	if g == "" {
-		g = "a value"
-	}
-	return fmt.Sprintf("This file is damaged: %s holds %s where %s belongs. Nothing was imported.", e.path, g, e.want)
-}
-
-func wrongKind(path, got, want string) error { return &kindError{path, got, want} }
-
-// goKindWord says what kind of value the Go field wanted.
-func goKindWord(typ *json.UnmarshalTypeError) string {
-	if typ.Type == nil {
-		return "another kind of value"
-	}
-	switch typ.Type.Kind() {
-	case reflect.String:
-		return "text"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "a list"
-	case reflect.Map, reflect.Struct:
-		if typ.Type == reflect.TypeOf(time.Time{}) {
-			return "a time as text"
-		}
-		return "an object"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64, reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	}
-	return "another kind of value"
-}
-
-// checkVersion refuses a version this build cannot read, once the file is
-// known to be ours: in anyone else's file, "version" means something else.
-func (d *exportDecoder) checkVersion() error {
-	if d.haveFormat && d.haveVersion {
-		return checkExportVersion(d.doc.Version)
-	}
-	return nil
-}
-
-func checkExportVersion(v int) error {
-	switch {
-	case v > ExportVersion:
-		return apperr.New(apperr.Unavailable, "This file was exported by a newer Agentdeck (format %d); update Agentdeck to import it.", v)
-	case v < 1:
-		return apperr.New(apperr.Invalid, "This file is damaged: its export version %d is not valid.", v)
-	}
-	return nil
-}
-
-func errNotExport(format string) error {
-	if format != "" {
-		return apperr.New(apperr.Invalid, "This file is not an Agentdeck session export (its format is %q). Agentdeck imports the .json files it exports.", format)
-	}
-	return apperr.New(apperr.Invalid, "This file is not an Agentdeck session export. Agentdeck imports the .json files it exports; Markdown and JSONL exports cannot be imported.")
-}
-
-// importReadError explains why the document could not be read; started
-// says whether any JSON had been read.
-func importReadError(err error, lr *importLimitReader, started bool) error {
-	var syntax *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	switch {
-	case lr.over:
-		return apperr.Wrap(err, apperr.Invalid, "This file is larger than %s, the most Agentdeck imports.", sizeText(lr.limit))
-	case !started && errors.Is(err, io.EOF):
-		return apperr.Wrap(err, apperr.Invalid, "This file is empty.")
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return apperr.Wrap(err, apperr.Invalid, "This file ends too early: it was cut short or not completely written. Export the session again.")
-	case errors.As(err, &syntax) && !started:
-		return apperr.Wrap(err, apperr.Invalid, "This file is not JSON. Agentdeck imports the .json files it exports; Markdown and JSONL exports cannot be imported.")
-	case errors.As(err, &syntax):
-		return apperr.Wrap(err, apperr.Invalid, "This file is damaged: it stops being valid JSON at byte %d.", syntax.Offset)
-	case errors.As(err, &typ):
-		return apperr.Wrap(err, apperr.Invalid, "This file is damaged: %q holds the wrong kind of value.", typ.Field)
-	}
-	var ae *apperr.Error
-	if errors.As(err, &ae) {
-		return err
-	}
-	if errors.Is(err, errImportRead) {
-		return apperr.Wrap(err, apperr.Unavailable, "Reading the file failed.")
-	}
-	return apperr.Wrap(err, apperr.Invalid, "This file is damaged and cannot be imported.")
-}
-
-func sizeText(n int64) string {
-	if n >= 1<<20 {
-		return fmt.Sprintf("%d MB", n>>20)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
-
-// errImportRead marks a failure of the reader itself (not of its content).
-var errImportRead = errors.New("reading the import")
-
-// importLimitReader stops with an error once more than limit bytes arrive,
-// or once ctx is done: decoding a large file takes a while.
-type importLimitReader struct {
-	ctx   context.Context
-	r     io.Reader
-	limit int64
-	n     int64
-	over  bool
-}
-
-func (l *importLimitReader) Read(p []byte) (int, error) {
-	if l.over {
-		return 0, errors.New("the file is too large")
-	}
-	if err := l.ctx.Err(); err != nil {
-		return 0, err
-	}
-	if room := l.limit + 1 - l.n; int64(len(p)) > room {
-		p = p[:room]
-	}
-	n, err := l.r.Read(p)
-	l.n += int64(n)
-	if l.n > l.limit {
-		l.over = true
-		return n - int(l.n-l.limit), errors.New("the file is too large")
-	}
-	if err != nil && err != io.EOF {
-		err = fmt.Errorf("%w: %w", errImportRead, err)
-	}
-	return n, err
-}
-
 // importer writes one decoded document inside a transaction.
 type importer struct {
 	ctx context.Context
 	tx  *sql.Tx
-	doc *exportDoc
+	doc *export.Document
 	sid string // the session's id as stored
 	// ids maps old ids to new ones when the file is stored as a copy; nil
 	// keeps every id.
@@ -587,13 +237,20 @@ func broken(format string, args ...any) error {
 	return apperr.New(apperr.Invalid, format, args...)
 }
 
-var turnStates = map[TurnState]bool{StateRunning: true, StateCompleted: true, StateCancelled: true, StateFailed: true, StateInterrupted: true}
+// turnStates are the states a turn of a file may be in: the store's.
+var turnStates = map[export.TurnState]bool{}
 
-func (im *importer) turn(t *exportTurn, events *sql.Stmt) error {
+func init() {
+	for _, s := range []TurnState{StateRunning, StateCompleted, StateCancelled, StateFailed, StateInterrupted} {
+		turnStates[export.TurnState(s)] = true
+	}
+}
+
+func (im *importer) turn(t *export.Turn, events *sql.Stmt) error {
 	if err := im.checkTurn(t); err != nil {
 		return err
 	}
-	if t.State == StateRunning {
+	if t.State == export.StateRunning {
 		interruptImported(t)
 	}
 	tid := im.id(t.ID)
@@ -610,7 +267,7 @@ func (im *importer) turn(t *exportTurn, events *sql.Stmt) error {
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, t.Messages); err != nil {
 		return err
 	}
-	for _, step := range []func(string, *exportTurn) error{im.stages, im.calls, im.approvals} {
+	for _, step := range []func(string, *export.Turn) error{im.stages, im.calls, im.approvals} {
 		if err := step(tid, t); err != nil {
 			return err
 		}
@@ -620,13 +277,13 @@ func (im *importer) turn(t *exportTurn, events *sql.Stmt) error {
 
 // interruptImported leaves a turn that was running when exported as
 // RecoverInterrupted leaves one whose process died: nothing runs it here.
-func interruptImported(t *exportTurn) {
+func interruptImported(t *export.Turn) {
 	if t.FinalText == "" {
-		t.FinalText = t.partialText()
+		t.FinalText = t.PartialText()
 	}
 	res := turn.Result{FinalText: t.FinalText, Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermInterrupted},
-		Error: "Agentdeck stopped while this turn was running. The answer so far is kept.", PlanSteps: t.plan()}
-	t.State, t.Outcome = StateInterrupted, turn.OutcomeFailed
+		Error: "Agentdeck stopped while this turn was running. The answer so far is kept.", PlanSteps: t.Plan()}
+	t.State, t.Outcome = export.StateInterrupted, turn.OutcomeFailed
 	t.Termination, _ = json.Marshal(res.Termination)
 	t.Result, _ = json.Marshal(turn.TurnCompletedData{Result: res})
 	if t.CompletedAt == nil {
@@ -646,7 +303,7 @@ func interruptImported(t *exportTurn) {
 
 // checkTurn catches what would store a turn the app cannot show: the
 // database's constraints catch the rest.
-func (im *importer) checkTurn(t *exportTurn) error {
+func (im *importer) checkTurn(t *export.Turn) error {
 	if t.ID == "" {
 		return broken("has no id")
 	}
@@ -687,7 +344,7 @@ func (im *importer) checkTurn(t *exportTurn) error {
 	return nil
 }
 
-func (im *importer) stages(tid string, t *exportTurn) error {
+func (im *importer) stages(tid string, t *export.Turn) error {
 	for i, s := range t.Stages {
 		if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO stages (id, turn_id, idx, name, agent, phase, outcome, termination, diagnostics, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			im.id(s.ID), tid, i, s.Name, s.Agent, s.Phase, s.Outcome, im.raw(s.Termination, `{}`), im.raw(s.Diagnostics, `{}`), im.raw(s.Response, `null`)); err != nil {
@@ -697,7 +354,7 @@ func (im *importer) stages(tid string, t *exportTurn) error {
 	return nil
 }
 
-func (im *importer) calls(tid string, t *exportTurn) error {
+func (im *importer) calls(tid string, t *export.Turn) error {
 	for _, c := range t.ModelCalls {
 		if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO model_calls (turn_id, stage_id, idx, model, started_at, duration_ms, ttft_ms, input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated, ok, error)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -715,7 +372,7 @@ func (im *importer) calls(tid string, t *exportTurn) error {
 	return nil
 }
 
-func (im *importer) approvals(tid string, t *exportTurn) error {
+func (im *importer) approvals(tid string, t *export.Turn) error {
 	for _, a := range t.Approvals {
 		if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO approvals (session_id, turn_id, call_id, tool, args, guard, answer, at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
 			im.sid, tid, a.CallID, a.Tool, a.Args, a.Guard, a.Answer, fmtTime(a.At)); err != nil {
@@ -727,7 +384,7 @@ func (im *importer) approvals(tid string, t *exportTurn) error {
 
 // events stores the turn's log. An event's session and turn are those of
 // the row it is stored under, so they need no column of their own.
-func (im *importer) events(tid string, t *exportTurn, stmt *sql.Stmt) error {
+func (im *importer) events(tid string, t *export.Turn, stmt *sql.Stmt) error {
 	for _, e := range t.Events {
 		at, _ := e.At.MarshalJSON()
 		if _, err := stmt.ExecContext(im.ctx, tid, e.Seq, im.id(e.ID), im.id(e.StageID), im.id(e.ParentID), string(at[1:len(at)-1]),
@@ -759,7 +416,7 @@ func (im *importer) captures() error {
 		}
 		calls := c.Calls
 		for _, turnID := range c.Turns {
-			calls = append(calls, exportCall{Turn: turnID, Index: nextIndex[turnID]})
+			calls = append(calls, export.Call{Turn: turnID, Index: nextIndex[turnID]})
 			nextIndex[turnID]++
 		}
 		for _, call := range calls {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
+	"github.com/agentdeck/agentdeck/backend/export/exporttest"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -21,7 +23,7 @@ import (
 func TestExportImportRoundTrip(t *testing.T) {
 	src := mustOpen(t)
 	s := importRichSession(t, src)
-	first := importExport(t, src, s.ID, ExportOptions{Captures: true})
+	first := importExport(t, src, s.ID, export.Options{Captures: true})
 
 	dst := mustOpen(t)
 	got, err := dst.Import(ctx, bytes.NewReader(first))
@@ -31,7 +33,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if got.ID != s.ID || got.Title != s.Title || got.Turns != 3 {
 		t.Fatalf("imported %+v", got)
 	}
-	second := importExport(t, dst, s.ID, ExportOptions{Captures: true})
+	second := importExport(t, dst, s.ID, export.Options{Captures: true})
 	if a, b := importDropExportedAt(first), importDropExportedAt(second); !bytes.Equal(a, b) {
 		t.Fatalf("the second export differs from the first:\n%s\n---\n%s", a, b)
 	}
@@ -88,7 +90,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 func TestImportCopiesAnExistingSession(t *testing.T) {
 	db := mustOpen(t)
 	s := importRichSession(t, db)
-	orig := importExport(t, db, s.ID, ExportOptions{Captures: true})
+	orig := importExport(t, db, s.ID, export.Options{Captures: true})
 
 	cp, err := db.Import(ctx, bytes.NewReader(orig))
 	if err != nil {
@@ -97,11 +99,11 @@ func TestImportCopiesAnExistingSession(t *testing.T) {
 	if cp.ID == s.ID || cp.Title != s.Title+" (imported)" || cp.Turns != 3 {
 		t.Fatalf("copy %+v", cp)
 	}
-	copied := importExport(t, db, cp.ID, ExportOptions{Captures: true})
+	copied := importExport(t, db, cp.ID, export.Options{Captures: true})
 
 	// Map every id of the copy back to the original's, by position: what
 	// is left must be the original document.
-	var a, b exportDoc
+	var a, b export.Document
 	if err := json.Unmarshal(orig, &a); err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestImportCopiesAnExistingSession(t *testing.T) {
 	}
 
 	importCheckLinks(t, db, cp.ID)
-	if again := importExport(t, db, s.ID, ExportOptions{Captures: true}); !bytes.Equal(importDropExportedAt(again), importDropExportedAt(orig)) {
+	if again := importExport(t, db, s.ID, export.Options{Captures: true}); !bytes.Equal(importDropExportedAt(again), importDropExportedAt(orig)) {
 		t.Fatal("importing a copy changed the original")
 	}
 	if third, err := db.Import(ctx, bytes.NewReader(orig)); err != nil || third.ID == cp.ID || third.ID == s.ID {
@@ -197,7 +199,7 @@ func TestImportRunningTurnBecomesInterrupted(t *testing.T) {
 	}
 
 	dst := mustOpen(t)
-	if _, err := dst.Import(ctx, bytes.NewReader(importExport(t, src, s.ID, ExportOptions{}))); err != nil {
+	if _, err := dst.Import(ctx, bytes.NewReader(importExport(t, src, s.ID, export.Options{}))); err != nil {
 		t.Fatal(err)
 	}
 	d, err := dst.GetTurn(ctx, tr.ID, true)
@@ -220,7 +222,7 @@ func TestImportRunningTurnBecomesInterrupted(t *testing.T) {
 }
 
 func TestImportRefuses(t *testing.T) {
-	good := exportFixtureJSON(t, exportFixture())
+	good := exporttest.JSON(t, exporttest.Fixture())
 	tests := []struct {
 		name  string
 		in    string
@@ -293,14 +295,14 @@ func TestImportRefuses(t *testing.T) {
 func TestImportIsAtomic(t *testing.T) {
 	tests := []struct {
 		name  string
-		brk   func(t *exportTurn)
+		brk   func(t *export.Turn)
 		wants []string
 	}{
-		{"event without a type", func(t *exportTurn) { t.Events[1].Type = "" }, []string{"broken event (2)", "no type"}},
-		{"events out of order", func(t *exportTurn) { t.Events[1].Seq = t.Events[0].Seq }, []string{"broken event (2)", "out of order"}},
-		{"event of another turn", func(t *exportTurn) { t.Events[0].TurnID = "turn-1" }, []string{"broken event (1)", "another turn"}},
-		{"event without an id", func(t *exportTurn) { t.Events[1].ID = "" }, []string{"broken event (2)", "no id"}},
-		{"stage id of another turn", func(t *exportTurn) { t.Stages[0].ID = "stage-2a" }, []string{"repeats an id"}},
+		{"event without a type", func(t *export.Turn) { t.Events[1].Type = "" }, []string{"broken event (2)", "no type"}},
+		{"events out of order", func(t *export.Turn) { t.Events[1].Seq = t.Events[0].Seq }, []string{"broken event (2)", "out of order"}},
+		{"event of another turn", func(t *export.Turn) { t.Events[0].TurnID = "turn-1" }, []string{"broken event (1)", "another turn"}},
+		{"event without an id", func(t *export.Turn) { t.Events[1].ID = "" }, []string{"broken event (2)", "no id"}},
+		{"stage id of another turn", func(t *export.Turn) { t.Stages[0].ID = "stage-2a" }, []string{"repeats an id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -308,9 +310,9 @@ func TestImportIsAtomic(t *testing.T) {
 			s := newSession(t, db, "already here")
 			storeTurn(t, db, s.ID, "q", "a")
 			before := importCounts(t, db)
-			doc := exportFixture()
+			doc := exporttest.Fixture()
 			tt.brk(&doc.Turns[2])
-			_, err := db.Import(ctx, bytes.NewReader(exportFixtureJSON(t, doc)))
+			_, err := db.Import(ctx, bytes.NewReader(exporttest.JSON(t, doc)))
 			importCheckRefused(t, err, apperr.Invalid, append(tt.wants, "turn 3", "Nothing was imported")...)
 			if after := importCounts(t, db); !reflect.DeepEqual(before, after) {
 				t.Fatalf("a broken file was half imported: %v -> %v", before, after)
@@ -410,7 +412,7 @@ func importStoreWorkflowTurn(t *testing.T, db *DB, sessionID string) Turn {
 func importExport(t *testing.T, db *DB, sessionID string, opts ExportOptions) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := db.Export(ctx, sessionID, ExportJSON, &buf, opts); err != nil {
+	if err := export.Write(ctx, db, sessionID, export.JSON, &buf, opts); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -426,7 +428,7 @@ func importDropExportedAt(b []byte) []byte {
 }
 
 // importIDs lists the session, turn, stage and event ids of a document.
-func importIDs(d exportDoc) []string {
+func importIDs(d export.Document) []string {
 	ids := []string{d.Session.ID}
 	for _, t := range d.Turns {
 		ids = append(ids, t.ID)

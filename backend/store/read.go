@@ -230,29 +230,9 @@ func (db *DB) livePlan(ctx context.Context, turnID string) []turn.PlanStep {
 		if rows.Scan(&typ, &data) != nil {
 			return nil
 		}
-		applyPlanEvent(&steps, turn.EventType(typ), []byte(data))
+		turn.ApplyPlanEvent(&steps, turn.EventType(typ), []byte(data))
 	}
 	return steps
-}
-
-// applyPlanEvent moves a plan along by one plan event.
-func applyPlanEvent(steps *[]turn.PlanStep, typ turn.EventType, data []byte) {
-	switch typ {
-	case turn.EventPlanGenerated:
-		var p turn.PlanData
-		_ = json.Unmarshal(data, &p)
-		*steps = append([]turn.PlanStep(nil), p.Steps...)
-	case turn.EventStepStart:
-		var d turn.StepStartData
-		if json.Unmarshal(data, &d) == nil && d.StepIndex >= 0 && d.StepIndex < len(*steps) {
-			(*steps)[d.StepIndex].Status = "running"
-		}
-	case turn.EventStepEnd:
-		var d turn.StepEndData
-		if json.Unmarshal(data, &d) == nil && d.StepIndex >= 0 && d.StepIndex < len(*steps) {
-			(*steps)[d.StepIndex].Status = map[bool]string{true: "done", false: "error"}[d.Success]
-		}
-	}
 }
 
 // EventsAfter returns a turn's events with seq > after, in order; limit 0

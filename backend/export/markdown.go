@@ -1,4 +1,4 @@
-package store
+package export
 
 import (
 	"bytes"
@@ -27,7 +27,7 @@ const mdMaxToolResult = 2000
 // or <!-- with no end) has its "<" escaped. What Agentdeck adds around the
 // text (titles, names, table cells) is plain text and escaped. Code blocks
 // use a fence longer than any run of backticks in their content.
-func writeMarkdown(ctx context.Context, w io.Writer, doc *exportDoc) error {
+func writeMarkdown(ctx context.Context, w io.Writer, doc *Document) error {
 	var b strings.Builder
 	mdHeader(&b, doc)
 	for i := range doc.Turns {
@@ -45,7 +45,7 @@ func writeMarkdown(ctx context.Context, w io.Writer, doc *exportDoc) error {
 	return err
 }
 
-func mdHeader(b *strings.Builder, doc *exportDoc) {
+func mdHeader(b *strings.Builder, doc *Document) {
 	s := doc.Session
 	fmt.Fprintf(b, "# %s\n\n", mdEscape(s.Title))
 	fmt.Fprintf(b, "- Created: %s\n", mdTime(s.CreatedAt))
@@ -61,7 +61,7 @@ func mdHeader(b *strings.Builder, doc *exportDoc) {
 	fmt.Fprintf(b, "- Turns: %d\n\n", len(doc.Turns))
 }
 
-func mdTurn(b *strings.Builder, s *exportSession, t *exportTurn) {
+func mdTurn(b *strings.Builder, s *Session, t *Turn) {
 	fmt.Fprintf(b, "---\n\n## Turn %d · %s\n\n", t.Seq, mdTime(t.StartedAt))
 	var notes []string
 	if t.Model != "" && t.Model != s.Model {
@@ -74,7 +74,7 @@ func mdTurn(b *strings.Builder, s *exportSession, t *exportTurn) {
 		fmt.Fprintf(b, "_%s_\n\n", strings.Join(notes, ", "))
 	}
 	mdConversation(b, t)
-	mdPlan(b, t.plan())
+	mdPlan(b, t.Plan())
 	mdCharts(b, t.Events)
 	mdStages(b, t.Stages)
 }
@@ -82,8 +82,8 @@ func mdTurn(b *strings.Builder, s *exportSession, t *exportTurn) {
 // mdConversation writes the turn's messages as "You" and "Assistant"
 // sections, each tool call under the assistant message that asked for it
 // with the result the tool gave.
-func mdConversation(b *strings.Builder, t *exportTurn) {
-	results, calls, shown := map[string]llm.Message{}, map[string]exportToolCall{}, map[string]bool{}
+func mdConversation(b *strings.Builder, t *Turn) {
+	results, calls, shown := map[string]llm.Message{}, map[string]ToolCall{}, map[string]bool{}
 	for _, m := range t.Messages {
 		if m.Role == llm.RoleTool && m.ToolCallID != "" {
 			results[m.ToolCallID] = m
@@ -146,7 +146,7 @@ func mdConversation(b *strings.Builder, t *exportTurn) {
 
 // mdEndingNotes name a limit the turn stopped at, and what its final text
 // is when it is not a clean answer (a draft the critic did not pass).
-func mdEndingNotes(t *exportTurn) []string {
+func mdEndingNotes(t *Turn) []string {
 	var term turn.Termination
 	_ = json.Unmarshal(t.Termination, &term)
 	var res struct {
@@ -164,10 +164,10 @@ func mdEndingNotes(t *exportTurn) []string {
 	return notes
 }
 
-func mdUnstoredAnswer(t *exportTurn) string {
+func mdUnstoredAnswer(t *Turn) string {
 	text := t.FinalText
 	if text == "" && t.State == StateRunning {
-		text = t.partialText()
+		text = t.PartialText()
 	}
 	if strings.TrimSpace(text) == "" {
 		return ""
@@ -176,7 +176,7 @@ func mdUnstoredAnswer(t *exportTurn) string {
 }
 
 // mdStateNote says how a turn that did not complete ended.
-func mdStateNote(t *exportTurn, answered bool) string {
+func mdStateNote(t *Turn, answered bool) string {
 	partial := "partial answer"
 	if !answered {
 		partial = "no answer"
@@ -199,7 +199,7 @@ func mdStateNote(t *exportTurn, answered bool) string {
 
 // mdToolCall writes one tool call as a list item: the tool's name, its
 // arguments, and the start of its result.
-func mdToolCall(b *strings.Builder, tc llm.ToolCall, diag exportToolCall, res llm.Message, hasResult bool) {
+func mdToolCall(b *strings.Builder, tc llm.ToolCall, diag ToolCall, res llm.Message, hasResult bool) {
 	name := tc.Name
 	if name == "" {
 		name = diag.Name
@@ -278,7 +278,7 @@ func mdCharts(b *strings.Builder, events []turn.Event) {
 	}
 }
 
-func mdStages(b *strings.Builder, stages []exportStage) {
+func mdStages(b *strings.Builder, stages []Stage) {
 	if len(stages) == 0 {
 		return
 	}

@@ -1,4 +1,4 @@
-package store
+package export
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // learn, but stay in the context of later lines, as the model saw them.
 // Agentdeck does not store system prompts, so lines have no system
 // message; reasoning text is left out.
-func writeJSONL(ctx context.Context, w io.Writer, doc *exportDoc) error {
+func writeJSONL(ctx context.Context, w io.Writer, doc *Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	var convo []chatMessage

@@ -1,0 +1,22 @@
+// Package export is the session file: it writes one session as the
+// lossless JSON document, a Markdown transcript for people or JSONL chat
+// fine-tuning data (Write), and reads the JSON document back (Decode) for
+// the store's Import. It holds no SQL: a Source (the store) reads the
+// session's rows into a Document, and this package says what the file
+// looks like.
+//
+// Rules:
+//
+//   - A Source reads the session in one snapshot, so a turn finishing
+//     meanwhile is either wholly in the file or not.
+//   - A document holds only the session's own rows: never settings,
+//     provider definitions or keys, so an export cannot carry a credential.
+//   - Field names are the database's column names, and JSON columns are
+//     carried raw, so nothing is lost to a decode and re-encode.
+//   - Version is the newest document this build writes and reads. Decode
+//     refuses a newer one, a file that is not an Agentdeck export, and one
+//     over its size limit, with a message a person can act on; a value of
+//     the wrong kind is named by its path in the file (turns[3].seq).
+//   - Attachments are not exported: their content is in files beside the
+//     database, not in it.
+package export

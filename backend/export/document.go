@@ -1,0 +1,206 @@
+package export
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// Version is the version of the JSON document this build writes and the
+// newest it decodes. Raise it when a change would make an older Agentdeck
+// misread a file.
+//
+// Version 2: recordings are no longer shared by key; each capture lists the
+// calls (turn and call index) that used it. Version 1 files still decode.
+const Version = 2
+
+// FormatName marks a JSON document as ours.
+const FormatName = "agentdeck-session"
+
+// TurnState is a turn's state as the file names it: the store's states.
+type TurnState string
+
+// The states a turn of a file may be in.
+const (
+	StateRunning     TurnState = "running"
+	StateCompleted   TurnState = "completed"
+	StateCancelled   TurnState = "cancelled"
+	StateFailed      TurnState = "failed"
+	StateInterrupted TurnState = "interrupted"
+)
+
+// Document is one session as the JSON file holds it. Field names are the
+// database's column names; JSON columns are carried raw so nothing is lost
+// to a decode and re-encode. A Source fills Session, Turns and Captures;
+// Write stamps the rest.
+type Document struct {
+	Format     string    `json:"format"`
+	Version    int       `json:"version"`
+	ExportedAt time.Time `json:"exported_at"`
+	AppVersion string    `json:"app_version,omitempty"`
+	Session    Session   `json:"session"`
+	Turns      []Turn    `json:"turns"`
+	Captures   []Capture `json:"captures,omitempty"`
+}
+
+// Session is the session's own row.
+type Session struct {
+	ID        string          `json:"id"`
+	Title     string          `json:"title"`
+	CreatedAt time.Time       `json:"created_at"`
+	UpdatedAt time.Time       `json:"updated_at"`
+	Provider  string          `json:"provider"`
+	Model     string          `json:"model"`
+	Workflow  string          `json:"workflow"`
+	Workspace string          `json:"workspace"`
+	Settings  json.RawMessage `json:"settings"`
+}
+
+// Turn is one turn with everything stored about it.
+type Turn struct {
+	ID          string          `json:"id"`
+	Seq         int             `json:"seq"`
+	UserMessage string          `json:"user_message"`
+	State       TurnState       `json:"state"`
+	Workflow    string          `json:"workflow"`
+	Model       string          `json:"model"`
+	StartedAt   time.Time       `json:"started_at"`
+	CompletedAt *time.Time      `json:"completed_at"`
+	FinalText   string          `json:"final_text"`
+	Outcome     turn.Outcome    `json:"outcome"`
+	Termination json.RawMessage `json:"termination"`
+	Result      json.RawMessage `json:"result"`
+	// Run is how the turn was run (limits, workflow); version 2.
+	Run        json.RawMessage `json:"run,omitempty"`
+	Messages   []llm.Message   `json:"messages"`
+	Events     []turn.Event    `json:"events"`
+	Stages     []Stage         `json:"stages"`
+	ModelCalls []ModelCall     `json:"model_calls"`
+	ToolCalls  []ToolCall      `json:"tool_calls"`
+	Approvals  []Approval      `json:"approvals,omitempty"`
+}
+
+// Stage is one stage of a turn's workflow.
+type Stage struct {
+	ID          string          `json:"id"`
+	Name        string          `json:"name"`
+	Agent       string          `json:"agent"`
+	Phase       string          `json:"phase"`
+	Outcome     turn.Outcome    `json:"outcome"`
+	Termination json.RawMessage `json:"termination"`
+	Diagnostics json.RawMessage `json:"diagnostics"`
+	Response    json.RawMessage `json:"response"`
+}
+
+// ModelCall is one model call's diagnostics.
+type ModelCall struct {
+	StageID         string    `json:"stage_id"`
+	Idx             int       `json:"idx"`
+	Model           string    `json:"model"`
+	StartedAt       time.Time `json:"started_at"`
+	DurationMS      int64     `json:"duration_ms"`
+	TTFTMS          int64     `json:"ttft_ms"`
+	InputTokens     int       `json:"input_tokens"`
+	OutputTokens    int       `json:"output_tokens"`
+	CachedTokens    int       `json:"cached_tokens"`
+	ReasoningTokens int       `json:"reasoning_tokens"`
+	Estimated       bool      `json:"estimated"`
+	OK              bool      `json:"ok"`
+	Error           string    `json:"error"`
+}
+
+// ToolCall is one tool call's diagnostics.
+type ToolCall struct {
+	StageID    string    `json:"stage_id"`
+	CallID     string    `json:"call_id"`
+	Name       string    `json:"name"`
+	Arguments  string    `json:"arguments"`
+	ResultSize int       `json:"result_size"`
+	StartedAt  time.Time `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	OK         bool      `json:"ok"`
+	Error      string    `json:"error"`
+}
+
+// Approval is one answer to a tool call that needed a person's approval.
+type Approval struct {
+	CallID string    `json:"call_id"`
+	Tool   string    `json:"tool"`
+	Args   string    `json:"args"`
+	Guard  string    `json:"guard"`
+	Answer string    `json:"answer"`
+	At     time.Time `json:"at"`
+}
+
+// Capture is one recorded model call, so the file can replay it elsewhere.
+type Capture struct {
+	Key        string          `json:"key"`
+	Model      string          `json:"model"`
+	Request    json.RawMessage `json:"request"`
+	Chunks     json.RawMessage `json:"chunks"`
+	Response   json.RawMessage `json:"response"`
+	RecordedAt time.Time       `json:"recorded_at"`
+	// Calls are the exported turns' calls that used this recording.
+	Calls []Call `json:"calls,omitempty"`
+	// Turns is version 1's link: the turns that used the capture, with no
+	// call index.
+	Turns []string `json:"turns,omitempty"`
+}
+
+// Call is one model call of a turn: the turn and its call index.
+type Call struct {
+	Turn  string `json:"turn"`
+	Index int    `json:"index"`
+}
+
+// The decoded views the writers and the store's Import need.
+
+// Plan returns the turn's checklist: from its result, or for a turn that
+// never finished (the result has none), from its events, as a running
+// turn's live plan is.
+func (t *Turn) Plan() []turn.PlanStep {
+	var res struct {
+		PlanSteps []turn.PlanStep `json:"plan_steps"`
+	}
+	_ = json.Unmarshal(t.Result, &res)
+	if res.PlanSteps != nil {
+		return res.PlanSteps
+	}
+	var steps []turn.PlanStep
+	for _, e := range t.Events {
+		turn.ApplyPlanEvent(&steps, e.Type, e.Data)
+	}
+	return steps
+}
+
+// PartialText joins the tokens streamed after the turn's last think_start:
+// the answer so far of a turn that never finished.
+func (t *Turn) PartialText() string {
+	start := 0
+	for i, e := range t.Events {
+		if e.Type == turn.EventThinkStart {
+			start = i + 1
+		}
+	}
+	var b strings.Builder
+	for _, e := range t.Events[start:] {
+		if e.Type == turn.EventToken {
+			var d turn.TokenData
+			_ = json.Unmarshal(e.Data, &d)
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String()
+}
+
+// errorText is the error the turn's result reports, if any.
+func (t *Turn) errorText() string {
+	var res struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(t.Result, &res)
+	return res.Error
+}

@@ -1,0 +1,128 @@
+package export
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// Source reads one session as a document, in one snapshot. The store is
+// one. It fills the document's Session, Turns and Captures, reading what
+// load asks for, and returns an *apperr.Error a person can act on (NotFound
+// for a session that is not there).
+type Source interface {
+	ExportDocument(ctx context.Context, sessionID string, load Load) (Document, error)
+}
+
+// Load says what of a session a Source reads. The session, its turns and
+// their messages, stages, model and tool calls and approvals are always
+// read; events and recordings, the bulk of a session, only as asked.
+type Load struct {
+	// AllEvents reads every event; else EventTypes lists the types to read.
+	AllEvents  bool
+	EventTypes []turn.EventType
+	// PartialAnswers adds the think_start and token events of the turns
+	// still running: their answer so far exists only as tokens.
+	PartialAnswers bool
+	// Captures adds the recorded model calls the session's turns used.
+	Captures bool
+}
+
+// Format is the kind of file Write writes.
+type Format string
+
+const (
+	// JSON is the lossless document Decode reads back.
+	JSON Format = "json"
+	// Markdown is a transcript for people.
+	Markdown Format = "md"
+	// JSONL is chat fine-tuning data in OpenAI's format.
+	JSONL Format = "jsonl"
+)
+
+// ParseFormat reads a format name as a person or a file extension gives
+// it: "json", "md" (or "markdown"), "jsonl"; case and a leading dot are
+// ignored.
+func ParseFormat(s string) (Format, error) {
+	switch strings.ToLower(strings.TrimPrefix(strings.TrimSpace(s), ".")) {
+	case "json":
+		return JSON, nil
+	case "md", "markdown":
+		return Markdown, nil
+	case "jsonl":
+		return JSONL, nil
+	}
+	return "", apperr.New(apperr.Invalid, "Unknown export format %q; use json, md or jsonl.", s)
+}
+
+// Extension returns the file extension for the format, with its dot.
+func (f Format) Extension() string { return "." + string(f) }
+
+// Options tune Write. The zero value suits every format.
+type Options struct {
+	// Captures adds the recorded model calls the session's turns use to a
+	// JSON export, so the file can replay them elsewhere. Ignored by the
+	// other formats.
+	Captures bool
+}
+
+// Write writes one session, read from src, to w.
+//
+// JSON is lossless: the session, and for every turn its messages, every
+// event exactly as stored, stages with diagnostics, model and tool calls,
+// and approvals; the store's Import reads it back. Markdown is a
+// transcript for people; JSONL is fine-tuning data (see writeJSONL).
+func Write(ctx context.Context, src Source, sessionID string, format Format, w io.Writer, opts Options) error {
+	load, ok := loads(opts)[format]
+	if !ok {
+		return apperr.New(apperr.Invalid, "Unknown export format %q; use json, md or jsonl.", string(format))
+	}
+	exportedAt := time.Now().UTC()
+	doc, err := src.ExportDocument(ctx, sessionID, load)
+	if err != nil {
+		return err
+	}
+	doc.Format, doc.Version, doc.ExportedAt, doc.AppVersion = FormatName, Version, exportedAt, buildinfo.Version
+	if doc.Turns == nil {
+		doc.Turns = []Turn{}
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	switch format {
+	case JSON:
+		err = Encode(bw, &doc)
+	case Markdown:
+		err = writeMarkdown(ctx, bw, &doc)
+	case JSONL:
+		err = writeJSONL(ctx, bw, &doc)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return apperr.Wrap(err, apperr.Cancelled, "The export was cancelled; the file is incomplete.")
+	case apperr.CodeOf(err) != apperr.Internal:
+		return err
+	}
+	return apperr.Wrap(err, apperr.Unavailable, "Writing the export failed; check that the disk has space and the destination is writable.")
+}
+
+// loads is what each format reads of a session.
+func loads(opts Options) map[Format]Load {
+	return map[Format]Load{
+		JSON: {AllEvents: true, Captures: opts.Captures},
+		// Charts; plans, for turns whose result has none; and the partial
+		// answer of a running turn, which exists only as tokens.
+		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd}, PartialAnswers: true},
+		JSONL:    {},
+	}
+}

@@ -1,0 +1,58 @@
+package export
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestMarkdownRepair(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"plain", "hello *world*", "hello *world*"},
+		{"closed fence", "```go\nx\n```\nafter", "```go\nx\n```\nafter"},
+		{"open fence", "```go\nfunc main() {", "```go\nfunc main() {\n```"},
+		{"open long fence", "````\n```\nx", "````\n```\nx\n````"},
+		{"open tilde fence", "~~~\nx", "~~~\nx\n~~~"},
+		{"indented four is code, not a fence", "    ```\nx", "    ```\nx"},
+		{"inline backticks are not a fence", "use ```x``` here", "use ```x``` here"},
+		{"unclosed pre", "<pre>\nraw", "\\<pre>\nraw"},
+		{"closed pre", "<pre>\nraw\n</pre>", "<pre>\nraw\n</pre>"},
+		{"unclosed comment", "<!-- note\nmore", "\\<!-- note\nmore"},
+		{"closed comment", "<!-- note -->", "<!-- note -->"},
+		{"html in a fence is code", "```\n<pre>\n```", "```\n<pre>\n```"},
+		{"other html ends at a blank line", "<div>\nx", "<div>\nx"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := mdRepair(tt.in); got != tt.want {
+				t.Fatalf("mdRepair(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestMarkdownCode(t *testing.T) {
+	tests := []struct{ name, content, fence string }{
+		{"no backticks", "x := 1", "```"},
+		{"a fence inside", "```go\nx\n```", "````"},
+		{"a long run", "a ````` b", "``````"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b strings.Builder
+			mdCodeBlock(&b, "", "", tt.content)
+			want := tt.fence + "\n" + tt.content + "\n" + tt.fence + "\n\n"
+			if b.String() != want {
+				t.Fatalf("got %q, want %q", b.String(), want)
+			}
+		})
+	}
+	inline := map[string]string{"read_file": "`read_file`", "a`b": "``a`b``", "`x": "`` `x ``", "two\nlines": "`two lines`"}
+	for in, want := range inline {
+		if got := mdCode(in); got != want {
+			t.Errorf("mdCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := mdEscape("a|b *c* <d> #1\nnext"); got != `a\|b \*c\* \<d\> \#1 next` {
+		t.Errorf("mdEscape = %q", got)
+	}
+}
