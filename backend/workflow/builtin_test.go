@@ -172,7 +172,7 @@ func TestBuiltinJSONRoundTrip(t *testing.T) {
 }
 
 func TestSchemaCompiles(t *testing.T) {
-	if _, err := compileSchema(); err != nil {
+	if _, err := newSchemaSet(executors()); err != nil {
 		t.Fatal(err)
 	}
 	var doc map[string]any
@@ -189,8 +189,9 @@ func TestSchemaCompiles(t *testing.T) {
 	}
 }
 
-// The schema and the Go types describe the same fields, and every object
-// in the schema is closed.
+// The schema and the Go types (with the executors' fields, which a Stage
+// holds in its maps) describe the same fields, and every object in the
+// schema is closed.
 func TestSchemaMatchesTypes(t *testing.T) {
 	var doc map[string]any
 	if err := json.Unmarshal(Schema(), &doc); err != nil {
@@ -222,7 +223,7 @@ func TestSchemaMatchesTypes(t *testing.T) {
 		{"postPassCheck", defs["postPassCheck"], []string{"post_pass_check"}, nil},
 	}
 	for _, tt := range tests {
-		goFields := fieldsAt(tt.path)
+		goFields := goFieldsAt(tt.path)
 		if got := props(tt.schema); !slices.Equal(got, goFields) {
 			t.Errorf("%s: schema properties %v, Go fields %v", tt.name, got, goFields)
 		}
@@ -275,4 +276,86 @@ func TestDocWorkflowsMatchBuiltins(t *testing.T) {
 			t.Errorf("%s differs from the built-in:\n%s\nwant\n%s", d.Source, got, want)
 		}
 	}
+}
+
+// goFieldsAt lists the fields the Go types a file decodes into allow at
+// path: their yaml tags, and at a stage the executors' fields.
+func goFieldsAt(path []string) []string {
+	t := reflect.TypeFor[Definition]()
+	for _, tok := range path {
+		t = derefType(t)
+		switch t.Kind() {
+		case reflect.Struct:
+			f, ok := fieldByYAMLName(t, tok)
+			if !ok {
+				return nil
+			}
+			t = f.Type
+		case reflect.Map, reflect.Slice:
+			t = t.Elem()
+		default:
+			return nil
+		}
+	}
+	t = derefType(t)
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	var names []string
+	collectYAMLNames(t, &names)
+	if t == reflect.TypeFor[Definition]() || t == reflect.TypeFor[Stage]() {
+		names = append(names, executors().fieldNames()...)
+	}
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+func derefType(t reflect.Type) reflect.Type {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+func yamlName(f reflect.StructField) (name string, inline bool) {
+	tag := f.Tag.Get("yaml")
+	name, opts, _ := strings.Cut(tag, ",")
+	if strings.Contains(","+opts+",", ",inline,") {
+		return "", true
+	}
+	if name == "-" || !f.IsExported() {
+		return "", false
+	}
+	if name == "" {
+		name = strings.ToLower(f.Name)
+	}
+	return name, false
+}
+
+func collectYAMLNames(t reflect.Type, names *[]string) {
+	for f := range t.Fields() {
+		name, inline := yamlName(f)
+		switch {
+		case inline:
+			collectYAMLNames(derefType(f.Type), names)
+		case name != "":
+			*names = append(*names, name)
+		}
+	}
+}
+
+func fieldByYAMLName(t reflect.Type, want string) (reflect.StructField, bool) {
+	for f := range t.Fields() {
+		name, inline := yamlName(f)
+		if inline {
+			if g, ok := fieldByYAMLName(derefType(f.Type), want); ok {
+				return g, true
+			}
+			continue
+		}
+		if name == want {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }

@@ -26,18 +26,18 @@ func TestStopMidWorkflow(t *testing.T) {
 		stages  int
 		noAgent string // an agent that must never be called
 	}{
-		{"chat", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a"}},
+		{"chat", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "a"}}},
 			map[string][]llmtest.Reply{"a": {slow()}}, "chat", 1, ""},
-		{"critique-revise", &workflow.Definition{Name: "cr", Agents: agents("writer", "critic", "reviser"), Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Writer: "writer", Critic: "critic", Reviser: "reviser"}},
+		{"critique-revise", &workflow.Definition{Name: "cr", Agents: agents("writer", "critic", "reviser"), Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Roles: workflow.Roles{"writer": "writer", "critic": "critic", "reviser": "reviser"}}},
 			map[string][]llmtest.Reply{"writer": {reply("d1", 5)}, "critic": {slow()}}, "critique 1", 2, "reviser"},
-		{"plan-execute", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor", "finisher"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor", Finisher: "finisher"}},
+		{"plan-execute", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor", "finisher"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Roles: workflow.Roles{"planner": "planner", "executor": "executor", "finisher": "finisher"}}},
 			map[string][]llmtest.Reply{"planner": {reply(`{"steps":["A","B"]}`, 5)}, "executor": {slow()}}, "step 1", 2, "finisher"},
-		{"reflection", &workflow.Definition{Name: "rf", Agents: agents("author", "judge"), Stage: workflow.Stage{Kind: workflow.KindReflection, Agent: "author", Critic: "judge"}},
+		{"reflection", &workflow.Definition{Name: "rf", Agents: agents("author", "judge"), Stage: workflow.Stage{Kind: workflow.KindReflection, Roles: workflow.Roles{"agent": "author", "critic": "judge"}}},
 			map[string][]llmtest.Reply{"author": {slow()}}, "generate", 1, "judge"},
-		{"handoff", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet"}}},
+		{"handoff", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Roles: workflow.Roles{"triage": "triage"}, Teams: workflow.Teams{"specialists": {"poet"}}}},
 			map[string][]llmtest.Reply{"triage": {{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "h", "transfer_to_poet", `{}`, 2), "tool_calls")}}, "poet": {slow()}}, "poet 2", 2, ""},
 		{"pipeline", &workflow.Definition{Name: "pl", Agents: agents("one", "two"), Stage: workflow.Stage{Kind: workflow.KindPipeline},
-			Phases: []workflow.Phase{{Name: "p1", Stages: []workflow.Stage{{Name: "first", Kind: workflow.KindChat, Agent: "one"}}}, {Name: "p2", Stages: []workflow.Stage{{Name: "second", Kind: workflow.KindChat, Agent: "two"}}}}},
+			Phases: []workflow.Phase{{Name: "p1", Stages: []workflow.Stage{{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}}}, {Name: "p2", Stages: []workflow.Stage{{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}}}}}},
 			map[string][]llmtest.Reply{"one": {slow()}}, "first", 1, "two"},
 	}
 	for _, tt := range tests {
@@ -49,6 +49,8 @@ func TestStopMidWorkflow(t *testing.T) {
 			res, rec, sc := runWF(t, ctx, tt.def, tt.queues, func(e turn.Event) {
 				switch e.Type {
 				case turn.EventStageStart:
+					// Not turntest.Data: this may run off the test goroutine,
+					// where a test may not fail.
 					var d turn.StageStartData
 					json.Unmarshal(e.Data, &d)
 					stage = d.Stage
@@ -75,7 +77,7 @@ func TestStopMidWorkflow(t *testing.T) {
 					t.Fatalf("%s ran after Stop", c)
 				}
 			}
-			if len(rec.types(turn.EventCancelled)) != 1 {
+			if len(rec.Of(turn.EventCancelled)) != 1 {
 				t.Fatal("no cancelled event")
 			}
 		})

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,6 +10,26 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
+
+// KindCritiqueRevise has a writer draft, a critic judge and a reviser revise.
+const KindCritiqueRevise Kind = "critique-revise"
+
+func init() {
+	register(executorSpec{
+		kind:  KindCritiqueRevise,
+		order: 20,
+		doc:   "a writer drafts, a critic judges, a reviser revises",
+		roles: []role{
+			{name: "writer", required: true, doc: "the agent that writes the first draft"},
+			{name: "critic", required: true, doc: "the agent that judges each draft",
+				more: `It should reply with JSON {"passed": bool, "score": 0-1, "feedback": "..."}.`},
+			{name: "reviser", deflt: "writer", doc: "the agent that revises a draft with the critic's feedback"},
+		},
+		numbers: []number{{name: "max_retries", integer: true, deflt: 3, doc: "the most revisions before the stage fails"}},
+		blocks:  []string{"pass_check", "post_pass_check"},
+		run:     (*wfRun).execCritique,
+	})
+}
 
 // Verdict is a critic's judgement.
 type Verdict struct {
@@ -111,20 +130,17 @@ func judge(st *Stage, reply, draft string) Verdict {
 }
 
 // execCritique: a writer drafts, a critic judges, a reviser applies the
-// feedback, up to MaxRetries revisions. The output is always a draft, with
+// feedback, up to max_retries revisions. The output is always a draft, with
 // the write or revise stage that wrote it, never the critic's reply.
 func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageOutcome {
-	retries := st.MaxRetries
-	if retries <= 0 {
-		retries = 3
-	}
-	sr, res := r.agentStage(ctx, stageCall{name: "write", agent: st.Writer}, agent.Input{History: r.in.History, User: task})
+	retries := st.count("max_retries")
+	sr, res := r.agentStage(ctx, stageCall{name: "write", agent: st.role("writer")}, agent.Input{History: r.in.History, User: task})
 	if sr.Outcome != turn.OutcomeSucceeded {
 		return outcomeOf(sr, res)
 	}
 	draft := output{text: res.FinalText, stageID: sr.ID}
 	for i := 0; ; i++ {
-		csr, cres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("critique %d", i+1), agent: st.Critic}, agent.Input{User: critiquePrompt(task, draft.text)})
+		csr, cres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("critique %d", i+1), agent: st.role("critic")}, agent.Input{User: critiquePrompt(task, draft.text)})
 		if csr.Outcome != turn.OutcomeSucceeded {
 			o := outcomeOf(csr, cres)
 			o.output = draft
@@ -152,8 +168,7 @@ func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageO
 // the last draft when it left no text); one that replies blank leaves the
 // draft as it was.
 func (r *wfRun) revise(ctx context.Context, st *Stage, task string, draft output, feedback string, n int) (output, *stageOutcome) {
-	reviser := cmp.Or(st.Reviser, st.Writer)
-	rsr, rres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("revise %d", n), agent: reviser}, agent.Input{User: revisePrompt(task, draft.text, feedback)})
+	rsr, rres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("revise %d", n), agent: st.role("reviser")}, agent.Input{User: revisePrompt(task, draft.text, feedback)})
 	if rsr.Outcome != turn.OutcomeSucceeded {
 		o := outcomeOf(rsr, rres)
 		if o.text == "" {

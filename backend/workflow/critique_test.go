@@ -2,13 +2,13 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -43,22 +43,18 @@ func TestParseVerdict(t *testing.T) {
 
 func critiqueDef(mod func(*workflow.Stage)) *workflow.Definition {
 	def := &workflow.Definition{Name: "cr", Agents: agents("writer", "critic", "editor"),
-		Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Writer: "writer", Critic: "critic", MaxRetries: 2}}
+		Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Roles: workflow.Roles{"writer": "writer", "critic": "critic"}, Numbers: workflow.Numbers{"max_retries": 2}}}
 	if mod != nil {
 		mod(&def.Stage)
 	}
 	return def
 }
 
-func critiques(t *testing.T, rec *recorder) []turn.CritiqueData {
+func critiques(t *testing.T, rec *turntest.Recorder) []turn.CritiqueData {
 	t.Helper()
 	var out []turn.CritiqueData
-	for _, e := range rec.types(turn.EventCritique) {
-		var d turn.CritiqueData
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, d)
+	for _, e := range rec.Of(turn.EventCritique) {
+		out = append(out, turntest.Data[turn.CritiqueData](t, e))
 	}
 	return out
 }
@@ -177,7 +173,7 @@ func TestCritiqueFailReasonReachesReviser(t *testing.T) {
 
 // A reviser, when set, revises; the writer only writes the first draft.
 func TestCritiqueSeparateReviser(t *testing.T) {
-	def := critiqueDef(func(st *workflow.Stage) { st.Reviser = "editor" })
+	def := critiqueDef(func(st *workflow.Stage) { st.Roles["reviser"] = "editor" })
 	res, _, sc := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
 		"writer": {reply("d1", 10)},
 		"editor": {reply("d2 by the editor", 10)},
@@ -199,19 +195,16 @@ func TestCritiqueRevisionEvents(t *testing.T) {
 		"writer": {reply("d1", 10), reply("d2", 10), reply("d3", 10)},
 		"critic": {reply("FAIL: a", 8), reply("FAIL: b", 8), reply("PASS", 8)},
 	}, nil)
-	revs := rec.types(turn.EventRevision)
+	revs := rec.Of(turn.EventRevision)
 	if len(revs) != 2 {
 		t.Fatalf("%d revision_completed events, want 2", len(revs))
 	}
 	ends := map[string]int64{}
-	for _, e := range rec.types(turn.EventStageEnd) {
+	for _, e := range rec.Of(turn.EventStageEnd) {
 		ends[e.StageID] = e.Seq
 	}
 	for i, e := range revs {
-		var d turn.RevisionData
-		if err := json.Unmarshal(e.Data, &d); err != nil {
-			t.Fatal(err)
-		}
+		d := turntest.Data[turn.RevisionData](t, e)
 		st := stageNamed(t, res, "revise "+string(rune('1'+i)))
 		want := []string{"d2", "d3"}[i]
 		if e.StageID != st.ID || d.Iteration != i+1 || d.Text != want || e.Seq < ends[st.ID] {

@@ -4,17 +4,12 @@ import (
 	"time"
 )
 
-// Kind names an executor.
+// Kind names an executor (each declares its own constant and spec, in its
+// own file) or, for a whole workflow, pipeline.
 type Kind string
 
-const (
-	KindChat           Kind = "chat"
-	KindCritiqueRevise Kind = "critique-revise"
-	KindPlanExecute    Kind = "plan-execute"
-	KindReflection     Kind = "reflection"
-	KindHandoff        Kind = "handoff"
-	KindPipeline       Kind = "pipeline"
-)
+// KindPipeline runs phases of stages of the other kinds.
+const KindPipeline Kind = "pipeline"
 
 // Definition is a workflow as loaded from a file or built in. Every
 // workflow runs as phases of stages; a non-pipeline workflow is one phase
@@ -61,33 +56,25 @@ type Phase struct {
 // Stage is one step of a workflow: an executor with its settings and a policy.
 type Stage struct {
 	Name string `json:"name,omitempty" yaml:"name,omitempty"`
-	// Kind is the executor: chat, critique-revise, plan-execute,
-	// reflection or handoff; on a Definition it may also be pipeline.
+	// Kind is the executor: one of the registered kinds; on a Definition
+	// it may also be pipeline.
 	Kind Kind `json:"kind" yaml:"kind"`
 
-	// chat: the agent. reflection: the generator.
-	Agent string `json:"agent,omitempty" yaml:"agent,omitempty"`
-	// critique-revise
-	Writer     string `json:"writer,omitempty" yaml:"writer,omitempty"`
-	Critic     string `json:"critic,omitempty" yaml:"critic,omitempty"` // also reflection's critic (default: the agent itself)
-	Reviser    string `json:"reviser,omitempty" yaml:"reviser,omitempty"`
-	MaxRetries int    `json:"max_retries,omitempty" yaml:"max_retries,omitempty"` // default 3
+	// The executor's settings, by their field names in the file, as its
+	// spec declares them (see executor.go). The file writes them flat,
+	// beside the other fields: writer: author.
+	//
+	// Roles names the agent of each role: {"writer": "author"}.
+	Roles Roles `json:"-" yaml:"-"`
+	// Teams names the agents of each role played by a list: {"specialists": ["poet"]}.
+	Teams Teams `json:"-" yaml:"-"`
+	// Numbers holds the numeric settings: {"max_retries": 2}. 0 or absent
+	// means the default.
+	Numbers Numbers `json:"-" yaml:"-"`
 	// PassCheck says how the critic's reply is judged a pass (nil: the verdict).
 	PassCheck *PassCheck `json:"pass_check,omitempty" yaml:"pass_check,omitempty"`
 	// PostPassCheck may veto a pass, checking the draft or the critique.
 	PostPassCheck *PostPassCheck `json:"post_pass_check,omitempty" yaml:"post_pass_check,omitempty"`
-	// plan-execute
-	Planner    string `json:"planner,omitempty" yaml:"planner,omitempty"`
-	Executor   string `json:"executor,omitempty" yaml:"executor,omitempty"`
-	Finisher   string `json:"finisher,omitempty" yaml:"finisher,omitempty"`
-	MaxReplans int    `json:"max_replans,omitempty" yaml:"max_replans,omitempty"` // default 2
-	// reflection
-	Threshold     float64 `json:"threshold,omitempty" yaml:"threshold,omitempty"`           // pass score, default 0.8 (scores are 0..1; 0..10 is scaled)
-	MaxIterations int     `json:"max_iterations,omitempty" yaml:"max_iterations,omitempty"` // default 3
-	// handoff
-	Triage      string   `json:"triage,omitempty" yaml:"triage,omitempty"`
-	Specialists []string `json:"specialists,omitempty" yaml:"specialists,omitempty"`
-	MaxHandoffs int      `json:"max_handoffs,omitempty" yaml:"max_handoffs,omitempty"` // default 3
 
 	// Input is what the stage receives: "" or "previous" (the previous
 	// stage's output, or the user's message for the first stage), or
@@ -100,6 +87,15 @@ type Stage struct {
 	Validate    *Validation `json:"validate,omitempty" yaml:"validate,omitempty"`
 	OnFailure   string      `json:"on_failure,omitempty" yaml:"on_failure,omitempty"` // abort (default) or continue
 }
+
+// Roles maps a role to the agent that plays it.
+type Roles map[string]string
+
+// Teams maps a role to the agents that play it.
+type Teams map[string][]string
+
+// Numbers maps a numeric setting to its value.
+type Numbers map[string]float64
 
 // Condition decides whether a stage is skipped. All set fields must hold.
 type Condition struct {

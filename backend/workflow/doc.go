@@ -26,4 +26,16 @@
 //   - Workflow files are parsed by Parse and LoadDir; a bad file is a
 //     Problem with file, line and what was expected, never a failure to
 //     start the app.
+//   - Each executor is one spec (executor.go), declared in its own file
+//     next to its run function (chat.go, critique.go, plan.go,
+//     reflection.go, handoff.go) and registered in that file's init: its
+//     kind, roles (required, or defaulting to another), numbers (default
+//     and range) and blocks. The engine dispatches through the registry;
+//     loading, Normalize, Validate, "did you mean", the JSON Schema and
+//     the kinds table of docs/WORKFLOWS.md are made from the specs, and a
+//     setting's default is applied in one place (Stage.role, Stage.number).
+//     The registry is not changed after init but by tests (register
+//     returns its undo). Adding an executor is its file and its test, then
+//     go generate ./backend/workflow to rewrite workflow.schema.json and
+//     the docs table, which tests keep equal to what the specs make.
 package workflow

@@ -189,21 +189,13 @@ func (r *wfRun) runWithPolicy(ctx context.Context, st *Stage, input string) stag
 	return out
 }
 
-// exec runs one stage with its executor.
+// exec runs one stage with the executor registered for its kind.
 func (r *wfRun) exec(ctx context.Context, st *Stage, input string) stageOutcome {
-	switch st.Kind {
-	case KindChat, "":
-		return r.execChat(ctx, st, input)
-	case KindCritiqueRevise:
-		return r.execCritique(ctx, st, input)
-	case KindPlanExecute:
-		return r.execPlan(ctx, st, input)
-	case KindReflection:
-		return r.execReflection(ctx, st, input)
-	case KindHandoff:
-		return r.execHandoff(ctx, st, input)
+	spec := st.spec()
+	if spec == nil {
+		return stageOutcome{outcome: turn.OutcomeFailed, reason: "unknown stage kind " + string(st.Kind), source: "config"}
 	}
-	return stageOutcome{outcome: turn.OutcomeFailed, reason: "unknown stage kind " + string(st.Kind), source: "config"}
+	return spec.run(r, ctx, st, input)
 }
 
 // completion is how a turn that ran to its end ended: completed, or at the

@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -46,35 +46,6 @@ func (s *script) respond(r llmtest.Request) llmtest.Reply {
 	return q[0]
 }
 
-type recorder struct {
-	mu     sync.Mutex
-	events []turn.Event
-	onEmit func(turn.Event)
-}
-
-func (r *recorder) Emit(e turn.Event) error {
-	r.mu.Lock()
-	r.events = append(r.events, e)
-	f := r.onEmit
-	r.mu.Unlock()
-	if f != nil {
-		f(e)
-	}
-	return nil
-}
-
-func (r *recorder) types(t turn.EventType) []turn.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []turn.Event
-	for _, e := range r.events {
-		if e.Type == t {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func reply(text string, total int) llmtest.Reply {
 	return llmtest.Reply{Chunks: llmtest.Text(text, 3), Usage: &llmtest.Usage{PromptTokens: total - 2, CompletionTokens: 2, TotalTokens: total}}
 }
@@ -88,14 +59,14 @@ func agents(names ...string) map[string]workflow.AgentDef {
 }
 
 // runWF runs def against the scripted replies and checks the turn's invariants.
-func runWF(t *testing.T, ctx context.Context, def *workflow.Definition, queues map[string][]llmtest.Reply, onEmit func(turn.Event)) (turn.Result, *recorder, *script) {
+func runWF(t *testing.T, ctx context.Context, def *workflow.Definition, queues map[string][]llmtest.Reply, onEmit func(turn.Event)) (turn.Result, *turntest.Recorder, *script) {
 	t.Helper()
 	return runWFInput(t, ctx, def, agent.Input{User: "Write a haiku about SQLite."}, queues, onEmit)
 }
 
 // runWFInput is runWF from a given input, history included. Agents get
 // the limits their definitions set.
-func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in agent.Input, queues map[string][]llmtest.Reply, onEmit func(turn.Event)) (turn.Result, *recorder, *script) {
+func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in agent.Input, queues map[string][]llmtest.Reply, onEmit func(turn.Event)) (turn.Result, *turntest.Recorder, *script) {
 	t.Helper()
 	srv := llmtest.NewServer(t)
 	sc := &script{queues: queues}
@@ -105,7 +76,7 @@ func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in 
 		limits := turn.Limits{MaxSteps: d.Limits.MaxSteps, MaxToolCalls: d.Limits.MaxToolCalls, TokenBudget: d.Limits.TokenBudget}
 		return &agent.Agent{Name: name, Client: client, Model: "m", SystemPrompt: d.SystemPrompt, Limits: limits}, nil
 	}}
-	rec := &recorder{onEmit: onEmit}
+	rec := &turntest.Recorder{OnEmit: onEmit}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{rec}})
 	res := turn.RunTurn(ctx, em, func(ctx context.Context) turn.Result {
 		return eng.Run(ctx, em, def, in)
@@ -114,12 +85,13 @@ func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in 
 	return res, rec, sc
 }
 
-// checkStages asserts what every workflow run keeps: one stage_start and
-// stage_end per stage result, in order, and diagnostics totals equal to the
-// sum of their calls.
-func checkStages(t *testing.T, res turn.Result, rec *recorder) {
+// checkStages asserts what every workflow run keeps: the invariants of a
+// turn, one stage_start and stage_end per stage result, in order, and
+// diagnostics totals equal to the sum of their calls.
+func checkStages(t *testing.T, res turn.Result, rec *turntest.Recorder) {
 	t.Helper()
-	starts, ends := rec.types(turn.EventStageStart), rec.types(turn.EventStageEnd)
+	turntest.Check(t, rec.Events())
+	starts, ends := rec.Of(turn.EventStageStart), rec.Of(turn.EventStageEnd)
 	if len(starts) != len(res.Stages) || len(ends) != len(res.Stages) {
 		t.Fatalf("%d stage_start, %d stage_end for %d stages", len(starts), len(ends), len(res.Stages))
 	}
@@ -140,7 +112,7 @@ func checkStages(t *testing.T, res turn.Result, rec *recorder) {
 	if total != res.Usage {
 		t.Fatalf("run usage %+v != sum of stages %+v", res.Usage, total)
 	}
-	if len(rec.types(turn.EventTurnCompleted)) != 1 {
+	if len(rec.Of(turn.EventTurnCompleted)) != 1 {
 		t.Fatal("no turn_completed")
 	}
 }
@@ -154,7 +126,7 @@ func stageNames(res turn.Result) string {
 }
 
 func TestChat(t *testing.T) {
-	def := &workflow.Definition{Name: "chat", Agents: agents("assistant"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "assistant"}}
+	def := &workflow.Definition{Name: "chat", Agents: agents("assistant"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "assistant"}}}
 	res, _, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{"assistant": {reply("Pages of B-trees", 10)}}, nil)
 	if !res.OK || res.FinalText != "Pages of B-trees" || len(res.Stages) != 1 || res.Stages[0].Termination.Kind != turn.TermNaturalCompletion {
 		t.Fatalf("result %+v", res)
@@ -162,7 +134,7 @@ func TestChat(t *testing.T) {
 }
 
 func TestCritiqueRevise(t *testing.T) {
-	def := &workflow.Definition{Name: "cr", Agents: agents("writer", "critic"), Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Writer: "writer", Critic: "critic", MaxRetries: 2}}
+	def := &workflow.Definition{Name: "cr", Agents: agents("writer", "critic"), Stage: workflow.Stage{Kind: workflow.KindCritiqueRevise, Roles: workflow.Roles{"writer": "writer", "critic": "critic"}, Numbers: workflow.Numbers{"max_retries": 2}}}
 	t.Run("passes after one revision", func(t *testing.T) {
 		res, rec, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
 			"writer": {reply("draft one", 10), reply("draft two", 10)},
@@ -174,12 +146,11 @@ func TestCritiqueRevise(t *testing.T) {
 		if got := stageNames(res); got != "write=succeeded, critique 1=succeeded, revise 1=succeeded, critique 2=succeeded" {
 			t.Fatalf("stages %s", got)
 		}
-		crit := rec.types(turn.EventCritique)
-		if len(crit) != 2 || len(rec.types(turn.EventRefining)) != 1 {
+		crit := rec.Of(turn.EventCritique)
+		if len(crit) != 2 || len(rec.Of(turn.EventRefining)) != 1 {
 			t.Fatalf("%d critiques", len(crit))
 		}
-		var first turn.CritiqueData
-		json.Unmarshal(crit[0].Data, &first)
+		first := turntest.Data[turn.CritiqueData](t, crit[0])
 		if first.Passed || first.Score != 0.4 || first.Feedback != "Needs 5-7-5." {
 			t.Fatalf("first verdict %+v", first)
 		}
@@ -199,7 +170,7 @@ func TestCritiqueRevise(t *testing.T) {
 }
 
 func TestPlanExecute(t *testing.T) {
-	def := &workflow.Definition{Name: "pe", Agents: agents("planner", "executor"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor", MaxReplans: 1}}
+	def := &workflow.Definition{Name: "pe", Agents: agents("planner", "executor"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Roles: workflow.Roles{"planner": "planner", "executor": "executor"}, Numbers: workflow.Numbers{"max_replans": 1}}}
 	t.Run("every step done", func(t *testing.T) {
 		res, rec, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
 			"planner":  {reply(`{"steps":[{"title":"Count syllables"},{"title":"Write lines"}]}`, 10)},
@@ -208,7 +179,7 @@ func TestPlanExecute(t *testing.T) {
 		if !res.OK || res.FinalText != "Final haiku" || len(res.PlanSteps) != 2 || res.PlanSteps[1].Status != "done" {
 			t.Fatalf("result %+v plan %+v", res.Termination, res.PlanSteps)
 		}
-		if len(rec.types(turn.EventPlanGenerated)) != 1 || len(rec.types(turn.EventStepEnd)) != 2 {
+		if len(rec.Of(turn.EventPlanGenerated)) != 1 || len(rec.Of(turn.EventStepEnd)) != 2 {
 			t.Fatal("plan events missing")
 		}
 	})
@@ -223,7 +194,7 @@ func TestPlanExecute(t *testing.T) {
 		if got := stageNames(res); got != "plan=succeeded, step 1=succeeded, step 2=failed, replan 1=succeeded, step 3=succeeded, finish=succeeded" {
 			t.Fatalf("stages %s", got)
 		}
-		if len(rec.types(turn.EventPlanGenerated)) != 2 {
+		if len(rec.Of(turn.EventPlanGenerated)) != 2 {
 			t.Fatal("the replan was not published")
 		}
 	})
@@ -239,13 +210,13 @@ func TestPlanExecute(t *testing.T) {
 }
 
 func TestReflection(t *testing.T) {
-	def := &workflow.Definition{Name: "rf", Agents: agents("author", "judge"), Stage: workflow.Stage{Kind: workflow.KindReflection, Agent: "author", Critic: "judge", Threshold: 0.8, MaxIterations: 2}}
+	def := &workflow.Definition{Name: "rf", Agents: agents("author", "judge"), Stage: workflow.Stage{Kind: workflow.KindReflection, Roles: workflow.Roles{"agent": "author", "critic": "judge"}, Numbers: workflow.Numbers{"threshold": 0.8, "max_iterations": 2}}}
 	t.Run("passes on the second iteration", func(t *testing.T) {
 		res, rec, _ := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
 			"author": {reply("v1", 10), reply("v2", 10)},
 			"judge":  {reply(`{"passed":false,"score":0.5,"feedback":"more imagery"}`, 5), reply(`{"passed":true,"score":0.9,"feedback":""}`, 5)},
 		}, nil)
-		ends := rec.types(turn.EventReflectionEnd)
+		ends := rec.Of(turn.EventReflectionEnd)
 		if !res.OK || res.FinalText != "v2" || len(ends) != 2 || res.Stages[len(res.Stages)-1].Name != "reflect 2" {
 			t.Fatalf("result %q, %d reflection_end, %s", res.FinalText, len(ends), stageNames(res))
 		}
@@ -262,7 +233,7 @@ func TestReflection(t *testing.T) {
 }
 
 func TestHandoff(t *testing.T) {
-	def := &workflow.Definition{Name: "ho", Agents: agents("triage", "poet", "analyst"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet", "analyst"}}}
+	def := &workflow.Definition{Name: "ho", Agents: agents("triage", "poet", "analyst"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Roles: workflow.Roles{"triage": "triage"}, Teams: workflow.Teams{"specialists": {"poet", "analyst"}}}}
 	res, rec, sc := runWF(t, context.Background(), def, map[string][]llmtest.Reply{
 		"triage": {{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "h1", "transfer_to_poet", `{"reason":"poetry"}`, 2), "tool_calls")}},
 		"poet":   {reply("Rows in quiet pages", 10)},
@@ -273,9 +244,11 @@ func TestHandoff(t *testing.T) {
 	if res.Stages[0].Termination.Kind != turn.TermCompletedAfterToolCall {
 		t.Fatalf("triage termination %+v", res.Stages[0].Termination)
 	}
-	hs := rec.types(turn.EventHandoffStart)
-	var d turn.HandoffStartData
-	if len(hs) != 1 || json.Unmarshal(hs[0].Data, &d) != nil || d.From != "triage" || d.To != "poet" || len(rec.types(turn.EventHandoffEnd)) != 1 {
+	hs := rec.Of(turn.EventHandoffStart)
+	if len(hs) != 1 {
+		t.Fatalf("%d handoff_start events", len(hs))
+	}
+	if d := turntest.Data[turn.HandoffStartData](t, hs[0]); d.From != "triage" || d.To != "poet" || len(rec.Of(turn.EventHandoffEnd)) != 1 {
 		t.Fatalf("handoff events %+v", hs)
 	}
 	if strings.Join(sc.calls, ",") != "triage,poet" {
@@ -290,12 +263,12 @@ func TestPipeline(t *testing.T) {
 			Stage: workflow.Stage{Kind: workflow.KindPipeline},
 			Phases: []workflow.Phase{
 				{Name: "research", Stages: []workflow.Stage{
-					{Name: "gather", Kind: workflow.KindChat, Agent: "researcher"},
-					{Name: "check", Kind: workflow.KindChat, Agent: "checker", Validate: &workflow.Validation{Contains: "OK"}, OnFailure: onFailure},
+					{Name: "gather", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "researcher"}},
+					{Name: "check", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "checker"}, Validate: &workflow.Validation{Contains: "OK"}, OnFailure: onFailure},
 				}},
 				{Name: "write", Stages: []workflow.Stage{
-					{Name: "rescue", Kind: workflow.KindChat, Agent: "editor", SkipIf: &workflow.Condition{Previous: "succeeded"}},
-					{Name: "draft", Kind: workflow.KindChat, Agent: "writer"},
+					{Name: "rescue", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "editor"}, SkipIf: &workflow.Condition{Previous: "succeeded"}},
+					{Name: "draft", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "writer"}},
 				}},
 			},
 		}

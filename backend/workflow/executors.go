@@ -1,24 +1,14 @@
+// What the executors share. Each executor (chat.go, critique.go, plan.go,
+// reflection.go, handoff.go) declares its spec and registers it in init.
+
 package workflow
 
 import (
 	"cmp"
-	"context"
 	"strings"
 
-	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
-
-// execChat runs one agent with its tools on the conversation.
-func (r *wfRun) execChat(ctx context.Context, st *Stage, input string) stageOutcome {
-	sr, res := r.agentStage(ctx, stageCall{name: st.Name, agent: st.Agent, final: r.lastStage}, agent.Input{History: r.in.History, User: input})
-	if r.def.Kind != KindPipeline {
-		// The chat transcript (with its tool calls) is the turn's conversation.
-		r.transcript = res.Messages
-		r.planSteps = res.PlanSteps
-	}
-	return outcomeOf(sr, res)
-}
 
 // outcomeOf is one agent stage's outcome as a stage's: its own final text
 // as the output, a limit named by the stage, and a failure's message as the

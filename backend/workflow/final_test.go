@@ -2,7 +2,6 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -10,6 +9,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -35,16 +35,16 @@ func TestFailedTurnHasNoFinalText(t *testing.T) {
 		def    *workflow.Definition
 		queues map[string][]llmtest.Reply
 	}{
-		{"chat", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a"}},
+		{"chat", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "a"}}},
 			map[string][]llmtest.Reply{"a": {server500()}}},
 		{"critique-revise", critiqueDef(nil), map[string][]llmtest.Reply{"writer": {server500()}}},
-		{"plan-execute", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor"}},
+		{"plan-execute", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Roles: workflow.Roles{"planner": "planner", "executor": "executor"}}},
 			map[string][]llmtest.Reply{"planner": {server500()}}},
-		{"reflection", &workflow.Definition{Name: "rf", Agents: agents("author"), Stage: workflow.Stage{Kind: workflow.KindReflection, Agent: "author"}},
+		{"reflection", &workflow.Definition{Name: "rf", Agents: agents("author"), Stage: workflow.Stage{Kind: workflow.KindReflection, Roles: workflow.Roles{"agent": "author"}}},
 			map[string][]llmtest.Reply{"author": {server500()}}},
-		{"handoff", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet"}}},
+		{"handoff", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Roles: workflow.Roles{"triage": "triage"}, Teams: workflow.Teams{"specialists": {"poet"}}}},
 			map[string][]llmtest.Reply{"triage": {server500()}}},
-		{"pipeline", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}),
+		{"pipeline", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}),
 			map[string][]llmtest.Reply{"one": {server500()}}},
 	}
 	for _, tt := range tests {
@@ -96,9 +96,9 @@ func TestFinalTextFromTheFinalStage(t *testing.T) {
 		text   string
 		stage  string // the name of the stage whose reply it is; "" for none
 	}{
-		{"chat", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a"}},
+		{"chat", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "a"}}},
 			map[string][]llmtest.Reply{"a": {reply("the answer", 10)}}, "the answer", "chat"},
-		{"chat that replies blank", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a"}},
+		{"chat that replies blank", &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "a"}}},
 			map[string][]llmtest.Reply{"a": {reply(" \n\t ", 10)}}, "", ""},
 		{"critique-revise: the first draft, not the critic's JSON", critiqueDef(nil),
 			map[string][]llmtest.Reply{"writer": {reply("d1", 10)}, "critic": {reply(`{"passed": true, "score": 0.9, "feedback": "fine"}`, 8)}}, "d1", "write"},
@@ -106,21 +106,21 @@ func TestFinalTextFromTheFinalStage(t *testing.T) {
 			map[string][]llmtest.Reply{"writer": {reply("d1", 10), reply("d2", 10)}, "critic": {reply("FAIL: flat", 8), reply("PASS", 8)}}, "d2", "revise 1"},
 		{"critique-revise: a blank revision keeps the draft", critiqueDef(nil),
 			map[string][]llmtest.Reply{"writer": {reply("d1", 10), reply("  ", 10)}, "critic": {reply("FAIL: flat", 8), reply("PASS", 8)}}, "d1", "write"},
-		{"plan-execute", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor", "finisher"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor", Finisher: "finisher"}},
+		{"plan-execute", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor", "finisher"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Roles: workflow.Roles{"planner": "planner", "executor": "executor", "finisher": "finisher"}}},
 			map[string][]llmtest.Reply{"planner": {reply(`{"steps":["A"]}`, 5)}, "executor": {reply("a done", 5)}, "finisher": {reply("the report", 5)}}, "the report", "finish"},
-		{"plan-execute whose finisher fails", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor", "finisher"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor", Finisher: "finisher"}},
+		{"plan-execute whose finisher fails", &workflow.Definition{Name: "pe", Agents: agents("planner", "executor", "finisher"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Roles: workflow.Roles{"planner": "planner", "executor": "executor", "finisher": "finisher"}}},
 			map[string][]llmtest.Reply{"planner": {reply(`{"steps":["A"]}`, 5)}, "executor": {reply("a done", 5)}, "finisher": {server500()}}, "", ""},
-		{"handoff: the specialist", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet"}}},
+		{"handoff: the specialist", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Roles: workflow.Roles{"triage": "triage"}, Teams: workflow.Teams{"specialists": {"poet"}}}},
 			map[string][]llmtest.Reply{"triage": {tc("h1", "transfer_to_poet")}, "poet": {reply("Rows in quiet pages", 10)}}, "Rows in quiet pages", "poet 2"},
-		{"handoff: triage answers itself", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet"}}},
+		{"handoff: triage answers itself", &workflow.Definition{Name: "ho", Agents: agents("triage", "poet"), Stage: workflow.Stage{Kind: workflow.KindHandoff, Roles: workflow.Roles{"triage": "triage"}, Teams: workflow.Teams{"specialists": {"poet"}}}},
 			map[string][]llmtest.Reply{"triage": {reply("Hello!", 10)}}, "Hello!", "triage 1"},
-		{"pipeline: the last stage", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two"}),
+		{"pipeline: the last stage", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}, "two": {reply("report", 5)}}, "report", "second"},
-		{"pipeline: a last stage that failed and was continued past", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two", OnFailure: "continue"}),
+		{"pipeline: a last stage that failed and was continued past", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}, OnFailure: "continue"}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}, "two": {server500()}}, "notes", "first"},
-		{"pipeline: a skipped last stage", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two", SkipIf: &workflow.Condition{Previous: "succeeded"}}),
+		{"pipeline: a skipped last stage", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}, SkipIf: &workflow.Condition{Previous: "succeeded"}}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}}, "notes", "first"},
-		{"pipeline: a blank last stage", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two"}),
+		{"pipeline: a blank last stage", pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}, "two": {reply("\n\n", 5)}}, "", ""},
 	}
 	for _, tt := range tests {
@@ -156,11 +156,11 @@ func TestFinalTextFromTheFinalStage(t *testing.T) {
 // stage_start says final when the workflow knows before the stage runs
 // that its reply will be the turn's final text, and only then.
 func TestStageStartFinal(t *testing.T) {
-	chat := &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a"}}
-	chatRetried := &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a", MaxAttempts: 2}}
-	plan := &workflow.Definition{Name: "pe", Agents: agents("planner", "executor"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Planner: "planner", Executor: "executor"}}
+	chat := &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "a"}}}
+	chatRetried := &workflow.Definition{Name: "c", Agents: agents("a"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "a"}, MaxAttempts: 2}}
+	plan := &workflow.Definition{Name: "pe", Agents: agents("planner", "executor"), Stage: workflow.Stage{Kind: workflow.KindPlanExecute, Roles: workflow.Roles{"planner": "planner", "executor": "executor"}}}
 	two := func(last workflow.Stage) *workflow.Definition {
-		return pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}, last)
+		return pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}, last)
 	}
 	tests := []struct {
 		name   string
@@ -172,13 +172,13 @@ func TestStageStartFinal(t *testing.T) {
 		{"chat with a second attempt", chatRetried, map[string][]llmtest.Reply{"a": {reply("hi", 5)}}, ""},
 		{"plan-execute: the finish stage", plan, map[string][]llmtest.Reply{
 			"planner": {reply(`{"steps":["A","B"]}`, 5)}, "executor": {reply("a", 5), reply("b", 5), reply("done", 5)}}, "finish"},
-		{"pipeline: the last chat stage", two(workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two"}),
+		{"pipeline: the last chat stage", two(workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}, "two": {reply("report", 5)}}, "second"},
-		{"pipeline: a last stage that is validated", two(workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two", Validate: &workflow.Validation{MinLength: 1}}),
+		{"pipeline: a last stage that is validated", two(workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}, Validate: &workflow.Validation{MinLength: 1}}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}, "two": {reply("report", 5)}}, ""},
-		{"pipeline: a last stage that may be continued past", two(workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two", OnFailure: "continue"}),
+		{"pipeline: a last stage that may be continued past", two(workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}, OnFailure: "continue"}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}, "two": {reply("report", 5)}}, ""},
-		{"pipeline: a last critique-revise stage", two(workflow.Stage{Name: "second", Kind: workflow.KindCritiqueRevise, Writer: "two", Critic: "three"}),
+		{"pipeline: a last critique-revise stage", two(workflow.Stage{Name: "second", Kind: workflow.KindCritiqueRevise, Roles: workflow.Roles{"writer": "two", "critic": "three"}}),
 			map[string][]llmtest.Reply{"one": {reply("notes", 5)}, "two": {reply("report", 5)}, "three": {reply("PASS", 5)}}, ""},
 		{"critique-revise", critiqueDef(nil), map[string][]llmtest.Reply{"writer": {reply("d1", 5)}, "critic": {reply("PASS", 5)}}, ""},
 		{"reflection", reflectionDef(1), map[string][]llmtest.Reply{"author": {reply("v1", 5)}, "judge": {reply(`{"passed": true, "score": 0.9}`, 5)}}, ""},
@@ -188,12 +188,8 @@ func TestStageStartFinal(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			res, rec, _ := runWF(t, context.Background(), tt.def, tt.queues, nil)
 			var finals []string
-			for _, e := range rec.types(turn.EventStageStart) {
-				var d turn.StageStartData
-				if err := json.Unmarshal(e.Data, &d); err != nil {
-					t.Fatal(err)
-				}
-				if d.Final {
+			for _, e := range rec.Of(turn.EventStageStart) {
+				if d := turntest.Data[turn.StageStartData](t, e); d.Final {
 					finals = append(finals, d.Stage)
 				}
 			}

@@ -13,21 +13,37 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
+// KindHandoff has a triage agent hand the conversation to a specialist.
+const KindHandoff Kind = "handoff"
+
+func init() {
+	register(executorSpec{
+		kind:  KindHandoff,
+		order: 50,
+		doc:   "a triage agent hands the conversation to a specialist",
+		roles: []role{
+			{name: "triage", required: true, doc: "the agent that reads the request first",
+				more: "It answers itself or hands the conversation to a specialist."},
+			{name: "specialists", required: true, list: true, doc: "the agents triage may hand the conversation to",
+				more: "Each one gets a transfer_to_<name> tool for the others."},
+		},
+		numbers: []number{{name: "max_handoffs", integer: true, deflt: 3, doc: "the most handoffs in one run of the stage"}},
+		run:     (*wfRun).execHandoff,
+	})
+}
+
 // execHandoff: a triage agent with a transfer tool per specialist; a
-// transfer hands the conversation to the specialist, up to MaxHandoffs.
+// transfer hands the conversation to the specialist, up to max_handoffs times.
 // The output is the reply of the agent that answered last.
 func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageOutcome {
-	maxHandoffs := st.MaxHandoffs
-	if maxHandoffs <= 0 {
-		maxHandoffs = 3
-	}
-	current, from := st.Triage, ""
+	maxHandoffs := st.count("max_handoffs")
+	current, from := st.role("triage"), ""
 	in := agent.Input{History: r.in.History, User: input}
 	var answered output
 	for handoffs := 0; ; handoffs++ {
 		tr := newTransfers()
 		if handoffs < maxHandoffs {
-			tr.offer(st.Specialists, current)
+			tr.offer(st.team("specialists"), current)
 		}
 		sr, res := r.agentStage(ctx, stageCall{name: fmt.Sprintf("%s %d", current, handoffs+1), agent: current, tools: tr.tools}, in)
 		if from != "" {

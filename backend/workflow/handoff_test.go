@@ -2,18 +2,18 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 func handoffDef() *workflow.Definition {
 	return &workflow.Definition{Name: "ho", Agents: agents("triage", "poet", "analyst"),
-		Stage: workflow.Stage{Kind: workflow.KindHandoff, Triage: "triage", Specialists: []string{"poet", "analyst"}}}
+		Stage: workflow.Stage{Kind: workflow.KindHandoff, Roles: workflow.Roles{"triage": "triage"}, Teams: workflow.Teams{"specialists": {"poet", "analyst"}}}}
 }
 
 // transfers is one model step calling the given transfer tools, in order.
@@ -47,19 +47,16 @@ func TestHandoffEndAfterTheTarget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, rec, _ := runWF(t, context.Background(), handoffDef(), tt.queues, nil)
-			ends, startsH := rec.types(turn.EventHandoffEnd), rec.types(turn.EventHandoffStart)
+			ends, startsH := rec.Of(turn.EventHandoffEnd), rec.Of(turn.EventHandoffStart)
 			if len(ends) != len(tt.ends) || len(startsH) != len(tt.ends) {
 				t.Fatalf("%d handoff_start, %d handoff_end, want %d each", len(startsH), len(ends), len(tt.ends))
 			}
 			stageEnd := map[string]int64{}
-			for _, e := range rec.types(turn.EventStageEnd) {
+			for _, e := range rec.Of(turn.EventStageEnd) {
 				stageEnd[e.StageID] = e.Seq
 			}
 			for i, e := range ends {
-				var d turn.HandoffEndData
-				if err := json.Unmarshal(e.Data, &d); err != nil {
-					t.Fatal(err)
-				}
+				d := turntest.Data[turn.HandoffEndData](t, e)
 				target := stageNamed(t, res, tt.stages[i])
 				if d.To != tt.ends[i].To || d.Outcome != tt.ends[i].Outcome || d.TargetStageID != target.ID {
 					t.Fatalf("handoff_end %d = %+v, want %+v on stage %s", i, d, tt.ends[i], target.ID)

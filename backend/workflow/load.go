@@ -96,13 +96,19 @@ func Parse(name string, data []byte) (*Definition, error) {
 	if err := yaml.NodeToValue(body, &raw); err != nil {
 		return nil, Problems{yamlProblem(name, err)}
 	}
-	if issues := schemaIssues(jsonValue(raw)); len(issues) > 0 {
+	doc := jsonValue(raw)
+	if issues := schemaIssues(doc); len(issues) > 0 {
 		return nil, loc.problems(name, issues)
 	}
 
+	// The schema has rejected every field the file format does not have;
+	// the decoder reads the fixed fields, readSettings the executors'.
 	var d Definition
-	if err := yaml.NodeToValue(body, &d, yaml.Strict()); err != nil {
+	if err := yaml.NodeToValue(body, &d); err != nil {
 		return nil, Problems{yamlProblem(name, err)}
+	}
+	if issues := d.readSettings(doc); len(issues) > 0 {
+		return nil, loc.problems(name, issues)
 	}
 	d.Source = name
 	d.Normalize()
@@ -282,14 +288,8 @@ func yamlProblem(file string, err error) Problem {
 	if tk := ye.GetToken(); tk != nil && tk.Position != nil {
 		p.Line, p.Column = tk.Position.Line, tk.Position.Column
 	}
-	var unknown *yaml.UnknownFieldError
 	var typ *yaml.TypeError
 	switch {
-	case errors.As(err, &unknown):
-		// The schema reports unknown fields first, with the fields allowed
-		// where they are; this is the decoder's safety net.
-		field := strings.Trim(strings.TrimPrefix(unknown.Message, "unknown field "), `"`)
-		p.Message = unknownFieldMessage(field, allFieldNames())
 	case errors.As(err, &typ) && typ.DstType != nil && typ.SrcType != nil:
 		p.Message = fmt.Sprintf("expected %s, got %s", goTypeName(typ.DstType.String()), goTypeName(typ.SrcType.String()))
 	default:

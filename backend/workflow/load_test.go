@@ -227,8 +227,8 @@ func TestParseTooLarge(t *testing.T) {
 	}
 }
 
-func TestParseFull(t *testing.T) {
-	src := `# A comment.
+// fullWorkflow sets every field of the file format.
+const fullWorkflow = `# A comment.
 name: full
 description: Every field.
 kind: pipeline
@@ -265,6 +265,9 @@ phases:
       - {kind: reflection, agent: a, threshold: 7, max_iterations: 2}
       - {name: desk, kind: handoff, triage: a, specialists: [b], max_handoffs: 1}
 `
+
+func TestParseFull(t *testing.T) {
+	src := fullWorkflow
 	def, err := Parse("full.yaml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
@@ -281,17 +284,17 @@ phases:
 		},
 		Phases: []Phase{
 			{Name: "phase-1", Stages: []Stage{
-				{Name: "stage-1", Kind: KindChat, Agent: "a", Input: "user", MaxAttempts: 2, TokenBudget: 10,
+				{Name: "stage-1", Kind: KindChat, Roles: Roles{"agent": "a"}, Input: "user", MaxAttempts: 2, TokenBudget: 10,
 					Validate: &Validation{Contains: "x", Matches: "(?i)^ok", JSON: true, MinLength: 3}},
-				{Name: "stage-2", Kind: KindCritiqueRevise, Writer: "a", Critic: "b", Reviser: "a", MaxRetries: 1,
+				{Name: "stage-2", Kind: KindCritiqueRevise, Roles: Roles{"writer": "a", "critic": "b", "reviser": "a"}, Numbers: Numbers{"max_retries": 1},
 					PassCheck:     &PassCheck{ScoreAtLeast: &eight},
 					PostPassCheck: &PostPassCheck{On: "critique", Validation: Validation{Contains: "because", MinLength: 10}},
 					SkipIf:        &Condition{Previous: "failed", InputMatches: "^$", InputShorterThan: 5}, OnFailure: "continue"},
 			}},
 			{Name: "later", Stages: []Stage{
-				{Name: "stage-3", Kind: KindPlanExecute, Planner: "a", Executor: "b", Finisher: "b", MaxReplans: 1},
-				{Name: "stage-4", Kind: KindReflection, Agent: "a", Critic: "a", Threshold: 7, MaxIterations: 2},
-				{Name: "desk", Kind: KindHandoff, Triage: "a", Specialists: []string{"b"}, MaxHandoffs: 1},
+				{Name: "stage-3", Kind: KindPlanExecute, Roles: Roles{"planner": "a", "executor": "b", "finisher": "b"}, Numbers: Numbers{"max_replans": 1}},
+				{Name: "stage-4", Kind: KindReflection, Roles: Roles{"agent": "a", "critic": "a"}, Numbers: Numbers{"threshold": 7, "max_iterations": 2}},
+				{Name: "desk", Kind: KindHandoff, Roles: Roles{"triage": "a"}, Teams: Teams{"specialists": {"b"}}, Numbers: Numbers{"max_handoffs": 1}},
 			}},
 		},
 	}
@@ -304,7 +307,7 @@ phases:
 func TestParseNormalize(t *testing.T) {
 	d := &Definition{Name: "n", Stage: Stage{Kind: KindPipeline}, Phases: []Phase{
 		{Stages: []Stage{{Kind: KindChat}, {Name: "stage-1", Kind: KindChat}}},
-		{Name: "phase-1", Stages: []Stage{{Kind: KindReflection, Agent: "x"}}},
+		{Name: "phase-1", Stages: []Stage{{Kind: KindReflection, Roles: Roles{"agent": "x"}}}},
 	}}
 	d.Normalize()
 	var names []string
@@ -318,7 +321,7 @@ func TestParseNormalize(t *testing.T) {
 	if want := []string{"phase-2", "stage-2", "stage-1", "phase-1", "stage-3"}; !slices.Equal(names, want) {
 		t.Errorf("names = %v, want %v", names, want)
 	}
-	if c := d.Phases[1].Stages[0].Critic; c != "x" {
+	if c := d.Phases[1].Stages[0].Roles["critic"]; c != "x" {
 		t.Errorf("reflection critic = %q, want the agent", c)
 	}
 	before, _ := json.Marshal(d)
@@ -329,7 +332,7 @@ func TestParseNormalize(t *testing.T) {
 }
 
 func TestParseValidateWithoutLines(t *testing.T) {
-	d := &Definition{Name: "v", Source: "v.yaml", Stage: Stage{Kind: KindCritiqueRevise, Writer: "w"},
+	d := &Definition{Name: "v", Source: "v.yaml", Stage: Stage{Kind: KindCritiqueRevise, Roles: Roles{"writer": "w"}},
 		Agents: map[string]AgentDef{"w": {}}}
 	ps := d.Validate()
 	if len(ps) != 1 || ps[0].Line != 0 || ps[0].File != "v.yaml" || !strings.Contains(ps[0].Message, "needs critic") {

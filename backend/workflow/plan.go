@@ -10,12 +10,33 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
+// KindPlanExecute has a planner plan, an executor do each step and a
+// finisher answer.
+const KindPlanExecute Kind = "plan-execute"
+
+func init() {
+	register(executorSpec{
+		kind:  KindPlanExecute,
+		order: 30,
+		doc:   "a planner plans, an executor does each step, a finisher answers",
+		roles: []role{
+			{name: "planner", required: true, doc: "the agent that makes the plan",
+				more: `It plans again when a step fails, and should reply with JSON {"steps": [{"title": "..."}]}.`},
+			{name: "executor", required: true, doc: "the agent that carries out each step"},
+			{name: "finisher", deflt: "executor", doc: "the agent that writes the final answer from the step results"},
+		},
+		numbers: []number{{name: "max_replans", integer: true, deflt: 2,
+			doc: "how many times a failed step may trigger a new plan before the stage fails"}},
+		run: (*wfRun).execPlan,
+	})
+}
+
 // execPlan: a planner makes a plan, each step runs as a stage, a failed
 // step triggers a replan of the remaining steps, a finisher answers. Only
 // the finisher's reply is the stage's output: a plan or a step result is
 // not an answer, even when the stage ends before the finisher runs.
 func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutcome {
-	psr, pres := r.agentStage(ctx, stageCall{name: "plan", agent: st.Planner}, agent.Input{History: r.in.History, User: planPrompt(task)})
+	psr, pres := r.agentStage(ctx, stageCall{name: "plan", agent: st.role("planner")}, agent.Input{History: r.in.History, User: planPrompt(task)})
 	if psr.Outcome != turn.OutcomeSucceeded {
 		return noAnswer(outcomeOf(psr, pres))
 	}
@@ -32,28 +53,21 @@ func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutco
 	if failed != nil {
 		return noAnswer(*failed)
 	}
-	finisher := st.Finisher
-	if finisher == "" {
-		finisher = st.Executor
-	}
-	fsr, fres := r.agentStage(ctx, stageCall{name: "finish", agent: finisher, final: r.lastStage}, agent.Input{User: finishPrompt(task, results)})
+	fsr, fres := r.agentStage(ctx, stageCall{name: "finish", agent: st.role("finisher"), final: r.lastStage}, agent.Input{User: finishPrompt(task, results)})
 	return outcomeOf(fsr, fres)
 }
 
 // runSteps runs the plan's steps, replanning after a failed step at most
-// MaxReplans times. It returns the step results, or the outcome that ends
+// max_replans times. It returns the step results, or the outcome that ends
 // the stage.
 func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []turn.PlanStep) ([]string, *stageOutcome) {
-	maxReplans := st.MaxReplans
-	if maxReplans <= 0 {
-		maxReplans = 2
-	}
+	maxReplans := st.count("max_replans")
 	var results []string
 	replans := 0
 	for i := 0; i < len(plan); i++ {
 		plan[i].Status = "running"
 		r.em.Emit(turn.Draft{Type: turn.EventStepStart, Data: turn.StepStartData{StepIndex: i, Description: plan[i].Title}})
-		ssr, sres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("step %d", i+1), agent: st.Executor}, agent.Input{User: stepPrompt(task, plan, results, i)})
+		ssr, sres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("step %d", i+1), agent: st.role("executor")}, agent.Input{User: stepPrompt(task, plan, results, i)})
 		ok := ssr.Outcome == turn.OutcomeSucceeded
 		r.em.Emit(turn.Draft{Type: turn.EventStepEnd, Data: turn.StepEndData{StepIndex: i, Success: ok}})
 		if ok {
@@ -75,7 +89,7 @@ func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []tur
 			return nil, &o
 		}
 		replans++
-		rsr, rres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("replan %d", replans), agent: st.Planner}, agent.Input{User: replanPrompt(task, plan, results, i)})
+		rsr, rres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("replan %d", replans), agent: st.role("planner")}, agent.Input{User: replanPrompt(task, plan, results, i)})
 		if rsr.Outcome != turn.OutcomeSucceeded {
 			o := outcomeOf(rsr, rres)
 			return nil, &o

@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strconv"
@@ -10,27 +9,42 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
+// KindReflection has an agent answer, score its answer and refine it.
+const KindReflection Kind = "reflection"
+
+func init() {
+	register(executorSpec{
+		kind:  KindReflection,
+		order: 40,
+		doc:   "an agent answers, scores itself and refines",
+		roles: []role{
+			{name: "agent", required: true, doc: "the agent that answers", more: "It refines its answer with the critic's feedback."},
+			{name: "critic", deflt: "agent", doc: "the agent that scores each answer", more: `It should reply with JSON {"passed": bool, "score": 0-1, "feedback": "..."}.`},
+		},
+		numbers: []number{
+			{name: "threshold", deflt: 0.8, max: 10, doc: "the score an answer needs to pass, on the critic's 0-1 scale",
+				more: "Values above 1 are read on a 0-10 scale.", rangeNote: "a score from 0 to 1; above 1 reads as 0 to 10"},
+			{name: "max_iterations", integer: true, deflt: 3, doc: "the most answer-and-score rounds",
+				more: "When no answer reaches the threshold, the best-scored one stands."},
+		},
+		run: (*wfRun).execReflection,
+	})
+}
+
 // execReflection: generate, self-critique with a score, refine below the
-// threshold, at most MaxIterations times. Reflection refines, it does not
+// threshold, at most max_iterations times. Reflection refines, it does not
 // veto: when no answer reaches the threshold, the best-scored one stands
 // (the later one on a tie), with a note and max_iterations_reached.
 func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stageOutcome {
-	iters := st.MaxIterations
-	if iters <= 0 {
-		iters = 3
-	}
-	threshold := st.Threshold
-	if threshold <= 0 {
-		threshold = 0.8
-	}
-	threshold = normScore(threshold)
-	critic := cmp.Or(st.Critic, st.Agent)
+	iters := st.count("max_iterations")
+	threshold := normScore(st.number("threshold"))
+	critic := st.role("critic")
 	var answer, best output
 	bestScore := -1.0
 	var feedback, reflectID string
 	for it := 1; it <= iters; it++ {
 		r.em.Emit(turn.Draft{Type: turn.EventReflectionStart, Data: turn.ReflectionStartData{Iteration: it}})
-		call, in := stageCall{name: "generate", agent: st.Agent}, agent.Input{History: r.in.History, User: task}
+		call, in := stageCall{name: "generate", agent: st.role("agent")}, agent.Input{History: r.in.History, User: task}
 		if it > 1 {
 			call.name, in = fmt.Sprintf("refine %d", it-1), agent.Input{User: revisePrompt(task, answer.text, feedback)}
 			r.em.Emit(turn.Draft{Type: turn.EventRefining, StageID: reflectID, Data: turn.RefiningData{Iteration: it - 1}})

@@ -2,19 +2,19 @@ package workflow_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 func reflectionDef(iters int) *workflow.Definition {
 	return &workflow.Definition{Name: "rf", Agents: agents("author", "judge"),
-		Stage: workflow.Stage{Kind: workflow.KindReflection, Agent: "author", Critic: "judge", Threshold: 0.8, MaxIterations: iters}}
+		Stage: workflow.Stage{Kind: workflow.KindReflection, Roles: workflow.Roles{"agent": "author", "critic": "judge"}, Numbers: workflow.Numbers{"threshold": 0.8, "max_iterations": float64(iters)}}}
 }
 
 func scores(ss ...float64) []llmtest.Reply {
@@ -72,18 +72,15 @@ func TestReflectionRefiningEvents(t *testing.T) {
 		t.Fatalf("ok %v final %q", res.OK, res.FinalText)
 	}
 	starts := map[string]int64{}
-	for _, e := range rec.types(turn.EventStageStart) {
-		var d turn.StageStartData
-		json.Unmarshal(e.Data, &d)
-		starts[d.Stage] = e.Seq
+	for _, e := range rec.Of(turn.EventStageStart) {
+		starts[turntest.Data[turn.StageStartData](t, e).Stage] = e.Seq
 	}
-	refs := rec.types(turn.EventRefining)
+	refs := rec.Of(turn.EventRefining)
 	if len(refs) != 2 {
 		t.Fatalf("%d refining events, want 2", len(refs))
 	}
 	for i, e := range refs {
-		var d turn.RefiningData
-		json.Unmarshal(e.Data, &d)
+		d := turntest.Data[turn.RefiningData](t, e)
 		n := i + 1
 		reflect := stageNamed(t, res, fmt.Sprintf("reflect %d", n))
 		if d.Iteration != n || e.StageID != reflect.ID || e.Seq > starts[fmt.Sprintf("refine %d", n)] || e.Seq < starts[fmt.Sprintf("reflect %d", n)] {

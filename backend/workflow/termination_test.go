@@ -34,15 +34,15 @@ func twoCalls() llmtest.Reply {
 // bare "failed".
 func TestTurnTermination(t *testing.T) {
 	chat := func(l workflow.Limits, mod func(*workflow.Definition)) *workflow.Definition {
-		d := &workflow.Definition{Name: "c", Agents: limited(map[string]workflow.Limits{"a": l}, "a"), Stage: workflow.Stage{Kind: workflow.KindChat, Agent: "a"}}
+		d := &workflow.Definition{Name: "c", Agents: limited(map[string]workflow.Limits{"a": l}, "a"), Stage: workflow.Stage{Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "a"}}}
 		if mod != nil {
 			mod(d)
 		}
 		return d
 	}
-	pipe := pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two"})
+	pipe := pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}})
 	pipe.Agents = limited(map[string]workflow.Limits{"one": {MaxSteps: 1}, "two": {MaxToolCalls: 1}}, "one", "two")
-	failPipe := pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Agent: "one"}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Agent: "two"})
+	failPipe := pipelineOf(workflow.Stage{Name: "first", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "one"}}, workflow.Stage{Name: "second", Kind: workflow.KindChat, Roles: workflow.Roles{"agent": "two"}})
 	failPipe.Agents = limited(map[string]workflow.Limits{"one": {MaxSteps: 1}}, "one", "two")
 	tests := []struct {
 		name    string

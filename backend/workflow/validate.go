@@ -1,9 +1,9 @@
 package workflow
 
 import (
-	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -12,10 +12,11 @@ import (
 
 // Normalize fills in what a file may leave out, so that executors, the UI
 // and Validate see one form: phase and stage names (phase-1, stage-1, ...
-// by position, never one a stage already has) and the agents that default
-// to another (reviser to writer, finisher to executor, a reflection's
-// critic to its agent). Numbers left at 0 keep meaning "the default". It
-// is idempotent; Parse calls it.
+// by position, never one a stage already has) and the agents of the roles
+// that default to another, as the executors' specs say (reviser to
+// writer, finisher to executor, a reflection's critic to its agent).
+// Numbers left at 0 keep meaning "the default". It is idempotent; Parse
+// calls it.
 func (d *Definition) Normalize() {
 	if d.Kind != KindPipeline {
 		d.Stage.normalizeRoles()
@@ -42,17 +43,6 @@ func (d *Definition) Normalize() {
 			}
 			st.normalizeRoles()
 		}
-	}
-}
-
-func (st *Stage) normalizeRoles() {
-	switch st.Kind {
-	case KindCritiqueRevise:
-		st.Reviser = cmp.Or(st.Reviser, st.Writer)
-	case KindPlanExecute:
-		st.Finisher = cmp.Or(st.Finisher, st.Executor)
-	case KindReflection:
-		st.Critic = cmp.Or(st.Critic, st.Agent)
 	}
 }
 
@@ -85,27 +75,7 @@ func (d *Definition) Validate() []Problem {
 	return ps
 }
 
-// Which stage fields each kind reads, besides name, kind and the policy.
-var kindFields = map[Kind][]string{
-	KindChat:           {"agent"},
-	KindCritiqueRevise: {"writer", "critic", "reviser", "max_retries", "pass_check", "post_pass_check"},
-	KindPlanExecute:    {"planner", "executor", "finisher", "max_replans"},
-	KindReflection:     {"agent", "critic", "threshold", "max_iterations"},
-	KindHandoff:        {"triage", "specialists", "max_handoffs"},
-}
-
-// The roles each kind cannot do without.
-var requiredRoles = map[Kind][]string{
-	KindChat:           {"agent"},
-	KindCritiqueRevise: {"writer", "critic"},
-	KindPlanExecute:    {"planner", "executor"},
-	KindReflection:     {"agent"},
-	KindHandoff:        {"triage", "specialists"},
-}
-
 var (
-	kindSpecific = []string{"agent", "writer", "critic", "reviser", "max_retries", "pass_check", "post_pass_check", "planner",
-		"executor", "finisher", "max_replans", "threshold", "max_iterations", "triage", "specialists", "max_handoffs"}
 	policyFields = []string{"input", "skip_if", "max_attempts", "validate", "on_failure"}
 	slugRe       = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 	agentNameRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,47}$`)
@@ -115,38 +85,6 @@ var (
 // fieldSet reports whether a stage field (by its file name) has a value.
 func (st *Stage) fieldSet(field string) bool {
 	switch field {
-	case "agent":
-		return st.Agent != ""
-	case "writer":
-		return st.Writer != ""
-	case "critic":
-		return st.Critic != ""
-	case "reviser":
-		return st.Reviser != ""
-	case "max_retries":
-		return st.MaxRetries != 0
-	case "pass_check":
-		return st.PassCheck != nil
-	case "post_pass_check":
-		return st.PostPassCheck != nil
-	case "planner":
-		return st.Planner != ""
-	case "executor":
-		return st.Executor != ""
-	case "finisher":
-		return st.Finisher != ""
-	case "max_replans":
-		return st.MaxReplans != 0
-	case "threshold":
-		return st.Threshold != 0
-	case "max_iterations":
-		return st.MaxIterations != 0
-	case "triage":
-		return st.Triage != ""
-	case "specialists":
-		return len(st.Specialists) > 0
-	case "max_handoffs":
-		return st.MaxHandoffs != 0
 	case "input":
 		return st.Input != ""
 	case "skip_if":
@@ -158,12 +96,39 @@ func (st *Stage) fieldSet(field string) bool {
 	case "on_failure":
 		return st.OnFailure != ""
 	}
-	return false
+	if b, ok := blocks[field]; ok {
+		return b.isSet(st)
+	}
+	return st.Roles[field] != "" || len(st.Teams[field]) > 0 || st.Numbers[field] != 0
+}
+
+// executorFields lists the executor fields the stage sets: those of the
+// registered executors in their order, then any other, by name.
+func (st *Stage) executorFields(reg *registry) []string {
+	var names, other []string
+	for _, f := range reg.fields {
+		if st.fieldSet(f.name) {
+			names = append(names, f.name)
+		}
+	}
+	for name := range st.settingNames() {
+		if reg.byName[name] == nil {
+			other = append(other, name)
+		}
+	}
+	for name, b := range blocks {
+		if reg.byName[name] == nil && b.isSet(st) {
+			other = append(other, name)
+		}
+	}
+	slices.Sort(other)
+	return append(names, slices.Compact(other)...)
 }
 
 // checker collects the issues of one definition.
 type checker struct {
 	d      *Definition
+	reg    *registry
 	issues []issue
 }
 
@@ -172,7 +137,7 @@ func (c *checker) add(path []string, key bool, msg string) {
 }
 
 func (d *Definition) validate() []issue {
-	c := &checker{d: d}
+	c := &checker{d: d, reg: executors()}
 	switch {
 	case d.Name == "":
 		c.add(nil, false, `missing name: every workflow needs a name such as "my-workflow"`)
@@ -185,11 +150,11 @@ func (d *Definition) validate() []issue {
 	}
 	switch {
 	case d.Kind == "":
-		c.add(nil, false, "missing kind: one of "+strings.Join(kindNames(true), ", "))
+		c.add(nil, false, "missing kind: one of "+strings.Join(c.reg.kindNames(true), ", "))
 	case d.Kind == KindPipeline:
 		c.checkPipeline()
-	case requiredRoles[d.Kind] == nil:
-		c.add([]string{"kind"}, false, enumMessage(string(d.Kind), kindNames(true)))
+	case c.reg.lookup(d.Kind) == nil:
+		c.add([]string{"kind"}, false, enumMessage(string(d.Kind), c.reg.kindNames(true)))
 	default:
 		if len(d.Phases) > 0 {
 			c.add([]string{"phases"}, true, fmt.Sprintf("only read by a pipeline workflow, and this one's kind is %s", d.Kind))
@@ -229,7 +194,7 @@ func (c *checker) checkPipeline() {
 	if len(d.Phases) == 0 {
 		c.add(nil, false, "a pipeline workflow needs phases, each with a list of stages")
 	}
-	for _, f := range append(slices.Clone(kindSpecific), policyFields...) {
+	for _, f := range append(d.Stage.executorFields(c.reg), policyFields...) {
 		if d.Stage.fieldSet(f) {
 			c.add([]string{f}, true, "not read at the top of a pipeline workflow; set it on a stage under phases")
 		}
@@ -271,36 +236,33 @@ func (c *checker) checkStage(p []string, st *Stage, first bool) {
 	if p == nil {
 		noun = "workflow"
 	}
+	spec := c.reg.lookup(st.Kind)
 	switch {
 	case st.Kind == "":
-		c.add(p, false, "missing kind: one of "+strings.Join(kindNames(false), ", "))
+		c.add(p, false, "missing kind: one of "+strings.Join(c.reg.kindNames(false), ", "))
 	case st.Kind == KindPipeline:
-		c.add(sub(p, "kind"), false, "a stage cannot itself be a pipeline; use one of "+strings.Join(kindNames(false), ", "))
-	case requiredRoles[st.Kind] == nil:
-		c.add(sub(p, "kind"), false, enumMessage(string(st.Kind), kindNames(false)))
+		c.add(sub(p, "kind"), false, "a stage cannot itself be a pipeline; use one of "+strings.Join(c.reg.kindNames(false), ", "))
+	case spec == nil:
+		c.add(sub(p, "kind"), false, enumMessage(string(st.Kind), c.reg.kindNames(false)))
 	default:
-		for _, f := range requiredRoles[st.Kind] {
-			if !st.fieldSet(f) {
-				c.add(p, false, missingRoleMessage(st.Kind, p == nil, f))
+		for _, rl := range spec.roles {
+			if rl.required && !st.fieldSet(rl.name) {
+				c.add(p, false, missingRoleMessage(st.Kind, p == nil, rl.name))
 			}
 		}
-		for _, f := range kindSpecific {
-			if st.fieldSet(f) && !slices.Contains(kindFields[st.Kind], f) {
-				c.add(sub(p, f), true, fmt.Sprintf("not read by a %s %s; only %s", st.Kind, noun, kindsUsing(f)))
+		for _, f := range st.executorFields(c.reg) {
+			switch {
+			case c.reg.byName[f] == nil:
+				c.add(sub(p, f), true, unknownFieldMessage(f, c.reg.fieldNames()))
+			case !spec.reads(f):
+				c.add(sub(p, f), true, fmt.Sprintf("not read by %s %s; only %s", withArticle(string(st.Kind)), noun, c.kindsUsing(f)))
 			}
 		}
 	}
-	c.checkRefs(p, st)
-	c.nonNegative(sub(p, "max_retries"), st.MaxRetries)
-	c.nonNegative(sub(p, "max_replans"), st.MaxReplans)
-	c.nonNegative(sub(p, "max_iterations"), st.MaxIterations)
-	c.nonNegative(sub(p, "max_handoffs"), st.MaxHandoffs)
+	c.checkSettings(p, st)
 	c.nonNegative(sub(p, "max_attempts"), st.MaxAttempts)
 	if p != nil {
 		c.nonNegative(sub(p, "token_budget"), st.TokenBudget)
-	}
-	if st.Threshold < 0 || st.Threshold > 10 {
-		c.add(sub(p, "threshold"), false, fmt.Sprintf("must be between 0 and 10 (a score from 0 to 1; above 1 reads as 0 to 10), got %v", st.Threshold))
 	}
 	c.oneOf(sub(p, "input"), st.Input, "previous", "user")
 	c.oneOf(sub(p, "on_failure"), st.OnFailure, "abort", "continue")
@@ -360,26 +322,55 @@ func (c *checker) checkPassChecks(p []string, st *Stage) {
 // passCheckHint says what a pass_check holds.
 const passCheckHint = "give exactly one of verdict: true (the default), contains, score_at_least or matches"
 
-// checkRefs checks that every agent the stage names is defined.
-func (c *checker) checkRefs(p []string, st *Stage) {
-	refs := []struct{ field, name string }{
-		{"agent", st.Agent}, {"writer", st.Writer}, {"critic", st.Critic}, {"reviser", st.Reviser},
-		{"planner", st.Planner}, {"executor", st.Executor}, {"finisher", st.Finisher}, {"triage", st.Triage},
-	}
-	for _, r := range refs {
-		if r.name != "" {
-			c.agentRef(sub(p, r.field), r.name)
-		}
-	}
-	seen := map[string]bool{}
-	for i, name := range st.Specialists {
-		sp := sub(p, "specialists", strconv.Itoa(i))
-		if seen[name] {
-			c.add(sp, false, fmt.Sprintf("%q is listed twice", name))
+// checkSettings checks the stage's executor settings: each agent named is
+// defined, a list names each once, and numbers are in their range.
+func (c *checker) checkSettings(p []string, st *Stage) {
+	for _, name := range st.executorFields(c.reg) {
+		f, sp := c.reg.byName[name], sub(p, name)
+		if f == nil {
 			continue
 		}
-		seen[name] = true
-		c.agentRef(sp, name)
+		// A definition built in Go may hold a setting in the wrong map.
+		inRole, inTeam, inNumber := st.Roles[name] != "", len(st.Teams[name]) > 0, st.Numbers[name] != 0
+		if inRole && f.kind != fieldRole || inTeam && f.kind != fieldTeam || inNumber && f.kind != fieldNumber {
+			c.add(sp, false, "expected "+f.shape())
+			continue
+		}
+		switch f.kind {
+		case fieldRole:
+			c.agentRef(sp, st.Roles[name])
+		case fieldTeam:
+			seen := map[string]bool{}
+			for i, agent := range st.Teams[name] {
+				ip := sub(sp, strconv.Itoa(i))
+				if seen[agent] {
+					c.add(ip, false, fmt.Sprintf("%q is listed twice", agent))
+					continue
+				}
+				seen[agent] = true
+				c.agentRef(ip, agent)
+			}
+		case fieldNumber:
+			c.number(sp, f.num, st.Numbers[name])
+		}
+	}
+}
+
+// number checks a numeric setting against its spec.
+func (c *checker) number(p []string, n number, v float64) {
+	switch {
+	case n.integer && v != math.Trunc(v):
+		c.add(p, false, fmt.Sprintf("must be a whole number, got %v", v))
+	case n.max > 0 && (v < n.min || v > n.max):
+		note := ""
+		if n.rangeNote != "" {
+			note = " (" + n.rangeNote + ")"
+		}
+		c.add(p, false, fmt.Sprintf("must be between %v and %v%s, got %v", n.min, n.max, note, v))
+	case v < n.min && n.min == 0:
+		c.add(p, false, fmt.Sprintf("must be 0 or more, got %v", v))
+	case v < n.min:
+		c.add(p, false, fmt.Sprintf("must be at least %v, got %v", n.min, v))
 	}
 }
 
@@ -421,11 +412,11 @@ func (c *checker) regexp(p []string, expr string) {
 }
 
 // kindsUsing says which kinds read field: "critique-revise uses writer".
-func kindsUsing(field string) string {
+func (c *checker) kindsUsing(field string) string {
 	var kinds []string
-	for _, k := range kindNames(false) {
-		if slices.Contains(kindFields[Kind(k)], field) {
-			kinds = append(kinds, k)
+	if f := c.reg.byName[field]; f != nil {
+		for _, k := range f.kinds {
+			kinds = append(kinds, string(k))
 		}
 	}
 	if len(kinds) == 1 {
