@@ -30,14 +30,16 @@ func FuzzImport(f *testing.F) {
 
 	for _, mutate := range []func(*export.Document){
 		func(*export.Document) {},
-		func(d *export.Document) { d.Turns[2].Seq = d.Turns[0].Seq },                     // a repeated turn number, found at turn 3
-		func(d *export.Document) { d.Turns[3].ID = d.Turns[1].ID },                       // a repeated turn id, found at turn 4
-		func(d *export.Document) { d.Turns[2].Messages[0].Role = "robot" },               // an unknown role, found at turn 3
-		func(d *export.Document) { d.Turns[3].Events[1].Seq = d.Turns[3].Events[0].Seq }, // events out of order in the last turn
-		func(d *export.Document) { d.Turns[1].Stages[1].ID = d.Turns[1].Stages[0].ID },   // a repeated stage id
-		func(d *export.Document) { d.Turns[0].Events[0].TurnID = "someone-else" },        // an event of another turn
+		func(d *export.Document) { d.Turns[2].Seq = d.Turns[0].Seq },                      // a repeated turn number, found at turn 3
+		func(d *export.Document) { d.Turns[3].ID = d.Turns[1].ID },                        // a repeated turn id, found at turn 4
+		func(d *export.Document) { d.Turns[2].Messages[0].Role = "robot" },                // an unknown role, found at turn 3
+		func(d *export.Document) { d.Turns[3].Events[1].Seq = d.Turns[3].Events[0].Seq },  // events out of order in the last turn
+		func(d *export.Document) { d.Turns[1].Stages[1].ID = d.Turns[1].Stages[0].ID },    // a repeated stage id
+		func(d *export.Document) { d.Turns[0].Events[0].TurnID = "someone-else" },         // an event of another turn
 		func(d *export.Document) { d.Captures = []export.Capture{{Key: "", Model: "m"}} }, // a capture with no key, after every turn
-		func(d *export.Document) { d.Captures = []export.Capture{{Key: "k", Turns: []string{"turn-1", "turn-1"}}} },
+		func(d *export.Document) {
+			d.Captures = []export.Capture{{Key: "k", Turns: []string{"turn-1", "turn-1"}}}
+		},
 		func(d *export.Document) { d.Version = export.Version + 1 },
 		func(d *export.Document) { d.Session.ID = "" },
 		func(d *export.Document) { d.Turns[0].State = export.StateRunning; d.Turns[0].CompletedAt = nil },
