@@ -74,8 +74,10 @@ var blocks = map[string]block{
 	"post_pass_check": {def: "postPassCheck", isSet: func(st *Stage) bool { return st.PostPassCheck != nil }},
 }
 
-// fixedStageFields are a stage's fields that belong to no executor.
-var fixedStageFields = []string{"name", "kind", "input", "skip_if", "max_attempts", "token_budget", "validate", "on_failure"}
+// reservedFields are the fields of a workflow and of a stage that belong
+// to no executor, which no executor field may be named.
+var reservedFields = []string{"name", "description", "kind", "agents", "phases", "token_budget",
+	"input", "skip_if", "max_attempts", "validate", "on_failure"}
 
 // fieldKind is the shape of an executor field.
 type fieldKind int
@@ -168,8 +170,8 @@ func newRegistry(specs []*executorSpec) *registry {
 }
 
 func (r *registry) addField(s *executorSpec, name string, k fieldKind, n number) {
-	if slices.Contains(fixedStageFields, name) {
-		panic(fmt.Sprintf("workflow: executor %s: %q is a field of every stage", s.kind, name))
+	if _, isBlock := blocks[name]; slices.Contains(reservedFields, name) || isBlock && k != fieldBlock {
+		panic(fmt.Sprintf("workflow: executor %s: %q is a field of every workflow or stage", s.kind, name))
 	}
 	f := r.byName[name]
 	if f == nil {

@@ -3,6 +3,7 @@ package workflow
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 	"maps"
 	"math"
 	"reflect"
@@ -14,6 +15,90 @@ import (
 // and in JSON (the form a turn stores its workflow in, for replays), but
 // are held in Stage.Roles, Teams and Numbers: this file reads and writes
 // them, typed by the registered executor fields.
+
+// MarshalJSON writes the definition as a file holds it: the stage's
+// settings flat beside its other fields.
+func (d Definition) MarshalJSON() ([]byte, error) {
+	var o jsonObject
+	o.add("name", d.Name, false)
+	o.add("description", d.Description, true)
+	o.add("agents", d.Agents, true)
+	d.Stage.writeFields(&o, true)
+	o.add("phases", d.Phases, true)
+	o.add("token_budget", d.TokenBudget, true)
+	o.add("source", d.Source, true)
+	return o.close()
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (d *Definition) UnmarshalJSON(data []byte) error {
+	var own struct {
+		Name        string              `json:"name"`
+		Description string              `json:"description"`
+		Agents      map[string]AgentDef `json:"agents"`
+		Phases      []Phase             `json:"phases"`
+		TokenBudget int                 `json:"token_budget"`
+		Source      string              `json:"source"`
+	}
+	if err := json.Unmarshal(data, &own); err != nil {
+		return err
+	}
+	var st Stage
+	if err := st.UnmarshalJSON(data); err != nil {
+		return err
+	}
+	// A workflow's name and token budget are its own, not its stage's.
+	st.Name, st.TokenBudget = "", 0
+	*d = Definition{Name: own.Name, Description: own.Description, Agents: own.Agents, Stage: st,
+		Phases: own.Phases, TokenBudget: own.TokenBudget, Source: own.Source}
+	return nil
+}
+
+// MarshalJSON writes the stage as a file holds it.
+func (st Stage) MarshalJSON() ([]byte, error) {
+	var o jsonObject
+	st.writeFields(&o, false)
+	return o.close()
+}
+
+// UnmarshalJSON reads what MarshalJSON writes. Fields of executors that
+// are not registered are ignored.
+func (st *Stage) UnmarshalJSON(data []byte) error {
+	type plain Stage // the fixed fields, without these methods
+	var p plain
+	if err := json.Unmarshal(data, &p); err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		return err
+	}
+	*st = Stage(p)
+	if issues := st.readSettings(m, nil); len(issues) > 0 {
+		return fmt.Errorf("workflow stage: %s", issues[0].msg)
+	}
+	return nil
+}
+
+// writeFields writes the stage's fields; a workflow's own stage (top)
+// leaves name and token_budget to the workflow.
+func (st *Stage) writeFields(o *jsonObject, top bool) {
+	if !top {
+		o.add("name", st.Name, true)
+	}
+	o.add("kind", st.Kind, false)
+	st.writeSettings(o)
+	o.add("pass_check", st.PassCheck, true)
+	o.add("post_pass_check", st.PostPassCheck, true)
+	o.add("input", st.Input, true)
+	o.add("skip_if", st.SkipIf, true)
+	o.add("max_attempts", st.MaxAttempts, true)
+	if !top {
+		o.add("token_budget", st.TokenBudget, true)
+	}
+	o.add("validate", st.Validate, true)
+	o.add("on_failure", st.OnFailure, true)
+}
 
 // readSettings fills the definition's stage settings from the file's
 // value, as jsonValue made it (after the schema accepted it), and reports
@@ -163,7 +248,7 @@ func (st *Stage) writeSettings(o *jsonObject) {
 		}
 	}
 	slices.Sort(other)
-	for _, name := range other {
+	for _, name := range slices.Compact(other) {
 		switch {
 		case st.Roles[name] != "":
 			o.add(name, st.Roles[name], true)
@@ -176,7 +261,7 @@ func (st *Stage) writeSettings(o *jsonObject) {
 }
 
 // settingNames yields the names of the settings that have a value.
-func (st *Stage) settingNames() func(yield func(string) bool) {
+func (st *Stage) settingNames() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for k, v := range st.Roles {
 			if v != "" && !yield(k) {
@@ -194,90 +279,6 @@ func (st *Stage) settingNames() func(yield func(string) bool) {
 			}
 		}
 	}
-}
-
-// MarshalJSON writes the definition as a file holds it: the stage's
-// settings flat beside its other fields.
-func (d Definition) MarshalJSON() ([]byte, error) {
-	var o jsonObject
-	o.add("name", d.Name, false)
-	o.add("description", d.Description, true)
-	o.add("agents", d.Agents, true)
-	d.Stage.writeFields(&o, true)
-	o.add("phases", d.Phases, true)
-	o.add("token_budget", d.TokenBudget, true)
-	o.add("source", d.Source, true)
-	return o.close()
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (d *Definition) UnmarshalJSON(data []byte) error {
-	var own struct {
-		Name        string              `json:"name"`
-		Description string              `json:"description"`
-		Agents      map[string]AgentDef `json:"agents"`
-		Phases      []Phase             `json:"phases"`
-		TokenBudget int                 `json:"token_budget"`
-		Source      string              `json:"source"`
-	}
-	if err := json.Unmarshal(data, &own); err != nil {
-		return err
-	}
-	var st Stage
-	if err := st.UnmarshalJSON(data); err != nil {
-		return err
-	}
-	// A workflow's name and token budget are its own, not its stage's.
-	st.Name, st.TokenBudget = "", 0
-	*d = Definition{Name: own.Name, Description: own.Description, Agents: own.Agents, Stage: st,
-		Phases: own.Phases, TokenBudget: own.TokenBudget, Source: own.Source}
-	return nil
-}
-
-// MarshalJSON writes the stage as a file holds it.
-func (st Stage) MarshalJSON() ([]byte, error) {
-	var o jsonObject
-	st.writeFields(&o, false)
-	return o.close()
-}
-
-// UnmarshalJSON reads what MarshalJSON writes. Fields of executors that
-// are not registered are ignored.
-func (st *Stage) UnmarshalJSON(data []byte) error {
-	type plain Stage // the fixed fields, without these methods
-	var p plain
-	if err := json.Unmarshal(data, &p); err != nil {
-		return err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(data, &m); err != nil {
-		return err
-	}
-	*st = Stage(p)
-	if issues := st.readSettings(m, nil); len(issues) > 0 {
-		return fmt.Errorf("workflow stage: %s", issues[0].msg)
-	}
-	return nil
-}
-
-// writeFields writes the stage's fields; a workflow's own stage (top)
-// leaves name and token_budget to the workflow.
-func (st *Stage) writeFields(o *jsonObject, top bool) {
-	if !top {
-		o.add("name", st.Name, true)
-	}
-	o.add("kind", st.Kind, false)
-	st.writeSettings(o)
-	o.add("pass_check", st.PassCheck, true)
-	o.add("post_pass_check", st.PostPassCheck, true)
-	o.add("input", st.Input, true)
-	o.add("skip_if", st.SkipIf, true)
-	o.add("max_attempts", st.MaxAttempts, true)
-	if !top {
-		o.add("token_budget", st.TokenBudget, true)
-	}
-	o.add("validate", st.Validate, true)
-	o.add("on_failure", st.OnFailure, true)
 }
 
 // jsonObject writes a JSON object field by field, in order.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -79,13 +80,11 @@ func firstDiff(want, got string) string {
 			gl = g[i]
 		}
 		if wl != gl {
-			return "line " + itoa(i+1) + ":\n  file: " + wl + "\n  made: " + gl
+			return "line " + strconv.Itoa(i+1) + ":\n  file: " + wl + "\n  made: " + gl
 		}
 	}
 	return ""
 }
-
-func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 
 // Every registered executor's spec is whole: a doc, a run function, a
 // required role, every field documented, and defaults that name a role of
@@ -115,6 +114,41 @@ func TestExecutorSpecs(t *testing.T) {
 		if !required {
 			t.Errorf("%s needs no agent", s.kind)
 		}
+	}
+}
+
+// A spec that contradicts the file format or another spec is refused when
+// it registers, before any file is read.
+func TestRegisterRefusesConflicts(t *testing.T) {
+	run := (*wfRun).execChat
+	tests := []struct {
+		name string
+		spec executorSpec
+	}{
+		{"a kind taken", executorSpec{kind: KindChat, run: run}},
+		{"pipeline", executorSpec{kind: KindPipeline, run: run}},
+		{"no run function", executorSpec{kind: "x"}},
+		{"a field of every stage", executorSpec{kind: "x", run: run, roles: []role{{name: "input"}}}},
+		{"a field of the workflow", executorSpec{kind: "x", run: run, numbers: []number{{name: "phases"}}}},
+		{"a role as a block", executorSpec{kind: "x", run: run, roles: []role{{name: "pass_check"}}}},
+		{"a role of another shape", executorSpec{kind: "x", run: run, roles: []role{{name: "writer", list: true}}}},
+		{"a number of another range", executorSpec{kind: "x", run: run, numbers: []number{{name: "max_retries", integer: true, max: 9}}}},
+		{"a default that is no role", executorSpec{kind: "x", run: run, roles: []role{{name: "a", deflt: "b"}}}},
+		{"an unknown block", executorSpec{kind: "x", run: run, blocks: []string{"checks"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Error("register accepted it")
+				}
+			}()
+			undo := register(tt.spec)
+			undo()
+		})
+	}
+	if got := executors().kindNames(false); len(got) != 5 {
+		t.Errorf("kinds after refusals: %v", got)
 	}
 }
 
