@@ -11,12 +11,14 @@ import (
 	"testing"
 )
 
-// update rewrites the files made from the executors' specs:
+// update rewrites what the tests compare with: the files made from the
+// executors' specs,
 //
 //	go test ./backend/workflow -run '^(TestSchemaFile|TestDocsKinds)$' -update
 //
-// (or go generate ./backend/workflow).
-var update = flag.Bool("update", false, "rewrite workflow.schema.json and the kinds table of docs/WORKFLOWS.md from the executors' specs")
+// (which go generate ./backend/workflow runs), and, only when meant, the
+// stored JSON of the built-ins (-run TestBuiltinsStoredJSON -update).
+var update = flag.Bool("update", false, "rewrite the files the tests compare with (workflow.schema.json, the kinds table of docs/WORKFLOWS.md, testdata)")
 
 const (
 	schemaFile = "workflow.schema.json"
@@ -149,6 +151,34 @@ func TestRegisterRefusesConflicts(t *testing.T) {
 	}
 	if got := executors().kindNames(false); len(got) != 5 {
 		t.Errorf("kinds after refusals: %v", got)
+	}
+}
+
+// A turn stores its workflow as JSON for replays: the built-ins' JSON
+// stays what it was (testdata/builtins.jsonl was written before the
+// executors' settings moved into Stage's maps; -update rewrites it).
+func TestBuiltinsStoredJSON(t *testing.T) {
+	const golden = "testdata/builtins.jsonl"
+	var b strings.Builder
+	for _, d := range Builtins() {
+		data, err := json.Marshal(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(data)
+		b.WriteByte('\n')
+	}
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != string(want) {
+		t.Errorf("the built-ins' JSON differs from %s\n%s", golden, firstDiff(string(want), b.String()))
 	}
 }
 
