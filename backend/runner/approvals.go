@@ -13,7 +13,7 @@ import (
 // who allowed what.
 type recordingApprover struct {
 	inner agent.Approver
-	db    *store.DB
+	db    approvalStore
 	log   *slog.Logger
 }
 

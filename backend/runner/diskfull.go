@@ -49,7 +49,7 @@ func stoppedForDiskFull(ctx context.Context) bool {
 // stored: that is the final text, and what the message counts.
 func (r *Runner) diskFullEnding(h *Handle, t turnRun, res turn.Result) turn.Result {
 	ctx := context.Background()
-	db := r.cfg.DB
+	var db diskStore = r.cfg.DB
 	db.ReleaseReserve(ctx)
 	if err := t.evlog.Flush(); err != nil {
 		r.log.Warn("events still not stored after making room", "turn", h.TurnID, "err", err)

@@ -3,7 +3,6 @@ package runner_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -21,6 +20,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // lockedBuffer is a log destination safe for the turn's goroutines.
@@ -111,7 +111,7 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 				}
 			}
 
-			rec := &events{}
+			rec := &turntest.Recorder{}
 			h, err := eng.Runner.Start(ctx, runner.Request{SessionID: sess.ID, Message: "Write a very long answer", BaseURL: srv.URL(), Sinks: []turn.Sink{rec}})
 			if err != nil {
 				t.Fatal(err)
@@ -119,10 +119,8 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 			res := h.Wait()
 
 			var streamed strings.Builder
-			for _, e := range rec.of(turn.EventToken) {
-				var d turn.TokenData
-				json.Unmarshal(e.Data, &d)
-				streamed.WriteString(d.Text)
+			for _, e := range rec.Of(turn.EventToken) {
+				streamed.WriteString(turntest.Data[turn.TokenData](t, e).Text)
 			}
 			n, m := len(strings.Fields(res.FinalText)), len(strings.Fields(streamed.String()))
 			t.Logf("stopped at %d of %d words streamed (of %d); message: %s", n, m, answerWords, res.Error)
@@ -143,7 +141,8 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 					t.Fatalf("the message lacks %q: %s", want, res.Error)
 				}
 			}
-			if errs := rec.of(turn.EventError); len(errs) != 1 || !strings.Contains(string(errs[0].Data), "The disk is full") {
+			turntest.Check(t, rec.Events())
+			if errs := rec.Of(turn.EventError); len(errs) != 1 || !strings.Contains(string(errs[0].Data), "The disk is full") {
 				t.Fatalf("the UIs get %d error events, want the one message", len(errs))
 			}
 			if !strings.Contains(logs.String(), "the disk is full: turn stopped") {

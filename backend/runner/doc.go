@@ -17,4 +17,6 @@
 //     cancelled.
 //   - API keys are read from the secret store (or the caller's environment)
 //     at the moment a turn starts, and never written anywhere else.
+//   - The runner reaches the database through Store (store.go): the few
+//     store methods it uses, in small interfaces by what they are for.
 package runner

@@ -73,9 +73,9 @@ func (r *Runner) provider(ctx context.Context, name string) (llm.Provider, error
 	return llm.Provider{}, apperr.New(apperr.Invalid, "There is no provider named %q. Add it in Settings.", name)
 }
 
-// client builds the turn's model client, recording every call (so the turn
-// can be replayed) unless capture is off.
-func (s source) client(db *store.DB, turnID string, mode llm.CaptureMode) llm.Client {
+// client builds the turn's model client, recording every call in captures
+// (so the turn can be replayed) unless capture is off.
+func (s source) client(captures *store.Captures, mode llm.CaptureMode) llm.Client {
 	c := llm.NewOpenAI(s.cfg)
 	if mode == "" {
 		mode = llm.CaptureRecord
@@ -83,5 +83,5 @@ func (s source) client(db *store.DB, turnID string, mode llm.CaptureMode) llm.Cl
 	if mode == llm.CaptureOff {
 		return c
 	}
-	return llm.WithCapture(c, llm.CaptureOptions{Mode: mode, Store: db.Captures(turnID)})
+	return llm.WithCapture(c, llm.CaptureOptions{Mode: mode, Store: captures})
 }

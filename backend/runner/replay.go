@@ -49,8 +49,7 @@ type replaySource struct {
 
 // loadReplay reads the original turn and refuses one that cannot be
 // replayed: it made model calls and recorded none.
-func (r *Runner) loadReplay(ctx context.Context, rp *Replay) (*replaySource, error) {
-	db := r.cfg.DB
+func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource, error) {
 	orig, err := db.GetTurn(ctx, rp.TurnID, false)
 	if err != nil {
 		return nil, err
@@ -91,12 +90,13 @@ func (r *Runner) loadReplay(ctx context.Context, rp *Replay) (*replaySource, err
 	return src, nil
 }
 
-// replayClient serves the original's recordings and reports divergences
-// as events of the replaying turn.
-func (s *replaySource) client(db *store.DB, turnID string, strict bool, em *turn.Emitter) *llm.TurnReplay {
+// client serves the original's recordings and reports divergences as
+// events of the replaying turn; link links each served recording to the
+// replaying turn.
+func (s *replaySource) client(recordings *store.TurnRecordings, link *store.Captures, strict bool, em *turn.Emitter) *llm.TurnReplay {
 	return llm.ReplayTurn(llm.ReplayOptions{
-		Source: db.TurnRecordings(s.orig.ID),
-		Link:   db.Captures(turnID),
+		Source: recordings,
+		Link:   link,
 		Strict: strict,
 		OnDivergence: func(d llm.Divergence) {
 			em.Emit(turn.Draft{Type: turn.EventReplayDivergence, Data: turn.ReplayDivergenceData{Call: d.Call, Kind: d.Kind, Message: d.Message, Diffs: d.Diffs}})

@@ -2,7 +2,6 @@ package runner_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,28 +14,31 @@ import (
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 var bg = context.Background()
 
-// run starts a turn and waits for it, with its events.
-func run(t *testing.T, r *runner.Runner, req runner.Request) (turn.Result, *events, string) {
+// run starts a turn and waits for it, with its events, which keep the
+// invariants of a turn.
+func run(t *testing.T, r *runner.Runner, req runner.Request) (turn.Result, *turntest.Recorder, string) {
 	t.Helper()
-	rec := &events{}
+	rec := &turntest.Recorder{}
 	req.Sinks = append(req.Sinks, rec)
 	h, err := r.Start(bg, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return h.Wait(), rec, h.TurnID
+	res := h.Wait()
+	turntest.Check(t, rec.Events())
+	return res, rec, h.TurnID
 }
 
-func divergences(rec *events) []turn.ReplayDivergenceData {
+func divergences(t *testing.T, rec *turntest.Recorder) []turn.ReplayDivergenceData {
+	t.Helper()
 	var out []turn.ReplayDivergenceData
-	for _, e := range rec.of(turn.EventReplayDivergence) {
-		var d turn.ReplayDivergenceData
-		json.Unmarshal(e.Data, &d)
-		out = append(out, d)
+	for _, e := range rec.Of(turn.EventReplayDivergence) {
+		out = append(out, turntest.Data[turn.ReplayDivergenceData](t, e))
 	}
 	return out
 }
@@ -63,7 +65,7 @@ func TestReplayGivesEachTurnItsOwnAnswer(t *testing.T) {
 		if !res.OK || res.FinalText != want {
 			t.Fatalf("replay of turn %d: %q (%s), want %q", i+1, res.FinalText, res.Error, want)
 		}
-		if d := divergences(rec); len(d) != 0 {
+		if d := divergences(t, rec); len(d) != 0 {
 			t.Fatalf("an exact replay diverged: %+v", d)
 		}
 		again, _, _ := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Replay: &runner.Replay{TurnID: id}})
@@ -114,7 +116,7 @@ func TestReplayNeverRepeatsSideEffects(t *testing.T) {
 				t.Fatal("the replay wrote the file: a side effect ran again")
 			}
 			var kinds []string
-			for _, d := range divergences(rec) {
+			for _, d := range divergences(t, rec) {
 				kinds = append(kinds, d.Kind)
 				if d.Kind == "tool_result" && !strings.Contains(strings.Join(d.Diffs, "\n"), "second version") {
 					t.Fatalf("the tool divergence should show the new result: %+v", d)
@@ -130,7 +132,7 @@ func TestReplayNeverRepeatsSideEffects(t *testing.T) {
 				if res.FinalText != "Copied in.txt to out.txt." {
 					t.Fatalf("final text %q", res.FinalText)
 				}
-				results := rec.of(turn.EventToolResult)
+				results := rec.Of(turn.EventToolResult)
 				if len(results) != 2 || !strings.Contains(string(results[1].Data), "out.txt") {
 					t.Fatalf("the write's recorded result should reach the model: %v", results)
 				}
@@ -158,7 +160,7 @@ func TestReplayUsesTheOriginalLimits(t *testing.T) {
 	if rep.Termination.Kind != turn.TermMaxIterations || rep.Termination.Limit != 2 || rep.FinalText != "Stopped early." {
 		t.Fatalf("replay %+v %q", rep.Termination, rep.FinalText)
 	}
-	if d := divergences(rec); len(d) != 0 {
+	if d := divergences(t, rec); len(d) != 0 {
 		t.Fatalf("divergences %+v", d)
 	}
 }

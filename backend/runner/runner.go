@@ -29,7 +29,8 @@ type ToolSource interface {
 
 // Config holds the Runner's dependencies.
 type Config struct {
-	DB      *store.DB
+	// DB is the database turns are stored in (a *store.DB).
+	DB      Store
 	Secrets secrets.Store // may be nil: no stored keys
 	// Charts returns the chart validator (compiled once, on first use);
 	// nil means no charts.
@@ -176,11 +177,11 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: sinks, Logger: r.log})
 	t := turnRun{req: req, sess: sess, def: def, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
 	if replay != nil {
-		rc := replay.client(db, tr.ID, req.Replay.Strict, em)
+		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
 		t.client, t.replay, t.replayClient, t.dataSession = rc, replay, rc, replay.orig.SessionID
 		req.Approver = replay.approver()
 	} else {
-		t.client = src.client(db, tr.ID, req.Capture)
+		t.client = src.client(db.Captures(tr.ID), req.Capture)
 	}
 	if req.Approver == nil {
 		req.Approver = agent.PolicyApprover{}
@@ -192,7 +193,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 
 // prepareReplay loads the turn to replay and makes req run it as it ran.
 func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource, Request, error) {
-	src, err := r.loadReplay(ctx, req.Replay)
+	src, err := loadReplay(ctx, r.cfg.DB, req.Replay)
 	if err != nil {
 		return nil, req, err
 	}

@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
+
+	"go.uber.org/goleak"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
@@ -15,30 +16,14 @@ import (
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
-type events struct {
-	mu  sync.Mutex
-	all []turn.Event
-}
-
-func (e *events) Emit(ev turn.Event) error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.all = append(e.all, ev)
-	return nil
-}
-
-func (e *events) of(t turn.EventType) []turn.Event {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []turn.Event
-	for _, ev := range e.all {
-		if ev.Type == t {
-			out = append(out, ev)
-		}
-	}
-	return out
+// Every test's goroutines end with it: the turns' and the engines'. The
+// chart validator compiles in the background from setup.Build and may
+// still be at it when the last test ends.
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/agentdeck/agentdeck/backend/chart.NewValidator"))
 }
 
 func toolCall(id, name string, args any) llmtest.Reply {
@@ -64,7 +49,7 @@ func TestAttachQueryAndChartEndToEnd(t *testing.T) {
 		llmtest.Reply{Chunks: llmtest.Text("North sells the most (15).", 3)},
 	)
 	sess, _ := db.CreateSession(context.Background(), store.Session{Title: "sales", Model: "m"})
-	rec := &events{}
+	rec := &turntest.Recorder{}
 	h, err := eng.Runner.Start(context.Background(), runner.Request{SessionID: sess.ID, Message: "Chart sales by region", BaseURL: srv.URL(), Attach: []string{csv}, Sinks: []turn.Sink{rec}})
 	if err != nil {
 		t.Fatal(err)
@@ -73,15 +58,15 @@ func TestAttachQueryAndChartEndToEnd(t *testing.T) {
 	if !res.OK || res.FinalText != "North sells the most (15)." {
 		t.Fatalf("result %+v", res)
 	}
-	if errs := rec.of(turn.EventToolError); len(errs) > 0 {
+	turntest.Check(t, rec.Events())
+	if errs := rec.Of(turn.EventToolError); len(errs) > 0 {
 		t.Fatalf("tool errors: %s", errs[0].Data)
 	}
-	charts := rec.of(turn.EventChart)
+	charts := rec.Of(turn.EventChart)
 	if len(charts) != 1 {
 		t.Fatalf("%d charts", len(charts))
 	}
-	var c turn.ChartData
-	json.Unmarshal(charts[0].Data, &c)
+	c := turntest.Data[turn.ChartData](t, charts[0])
 	var spec struct {
 		Datasets map[string][]map[string]any `json:"datasets"`
 	}
