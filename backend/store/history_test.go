@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 var ctx = context.Background()
@@ -32,11 +33,8 @@ func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []tu
 		t.Fatal(err)
 	}
 	log := db.NewEventLog(tr.ID, EventLogOptions{})
-	var events []turn.Event
-	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log, turn.SinkFunc(func(e turn.Event) error {
-		events = append(events, e)
-		return nil
-	})}})
+	rec := &turntest.Recorder{}
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log, rec}})
 	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
 		em.Emit(turn.Draft{Type: turn.EventThinkStart})
 		for _, w := range strings.SplitAfter(answer, " ") {
@@ -53,6 +51,8 @@ func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []tu
 	if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
 		t.Fatal(err)
 	}
+	events := rec.Events()
+	turntest.Check(t, events)
 	return tr, events
 }
 
