@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -94,7 +95,7 @@ func (a *API) SearchSessions(query string, limit int) ([]store.SearchHit, error)
 }
 
 // ExportSession exports a session as json, md or jsonl.
-func (a *API) ExportSession(id string, format store.ExportFormat) (ExportReply, error) {
+func (a *API) ExportSession(id string, format export.Format) (ExportReply, error) {
 	return call(a, needDB, func(ctx context.Context) (ExportReply, error) { return a.s.exportSession(ctx, id, format) })
 }
 
@@ -177,8 +178,8 @@ func (a *API) Presets() ([]llm.Provider, error) {
 }
 
 // SaveProvider stores a provider definition, and its key in the keyring.
-func (a *API) SaveProvider(in ProviderInput) (Done, error) {
-	return call(a, needDB, func(ctx context.Context) (Done, error) { return done(a.s.saveProvider(ctx, in)) })
+func (a *API) SaveProvider(input ProviderInput) (Done, error) {
+	return call(a, needDB, func(ctx context.Context) (Done, error) { return done(a.s.saveProvider(ctx, input)) })
 }
 
 // DeleteProvider removes a provider and its stored key.
@@ -188,8 +189,8 @@ func (a *API) DeleteProvider(name string) (Done, error) {
 
 // TestProvider lists a provider's models with its stored key (or the key
 // given), to check that the base URL and key work.
-func (a *API) TestProvider(in ProviderInput) (TestReply, error) {
-	return call(a, anyTime, func(ctx context.Context) (TestReply, error) { return a.s.testProvider(ctx, in), nil })
+func (a *API) TestProvider(input ProviderInput) (TestReply, error) {
+	return call(a, anyTime, func(ctx context.Context) (TestReply, error) { return a.s.testProvider(ctx, input), nil })
 }
 
 // DetectLocal finds local model servers on their default ports.

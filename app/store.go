@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
@@ -11,7 +12,8 @@ import (
 // Store is what the app needs of the database. *store.DB is one; the app
 // depends on these methods, not on the whole store.
 type Store interface {
-	EventSource // the Hub's back-fill
+	EventSource   // the Hub's back-fill
+	export.Source // ExportSession
 
 	// Sessions.
 	ListSessions(ctx context.Context, p store.Page) (store.SessionPage, error)
@@ -21,7 +23,6 @@ type Store interface {
 	UpdateSession(ctx context.Context, s store.Session) error
 	DeleteSession(ctx context.Context, id string) error
 	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
-	Export(ctx context.Context, sessionID string, format store.ExportFormat, w io.Writer, opts store.ExportOptions) error
 	Import(ctx context.Context, r io.Reader) (store.Session, error)
 
 	// Turns, and those of processes that died.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -143,8 +144,8 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 	return ref, err
 }
 
-func (s *Service) exportSession(ctx context.Context, id string, format store.ExportFormat) (ExportReply, error) {
-	f, err := store.ParseExportFormat(string(format))
+func (s *Service) exportSession(ctx context.Context, id string, format export.Format) (ExportReply, error) {
+	f, err := export.ParseFormat(string(format))
 	if err != nil {
 		return ExportReply{}, err
 	}
@@ -153,10 +154,10 @@ func (s *Service) exportSession(ctx context.Context, id string, format store.Exp
 		return ExportReply{}, err
 	}
 	var buf bytes.Buffer
-	if err := s.db.Export(ctx, id, f, &buf, store.ExportOptions{}); err != nil {
+	if err := export.Write(ctx, s.db, id, f, &buf, export.Options{}); err != nil {
 		return ExportReply{}, err
 	}
-	return ExportReply{Filename: fileSafe(sess.Title) + "." + string(f), Content: buf.String()}, nil
+	return ExportReply{Filename: fileSafe(sess.Title) + f.Extension(), Content: buf.String()}, nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._ -]+`)

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -150,4 +152,42 @@ func (f *fixture) startStreaming(t *testing.T, n, seen int) TurnRef {
 	}
 	f.rec.UntilCount(t, ref.TurnID, seen)
 	return ref
+}
+
+// A session exports in each format under a file name made from its
+// title; an unknown format is the person's mistake, said as such.
+func TestExportSession(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Forty-two.", 2)})
+	s := f.session(t, "Big: questions?")
+	ref, err := f.api.SendMessage(SendRequest{SessionID: s.ID, Message: "The answer?"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitTurn(t, ref.TurnID)
+	tests := []struct {
+		format   export.Format
+		filename string
+		code     apperr.Code
+	}{
+		{format: export.Markdown, filename: "Big_ questions_.md"},
+		{format: export.JSON, filename: "Big_ questions_.json"},
+		{format: export.JSONL, filename: "Big_ questions_.jsonl"},
+		{format: "markdown", filename: "Big_ questions_.md"},
+		{format: "pdf", code: apperr.Invalid},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.format), func(t *testing.T) {
+			got, err := f.api.ExportSession(s.ID, tt.format)
+			if tt.code != "" {
+				if apperr.CodeOf(err) != tt.code {
+					t.Fatalf("ExportSession(%q) = %v, want %s", tt.format, err, tt.code)
+				}
+				return
+			}
+			if err != nil || got.Filename != tt.filename || !strings.Contains(got.Content, "Forty-two.") {
+				t.Fatalf("ExportSession(%q) = %q, %d bytes, %v", tt.format, got.Filename, len(got.Content), err)
+			}
+		})
+	}
 }

@@ -20,20 +20,21 @@ type Done struct{}
 
 // NewSession is what CreateSession needs; empty fields take the defaults.
 type NewSession struct {
-	Title     string `json:"title"`
-	Provider  string `json:"provider"`
-	Model     string `json:"model"`
-	Workflow  string `json:"workflow"`
-	Workspace string `json:"workspace"`
+	Title     string `json:"title,omitempty"`
+	Provider  string `json:"provider,omitempty"`
+	Model     string `json:"model,omitempty"`
+	Workflow  string `json:"workflow,omitempty"`
+	Workspace string `json:"workspace,omitempty"`
 }
 
 // SendRequest sends a message to a session.
 type SendRequest struct {
-	SessionID string      `json:"session_id"`
-	Message   string      `json:"message"`
-	Workflow  string      `json:"workflow,omitempty"`
-	Model     string      `json:"model,omitempty"`
-	Limits    turn.Limits `json:"limits"`
+	SessionID string `json:"session_id"`
+	Message   string `json:"message"`
+	Workflow  string `json:"workflow,omitempty"`
+	Model     string `json:"model,omitempty"`
+	// Limits bound the turn; none (the zero value) takes the settings'.
+	Limits turn.Limits `json:"limits,omitzero"`
 	// Attach lists files (paths on this machine) to load as tables.
 	Attach []string `json:"attach,omitempty"`
 	// Force stores the turn even when the database is damaged: the person
