@@ -52,6 +52,7 @@ fuzz: setup
 
 fe-check: setup
 	cd frontend && npm run check
+	@$(MAKE) --no-print-directory types-check
 
 fe-test: setup
 	cd frontend && npm test
@@ -68,6 +69,23 @@ smoke: build
 # Regenerates frontend/src/lib/wailsjs from the bound Go structs.
 bindings: setup
 	wails generate module -tags webkit2_41
+	@# api.ts calls window.go.app.API itself and types it with src/lib/generated.ts
+	@# (make types): the wrappers and models.ts Wails writes into go/ are unused.
+	rm -rf frontend/src/lib/wailsjs/go
+
+# Regenerates frontend/src/lib/generated.ts, the TypeScript types of the API,
+# the events and the turn results, from the Go types (frontend/typegen: tygo,
+# pinned in its go.mod). types-check, run by fe-check, tests the generator and
+# fails while the file is stale.
+TYPEGEN := go run -C frontend/typegen . -root $(CURDIR)
+.PHONY: types types-check
+
+types:
+	$(TYPEGEN)
+
+types-check:
+	go test -C frontend/typegen -count=1 ./...
+	$(TYPEGEN) -check
 
 dev: setup
 	wails dev -tags webkit2_41
