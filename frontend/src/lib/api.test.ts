@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BackendError, createBackend, httpBackend, toBackendError, wailsBackend, type Backend } from './api';
+import { APIMethods, type API } from './generated';
 
 function memoryStorage(): Storage {
   const m = new Map<string, string>();
@@ -86,9 +87,9 @@ it('accepts the {code, message} object the Go ErrorFormatter sends', () => {
   expect(toBackendError({ code: 'conflict', message: 'A turn is already running.' })).toEqual(new BackendError('conflict', 'A turn is already running.'));
 });
 
-// ---- the whole Service API ----
+// ---- the whole API (app/api.go) ----
 
-type Case = [keyof Backend, unknown[], string, unknown[]];
+type Case = [keyof Backend, unknown[], keyof API, unknown[]];
 const page = { limit: 0, cursor: '' };
 const cases: Case[] = [
   ['listSessions', [], 'ListSessions', [page]],
@@ -99,7 +100,7 @@ const cases: Case[] = [
   ['updateSession', [{ id: 's1' }], 'UpdateSession', [{ id: 's1' }]],
   ['deleteSession', ['s1'], 'DeleteSession', ['s1']],
   ['searchSessions', ['q', 20], 'SearchSessions', ['q', 20]],
-  ['sendMessage', [{ session_id: 's1', message: 'hi', limits: {} }], 'SendMessage', [{ session_id: 's1', message: 'hi', limits: {} }]],
+  ['sendMessage', [{ session_id: 's1', message: 'hi' }], 'SendMessage', [{ session_id: 's1', message: 'hi' }]],
   ['stopTurn', ['t1'], 'StopTurn', ['t1']],
   ['getTurn', ['t1', true], 'GetTurn', ['t1', true]],
   ['listTurns', ['s1', { cursor: '40' }], 'ListTurns', ['s1', { limit: 0, cursor: '40' }]],
@@ -126,6 +127,10 @@ const cases: Case[] = [
 ];
 
 describe('every API method', () => {
+  it('is reached from the Backend, and nothing else is', () => {
+    expect(new Set(cases.map((c) => c[2]))).toEqual(new Set(APIMethods));
+  });
+
   it.each(cases)('%s calls window.go.app.API.%s', async (method, args, goName, goArgs) => {
     const fn = vi.fn().mockResolvedValue({ ok: true });
     const b = wailsBackend({ [goName]: fn });

@@ -4,13 +4,17 @@
 // Go methods and window.runtime with the event bus; in a browser (agentdeck
 // serve) the same methods are reached over HTTP and events over an
 // EventSource. Both sit behind the Backend interface, so components and
-// stores never know which one they have. The types mirror the Go JSON
-// (./types.ts).
+// stores never know which one they have. The calls and their types are
+// generated from the Go API (./generated.ts): a call of a method the Go API
+// lacks, or with arguments it does not take, does not compile.
+import type { API } from './generated';
 import type {
   AgentEvent,
   ApprovalAnswer,
+  ApprovalMessage,
   Delivered,
   Detected,
+  EventsMessage,
   ExportFormat,
   ExportReply,
   NewSession,
@@ -32,6 +36,7 @@ import type {
   TurnPage,
   TurnChange,
   TurnRef,
+  TurnsChangedMessage,
   VersionInfo,
   WorkflowList,
   WorkflowProblem,
@@ -127,7 +132,8 @@ export interface WailsWindow {
   runtime?: WailsRuntime;
 }
 
-type Call = <T>(method: string, ...args: unknown[]) => Promise<T>;
+/** One call of the Go API: its method, its arguments as Go takes them, and what it answers. */
+type Call = <M extends keyof API>(method: M, ...args: API[M]['args']) => Promise<API[M]['result']>;
 
 /** Picks the Wails bindings when present, else HTTP against the page's origin. */
 export function createBackend(win: Window & WailsWindow = window, fetchFn: typeof fetch = fetch.bind(window)): Backend {
@@ -144,10 +150,10 @@ export function createBackend(win: Window & WailsWindow = window, fetchFn: typeo
 }
 
 export function wailsBackend(b: Binding, rt?: WailsRuntime, win?: Pick<Window, 'open'>): Backend {
-  const call: Call = async <T>(method: string, ...args: unknown[]) => {
+  const call: Call = async (method, ...args) => {
     const fn = b[method];
     if (typeof fn !== 'function') throw new BackendError('unavailable', `This version of Agentdeck has no ${method}.`);
-    return (await guard(fn(...args))) as T;
+    return (await guard(fn(...args))) as never;
   };
   return {
     ...methods(call),
@@ -185,10 +191,8 @@ interface EventSourceLike {
   close(): void;
 }
 
-type StreamMessage =
-  | { kind: 'events'; batch: Delivered[] | null }
-  | { kind: 'approval'; approval: PendingApproval }
-  | { kind: 'turns_changed'; turns: TurnChange[] | null };
+/** A message of the browser's event stream (app/serve.go). */
+type StreamMessage = EventsMessage | ApprovalMessage | TurnsChangedMessage;
 
 export function httpBackend(
   url: URL,
@@ -203,7 +207,7 @@ export function httpBackend(
   if (fromURL) storage.setItem(tokenKey, fromURL);
   const token = storage.getItem(tokenKey) ?? '';
 
-  const call: Call = async <T>(method: string, ...args: unknown[]) => {
+  const call: Call = async (method, ...args) => {
     let res: Response;
     try {
       res = await fetchFn(`/api/call/${method}`, {
@@ -219,7 +223,7 @@ export function httpBackend(
       const e = body as { code?: string; message?: string } | null;
       throw new BackendError(e?.code ?? 'internal', e?.message ?? `The server answered ${res.status}.`);
     }
-    return body as T;
+    return body as never;
   };
 
   return {
@@ -263,20 +267,23 @@ export function httpBackend(
 type Transport = Omit<Backend, 'kind' | 'subscribe' | 'openURL' | 'onFileDrop'>;
 
 // One table for both transports: the Go method name and its arguments, in
-// the order of the Go signature.
+// the order of the Go signature. The Go methods with nothing to return
+// answer Done ({}); here they resolve to nothing.
 function methods(call: Call): Transport {
   const page = (p?: Partial<Page>): Page => ({ limit: p?.limit ?? 0, cursor: p?.cursor ?? '' });
+  const done = async (p: Promise<unknown>): Promise<void> => void (await p);
   return {
     listSessions: (p) => call('ListSessions', page(p)),
     createSession: (req) => call('CreateSession', req),
     getSession: (id) => call('GetSession', id),
-    renameSession: (id, title) => call('RenameSession', id, title),
-    updateSession: (s) => call('UpdateSession', s),
-    deleteSession: (id) => call('DeleteSession', id),
+    renameSession: (id, title) => done(call('RenameSession', id, title)),
+    updateSession: (s) => done(call('UpdateSession', s)),
+    deleteSession: (id) => done(call('DeleteSession', id)),
     searchSessions: (q, limit) => call('SearchSessions', q, limit),
     sendMessage: (req) => call('SendMessage', req),
-    stopTurn: (id) => call('StopTurn', id),
-    getTurn: (id, withEvents) => call('GetTurn', id, withEvents),
+    stopTurn: (id) => done(call('StopTurn', id)),
+    // Narrower than Go says (types.ts): the stored result is a Result.
+    getTurn: (id, withEvents) => call('GetTurn', id, withEvents) as Promise<TurnDetail>,
     listTurns: (sid, p) => call('ListTurns', sid, page(p)),
     eventsAfter: (id, after) => call('EventsAfter', id, after),
     replayTurn: (id) => call('ReplayTurn', id),
@@ -285,19 +292,20 @@ function methods(call: Call): Transport {
     importSession: (content) => call('ImportSession', content),
     listProviders: () => call('ListProviders'),
     presets: () => call('Presets'),
-    saveProvider: (input) => call('SaveProvider', input),
-    deleteProvider: (name) => call('DeleteProvider', name),
+    saveProvider: (input) => done(call('SaveProvider', input)),
+    deleteProvider: (name) => done(call('DeleteProvider', name)),
     testProvider: (input) => call('TestProvider', input),
     detectLocal: () => call('DetectLocal'),
     listWorkflows: () => call('ListWorkflows'),
     validateWorkflow: (name, content) => call('ValidateWorkflow', name, content),
     pendingApprovals: () => call('PendingApprovals'),
-    answerApproval: (a) => call('AnswerApproval', a),
-    getSettings: () => call('GetSettings'),
-    saveSettings: (s) => call('SaveSettings', s),
+    answerApproval: (a) => done(call('AnswerApproval', a)),
+    // Narrower than Go says (types.ts): capture and theme are one of the values offered.
+    getSettings: () => call('GetSettings') as Promise<Settings>,
+    saveSettings: (s) => done(call('SaveSettings', s)),
     status: () => call('Status'),
     version: () => call('Version'),
-    uiReady: (r) => call('UIReady', r),
+    uiReady: (r) => done(call('UIReady', r)),
   };
 }
 

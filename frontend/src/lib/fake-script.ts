@@ -132,6 +132,7 @@ export function fakeResult(opts: { started: Date; ended: Date; model: string; te
     diagnostics: { started_at: iso(0), completed_at: ended.toISOString(), duration_ms: dur, usage: total, model_calls: calls, tool_calls: tools, input_messages: 2, output_messages: 1 },
   };
   return {
+    messages: [],
     steps_used: calls.length,
     tool_calls_used: tools.length,
     cancelled: opts.cancelled,
@@ -150,7 +151,7 @@ export function fakeResult(opts: { started: Date; ended: Date; model: string; te
     duration_ms: dur,
     model_calls: calls,
     tool_calls: tools,
-    stages: opts.stageName ? [stage] : null,
+    stages: opts.stageName ? [stage] : undefined,
   };
 }
 

@@ -530,7 +530,7 @@ export class FakeBackend implements Backend {
       parent_id: callEvent?.id ?? '',
       at: this.clock(r, evs.length).toISOString(),
       type,
-      phase: '',
+      phase: 'thinking', // the UI does not read an event's phase
       checkpoint: false,
       data,
     };

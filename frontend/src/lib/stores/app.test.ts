@@ -47,7 +47,10 @@ describe('app', () => {
     expect(conv.session?.title).toBe('Summarise the data with a tool and a chart');
     expect(conv.session?.model).toBe('m1');
     expect(conv.turns).toHaveLength(1);
-    expect(b.calls.find((c) => c.method === 'sendMessage')?.args[0]).toMatchObject({ message: 'Summarise the data with a tool and a chart', limits: {} });
+    // No limits: the turn takes the settings' (SendRequest.limits is omitted).
+    const sent = b.calls.find((c) => c.method === 'sendMessage')?.args[0];
+    expect(sent).toMatchObject({ message: 'Summarise the data with a tool and a chart' });
+    expect(sent).not.toHaveProperty('limits');
     await advance(2000);
     const v = get(app.pipeline.turn(id!));
     expect(v.state).toBe('completed');

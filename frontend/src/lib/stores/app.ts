@@ -187,7 +187,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
           session = await sessions.create({ ...d, title: titleFrom(text) });
           conversation.adopt(session);
         }
-        const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, limits: {}, attach: attach.length ? attach : undefined, force: force || undefined });
+        const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, attach: attach.length ? attach : undefined, force: force || undefined });
         const startedAt = now().toISOString();
         pipeline.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: pipeline.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
         conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, get(conversation).turns.length + 1));

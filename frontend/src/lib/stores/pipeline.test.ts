@@ -4,7 +4,7 @@ import type { AgentEvent, Delivered, TurnDetail } from '../types';
 import { EventPipeline, mergeTokens, type PipelineBackend } from './pipeline';
 
 function ev(seq: number, type: AgentEvent['type'] = 'token', data: unknown = { text: `[${seq}]` }, turn = 't1'): AgentEvent {
-  return { id: `${turn}-e${seq}`, session_id: 's1', turn_id: turn, stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: '', checkpoint: false, data };
+  return { id: `${turn}-e${seq}`, session_id: 's1', turn_id: turn, stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'thinking', checkpoint: false, data };
 }
 
 function del(e: AgentEvent, first = e.seq): Delivered {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentEvent, EventType, Result, StageResult, TurnDetail } from '../types';
-import { applyEvent, applyEvents, fromDetail, stateOfResult } from './reducer';
+import { EventTypeValues } from '../generated';
+import { applyEvent, applyEvents, folds, fromDetail, stateOfResult, unrendered } from './reducer';
 import { emptyTurn, type NoteBlock, type ToolBlock } from './turnview';
 
 let seq = 0;
 function ev(type: EventType, data: unknown = {}, over: Partial<AgentEvent> = {}): AgentEvent {
   seq++;
-  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: `2025-01-01T00:00:0${seq % 10}.000Z`, type, phase: '', checkpoint: false, data, ...over };
+  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: `2025-01-01T00:00:0${seq % 10}.000Z`, type, phase: 'thinking', checkpoint: false, data, ...over };
 }
 
 function run(...evs: AgentEvent[]) {
@@ -14,6 +15,7 @@ function run(...evs: AgentEvent[]) {
 }
 
 const result = (over: Partial<Result> = {}): Result => ({
+  messages: null,
   steps_used: 1,
   tool_calls_used: 0,
   cancelled: false,
@@ -241,5 +243,22 @@ describe('fromDetail', () => {
   it('shows the error of a failed turn without events', () => {
     const v = fromDetail({ ...base, state: 'failed', messages: [], charts: [], plan: [], result: result({ ok: false, error: 'No model', error_source: 'llm' }) });
     expect(v.blocks).toEqual([{ kind: 'error', id: 't1:error', data: { source: 'llm', message: 'No model' } }]);
+  });
+});
+
+// The event types come from Go (backend/turn, generated into
+// generated.ts): a type added there fails here until the reducer folds it
+// or says in `unrendered` why the view leaves it out.
+describe('the reducer and the Go event types', () => {
+  it.each(EventTypeValues.filter((t) => !(t in unrendered)))('folds %s', (type) => {
+    expect(folds(type)).toBe(true);
+  });
+
+  it('leaves out only event types that exist, each with a reason, and folds none of them', () => {
+    for (const [type, why] of Object.entries(unrendered)) {
+      expect(EventTypeValues).toContain(type);
+      expect(why.length).toBeGreaterThan(20);
+      expect(folds(type as keyof typeof unrendered)).toBe(false);
+    }
   });
 });

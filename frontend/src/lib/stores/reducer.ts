@@ -8,6 +8,7 @@ import type {
   CompressedData,
   CritiqueData,
   ErrorData,
+  EventType,
   FinalAnswerData,
   GuardData,
   HandoffEndData,
@@ -40,8 +41,7 @@ export function applyEvent(view: TurnView, ev: AgentEvent): TurnView {
   const next: TurnView = { ...view, lastSeq: Math.max(view.lastSeq, ev.seq), loaded: true };
   if (!next.sessionId && ev.session_id) next.sessionId = ev.session_id;
   if (!next.startedAt && ev.at) next.startedAt = ev.at;
-  const handler = handlers[ev.type];
-  if (handler) handler(next, ev);
+  if (folds(ev.type)) handlers[ev.type as keyof typeof handlers](next, ev);
   return next;
 }
 
@@ -138,8 +138,22 @@ function withResult(v: TurnView, r: Result): TurnView {
 
 type Handler = (v: TurnView, ev: AgentEvent) => void;
 
+/**
+ * The event types the view deliberately does not fold, with why. Every
+ * other type of the generated list (EventTypeValues) has a handler: the
+ * type of handlers requires it, and reducer.test.ts checks it.
+ */
+export const unrendered = {
+  revision_completed: "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
+} as const satisfies Partial<Record<EventType, string>>;
+
+/** The event types the view folds. */
+export function folds(type: EventType): boolean {
+  return Object.hasOwn(handlers, type);
+}
+
 // Each handler changes the fresh copy it is given; blocks are replaced, never edited.
-const handlers: Partial<Record<AgentEvent['type'], Handler>> = {
+const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
   token(v, ev) {
     const text = data<TokenData>(ev).text ?? '';
     if (!text) return;
