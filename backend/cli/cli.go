@@ -5,7 +5,10 @@
 // (progress, errors) to Stderr. Errors are printed as their apperr message,
 // never as a panic or a stack trace. Exit codes: 0 ok, 1 failed, 2 usage,
 // 130 cancelled. --json output uses the same snake_case field names as the
-// events and results.
+// events and results. A command opens the database (and closes it); the
+// code that does the work takes only the store methods it uses, an
+// interface per command group declared beside it (sessionsStore, dbStore,
+// providerStore, runStore, ...).
 package cli
 
 import (
@@ -268,9 +271,18 @@ func openDBReadOnly(ctx context.Context, flagValue string, env Env) (*store.DB, 
 	return db, ExitOK
 }
 
+// orphanRecoverer marks interrupted the turns of processes that died
+// (store.DB.RecoverInterrupted): every command that opens the database
+// for writing does it first.
+type orphanRecoverer interface {
+	RecoverInterrupted(ctx context.Context) (int, error)
+}
+
+var _ orphanRecoverer = (*store.DB)(nil)
+
 // recoverOrphans marks interrupted the running turns whose process is
 // gone. A failure is reported and the command goes on: it can still read.
-func recoverOrphans(ctx context.Context, db *store.DB, env Env) {
+func recoverOrphans(ctx context.Context, db orphanRecoverer, env Env) {
 	// A damaged file is left alone (the notice said so).
 	if _, err := db.RecoverInterrupted(ctx); err != nil && apperr.CodeOf(err) != apperr.Damaged {
 		warn(env, "could not mark the turns of stopped processes as interrupted", err)

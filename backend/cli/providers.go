@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/secrets"
+	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 // cmdProviders manages the configured model servers, so scripts (and the
@@ -39,13 +40,37 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
+	f := providerFlags{asJSON: *asJSON, baseURL: *baseURL, kind: *kind, model: *model, keyEnv: *keyEnv, makeDefault: *makeDefault}
+	return providers(ctx, db, sub, pos, f, path, env)
+}
+
+// providerStore is what the providers commands use of the database.
+type providerStore interface {
+	ListProviders(ctx context.Context) ([]llm.Provider, error)
+	SaveProvider(ctx context.Context, p llm.Provider) error
+	DeleteProvider(ctx context.Context, name string) error
+	AppSettings(ctx context.Context) (store.AppSettings, error)
+	SaveAppSettings(ctx context.Context, st store.AppSettings) error
+}
+
+var _ providerStore = (*store.DB)(nil)
+
+// providerFlags are the flags of the providers commands.
+type providerFlags struct {
+	asJSON                       bool
+	baseURL, kind, model, keyEnv string
+	makeDefault                  bool
+}
+
+// providers runs a providers command on the database at dbPath.
+func providers(ctx context.Context, db providerStore, sub string, pos []string, f providerFlags, dbPath string, env Env) int {
 	switch sub {
 	case "list":
 		ps, err := db.ListProviders(ctx)
 		if err != nil {
 			return fail(env, err)
 		}
-		if *asJSON {
+		if f.asJSON {
 			if ps == nil {
 				ps = []llm.Provider{}
 			}
@@ -65,21 +90,21 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 		}
 		return ExitOK
 	case "add":
-		if len(pos) != 1 || *baseURL == "" {
+		if len(pos) != 1 || f.baseURL == "" {
 			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck providers add NAME --base-url URL [--model M] [--api-key-env VAR] [--default]")
 			return ExitUsage
 		}
-		p := llm.Provider{Name: pos[0], Kind: *kind, BaseURL: strings.TrimRight(*baseURL, "/"), DefaultModel: *model, Local: isLocalURL(*baseURL)}
-		if *model != "" {
-			p.Models = []string{*model}
+		p := llm.Provider{Name: pos[0], Kind: f.kind, BaseURL: strings.TrimRight(f.baseURL, "/"), DefaultModel: f.model, Local: isLocalURL(f.baseURL)}
+		if f.model != "" {
+			p.Models = []string{f.model}
 		}
-		if *keyEnv != "" {
-			key := env.Getenv(*keyEnv)
+		if f.keyEnv != "" {
+			key := env.Getenv(f.keyEnv)
 			if key == "" {
-				fmt.Fprintf(env.Stderr, "agentdeck: $%s is empty\n", *keyEnv)
+				fmt.Fprintf(env.Stderr, "agentdeck: $%s is empty\n", f.keyEnv)
 				return ExitUsage
 			}
-			sec, _ := secrets.Open(ctx, "agentdeck", filepath.Join(dataDir(path), "secrets.json"), quietLogger(env, path))
+			sec, _ := secrets.Open(ctx, "agentdeck", filepath.Join(dataDir(dbPath), "secrets.json"), quietLogger(env, dbPath))
 			p.APIKeyRef = "provider:" + p.Name
 			if err := sec.Set(ctx, p.APIKeyRef, key); err != nil {
 				return fail(env, err)
@@ -88,12 +113,12 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 		if err := db.SaveProvider(ctx, p); err != nil {
 			return fail(env, err)
 		}
-		if *makeDefault {
+		if f.makeDefault {
 			st, err := db.AppSettings(ctx)
 			if err != nil {
 				return fail(env, err)
 			}
-			st.DefaultProvider, st.DefaultModel = p.Name, firstNonEmpty(*model, st.DefaultModel)
+			st.DefaultProvider, st.DefaultModel = p.Name, firstNonEmpty(f.model, st.DefaultModel)
 			if err := db.SaveAppSettings(ctx, st); err != nil {
 				return fail(env, err)
 			}

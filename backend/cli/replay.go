@@ -65,6 +65,12 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	if code := connectMCP(ctx, eng, mcpf, env); code != ExitOK {
 		return code
 	}
+	return replayTurn(ctx, db, eng, orig, sess, *strict, *asJSON, env)
+}
+
+// replayTurn replays orig, a turn of sess, in a new session, compares the
+// two and prints how they compare.
+func replayTurn(ctx context.Context, db sessionWriter, eng *setup.Engine, orig store.TurnDetail, sess store.Session, strict, asJSON bool, env Env) int {
 	settings, _ := json.Marshal(map[string]string{"source_turn_id": orig.ID, "kind": "replay"})
 	copySess, err := db.CreateSession(ctx, store.Session{Title: fmt.Sprintf("Replay of %s #%d", sess.Title, orig.Seq), Model: orig.Model,
 		Workflow: orig.Workflow, Workspace: sess.Workspace, Settings: settings})
@@ -74,7 +80,7 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	var events []turn.Event
 	h, err := eng.Runner.Start(ctx, runner.Request{
 		SessionID: copySess.ID,
-		Replay:    &runner.Replay{TurnID: orig.ID, Strict: *strict},
+		Replay:    &runner.Replay{TurnID: orig.ID, Strict: strict},
 		Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {
 			events = append(events, e)
 			return nil
@@ -96,7 +102,7 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	rep.FinalTextMatch = res.FinalText == orig.FinalText
 	rep.EventsMatch = slices.Equal(eventTypes(orig.Events), eventTypes(events))
 	rep.Matched = rep.FinalTextMatch && rep.EventsMatch && len(rep.Divergences) == 0 && res.OK == (orig.State == store.StateCompleted)
-	if *asJSON {
+	if asJSON {
 		printJSON(env, rep)
 	} else {
 		printReplay(env, rep, orig.ID, res)

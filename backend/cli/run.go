@@ -84,10 +84,32 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		return fail(env, err)
 	}
 	defer eng.Close()
+	return runTurn(ctx, db, eng, f, prompt, mode, *force, env)
+}
 
+// runStore is what run uses of the database besides the engine: the
+// session the turn goes into.
+type runStore interface {
+	GetSession(ctx context.Context, id string) (store.Session, error)
+	sessionWriter
+}
+
+// sessionWriter makes the session a turn of run or replay goes into, and
+// deletes it again when the turn cannot start.
+type sessionWriter interface {
+	CreateSession(ctx context.Context, s store.Session) (store.Session, error)
+	DeleteSession(ctx context.Context, id string) error
+}
+
+var _ runStore = (*store.DB)(nil)
+
+// runTurn runs the prompt as a turn of the session --session names, or of
+// a new one, and prints it as it streams.
+func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, prompt string, mode llm.CaptureMode, force bool, env Env) int {
 	// A message that cannot be sent leaves no new session behind: check
 	// what can be checked first, and delete the session if Start refuses.
 	var sess store.Session
+	var err error
 	if f.session != "" {
 		if sess, err = db.GetSession(ctx, f.session); err != nil {
 			return fail(env, err)
@@ -131,7 +153,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		Sinks:     []turn.Sink{sink},
 		Attach:    f.attach,
 		Workspace: f.workspace,
-		Force:     *force,
+		Force:     force,
 	})
 	if err != nil {
 		if f.session == "" {
@@ -147,7 +169,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 }
 
 // newRunSession creates the session of a run, titled after the prompt.
-func newRunSession(ctx context.Context, db *store.DB, f runFlags, prompt string) (store.Session, error) {
+func newRunSession(ctx context.Context, db sessionWriter, f runFlags, prompt string) (store.Session, error) {
 	title := prompt
 	if len([]rune(title)) > 60 {
 		title = string([]rune(title)[:60]) + "…"

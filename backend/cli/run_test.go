@@ -16,18 +16,43 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/paths"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // syncBuffer is a bytes.Buffer safe to read while a command writes.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
+	// events, if set, is given every line written that is an event (the
+	// stdout of run --json), as it is written: a test waits for the
+	// event it needs there.
+	events *turntest.Recorder
+	line   []byte
 }
 
 func (s *syncBuffer) Write(p []byte) (int, error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+	n, err := s.b.Write(p)
+	var evs []turn.Event
+	if s.events != nil {
+		s.line = append(s.line, p...)
+		for {
+			i := bytes.IndexByte(s.line, '\n')
+			if i < 0 {
+				break
+			}
+			var e turn.Event
+			if json.Unmarshal(s.line[:i], &e) == nil && e.Type != "" {
+				evs = append(evs, e)
+			}
+			s.line = s.line[i+1:]
+		}
+	}
+	s.mu.Unlock()
+	for _, e := range evs {
+		s.events.Emit(e)
+	}
+	return n, err
 }
 
 func (s *syncBuffer) String() string {
@@ -78,6 +103,7 @@ func TestRunJSONStreamsEventsLineByLine(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	var text strings.Builder
+	var evs []turn.Event
 	for i, line := range lines {
 		var e turn.Event
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
@@ -90,18 +116,15 @@ func TestRunJSONStreamsEventsLineByLine(t *testing.T) {
 				t.Fatalf("line %d lacks %q", i, k)
 			}
 		}
-		if e.Seq != int64(i+1) {
-			t.Fatalf("line %d has seq %d", i, e.Seq)
-		}
 		if e.Type == turn.EventToken {
-			var d turn.TokenData
-			json.Unmarshal(e.Data, &d)
-			text.WriteString(d.Text)
+			text.WriteString(turntest.Data[turn.TokenData](t, e).Text)
 		}
+		evs = append(evs, e)
 	}
-	var last turn.Event
-	json.Unmarshal([]byte(lines[len(lines)-1]), &last)
-	if last.Type != turn.EventTurnCompleted || text.String() != "Four. It is two plus two." {
+	// Seq from 1 with no gap, one terminal event, turn_completed last.
+	turntest.Check(t, evs)
+	last := evs[len(evs)-1]
+	if text.String() != "Four. It is two plus two." {
 		t.Fatalf("last %s, text %q", last.Type, text.String())
 	}
 
@@ -125,13 +148,13 @@ func TestRunSIGINTStopsAndKeepsThePartialAnswer(t *testing.T) {
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(5000), Delay: time.Millisecond})
 	db := filepath.Join(t.TempDir(), "a.db")
 	signals := make(chan os.Signal, 1)
-	out := &syncBuffer{}
-	go func() {
-		for !strings.Contains(out.String(), "tok20 ") {
-			time.Sleep(2 * time.Millisecond)
+	// Ctrl+C once the 21st token has been printed.
+	var once sync.Once
+	out := &syncBuffer{events: &turntest.Recorder{OnEmit: func(e turn.Event) {
+		if e.Type == turn.EventToken && strings.Contains(string(e.Data), "tok20 ") {
+			once.Do(func() { signals <- os.Interrupt })
 		}
-		signals <- os.Interrupt
-	}()
+	}}}
 	start := time.Now()
 	r := agentdeck(t, db, srv.URL(), signals, out, "run", "--json", "Count forever")
 	t.Logf("exited %v after start", time.Since(start))

@@ -1,0 +1,154 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// turnReader reads one turn as far as it can be read (store.DB.ReadTurn):
+// turns show, and sessions show for each turn.
+type turnReader interface {
+	ReadTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)
+}
+
+var _ turnReader = (*store.DB)(nil)
+
+// TurnView is a turn as `sessions show` and `turns show` print it.
+type TurnView struct {
+	store.Turn
+	StepsUsed            int                `json:"steps_used"`
+	ToolCallsUsed        int                `json:"tool_calls_used"`
+	Cancelled            bool               `json:"cancelled"`
+	BudgetExhausted      bool               `json:"budget_exhausted"`
+	PlanSteps            []turn.PlanStep    `json:"plan_steps"`
+	PlanIncompleteReason string             `json:"plan_incomplete_reason"`
+	Error                string             `json:"error"`
+	FinalStageID         string             `json:"final_stage_id,omitempty"`
+	FinalNote            string             `json:"final_note,omitempty"`
+	Usage                any                `json:"usage"`
+	Stages               []turn.StageResult `json:"stages"`
+	Events               []turn.Event       `json:"events,omitempty"`
+	// Unreadable names the parts of the turn a damaged file did not give
+	// (messages, stages, events).
+	Unreadable []string `json:"unreadable,omitempty"`
+}
+
+func turnView(d store.TurnDetail) TurnView {
+	var r turn.Result
+	_ = jsonUnmarshal(d.Result, &r)
+	v := TurnView{Turn: d.Turn, StepsUsed: r.StepsUsed, ToolCallsUsed: r.ToolCallsUsed, Cancelled: d.State == store.StateCancelled,
+		BudgetExhausted: r.BudgetExhausted, PlanSteps: d.Plan, PlanIncompleteReason: r.PlanIncompleteReason, Error: r.Error,
+		FinalStageID: r.FinalStageID, FinalNote: r.FinalNote, Usage: r.Usage, Stages: d.Stages, Events: d.Events, Unreadable: d.Unreadable}
+	if v.Stages == nil {
+		v.Stages = []turn.StageResult{}
+	}
+	if v.PlanSteps == nil {
+		v.PlanSteps = []turn.PlanStep{}
+	}
+	return v
+}
+
+// answer is the turn's answer for people: its final text, or what it has
+// instead. It never shows another turn's text.
+func (v TurnView) answer() string {
+	switch {
+	case v.State == store.StateRunning:
+		return "(still running: the answer is not stored yet)"
+	case strings.TrimSpace(v.FinalText) != "":
+		return v.FinalText
+	case v.Error != "":
+		return "(no answer: " + v.Error + ")"
+	}
+	return "(no answer)"
+}
+
+// status is the turn's state, with how it ended when the state alone does
+// not say it: a limit with its numbers.
+func (v TurnView) status() string {
+	if v.Termination.Kind.IsLimit() {
+		return string(v.State) + " · " + v.Termination.Describe()
+	}
+	return string(v.State)
+}
+
+func cmdTurns(ctx context.Context, args []string, env Env) int {
+	if len(args) == 0 || args[0] != "show" {
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events]")
+		return ExitUsage
+	}
+	fs := newFlagSet("turns show", env)
+	dbFlag := dbFlagOf(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	events := fs.Bool("events", false, "include the event log")
+	pos, err := parseInterleaved(fs, args[1:])
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events]")
+		return ExitUsage
+	}
+	db, _, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	return turnsShow(ctx, db, pos[0], *asJSON, *events, env)
+}
+
+// turnsShow prints one turn, with its events if asked.
+func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events bool, env Env) int {
+	d, err := db.ReadTurn(ctx, id, events)
+	if err != nil {
+		return fail(env, err)
+	}
+	v := turnView(d)
+	code := ExitOK
+	if len(v.Unreadable) > 0 {
+		fmt.Fprintf(env.Stderr, "agentdeck: the turn's %s could not be read (damaged pages); shown is what could\n", strings.Join(v.Unreadable, " and "))
+		code = ExitFailed
+	}
+	if asJSON {
+		printJSON(env, v)
+		return code
+	}
+	fmt.Fprintf(env.Stdout, "turn %s (#%d in %s)\nstate %s · outcome %s · ended: %s\n> %s\n\n%s\n", v.ID, v.Seq, v.SessionID, v.State, firstNonEmpty(string(v.Outcome), "-"), ended(v), v.UserMessage, v.answer())
+	if v.FinalNote != "" {
+		fmt.Fprintf(env.Stdout, "note: %s\n", v.FinalNote)
+	}
+	if len(v.PlanSteps) > 0 {
+		fmt.Fprintln(env.Stdout, "plan:")
+		printPlan(env.Stdout, v.PlanSteps, "  ")
+	}
+	for _, s := range v.Stages {
+		fmt.Fprintf(env.Stdout, "stage %-14s %-10s %-9s %-28s %5d ms  %d in / %d out tokens\n", s.Name, s.Agent, s.Outcome, s.Termination.String(), s.Diagnostics.DurationMS, s.Diagnostics.Usage.InputTokens, s.Diagnostics.Usage.OutputTokens)
+	}
+	if events {
+		for _, e := range v.Events {
+			fmt.Fprintf(env.Stdout, "%5d %-18s %s\n", e.Seq, e.Type, clip(string(e.Data), 120))
+		}
+	}
+	return code
+}
+
+// ended says how the turn ended, "running" while it runs.
+func ended(v TurnView) string {
+	if v.State == store.StateRunning {
+		return "still running"
+	}
+	return v.Termination.Describe()
+}
+
+// printPlan prints a checklist, one step a line.
+func printPlan(w io.Writer, steps []turn.PlanStep, indent string) {
+	marks := map[string]string{"done": "[x]", "running": "[>]", "error": "[!]"}
+	for i, s := range steps {
+		m := marks[s.Status]
+		if m == "" {
+			m = "[ ]"
+		}
+		fmt.Fprintf(w, "%s%s %d. %s\n", indent, m, i+1, s.Title)
+	}
+}
