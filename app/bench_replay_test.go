@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
@@ -178,7 +179,7 @@ type benchRecorded struct {
 func benchRecordedRequests(b *testing.B, db *store.DB, sessionID string) []benchRecorded {
 	var out []benchRecorded
 	var buf bytes.Buffer
-	if err := db.Export(context.Background(), sessionID, store.ExportJSON, &buf, store.ExportOptions{Captures: true}); err != nil {
+	if err := export.Write(context.Background(), db, sessionID, export.JSON, &buf, export.Options{Captures: true}); err != nil {
 		b.Fatal(err)
 	}
 	var doc struct {
@@ -209,7 +210,7 @@ func benchRequestOf(b *testing.B, f llm.CanonicalForm) llm.Request {
 	for _, m := range f.Messages {
 		msg := llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, tc := range m.ToolCalls {
-			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Name, Arguments: tc.Arguments})
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall(tc))
 		}
 		req.Messages = append(req.Messages, msg)
 	}
