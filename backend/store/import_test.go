@@ -409,7 +409,7 @@ func importStoreWorkflowTurn(t *testing.T, db *DB, sessionID string) Turn {
 	return tr
 }
 
-func importExport(t *testing.T, db *DB, sessionID string, opts ExportOptions) []byte {
+func importExport(t *testing.T, db *DB, sessionID string, opts export.Options) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := export.Write(ctx, db, sessionID, export.JSON, &buf, opts); err != nil {
