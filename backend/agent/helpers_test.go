@@ -104,7 +104,7 @@ func waitFor(t *testing.T, ch <-chan string, what string) string {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(5 * time.Second):
+	case <-time.After(turntest.WaitTimeout): // a safety net for a hung test, not a measure
 		t.Fatalf("timed out waiting for %s", what)
 		return ""
 	}

@@ -140,15 +140,3 @@ func statusOf(t *testing.T, m *Manager, name string) ServerStatus {
 	t.Fatalf("no status for %q", name)
 	return ServerStatus{}
 }
-
-// eventually polls cond for up to 5s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}

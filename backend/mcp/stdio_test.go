@@ -3,12 +3,12 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +18,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/tool"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"golang.org/x/sys/unix"
 )
 
 // gone reports whether pid no longer exists: exited and reaped. A zombie
@@ -26,24 +27,29 @@ func gone(pid int) bool {
 	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 }
 
-// dead reports whether pid has exited, for a process that is not our child
-// and that our PID 1 may never reap: a zombie counts as dead.
-func dead(pid int) bool {
-	if gone(pid) {
-		return true
-	}
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// "pid (comm) state ...": comm may hold spaces, so look after the ')'.
-	rest := stat[bytes.LastIndexByte(stat, ')')+1:]
-	return len(rest) > 1 && rest[1] == 'Z'
-}
-
-func waitGone(t *testing.T, what string, pid int) {
+// waitExit blocks until pid has exited (a zombie counts), woken by the
+// kernel through a pidfd rather than by polling; only the test's own
+// timeout bounds it. That the manager also reaps its children is checked
+// after Close, which waits for them (TestStdioCloseLeavesNoProcess).
+func waitExit(t *testing.T, what string, pid int) {
 	t.Helper()
-	eventually(t, what+" is gone", func() bool { return gone(pid) })
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return // already exited and reaped
+	}
+	if err != nil {
+		t.Fatalf("watching %s (pid %d): %v", what, pid, err)
+	}
+	defer unix.Close(fd)
+	for {
+		_, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, -1)
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, unix.EINTR) {
+			t.Fatalf("waiting for %s (pid %d) to exit: %v", what, pid, err)
+		}
+	}
 }
 
 func TestStdioListsToolsWithPrefix(t *testing.T) {
@@ -190,7 +196,7 @@ func TestStdioCrashMidCall(t *testing.T) {
 	if st.Connected || !strings.Contains(st.Error, `server "a" exited (exit status 3`) || len(st.Tools) != 0 {
 		t.Errorf("status of a = %+v, want disconnected with the exit status", st)
 	}
-	waitGone(t, "the crashed server", p.get(t, "a"))
+	waitExit(t, "the crashed server", p.get(t, "a"))
 
 	// Its tools answer at once without calling anything.
 	if _, err := call(t, findTool(t, tools, "a__echo"), `{"text":"x"}`); err == nil || !strings.HasPrefix(err.Error(), `MCP server "a" exited (exit status 3`) || !strings.HasSuffix(err.Error(), `so "echo" cannot be used until it is reconnected`) {
@@ -224,7 +230,7 @@ func TestStdioCallTimeout(t *testing.T) {
 	if st := statusOf(t, m, "a"); st.Connected || st.Error != `server "a" stopped responding (a call to "slow" got no answer within 300ms)` {
 		t.Errorf("status of a = %+v", st)
 	}
-	waitGone(t, "the hung server", p.get(t, "a"))
+	waitExit(t, "the hung server", p.get(t, "a"))
 	if got, err := call(t, findTool(t, tools, "b__slow"), `{"ms":1}`); err != nil || got != "done" {
 		t.Errorf("b__slow = %q, %v", got, err)
 	}
@@ -236,12 +242,20 @@ func TestStdioCloseDuringCall(t *testing.T) {
 	connectOK(t, m, stdio("a"))
 	slow := findTool(t, m.Tools(), "a__slow")
 
+	started := filepath.Join(t.TempDir(), "started")
+	if err := unix.Mkfifo(started, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	errc := make(chan error, 1)
 	go func() {
-		_, err := slow.Execute(context.Background(), []byte(`{"ms":20000}`))
+		_, err := slow.Execute(context.Background(), fmt.Appendf(nil, `{"ms":20000,"started":%q}`, started))
 		errc <- err
 	}()
-	time.Sleep(200 * time.Millisecond) // let the call reach the server
+	// The server opens the pipe once the call reaches it: reading blocks
+	// until then.
+	if _, err := os.ReadFile(started); err != nil {
+		t.Fatal(err)
+	}
 
 	start := time.Now()
 	if err := m.Close(); err != nil {
@@ -328,7 +342,7 @@ func TestStdioHangingStart(t *testing.T) {
 	if !sts[0].Connected {
 		t.Errorf("the good server did not connect: %+v", sts[0])
 	}
-	waitGone(t, "the mute server", p.get(t, "mute"))
+	waitExit(t, "the mute server", p.get(t, "mute"))
 }
 
 func TestStdioCloseLeavesNoProcess(t *testing.T) {
@@ -384,7 +398,7 @@ func TestStdioCloseEscalates(t *testing.T) {
 	if !gone(p.get(t, "stubborn")) {
 		t.Error("the server survived Close")
 	}
-	eventually(t, "the server's own child is dead", func() bool { return dead(child) })
+	waitExit(t, "the server's own child", child)
 }
 
 func TestStdioDisabledAndReconnect(t *testing.T) {

@@ -37,6 +37,9 @@ type addArgs struct {
 
 type slowArgs struct {
 	MS int `json:"ms" jsonschema:"how long to take, in milliseconds"`
+	// Started, when set, names a pipe the call writes a line to once it
+	// has begun, so a test can wait for it to reach the server.
+	Started string `json:"started,omitempty"`
 }
 
 type imageArgs struct {
@@ -87,6 +90,11 @@ func main() {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "slow", Description: "Take a while."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in slowArgs) (*mcp.CallToolResult, any, error) {
+			if in.Started != "" {
+				if err := os.WriteFile(in.Started, []byte("started\n"), 0o600); err != nil {
+					return nil, nil, err
+				}
+			}
 			select {
 			case <-time.After(time.Duration(in.MS) * time.Millisecond):
 				return text("done"), nil, nil
