@@ -43,24 +43,80 @@ const (
 	KindCustom     = "custom"
 )
 
+// presets is every kind of server Agentdeck knows, local ones first: what
+// a new provider of that kind starts with, and what it is called and how it
+// is started when it must be named in an error. Adding a preset is one
+// entry here (and its Kind constant); the settings, onboarding, validation
+// and the "is not running" errors all read this table.
+var presets = []preset{
+	{Provider{Name: "ollama", Kind: KindOllama, BaseURL: "http://127.0.0.1:11434/v1", Local: true},
+		"Ollama", "start it with `ollama serve`"},
+	{Provider{Name: "lmstudio", Kind: KindLMStudio, BaseURL: "http://127.0.0.1:1234/v1", Local: true},
+		"LM Studio", "start the server in LM Studio's Developer tab or with `lms server start`"},
+	{Provider{Name: "llamacpp", Kind: KindLlamaCpp, BaseURL: "http://127.0.0.1:8080/v1", Local: true},
+		"llama.cpp", "start it with `llama-server -m <model.gguf> --port 8080`"},
+	{Provider{Name: "vllm", Kind: KindVLLM, BaseURL: "http://127.0.0.1:8000/v1", Local: true},
+		"vLLM", "start it with `vllm serve <model>`"},
+	{Provider{Name: "openai", Kind: KindOpenAI, BaseURL: "https://api.openai.com/v1", NeedsKey: true},
+		"OpenAI", ""},
+	{Provider{Name: "openrouter", Kind: KindOpenRouter, BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true},
+		"OpenRouter", ""},
+	{Provider{Name: "groq", Kind: KindGroq, BaseURL: "https://api.groq.com/openai/v1", NeedsKey: true},
+		"Groq", ""},
+}
+
+// customPreset is a server of no known kind: the user gives its URL.
+var customPreset = preset{Provider{Name: "custom", Kind: KindCustom}, "Custom", ""}
+
+// preset is one known kind of server.
+type preset struct {
+	// Provider is a new provider of this kind. Local ones are hosted on
+	// the loopback interface at their default port; the others are only
+	// reachable over https.
+	Provider
+	label string
+	// start tells a person how to start a local server.
+	start string
+}
+
 // Presets returns a fresh list of the known servers, local ones first.
 // Callers may modify the result.
 func Presets() []Provider {
-	return []Provider{
-		{Name: "ollama", Kind: KindOllama, BaseURL: "http://127.0.0.1:11434/v1", Local: true},
-		{Name: "lmstudio", Kind: KindLMStudio, BaseURL: "http://127.0.0.1:1234/v1", Local: true},
-		{Name: "llamacpp", Kind: KindLlamaCpp, BaseURL: "http://127.0.0.1:8080/v1", Local: true},
-		{Name: "vllm", Kind: KindVLLM, BaseURL: "http://127.0.0.1:8000/v1", Local: true},
-		{Name: "openai", Kind: KindOpenAI, BaseURL: "https://api.openai.com/v1", NeedsKey: true},
-		{Name: "openrouter", Kind: KindOpenRouter, BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true},
-		{Name: "groq", Kind: KindGroq, BaseURL: "https://api.groq.com/openai/v1", NeedsKey: true},
+	out := make([]Provider, len(presets))
+	for i, p := range presets {
+		out[i] = p.Provider
 	}
+	return out
+}
+
+// presetOf returns the preset of kind k, and false for an unknown kind.
+func presetOf(k string) (preset, bool) {
+	if k == KindCustom {
+		return customPreset, true
+	}
+	for _, p := range presets {
+		if p.Kind == k {
+			return p, true
+		}
+	}
+	return preset{}, false
+}
+
+// kinds lists the known kinds for an error message: "openai, ollama, ...
+// or custom".
+func kinds() string {
+	var names []string
+	for _, p := range presets {
+		names = append(names, p.Kind)
+	}
+	return strings.Join(names, ", ") + " or " + KindCustom
 }
 
 // KindLabel returns the display name of a provider kind, e.g. "LM Studio"
 // for "lmstudio", or "" for an unknown kind.
 func KindLabel(kind string) string {
-	return kindInfo(kind).label
+	p, _ := presetOf(kind)
+	return p.label
 }
 
 const maxProviderName = 64
@@ -82,10 +138,9 @@ func (p Provider) Validate() error {
 			"The provider name %q is not valid: use up to %d lowercase letters, digits, '-' or '_', starting with a letter or digit.",
 			p.Name, maxProviderName)
 	}
-	info := kindInfo(p.Kind)
-	if info.label == "" {
-		return apperr.New(apperr.Invalid,
-			"The provider kind %q is unknown: use one of openai, ollama, lmstudio, llamacpp, vllm, openrouter, groq or custom.", p.Kind)
+	info, ok := presetOf(p.Kind)
+	if !ok {
+		return apperr.New(apperr.Invalid, "The provider kind %q is unknown: use one of %s.", p.Kind, kinds())
 	}
 	if p.BaseURL == "" {
 		return apperr.New(apperr.Invalid, "The provider %q needs a base URL, such as http://127.0.0.1:11434/v1.", p.Name)
@@ -94,7 +149,7 @@ func (p Provider) Validate() error {
 	if msg != "" {
 		return apperr.New(apperr.Invalid, "%s", msg)
 	}
-	if info.hosted && u.Scheme != "https" {
+	if info.Kind != KindCustom && !info.Local && u.Scheme != "https" {
 		return apperr.New(apperr.Invalid, "%s is only served over https: the base URL must start with https://.", info.label)
 	}
 	for _, m := range p.Models {
@@ -161,39 +216,4 @@ func looksLikeKey(s string) bool {
 		}
 	}
 	return false
-}
-
-// presetKind describes a preset for validation and error messages.
-type presetKind struct {
-	label string
-	// hosted kinds are only reachable over https.
-	hosted bool
-	// start tells a person how to start a local server.
-	start string
-	// port is the preset's default port on the loopback interface.
-	port string
-}
-
-func kindInfo(k string) presetKind {
-	switch k {
-	case KindOpenAI:
-		return presetKind{label: "OpenAI", hosted: true}
-	case KindOpenRouter:
-		return presetKind{label: "OpenRouter", hosted: true}
-	case KindGroq:
-		return presetKind{label: "Groq", hosted: true}
-	case KindOllama:
-		return presetKind{label: "Ollama", port: "11434", start: "start it with `ollama serve`"}
-	case KindLMStudio:
-		return presetKind{label: "LM Studio", port: "1234",
-			start: "start the server in LM Studio's Developer tab or with `lms server start`"}
-	case KindLlamaCpp:
-		return presetKind{label: "llama.cpp", port: "8080",
-			start: "start it with `llama-server -m <model.gguf> --port 8080`"}
-	case KindVLLM:
-		return presetKind{label: "vLLM", port: "8000", start: "start it with `vllm serve <model>`"}
-	case KindCustom:
-		return presetKind{label: "Custom"}
-	}
-	return presetKind{}
 }

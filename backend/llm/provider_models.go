@@ -163,17 +163,16 @@ type modelServer struct {
 // the preset's port, hosted ones by their host name.
 func describeServer(u *url.URL) modelServer {
 	shown := u.String()
-	for _, p := range Presets() {
+	for _, p := range presets {
 		pu, err := url.Parse(p.BaseURL)
 		if err != nil {
 			continue
 		}
-		info := kindInfo(p.Kind)
 		if p.Local && isLoopbackHost(u.Hostname()) && u.Port() == pu.Port() {
-			return modelServer{name: info.label + " at " + shown, start: info.start}
+			return modelServer{name: p.label + " at " + shown, start: p.start}
 		}
 		if !p.Local && strings.EqualFold(u.Hostname(), pu.Hostname()) {
-			return modelServer{name: info.label + " at " + shown}
+			return modelServer{name: p.label + " at " + shown}
 		}
 	}
 	return modelServer{name: "The server at " + shown}

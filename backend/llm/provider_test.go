@@ -29,6 +29,13 @@ func TestPresets(t *testing.T) {
 			if KindLabel(p.Kind) == "" {
 				t.Errorf("kind %q has no label", p.Kind)
 			}
+			// A local server's "is not running" error says how to start it.
+			if pre, _ := presetOf(p.Kind); p.Local && pre.start == "" {
+				t.Errorf("local kind %q does not say how to start it", p.Kind)
+			}
+			if !strings.Contains(Provider{Name: "x", Kind: "nope"}.Validate().Error(), p.Kind) {
+				t.Errorf("the unknown-kind error does not offer %q", p.Kind)
+			}
 		})
 	}
 	if len(presets) != 7 {
