@@ -112,35 +112,46 @@ func (w *walker) nextRowid(ctx context.Context, probe string, from int64) (next 
 	if err != nil || ok {
 		return n, f, true, err
 	}
+	next, found, _, err = seekReadable(from, try)
+	return next, found, false, err
+}
+
+// seekReadable finds the first position after from at which try can
+// read, by doubling the step from from until a try reads and then halving
+// the stretch between the last that could not and the first that could.
+// It returns what that try found; ok is false when nothing up to MaxInt64
+// can be read, and all its results are zero when err is not nil.
+func seekReadable[K any](from int64, try func(int64) (ok bool, next K, found bool, err error)) (next K, found, ok bool, err error) {
+	var zero K
 	lo, hi := from, int64(0)
 	for step := int64(1); ; step *= 2 {
 		x := ahead(from, step)
-		ok, n, f, err := try(x)
+		good, n, f, err := try(x)
 		if err != nil {
-			return 0, false, false, err
+			return zero, false, false, err
 		}
-		if ok {
+		if good {
 			hi, next, found = x, n, f
 			break
 		}
 		if x == math.MaxInt64 {
-			return 0, false, false, nil
+			return zero, false, false, nil
 		}
 		lo = x
 	}
 	for lo+1 < hi {
 		mid := middle(lo, hi)
-		ok, n, f, err := try(mid)
+		good, n, f, err := try(mid)
 		if err != nil {
-			return 0, false, false, err
+			return zero, false, false, err
 		}
-		if ok {
+		if good {
 			hi, next, found = mid, n, f
 		} else {
 			lo = mid
 		}
 	}
-	return next, found, false, nil
+	return next, found, true, nil
 }
 
 // ahead is from+step, or MaxInt64 when that is past it (or the doubled
@@ -265,36 +276,14 @@ func (w *walker) nextPair(ctx context.Context, from pairKey) (next pairKey, foun
 		return n, f, true, err
 	}
 	// Within from.k1: the same doubling and halving as nextRowid.
-	lo, hi, ok := from.k2, int64(0), false
-	for step := int64(1); ; step *= 2 {
-		x := ahead(from.k2, step)
-		good, n, f, err := try(pairKey{from.k1, x})
-		if err != nil {
-			return next, false, false, err
-		}
-		if good {
-			hi, next, found, ok = x, n, f, true
-			break
-		}
-		if x == math.MaxInt64 {
-			break
-		}
-		lo = x
+	n, f, ok, err := seekReadable(from.k2, func(k2 int64) (bool, pairKey, bool, error) {
+		return try(pairKey{from.k1, k2})
+	})
+	if err != nil {
+		return next, false, false, err
 	}
 	if ok {
-		for lo+1 < hi {
-			mid := middle(lo, hi)
-			good, n, f, err := try(pairKey{from.k1, mid})
-			if err != nil {
-				return next, false, false, err
-			}
-			if good {
-				hi, next, found = mid, n, f
-			} else {
-				lo = mid
-			}
-		}
-		return next, found, false, nil
+		return n, f, false, nil
 	}
 	for _, p := range w.parents {
 		if p <= from.k1 {
