@@ -60,14 +60,12 @@ func (w *walker) byRowid(ctx context.Context, fn func([]any) error) error {
 			}
 			from = last + 1
 		}
-		if err == nil && n < walkBatch {
-			return nil
+		stop, damaged, err := w.batchEnd(n, err)
+		if stop {
+			return err
 		}
-		if err == nil {
+		if !damaged {
 			continue
-		}
-		if !isCorrupt(err) {
-			return w.failed(err)
 		}
 		next, found, direct, err := w.nextRowid(ctx, probe, from)
 		switch {
@@ -97,16 +95,8 @@ func (w *walker) byRowid(ctx context.Context, fn func([]any) error) error {
 // itself could be probed.
 func (w *walker) nextRowid(ctx context.Context, probe string, from int64) (next int64, found, direct bool, err error) {
 	try := func(x int64) (ok bool, next int64, found bool, err error) {
-		err = w.src.reader.QueryRowContext(ctx, probe, x).Scan(&next)
-		switch {
-		case err == nil:
-			return true, next, true, nil
-		case errors.Is(err, sql.ErrNoRows):
-			return true, 0, false, nil
-		case isCorrupt(err):
-			return false, 0, false, nil
-		}
-		return false, 0, false, w.failed(err)
+		ok, found, err = w.probed(w.src.reader.QueryRowContext(ctx, probe, x).Scan(&next))
+		return ok, next, found, err
 	}
 	ok, n, f, err := try(from)
 	if err != nil || ok {
@@ -194,14 +184,12 @@ func (w *walker) byPair(ctx context.Context, fn func([]any) error) error {
 		if n > 0 {
 			from = last.succ()
 		}
-		if err == nil && n < walkBatch {
-			return nil
+		stop, damaged, err := w.batchEnd(n, err)
+		if stop {
+			return err
 		}
-		if err == nil {
+		if !damaged {
 			continue
-		}
-		if !isCorrupt(err) {
-			return w.failed(err)
 		}
 		next, found, direct, err := w.nextPair(ctx, from)
 		switch {
@@ -261,16 +249,8 @@ func (w *walker) nextPair(ctx context.Context, from pairKey) (next pairKey, foun
 	k1, k2 := quoteIdent(w.keys[0]), quoteIdent(w.keys[1])
 	probe := fmt.Sprintf(`SELECT %s, %s FROM %s WHERE (%s, %s) >= (?, ?) ORDER BY %s, %s LIMIT 1`, k1, k2, quoteIdent(w.table), k1, k2, k1, k2)
 	try := func(at pairKey) (ok bool, next pairKey, found bool, err error) {
-		err = w.src.reader.QueryRowContext(ctx, probe, at.k1, at.k2).Scan(&next.k1, &next.k2)
-		switch {
-		case err == nil:
-			return true, next, true, nil
-		case errors.Is(err, sql.ErrNoRows):
-			return true, next, false, nil
-		case isCorrupt(err):
-			return false, next, false, nil
-		}
-		return false, next, false, w.failed(err)
+		ok, found, err = w.probed(w.src.reader.QueryRowContext(ctx, probe, at.k1, at.k2).Scan(&next.k1, &next.k2))
+		return ok, next, found, err
 	}
 	if ok, n, f, err := try(from); err != nil || ok {
 		return n, f, true, err
@@ -340,6 +320,33 @@ func (w *walker) batch(ctx context.Context, q string, args []any, ncols int, fn 
 		}
 	}
 	return n, rows.Err()
+}
+
+// batchEnd says how a batch of n rows that ended with err leaves the walk:
+// stop it (err is nil when the table is read through), or go on, from a
+// readable key found past the damage when damaged.
+func (w *walker) batchEnd(n int, err error) (stop, damaged bool, _ error) {
+	switch {
+	case err == nil:
+		return n < walkBatch, false, nil
+	case isCorrupt(err):
+		return false, true, nil
+	}
+	return true, false, w.failed(err)
+}
+
+// probed says what a probe that ended with err (from Scan) found: ok when
+// its page could be read, found when a key was there to read.
+func (w *walker) probed(err error) (ok, found bool, _ error) {
+	switch {
+	case err == nil:
+		return true, true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return true, false, nil
+	case isCorrupt(err):
+		return false, false, nil
+	}
+	return false, false, w.failed(err)
 }
 
 // failed is the walk's error for a failure that is not damage.
