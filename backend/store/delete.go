@@ -68,20 +68,7 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 }
 
 func sessionRecordings(ctx context.Context, tx *sql.Tx, sessionID string) ([]int64, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT tc.recording_id FROM turn_calls tc JOIN turns t ON t.id = tc.turn_id WHERE t.session_id = ?`, sessionID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	return ids, rows.Err()
+	return queryColumn[int64](ctx, tx, `SELECT DISTINCT tc.recording_id FROM turn_calls tc JOIN turns t ON t.id = tc.turn_id WHERE t.session_id = ?`, sessionID)
 }
 
 // deleteUnusedRecordings deletes those of ids that no turn uses any more.

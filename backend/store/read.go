@@ -337,21 +337,8 @@ func (db *DB) History(ctx context.Context, sessionID string, beforeSeq int) ([]l
 // sessions on it. lost is how many the index lists that could not be read.
 func (db *DB) ReadSessions(ctx context.Context) (sessions []Session, lost int, err error) {
 	const doing = "listing sessions"
-	rows, err := db.reader.QueryContext(ctx, `SELECT rowid FROM sessions INDEXED BY sessions_updated ORDER BY updated_at DESC, id DESC`)
+	ids, err := queryColumn[int64](ctx, db.reader, `SELECT rowid FROM sessions INDEXED BY sessions_updated ORDER BY updated_at DESC, id DESC`)
 	if err != nil {
-		return nil, 0, readError(err, doing)
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, 0, readError(err, doing)
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, 0, readError(err, doing)
 	}
 	for _, id := range ids {

@@ -96,20 +96,7 @@ func (s *salvager) commonColumns(ctx context.Context, table string) ([]string, e
 }
 
 func tableColumns(ctx context.Context, q *sql.DB, table string) ([]string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT name FROM pragma_table_info(?)`, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			return nil, err
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return queryColumn[string](ctx, q, `SELECT name FROM pragma_table_info(?)`, table)
 }
 
 // pairKey returns a WITHOUT ROWID table's primary key when it is a text

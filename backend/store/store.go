@@ -269,3 +269,24 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	}
 	return db, nil
 }
+
+// queryColumn runs a query that selects one column and returns its values
+// in the order the rows came, nil when there were none.
+func queryColumn[T any](ctx context.Context, q interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
