@@ -103,24 +103,17 @@ func (im *importer) survey(ctx context.Context) (Table, error) {
 		return Table{}, err
 	}
 	var inf []inferrer
-	var n int64
-	for {
-		row, err := rr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return Table{}, err
-		}
-		if n++; n%4096 == 0 && ctx.Err() != nil {
-			return Table{}, cancelled(ctx, im.name)
-		}
+	n, err := eachRow(ctx, rr, im.name, func(_ int64, row []string) error {
 		for len(inf) < len(row) {
 			inf = append(inf, inferrer{})
 		}
 		for i, v := range row {
 			inf[i].add(v)
 		}
+		return nil
+	})
+	if err != nil {
+		return Table{}, err
 	}
 	if ctx.Err() != nil {
 		return Table{}, cancelled(ctx, im.name)
@@ -255,23 +248,11 @@ func (d *DB) insertRows(ctx context.Context, tx *sql.Tx, t Table, rr rowReader) 
 	}
 	defer ins.Close()
 	args := make([]any, len(t.Columns))
-	var n int64
-	for {
-		row, err := rr.next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return err
-		}
-		n++
+	n, err := eachRow(ctx, rr, t.Source, func(n int64, row []string) error {
 		if d.importHook != nil {
 			if err := d.importHook(n); err != nil {
 				return err
 			}
-		}
-		if n%4096 == 0 && ctx.Err() != nil {
-			return cancelled(ctx, t.Source)
 		}
 		for i, c := range t.Columns {
 			v := ""
@@ -283,6 +264,10 @@ func (d *DB) insertRows(ctx context.Context, tx *sql.Tx, t Table, rr rowReader) 
 		if _, err := ins.ExecContext(bg, args...); err != nil {
 			return loadError(ctx, t.Source, err)
 		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	if n != t.Rows {
 		return badFile(t.Source, "the file changed while it was being read. Attach it again.")

@@ -2,6 +2,7 @@ package data
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -21,6 +22,29 @@ import (
 type rowReader interface {
 	next() ([]string, error) // io.EOF after the last row
 	columns() []string       // the raw column names seen so far
+}
+
+// eachRow hands fn every row of rr with its number (from 1) and returns how
+// many there were. Every 4096 rows it stops, before that row, with the
+// file's cancelled error if ctx is done; an error from rr or fn stops it
+// too.
+func eachRow(ctx context.Context, rr rowReader, name string, fn func(n int64, row []string) error) (int64, error) {
+	var n int64
+	for {
+		row, err := rr.next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, err
+		}
+		if n++; n%4096 == 0 && ctx.Err() != nil {
+			return n, cancelled(ctx, name)
+		}
+		if err := fn(n, row); err != nil {
+			return n, err
+		}
+	}
 }
 
 // csvRows reads delimited text with a header row.
