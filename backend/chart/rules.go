@@ -110,30 +110,38 @@ func isRemoteKey(k string) bool {
 // make the UI load or link to outside content.
 func checkNoRemote(obj map[string]any) error {
 	var found [][]string
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, child := range v {
-				p := append(path, k)
-				if isRemoteKey(k) {
-					found = append(found, slices.Clone(p))
-					continue
-				}
-				walk(child, p)
-			}
-		case []any:
-			for i, child := range v {
-				walk(child, append(path, strconv.Itoa(i)))
-			}
+	walkKeys(obj, nil, func(path []string, _ any) bool {
+		if isRemoteKey(path[len(path)-1]) {
+			found = append(found, slices.Clone(path))
+			return false
 		}
-	}
-	walk(obj, nil)
+		return true
+	})
 	if len(found) == 0 {
 		return nil
 	}
 	slices.SortFunc(found, func(a, b []string) int { return strings.Compare(pointer(a), pointer(b)) })
 	return invalid("%s%s", remoteMessage(found[0]), more(len(found)-1, "place"))
+}
+
+// walkKeys calls visit with the path of every key of every object in v (a
+// spec decoded from JSON), depth first, array items named by their index;
+// path is where v is. It goes into a key's value only when visit returns
+// true. The path visit gets is reused after it returns: clone it to keep it.
+func walkKeys(v any, path []string, visit func(path []string, child any) bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, child := range v {
+			p := append(path, k)
+			if visit(p, child) {
+				walkKeys(child, p, visit)
+			}
+		}
+	case []any:
+		for i, child := range v {
+			walkKeys(child, append(path, strconv.Itoa(i)), visit)
+		}
+	}
 }
 
 func remoteMessage(path []string) string {
@@ -220,37 +228,26 @@ func resolveData(obj map[string]any, ds Datasets) (map[string][]map[string]any, 
 // scanData finds the data objects of every view and lookup in the spec. It
 // does not look inside rows, where "data" is just a column name.
 func scanData(obj map[string]any) (sources []rowSource, refs []dataRef, problems []string) {
-	var walk func(v any, path []string)
-	walk = func(v any, path []string) {
-		switch v := v.(type) {
-		case map[string]any:
-			for k, child := range v {
-				p := append(path, k)
-				switch {
-				case k == "data":
-					src, ref, problem := checkData(child, pointer(p))
-					if src != nil {
-						sources = append(sources, *src)
-					}
-					if ref != nil {
-						refs = append(refs, *ref)
-					}
-					if problem != "" {
-						problems = append(problems, problem)
-					}
-				case k == "datasets" && len(path) == 0:
-					// Rows; counted by the caller.
-				default:
-					walk(child, p)
-				}
+	walkKeys(obj, nil, func(path []string, child any) bool {
+		switch k := path[len(path)-1]; {
+		case k == "data":
+			src, ref, problem := checkData(child, pointer(path))
+			if src != nil {
+				sources = append(sources, *src)
 			}
-		case []any:
-			for i, child := range v {
-				walk(child, append(path, strconv.Itoa(i)))
+			if ref != nil {
+				refs = append(refs, *ref)
 			}
+			if problem != "" {
+				problems = append(problems, problem)
+			}
+			return false
+		case k == "datasets" && len(path) == 1:
+			// Rows; counted by the caller.
+			return false
 		}
-	}
-	walk(obj, nil)
+		return true
+	})
 	slices.SortFunc(refs, func(a, b dataRef) int { return strings.Compare(a.at, b.at) })
 	return sources, refs, problems
 }
