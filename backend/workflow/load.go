@@ -255,27 +255,27 @@ func expandedSize(body ast.Node, limit int) int {
 			}
 			return most
 		case *ast.MappingNode:
-			total := 1
-			for _, mv := range v.Values {
-				if total += size(mv); total > limit {
-					break
-				}
-			}
-			return total
+			return collectionSize(v.Values, size, limit)
 		case *ast.MappingValueNode:
 			return size(v.Key) + size(v.Value)
 		case *ast.SequenceNode:
-			total := 1
-			for _, e := range v.Values {
-				if total += size(e); total > limit {
-					break
-				}
-			}
-			return total
+			return collectionSize(v.Values, size, limit)
 		}
 		return 1
 	}
 	return size(body)
+}
+
+// collectionSize is expandedSize's count for a mapping or a sequence: one
+// for the node and the sizes of its items, stopping once it passes limit.
+func collectionSize[N ast.Node](items []N, size func(ast.Node) int, limit int) int {
+	total := 1
+	for _, it := range items {
+		if total += size(it); total > limit {
+			break
+		}
+	}
+	return total
 }
 
 // yamlProblem turns a go-yaml error into a problem at its token.
