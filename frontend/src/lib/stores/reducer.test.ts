@@ -62,6 +62,22 @@ describe('applyEvent', () => {
     expect(w.blocks[0]).toMatchObject({ status: 'error', error: 'denied' });
   });
 
+  it('pairs a result with its call by parent_id when a model reuses call ids', () => {
+    // Local models often number calls per reply: two steps both call "call_0".
+    const first = ev('tool_call', { call_id: 'call_0', name: 'list', args: {} });
+    const second = ev('tool_call', { call_id: 'call_0', name: 'read', args: {} });
+    const v = run(
+      first,
+      second,
+      ev('tool_result', { call_id: 'call_0', name: 'list', output: 'a.txt', duration_ms: 1 }, { parent_id: first.id }),
+      ev('guard_triggered', { guard: 'approval', blocked: false, reason: 'ok' }, { parent_id: first.id }),
+    );
+    expect(v.blocks).toHaveLength(2);
+    expect(v.blocks[0]).toMatchObject({ name: 'list', status: 'ok', output: 'a.txt' });
+    expect((v.blocks[0] as ToolBlock).guards).toHaveLength(1);
+    expect(v.blocks[1]).toMatchObject({ name: 'read', status: 'running' });
+  });
+
   it('adds a tool card for a result without a call (refused before it ran)', () => {
     const v = run(ev('tool_error', { call_id: 'c9', name: 'rm', error: 'blocked', duration_ms: 0 }));
     expect(v.blocks[0]).toMatchObject({ kind: 'tool', name: 'rm', status: 'error' });
@@ -242,7 +258,7 @@ describe('fromDetail', () => {
 
   it('shows the error of a failed turn without events', () => {
     const v = fromDetail({ ...base, state: 'failed', messages: [], charts: [], plan: [], result: result({ ok: false, error: 'No model', error_source: 'llm' }) });
-    expect(v.blocks).toEqual([{ kind: 'error', id: 't1:error', data: { source: 'llm', message: 'No model' } }]);
+    expect(v.blocks).toEqual([{ kind: 'error', id: 't1:error', stageId: '', data: { source: 'llm', message: 'No model' } }]);
   });
 });
 

@@ -26,6 +26,7 @@ import type {
   StageStartData,
   StepEndData,
   StepStartData,
+  ThinkEndData,
   TokenData,
   ToolCallData,
   ToolErrorData,
@@ -80,10 +81,10 @@ export function fromDetail(d: TurnDetail): TurnView {
     if (v.plan.length === 0 && (d.plan?.length ?? 0) > 0) v = { ...v, plan: d.plan ?? [] };
   } else {
     v = { ...v, blocks: blocksFromMessages(d.messages ?? []), lastSeq: d.last_seq };
-    if ((d.plan?.length ?? 0) > 0) v.blocks = [{ kind: 'plan', id: `${d.id}:plan` }, ...v.blocks];
-    for (const c of d.charts ?? []) v.blocks.push({ kind: 'chart', id: c.event_id, title: c.title, spec: c.spec });
+    if ((d.plan?.length ?? 0) > 0) v.blocks = [{ kind: 'plan', id: `${d.id}:plan`, stageId: '' }, ...v.blocks];
+    for (const c of d.charts ?? []) v.blocks.push({ kind: 'chart', id: c.event_id, stageId: '', title: c.title, spec: c.spec });
     if (d.state === 'failed' && d.result?.error) {
-      v.blocks.push({ kind: 'error', id: `${d.id}:error`, data: { source: d.result.error_source ?? 'internal', message: d.result.error } });
+      v.blocks.push({ kind: 'error', id: `${d.id}:error`, stageId: '', data: { source: d.result.error_source ?? 'internal', message: d.result.error } });
     }
     if (d.result) v = withResult(v, d.result);
   }
@@ -163,12 +164,16 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
     } else {
       v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `t${ev.seq}`, stageId: ev.stage_id, text }];
     }
+    v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
   },
   think_start(v) {
     v.thinking = true;
   },
-  think_end(v) {
+  think_end(v, ev) {
+    const d = data<ThinkEndData>(ev);
     v.thinking = false;
+    // The call's exact counts replace the estimate of what it streamed.
+    v.live = { inputTokens: v.live.inputTokens + (d.prompt_tokens ?? 0), outputTokens: v.live.outputTokens + (d.completion_tokens ?? 0), streamingChars: 0 };
   },
   tool_call(v, ev) {
     const d = data<ToolCallData>(ev);
@@ -184,7 +189,7 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
   },
   guard_triggered(v, ev) {
     const d = data<GuardData>(ev);
-    const idx = v.blocks.findIndex((b) => b.kind === 'tool' && b.id === ev.parent_id);
+    const idx = toolOf(v.blocks, ev, '');
     if (idx >= 0) {
       const b = v.blocks[idx] as ToolBlock;
       v.blocks = replaceAt(v.blocks, idx, { ...b, guards: [...b.guards, d] });
@@ -194,12 +199,12 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
   },
   plan_generated(v, ev) {
     v.plan = (data<PlanData>(ev).steps ?? []).map((s) => ({ ...s, status: s.status || 'pending' }));
-    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}` }];
+    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
   },
   step_start(v, ev) {
     const d = data<StepStartData>(ev);
     setStep(v, d.step_index, 'running', d.description);
-    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}` }];
+    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
   },
   step_end(v, ev) {
     const d = data<StepEndData>(ev);
@@ -243,13 +248,13 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
   },
   chart(v, ev) {
     const d = data<ChartData>(ev);
-    v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, title: d.title ?? '', spec: d.spec }];
+    v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, stageId: ev.stage_id, title: d.title ?? '', spec: d.spec }];
   },
   stage_start(v, ev) {
     const d = data<StageStartData>(ev);
     const stageId = d.stage_id || ev.stage_id;
     v.stageId = stageId;
-    v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: d.stage, agent: d.agent, phase: d.phase }];
+    v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: d.stage, agent: d.agent, phase: d.phase, final: d.final || undefined }];
   },
   stage_end(v, ev) {
     const r = data<StageResult>(ev);
@@ -265,7 +270,7 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
   },
   error(v, ev) {
     const d = data<ErrorData>(ev);
-    v.blocks = [...v.blocks, { kind: 'error', id: ev.id || `e${ev.seq}`, data: { source: d.source || 'internal', message: d.message || 'The turn failed.' } }];
+    v.blocks = [...v.blocks, { kind: 'error', id: ev.id || `e${ev.seq}`, stageId: ev.stage_id, data: { source: d.source || 'internal', message: d.message || 'The turn failed.' } }];
     v.state = 'failed';
     v.thinking = false;
   },
@@ -310,8 +315,23 @@ function findTool(blocks: readonly Block[], callId: string): number {
   return -1;
 }
 
+/**
+ * The tool card an event is about: the call its parent_id names (the
+ * backend sets it on every result, error and guard), else, for events
+ * without one, the latest call with its call_id. Models may reuse a call
+ * id across steps ("call_0" every time), so the id alone can pick the
+ * wrong card.
+ */
+function toolOf(blocks: readonly Block[], ev: AgentEvent, callId: string): number {
+  if (ev.parent_id) {
+    const idx = blocks.findIndex((b) => b.kind === 'tool' && b.id === ev.parent_id);
+    if (idx >= 0) return idx;
+  }
+  return callId ? findTool(blocks, callId) : -1;
+}
+
 function updateTool(v: TurnView, ev: AgentEvent, callId: string, name: string, patch: Partial<ToolBlock>) {
-  const idx = findTool(v.blocks, callId);
+  const idx = toolOf(v.blocks, ev, callId);
   if (idx >= 0) {
     v.blocks = replaceAt(v.blocks, idx, { ...(v.blocks[idx] as ToolBlock), ...patch });
     return;
@@ -321,7 +341,7 @@ function updateTool(v: TurnView, ev: AgentEvent, callId: string, name: string, p
 }
 
 function pushNote(v: TurnView, ev: AgentEvent, note: NoteBlock['note']) {
-  v.blocks = [...v.blocks, { kind: 'note', id: ev.id || `n${ev.seq}`, note }];
+  v.blocks = [...v.blocks, { kind: 'note', id: ev.id || `n${ev.seq}`, stageId: ev.stage_id, note }];
 }
 
 function lastNote(blocks: readonly Block[], pred: (n: NoteBlock['note']) => boolean): number {

@@ -42,12 +42,15 @@ export interface StageBlock {
   name: string;
   agent: string;
   phase: string;
+  /** The workflow said at its start that this stage's reply is the answer. */
+  final?: boolean;
   result?: StageResult;
 }
 
 export interface ChartBlock {
   kind: 'chart';
   id: string;
+  stageId: string;
   title: string;
   spec: unknown;
 }
@@ -55,11 +58,13 @@ export interface ChartBlock {
 export interface PlanBlock {
   kind: 'plan';
   id: string;
+  stageId: string;
 }
 
 export interface NoteBlock {
   kind: 'note';
   id: string;
+  stageId: string;
   note:
     | { type: 'critique'; data: CritiqueData }
     | { type: 'reflection'; iteration: number; score?: number; passed?: boolean; done: boolean }
@@ -74,6 +79,7 @@ export interface NoteBlock {
 export interface ErrorBlock {
   kind: 'error';
   id: string;
+  stageId: string;
   data: ErrorData;
 }
 
@@ -102,6 +108,26 @@ export interface TurnView {
   result: Result | null;
   /** True once the turn's detail or first events arrived. */
   loaded: boolean;
+  /** Tokens counted while the turn runs, before its result has the totals. */
+  live: LiveUsage;
+}
+
+/**
+ * A running count of a turn's tokens: the exact counts of the model calls
+ * that ended (think_end), and an estimate of the call streaming now from
+ * the characters it has sent (about four to a token).
+ */
+export interface LiveUsage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Characters streamed by the call in flight. */
+  streamingChars: number;
+}
+
+/** The live count as numbers to show: input, and output with the call in flight estimated. */
+export function liveTokens(l: LiveUsage): { input: number; output: number; estimated: boolean } {
+  const pending = Math.ceil(l.streamingChars / 4);
+  return { input: l.inputTokens, output: l.outputTokens + pending, estimated: pending > 0 };
 }
 
 export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
@@ -124,13 +150,51 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     termination: null,
     result: null,
     loaded: false,
+    live: { inputTokens: 0, outputTokens: 0, streamingChars: 0 },
     ...over,
   };
 }
 
-/** The answer text shown for the turn: the blocks' text, else the final text. */
+/**
+ * The turn's answer, for Copy and the compare view: the text the turn
+ * stored as its own (a workflow's final output, never a draft or a
+ * critique), else, while nothing is stored yet, the text of the stage
+ * that gives the answer.
+ */
 export function answerText(t: TurnView): string {
-  const parts = t.blocks.filter((b): b is TextBlock => b.kind === 'text').map((b) => b.text);
-  const joined = parts.join('\n\n').trim();
-  return joined || t.finalText;
+  if (t.finalText.trim()) return t.finalText;
+  const stages = t.blocks.filter((b) => b.kind === 'stage').length;
+  const ans = stages > 1 ? answerStageId(t) : null;
+  if (stages > 1 && ans === null) return '';
+  return textOf(ans === null ? t.blocks : t.blocks.filter((b) => b.stageId === ans));
+}
+
+/** The text blocks' text, joined. */
+export function textOf(blocks: readonly Block[]): string {
+  return blocks
+    .filter((b): b is TextBlock => b.kind === 'text')
+    .map((b) => b.text)
+    .join('\n\n')
+    .trim();
+}
+
+/**
+ * The stage whose reply is the turn's answer: the one the result names,
+ * else the one the workflow marked final when it started, else (an older
+ * turn whose result names none) the last stage whose text is the stored
+ * answer. Null while it is not known.
+ */
+export function answerStageId(t: TurnView): string | null {
+  const named = t.result?.final_stage_id;
+  if (named) return named;
+  const stages = t.blocks.filter((b): b is StageBlock => b.kind === 'stage');
+  const marked = stages.find((b) => b.final);
+  if (marked) return marked.stageId;
+  const answer = t.finalText.trim();
+  if (!answer) return null;
+  for (let i = stages.length - 1; i >= 0; i--) {
+    const id = stages[i]!.stageId;
+    if (textOf(t.blocks.filter((b) => b.stageId === id)) === answer) return id;
+  }
+  return null;
 }
