@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 )
@@ -103,12 +103,7 @@ func desktopDetails(b *strings.Builder, d *data) {
 	}
 	b.WriteString("## Desktop and UI details\n\nEvery sample of the desktop and UI parts (scripts/bench.sh); the figures above are medians. RSS and PSS are summed over the app's process and all its descendants (WebKitWebProcess, WebKitNetworkProcess), read from /proc after the window has been ready and idle for 3 s. The ui_window rows are the five 5 s windows of figure 7, in order.\n\n")
 	b.WriteString("| Measurement | Median | Samples |\n|---|---|---|\n")
-	keys := make([]string, 0, len(d.desktop.values))
-	for k := range d.desktop.values {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(d.desktop.values)) {
 		s := d.desktop.values[k]
 		parts := make([]string, len(s))
 		for i, v := range s {
@@ -118,12 +113,7 @@ func desktopDetails(b *strings.Builder, d *data) {
 	}
 	if len(d.desktop.notes) > 0 {
 		b.WriteString("\n")
-		notes := make([]string, 0, len(d.desktop.notes))
-		for k := range d.desktop.notes {
-			notes = append(notes, k)
-		}
-		sort.Strings(notes)
-		for _, k := range notes {
+		for _, k := range slices.Sorted(maps.Keys(d.desktop.notes)) {
 			fmt.Fprintf(b, "- %s: %s\n", k, d.desktop.notes[k])
 		}
 	}
