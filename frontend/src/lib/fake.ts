@@ -271,7 +271,7 @@ export class FakeBackend implements Backend {
     return this.copyTurn(turnId, 'Replay', {});
   }
 
-  async rerunTurn(turnId: string, opts: { model?: string; workflow?: string }) {
+  async rerunTurn(turnId: string, opts: { provider?: string; model?: string; workflow?: string }) {
     this.log('rerunTurn', turnId, opts);
     return this.copyTurn(turnId, 'Re-run', opts);
   }
@@ -448,11 +448,11 @@ export class FakeBackend implements Backend {
     return t;
   }
 
-  private async copyTurn(turnId: string, kind: string, opts: { model?: string; workflow?: string }) {
+  private async copyTurn(turnId: string, kind: string, opts: { provider?: string; model?: string; workflow?: string }) {
     const orig = this.turns.get(turnId);
     if (!orig) throw new BackendError('not_found', `There is no turn ${turnId}.`);
     const s = this.session(orig.session_id);
-    const copy = await this.createSession({ title: `${kind} of ${s.title} #${orig.seq}`, model: opts.model || orig.model, workflow: opts.workflow || orig.workflow });
+    const copy = await this.createSession({ title: `${kind} of ${s.title} #${orig.seq}`, provider: opts.provider || s.provider, model: opts.model || orig.model, workflow: opts.workflow || orig.workflow });
     const turn = this.newTurn(copy.id, orig.user_message, copy.workflow, undefined, copy.model);
     this.start(turn, kind === 'Re-run');
     return { turn_id: turn.id, session_id: copy.id };

@@ -16,6 +16,13 @@ export interface CompareTarget {
   copyId: string;
   copySessionId: string;
   kind: 'replay' | 'rerun';
+  /**
+   * The providers of the two sessions: a turn does not record its
+   * provider, its session does ('' when unknown, or for a session made by
+   * `agentdeck run --base-url`).
+   */
+  originalProvider: string;
+  copyProvider: string;
 }
 
 export interface UIState {
@@ -244,10 +251,24 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       const orig = pipeline.peek(turnId);
       const ref = await run();
       pipeline.describe(ref.turn_id, { sessionId: ref.session_id, userMessage: orig?.userMessage ?? '', model: opts.model || orig?.model || '', workflow: opts.workflow || orig?.workflow || '', loaded: true });
-      ui.update((u) => ({ ...u, rerunTurn: null, compare: { originalId: turnId, copyId: ref.turn_id, copySessionId: ref.session_id, kind } }));
+      // The copy's provider as the backend stored it: what the re-run runs on.
+      const [originalProvider, copyProvider] = await Promise.all([providerOf(orig?.sessionId || get(conversation).session?.id || ''), providerOf(ref.session_id)]);
+      ui.update((u) => ({ ...u, rerunTurn: null, compare: { originalId: turnId, copyId: ref.turn_id, copySessionId: ref.session_id, kind, originalProvider, copyProvider } }));
       void sessions.refresh();
     } catch (err) {
       toast(messageOf(err));
+    }
+  }
+
+  /** The provider a session names: the open one, the listed ones, else asks. */
+  async function providerOf(sessionId: string): Promise<string> {
+    if (!sessionId) return '';
+    const known = [get(conversation).session, ...get(sessions).items].find((s) => s?.id === sessionId);
+    if (known) return known.provider;
+    try {
+      return (await backend.getSession(sessionId)).provider;
+    } catch {
+      return '';
     }
   }
 
