@@ -22,6 +22,24 @@ export function cleanSpec(spec: unknown): Record<string, unknown> {
   return rest;
 }
 
+/**
+ * A Vega-Lite view whose spec leaves the width unset is as wide as its
+ * card, not Vega-Lite's default (20 px a band: a three-bar chart is 80 px
+ * wide). Only single and layered views can fill their container; a facet,
+ * repeat or concat, a raw Vega spec, an explicit width, or an autosize
+ * that cannot fit the width keeps the spec's own sizing.
+ */
+export function fitWidth(spec: Record<string, unknown>): Record<string, unknown> {
+  if (spec.width !== undefined || !('mark' in spec || 'layer' in spec)) return spec;
+  if (['facet', 'repeat', 'concat', 'hconcat', 'vconcat'].some((k) => k in spec)) return spec;
+  const enc = spec.encoding;
+  if (enc && typeof enc === 'object' && ['row', 'column', 'facet'].some((k) => k in enc)) return spec;
+  const autosize = spec.autosize;
+  const type = typeof autosize === 'string' ? autosize : autosize && typeof autosize === 'object' ? (autosize as { type?: unknown }).type : undefined;
+  if (type !== undefined && type !== 'fit' && type !== 'fit-x') return spec;
+  return { ...spec, width: 'container' };
+}
+
 const refuse = (what: string) => () => Promise.reject(new Error(`Charts cannot load ${what}: put the data in the specification.`));
 
 export function embedOptions(expr: EmbedOptions['expr'], dark: boolean): EmbedOptions {
@@ -41,7 +59,7 @@ export function embedOptions(expr: EmbedOptions['expr'], dark: boolean): EmbedOp
 
 /** Renders a chart into el; resolves to a function that frees it. */
 export async function renderChart(el: HTMLElement, spec: unknown, dark: boolean): Promise<() => void> {
-  const clean = cleanSpec(spec);
+  const clean = fitWidth(cleanSpec(spec));
   const [{ default: embed }, { expressionInterpreter }] = await Promise.all([import('vega-embed'), import('vega-interpreter')]);
   const res: EmbedResult = await embed(el, clean as never, embedOptions(expressionInterpreter, dark));
   return () => res.finalize();

@@ -40,6 +40,20 @@ describe('ChartView', () => {
     await expect(opts.loader.sanitize('https://evil.example/', { context: 'href' })).rejects.toThrow();
   });
 
+  it('draws a spec that leaves the width unset as wide as its card', async () => {
+    embed.mockResolvedValue({ finalize: vi.fn() });
+    render(ChartView, { title: 'T', spec });
+    await waitFor(() => expect(embed).toHaveBeenCalled());
+    expect(embed.mock.calls[0]![1].width).toBe('container');
+  });
+
+  it('keeps the width a spec sets', async () => {
+    embed.mockResolvedValue({ finalize: vi.fn() });
+    render(ChartView, { title: 'T', spec: { ...spec, width: 320 } });
+    await waitFor(() => expect(embed).toHaveBeenCalled());
+    expect(embed.mock.calls[0]![1].width).toBe(320);
+  });
+
   it('shows a readable error card when the spec fails', async () => {
     embed.mockRejectedValue(new Error('Invalid specification: unknown mark "bra"'));
     render(ChartView, { title: 'Broken', spec });
