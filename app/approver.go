@@ -34,16 +34,7 @@ func newApprovals() *approvals {
 
 // listen adds a listener for new requests; call the result to remove it.
 func (a *approvals) listen(fn func(PendingApproval)) func() {
-	a.mu.Lock()
-	id := a.next
-	a.next++
-	a.listeners[id] = fn
-	a.mu.Unlock()
-	return func() {
-		a.mu.Lock()
-		delete(a.listeners, id)
-		a.mu.Unlock()
-	}
+	return addListener(&a.mu, &a.next, a.listeners, fn)
 }
 
 // Approve implements agent.Approver.

@@ -78,30 +78,28 @@ func (h *Hub) Ended(turnID string) {
 // Subscribe calls fn with every event of every running turn until the
 // returned function is called. fn must not block.
 func (h *Hub) Subscribe(fn func(turn.Event)) (unsubscribe func()) {
-	h.mu.Lock()
-	id := h.next
-	h.next++
-	h.subs[id] = fn
-	h.mu.Unlock()
-	return func() {
-		h.mu.Lock()
-		delete(h.subs, id)
-		h.mu.Unlock()
-	}
+	return addListener(&h.mu, &h.next, h.subs, fn)
 }
 
 // SubscribeTurns calls fn with every batch of turn changes until the
 // returned function is called. fn must not block.
 func (h *Hub) SubscribeTurns(fn func([]TurnChange)) (unsubscribe func()) {
-	h.mu.Lock()
-	id := h.next
-	h.next++
-	h.turnSubs[id] = fn
-	h.mu.Unlock()
+	return addListener(&h.mu, &h.next, h.turnSubs, fn)
+}
+
+// addListener files fn in listeners under the next free id, holding mu
+// (which guards both next and listeners), and returns the function that
+// removes it again.
+func addListener[F any](mu *sync.Mutex, next *int, listeners map[int]F, fn F) (remove func()) {
+	mu.Lock()
+	id := *next
+	*next++
+	listeners[id] = fn
+	mu.Unlock()
 	return func() {
-		h.mu.Lock()
-		delete(h.turnSubs, id)
-		h.mu.Unlock()
+		mu.Lock()
+		delete(listeners, id)
+		mu.Unlock()
 	}
 }
 
