@@ -276,3 +276,57 @@ func TestDeleteMeansDelete(t *testing.T) {
 		t.Fatal("the other session was harmed")
 	}
 }
+
+// The list says which sessions have a running turn, so the sidebar can mark
+// them after a reload; it stops saying so when the turn ends.
+func TestListSessionsNamesTheRunningTurn(t *testing.T) {
+	db := mustOpen(t)
+	idle := newSession(t, db, "idle")
+	storeTurn(t, db, idle.ID, "q", "a")
+	busy := newSession(t, db, "busy")
+	storeTurn(t, db, busy.ID, "q", "a")
+	tr, err := db.StartTurn(ctx, Turn{SessionID: busy.ID, UserMessage: "still going"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := func() map[string]string {
+		t.Helper()
+		page, err := db.ListSessions(ctx, Page{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, s := range page.Sessions {
+			out[s.ID] = s.RunningTurn
+		}
+		return out
+	}
+
+	tests := []struct {
+		name string
+		do   func(t *testing.T)
+		want map[string]string
+	}{
+		{"while the turn runs", func(*testing.T) {}, map[string]string{idle.ID: "", busy.ID: tr.ID}},
+		{"after it ends", func(t *testing.T) {
+			if err := db.FinishTurn(ctx, tr.ID, 0, turn.Result{OK: true, FinalText: "done"}); err != nil {
+				t.Fatal(err)
+			}
+		}, map[string]string{idle.ID: "", busy.ID: ""}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.do(t)
+			got := running()
+			for id, want := range tt.want {
+				if got[id] != want {
+					t.Errorf("session %s: running turn %q, want %q", id, got[id], want)
+				}
+			}
+			one, err := db.GetSession(ctx, busy.ID)
+			if err != nil || one.RunningTurn != tt.want[busy.ID] {
+				t.Errorf("GetSession: running turn %q (%v), want %q", one.RunningTurn, err, tt.want[busy.ID])
+			}
+		})
+	}
+}

@@ -25,6 +25,10 @@ type Session struct {
 	Settings  json.RawMessage `json:"settings"`
 	// Turns is filled by ListSessions with the number of turns.
 	Turns int `json:"turns"`
+	// RunningTurn is the id of the session's running turn ("" when none
+	// runs), so a list shows which sessions are busy after a reload. One
+	// turn runs per session (StartTurn).
+	RunningTurn string `json:"running_turn"`
 }
 
 const timeFmt = time.RFC3339Nano
@@ -95,8 +99,14 @@ type SessionPage struct {
 	NextCursor string    `json:"next_cursor"`
 }
 
+// sessionSelect reads a session with its number of turns and its running
+// turn. The running turn is found through the partial index of running
+// turns (a handful of rows): the + keeps SQLite from walking every turn
+// of the session by the (session_id, seq) index instead.
 const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings,
-	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id) FROM sessions s`
+	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id),
+	COALESCE((SELECT r.id FROM turns r WHERE r.state = 'running' AND +r.session_id = s.id LIMIT 1), '')
+	FROM sessions s`
 
 // ListSessions pages through sessions by most recent activity.
 func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
@@ -178,7 +188,7 @@ type scanner interface{ Scan(...any) error }
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated, settings string
-	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns)
+	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn)
 	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), json.RawMessage(settings)
 	return s, err
 }

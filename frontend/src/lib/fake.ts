@@ -138,7 +138,7 @@ export class FakeBackend implements Backend {
 
   /** Adds a session; with `turns`, that many short finished turns without events. */
   addSession(title: string, at: Date, turns = 0): Session {
-    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0 };
+    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0, running_turn: '' };
     this.sessions.unshift(s);
     for (let i = 1; i <= turns; i++) {
       const t = this.newTurn(s.id, `Question number ${i}: what is ${i} squared?`, 'chat', at);
@@ -155,7 +155,7 @@ export class FakeBackend implements Backend {
     const sorted = [...this.sessions].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
     const start = p?.cursor ? Number(p.cursor) : 0;
     const limit = p?.limit || 50;
-    const page = sorted.slice(start, start + limit).map((s) => ({ ...s, turns: this.turnsOf(s.id).length }));
+    const page = sorted.slice(start, start + limit).map((s) => this.withCounts(s));
     return { sessions: page, next_cursor: start + limit < sorted.length ? String(start + limit) : '' };
   }
 
@@ -173,6 +173,7 @@ export class FakeBackend implements Backend {
       workspace: req.workspace ?? '',
       settings: {},
       turns: 0,
+      running_turn: '',
     };
     this.sessions.unshift(s);
     return { ...s };
@@ -180,7 +181,13 @@ export class FakeBackend implements Backend {
 
   async getSession(id: string) {
     this.log('getSession', id);
-    return { ...this.session(id) };
+    return this.withCounts(this.session(id));
+  }
+
+  /** A session as the store reads it: with its number of turns and its running turn. */
+  private withCounts(s: Session): Session {
+    const turns = this.turnsOf(s.id);
+    return { ...s, turns: turns.length, running_turn: turns.find((t) => t.state === 'running')?.id ?? '' };
   }
 
   async renameSession(id: string, title: string) {
@@ -225,6 +232,9 @@ export class FakeBackend implements Backend {
     if (!req.message.trim()) throw new BackendError('invalid', 'The message is empty.');
     const s = this.session(req.session_id);
     if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
+    // As app.sendMessage: a session made by `agentdeck run --base-url` continues on the default provider.
+    if (!s.provider && !this.settings.default_provider) throw new BackendError('invalid', 'This session was started by "agentdeck run --base-url", and that server is not saved here. Pick a model of a saved provider next to the message box to continue it here, or choose a default provider in Settings.');
+    s.provider ||= this.settings.default_provider;
     const turn = this.newTurn(s.id, req.message, req.workflow || s.workflow, undefined, req.model || s.model);
     s.updated_at = turn.started_at;
     this.start(turn);

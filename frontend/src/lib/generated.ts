@@ -674,6 +674,12 @@ export interface Session {
    * Turns is filled by ListSessions with the number of turns.
    */
   turns: number /* int */;
+  /**
+   * RunningTurn is the id of the session's running turn ("" when none
+   * runs), so a list shows which sessions are busy after a reload. One
+   * turn runs per session (StartTurn).
+   */
+  running_turn: string;
 }
 /**
  * Page asks for one page of a list, newest first. Cursor is the value of
