@@ -233,7 +233,6 @@ export class FakeBackend implements Backend {
     const s = this.session(req.session_id);
     if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
     // As app.sendMessage: a session made by `agentdeck run --base-url` continues on the default provider.
-    if (!s.provider && !this.settings.default_provider) throw new BackendError('invalid', 'This session was started by "agentdeck run --base-url", and that server is not saved here. Pick a model of a saved provider next to the message box to continue it here, or choose a default provider in Settings.');
     s.provider ||= this.settings.default_provider;
     const turn = this.newTurn(s.id, req.message, req.workflow || s.workflow, undefined, req.model || s.model);
     s.updated_at = turn.started_at;
