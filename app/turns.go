@@ -44,17 +44,50 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 	if req.SessionID != "" {
 		s.recoverOrphans(ctx, req.SessionID)
 	}
-	return s.start(ctx, runner.Request{
+	adopt, err := s.providerFor(ctx, req.SessionID, st)
+	if err != nil {
+		return TurnRef{}, err
+	}
+	ref, err := s.start(ctx, runner.Request{
 		SessionID: req.SessionID,
 		Message:   req.Message,
 		Workflow:  req.Workflow,
 		Model:     req.Model,
+		Provider:  adopt.Provider,
 		Limits:    lim,
 		Capture:   llm.CaptureMode(st.Capture),
 		Approver:  s.approvals,
 		Attach:    req.Attach,
 		Force:     req.Force,
 	})
+	if err == nil && adopt.ID != "" {
+		// From now on the session runs there: the window shows it, and
+		// its next turns (and `agentdeck run --session`) use it.
+		if uerr := s.db.UpdateSession(context.WithoutCancel(ctx), adopt); uerr != nil {
+			s.log.Warn("recording the provider a session continued on", "session", adopt.ID, "err", uerr)
+		}
+	}
+	return ref, err
+}
+
+// providerFor is what continues a session that names no provider: one
+// made by `agentdeck run --base-url`, whose server was a flag, stored
+// nowhere. It runs on the default provider, and the session as it will
+// then be is returned to be saved once the turn started; a session that
+// names its provider gives the zero Session.
+func (s *Service) providerFor(ctx context.Context, sessionID string, st Settings) (store.Session, error) {
+	if sessionID == "" {
+		return store.Session{}, nil
+	}
+	sess, err := s.db.GetSession(ctx, sessionID)
+	if err != nil || sess.Provider != "" {
+		return store.Session{}, err
+	}
+	if st.DefaultProvider == "" {
+		return store.Session{}, apperr.New(apperr.Invalid, "This session names no provider (one started by \"agentdeck run --base-url\" keeps none: its server's address was not saved). Pick a model next to the message box, or choose a default provider in Settings.")
+	}
+	sess.Provider = st.DefaultProvider
+	return sess, nil
 }
 
 // start runs a turn with the hub as its live sink.
@@ -111,9 +144,15 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 		kind = "Replay"
 	}
 	settings, _ := json.Marshal(map[string]any{"source_turn_id": turnID, "kind": strings.ToLower(kind)})
+	provider := firstOf(opts.Provider, sess.Provider)
+	if !replay {
+		// A turn of a session made by `agentdeck run --base-url` (no
+		// provider) runs again on the default one, as it continues.
+		provider = firstOf(provider, s.settings().DefaultProvider)
+	}
 	copySess, err := s.db.CreateSession(ctx, store.Session{
 		Title:     kind + " of " + sess.Title + " #" + itoa(orig.Seq),
-		Provider:  firstOf(opts.Provider, sess.Provider),
+		Provider:  provider,
 		Model:     firstOf(opts.Model, orig.Model, sess.Model),
 		Workflow:  firstOf(opts.Workflow, orig.Workflow, sess.Workflow),
 		Workspace: sess.Workspace,

@@ -199,6 +199,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         pipeline.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: pipeline.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
         conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, get(conversation).turns.length + 1));
         sessions.touch(session.id, startedAt);
+        if (!session.provider) void adoptProvider(session.id);
         return ref.turn_id;
       } catch (err) {
         if (isDamaged(err) && !force) {
@@ -257,6 +258,19 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       void sessions.refresh();
     } catch (err) {
       toast(messageOf(err));
+    }
+  }
+
+  // A session that named no provider (made by `agentdeck run --base-url`)
+  // now names the one the backend continued it on.
+  async function adoptProvider(sessionId: string) {
+    try {
+      const s = await backend.getSession(sessionId);
+      const open = get(conversation).session;
+      if (open?.id === sessionId) conversation.adopt({ ...open, provider: s.provider });
+      sessions.upsert({ ...(get(sessions).items.find((x) => x.id === sessionId) ?? s), provider: s.provider });
+    } catch {
+      // The next open reads it.
     }
   }
 

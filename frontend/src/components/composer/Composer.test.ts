@@ -1,0 +1,57 @@
+// A session made by `agentdeck run --base-url` names a model but no
+// provider (the URL was a flag, stored nowhere). The composer offers the
+// saved providers for it, starting at the default one, and sending works.
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import App from '../../App.svelte';
+import { FakeBackend } from '../../lib/fake';
+
+async function openCLISession(defaultProvider: string) {
+  const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
+  b.providers = [
+    { name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' },
+    { name: 'studio', kind: 'lmstudio', base_url: 'http://127.0.0.1:1234/v1', local: true, needs_key: false, models: ['qwen-studio'], has_key: false, masked_key: '' },
+  ];
+  b.settings.default_provider = defaultProvider;
+  b.settings.default_model = defaultProvider ? 'llama3.2:3b' : '';
+  const s = b.addSession('From the terminal', new Date(Date.now() - 60_000));
+  Object.assign(s, { provider: '', model: 'cli-model' });
+  b.addTurn(s.id, 'Summarise the regions');
+  render(App, { backend: b });
+  const nav = await screen.findByRole('navigation', { name: 'Session list' });
+  await fireEvent.click(await within(nav).findByRole('button', { name: 'From the terminal' }));
+  await screen.findByRole('article', { name: 'Turn 1' });
+  const composer = screen.getByRole('form', { name: 'Message' });
+  const picker = within(composer).getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
+  await waitFor(() => expect([...picker.querySelectorAll('optgroup')].map((g) => g.label)).toEqual(['ollama', 'studio']));
+  return { b, s, composer, picker };
+}
+
+async function send(composer: HTMLElement, text: string) {
+  await fireEvent.input(within(composer).getByRole('textbox', { name: 'Message' }), { target: { value: text } });
+  await fireEvent.click(within(composer).getByRole('button', { name: 'Send' }));
+}
+
+describe('composer, in a session made by the CLI', () => {
+  it('starts at the default provider, keeps the model, and sends there', async () => {
+    const { s, composer, picker } = await openCLISession('ollama');
+    await waitFor(() => expect(picker.value).toBe('ollama/cli-model'));
+    expect(picker.selectedOptions[0]!.textContent).toBe('cli-model');
+    await send(composer, 'And the next step?');
+    const turn = await screen.findByRole('article', { name: 'Turn 2' });
+    await waitFor(() => expect(within(turn).getByRole('button', { name: /Replay/ })).toBeTruthy());
+    expect(s.provider).toBe('ollama');
+    await waitFor(() => expect(document.querySelector('.main .meta')?.textContent).toBe('ollama · cli-model'));
+    expect(screen.queryByRole('alert')).toBeNull();
+  });
+
+  it('with no default provider, offers the saved ones and sends once one is picked', async () => {
+    const { s, composer, picker } = await openCLISession('');
+    expect(picker.selectedOptions[0]!.textContent).toBe('Choose a model');
+    await fireEvent.change(picker, { target: { value: 'studio/qwen-studio' } });
+    await waitFor(() => expect(s).toMatchObject({ provider: 'studio', model: 'qwen-studio' }));
+    await send(composer, 'And the next step?');
+    const turn = await screen.findByRole('article', { name: 'Turn 2' });
+    await waitFor(() => expect(within(turn).getByRole('button', { name: /Replay/ })).toBeTruthy());
+  });
+});
