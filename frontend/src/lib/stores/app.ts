@@ -3,9 +3,11 @@
 // it from the Svelte context (see context.ts).
 import { get, writable } from 'svelte/store';
 import { isDamaged, messageOf, type Backend } from '../api';
+import type { Router } from '../route';
 import type { AgentEvent, Provider, RerunOptions, Status, Turn, TurnChange } from '../types';
 import { createApprovals } from './approvals';
-import { createConversation } from './conversation';
+import { createConversation, type TurnTarget } from './conversation';
+import { createNavigation, type HistoryMode } from './navigation';
 import { EventPipeline, type PipelineOptions } from './pipeline';
 import { createSearch, createSessions } from './sessions';
 import { createSettings } from './settings';
@@ -47,6 +49,8 @@ export interface UIState {
 export interface AppOptions {
   raf?: PipelineOptions['raf'];
   now?: () => Date;
+  /** The location hash to keep the open session and turn in (none in tests). */
+  router?: Router | null;
 }
 
 export function createApp(backend: Backend, opts: AppOptions = {}) {
@@ -61,6 +65,8 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const attachments = writable<string[]>([]);
   const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, prefill: '', toast: '', damagedSend: '' });
 
+  const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
+
   const pipeline = new EventPipeline(backend, {
     raf: opts.raf,
     onApplied: (view, evs) => onApplied(view, evs),
@@ -69,6 +75,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
   // What the rest of the app does when a turn's events land.
   function onApplied(view: TurnView, evs: readonly AgentEvent[]) {
+    sessions.noteTurn(view.sessionId || evs[0]?.session_id || '', view.id, view.state);
     if (!evs.some((e) => e.type === 'turn_completed' || e.type === 'error' || e.type === 'cancelled' || e.type === 'final_answer')) return;
     conversation.updateTurn(view.id, summaryOf(view));
     if (view.state !== 'running') {
@@ -85,6 +92,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     const work: Promise<unknown>[] = [sessions.refresh()];
     if (open && changes.some((c) => c.session_id === open)) work.push(conversation.reloadTurns());
     for (const c of changes) {
+      sessions.noteTurn(c.session_id, c.turn_id, c.state);
       approvals.clearTurn(c.turn_id);
       work.push(pipeline.reload(c.turn_id));
     }
@@ -133,6 +141,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       );
       void approvals.load();
       void sessions.refresh();
+      nav.start();
       void settings.load().then(() => {
         // Fill the draft's empty fields with the defaults, unless a session was opened meanwhile.
         const c = get(conversation);
@@ -149,6 +158,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     stop() {
       unsubscribe?.();
       unsubscribe = null;
+      nav.stop();
     },
 
     async refreshStatus() {
@@ -168,15 +178,20 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     },
 
     /** A new, unsaved session with the defaults; created on its first message. */
-    newSession() {
-      const s = get(settings.settings);
-      conversation.newDraft({ provider: s.default_provider, model: s.default_model, workflow: s.default_workflow || 'chat', workspace: '' });
-      ui.update((u) => ({ ...u, diagnosticsTurn: null }));
+    newSession(mode: HistoryMode = 'push') {
+      showNew();
+      nav.home(mode);
     },
 
-    async openSession(id: string) {
+    /** Opens a session at its latest turn, or scrolled to a turn and marking it. */
+    async openSession(id: string, target: TurnTarget | null = null) {
       ui.update((u) => ({ ...u, diagnosticsTurn: null }));
-      await conversation.open(id);
+      await nav.open(id, target);
+    },
+
+    /** Unmarks the turn a search or a link opened. */
+    unfocus() {
+      nav.unfocus();
     },
 
     /**
@@ -193,12 +208,16 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
           const d = get(conversation).draft;
           session = await sessions.create({ ...d, title: titleFrom(text) });
           conversation.adopt(session);
+          nav.adopted(session.id);
         }
         const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, attach: attach.length ? attach : undefined, force: force || undefined });
         const startedAt = now().toISOString();
         pipeline.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: pipeline.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
         conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, get(conversation).turns.length + 1));
         sessions.touch(session.id, startedAt);
+        sessions.noteTurn(session.id, ref.turn_id, 'running');
+        // The place to come back to is now the newest turn.
+        if (get(conversation).focus) nav.unfocus();
         if (!session.provider) void adoptProvider(session.id);
         return ref.turn_id;
       } catch (err) {
@@ -246,6 +265,12 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       await startCopy(turnId, 'rerun', () => backend.rerunTurn(turnId, opts), opts);
     },
   };
+
+  function showNew() {
+    const s = get(settings.settings);
+    conversation.newDraft({ provider: s.default_provider, model: s.default_model, workflow: s.default_workflow || 'chat', workspace: '' });
+    ui.update((u) => ({ ...u, diagnosticsTurn: null }));
+  }
 
   async function startCopy(turnId: string, kind: CompareTarget['kind'], run: () => ReturnType<Backend['replayTurn']>, opts: RerunOptions = {}) {
     try {

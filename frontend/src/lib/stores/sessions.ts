@@ -1,9 +1,9 @@
 // The sidebar's sessions: a paged list by last activity, grouped by date,
-// and full-text search with a debounce.
+// which of them have a running turn, and full-text search with a debounce.
 import { derived, get, writable, type Readable } from 'svelte/store';
 import { messageOf, type Backend } from '../api';
 import { groupByDate, type DateGroup } from '../dates';
-import type { NewSession, SearchHit, Session } from '../types';
+import type { NewSession, SearchHit, Session, TurnState } from '../types';
 
 export interface SessionsState {
   items: Session[];
@@ -20,6 +20,18 @@ const PAGE = 100;
 export function createSessions(backend: SessionsBackend, now: () => Date = () => new Date()) {
   const state = writable<SessionsState>({ items: [], nextCursor: '', loading: false, loaded: false, error: '' });
   const grouped: Readable<Array<{ group: DateGroup; items: Session[] }>> = derived(state, (s) => groupByDate(s.items, (x) => x.updated_at, now()));
+  const live = writable<LiveTurns>({ started: new Map(), ended: new Set() });
+  /**
+   * The ids of the sessions with a running turn: the list's running_turn
+   * (right after a reload), and what the events said since. A turn seen
+   * ending stays ended, whatever an older answer of the list says.
+   */
+  const running: Readable<ReadonlySet<string>> = derived([state, live], ([s, l]) => {
+    const out = new Set<string>();
+    for (const x of s.items) if (x.running_turn && !l.ended.has(x.running_turn)) out.add(x.id);
+    for (const [turn, session] of l.started) if (!l.ended.has(turn)) out.add(session);
+    return out;
+  });
 
   function sortItems(items: Session[]) {
     return [...items].sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.id.localeCompare(a.id));
@@ -28,6 +40,24 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
   return {
     subscribe: state.subscribe,
     grouped,
+    running,
+
+    /**
+     * A turn's state as its events (or a turns_changed notice) tell it: a
+     * running turn marks its session, any other state unmarks it for good.
+     */
+    noteTurn(sessionId: string, turnId: string, turnState: TurnState) {
+      const l = get(live);
+      if (!turnId || l.ended.has(turnId)) return;
+      if (turnState === 'running') {
+        if (!sessionId || l.started.has(turnId)) return;
+        live.set({ started: new Map(l.started).set(turnId, sessionId), ended: l.ended });
+      } else {
+        const started = new Map(l.started);
+        started.delete(turnId);
+        live.set({ started, ended: new Set(l.ended).add(turnId) });
+      }
+    },
 
     async refresh() {
       state.update((s) => ({ ...s, loading: true, error: '' }));
@@ -100,6 +130,13 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
 }
 
 export type SessionsStore = ReturnType<typeof createSessions>;
+
+/** Turns seen running and seen ending since the app started. */
+interface LiveTurns {
+  /** Turn id → session id. */
+  started: Map<string, string>;
+  ended: Set<string>;
+}
 
 export interface SearchState {
   query: string;

@@ -1,0 +1,88 @@
+// The shell with the fake backend: the sidebar marks running sessions, a
+// search hit opens its turn marked, and the hash a reload keeps opens the
+// same session and turn.
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import App from '../../App.svelte';
+import { FakeBackend } from '../../lib/fake';
+
+const at = new Date(2025, 5, 18, 9);
+
+function backend() {
+  const b = new FakeBackend();
+  b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['m1'], has_key: false, masked_key: '' }];
+  b.settings.default_provider = 'ollama';
+  b.settings.default_model = 'm1';
+  Object.assign(b, { uiReady: vi.fn().mockResolvedValue(undefined) });
+  return b;
+}
+
+function turnOf(b: FakeBackend, sessionId: string, seq: number) {
+  return [...b.turns.values()].find((t) => t.session_id === sessionId && t.seq === seq)!;
+}
+
+afterEach(() => {
+  history.replaceState(null, '', '/');
+});
+
+describe('sidebar and address', () => {
+  it('marks a session whose turn is running with a word, not only a colour', async () => {
+    const b = backend();
+    const busy = b.addSession('Busy one', at);
+    b.addSession('Idle one', at, 1);
+    b.addForeignTurn(busy.id, 'Still going');
+    render(App, { backend: b });
+    const list = await screen.findByRole('navigation', { name: 'Session list' });
+    expect(await within(list).findByRole('button', { name: 'Busy one running' })).toBeTruthy();
+    expect(within(list).getByRole('button', { name: 'Idle one' })).toBeTruthy();
+  });
+
+  it('opens a search hit at its turn, marked with what matched, and writes it in the address', async () => {
+    const b = backend();
+    const s = b.addSession('Squares', at, 80);
+    b.addSession('Later', new Date(2025, 5, 18, 10), 1);
+    const target = turnOf(b, s.id, 12);
+    target.final_text = 'Twelve squared is a gross of quixotic things.';
+    render(App, { backend: b });
+    const box = await screen.findByRole('searchbox', { name: 'Search sessions' });
+    await fireEvent.input(box, { target: { value: 'quixotic' } });
+    const hit = await screen.findByRole('button', { name: /Squares.*quixotic/s }, { timeout: 3000 });
+    await fireEvent.click(hit);
+    await waitFor(() => expect(location.hash).toBe(`#/s/${s.id}/t/${target.id}`));
+    const marked = await waitFor(() => {
+      const el = document.querySelector<HTMLElement>('[data-found]');
+      if (!el) throw new Error('no marked turn');
+      return el;
+    });
+    expect(within(marked).getByRole('article', { name: 'Turn 12' })).toBeTruthy();
+    expect(marked.textContent).toContain('Search match: “quixotic”');
+  });
+
+  it('opens the session and turn the address names after a reload', async () => {
+    const b = backend();
+    const s = b.addSession('Squares', at, 80);
+    b.addSession('Later', new Date(2025, 5, 18, 10), 1);
+    const target = turnOf(b, s.id, 7);
+    history.replaceState(null, '', `/#/s/${s.id}/t/${target.id}`);
+    render(App, { backend: b });
+    expect(await screen.findByRole('heading', { level: 1, name: 'Squares' })).toBeTruthy();
+    const marked = await waitFor(() => {
+      const el = document.querySelector<HTMLElement>('[data-found]');
+      if (!el) throw new Error('no marked turn');
+      return el;
+    });
+    expect(within(marked).getByRole('article', { name: 'Turn 7' })).toBeTruthy();
+    expect(marked.textContent).toContain('Linked turn');
+  });
+
+  it('says the session the address names is gone and shows a new session', async () => {
+    const b = backend();
+    b.addSession('Squares', at, 2);
+    history.replaceState(null, '', '/#/s/s404');
+    render(App, { backend: b });
+    const alert = await screen.findByText('There is no session s404. It may have been deleted.');
+    expect(alert.getAttribute('role')).toBe('alert');
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('New session');
+    expect(location.hash).toBe('');
+  });
+});

@@ -1,0 +1,141 @@
+// Where the window is, in the location hash: `#/s/<session>` for an open
+// session and `#/s/<session>/t/<turn>` for a turn in it; no hash for a new,
+// unsaved session. The hash survives a reload, makes a link to a turn, and
+// gives back and forward something to move between.
+//
+// Only the hash is ever written: the page's path and query are kept as
+// they are, so the browser mode's token handling (api.ts takes ?token= out
+// of the address bar before the app starts) is not undone, and a URL with
+// both (`/?token=…#/s/…`) works.
+
+export type Route = { kind: 'home' } | { kind: 'session'; sessionId: string; turnId: string };
+
+export const home: Route = { kind: 'home' };
+
+/** Ids are UUIDs; anything else in a hash is refused before reaching the backend. */
+const idPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
+
+/**
+ * Reads a location hash. A hash that is not a route of ours answers null
+ * (the caller says so and goes home); an empty one is home.
+ */
+export function parseHash(hash: string): Route | null {
+  const h = hash.replace(/^#/, '');
+  if (h === '' || h === '/') return home;
+  const parts = h.split('/');
+  if (parts[0] !== '' || parts[1] !== 's') return null;
+  const sessionId = decode(parts[2]);
+  if (!sessionId) return null;
+  if (parts.length === 3) return { kind: 'session', sessionId, turnId: '' };
+  if (parts.length !== 5 || parts[3] !== 't') return null;
+  const turnId = decode(parts[4]);
+  return turnId ? { kind: 'session', sessionId, turnId } : null;
+}
+
+/** The hash for a route ('' for home). */
+export function formatRoute(r: Route): string {
+  if (r.kind === 'home') return '';
+  const s = `#/s/${encodeURIComponent(r.sessionId)}`;
+  return r.turnId ? `${s}/t/${encodeURIComponent(r.turnId)}` : s;
+}
+
+export function sameRoute(a: Route, b: Route): boolean {
+  return formatRoute(a) === formatRoute(b);
+}
+
+function decode(part: string | undefined): string {
+  if (!part) return '';
+  let s: string;
+  try {
+    s = decodeURIComponent(part);
+  } catch {
+    return '';
+  }
+  return idPattern.test(s) ? s : '';
+}
+
+/** What the history entry keeps besides the hash: the search terms a turn was opened for. */
+export interface RouteState {
+  terms?: string[];
+}
+
+/** The part of window the router uses (a fake in tests). */
+export interface RouterWindow {
+  location: Pick<Location, 'hash' | 'pathname' | 'search'>;
+  history: Pick<History, 'pushState' | 'replaceState' | 'state'>;
+  addEventListener(type: 'popstate' | 'hashchange', fn: () => void): void;
+  removeEventListener(type: 'popstate' | 'hashchange', fn: () => void): void;
+}
+
+/**
+ * The window's route: read, pushed (a place the person went to, which Back
+ * returns from) or replaced (the same place under a new name, such as a
+ * new session getting its id), and told when Back, Forward or an edited
+ * address moves it.
+ */
+export class Router {
+  private off: (() => void) | null = null;
+  /** The hash the app last saw or wrote: events that do not change it are ignored. */
+  private seen: string;
+
+  constructor(private readonly win: RouterWindow) {
+    this.seen = win.location.hash;
+  }
+
+  /** The current route, or null if the hash is not one of ours. */
+  current(): Route | null {
+    return parseHash(this.win.location.hash);
+  }
+
+  /** The search terms saved with the current history entry. */
+  terms(): string[] {
+    const st = this.win.history.state as RouteState | null;
+    return Array.isArray(st?.terms) ? st.terms.filter((t): t is string => typeof t === 'string') : [];
+  }
+
+  /**
+   * Moves to a route, as a new history entry unless replace (or unless the
+   * hash now is not ours, which is not worth going back to).
+   * Nothing when already there.
+   */
+  go(r: Route, opts: { replace?: boolean; terms?: string[] } = {}) {
+    const here = this.current();
+    const terms = opts.terms ?? [];
+    if (here && sameRoute(here, r) && sameTerms(this.terms(), terms)) return;
+    const state: RouteState | null = terms.length ? { terms } : null;
+    const url = this.win.location.pathname + this.win.location.search + formatRoute(r);
+    if (opts.replace || !here) this.win.history.replaceState(state, '', url);
+    else this.win.history.pushState(state, '', url);
+    this.seen = this.win.location.hash;
+  }
+
+  /**
+   * Calls fn when Back, Forward or an edited address changes the hash.
+   * Both popstate and hashchange may fire for one change: fn runs once.
+   */
+  listen(fn: (r: Route | null) => void): () => void {
+    this.stop();
+    const on = () => {
+      const hash = this.win.location.hash;
+      if (hash === this.seen) return;
+      this.seen = hash;
+      fn(this.current());
+    };
+    this.win.addEventListener('popstate', on);
+    this.win.addEventListener('hashchange', on);
+    this.off = () => {
+      this.win.removeEventListener('popstate', on);
+      this.win.removeEventListener('hashchange', on);
+    };
+    return () => this.stop();
+  }
+
+  stop() {
+    this.off?.();
+    this.off = null;
+  }
+}
+
+function sameTerms(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
+}

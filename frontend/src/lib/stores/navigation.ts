@@ -1,0 +1,109 @@
+// Keeps the location hash (route.ts) and what the window shows in step:
+// opening a session or a turn writes the hash, and a hash the page was
+// loaded with, or that Back, Forward or the address bar brings, opens what
+// it names. A hash naming nothing that exists says so and shows a new
+// session, with the session list beside it.
+import { get } from 'svelte/store';
+import { home, sameRoute, type Route, type Router } from '../route';
+import type { ConversationStore, TurnTarget } from './conversation';
+
+export interface NavigationDeps {
+  conversation: ConversationStore;
+  /** Null where there is no address (tests): navigation only opens things. */
+  router: Router | null;
+  /** Shows a new, unsaved session with the defaults. */
+  showHome: () => void;
+}
+
+/** How an action changes the history: a new entry, the same entry renamed, or not at all (it came from the history). */
+export type HistoryMode = 'push' | 'replace' | 'none';
+
+export function createNavigation({ conversation, router, showHome }: NavigationDeps) {
+  let stopListening: (() => void) | null = null;
+
+  function write(r: Route, mode: HistoryMode, terms?: string[]) {
+    if (router && mode !== 'none') router.go(r, { replace: mode === 'replace', terms });
+  }
+
+  /** Replaces the route only if nothing moved it since `from` was written. */
+  function correct(from: Route, to: Route) {
+    const now = router?.current();
+    if (router && now && sameRoute(now, from)) router.go(to, { replace: true });
+  }
+
+  async function open(sessionId: string, target: TurnTarget | null = null, mode: HistoryMode = 'push'): Promise<boolean> {
+    const route: Route = { kind: 'session', sessionId, turnId: target?.turnId ?? '' };
+    write(route, mode, target?.terms);
+    const cur = get(conversation);
+    if (target && cur.session?.id === sessionId && !cur.loading) {
+      const found = await conversation.focusTurn(target);
+      if (!found) correct(route, { ...route, turnId: '' });
+      return true;
+    }
+    const res = await conversation.open(sessionId, target);
+    if (!res.ok) {
+      const why = get(conversation).error;
+      showHome();
+      conversation.setError(why);
+      correct(route, home);
+      return false;
+    }
+    if (target && !res.found) correct(route, { ...route, turnId: '' });
+    return true;
+  }
+
+  // A route the address brought: open what it names, unless it is shown.
+  async function follow(r: Route | null, initial: boolean) {
+    if (!r) {
+      showHome();
+      conversation.setError('This address does not name a session or a turn. Here is a new session; your sessions are in the list.');
+      router?.go(home, { replace: true });
+      return;
+    }
+    if (r.kind === 'home') {
+      if (!initial) showHome();
+      return;
+    }
+    const cur = get(conversation);
+    if (!r.turnId && cur.session?.id === r.sessionId && !initial) {
+      conversation.clearFocus();
+      return;
+    }
+    await open(r.sessionId, r.turnId ? { turnId: r.turnId, terms: router?.terms() } : null, 'none');
+  }
+
+  return {
+    open,
+
+    /** Opens what the address names (the page was loaded or reloaded) and follows Back and Forward. */
+    start() {
+      if (!router || stopListening) return;
+      stopListening = router.listen((r) => void follow(r, false));
+      void follow(router.current(), true);
+    },
+
+    stop() {
+      stopListening?.();
+      stopListening = null;
+    },
+
+    /** A new session is shown. */
+    home(mode: HistoryMode = 'push') {
+      write(home, mode);
+    },
+
+    /** The new session shown got its id (its first message): the same place, named. */
+    adopted(sessionId: string) {
+      write({ kind: 'session', sessionId, turnId: '' }, 'replace');
+    },
+
+    /** Unmarks the focused turn; the address names the session alone. */
+    unfocus() {
+      const s = get(conversation).session;
+      conversation.clearFocus();
+      if (s) write({ kind: 'session', sessionId: s.id, turnId: '' }, 'replace');
+    },
+  };
+}
+
+export type Navigation = ReturnType<typeof createNavigation>;
