@@ -38,8 +38,10 @@ vet: setup
 	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	@if go list -deps ./backend/... | grep -q wailsapp; then echo "backend/ must not import Wails" >&2; exit 1; fi
 
+# -timeout: one generous bound for a whole package, for loaded 2-core
+# machines (the default 10m is not); tests themselves wait for events.
 go-test: setup
-	go test -race -count=1 ./...
+	go test -race -count=1 -timeout 30m ./...
 
 # The end-to-end resilience suite alone (it also runs in go-test). The
 # 10,000-turn soak: AGENTDECK_SOAK=1 go test -count=1 -run TestSoak -timeout 60m ./backend/resilience/

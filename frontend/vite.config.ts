@@ -15,7 +15,9 @@ export default defineConfig({
   test: {
     environment: 'jsdom',
     include: ['src/**/*.test.ts'],
-    // Shared 2-core machines: a loaded run must not fail on the default 5 s.
-    testTimeout: 20_000,
+    // Shared 2-core machines: a loaded run must not fail on the default 5 s,
+    // nor a waitFor on testing-library's default 1 s (src/test-setup.ts).
+    testTimeout: 60_000,
+    setupFiles: ['src/test-setup.ts'],
   },
 });
