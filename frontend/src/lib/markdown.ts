@@ -1,10 +1,20 @@
 // Markdown to safe HTML: parsed by marked, highlighted by highlight.js,
 // then sanitized by DOMPurify with an allowlist, so nothing a model writes
-// can run: no scripts, event handlers, styles, frames or forms; links only
-// to http(s) and mailto and always in a new browsing context; images only
+// can run or pose as the app: no scripts, event handlers, styles, frames,
+// forms or controls, no id, no class but highlight.js's; links only to
+// http(s) and mailto and always in a new browsing context; images only
 // from data: URLs (a remote image would be a request the person did not
-// ask for).
-import { Marked, type Tokens } from 'marked';
+// ask for). Our own controls (a code block's Copy button, task-list boxes)
+// and classes are put in after sanitizing, in place of markers that carry
+// a random per-page nonce the model cannot know.
+//
+// Text is rendered in blocks, one per top-level token of marked's lexer,
+// each sanitized on its own (a tag the model leaves open cannot swallow
+// what follows). MarkdownStream renders a streaming answer: the blocks
+// before the last two are finished and keep their HTML; the open ones are
+// rendered again as text arrives, at a rate that adapts to their cost.
+// Reference-link definitions apply across blocks.
+import { Lexer, Marked, Parser, type Links, type Token, type Tokens } from 'marked';
 import createDOMPurify, { type DOMPurify } from 'dompurify';
 import hljs from 'highlight.js/lib/core';
 import bash from 'highlight.js/lib/languages/bash';
@@ -36,13 +46,6 @@ hljs.registerAliases(['golang'], { languageName: 'go' });
 hljs.registerAliases(['yml'], { languageName: 'yaml' });
 hljs.registerAliases(['rs'], { languageName: 'rust' });
 
-const ALLOWED_TAGS = [
-  'a', 'abbr', 'b', 'blockquote', 'br', 'button', 'code', 'del', 'details', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i',
-  'img', 'input', 'kbd', 'li', 'mark', 'ol', 'p', 'pre', 's', 'span', 'strong', 'sub', 'summary', 'sup', 'table', 'tbody', 'td', 'th',
-  'thead', 'tr', 'ul',
-];
-const ALLOWED_ATTR = ['href', 'title', 'alt', 'src', 'class', 'type', 'checked', 'disabled', 'align', 'colspan', 'rowspan', 'start', 'open', 'data-copy', 'target', 'rel'];
-
 export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
 }
@@ -60,6 +63,280 @@ export function highlight(code: string, lang: string): string {
   return escapeHtml(code);
 }
 
+/** Renders untrusted markdown to HTML that is safe to insert. */
+export function renderMarkdown(src: string): string {
+  return new MarkdownStream().update(src, false).blocks.join('');
+}
+
+/**
+ * Renders markdown in one pass, as one block: what the block rendering must
+ * match wherever no raw HTML spans blocks (the tests compare the two).
+ */
+export function renderOnePass(src: string): string {
+  return src ? sanitize(marked.parse(src, { async: false }) as string) : '';
+}
+
+/** Time and delayed calls for MarkdownStream and its component; tests pass their own. */
+export interface Scheduler {
+  now(): number;
+  /** Calls fn after about ms milliseconds; returns a cancel function. */
+  later(ms: number, fn: () => void): () => void;
+}
+
+export const browserScheduler: Scheduler = {
+  now: () => performance.now(),
+  later(ms, fn) {
+    // The next frame after the delay: rendering lands where painting does.
+    let frame = 0;
+    const timer = setTimeout(() => (frame = requestAnimationFrame(() => fn())), ms);
+    return () => {
+      clearTimeout(timer);
+      cancelAnimationFrame(frame);
+    };
+  },
+};
+
+export interface MarkdownView {
+  /** Sanitized HTML, one string per block, in order. */
+  blocks: string[];
+  /** Set when the view is behind its text: update again after this many ms. */
+  wait: number | null;
+}
+
+export interface StreamOptions {
+  /** The clock that measures what rendering costs. */
+  now?: () => number;
+  /** Open blocks shorter than this (characters) are never held back. */
+  free?: number;
+}
+
+/**
+ * Renders a text that grows, block by block. update(text, live) takes the
+ * whole text so far. Blocks are marked's top-level tokens (with the blank
+ * lines after them); all but the last two are finished: their HTML is kept
+ * and their text is never lexed again (two, not one: the last block's next
+ * character can still change where the one before it ends, as "#" after a
+ * paragraph line does until a letter follows it). The open blocks are
+ * rendered again on each update. When live, open blocks longer than
+ * options.free (8,000 characters) whose last render cost more than a few
+ * milliseconds are held back: updates within a pause proportional to that
+ * cost keep the last view and say how long to wait, so a huge open block
+ * (one 400 kB paragraph) is redrawn a few times a second, not every frame.
+ * Short ones always render: if they seem slow, the machine is busy, and
+ * holding them back would only make the stream jerky. A text that does not
+ * continue the previous one starts over.
+ */
+export class MarkdownStream {
+  #now: () => number;
+  #free: number;
+  #src = '';
+  /** #src.slice(0, #stable) is the finished blocks' text. */
+  #stable = 0;
+  #done: Block[] = [];
+  #doneLinks: Links = Object.create(null) as Links;
+  /** The open blocks' HTML of the last render, by links key and text. */
+  #open = new Map<string, string>();
+  #openChars = 0;
+  #view: MarkdownView = { blocks: [], wait: null };
+  #stale = false;
+  #nextAt = -Infinity;
+
+  constructor(options: StreamOptions = {}) {
+    this.#now = options.now ?? (() => performance.now());
+    this.#free = options.free ?? 8000;
+  }
+
+  update(text: string, live: boolean): MarkdownView {
+    const src = text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+    if (src === this.#src && !this.#stale) return this.#view;
+    const start = this.#now();
+    if (live && start < this.#nextAt) {
+      this.#stale = true;
+      this.#view = { blocks: this.#view.blocks, wait: this.#nextAt - start };
+      return this.#view;
+    }
+    this.#render(src, live);
+    const end = this.#now();
+    this.#nextAt = live && this.#openChars >= this.#free ? end + pause(end - start) : -Infinity;
+    this.#stale = false;
+    return this.#view;
+  }
+
+  #render(src: string, live: boolean) {
+    if (src.length < this.#stable || !src.startsWith(this.#src.slice(0, this.#stable))) {
+      this.#stable = 0;
+      this.#done = [];
+      this.#doneLinks = Object.create(null) as Links;
+    }
+    this.#src = src;
+    const region = scan(src.slice(this.#stable));
+    // Finish all blocks but the last two; their definitions join the links.
+    const finish = Math.max(0, region.blocks.length - 2);
+    for (const b of region.blocks.slice(0, finish)) {
+      marked.walkTokens(b.tokens, (t) => {
+        if (t.type === 'def' && !(t.tag in this.#doneLinks)) this.#doneLinks[t.tag] = { href: t.href, title: t.title };
+      });
+      this.#done.push({ raw: b.raw, html: '', links: null });
+      this.#stable += b.raw.length;
+    }
+    const links: Links = Object.assign(Object.create(null) as Links, this.#doneLinks);
+    for (const [tag, def] of Object.entries(region.links)) if (!(tag in links)) links[tag] = def;
+    const linksKey = JSON.stringify(links);
+
+    // A block without "[" cannot refer to a definition.
+    const keyOf = (raw: string) => (raw.includes('[') ? linksKey : '');
+    const blocks: string[] = [];
+    for (const b of this.#done) {
+      const key = keyOf(b.raw);
+      if (b.links !== key) {
+        b.html = renderBlock(b.raw, links, key, true);
+        b.links = key;
+      }
+      blocks.push(b.html);
+    }
+    // Open blocks while live are drafts: kept from one render to the next
+    // only, not in the shared cache.
+    const open = new Map<string, string>();
+    this.#openChars = 0;
+    for (const b of region.blocks.slice(finish)) {
+      const key = keyOf(b.raw);
+      const html = (live && this.#open.get(key + '\0' + b.raw)) || renderBlock(b.raw, links, key, !live);
+      open.set(key + '\0' + b.raw, html);
+      this.#openChars += b.raw.length;
+      blocks.push(html);
+    }
+    this.#open = open;
+    this.#view = { blocks, wait: null };
+  }
+}
+
+/** Sanitizes HTML with the markdown allowlist, then puts in our own controls. */
+export function sanitize(html: string): string {
+  const clean = purify().sanitize(html, {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+    FORBID_ATTR: ['style', 'id', 'name'],
+  }) as unknown as string;
+  return clean.includes(NONCE) ? clean.replace(MARKER, (_m, cls: string | undefined, control: string | undefined) => (cls ? ` class="${cls}"` : CONTROLS[control!]!)) : clean;
+}
+
+// ---------------------------------------------------------------- blocks --
+
+interface Block {
+  raw: string;
+  html: string;
+  /** The links the HTML was rendered with ('' for none needed); null before it is. */
+  links: string | null;
+}
+
+interface Scanned {
+  blocks: { raw: string; tokens: Token[] }[];
+  links: Links;
+}
+
+// pause is how long a live stream with a long open block waits before
+// rendering again after a render that cost ms: nothing while it fits well
+// in a frame, then ten times the cost, so rendering never takes much more
+// than a tenth of the time.
+function pause(ms: number): number {
+  return ms < 4 ? 0 : ms * 10;
+}
+
+// scan splits text into blocks at marked's top-level tokens (block-level
+// lexing only: no inline work), each block a token with the blank lines
+// after it. A token whose raw text does not continue the text exactly
+// (marked can add a newline when it merges tokens) ends the splitting:
+// the rest is one block, so no text is ever lost or doubled.
+function scan(src: string): Scanned {
+  const lexer = new Lexer(options());
+  const tokens = lexer.blockTokens(src, []);
+  const blocks: Scanned['blocks'] = [];
+  let pos = 0;
+  let start = 0;
+  let group: Token[] = [];
+  for (const t of tokens) {
+    if (!src.startsWith(t.raw, pos)) break;
+    if (t.type !== 'space' && group.some((g) => g.type !== 'space')) {
+      blocks.push({ raw: src.slice(start, pos), tokens: group });
+      start = pos;
+      group = [];
+    }
+    group.push(t);
+    pos += t.raw.length;
+  }
+  if (start < src.length || blocks.length === 0) blocks.push({ raw: src.slice(start), tokens: group });
+  return { blocks, links: lexer.tokens.links };
+}
+
+// rendered keeps the HTML of finished blocks, least recently used first,
+// whichever view rendered them: a turn scrolled back into view, or the
+// same answer in another view, costs lookups only. It holds at most
+// RENDERED_CHARS characters of text and HTML.
+const rendered = new Map<string, string>();
+const RENDERED_CHARS = 4_000_000;
+let renderedChars = 0;
+
+// renderBlock renders one block with the definitions of the whole text
+// (linksKey names them: '' when the block cannot refer to one); keep puts
+// the result in the shared cache.
+function renderBlock(raw: string, links: Links, linksKey: string, keep: boolean): string {
+  if (!raw.trim()) return '';
+  const key = linksKey + '\0' + raw;
+  const hit = rendered.get(key);
+  if (hit !== undefined) {
+    rendered.delete(key);
+    rendered.set(key, hit);
+    return hit;
+  }
+  const html = sanitize(parseBlock(raw, links));
+  const size = key.length + html.length;
+  if (keep && size <= RENDERED_CHARS / 16) {
+    rendered.set(key, html);
+    renderedChars += size;
+    for (const [k, v] of rendered) {
+      if (renderedChars <= RENDERED_CHARS) break;
+      rendered.delete(k);
+      renderedChars -= k.length + v.length;
+    }
+  }
+  return html;
+}
+
+function parseBlock(raw: string, links: Links): string {
+  let html: string;
+  try {
+    const lexer = new Lexer(options());
+    Object.assign(lexer.tokens.links, links);
+    html = new Parser(options()).parse(lexer.lex(raw));
+  } catch {
+    html = `<p>${escapeHtml(raw)}</p>`;
+  }
+  return html;
+}
+
+// A copy of marked's options per lexer and parser: each sets fields on the
+// options it is given.
+function options() {
+  return { ...marked.defaults };
+}
+
+// ------------------------------------------------------ renderer, markers --
+
+// NONCE marks what our renderer writes; the sanitizer keeps a data-md
+// attribute only when it carries it, and sanitize() then turns it into our
+// class or control. Model text cannot carry it: it is random per page load
+// and never reaches the page (the markers are replaced).
+const NONCE = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
+const MARKER = new RegExp(` data-md="${NONCE}:class:([a-z-]+)"|<span data-md="${NONCE}:(copy|done|todo)"></span>`, 'g');
+const CONTROLS: Record<string, string> = {
+  copy: '<button type="button" class="code-copy" data-copy="1" title="Copy code">Copy</button>',
+  done: '<input type="checkbox" class="task-box" checked="" disabled="">',
+  todo: '<input type="checkbox" class="task-box" disabled="">',
+};
+const mark = (what: string) => `data-md="${NONCE}:${what}"`;
+
 const marked = new Marked({
   gfm: true,
   breaks: false,
@@ -69,109 +346,72 @@ const marked = new Marked({
       const language = (lang ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
       const label = escapeHtml(language || 'text');
       return (
-        `<div class="code-block"><div class="code-head"><span class="code-lang">${label}</span>` +
-        `<button type="button" class="code-copy" data-copy="1" title="Copy code">Copy</button></div>` +
+        `<div ${mark('class:code-block')}><div ${mark('class:code-head')}><span ${mark('class:code-lang')}>${label}</span>` +
+        `<span ${mark('copy')}></span></div>` +
         `<pre><code class="hljs">${highlight(text, language)}</code></pre></div>`
       );
+    },
+    checkbox({ checked }: Tokens.Checkbox) {
+      return `<span ${mark(checked ? 'done' : 'todo')}></span> `;
     },
     image({ href, text }: Tokens.Image) {
       if (/^data:image\//i.test(href)) return `<img src="${escapeHtml(href)}" alt="${escapeHtml(text)}">`;
       // Never fetched: shown as a link the person may choose to open.
-      return `<a class="img-blocked" href="${escapeHtml(href)}" title="Remote image not loaded">[image: ${escapeHtml(text || 'untitled')}]</a>`;
+      return `<a ${mark('class:img-blocked')} href="${escapeHtml(href)}" title="Remote image not loaded">[image: ${escapeHtml(text || 'untitled')}]</a>`;
     },
   },
 });
+
+// ------------------------------------------------------------- sanitizer --
+
+// Presentational elements only: no button, input, select, textarea, label,
+// form, nor details/summary (a disclosure the model could dress as one of
+// the turn's own collapsed sections).
+const ALLOWED_TAGS = [
+  'a', 'abbr', 'b', 'blockquote', 'br', 'code', 'del', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'img', 'kbd', 'li',
+  'mark', 'ol', 'p', 'pre', 's', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
+];
+const ALLOWED_ATTR = ['href', 'title', 'alt', 'src', 'class', 'align', 'colspan', 'rowspan', 'start', 'target', 'rel', 'data-md'];
+
+// highlight.js's classes: hljs and hljs-<scope>, and the sub-scopes it
+// adds beside one (class_ in "hljs-title class_", inherited__).
+const HLJS = /^hljs(-[a-z0-9-]+)?$/;
+const HLJS_SUB = /^[a-z0-9]+_+$/;
 
 let purifier: DOMPurify | null = null;
 
 function purify(): DOMPurify {
   if (purifier) return purifier;
   const p = createDOMPurify(window);
+  p.addHook('uponSanitizeAttribute', (_node, data) => {
+    if (data.attrName === 'data-md') {
+      data.keepAttr = data.attrValue.startsWith(NONCE + ':');
+    } else if (data.attrName === 'class') {
+      const names = data.attrValue.split(/\s+/);
+      const kept = names.some((n) => HLJS.test(n)) ? names.filter((n) => HLJS.test(n) || HLJS_SUB.test(n)) : [];
+      data.attrValue = kept.join(' ');
+      data.keepAttr = kept.length > 0;
+    }
+  });
   p.addHook('afterSanitizeAttributes', (node) => {
     const el = node as Element;
-    switch (el.tagName) {
-      case 'A': {
-        const href = el.getAttribute('href') ?? '';
-        if (/^(https?:|mailto:)/i.test(href.trim())) {
-          el.setAttribute('target', '_blank');
-          el.setAttribute('rel', 'noopener noreferrer');
-        } else {
-          el.removeAttribute('href');
-          el.removeAttribute('target');
-        }
-        break;
+    if (el.tagName === 'A') {
+      const href = el.getAttribute('href') ?? '';
+      if (/^(https?:|mailto:)/i.test(href.trim())) {
+        el.setAttribute('target', '_blank');
+        el.setAttribute('rel', 'noopener noreferrer');
+      } else {
+        el.removeAttribute('href');
+        el.removeAttribute('target');
       }
-      case 'IMG': {
-        const src = el.getAttribute('src') ?? '';
-        if (!/^data:image\//i.test(src.trim())) {
-          el.removeAttribute('src');
-          el.setAttribute('title', 'Remote image not loaded');
-        }
-        break;
+    } else if (el.tagName === 'IMG') {
+      const src = el.getAttribute('src') ?? '';
+      if (!/^data:image\//i.test(src.trim())) {
+        el.removeAttribute('src');
+        el.setAttribute('title', 'Remote image not loaded');
       }
-      case 'INPUT':
-        // Only GFM task-list boxes, and read-only.
-        el.setAttribute('type', 'checkbox');
-        el.setAttribute('disabled', '');
-        break;
-      case 'BUTTON':
-        el.setAttribute('type', 'button');
-        break;
     }
   });
   purifier = p;
   return p;
-}
-
-/** Sanitizes HTML with the markdown allowlist. */
-export function sanitize(html: string): string {
-  return purify().sanitize(html, {
-    ALLOWED_TAGS,
-    ALLOWED_ATTR,
-    ALLOW_DATA_ATTR: false,
-    ALLOW_ARIA_ATTR: false,
-    FORBID_ATTR: ['style'],
-  }) as unknown as string;
-}
-
-/** Renders untrusted markdown to HTML that is safe to insert. */
-export function renderMarkdown(src: string): string {
-  if (!src) return '';
-  let html: string;
-  try {
-    html = marked.parse(src, { async: false }) as string;
-  } catch {
-    html = `<p>${escapeHtml(src)}</p>`;
-  }
-  return sanitize(html);
-}
-
-/**
- * Splits markdown into chunks of at least `min` characters, only at blank
- * lines outside code fences, so each chunk renders on its own. While an
- * answer streams, only the last chunk changes: the earlier ones keep their
- * rendered HTML and their DOM, and the work per frame stays constant
- * instead of growing with the answer.
- */
-export function splitBlocks(src: string, min = 2000): string[] {
-  const out: string[] = [];
-  let start = 0;
-  let fence = '';
-  let pos = 0;
-  while (pos < src.length) {
-    const nl = src.indexOf('\n', pos);
-    const end = nl === -1 ? src.length : nl + 1;
-    const line = src.slice(pos, end).trim();
-    const m = /^(`{3,}|~{3,})/.exec(line);
-    if (m) {
-      if (!fence) fence = m[1]!;
-      else if (line.startsWith(fence)) fence = '';
-    } else if (!fence && line === '' && end - start >= min && nl !== -1) {
-      out.push(src.slice(start, end));
-      start = end;
-    }
-    pos = end;
-  }
-  if (start < src.length || out.length === 0) out.push(src.slice(start));
-  return out;
 }
