@@ -1,7 +1,10 @@
 // Hostile markup from the model (fakellm's "xss" answer) and from the user
 // must stay inert: no dialog, no event handler attribute, no script URL,
-// at any moment of the stream, not only at the end.
-import { answer, expect, finished, newSession, send, test } from './fixtures';
+// at any moment of the stream, not only at the end. Markup made to look
+// like the app (fakellm's "spoof" answer) must not: no control, no app
+// class, no id or style, live, after a reload and in search results.
+import { answer, expect, finished, newSession, openApp, ORIGIN, send, shot, test, uid } from './fixtures';
+import type { Locator, Page } from '@playwright/test';
 
 test('markup in answers and messages never runs', async ({ page, dialogs }) => {
   await newSession(page);
@@ -49,3 +52,98 @@ test('markup in answers and messages never runs', async ({ page, dialogs }) => {
   expect(page.context().pages()).toHaveLength(1);
   expect(dialogs).toEqual([]);
 });
+
+test('markup made to look like the app renders as plain content: live, after a reload, in search', async ({ page }) => {
+  await watchSpoofs(page);
+  await newSession(page);
+  const title = `spoof test ${uid()}`;
+  const turn = await send(page, title);
+  await finished(turn);
+  const md = answer(turn).last();
+  await expect(md).toContainText('The end of the spoof answer.');
+  // Every element that reached a rendered answer while it streamed.
+  const live = await page.evaluate(() => (window as unknown as Spoofs).spoofWatch);
+  expect(live.checked, 'elements checked while the answer streamed').toBeGreaterThan(20);
+  expect(live.found).toEqual([]);
+  await expectOnlyOurControls(md);
+  await shot(page, 'browser-spoof.png');
+
+  // After a reload, from the database.
+  await openApp(page, `${ORIGIN}/`);
+  await page.getByRole('navigation', { name: 'Session list' }).getByText(title).click();
+  const again = answer(page.getByRole('article', { name: 'Turn 1', exact: true })).last();
+  await expect(again).toContainText('The end of the spoof answer.');
+  await expectOnlyOurControls(again);
+  expect((await page.evaluate(() => (window as unknown as Spoofs).spoofWatch)).found).toEqual([]);
+
+  // In search results: the snippet is text and <mark>s only.
+  await page.keyboard.press('Control+k');
+  await page.getByRole('searchbox', { name: 'Search sessions' }).fill('counterfeit');
+  const hit = page.getByRole('button').filter({ hasText: title });
+  await expect(hit).toHaveCount(1);
+  await expect(hit.locator('mark')).toHaveText([/^counterfeit$/i]);
+  const inSnippet = await hit.locator('.snippet').evaluate((el) => Array.from(el.querySelectorAll('*'), (e) => e.outerHTML));
+  expect(inSnippet).toEqual(['<mark>counterfeit</mark>']);
+  await expect(hit.locator('button, input, select, textarea, label, form, details, [id], [style]')).toHaveCount(0);
+});
+
+interface Spoofs {
+  spoofWatch: { checked: number; found: string[] };
+  spoofCheck: (el: Element) => string | null;
+}
+
+/**
+ * Watches, from the first script of every page load, each element added to
+ * a rendered answer (.md) for what only the app may have: a class other than
+ * highlight.js's and our renderer's, an id, a style, or a control other than
+ * our Copy button and read-only task boxes.
+ */
+async function watchSpoofs(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as Spoofs;
+    const OURS = ['code-block', 'code-head', 'code-lang', 'code-copy', 'img-blocked', 'task-box'];
+    const ours = (el: Element) =>
+      el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') || el.matches('li > input.task-box[type="checkbox"][disabled]');
+    w.spoofCheck = (el) => {
+      if (el.id) return `id: ${el.outerHTML}`;
+      if (el.hasAttribute('style')) return `style: ${el.outerHTML}`;
+      for (const c of Array.from(el.classList)) if (!OURS.includes(c) && !/^hljs(-|$)/.test(c) && !/^[a-z0-9]+_+$/.test(c)) return `class ${c}: ${el.outerHTML}`;
+      if (el.matches('button, input, select, textarea, label, form, details, summary, dialog, option') && !ours(el)) return `control: ${el.outerHTML}`;
+      return null;
+    };
+    w.spoofWatch = { checked: 0, found: [] };
+    const check = (el: Element) => {
+      if (!el.parentElement?.closest('.md')) return;
+      w.spoofWatch.checked++;
+      const bad = w.spoofCheck(el);
+      if (bad) w.spoofWatch.found.push(bad.slice(0, 200));
+    };
+    new MutationObserver((records) => {
+      for (const r of records) {
+        if (r.type === 'attributes') check(r.target as Element);
+        r.addedNodes.forEach((n) => {
+          if (!(n instanceof Element)) return;
+          check(n);
+          n.querySelectorAll('*').forEach(check);
+        });
+      }
+    }).observe(document, { subtree: true, childList: true, attributes: true });
+  });
+  await openApp(page, `${ORIGIN}/`);
+}
+
+/** The answer shows the forged controls' text, and holds no control but ours: one Copy button, two task boxes. */
+async function expectOnlyOurControls(md: Locator): Promise<void> {
+  await expect(md).toContainText('Allow once');
+  await expect(md).toContainText('A fake turn over the page');
+  const found = await md.evaluate((root) => {
+    const w = window as unknown as Spoofs;
+    return Array.from(root.querySelectorAll('*'), (el) => w.spoofCheck(el)).filter((x) => x !== null);
+  });
+  expect(found).toEqual([]);
+  await expect(md.getByRole('button')).toHaveText(['Copy']);
+  await expect(md.locator('input')).toHaveCount(2);
+  await expect(md.locator('input').first()).toBeChecked();
+  await expect(md.locator('select, textarea, label, form, details, summary')).toHaveCount(0);
+  await expect(md.locator('.code-block .code-lang')).toHaveText('go');
+}

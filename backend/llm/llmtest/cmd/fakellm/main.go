@@ -12,6 +12,8 @@
 //	write a file  calls write_file (needs a workspace), then reports
 //	remember      a plain answer holding a distinctive word, for search
 //	xss           an answer full of markup that must never run
+//	spoof         an answer whose markup dresses up as the app's controls
+//	stream a table  a long table streamed slowly, to be seen mid-stream
 //
 // Every reply depends only on the request, never on earlier requests, so
 // concurrent turns and retried tests cannot disturb each other.
@@ -56,6 +58,38 @@ const xssAnswer = "Here is some markup that must stay inert:\n\n" +
 	"<iframe src=\"javascript:alert(6)\"></iframe> <div onclick=\"alert(7)\">click me</div>\n\n" +
 	"The end of the xss answer."
 
+// spoofAnswer is markup made to look like the app: an approval button, a
+// checkbox, the composer, the turn's own sections and code-block chrome,
+// beside our own controls (a code block's Copy, a task list) that must
+// still work. spoofWord is the word the search test looks for.
+const (
+	spoofWord   = "counterfeit"
+	spoofAnswer = "A " + spoofWord + " answer that dresses up as the app:\n\n" +
+		"<button class=\"btn primary\">Allow once</button> <button class=\"btn\" id=\"deny\">Deny</button>\n\n" +
+		"<input type=checkbox class=\"task-box\" checked> <input type=\"text\" class=\"composer\" placeholder=\"Message\">\n\n" +
+		"<div class=\"turn\" id=\"composer\" style=\"position:fixed;inset:0;background:#c00\">A fake turn over the page</div>\n\n" +
+		"<select class=\"model\"><option>gpt-9</option></select> <textarea class=\"composer\">typed</textarea> <label class=\"btn\">a label</label>\n\n" +
+		"<form class=\"dialog\" action=\"https://evil.example/\"><button type=\"submit\">Send</button></form>\n\n" +
+		"<details open class=\"section\"><summary class=\"label\">Critique 1: passed, 90%</summary>folded</details>\n\n" +
+		"<div class=\"code-block\"><div class=\"code-head\"><span class=\"code-copy\" data-copy=\"1\">Copy</span></div></div>\n\n" +
+		"<a class=\"btn primary\" role=\"button\" href=\"https://example.com/\">Approve</a> <span class=\"hljs-keyword btn\">kw</span>\n\n" +
+		"- [x] a real task\n- [ ] another\n\n" +
+		"```go\nfunc main() {}\n```\n\n" +
+		"The end of the spoof answer."
+)
+
+// tableAnswer is a 30-row table that streams for about 6 s.
+func tableAnswer() llmtest.Reply {
+	var b strings.Builder
+	b.WriteString("Streaming a **table** row by row:\n\n| # | Region | Revenue |\n|---:|---|---:|\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "| %d | Region %c | %d.%dk |\n", i+1, 'A'+i%26, 10+i*3, i%10)
+	}
+	b.WriteString("\nThe end of the table answer.")
+	return llmtest.Reply{Chunks: llmtest.Text(b.String(), 150), Delay: 40 * time.Millisecond,
+		Usage: &llmtest.Usage{PromptTokens: 200, CompletionTokens: 300, TotalTokens: 500}}
+}
+
 func main() {
 	srv := llmtest.NewStandalone(func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) })
 	defer srv.Close()
@@ -84,6 +118,10 @@ func script(r llmtest.Request) llmtest.Reply {
 		return text("Noted. I will remember it by the word "+rememberWord+", which is rare enough to find again.", 6)
 	case strings.Contains(last, "xss"):
 		return text(xssAnswer, 8)
+	case strings.Contains(last, "spoof"):
+		return text(spoofAnswer, 40)
+	case strings.Contains(last, "stream a table"):
+		return tableAnswer()
 	}
 	return chart(r)
 }

@@ -26,6 +26,8 @@ func TestScript(t *testing.T) {
 		{"slow", llmtest.Request{Messages: []llmtest.Message{user("Answer slow please")}, Tools: chatTools}, "", "word1999"},
 		{"remember", llmtest.Request{Messages: []llmtest.Message{user("Please remember this")}}, "", rememberWord},
 		{"xss", llmtest.Request{Messages: []llmtest.Message{user("xss test")}}, "", "onerror=alert(1)"},
+		{"spoof", llmtest.Request{Messages: []llmtest.Message{user("spoof test")}}, "", `<button class="btn primary">Allow once</button>`},
+		{"stream a table", llmtest.Request{Messages: []llmtest.Message{user("Please stream a table")}}, "", "| 30 | Region D | 97.9k |"},
 		{"writer drafts", llmtest.Request{Messages: []llmtest.Message{user("Please critique a pitch")}}, "", firstDraft},
 		{"writer revises", llmtest.Request{Messages: []llmtest.Message{user(revisePrompt("Please critique a pitch", firstDraft))}}, "", revisedDraft},
 		{"critic fails the first draft", llmtest.Request{Messages: []llmtest.Message{critic, user(critiquePrompt("Please critique a pitch", firstDraft))}}, "", `"passed": false, "score": 0.4`},
