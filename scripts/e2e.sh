@@ -5,10 +5,11 @@
 #
 #   bash scripts/e2e.sh [path/to/agentdeck] [playwright args...]
 #
-# The database has two providers: "fake" (fakellm, the default) and "dead"
-# (a closed port, for the unreachable-server test). Named screenshots,
-# failure screenshots and traces, and the servers' logs go to build/e2e/.
-# Everything started here is stopped on exit.
+# The database has three providers: "fake" (fakellm, the default), "dead"
+# (a closed port, for the unreachable-server test) and "second" (a second
+# fakellm, with the model second-model, that answers "whoami" as second).
+# Named screenshots, failure screenshots and traces, and the servers' logs
+# go to build/e2e/. Everything started here is stopped on exit.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/build/bin/agentdeck"
@@ -52,6 +53,12 @@ pids+=($!)
 waitfor "$work/fakellm.url" "${pids[-1]}" fakellm
 model_url="$(head -1 "$work/fakellm.url")"
 
+# A second scripted model, for the tests that run on another provider.
+"$work/fakellm" -name second -models second-model >"$work/second.url" 2>"$out/second.log" &
+pids+=($!)
+waitfor "$work/second.url" "${pids[-1]}" "the second fakellm"
+second_url="$(head -1 "$work/second.url")"
+
 # A port nothing listens on: take a free one and let it go.
 dead_port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 
@@ -61,6 +68,7 @@ db="$work/data/agentdeck.db"
 mkdir -p "$work/data"
 "$bin" providers add fake --db "$db" --base-url "$model_url" --model smoke-model --default 2>/dev/null
 "$bin" providers add dead --db "$db" --base-url "http://127.0.0.1:$dead_port/v1" --model dead-model 2>/dev/null
+"$bin" providers add second --db "$db" --base-url "$second_url" --model second-model 2>/dev/null
 
 # Port 0: the kernel picks a free port and serve prints the URL it got.
 "$bin" serve --db "$db" --addr 127.0.0.1:0 >"$work/serve.out" 2>"$out/serve.log" &
@@ -74,7 +82,7 @@ url="$(grep -o 'http://127\.0\.0\.1:[0-9]*/?token=[0-9a-f]*' "$work/serve.out" |
 [[ -n "$url" ]] || { cat "$work/serve.out" "$out/serve.log" >&2; fail "agentdeck serve printed no URL with a token"; }
 echo "e2e: model at $model_url, app at ${url%%\?*}"
 
-export E2E_URL="$url" E2E_DB="$db" E2E_BIN="$bin" E2E_OUT="$out" E2E_CHROMIUM=/usr/bin/chromium
+export E2E_URL="$url" E2E_DB="$db" E2E_BIN="$bin" E2E_OUT="$out" E2E_CHROMIUM=/usr/bin/chromium E2E_MODEL_URL="$model_url"
 code=0
 (cd "$root/frontend" && npx playwright test "$@") || code=$?
 echo "e2e: $(( $(date +%s) - start )) s; screenshots and logs in $out"

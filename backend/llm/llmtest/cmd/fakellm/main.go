@@ -17,10 +17,15 @@
 //
 // Every reply depends only on the request, never on earlier requests, so
 // concurrent turns and retried tests cannot disturb each other.
+//
+// A message holding "whoami" is answered "Answered by NAME as MODEL." (NAME
+// from -name, MODEL the one the request asked for): the browser tests run
+// a second fakellm as a second provider and read which one answered.
 package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
@@ -91,14 +96,26 @@ func tableAnswer() llmtest.Reply {
 }
 
 func main() {
+	name := flag.String("name", "fakellm", `the name a message holding "whoami" is answered with`)
+	models := flag.String("models", "smoke-model", "the models GET /v1/models lists, comma-separated")
+	flag.Parse()
 	srv := llmtest.NewStandalone(func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) })
 	defer srv.Close()
-	srv.SetModels("smoke-model")
-	srv.Respond(script)
+	srv.SetModels(strings.Split(*models, ",")...)
+	srv.Respond(func(r llmtest.Request) llmtest.Reply { return answerAs(*name, r) })
 	fmt.Println(srv.URL())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
+}
+
+// answerAs says who answered a message holding "whoami", and which model
+// was asked for; anything else goes to script.
+func answerAs(name string, r llmtest.Request) llmtest.Reply {
+	if strings.Contains(strings.ToLower(lastUser(r)), "whoami") {
+		return text(fmt.Sprintf("Answered by %s as %s.", name, r.Model), 4)
+	}
+	return script(r)
 }
 
 // script picks the scenario from the last user message, then the step

@@ -56,6 +56,18 @@ func TestScript(t *testing.T) {
 	}
 }
 
+// whoami names the server and the model asked for; the rest is script's.
+func TestAnswerAs(t *testing.T) {
+	whoami := llmtest.Request{Model: "second-model", Messages: []llmtest.Message{{Role: "user", Content: "Whoami, please?"}}}
+	if got := llmtest.Content(answerAs("second", whoami).Chunks); got != "Answered by second as second-model." {
+		t.Errorf("whoami: %q", got)
+	}
+	other := llmtest.Request{Messages: []llmtest.Message{{Role: "user", Content: "Please remember this"}}}
+	if got := llmtest.Content(answerAs("second", other).Chunks); !strings.Contains(got, rememberWord) {
+		t.Errorf("a message without whoami: %q", got)
+	}
+}
+
 // The prompts of backend/workflow's critique-revise executor.
 func critiquePrompt(task, draft string) string {
 	return "Task:\n" + task + "\n\nDraft:\n" + draft + "\n\nEvaluate the draft against the task. Reply with JSON: {\"passed\": true|false, \"score\": 0..1, \"feedback\": \"what to change\"}."
