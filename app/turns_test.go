@@ -17,8 +17,17 @@ import (
 
 func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 	f := newFixture(t)
+	// A's answer waits until the third message has been refused, so A is
+	// still running then however slow the machine is.
+	release := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(open)
 	f.srv.Respond(func(r llmtest.Request) llmtest.Reply {
 		last := r.Messages[len(r.Messages)-1].Content
+		if last == "alpha" {
+			<-release
+		}
 		return llmtest.Reply{Chunks: llmtest.Text("answer to "+last, 20), Delay: 10 * time.Millisecond}
 	})
 	a, b := f.session(t, "A"), f.session(t, "B")
@@ -33,6 +42,7 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 	if _, err := f.api.SendMessage(SendRequest{SessionID: a.ID, Message: "again"}); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Fatalf("a second message to a busy session must be refused: %v", err)
 	}
+	open()
 	da, db := f.waitTurn(t, ra.TurnID), f.waitTurn(t, rb.TurnID)
 	if da.FinalText != "answer to alpha" || db.FinalText != "answer to beta" {
 		t.Fatalf("final texts %q / %q", da.FinalText, db.FinalText)
