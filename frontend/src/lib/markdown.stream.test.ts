@@ -38,6 +38,9 @@ const corpus: Array<[string, string, boolean?]> = [
   ['tasks', '- [x] done\n- [ ] todo\n\n1. [x] a numbered task\n\n- [ ] loose\n\n- [x] list\n'],
   ['indented code', 'Para\n\n    indented code\n\n    more code\n\nEnd\n    not code (lazy)\n'],
   ['CRLF line ends', 'Line one\r\n\r\n- a\r\n- b\r\n\r\n| h |\r\n|---|\r\n| c |\r\n\r\n```\r\ncode\r\n```\r\n'],
+  ['words typed onto paragraphs',
+    Array.from({ length: 150 }, (_, i) => `tok${i}`).join(' ') + ' then www.example.com and foo_bar_baz, a@b.example and **strong** 1. x\n' +
+    'tok 2 words  \nafter a hard break\n\n1 not a list\n\nwords and [ref] and more words\n\n[ref]: https://example.com/ref\n\nword'],
   ['a long answer', filler + '\n\n' + filler.replace(/Paragraph/g, '- Item')],
   ['the scripted answer', 'Here is **revenue by region** for Q3, from your data:\n\n| Region | Revenue |\n|---|---:|\n| North | 42.0k |\n| South | 31.5k |\n| East | 18.2k |\n| West | 12.9k |\n\nNorth leads with about a third of the total. A query to reproduce it:\n\n```sql\nSELECT region, SUM(revenue) AS revenue\nFROM sales\nGROUP BY region\nORDER BY revenue DESC;\n```\n'],
 ];
@@ -63,6 +66,9 @@ function chunks(text: string, rnd: () => number): string[] {
   return out;
 }
 
+/** How many views streamed so far were words appended (view.tail), and how many were held back. */
+const seen = { appended: 0, held: 0 };
+
 /** Streams text in chunks on a fake clock; checks every up-to-date view; returns the last. */
 function stream(text: string, seed: number): string {
   const rnd = prng(seed);
@@ -78,6 +84,8 @@ function stream(text: string, seed: number): string {
     shown += piece;
     t += rnd() * 40;
     const view = s.update(shown, true);
+    if (view.tail) seen.appended++;
+    if (view.wait !== null) seen.held++;
     if (view.wait !== null) expect(view.wait).toBeGreaterThan(0);
     else if (rnd() < sample) expect(view.blocks.join(''), `seed ${seed}, after ${JSON.stringify(shown)}`).toBe(renderMarkdown(shown));
   }
@@ -94,6 +102,35 @@ function stream(text: string, seed: number): string {
 
 const SEEDS = 40;
 
+describe('MarkdownStream', () => {
+  it('appends words typed onto a paragraph to its HTML, and says so', () => {
+    const s = new MarkdownStream();
+    const first = s.update('# Title\n\nHello wor', true);
+    const next = s.update('# Title\n\nHello world and more', true);
+    expect(next.tail).toEqual({ base: first.blocks[1], text: 'ld and more' });
+    expect(next.blocks.join('')).toBe(renderMarkdown('# Title\n\nHello world and more'));
+    // Not words: rendered.
+    const emphasis = s.update('# Title\n\nHello world and more *em*', true);
+    expect(emphasis.tail).toBeUndefined();
+    expect(emphasis.blocks[1]).toBe('<p>Hello world and more <em>em</em></p>\n');
+  });
+
+  it.each([
+    ['a word with an underscore', 'foo_bar', 'baz'],
+    ['a www link', 'see www.example', 'com'],
+    ['a list marker to be', '1.', ' item'],
+    ['a heading to be', '#', 'heading'],
+    ['a definition to be', '[x]:', ' https://example.com'],
+    ['emphasis', 'an *em', 'ph'],
+  ])('renders, not appends, after %s', (_name, before, words) => {
+    const s = new MarkdownStream();
+    s.update(before, true);
+    const view = s.update(before + words, true);
+    expect(view.tail).toBeUndefined();
+    expect(view.blocks.join('')).toBe(renderMarkdown(before + words));
+  });
+});
+
 describe('streamed markdown renders as the whole text does', () => {
   it.each(corpus)('%s', (_name, text) => {
     const whole = renderMarkdown(text);
@@ -106,6 +143,14 @@ describe('streamed markdown renders as the whole text does', () => {
     const whole = renderMarkdown(text);
     for (let seed = 1; seed <= 3; seed++) expect(stream(text, seed * 7919)).toBe(whole);
   }, 180_000);
+
+  it('has streamed both appended words and held-back views', () => {
+    const before = { ...seen };
+    const [, words] = corpus.find(([name]) => name === 'words typed onto paragraphs')!;
+    for (let seed = 1; seed <= 5; seed++) stream(words, seed);
+    expect(seen.appended).toBeGreaterThan(before.appended);
+    expect(seen.held).toBeGreaterThan(before.held);
+  });
 
   it.each(corpus.filter(([, , spans]) => !spans))('%s: blocks render as one pass over the text does', (_name, text) => {
     expect(renderMarkdown(text)).toBe(renderOnePass(text));

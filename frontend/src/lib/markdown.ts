@@ -101,6 +101,12 @@ export interface MarkdownView {
   blocks: string[];
   /** Set when the view is behind its text: update again after this many ms. */
   wait: number | null;
+  /**
+   * Set when the last block only grew by words typed onto its end: its HTML
+   * is base with text appended to its last text node, so a view may append
+   * the text instead of building the block again.
+   */
+  tail?: { base: string; text: string };
 }
 
 export interface StreamOptions {
@@ -117,14 +123,16 @@ export interface StreamOptions {
  * and their text is never lexed again (two, not one: the last block's next
  * character can still change where the one before it ends, as "#" after a
  * paragraph line does until a letter follows it). The open blocks are
- * rendered again on each update. When live, open blocks longer than
- * options.free (8,000 characters) whose last render cost more than a few
- * milliseconds are held back: updates within a pause proportional to that
- * cost keep the last view and say how long to wait, so a huge open block
- * (one 400 kB paragraph) is redrawn a few times a second, not every frame.
- * Short ones always render: if they seem slow, the machine is busy, and
- * holding them back would only make the stream jerky. A text that does not
- * continue the previous one starts over.
+ * rendered again on each update, except that words (letters, digits and
+ * spaces) typed onto a one-line paragraph are appended to its HTML without
+ * rendering (view.tail says so). When live and the open blocks are longer
+ * than options.free (8,000 characters), updates are held back for a pause
+ * that grows with their length and with what the last update cost: those
+ * within it keep the last view and say how long to wait, so a huge open
+ * block (one 400 kB paragraph) is redrawn a few times a second, not every
+ * frame. Short ones always show at once: if they seem slow, the machine is
+ * busy, and holding them back would only make the stream jerky. A text
+ * that does not continue the previous one starts over.
  */
 export class MarkdownStream {
   #now: () => number;
@@ -137,6 +145,8 @@ export class MarkdownStream {
   /** The open blocks' HTML of the last render, by links key and text. */
   #open = new Map<string, string>();
   #openChars = 0;
+  /** The last block when words typed onto its end can be appended to its HTML. */
+  #tail: { raw: string; html: string; key: string } | null = null;
   #view: MarkdownView = { blocks: [], wait: null };
   #stale = false;
   #nextAt = -Infinity;
@@ -155,11 +165,30 @@ export class MarkdownStream {
       this.#view = { blocks: this.#view.blocks, wait: this.#nextAt - start };
       return this.#view;
     }
-    this.#render(src, live);
+    const words = live && this.#tail && src.length > this.#src.length && src.startsWith(this.#src) ? src.slice(this.#src.length) : '';
+    if (words && WORDS.test(words)) this.#append(src, words);
+    else this.#render(src, live);
     const end = this.#now();
-    this.#nextAt = live && this.#openChars >= this.#free ? end + pause(end - start) : -Infinity;
+    this.#nextAt = live && this.#openChars >= this.#free ? end + pause(end - start, this.#openChars) : -Infinity;
     this.#stale = false;
     return this.#view;
+  }
+
+  // append adds words typed onto the last block, a one-line paragraph
+  // ending in a word or a space: its HTML then ends in that text, and
+  // the words render as themselves.
+  #append(src: string, words: string) {
+    const tail = this.#tail!;
+    const raw = tail.raw + words;
+    const html = tail.html.slice(0, -P_END.length) + words + P_END;
+    this.#open.delete(tail.key + '\0' + tail.raw);
+    this.#open.set(tail.key + '\0' + raw, html);
+    this.#openChars += words.length;
+    this.#tail = { raw, html, key: tail.key };
+    this.#src = src;
+    const blocks = this.#view.blocks.slice();
+    blocks[blocks.length - 1] = html;
+    this.#view = { blocks, wait: null, tail: { base: tail.html, text: words } };
   }
 
   #render(src: string, live: boolean) {
@@ -198,12 +227,14 @@ export class MarkdownStream {
     // only, not in the shared cache.
     const open = new Map<string, string>();
     this.#openChars = 0;
+    this.#tail = null;
     for (const b of region.blocks.slice(finish)) {
       const key = keyOf(b.raw);
       const html = (live && this.#open.get(key + '\0' + b.raw)) || renderBlock(b.raw, links, key, !live);
       open.set(key + '\0' + b.raw, html);
       this.#openChars += b.raw.length;
       blocks.push(html);
+      this.#tail = live && appendable(b, html) ? { raw: b.raw, html, key } : null;
     }
     this.#open = open;
     this.#view = { blocks, wait: null };
@@ -236,12 +267,28 @@ interface Scanned {
   links: Links;
 }
 
-// pause is how long a live stream with a long open block waits before
-// rendering again after a render that cost ms: nothing while it fits well
-// in a frame, then ten times the cost, so rendering never takes much more
-// than a tenth of the time.
-function pause(ms: number): number {
-  return ms < 4 ? 0 : ms * 10;
+const WORDS = /^[A-Za-z0-9 ]+$/;
+const P_END = '</p>\n';
+
+// appendable reports whether words typed onto a block's end can be
+// appended to its HTML: a one-line paragraph that starts with a letter or
+// digit (no list, heading or definition can come of it) and ends in a word
+// of letters and digits or a space (no emphasis, link or entity), whose
+// HTML ends with that text.
+function appendable(b: { raw: string; tokens: Token[] }, html: string): boolean {
+  if (b.tokens.length !== 1 || b.tokens[0]!.type !== 'paragraph' || !/^[A-Za-z0-9][^\n]*$/.test(b.raw)) return false;
+  const space = b.raw.lastIndexOf(' ');
+  const end = space < 0 ? b.raw : b.raw.slice(space);
+  return /^ ?[A-Za-z0-9]*$/.test(end) && html.startsWith('<p>') && html.endsWith(end + P_END);
+}
+
+// pause is how long a live stream whose open blocks hold chars characters
+// waits before showing more after an update that cost ms: ten times the
+// cost, so rendering takes a tenth of the time at most, and a millisecond
+// per thousand characters, for what the browser's layout of them costs
+// (which grows with them but happens after the update, out of its sight).
+function pause(ms: number, chars: number): number {
+  return Math.max(ms * 10, chars / 1000);
 }
 
 // scan splits text into blocks at marked's top-level tokens (block-level

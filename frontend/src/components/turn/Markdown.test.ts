@@ -67,6 +67,23 @@ describe('Markdown while streaming', () => {
     expect(scheduler.pending).toHaveLength(0);
   });
 
+  it('appends words to the paragraph they are typed onto: same text node, selection kept', async () => {
+    const scheduler = manual();
+    const { container, rerender } = render(Markdown, { text: 'Intro\n\nHello wor', live: true, scheduler });
+    const p = container.querySelectorAll('p')[1]!;
+    const text = p.firstChild as Text;
+    const selection = document.getSelection()!;
+    selection.setBaseAndExtent(text, 0, text, 5);
+    await rerender({ text: 'Intro\n\nHello world and more', live: true, scheduler });
+    expect(container.querySelectorAll('p')[1]).toBe(p);
+    expect(p.firstChild).toBe(text);
+    expect(text.data).toBe('Hello world and more');
+    expect(selection.toString()).toBe('Hello');
+    // Markup arrives: the paragraph is built again, and matches the text.
+    await rerender({ text: 'Intro\n\nHello world and **more**', live: true, scheduler });
+    expect(container.querySelector('strong')?.textContent).toBe('more');
+  });
+
   it('never holds back a short block, however slow the machine', async () => {
     const scheduler = manual(50);
     const { container, rerender } = render(Markdown, { text: 'one **1**', live: true, scheduler });
