@@ -1,4 +1,5 @@
-// Stop mid-stream: fakellm's "slow" answer is 2,000 words 5 ms apart.
+// Stop mid-stream: fakellm's "slow" answer is 2,000 words 100 ms apart,
+// so it is still streaming when Stop comes, however slow the machine.
 import { answer, expect, finished, newSession, openApp, ORIGIN, send, shot, test, uid } from './fixtures';
 
 test('Esc stops a streaming answer, which stays after a reload', async ({ page }) => {
@@ -6,9 +7,9 @@ test('Esc stops a streaming answer, which stays after a reload', async ({ page }
   const title = `Answer slow please ${uid()}`;
   const turn = await send(page, title);
   const md = answer(turn).last();
-  await expect(md).toContainText('word40');
+  await expect(md).toContainText('word20');
   const early = (await md.textContent())?.length ?? 0;
-  await expect(md).toContainText('word80');
+  await expect(md).toContainText('word40');
   expect((await md.textContent())?.length ?? 0).toBeGreaterThan(early);
   await expect(page.getByRole('button', { name: 'Stop' }).first()).toBeVisible();
 
@@ -29,7 +30,7 @@ test('Esc stops a streaming answer, which stays after a reload', async ({ page }
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
   const again = page.getByRole('article', { name: 'Turn 1', exact: true });
   await expect(again.getByText('Stopped', { exact: true })).toBeVisible();
-  await expect(answer(again).last()).toContainText('word80');
+  await expect(answer(again).last()).toContainText('word40');
   expect(normalize(await answer(again).last().textContent())).toBe(stopped);
 });
 

@@ -200,14 +200,15 @@ func writer(prompt string) llmtest.Reply {
 	return text(firstDraft, 6)
 }
 
-// slow streams 2,000 words 5 ms apart (about 10 s): time to press Stop.
+// slow streams 2,000 words 100 ms apart (over three minutes): a test
+// stops it long before its end, however loaded the machine is.
 func slow() llmtest.Reply {
 	var b strings.Builder
 	b.WriteString("Slow answer begins. ")
 	for i := range 2000 {
 		b.WriteString("word" + strconv.Itoa(i) + " ")
 	}
-	return llmtest.Reply{Chunks: llmtest.Text(b.String(), 2001), Delay: 5 * time.Millisecond,
+	return llmtest.Reply{Chunks: llmtest.Text(b.String(), 2001), Delay: 100 * time.Millisecond,
 		Usage: &llmtest.Usage{PromptTokens: 20, CompletionTokens: 2001, TotalTokens: 2021}}
 }
 
