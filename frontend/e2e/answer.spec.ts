@@ -36,6 +36,9 @@ test('a critique-revise turn marks the final draft as its answer, and Copy copie
   await expect(copyDraft).toHaveText(/Copied/);
   expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(firstDraft);
   await shot(page, 'browser-critique-answer.png');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'browser-critique-answer-dark.png');
+  await page.emulateMedia({ colorScheme: 'light' });
 
   const copy = turn.getByRole('button', { name: 'Copy the answer' });
   await copy.click();
