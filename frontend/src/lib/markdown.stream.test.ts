@@ -115,6 +115,29 @@ describe('MarkdownStream', () => {
     expect(emphasis.blocks[1]).toBe('<p>Hello world and more <em>em</em></p>\n');
   });
 
+  it('holds a long open block back for 25 times what rendering and layout cost, and a short one never', () => {
+    let t = 0;
+    const s = new MarkdownStream({ now: () => t, free: 100 });
+    const long = 'word '.repeat(40);
+    s.update(long, true);
+    expect(s.holding).toBe(true);
+    s.spent(4); // the view's layout of it took 4 ms
+    t = 60;
+    const held = s.update(long + 'more', true);
+    expect(held.wait).toBe(40);
+    expect(held.blocks.join('')).toBe(renderMarkdown(long));
+    t = 100;
+    const shown = s.update(long + 'more', true);
+    expect(shown.wait).toBeNull();
+    expect(shown.blocks.join('')).toBe(renderMarkdown(long + 'more'));
+
+    const short = new MarkdownStream({ now: () => t });
+    short.update('a few words', true);
+    short.spent(1000);
+    expect(short.holding).toBe(false);
+    expect(short.update('a few words more', true).wait).toBeNull();
+  });
+
   it.each([
     ['a word with an underscore', 'foo_bar', 'baz'],
     ['a www link', 'see www.example', 'com'],

@@ -127,12 +127,13 @@ export interface StreamOptions {
  * spaces) typed onto a one-line paragraph are appended to its HTML without
  * rendering (view.tail says so). When live and the open blocks are longer
  * than options.free (8,000 characters), updates are held back for a pause
- * that grows with their length and with what the last update cost: those
- * within it keep the last view and say how long to wait, so a huge open
- * block (one 400 kB paragraph) is redrawn a few times a second, not every
- * frame. Short ones always show at once: if they seem slow, the machine is
- * busy, and holding them back would only make the stream jerky. A text
- * that does not continue the previous one starts over.
+ * proportional to what the last one cost, its rendering and (reported by
+ * the view, with spent) its layout: those within it keep the last view and
+ * say how long to wait, so a huge open block (one 400 kB paragraph) is
+ * redrawn about once a second, not every frame. Short ones always show at
+ * once: if they seem slow, the machine is busy, and holding them back
+ * would only make the stream jerky. A text that does not continue the
+ * previous one starts over.
  */
 export class MarkdownStream {
   #now: () => number;
@@ -150,6 +151,7 @@ export class MarkdownStream {
   #view: MarkdownView = { blocks: [], wait: null };
   #stale = false;
   #nextAt = -Infinity;
+  #holding = false;
 
   constructor(options: StreamOptions = {}) {
     this.#now = options.now ?? (() => performance.now());
@@ -169,9 +171,20 @@ export class MarkdownStream {
     if (words && WORDS.test(words)) this.#append(src, words);
     else this.#render(src, live);
     const end = this.#now();
-    this.#nextAt = live && this.#openChars >= this.#free ? end + pause(end - start, this.#openChars) : -Infinity;
+    this.#holding = live && this.#openChars >= this.#free;
+    this.#nextAt = this.#holding ? end + (end - start) * PAUSE : -Infinity;
     this.#stale = false;
     return this.#view;
+  }
+
+  /** Whether updates are being held back; a view then reports what showing the last one cost, with spent. */
+  get holding(): boolean {
+    return this.#holding;
+  }
+
+  /** Adds what showing the last update cost (the browser's layout of it) to the pause before the next. */
+  spent(ms: number) {
+    if (this.#holding) this.#nextAt += ms * PAUSE;
   }
 
   // append adds words typed onto the last block, a one-line paragraph
@@ -282,14 +295,13 @@ function appendable(b: { raw: string; tokens: Token[] }, html: string): boolean 
   return /^ ?[A-Za-z0-9]*$/.test(end) && html.startsWith('<p>') && html.endsWith(end + P_END);
 }
 
-// pause is how long a live stream whose open blocks hold chars characters
-// waits before showing more after an update that cost ms: ten times the
-// cost, so rendering takes a tenth of the time at most, and a millisecond
-// per thousand characters, for what the browser's layout of them costs
-// (which grows with them but happens after the update, out of its sight).
-function pause(ms: number, chars: number): number {
-  return Math.max(ms * 10, chars / 1000);
-}
+// PAUSE: a stream that holds updates back waits this many times what the
+// last one cost (rendering, and the layout the view reports with spent)
+// before the next, so showing a long open block takes a twenty-fifth of
+// the time at most. Each one's cost is frames lost: in Chromium the layout
+// of the UI bench's 400 kB paragraph takes about 50 ms, so it is redrawn
+// every second or so, and the frame rate stays above 0.9 of the idle page's.
+const PAUSE = 25;
 
 // scan splits text into blocks at marked's top-level tokens (block-level
 // lexing only: no inline work), each block a token with the blank lines
