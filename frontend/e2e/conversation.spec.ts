@@ -36,10 +36,10 @@ test('a message streams in and its answer renders as markdown', async ({ page })
   const partial = lengths.filter((n) => n > 0 && n < final);
   expect(final).toBeGreaterThan(200);
   // Streamed, not dropped in at the end: text was on the page before the
-  // answer was whole, and it only grew. (How often a loaded browser draws
-  // decides how many partial lengths it shows; one proves it streamed.)
+  // answer was whole. (How often a loaded browser draws decides how many
+  // partial lengths it shows; one proves it streamed. The length need not
+  // only grow: raw "| a |" shrinks to its cell's text when the table forms.)
   expect(partial.length, `lengths seen: ${lengths.join(', ')}`).toBeGreaterThanOrEqual(1);
-  expect([...partial].sort((a, b) => a - b)).toEqual(partial);
 
   const md = answer(turn).last();
   await expect(md.getByRole('strong')).toHaveText('revenue by region');
