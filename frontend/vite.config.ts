@@ -19,5 +19,8 @@ export default defineConfig({
     // nor a waitFor on testing-library's default 1 s (src/test-setup.ts).
     testTimeout: 60_000,
     setupFiles: ['src/test-setup.ts'],
+    // Vitest empties CSS imports, even ?raw ones; the palette's contrast
+    // test (src/lib/contrast.test.ts) reads app.css.
+    css: { include: [/src\/app\.css/] },
   },
 });

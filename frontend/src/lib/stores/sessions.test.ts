@@ -5,7 +5,7 @@ import { FakeBackend } from '../fake';
 import { createApprovals } from './approvals';
 import { createConversation } from './conversation';
 import { createSearch, createSessions } from './sessions';
-import { applyTheme, createSettings, effectiveTheme } from './settings';
+import { createSettings } from './settings';
 
 const now = new Date(2025, 5, 18, 12);
 
@@ -152,16 +152,6 @@ describe('settings store', () => {
     const s = createSettings(b);
     await s.load();
     expect(get(s.error)).toBe('The database is not open.');
-  });
-
-  it('applies the theme preference', () => {
-    const root = document.createElement('html');
-    applyTheme(root, 'dark');
-    expect(root.dataset.theme).toBe('dark');
-    applyTheme(root, 'system');
-    expect(root.dataset.theme).toBeUndefined();
-    expect(effectiveTheme('system', true)).toBe('dark');
-    expect(effectiveTheme('light', true)).toBe('light');
   });
 });
 

@@ -1,7 +1,7 @@
 // Preferences, providers, their models, workflows, and the theme.
 import { derived, get, writable, type Readable } from 'svelte/store';
 import { messageOf, type Backend } from '../api';
-import type { Detected, Provider, ProviderInput, ProviderView, Settings, Theme, WorkflowList } from '../types';
+import type { Detected, Provider, ProviderInput, ProviderView, Settings, WorkflowList } from '../types';
 
 export type SettingsBackend = Pick<
   Backend,
@@ -111,15 +111,3 @@ export function createSettings(backend: SettingsBackend) {
 }
 
 export type SettingsStore = ReturnType<typeof createSettings>;
-
-/** The theme actually shown for a preference. */
-export function effectiveTheme(pref: Theme | '' | undefined, prefersDark: boolean): 'light' | 'dark' {
-  if (pref === 'light' || pref === 'dark') return pref;
-  return prefersDark ? 'dark' : 'light';
-}
-
-/** Applies a theme preference to the document: system removes the override. */
-export function applyTheme(root: HTMLElement, pref: Theme | '' | undefined) {
-  if (pref === 'light' || pref === 'dark') root.dataset.theme = pref;
-  else delete root.dataset.theme;
-}
