@@ -1,0 +1,111 @@
+// axe-core (WCAG 2.1 AA rules) over the main states of the app, in light
+// and in dark: the empty session; a conversation with a chart and its tool
+// cards open; the diagnostics panel; settings; search results; a stopped
+// turn. No serious or critical violation may remain. Each audit's counts
+// by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
+// shows where the app stands even when it passes.
+import AxeBuilder from '@axe-core/playwright';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from '@playwright/test';
+import { answer, composer, expect, finished, newSession, OUT, send, test, uid } from './fixtures';
+
+const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
+const IMPACTS = ['critical', 'serious', 'moderate', 'minor'] as const;
+
+type Scheme = 'light' | 'dark';
+
+/** Runs axe over the page, records the counts, and asserts (softly, so
+ * the later states of a test are still audited) that nothing serious or
+ * critical was found. */
+async function audit(page: Page, state: string, scheme: Scheme): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).withTags(TAGS).analyze();
+  const counts = Object.fromEntries(IMPACTS.map((i) => [i, violations.filter((v) => v.impact === i).length]));
+  const nodes = Object.fromEntries(IMPACTS.map((i) => [i, violations.filter((v) => v.impact === i).reduce((n, v) => n + v.nodes.length, 0)]));
+  const dir = join(OUT, 'a11y');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, `${state}-${scheme}.json`),
+    JSON.stringify({ state, scheme, rules: counts, nodes, violations: violations.map((v) => ({ id: v.id, impact: v.impact, targets: v.nodes.map(where) })) }, null, 2),
+  );
+  const bad = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect.soft(bad.map((v) => `${v.id} (${v.impact}): ${v.help}\n${v.nodes.map((n) => `    ${where(n)}`).join('\n')}`), `serious and critical axe violations: ${state}, ${scheme}`).toEqual([]);
+}
+
+/** A node's selector, and for a contrast failure its colours and ratio. */
+function where(n: { target: unknown[]; any: Array<{ id: string; data: unknown }> }): string {
+  const target = n.target.map(String).join(' ');
+  const contrast = n.any.find((c) => c.id === 'color-contrast')?.data as { fgColor?: string; bgColor?: string; contrastRatio?: number; expectedContrastRatio?: string } | undefined;
+  return contrast?.contrastRatio ? `${target} — ${contrast.fgColor} on ${contrast.bgColor}: ${contrast.contrastRatio}:1 (needs ${contrast.expectedContrastRatio})` : target;
+}
+
+for (const scheme of ['light', 'dark'] as const) {
+  test.describe(`axe, ${scheme}`, () => {
+    test.beforeEach(async ({ page }) => {
+      await page.emulateMedia({ colorScheme: scheme });
+      expect(await page.evaluate(() => matchMedia('(prefers-color-scheme: dark)').matches)).toBe(scheme === 'dark');
+    });
+
+    test(`the empty session and settings (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      await expect(page.getByRole('heading', { name: 'What should your agent do?' })).toBeVisible();
+      await expect(composer(page)).toBeEditable();
+      await audit(page, 'empty', scheme);
+
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await expect(dialog).toBeVisible();
+      for (const tab of ['Providers', 'Defaults & limits', 'Appearance', 'Workflows']) {
+        await dialog.getByRole('tab', { name: tab }).click();
+        await expect(dialog.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
+        await expect(dialog.getByRole('tabpanel')).not.toBeEmpty();
+        await audit(page, `settings-${tab.split(' ')[0].toLowerCase()}`, scheme);
+      }
+    });
+
+    test(`a conversation with a chart and open tool cards, and its diagnostics (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      const turn = await send(page, 'Chart revenue by region for Q3');
+      await finished(turn);
+      await expect(turn.getByRole('figure', { name: 'Revenue by region (Q3)' }).locator('svg.marks')).toBeVisible();
+      await expect(answer(turn).last().getByRole('table')).toBeVisible();
+      const tools = turn.locator('details.tool');
+      expect(await tools.count()).toBeGreaterThan(0);
+      for (const tool of await tools.all()) {
+        await tool.locator('summary').click();
+        await expect(tool).toHaveAttribute('open', '');
+      }
+      await audit(page, 'conversation', scheme);
+
+      await turn.getByRole('button', { name: 'Diagnostics' }).click();
+      const panel = page.getByRole('complementary', { name: 'Diagnostics' });
+      await expect(panel.getByRole('region', { name: 'Totals' })).toContainText('succeeded');
+      await expect(panel.getByRole('img', { name: /Timeline of the turn/ })).toBeVisible();
+      await audit(page, 'diagnostics', scheme);
+    });
+
+    test(`search results (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      const title = `Please remember this ${uid()}`;
+      const turn = await send(page, title);
+      await finished(turn);
+      await newSession(page);
+      await page.keyboard.press('Control+k');
+      const box = page.getByRole('searchbox', { name: 'Search sessions' });
+      await expect(box).toBeFocused();
+      await box.fill('quixotically');
+      await expect(page.getByRole('button').filter({ hasText: title }).locator('mark')).toHaveText([/^quixotically$/i]);
+      await audit(page, 'search', scheme);
+    });
+
+    test(`a stopped turn (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      const turn = await send(page, `Answer slow please ${uid()}`);
+      await expect(answer(turn).last()).toContainText('word20');
+      await page.keyboard.press('Escape');
+      await finished(turn);
+      await expect(turn.getByText('Stopped', { exact: true })).toBeVisible();
+      await audit(page, 'stopped', scheme);
+    });
+  });
+}
