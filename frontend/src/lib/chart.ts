@@ -42,7 +42,45 @@ export function fitWidth(spec: Record<string, unknown>): Record<string, unknown>
 
 const refuse = (what: string) => () => Promise.reject(new Error(`Charts cannot load ${what}: put the data in the specification.`));
 
-export function embedOptions(expr: EmbedOptions['expr'], dark: boolean): EmbedOptions {
+/** The theme a chart is drawn in: light or dark, and app.css's colours. */
+export interface ChartTheme {
+  dark: boolean;
+  text: string;
+  muted: string;
+  border: string;
+  surface: string;
+}
+
+/** The theme an element shows now, read from its custom properties. */
+export function themeOf(el: Element, dark: boolean): ChartTheme {
+  const css = getComputedStyle(el);
+  const v = (name: string) => css.getPropertyValue(name).trim();
+  return { dark, text: v('--text'), muted: v('--muted'), border: v('--border'), surface: v('--surface') };
+}
+
+/** An object without its empty values. */
+const some = <T extends Record<string, string>>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v)) as Partial<T>;
+
+/**
+ * Vega-Lite config in the theme's colours: the card's background (so an
+ * exported image reads in either theme), text and muted guides, border
+ * grid lines. A colour the page does not define is left to vega's own
+ * light or dark theme.
+ */
+export function chartConfig(t: ChartTheme): NonNullable<EmbedOptions['config']> {
+  return {
+    background: t.surface || 'transparent',
+    view: some({ stroke: t.border }),
+    axis: some({ domainColor: t.muted, tickColor: t.muted, gridColor: t.border, labelColor: t.muted, titleColor: t.text }),
+    legend: some({ labelColor: t.muted, titleColor: t.text }),
+    header: some({ labelColor: t.muted, titleColor: t.text }),
+    title: some({ color: t.text, subtitleColor: t.muted }),
+    text: some({ color: t.text }),
+    style: { 'guide-label': some({ fill: t.muted }), 'guide-title': some({ fill: t.text }) },
+  } as NonNullable<EmbedOptions['config']>;
+}
+
+export function embedOptions(expr: EmbedOptions['expr'], theme: ChartTheme): EmbedOptions {
   return {
     ast: true,
     expr,
@@ -50,17 +88,20 @@ export function embedOptions(expr: EmbedOptions['expr'], dark: boolean): EmbedOp
     actions: { export: true, source: false, compiled: false, editor: false },
     renderer: 'svg',
     tooltip: true,
-    theme: dark ? 'dark' : undefined,
-    config: { background: 'transparent' },
+    theme: theme.dark ? 'dark' : undefined,
+    config: chartConfig(theme),
     logLevel: 0,
     downloadFileName: 'chart',
   };
 }
 
-/** Renders a chart into el; resolves to a function that frees it. */
+/**
+ * Renders a chart into el in the theme it shows now; resolves to a
+ * function that frees it. A theme switch needs a new render.
+ */
 export async function renderChart(el: HTMLElement, spec: unknown, dark: boolean): Promise<() => void> {
   const clean = fitWidth(cleanSpec(spec));
   const [{ default: embed }, { expressionInterpreter }] = await Promise.all([import('vega-embed'), import('vega-interpreter')]);
-  const res: EmbedResult = await embed(el, clean as never, embedOptions(expressionInterpreter, dark));
+  const res: EmbedResult = await embed(el, clean as never, embedOptions(expressionInterpreter, themeOf(el, dark)));
   return () => res.finalize();
 }
