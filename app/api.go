@@ -116,6 +116,17 @@ func (a *API) SendMessage(req SendRequest) (TurnRef, error) {
 	return call(a, needDB, func(ctx context.Context) (TurnRef, error) { return a.s.sendMessage(ctx, req) })
 }
 
+// UploadAttachment stores a file the page sent, its name and its bytes in
+// base64 (at most MaxUploadBytes), for a message to attach: give the path
+// it answers in SendRequest.Attach. A browser, and the window's file
+// picker, know a file's bytes but not its path. The upload waits in
+// uploads/ beside the database: a message that attaches it loads it into
+// the session's tables, which DeleteSession deletes, and removes it; one
+// that no message attached is removed a day later.
+func (a *API) UploadAttachment(name, content string) (UploadedFile, error) {
+	return call(a, needDB, func(context.Context) (UploadedFile, error) { return a.s.upload(name, content) })
+}
+
 // StopTurn stops a running turn; stopping a finished turn does nothing. A
 // turn left running by a process that is gone is marked interrupted at
 // once; one that another live Agentdeck process runs cannot be stopped

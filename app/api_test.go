@@ -25,7 +25,7 @@ var apiTable = map[string]need{
 	"ListSessions": needDB, "CreateSession": needDB, "GetSession": needDB, "RenameSession": needDB,
 	"UpdateSession": needDB, "DeleteSession": needDB, "SearchSessions": needDB, "ExportSession": needDB,
 	"ImportSession": needDB,
-	"SendMessage":   needDB, "StopTurn": needDB, "GetTurn": needDB, "ListTurns": needDB, "EventsAfter": needDB,
+	"SendMessage":   needDB, "UploadAttachment": needDB, "StopTurn": needDB, "GetTurn": needDB, "ListTurns": needDB, "EventsAfter": needDB,
 	"ReplayTurn": needDB, "RerunTurn": needDB, "PendingApprovals": anyTime, "AnswerApproval": anyTime,
 	"ListProviders": needDB, "Presets": anyTime, "SaveProvider": needDB, "DeleteProvider": needDB,
 	"TestProvider": anyTime, "DetectLocal": anyTime, "ListWorkflows": anyTime, "ValidateWorkflow": anyTime,

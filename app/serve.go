@@ -50,7 +50,12 @@ type Server struct {
 	log     *slog.Logger
 	methods map[string]reflect.Value // the API table: API's methods by name
 	host    string                   // host:port as listening
+	maxBody int64                    // the largest call body; maxBody (tests set less)
 }
+
+// maxBody bounds a call's body: the largest is an exported session to
+// import, or an upload (MaxUploadBytes, a third more in base64).
+const maxBody = 256 << 20
 
 // NewServer returns a browser-mode server for svc.
 func NewServer(svc *Service, cfg ServeConfig) (*Server, error) {
@@ -75,7 +80,7 @@ func NewServer(svc *Service, cfg ServeConfig) (*Server, error) {
 	if !isLoopback(host) && !cfg.AllowRemote {
 		return nil, apperr.New(apperr.Invalid, "Refusing to listen on %s, which other machines can reach. Pass --allow-remote if you really mean it.", cfg.Addr)
 	}
-	return &Server{svc: svc, cfg: cfg, log: log, methods: apiMethods(svc.api)}, nil
+	return &Server{svc: svc, cfg: cfg, log: log, methods: apiMethods(svc.api), maxBody: maxBody}, nil
 }
 
 // apiMethods is the API table as the browser mode serves it: the methods
@@ -206,7 +211,11 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var raw []json.RawMessage
-	body, err := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
+	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
+		writeErr(w, http.StatusRequestEntityTooLarge, apperr.New(apperr.Invalid, "The request to %s is larger than the %s a call may send.", name, megabytes(s.maxBody)))
+		return
+	}
 	if err == nil && len(strings.TrimSpace(string(body))) > 0 {
 		err = json.Unmarshal(body, &raw)
 	}

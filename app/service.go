@@ -32,6 +32,7 @@ type Service struct {
 	secrets   secrets.Store
 	approvals *approvals
 	workflows func() ([]*workflow.Definition, []workflow.Problem)
+	maxUpload int // the largest upload; zero: MaxUploadBytes (tests set less)
 
 	mu      sync.Mutex
 	baseCtx context.Context
@@ -99,8 +100,12 @@ func (s *Service) eventHub() *Hub { return s.hub }
 func (s *Service) onApproval(fn func(PendingApproval)) func() { return s.approvals.listen(fn) }
 
 // startup is called once the UI runtime exists; ctx lives until Shutdown.
-// It starts the watcher of dead processes' turns.
+// It removes the uploads no message attached within a day, and starts the
+// watcher of dead processes' turns.
 func (s *Service) startup(ctx context.Context) {
+	if s.db != nil {
+		s.sweepUploads(time.Now())
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.baseCtx = ctx

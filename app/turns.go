@@ -60,6 +60,10 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		Attach:    req.Attach,
 		Force:     req.Force,
 	})
+	if err == nil {
+		// The files are the session's tables now; uploads among them go.
+		s.consumeUploads(req.Attach)
+	}
 	if err == nil && adopt.ID != "" {
 		// From now on the session runs there: the window shows it, and
 		// its next turns (and `agentdeck run --session`) use it.

@@ -167,3 +167,63 @@ func TestGenerateRefuses(t *testing.T) {
 		})
 	}
 }
+
+// A numeric constant a root names becomes a const of its value; one the
+// generator cannot work out, or that is not a number, is an error.
+func TestGenerateConsts(t *testing.T) {
+	withConst := func(name string) config {
+		c := testConfig
+		c.roots = []root{{pkg: "app", consts: []string{name}}}
+		return c
+	}
+	const appGo = `package app
+
+type API struct{}
+
+func (a *API) Get() (string, error) { return "", nil }
+
+// Max is the most.
+const Max = 20 << 20
+
+const Plain = 7
+
+const (
+	Grouped = 3 * (2 + 1)
+	Other   = 1
+)
+
+const Word = "w"
+
+const Computed = len("abc")
+`
+	tests := []struct {
+		name, konst, want, err string
+	}{
+		{name: "a shifted number", konst: "Max", want: "/**\n * Max is the most.\n */\nexport const Max = 20971520; // 20 << 20\n"},
+		{name: "a literal", konst: "Plain", want: "\nexport const Plain = 7;\n"},
+		{name: "in a group, with parentheses", konst: "Grouped", want: "export const Grouped = 9; // 3 * (2 + 1)\n"},
+		{name: "not a number", konst: "Word", err: "only numbers"},
+		{name: "a call", konst: "Computed", err: `cannot work out len("abc")`},
+		{name: "no such constant", konst: "Missing", err: "app has no constant Missing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := generate(t, appGo, withConst(tt.konst))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want one saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(out, tt.want) {
+				t.Fatalf("missing\n%s\nin\n%s", tt.want, out)
+			}
+			if strings.Count(out, "export const ") != 2 { // it and APIMethods
+				t.Fatalf("other constants were generated:\n%s", out)
+			}
+		})
+	}
+}

@@ -21,6 +21,8 @@ type pkg struct {
 	types map[string]*decl
 	// enums holds the constants of each string type, in source order.
 	enums map[string][]enumValue
+	// consts holds every exported constant declared alone (one name, one value).
+	consts map[string]constDecl
 	// marshals lists the types with a MarshalJSON method.
 	marshals map[string]bool
 	// methods holds the methods of each type, in source order.
@@ -50,6 +52,13 @@ type method struct {
 	file *ast.File
 }
 
+// constDecl is one constant, its value as written.
+type constDecl struct {
+	name  string
+	value ast.Expr
+	doc   *ast.CommentGroup
+}
+
 type enumValue struct {
 	value   string
 	comment string
@@ -70,7 +79,7 @@ func (l *loader) load(path string) (*pkg, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &pkg{path: path, fset: token.NewFileSet(), types: map[string]*decl{}, enums: map[string][]enumValue{},
+	p := &pkg{path: path, fset: token.NewFileSet(), types: map[string]*decl{}, enums: map[string][]enumValue{}, consts: map[string]constDecl{},
 		marshals: map[string]bool{}, methods: map[string][]method{}, files: map[*ast.File]fileInfo{}}
 	for _, e := range entries {
 		name := e.Name()
@@ -128,7 +137,11 @@ func (p *pkg) add(f *ast.File, fi fileInfo) {
 					p.types[s.Name.Name] = &decl{pkg: p, spec: s, doc: doc, file: f, src: fi.src,
 						order: fmt.Sprintf("%s:%08d", fi.name, p.fset.Position(s.Pos()).Offset)}
 				case *ast.ValueSpec:
-					p.addConst(d.Tok, s)
+					doc := s.Doc
+					if doc == nil && len(d.Specs) == 1 {
+						doc = d.Doc
+					}
+					p.addConst(d.Tok, s, doc)
 				}
 			}
 		case *ast.FuncDecl:
@@ -149,10 +162,15 @@ func (p *pkg) add(f *ast.File, fi fileInfo) {
 	}
 }
 
-// addConst records `Name Type = "value"` constants.
-func (p *pkg) addConst(tok token.Token, s *ast.ValueSpec) {
+// addConst records constants: every one declared alone, and the values of
+// `Name Type = "value"` constants by type.
+func (p *pkg) addConst(tok token.Token, s *ast.ValueSpec, doc *ast.CommentGroup) {
+	if tok != token.CONST || len(s.Names) != 1 || len(s.Values) != 1 || !s.Names[0].IsExported() {
+		return
+	}
+	p.consts[s.Names[0].Name] = constDecl{name: s.Names[0].Name, value: s.Values[0], doc: doc}
 	typ, ok := s.Type.(*ast.Ident)
-	if tok != token.CONST || !ok || len(s.Names) != 1 || len(s.Values) != 1 || !s.Names[0].IsExported() {
+	if !ok {
 		return
 	}
 	lit, ok := s.Values[0].(*ast.BasicLit)

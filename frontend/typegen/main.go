@@ -18,6 +18,8 @@
 //   - A type that marshals itself is given its JSON type in overrides.
 //   - API itself becomes an interface of its methods' arguments and
 //     results, and APIMethods the list of their names.
+//   - A numeric constant a root names (MaxUploadBytes) becomes a const of
+//     its value, worked out from literals and + - * << >>.
 //
 // Names must be unique across packages: the file has one namespace, and a
 // clash is an error to resolve here. A type the file cannot express (a
@@ -54,11 +56,12 @@ type config struct {
 }
 
 // root names types to generate beside the API's: every exported type of
-// a file, or types by name.
+// a file, or types by name; and numeric constants by name.
 type root struct {
-	pkg   string // path in the module
-	file  string
-	names []string
+	pkg    string // path in the module
+	file   string
+	names  []string
+	consts []string
 }
 
 var agentdeck = config{
@@ -73,6 +76,8 @@ var roots = []root{
 	{pkg: "backend/turn", file: "event.go"},
 	// A stored turn's result arrives as raw JSON (store.TurnDetail.Result).
 	{pkg: "backend/turn", names: []string{"Result"}},
+	// The numbers the UI checks before it calls: the largest upload.
+	{pkg: "app", consts: []string{"MaxUploadBytes"}},
 }
 
 // external maps types of other modules to their JSON's TypeScript.

@@ -37,6 +37,7 @@ import type {
   TurnChange,
   TurnRef,
   TurnsChangedMessage,
+  UploadedFile,
   VersionInfo,
   WorkflowList,
   WorkflowProblem,
@@ -59,6 +60,12 @@ export interface Backend {
   deleteSession(id: string): Promise<void>;
   searchSessions(query: string, limit: number): Promise<SearchHit[] | null>;
   sendMessage(req: SendRequest): Promise<TurnRef>;
+  /**
+   * Stores a file's bytes (base64, at most MaxUploadBytes) for a message
+   * to attach: the path it answers goes in SendRequest.attach. For the
+   * files a page knows only as bytes: a browser's, and the window's picker.
+   */
+  uploadAttachment(name: string, content: string): Promise<UploadedFile>;
   stopTurn(turnId: string): Promise<void>;
   getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail>;
   listTurns(sessionId: string, p?: Partial<Page>): Promise<TurnPage>;
@@ -281,6 +288,7 @@ function methods(call: Call): Transport {
     deleteSession: (id) => done(call('DeleteSession', id)),
     searchSessions: (q, limit) => call('SearchSessions', q, limit),
     sendMessage: (req) => call('SendMessage', req),
+    uploadAttachment: (name, content) => call('UploadAttachment', name, content),
     stopTurn: (id) => done(call('StopTurn', id)),
     // Narrower than Go says (types.ts): the stored result is a Result.
     getTurn: (id, withEvents) => call('GetTurn', id, withEvents) as Promise<TurnDetail>,

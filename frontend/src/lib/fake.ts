@@ -5,6 +5,7 @@
 import type { Backend } from './api';
 import { BackendError } from './api';
 import { fakeResult, scriptFor, type Step } from './fake-script';
+import { MaxUploadBytes } from './generated';
 import type {
   AgentEvent,
   Delivered,
@@ -238,6 +239,20 @@ export class FakeBackend implements Backend {
     s.updated_at = turn.started_at;
     this.start(turn);
     return { turn_id: turn.id, session_id: s.id };
+  }
+
+  /** Stored uploads, by path: their names and bytes as the page sent them. */
+  uploads = new Map<string, { name: string; content: string }>();
+
+  async uploadAttachment(name: string, content: string) {
+    this.log('uploadAttachment', name);
+    const size = Math.floor((content.length * 3) / 4) - (content.endsWith('==') ? 2 : content.endsWith('=') ? 1 : 0);
+    if (size > MaxUploadBytes) throw new BackendError('invalid', `${name} is over the ${MaxUploadBytes / (1 << 20)} MB a file sent from the page may have.`);
+    if (size === 0) throw new BackendError('invalid', `${name} is empty: there is nothing to attach.`);
+    const base = name.split(/[\\/]/).pop() || 'upload';
+    const path = `/demo/uploads/${this.id('u')}/${base}`;
+    this.uploads.set(path, { name: base, content });
+    return { path, name: base, size };
   }
 
   async stopTurn(turnId: string) {

@@ -201,6 +201,28 @@ export interface ReadyReport {
  * Settings are the app-wide preferences.
  */
 export type Settings = AppSettings;
+/**
+ * UploadedFile is a file the page sent, stored for a message to attach.
+ */
+export interface UploadedFile {
+  /**
+   * Path is where it is stored: what SendRequest.Attach takes.
+   */
+  path: string;
+  /**
+   * Name is the file name it is stored under, which names its table.
+   */
+  name: string;
+  size: number /* int64 */;
+}
+/**
+ * MaxUploadBytes is the largest file UploadAttachment takes: 20 MiB, a
+ * table of a few hundred thousand rows. Its base64 (27 MiB) fits in a
+ * call's body (maxBody). A larger file is attached by its path, which the
+ * table loader takes up to 100 MiB: dropped on the window, or with
+ * `agentdeck run --attach FILE`.
+ */
+export const MaxUploadBytes = 20971520; // 20 << 20
 
 // ---- backend/turn ----
 
@@ -1014,6 +1036,16 @@ export interface API {
    */
   SendMessage: { args: [req: SendRequest]; result: TurnRef };
   /**
+   * UploadAttachment stores a file the page sent, its name and its bytes in
+   * base64 (at most MaxUploadBytes), for a message to attach: give the path
+   * it answers in SendRequest.Attach. A browser, and the window's file
+   * picker, know a file's bytes but not its path. The upload waits in
+   * uploads/ beside the database: a message that attaches it loads it into
+   * the session's tables, which DeleteSession deletes, and removes it; one
+   * that no message attached is removed a day later.
+   */
+  UploadAttachment: { args: [name: string, content: string]; result: UploadedFile };
+  /**
    * StopTurn stops a running turn; stopping a finished turn does nothing. A
    * turn left running by a process that is gone is marked interrupted at
    * once; one that another live Agentdeck process runs cannot be stopped
@@ -1121,6 +1153,7 @@ export const APIMethods = [
   "ExportSession",
   "ImportSession",
   "SendMessage",
+  "UploadAttachment",
   "StopTurn",
   "GetTurn",
   "ListTurns",

@@ -25,6 +25,7 @@ export type {
   TurnChange,
   TurnRef,
   TurnsChangedMessage,
+  UploadedFile,
   WorkflowInfo,
   WorkflowList,
   // turn: the event envelope and its payloads, a turn's result
