@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
 import { createApp, titleFrom } from './app';
+import { rowsOf } from './testing';
 import { answerText } from './turnview';
 
 let frames: Array<() => void> = [];
@@ -46,18 +47,18 @@ describe('app', () => {
     const conv = get(app.conversation);
     expect(conv.session?.title).toBe('Summarise the data with a tool and a chart');
     expect(conv.session?.model).toBe('m1');
-    expect(conv.turns).toHaveLength(1);
+    expect(conv.ids).toHaveLength(1);
     // No limits: the turn takes the settings' (SendRequest.limits is omitted).
     const sent = b.calls.find((c) => c.method === 'sendMessage')?.args[0];
     expect(sent).toMatchObject({ message: 'Summarise the data with a tool and a chart' });
     expect(sent).not.toHaveProperty('limits');
     await advance(2000);
-    const v = get(app.pipeline.turn(id!));
+    const v = app.turns.view(id!);
     expect(v.state).toBe('completed');
     expect(v.blocks.map((x) => x.kind)).toEqual(['tool', 'text', 'chart']);
     expect(answerText(v)).toContain('Here is what I found.');
     expect(v.result?.usage.total_tokens).toBeGreaterThan(0);
-    expect(get(app.conversation).turns[0]!.state).toBe('completed');
+    expect(rowsOf(app)[0]!.state).toBe('completed');
     expect(get(app.sessions).items[0]!.id).toBe(conv.session?.id);
   });
 
@@ -69,13 +70,13 @@ describe('app', () => {
     expect(app.runningTurn()).toBe(id);
     await app.stopTurn(id);
     await advance(20);
-    const v = get(app.pipeline.turn(id));
+    const v = app.turns.view(id);
     expect(v.state).toBe('cancelled');
     expect(answerText(v).length).toBeGreaterThan(0);
     expect(app.runningTurn()).toBeNull();
     const next = await app.send('Please continue.');
     expect(next).not.toBe(id);
-    expect(get(app.conversation).turns.map((t) => t.user_message)).toEqual(['Write a long answer', 'Please continue.']);
+    expect(rowsOf(app).map((t) => t.user_message)).toEqual(['Write a long answer', 'Please continue.']);
   });
 
   it('shows an approval and resumes the turn once answered', async () => {
@@ -87,7 +88,7 @@ describe('app', () => {
     expect(get(app.approvals)[0]).toMatchObject({ turn_id: id, tool: 'read_table' });
     await app.approvals.answer('call-1', 'deny');
     await advance(2000);
-    const v = get(app.pipeline.turn(id));
+    const v = app.turns.view(id);
     expect(v.blocks[0]).toMatchObject({ kind: 'tool', status: 'error', error: 'The person denied this call.' });
     expect(v.state).toBe('completed');
   });
@@ -97,7 +98,7 @@ describe('app', () => {
     await advance(20);
     const id = (await app.send('this will fail'))!;
     await advance(300);
-    const v = get(app.pipeline.turn(id));
+    const v = app.turns.view(id);
     expect(v.state).toBe('failed');
     expect(v.blocks.find((x) => x.kind === 'error')).toMatchObject({ data: { source: 'llm', message: expect.stringContaining('Cannot reach the model server') } });
   });
@@ -111,8 +112,14 @@ describe('app', () => {
     const cmp = get(app.ui).compare;
     expect(cmp).toMatchObject({ originalId: id, kind: 'replay' });
     expect(b.sessions.find((s) => s.id === cmp!.copySessionId)?.title).toMatch(/^Replay of /);
+    const unpin = app.turns.pin(cmp!.copyId); // the comparison shows it
     await advance(2000);
-    expect(get(app.pipeline.turn(cmp!.copyId)).state).toBe('completed');
+    expect(app.turns.view(cmp!.copyId).state).toBe('completed');
+    // Closed: a finished turn of another session is let go, and read again from the store when shown.
+    unpin();
+    expect(app.turns.peek(cmp!.copyId)).toBeUndefined();
+    await app.turns.load(cmp!.copyId);
+    expect(app.turns.view(cmp!.copyId).state).toBe('completed');
   });
 
   it('reports a refused message and keeps the app usable', async () => {

@@ -8,9 +8,10 @@ import type { AgentEvent, Provider, RerunOptions, Status, Turn, TurnChange } fro
 import { createApprovals } from './approvals';
 import { createConversation, type TurnTarget } from './conversation';
 import { createNavigation, type HistoryMode } from './navigation';
-import { EventPipeline, type PipelineOptions } from './pipeline';
 import { createSearch, createSessions } from './sessions';
 import { createSettings } from './settings';
+import { TurnStore, type TurnsOptions } from './turns.svelte';
+import { Uploads } from './uploads.svelte';
 import type { TurnView } from './turnview';
 
 export interface CompareTarget {
@@ -47,7 +48,7 @@ export interface UIState {
 }
 
 export interface AppOptions {
-  raf?: PipelineOptions['raf'];
+  raf?: TurnsOptions['raf'];
   now?: () => Date;
   /** The location hash to keep the open session and turn in (none in tests). */
   router?: Router | null;
@@ -58,26 +59,26 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const status = writable<Status | null>(null);
   const sessions = createSessions(backend, now);
   const search = createSearch(backend);
-  const conversation = createConversation(backend);
-  const settings = createSettings(backend);
-  const approvals = createApprovals(backend);
-  /** Files (paths on the backend's machine) to attach to the next message. */
-  const attachments = writable<string[]>([]);
-  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, prefill: '', toast: '', damagedSend: '' });
-
-  const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
-
-  const pipeline = new EventPipeline(backend, {
+  const turns = new TurnStore(backend, {
     raf: opts.raf,
     onApplied: (view, evs) => onApplied(view, evs),
     onWarning: (m) => console.warn(m),
   });
+  const conversation = createConversation(backend, sessions, turns);
+  const settings = createSettings(backend);
+  const approvals = createApprovals(backend);
+  /** Files (paths on the backend's machine) to attach to the next message. */
+  const attachments = writable<string[]>([]);
+  /** Files the page sends to be attached: picked, dropped or pasted (uploads.svelte.ts). */
+  const uploads = new Uploads((name, content) => backend.uploadAttachment(name, content), (path) => app.attach([path]));
+  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, prefill: '', toast: '', damagedSend: '' });
+
+  const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
 
   // What the rest of the app does when a turn's events land.
   function onApplied(view: TurnView, evs: readonly AgentEvent[]) {
     sessions.noteTurn(view.sessionId || evs[0]?.session_id || '', view.id, view.state);
     if (!evs.some((e) => e.type === 'turn_completed' || e.type === 'error' || e.type === 'cancelled' || e.type === 'final_answer')) return;
-    conversation.updateTurn(view.id, summaryOf(view));
     if (view.state !== 'running') {
       approvals.clearTurn(view.id);
       if (view.sessionId) sessions.touch(view.sessionId, view.completedAt ?? now().toISOString());
@@ -94,7 +95,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     for (const c of changes) {
       sessions.noteTurn(c.session_id, c.turn_id, c.state);
       approvals.clearTurn(c.turn_id);
-      work.push(pipeline.reload(c.turn_id));
+      work.push(turns.reload(c.turn_id));
     }
     await Promise.all(work);
   }
@@ -121,9 +122,10 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     conversation,
     settings,
     approvals,
-    pipeline,
+    turns,
     ui,
     attachments,
+    uploads,
     toast,
 
     /** Adds attachment paths, without duplicates. */
@@ -134,9 +136,9 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     /** Subscribes first, then loads what the shell shows. */
     start() {
       unsubscribe ??= backend.subscribe(
-        (batch) => pipeline.ingest(batch),
+        (batch) => turns.ingest(batch),
         (p) => approvals.add(p),
-        () => pipeline.resync(),
+        () => turns.resync(),
         (changes) => void onTurnsChanged(changes),
       );
       void approvals.load();
@@ -171,10 +173,10 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
     /** Opens or closes the diagnostics panel for the open session's newest turn. */
     toggleLatestDiagnostics() {
-      const turns = get(conversation).turns;
-      const last = turns[turns.length - 1];
+      const ids = get(conversation).ids;
+      const last = ids[ids.length - 1];
       if (!last) return;
-      ui.update((u) => ({ ...u, diagnosticsTurn: u.diagnosticsTurn === last.id ? null : last.id }));
+      ui.update((u) => ({ ...u, diagnosticsTurn: u.diagnosticsTurn === last ? null : last }));
     },
 
     /** A new, unsaved session with the defaults; created on its first message. */
@@ -187,6 +189,15 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     async openSession(id: string, target: TurnTarget | null = null) {
       ui.update((u) => ({ ...u, diagnosticsTurn: null }));
       await nav.open(id, target);
+    },
+
+    /** Deletes a session; the window forgets its turns, and shows a new session if it was open. */
+    async deleteSession(id: string) {
+      await sessions.remove(id);
+      turns.forgetSession(id);
+      ui.update((u) => (u.diagnosticsTurn && turns.peek(u.diagnosticsTurn) === undefined ? { ...u, diagnosticsTurn: null } : u));
+      // Replaced, not pushed: Back should not lead to the deleted session.
+      if (get(conversation).sessionId === id) app.newSession('replace');
     },
 
     /** Unmarks the turn a search or a link opened. */
@@ -212,8 +223,8 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         }
         const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, attach: attach.length ? attach : undefined, force: force || undefined });
         const startedAt = now().toISOString();
-        pipeline.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: pipeline.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
-        conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, get(conversation).turns.length + 1));
+        turns.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: turns.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
+        conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, nextSeq()));
         sessions.touch(session.id, startedAt);
         sessions.noteTurn(session.id, ref.turn_id, 'running');
         // The place to come back to is now the newest turn.
@@ -248,11 +259,9 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
     /** The running turn of the open session, if any. */
     runningTurn(): string | null {
-      const turns = get(conversation).turns;
-      for (let i = turns.length - 1; i >= 0; i--) {
-        const t = turns[i]!;
-        const v = pipeline.peek(t.id);
-        if ((v?.loaded ? v.state : t.state) === 'running') return t.id;
+      const ids = get(conversation).ids;
+      for (let i = ids.length - 1; i >= 0; i--) {
+        if (turns.status(ids[i]!) === 'running') return ids[i]!;
       }
       return null;
     },
@@ -266,6 +275,13 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     },
   };
 
+  // The seq a turn just sent will have: one after the newest paged in.
+  function nextSeq(): number {
+    const ids = get(conversation).ids;
+    const last = ids.length ? turns.summary(ids[ids.length - 1]!) : undefined;
+    return (last?.seq ?? 0) + 1;
+  }
+
   function showNew() {
     const s = get(settings.settings);
     conversation.newDraft({ provider: s.default_provider, model: s.default_model, workflow: s.default_workflow || 'chat', workspace: '' });
@@ -274,9 +290,9 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
   async function startCopy(turnId: string, kind: CompareTarget['kind'], run: () => ReturnType<Backend['replayTurn']>, opts: RerunOptions = {}) {
     try {
-      const orig = pipeline.peek(turnId);
+      const orig = turns.peek(turnId);
       const ref = await run();
-      pipeline.describe(ref.turn_id, { sessionId: ref.session_id, userMessage: orig?.userMessage ?? '', model: opts.model || orig?.model || '', workflow: opts.workflow || orig?.workflow || '', loaded: true });
+      turns.describe(ref.turn_id, { sessionId: ref.session_id, userMessage: orig?.userMessage ?? '', model: opts.model || orig?.model || '', workflow: opts.workflow || orig?.workflow || '', loaded: true });
       // The copy's provider as the backend stored it: what the re-run runs on.
       const [originalProvider, copyProvider] = await Promise.all([providerOf(orig?.sessionId || get(conversation).session?.id || ''), providerOf(ref.session_id)]);
       ui.update((u) => ({ ...u, rerunTurn: null, compare: { originalId: turnId, copyId: ref.turn_id, copySessionId: ref.session_id, kind, originalProvider, copyProvider } }));
@@ -291,8 +307,6 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   async function adoptProvider(sessionId: string) {
     try {
       const s = await backend.getSession(sessionId);
-      const open = get(conversation).session;
-      if (open?.id === sessionId) conversation.adopt({ ...open, provider: s.provider });
       sessions.upsert({ ...(get(sessions).items.find((x) => x.id === sessionId) ?? s), provider: s.provider });
     } catch {
       // The next open reads it.
@@ -302,7 +316,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   /** The provider a session names: the open one, the listed ones, else asks. */
   async function providerOf(sessionId: string): Promise<string> {
     if (!sessionId) return '';
-    const known = [get(conversation).session, ...get(sessions).items].find((s) => s?.id === sessionId);
+    const known = get(sessions).items.find((s) => s.id === sessionId);
     if (known) return known.provider;
     try {
       return (await backend.getSession(sessionId)).provider;
@@ -324,8 +338,4 @@ export function titleFrom(text: string): string {
 
 function runningTurn(id: string, sessionId: string, message: string, model: string, workflow: string, at: string, seq: number): Turn {
   return { id, session_id: sessionId, seq, user_message: message, state: 'running', workflow, model, started_at: at, completed_at: null, final_text: '', outcome: '', termination: { kind: '' } };
-}
-
-function summaryOf(v: TurnView): Partial<Turn> {
-  return { state: v.state, final_text: v.finalText, completed_at: v.completedAt, outcome: v.result?.outcome ?? '', termination: v.termination ?? { kind: '' } };
 }

@@ -1,11 +1,15 @@
-// The open session and its turns, oldest first. Turns are paged in from
-// the newest (listTurns cursors); the list shows summaries until a turn is
-// on screen, when its full view is loaded through the pipeline. A turn
-// asked for (a search hit, a link) is paged in with the turns after it,
-// and becomes the focus: the list scrolls to it and marks it.
-import { get, writable } from 'svelte/store';
+// Which session is open and the order of its turns, oldest first. It
+// holds ids only: the session itself is in the sessions store, each
+// turn's row and view in the turn store (turns.svelte.ts). Turns are paged
+// in from the newest (listTurns cursors); the list shows rows until a
+// turn is on screen, when its full view is loaded. A turn asked for (a
+// search hit, a link) is paged in with the turns after it, and becomes
+// the focus: the list scrolls to it and marks it.
+import { derived, get, writable, type Readable } from 'svelte/store';
 import { messageOf, type Backend } from '../api';
 import type { NewSession, Session, Turn } from '../types';
+import type { SessionsStore } from './sessions';
+import type { TurnStore } from './turns.svelte';
 
 /** A turn to show: a search hit's, or a link's. */
 export interface TurnTarget {
@@ -24,17 +28,23 @@ export interface Focus {
   n: number;
 }
 
-export interface ConversationState {
-  /** The open session, or null for a new one not yet created. */
-  session: Session | null;
+interface Held {
+  /** The open session's id, or '' for a new one not yet created. */
+  sessionId: string;
   /** What a new session will use. */
   draft: NewSession;
-  turns: Turn[];
+  /** The open session's turns that are paged in, oldest first. */
+  ids: string[];
   nextCursor: string;
   loading: boolean;
   loadingOlder: boolean;
   error: string;
   focus: Focus | null;
+}
+
+export interface ConversationState extends Held {
+  /** The open session (from the sessions store), or null for a new one not yet created. */
+  session: Session | null;
 }
 
 export type ConversationBackend = Pick<Backend, 'getSession' | 'listTurns' | 'getTurn'>;
@@ -53,22 +63,28 @@ export interface Opened {
   found: boolean;
 }
 
-export function createConversation(backend: ConversationBackend) {
-  const empty = (draft: NewSession = {}): ConversationState => ({ session: null, draft, turns: [], nextCursor: '', loading: false, loadingOlder: false, error: '', focus: null });
-  const state = writable<ConversationState>(empty());
+export function createConversation(backend: ConversationBackend, sessions: Pick<SessionsStore, 'subscribe' | 'upsert' | 'hold'>, turns: TurnStore) {
+  const empty = (draft: NewSession = {}): Held => ({ sessionId: '', draft, ids: [], nextCursor: '', loading: false, loadingOlder: false, error: '', focus: null });
+  const state = writable<Held>(empty());
+  const shown: Readable<ConversationState> = derived([state, sessions], ([c, s]) => ({ ...c, session: (c.sessionId && s.items.find((x) => x.id === c.sessionId)) || null }));
   let generation = 0;
   let focusCount = 0;
 
   const focusOf = (t: TurnTarget): Focus => ({ turnId: t.turnId, terms: t.terms ?? [], n: ++focusCount });
+  const idsOf = (rows: readonly Turn[]) => rows.map((t) => t.id);
+  const seqOf = (id: string | undefined) => (id ? turns.summary(id)?.seq : undefined);
 
   /**
    * Pages in older turns until the target is among them. Its seq says how
    * many: the target and ABOVE turns before it, in as few pages as
    * listTurns allows. Without a seq it is read first (and must belong to
-   * the session). Answers the turns, the cursor, and whether it is there.
+   * the session). Answers the older rows paged in, the cursor, and whether
+   * it is there.
    */
-  async function reach(sessionId: string, turns: Turn[], cursor: string, target: TurnTarget, gen: number) {
-    const has = () => turns.some((t) => t.id === target.turnId);
+  async function reach(sessionId: string, ids: readonly string[], cursor: string, target: TurnTarget, gen: number) {
+    const known = new Set(ids);
+    const older: Turn[] = [];
+    const has = () => known.has(target.turnId);
     let seq = target.seq ?? 0;
     if (!has() && !seq) {
       try {
@@ -79,24 +95,27 @@ export function createConversation(backend: ConversationBackend) {
       }
     }
     while (!has() && seq > 0 && cursor && gen === generation) {
-      const lowest = turns[0]?.seq ?? seq + 1;
+      const lowest = older[0]?.seq ?? seqOf(ids[0]) ?? seq + 1;
       if (seq >= lowest) break;
       const page = await backend.listTurns(sessionId, { limit: Math.min(MAX_PAGE, lowest - seq + ABOVE), cursor });
-      const known = new Set(turns.map((t) => t.id));
-      turns = [...[...(page.turns ?? [])].reverse().filter((t) => !known.has(t.id)), ...turns];
+      const fresh = [...(page.turns ?? [])].reverse().filter((t) => !known.has(t.id));
+      for (const t of fresh) known.add(t.id);
+      older.unshift(...fresh);
       cursor = page.next_cursor;
     }
-    return { turns, cursor, found: has() };
+    return { older, cursor, found: has() };
   }
 
   const missing = (turnId: string) => `There is no turn ${turnId} in this session. It may have been deleted; the session is shown from its latest turn.`;
 
   return {
-    subscribe: state.subscribe,
+    subscribe: shown.subscribe,
 
     /** Starts a new, unsaved session with these settings. */
     newDraft(draft: NewSession) {
       generation++;
+      sessions.hold('');
+      turns.open('', []);
       state.set(empty(draft));
     },
 
@@ -107,13 +126,23 @@ export function createConversation(backend: ConversationBackend) {
       try {
         const [session, page] = await Promise.all([backend.getSession(sessionId), backend.listTurns(sessionId, { limit: PAGE })]);
         if (gen !== generation) return { ok: true, found: false };
-        let turns = [...(page.turns ?? [])].reverse();
+        const rows = [...(page.turns ?? [])].reverse();
+        turns.open(sessionId, rows);
+        let ids = idsOf(rows);
         let cursor = page.next_cursor;
         let found = false;
-        if (target) ({ turns, cursor, found } = await reach(sessionId, turns, cursor, target, gen));
-        if (gen !== generation) return { ok: true, found: false };
+        if (target) {
+          const r = await reach(sessionId, ids, cursor, target, gen);
+          if (gen !== generation) return { ok: true, found: false };
+          turns.remember(r.older);
+          ids = [...idsOf(r.older), ...ids];
+          cursor = r.cursor;
+          found = r.found;
+        }
         const error = target && !found ? missing(target.turnId) : '';
-        state.set({ ...empty(), session, turns, nextCursor: cursor, error, focus: found && target ? focusOf(target) : null });
+        sessions.upsert(session);
+        sessions.hold(sessionId);
+        state.set({ ...empty(), sessionId, ids, nextCursor: cursor, error, focus: found && target ? focusOf(target) : null });
         return { ok: true, found };
       } catch (err) {
         if (gen !== generation) return { ok: true, found: false };
@@ -125,19 +154,20 @@ export function createConversation(backend: ConversationBackend) {
     /** Scrolls the open session to one of its turns, paging it in if needed. */
     async focusTurn(target: TurnTarget): Promise<boolean> {
       const cur = get(state);
-      if (!cur.session || cur.loadingOlder) return false;
+      if (!cur.sessionId || cur.loadingOlder) return false;
       const gen = generation;
       state.update((s) => ({ ...s, loadingOlder: true }));
       try {
-        const { turns, cursor, found } = await reach(cur.session.id, cur.turns, cur.nextCursor, target, gen);
+        const { older, cursor, found } = await reach(cur.sessionId, cur.ids, cur.nextCursor, target, gen);
         if (gen !== generation) return false;
+        turns.remember(older);
         state.update((s) => {
           // What was paged in goes above; turns started meanwhile stay below.
-          const have = new Set(s.turns.map((t) => t.id));
-          const older = turns.filter((t) => !have.has(t.id));
+          const have = new Set(s.ids);
+          const above = idsOf(older).filter((id) => !have.has(id));
           return {
             ...s,
-            turns: [...older, ...s.turns],
+            ids: [...above, ...s.ids],
             nextCursor: older.length ? cursor : s.nextCursor,
             loadingOlder: false,
             error: found ? '' : missing(target.turnId),
@@ -159,15 +189,16 @@ export function createConversation(backend: ConversationBackend) {
     /** Pages in older turns; resolves to how many were added at the top. */
     async loadOlder(): Promise<number> {
       const cur = get(state);
-      if (!cur.session || !cur.nextCursor || cur.loadingOlder) return 0;
+      if (!cur.sessionId || !cur.nextCursor || cur.loadingOlder) return 0;
       const gen = generation;
       state.update((s) => ({ ...s, loadingOlder: true }));
       try {
-        const page = await backend.listTurns(cur.session.id, { limit: PAGE, cursor: cur.nextCursor });
+        const page = await backend.listTurns(cur.sessionId, { limit: PAGE, cursor: cur.nextCursor });
         if (gen !== generation) return 0;
-        const known = new Set(cur.turns.map((t) => t.id));
+        const known = new Set(get(state).ids);
         const older = [...(page.turns ?? [])].reverse().filter((t) => !known.has(t.id));
-        state.update((s) => ({ ...s, turns: [...older, ...s.turns], nextCursor: page.next_cursor, loadingOlder: false }));
+        turns.remember(older);
+        state.update((s) => ({ ...s, ids: [...idsOf(older), ...s.ids], nextCursor: page.next_cursor, loadingOlder: false }));
         return older.length;
       } catch (err) {
         if (gen === generation) state.update((s) => ({ ...s, loadingOlder: false, error: messageOf(err) }));
@@ -182,22 +213,26 @@ export function createConversation(backend: ConversationBackend) {
      */
     async reloadTurns() {
       const cur = get(state);
-      if (!cur.session) return;
+      if (!cur.sessionId) return;
       const gen = generation;
       try {
-        const page = await backend.listTurns(cur.session.id, { limit: PAGE });
+        const page = await backend.listTurns(cur.sessionId, { limit: PAGE });
         if (gen !== generation) return;
         const fresh = [...(page.turns ?? [])].reverse();
         const first = fresh[0]?.seq ?? Infinity;
-        state.update((s) => ({ ...s, turns: [...s.turns.filter((t) => t.seq < first), ...fresh] }));
+        turns.remember(fresh);
+        state.update((s) => ({ ...s, ids: [...s.ids.filter((id) => (seqOf(id) ?? 0) < first), ...idsOf(fresh)] }));
       } catch (err) {
         if (gen === generation) state.update((s) => ({ ...s, error: messageOf(err) }));
       }
     },
 
-    /** The session was created (first message of a draft) or changed. */
+    /** The draft was created as a session (its first message). */
     adopt(session: Session) {
-      state.update((s) => ({ ...s, session }));
+      sessions.upsert(session);
+      sessions.hold(session.id);
+      turns.open(session.id, []);
+      state.update((s) => ({ ...s, sessionId: session.id }));
     },
 
     setDraft(patch: Partial<NewSession>) {
@@ -206,11 +241,9 @@ export function createConversation(backend: ConversationBackend) {
 
     /** Appends a turn just started in the open session. */
     addTurn(turn: Turn) {
-      state.update((s) => (s.session?.id === turn.session_id && !s.turns.some((t) => t.id === turn.id) ? { ...s, turns: [...s.turns, turn] } : s));
-    },
-
-    updateTurn(id: string, patch: Partial<Turn>) {
-      state.update((s) => (s.turns.some((t) => t.id === id) ? { ...s, turns: s.turns.map((t) => (t.id === id ? { ...t, ...patch } : t)) } : s));
+      if (get(state).sessionId !== turn.session_id) return;
+      turns.remember([turn]);
+      state.update((s) => (s.ids.includes(turn.id) ? s : { ...s, ids: [...s.ids, turn.id] }));
     },
 
     clearError() {

@@ -7,6 +7,7 @@ import { BackendError, DAMAGED, isDamaged } from '../api';
 import { FakeBackend } from '../fake';
 import type { SendRequest } from '../types';
 import { createApp } from './app';
+import { rowsOf } from './testing';
 
 const refusal = 'Agentdeck did not start the turn: the database /x/agentdeck.db is damaged (the events table has a damaged page).';
 
@@ -51,7 +52,7 @@ describe('send into a damaged database', () => {
     expect(sent).toHaveLength(2);
     expect(sent[1]).toMatchObject({ message: 'Keep going', force: true });
     expect(get(app.ui).damagedSend).toBe('');
-    expect(get(app.conversation).turns).toHaveLength(1);
+    expect(rowsOf(app)).toHaveLength(1);
   });
 
   it('sends nothing more when the person cancels', async () => {

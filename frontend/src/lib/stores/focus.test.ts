@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
-import { createConversation } from './conversation';
+import { conversationOf } from './testing';
 
 const at = new Date(2025, 5, 18, 9);
 
@@ -19,12 +19,12 @@ describe('focus on a turn', () => {
   it('pages in an old turn of a long session in as few pages as it can, with the turns after it', async () => {
     const b = new FakeBackend();
     const s = b.addSession('Long', at, 1200);
-    const c = createConversation(b);
+    const { conversation: c, rows } = conversationOf(b);
     const target = turnOf(b, s.id, 3);
     const res = await c.open(s.id, { turnId: target.id, seq: 3, terms: ['squared'] });
     expect(res).toEqual({ ok: true, found: true });
     const st = get(c);
-    const seqs = st.turns.map((t) => t.seq);
+    const seqs = rows().map((t) => t.seq);
     expect(seqs[seqs.length - 1]).toBe(1200);
     expect(seqs[0]).toBe(1);
     expect(contiguous(seqs)).toBe(true);
@@ -37,11 +37,11 @@ describe('focus on a turn', () => {
   it('finds a linked turn’s place by reading it when its number is not known', async () => {
     const b = new FakeBackend();
     const s = b.addSession('Long', at, 300);
-    const c = createConversation(b);
+    const { conversation: c, rows } = conversationOf(b);
     const target = turnOf(b, s.id, 100);
     expect(await c.open(s.id, { turnId: target.id })).toEqual({ ok: true, found: true });
     expect(b.calls.some((x) => x.method === 'getTurn' && x.args[0] === target.id)).toBe(true);
-    const seqs = get(c).turns.map((t) => t.seq);
+    const seqs = rows().map((t) => t.seq);
     expect(seqs[0]).toBe(90);
     expect(contiguous(seqs)).toBe(true);
   });
@@ -49,14 +49,14 @@ describe('focus on a turn', () => {
   it('focuses a turn of the open session again, keeping the turns shown and asking anew each time', async () => {
     const b = new FakeBackend();
     const s = b.addSession('Long', at, 120);
-    const c = createConversation(b);
+    const { conversation: c, rows } = conversationOf(b);
     await c.open(s.id);
-    expect(get(c).turns).toHaveLength(50);
+    expect(rows()).toHaveLength(50);
     const target = turnOf(b, s.id, 20);
     expect(await c.focusTurn({ turnId: target.id, seq: 20 })).toBe(true);
     const first = get(c).focus!;
     expect(first.turnId).toBe(target.id);
-    expect(get(c).turns.map((t) => t.seq)).toEqual(Array.from({ length: 111 }, (_, i) => i + 10));
+    expect(rows().map((t) => t.seq)).toEqual(Array.from({ length: 111 }, (_, i) => i + 10));
     expect(await c.focusTurn({ turnId: target.id, seq: 20 })).toBe(true);
     expect(get(c).focus!.n).toBeGreaterThan(first.n);
     c.clearFocus();
@@ -67,9 +67,9 @@ describe('focus on a turn', () => {
     const b = new FakeBackend();
     const s = b.addSession('Short', at, 3);
     const other = b.addSession('Other', at, 1);
-    const c = createConversation(b);
+    const { conversation: c, rows } = conversationOf(b);
     expect(await c.open(s.id, { turnId: turnOf(b, other.id, 1).id })).toEqual({ ok: true, found: false });
-    expect(get(c).turns).toHaveLength(3);
+    expect(rows()).toHaveLength(3);
     expect(get(c).focus).toBeNull();
     expect(get(c).error).toMatch(/^There is no turn t\d+ in this session/);
   });

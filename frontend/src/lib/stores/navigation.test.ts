@@ -8,6 +8,7 @@ import { FakeBackend } from '../fake';
 import { Router } from '../route';
 import { FakeWindow } from '../routetest';
 import { createApp } from './app';
+import { rowsOf } from './testing';
 
 const at = new Date(2025, 5, 18, 9);
 
@@ -36,7 +37,7 @@ async function load(b: FakeBackend, w: FakeWindow) {
 async function settle(app: ReturnType<typeof createApp>) {
   for (let i = 0; i < 5; i++) {
     await new Promise((r) => setTimeout(r, 0));
-    await app.pipeline.settled();
+    await app.turns.settled();
   }
 }
 
@@ -52,7 +53,7 @@ describe('navigation', () => {
     await app.openSession(long.id, { turnId: t3.id, seq: 3, terms: ['squared'] });
     expect(w.location.hash).toBe(`#/s/${long.id}/t/${t3.id}`);
     const c = get(app.conversation);
-    expect(c.turns.some((t) => t.id === t3.id)).toBe(true);
+    expect(rowsOf(app).some((t) => t.id === t3.id)).toBe(true);
     expect(c.focus).toMatchObject({ turnId: t3.id, terms: ['squared'] });
     app.stop();
 
@@ -60,10 +61,10 @@ describe('navigation', () => {
     const again = await load(b, w);
     const r = get(again.conversation);
     expect(r.session?.id).toBe(long.id);
-    expect(r.turns.some((t) => t.id === t3.id)).toBe(true);
+    expect(rowsOf(again).some((t) => t.id === t3.id)).toBe(true);
     expect(r.focus).toMatchObject({ turnId: t3.id, terms: ['squared'] });
     // Paged in with the turns after it, not the whole session one page at a time.
-    expect(r.turns[0]!.seq).toBeLessThanOrEqual(3);
+    expect(rowsOf(again)[0]!.seq).toBeLessThanOrEqual(3);
     expect(b.calls.filter((x) => x.method === 'listTurns').length).toBeLessThanOrEqual(2 + 2 + 1);
     again.stop();
   });
@@ -133,7 +134,7 @@ describe('navigation', () => {
       const app = await load(b, w);
       const c = get(app.conversation);
       expect(c.session?.id).toBe(short.id);
-      expect(c.turns).toHaveLength(2);
+      expect(rowsOf(app)).toHaveLength(2);
       expect(c.focus).toBeNull();
       expect(c.error).toContain(`There is no turn ${turnId} in this session`);
       expect(w.urls()).toEqual([`/#/s/${short.id}`]);

@@ -35,7 +35,7 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
     const route: Route = { kind: 'session', sessionId, turnId: target?.turnId ?? '' };
     write(route, mode, target?.terms);
     const cur = get(conversation);
-    if (target && cur.session?.id === sessionId && !cur.loading) {
+    if (target && cur.sessionId === sessionId && !cur.loading) {
       const found = await conversation.focusTurn(target);
       if (!found) correct(route, { ...route, turnId: '' });
       return true;
@@ -65,7 +65,7 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
       return;
     }
     const cur = get(conversation);
-    if (!r.turnId && cur.session?.id === r.sessionId && !initial) {
+    if (!r.turnId && cur.sessionId === r.sessionId && !initial) {
       conversation.clearFocus();
       return;
     }

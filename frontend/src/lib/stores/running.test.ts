@@ -78,7 +78,7 @@ describe('running sessions, live', () => {
     const sid = get(app.conversation).session!.id;
     expect(get(app.sessions.running).has(sid)).toBe(true);
     await advance(2000);
-    expect(get(app.pipeline.turn(id!)).state).toBe('completed');
+    expect(app.turns.view(id!).state).toBe('completed');
     expect(get(app.sessions.running).has(sid)).toBe(false);
   });
 

@@ -3,7 +3,7 @@ import { get } from 'svelte/store';
 import { BackendError } from '../api';
 import { FakeBackend } from '../fake';
 import { createApprovals } from './approvals';
-import { createConversation } from './conversation';
+import { conversationOf } from './testing';
 import { createSearch, createSessions } from './sessions';
 import { createSettings } from './settings';
 
@@ -88,18 +88,18 @@ describe('conversation store', () => {
   it('opens a session with its newest turns, oldest first, and pages in older ones', async () => {
     const b = new FakeBackend();
     const sess = b.addSession('Long', new Date(), 120);
-    const c = createConversation(b);
+    const { conversation: c, rows } = conversationOf(b);
     await c.open(sess.id);
     let st = get(c);
     expect(st.session?.title).toBe('Long');
-    expect(st.turns).toHaveLength(50);
-    expect(st.turns[0]!.seq).toBe(71);
-    expect(st.turns[49]!.seq).toBe(120);
+    expect(rows()).toHaveLength(50);
+    expect(rows()[0]!.seq).toBe(71);
+    expect(rows()[49]!.seq).toBe(120);
     expect(await c.loadOlder()).toBe(50);
     st = get(c);
-    expect(st.turns[0]!.seq).toBe(21);
+    expect(rows()[0]!.seq).toBe(21);
     await c.loadOlder();
-    expect(get(c).turns[0]!.seq).toBe(1);
+    expect(rows()[0]!.seq).toBe(1);
     expect(get(c).nextCursor).toBe('');
     expect(await c.loadOlder()).toBe(0);
   });
@@ -108,7 +108,7 @@ describe('conversation store', () => {
     const b = new FakeBackend();
     const a = b.addSession('A', new Date(), 2);
     const z = b.addSession('Z', new Date(), 1);
-    const c = createConversation(b);
+    const { conversation: c, rows } = conversationOf(b);
     const first = c.open(a.id);
     await c.open(z.id);
     await first;
@@ -116,7 +116,7 @@ describe('conversation store', () => {
   });
 
   it('shows an error for a missing session', async () => {
-    const c = createConversation(new FakeBackend());
+    const { conversation: c, rows } = conversationOf(new FakeBackend());
     await c.open('nope');
     expect(get(c).error).toContain('no session');
   });

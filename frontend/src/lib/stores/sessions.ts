@@ -1,5 +1,7 @@
-// The sidebar's sessions: a paged list by last activity, grouped by date,
-// which of them have a running turn, and full-text search with a debounce.
+// The sessions the window knows, held once: a paged list by last
+// activity, grouped by date, plus the open session wherever it falls (the
+// conversation names it by id and reads it here). Which of them have a
+// running turn, and full-text search with a debounce.
 import { derived, get, writable, type Readable } from 'svelte/store';
 import { messageOf, type Backend } from '../api';
 import { groupByDate, type DateGroup } from '../dates';
@@ -33,6 +35,9 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
     return out;
   });
 
+  /** The open session: kept when a reload's first page does not reach it. */
+  let held = '';
+
   function sortItems(items: Session[]) {
     return [...items].sort((a, b) => b.updated_at.localeCompare(a.updated_at) || b.id.localeCompare(a.id));
   }
@@ -63,7 +68,9 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
       state.update((s) => ({ ...s, loading: true, error: '' }));
       try {
         const page = await backend.listSessions({ limit: PAGE });
-        state.set({ items: page.sessions ?? [], nextCursor: page.next_cursor, loading: false, loaded: true, error: '' });
+        const items = page.sessions ?? [];
+        const open = held && !items.some((x) => x.id === held) ? get(state).items.find((x) => x.id === held) : undefined;
+        state.set({ items: open ? sortItems([...items, open]) : items, nextCursor: page.next_cursor, loading: false, loaded: true, error: '' });
       } catch (err) {
         state.update((s) => ({ ...s, loading: false, loaded: true, error: messageOf(err) }));
       }
@@ -88,6 +95,11 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
       const s = await backend.createSession(req);
       this.upsert(s);
       return s;
+    },
+
+    /** Names the open session ('' for none), which a reload keeps. */
+    hold(id: string) {
+      held = id;
     },
 
     /** Adds or replaces a session, keeping the order by activity. */
@@ -118,9 +130,17 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
       state.update((st) => ({ ...st, items: st.items.filter((x) => x.id !== id) }));
     },
 
+    /** Changes a session's settings: shown at once, put back if the backend refuses. */
     async update(s: Session) {
-      await backend.updateSession(s);
-      state.update((st) => ({ ...st, items: st.items.map((x) => (x.id === s.id ? { ...x, ...s } : x)) }));
+      const before = get(state).items.find((x) => x.id === s.id);
+      const put = (v: Session) => state.update((st) => ({ ...st, items: st.items.map((x) => (x.id === v.id ? { ...x, ...v } : x)) }));
+      put(s);
+      try {
+        await backend.updateSession(s);
+      } catch (err) {
+        if (before) put(before);
+        throw err;
+      }
     },
 
     clearError() {

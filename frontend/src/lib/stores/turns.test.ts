@@ -1,7 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { get } from 'svelte/store';
-import type { AgentEvent, Delivered, TurnDetail } from '../types';
-import { EventPipeline, mergeTokens, type PipelineBackend } from './pipeline';
+import type { AgentEvent, Delivered, Turn, TurnDetail } from '../types';
+import { mergeTokens, TurnStore, type TurnsBackend } from './turns.svelte';
 
 function ev(seq: number, type: AgentEvent['type'] = 'token', data: unknown = { text: `[${seq}]` }, turn = 't1'): AgentEvent {
   return { id: `${turn}-e${seq}`, session_id: 's1', turn_id: turn, stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'thinking', checkpoint: false, data };
@@ -27,16 +26,16 @@ function fakeBackend(log: Record<string, AgentEvent[]>, details: Record<string, 
     const events = (log[turnId] ?? []).filter((e) => e.seq <= upTo);
     return { id: turnId, session_id: 's1', seq: 1, user_message: 'q', state: 'running', workflow: 'chat', model: 'm', started_at: '', completed_at: null, final_text: '', outcome: '', termination: { kind: '' }, messages: [], stages: [], plan: [], charts: [], result: null, ...d, events: withEvents ? events : undefined } as TurnDetail;
   });
-  return { eventsAfter, getTurn } satisfies PipelineBackend;
+  return { eventsAfter, getTurn } satisfies TurnsBackend;
 }
 
-function textOf(p: EventPipeline, turn = 't1') {
-  return get(p.turn(turn))
+function textOf(p: TurnStore, turn = 't1') {
+  return p.view(turn)
     .blocks.map((b) => (b.kind === 'text' ? b.text : `<${b.kind}>`))
     .join('');
 }
 
-describe('EventPipeline', () => {
+describe('TurnStore', () => {
   let frames: Array<() => void>;
   const raf = (cb: () => void) => frames.push(cb);
   const frame = () => {
@@ -50,16 +49,16 @@ describe('EventPipeline', () => {
   });
 
   it('applies coalesced token runs in order', () => {
-    const p = new EventPipeline(fakeBackend({}), { raf });
+    const p = new TurnStore(fakeBackend({}), { raf });
     p.ingest([run(1, 3), del(ev(4, 'tool_call', { call_id: 'c', name: 'x', args: {} })), run(5, 6)]);
     frame();
     expect(textOf(p)).toBe('[1][2][3]<tool>[5][6]');
-    expect(get(p.turn('t1')).lastSeq).toBe(6);
+    expect(p.view('t1').lastSeq).toBe(6);
   });
 
   it('ignores duplicates: items at or before the last seq', () => {
     const be = fakeBackend({});
-    const p = new EventPipeline(be, { raf });
+    const p = new TurnStore(be, { raf });
     p.ingest([run(1, 2)]);
     p.ingest([run(1, 2), del(ev(2))]);
     p.ingest([del(ev(3))]);
@@ -71,7 +70,7 @@ describe('EventPipeline', () => {
   it('detects a gap, fetches the missing range and applies it before the held items', async () => {
     const log = { t1: [1, 2, 3, 4, 5, 6, 7].map((s) => ev(s)) };
     const be = fakeBackend(log);
-    const p = new EventPipeline(be, { raf });
+    const p = new TurnStore(be, { raf });
     p.ingest([run(1, 2)]);
     // 3..4 were lost; 5..6 arrive, then 7 while the fetch is in flight.
     p.ingest([run(5, 6)]);
@@ -86,7 +85,7 @@ describe('EventPipeline', () => {
   it('treats a merged run overlapping what it has as a gap, without repeating text', async () => {
     const log = { t1: [1, 2, 3, 4].map((s) => ev(s)) };
     const be = fakeBackend(log);
-    const p = new EventPipeline(be, { raf });
+    const p = new TurnStore(be, { raf });
     p.ingest([run(1, 2)]);
     p.ingest([run(2, 4)]);
     await p.settled();
@@ -98,7 +97,7 @@ describe('EventPipeline', () => {
   it('catches up on a turn first seen mid-stream', async () => {
     const log = { t2: [1, 2, 3].map((s) => ev(s, 'token', { text: `[${s}]` }, 't2')) };
     const be = fakeBackend(log);
-    const p = new EventPipeline(be, { raf });
+    const p = new TurnStore(be, { raf });
     p.ingest([del(ev(3, 'token', { text: '[3]' }, 't2'))]);
     await p.settled();
     frame();
@@ -110,7 +109,7 @@ describe('EventPipeline', () => {
     const be = fakeBackend({});
     be.eventsAfter.mockRejectedValueOnce(new Error('offline'));
     const warn = vi.fn();
-    const p = new EventPipeline(be, { raf, onWarning: warn });
+    const p = new TurnStore(be, { raf, onWarning: warn });
     p.ingest([run(1, 1)]);
     p.ingest([run(4, 5)]);
     await p.settled();
@@ -122,7 +121,7 @@ describe('EventPipeline', () => {
   it('opens a running turn: getTurn, then eventsAfter its last seq, with live items held and deduplicated', async () => {
     const log = { t1: [1, 2, 3, 4, 5, 6].map((s) => ev(s)) };
     const be = fakeBackend(log, { t1: { last_seq: 3, state: 'running' } });
-    const p = new EventPipeline(be, { raf });
+    const p = new TurnStore(be, { raf });
     const loading = p.load('t1');
     // Live items arrive while loading: one already stored, one new.
     p.ingest([run(3, 4)]);
@@ -132,23 +131,23 @@ describe('EventPipeline', () => {
     expect(be.getTurn).toHaveBeenCalledWith('t1', true);
     expect(be.eventsAfter).toHaveBeenCalledWith('t1', 3);
     expect(textOf(p)).toBe('[1][2][3][4][5][6][7]');
-    expect(get(p.turn('t1')).loaded).toBe(true);
+    expect(p.view('t1').loaded).toBe(true);
   });
 
   it('opens a finished turn from its stored events only', async () => {
     const log = { t1: [ev(1), ev(2, 'final_answer', { text: '[1]' })] };
     const be = fakeBackend(log, { t1: { last_seq: 2, state: 'completed' } });
-    const p = new EventPipeline(be, { raf });
+    const p = new TurnStore(be, { raf });
     await p.load('t1');
     expect(be.eventsAfter).not.toHaveBeenCalled();
-    expect(get(p.turn('t1')).state).toBe('completed');
+    expect(p.view('t1').state).toBe('completed');
     expect(textOf(p)).toBe('[1]');
   });
 
   it('resyncs running turns after the stream reconnects', async () => {
     const log = { t1: [1, 2, 3].map((s) => ev(s)) };
     const be = fakeBackend(log);
-    const p = new EventPipeline(be, { raf });
+    const p = new TurnStore(be, { raf });
     p.ingest([run(1, 1)]);
     frame();
     p.resync();
@@ -160,7 +159,7 @@ describe('EventPipeline', () => {
 
   it('calls onApplied once per frame with the frame events', () => {
     const onApplied = vi.fn();
-    const p = new EventPipeline(fakeBackend({}), { raf, onApplied });
+    const p = new TurnStore(fakeBackend({}), { raf, onApplied });
     p.ingest([run(1, 2), del(ev(3, 'final_answer', { text: 'x' }))]);
     frame();
     expect(onApplied).toHaveBeenCalledTimes(1);
@@ -168,7 +167,7 @@ describe('EventPipeline', () => {
   });
 });
 
-describe('EventPipeline with requestAnimationFrame', () => {
+describe('TurnStore with requestAnimationFrame', () => {
   beforeEach(() => {
     vi.useFakeTimers({ toFake: ['requestAnimationFrame', 'setTimeout', 'performance'] });
   });
@@ -177,10 +176,8 @@ describe('EventPipeline with requestAnimationFrame', () => {
   });
 
   it('applies a 2,000 tokens/s stream once per frame, not once per token', () => {
-    const p = new EventPipeline(fakeBackend({}));
     const updates = vi.fn();
-    const unsub = p.turn('t1').subscribe(updates);
-    updates.mockClear();
+    const p = new TurnStore(fakeBackend({}), { onApplied: updates });
     // One second of tokens, one per half millisecond, each its own delivery.
     let seq = 0;
     for (let ms = 0; ms < 1000; ms++) {
@@ -188,21 +185,20 @@ describe('EventPipeline with requestAnimationFrame', () => {
       vi.advanceTimersByTime(1);
     }
     vi.advanceTimersToNextFrame();
-    unsub();
-    expect(get(p.turn('t1')).lastSeq).toBe(2000);
+    expect(p.view('t1').lastSeq).toBe(2000);
     // ~60 frames in a second, far fewer than 2,000 tokens.
     expect(updates.mock.calls.length).toBeGreaterThan(30);
     expect(updates.mock.calls.length).toBeLessThan(100);
-    const text = get(p.turn('t1')).blocks[0];
+    const text = p.view('t1').blocks[0];
     expect(text?.kind === 'text' && text.text.startsWith('[1][2][3]')).toBe(true);
   });
 
   it('applies nothing before the frame', () => {
-    const p = new EventPipeline(fakeBackend({}));
+    const p = new TurnStore(fakeBackend({}));
     p.ingest([run(1, 3)]);
-    expect(get(p.turn('t1')).blocks).toHaveLength(0);
+    expect(p.view('t1').blocks).toHaveLength(0);
     vi.advanceTimersToNextFrame();
-    expect(get(p.turn('t1')).blocks).toHaveLength(1);
+    expect(p.view('t1').blocks).toHaveLength(1);
   });
 });
 
@@ -215,5 +211,72 @@ describe('mergeTokens', () => {
     const out = mergeTokens([a, b, c, d]);
     expect(out).toHaveLength(3);
     expect(out[0]).toMatchObject({ seq: 2, data: { text: '[1][2]' } });
+  });
+});
+
+describe('TurnStore memory', () => {
+  let frames: Array<() => void>;
+  const raf = (cb: () => void) => frames.push(cb);
+  const frame = () => {
+    const fs = frames;
+    frames = [];
+    for (const f of fs) f();
+  };
+  beforeEach(() => {
+    frames = [];
+  });
+
+  const row = (id: string, session = 's1', state: Turn['state'] = 'completed'): Turn => ({ id, session_id: session, seq: Number(id.replace(/\D/g, '')) || 1, user_message: `q ${id}`, state, workflow: 'chat', model: 'm', started_at: '', completed_at: null, final_text: `answer ${id}`, outcome: '', termination: { kind: '' } });
+  const done = (id: string) => ({ id, user_message: `q ${id}`, last_seq: 0, state: 'completed' as const, final_text: `answer ${id}` });
+
+  it('keeps the view of the most recently shown finished turns and lets older ones drop back to their row', async () => {
+    const ids = ['t1', 't2', 't3', 't4'];
+    const p = new TurnStore(fakeBackend({}, Object.fromEntries(ids.map((id) => [id, done(id)]))), { raf, keep: 2 });
+    p.open('s1', ids.map((id) => row(id)));
+    for (const id of ids) {
+      const unpin = p.pin(id);
+      await p.load(id);
+      expect(p.view(id).loaded).toBe(true);
+      unpin();
+    }
+    expect(ids.map((id) => p.view(id).loaded)).toEqual([false, false, true, true]);
+    // Dropped back to its row: still shown with its answer, and loaded again when asked.
+    expect(p.shown('t1')).toMatchObject({ finalText: 'answer t1', state: 'completed', userMessage: 'q t1' });
+    await p.load('t1');
+    expect(p.view('t1').loaded).toBe(true);
+  });
+
+  it('never lets go of a pinned or running turn', async () => {
+    const p = new TurnStore(fakeBackend({ t9: [ev(1)] }, { t1: done('t1') }), { raf, keep: 0 });
+    p.open('s1', [row('t1'), row('t9', 's1', 'running')]);
+    const unpin = p.pin('t1');
+    await p.load('t1');
+    p.ingest([del(ev(1, 'token', { text: 'hi' }, 't9'))]);
+    frame();
+    p.open('s2', []);
+    expect(p.view('t1').loaded).toBe(true);
+    expect(p.view('t9').blocks).toHaveLength(1);
+    unpin();
+    expect(p.peek('t1')).toBeUndefined();
+    expect(p.peek('t9')).toBeDefined();
+  });
+
+  it('drops the turns of another session when they end unwatched, and forgets a deleted session', () => {
+    const p = new TurnStore(fakeBackend({}), { raf });
+    p.open('s1', [row('t1')]);
+    p.ingest([del(ev(1, 'token', { text: 'x' }, 'other')), del({ ...ev(2, 'turn_completed', { outcome: 'completed' }, 'other'), session_id: 's2' })]);
+    frame();
+    expect(p.peek('other')).toBeUndefined();
+    expect(p.size).toBe(1);
+    p.forgetSession('s1');
+    expect(p.size).toBe(0);
+  });
+
+  it('says a turn row state until its view is loaded, then the view', async () => {
+    const p = new TurnStore(fakeBackend({}, { t1: { ...done('t1'), state: 'interrupted' } }), { raf });
+    p.open('s1', [row('t1', 's1', 'running')]);
+    expect(p.status('t1')).toBe('running');
+    await p.load('t1');
+    expect(p.status('t1')).toBe('interrupted');
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
 import { createApp } from './app';
+import { rowsOf } from './testing';
 
 // Every fake call resolves at once, so one macrotask lets the whole chain
 // of reloads finish.
@@ -26,17 +27,17 @@ describe('turns changed by the backend', () => {
     const { b, app, open } = await setup();
     const turn = b.addForeignTurn(open.id, 'Count forever');
     await app.openSession(open.id);
-    await app.pipeline.load(turn.id);
+    await app.turns.load(turn.id);
     expect(app.runningTurn()).toBe(turn.id);
     const sessionsBefore = listed(b, 'listSessions');
 
     b.interruptForeignTurn(turn.id, 'one two');
     await settle();
-    await app.pipeline.settled();
+    await app.turns.settled();
 
-    const t = get(app.conversation).turns.find((x) => x.id === turn.id);
+    const t = rowsOf(app).find((x) => x.id === turn.id);
     expect(t).toMatchObject({ state: 'interrupted', final_text: 'one two' });
-    expect(get(app.pipeline.turn(turn.id)).state).toBe('interrupted');
+    expect(app.turns.view(turn.id).state).toBe('interrupted');
     expect(app.runningTurn()).toBeNull();
     expect(listed(b, 'listSessions')).toBe(sessionsBefore + 1);
     // The session takes a message again.
@@ -48,7 +49,7 @@ describe('turns changed by the backend', () => {
     b.addTurn(open.id, 'hello');
     const turn = b.addForeignTurn(other.id, 'elsewhere');
     await app.openSession(open.id);
-    const turnsBefore = get(app.conversation).turns;
+    const turnsBefore = rowsOf(app);
     const listTurnsBefore = listed(b, 'listTurns');
     const sessionsBefore = listed(b, 'listSessions');
 
@@ -56,11 +57,11 @@ describe('turns changed by the backend', () => {
     await settle();
 
     expect(listed(b, 'listTurns')).toBe(listTurnsBefore);
-    expect(get(app.conversation).turns).toBe(turnsBefore);
+    expect(rowsOf(app)).toStrictEqual(turnsBefore);
     expect(listed(b, 'listSessions')).toBe(sessionsBefore + 1);
     // Not on screen: loaded fresh, as interrupted, when it is shown.
-    await app.pipeline.load(turn.id);
-    expect(get(app.pipeline.turn(turn.id)).state).toBe('interrupted');
+    await app.turns.load(turn.id);
+    expect(app.turns.view(turn.id).state).toBe('interrupted');
   });
 
   it('keeps older turns paged in', async () => {
@@ -70,10 +71,10 @@ describe('turns changed by the backend', () => {
     expect(await app.conversation.loadOlder()).toBe(10);
     const turn = b.addForeignTurn(open.id, 'last');
     await app.conversation.reloadTurns();
-    expect(get(app.conversation).turns.map((t) => t.seq)).toEqual(Array.from({ length: 61 }, (_, i) => i + 1));
+    expect(rowsOf(app).map((t) => t.seq)).toEqual(Array.from({ length: 61 }, (_, i) => i + 1));
     b.interruptForeignTurn(turn.id, 'so far');
     await settle();
-    const turns = get(app.conversation).turns;
+    const turns = rowsOf(app);
     expect(turns).toHaveLength(61);
     expect(turns[60]).toMatchObject({ id: turn.id, state: 'interrupted' });
   });
