@@ -50,18 +50,34 @@ export function pathsFromText(text: string): string[] {
   return out;
 }
 
-/** Paths of dropped files where the webview tells them (some do via File.path). */
-export function pathsFromDrop(dt: DataTransfer | null): { paths: string[]; unnamed: string[] } {
-  if (!dt) return { paths: [], unnamed: [] };
-  const paths = new Set<string>(pathsFromText(dt.getData('text/uri-list') || ''));
-  if (paths.size === 0) for (const p of pathsFromText(dt.getData('text/plain') || '')) paths.add(p);
-  const unnamed: string[] = [];
-  for (const f of Array.from(dt.files ?? [])) {
-    const p = (f as File & { path?: string }).path;
-    if (p) paths.add(p);
-    else if (paths.size === 0) unnamed.push(f.name);
+/**
+ * What a drop brings to attach: the paths the webview tells (a file
+ * manager's file:// list, or File.path) and the files it names no path for,
+ * which are uploaded. local says whether a path the page sees is one on the
+ * backend's machine: in the window it is; a browser may run elsewhere, so
+ * there every file is uploaded and no path is taken.
+ */
+export function filesFromDrop(dt: DataTransfer | null, local: boolean): { paths: string[]; files: File[] } {
+  if (!dt) return { paths: [], files: [] };
+  const files = Array.from(dt.files ?? []);
+  if (!local) return { paths: [], files };
+  let listed = pathsFromText(dt.getData('text/uri-list') || '');
+  if (listed.length === 0) listed = pathsFromText(dt.getData('text/plain') || '');
+  const named = filesWithPaths(files, true);
+  // A file manager's list names every dropped file: then none needs an upload.
+  return { paths: [...new Set([...listed, ...named.paths])], files: listed.length ? [] : named.files };
+}
+
+/** Splits files into the paths the webview tells (File.path, where local) and the files to upload. */
+export function filesWithPaths(files: readonly File[], local: boolean): { paths: string[]; files: File[] } {
+  const paths: string[] = [];
+  const rest: File[] = [];
+  for (const f of files) {
+    const p = local ? (f as File & { path?: string }).path : undefined;
+    if (p) paths.push(p);
+    else rest.push(f);
   }
-  return { paths: [...paths], unnamed };
+  return { paths, files: rest };
 }
 
 /** Starts a download of text as a file (works in browsers; the window may ignore it). */

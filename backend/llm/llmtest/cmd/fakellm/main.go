@@ -14,6 +14,8 @@
 //	xss           an answer full of markup that must never run
 //	spoof         an answer whose markup dresses up as the app's controls
 //	stream a table  a long table streamed slowly, to be seen mid-stream
+//	list my data  calls list_data (offered once a file is attached), then
+//	              repeats what it said
 //
 // Every reply depends only on the request, never on earlier requests, so
 // concurrent turns and retried tests cannot disturb each other.
@@ -139,6 +141,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return text(spoofAnswer, 40)
 	case strings.Contains(last, "stream a table"):
 		return tableAnswer()
+	case strings.Contains(last, "list my data"):
+		return listData(r)
 	}
 	return chart(r)
 }
@@ -226,17 +230,38 @@ func writeFile(r llmtest.Request, prompt string) llmtest.Reply {
 		}
 		return call("w1", "write_file", map[string]any{"path": name, "content": "Written by the fake model.\n"})
 	}
-	result := ""
-	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "user"; i-- {
-		if r.Messages[i].Role == "tool" {
-			result = r.Messages[i].Content
-			break
-		}
-	}
+	result := lastToolResult(r)
 	if strings.Contains(strings.ToLower(result), "denied") {
 		return text("I did not write "+name+": you denied it.", 3)
 	}
 	return text("Finished writing "+name+". The tool said: "+result, 3)
+}
+
+// listData calls list_data, then repeats what it said: the browser tests
+// read the attached file's table in the answer.
+func listData(r llmtest.Request) llmtest.Reply {
+	if toolResults(r) == 0 {
+		if !hasTool(r, "list_data") {
+			return text("I have no data tools: no file is attached to this session.", 3)
+		}
+		return call("d1", "list_data", map[string]any{})
+	}
+	// Streamed over about a second, as the default answer is: a page
+	// learns the turn's id from SendMessage's reply, which must not come
+	// after the whole turn (that race is the stores' to handle, not this
+	// scenario's to depend on).
+	return llmtest.Reply{Chunks: llmtest.Text("The data tool said:\n\n"+lastToolResult(r), 30), Delay: 40 * time.Millisecond,
+		Usage: &llmtest.Usage{PromptTokens: 300, CompletionTokens: 120, TotalTokens: 420}}
+}
+
+// lastToolResult is the newest tool result after the last user message.
+func lastToolResult(r llmtest.Request) string {
+	for i := len(r.Messages) - 1; i >= 0 && r.Messages[i].Role != "user"; i-- {
+		if r.Messages[i].Role == "tool" {
+			return r.Messages[i].Content
+		}
+	}
+	return ""
 }
 
 func lastUser(r llmtest.Request) string {

@@ -35,6 +35,9 @@ func TestScript(t *testing.T) {
 		{"write a file calls write_file", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt")}, Tools: []string{"write_file"}}, "write_file", ""},
 		{"write a file without a workspace", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt")}}, "", "no workspace"},
 		{"write a file denied", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "not run: the user denied this call."}}, Tools: []string{"write_file"}}, "", "I did not write a-1.txt"},
+		{"list my data calls list_data", llmtest.Request{Messages: []llmtest.Message{user("Please list my data")}, Tools: []string{"list_data", "query_data"}}, "list_data", ""},
+		{"list my data without data", llmtest.Request{Messages: []llmtest.Message{user("Please list my data")}, Tools: chatTools}, "", "no file is attached"},
+		{"list my data repeats the tool", llmtest.Request{Messages: []llmtest.Message{user("Please list my data"), {Role: "tool", Content: "## sales (from sales.csv, 3 rows)"}}, Tools: []string{"list_data"}}, "", "The data tool said:\n\n## sales (from sales.csv, 3 rows)"},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
