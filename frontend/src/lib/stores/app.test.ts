@@ -115,8 +115,9 @@ describe('app', () => {
     const unpin = app.turns.pin(cmp!.copyId); // the comparison shows it
     await advance(2000);
     expect(app.turns.view(cmp!.copyId).state).toBe('completed');
-    // Closed: a finished turn of another session is let go, and read again from the store when shown.
+    // Closed, and another session opened: a finished turn of another session is let go, and read again from the store when shown.
     unpin();
+    app.newSession();
     expect(app.turns.peek(cmp!.copyId)).toBeUndefined();
     await app.turns.load(cmp!.copyId);
     expect(app.turns.view(cmp!.copyId).state).toBe('completed');

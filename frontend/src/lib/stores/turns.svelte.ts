@@ -18,11 +18,12 @@
 //     tokens merged into one append, so a fast stream costs one update
 //     (and one markdown render) per frame per turn.
 //
-// Memory: what shows a turn pins it (pin). A finished turn nobody pins
-// keeps its view while it is among the KEEP most recently shown, then
-// drops back to its summary, and is loaded again if it comes back on
-// screen. Turns of a session that is not open are dropped whole once they
-// are neither pinned nor running, and a deleted session's are forgotten.
+// Memory: what shows a turn pins it (pin). A finished turn of the open
+// session nobody pins keeps its view while it is among the KEEP most
+// recently shown, then drops back to its row, and is loaded again if it
+// comes back on screen. Opening another session drops the turns of the
+// others that are neither pinned nor running, and a deleted session's are
+// forgotten.
 import { SvelteMap } from 'svelte/reactivity';
 import type { Backend } from '../api';
 import type { AgentEvent, Delivered, StageResult, TokenData, Turn, TurnState } from '../types';
@@ -313,15 +314,14 @@ export class TurnStore {
     if (e.summary) e.summary = { ...e.summary, state: v.state, final_text: v.finalText, completed_at: v.completedAt, outcome: v.result?.outcome ?? '', termination: v.termination ?? { kind: '' } };
   }
 
-  // A turn nothing shows any more: a finished one of the open session
-  // keeps its view while it is recent; any other finished one is dropped
-  // (a row of the open session keeps its summary).
+  // A turn nothing shows any more: a finished row of the open session
+  // keeps its view while it is recent. Any other stays until another
+  // session is opened (open drops it): a turn can end before the page
+  // knows its id (SendMessage's or ReplayTurn's answer is still on its
+  // way), and what describe adds then must land on the ended view.
   #settle(e: Entry) {
     if (e.pins > 0 || e.busy || e.running || e.pending.length > 0) return;
-    if (e.sessionId !== this.#open || !e.summary) {
-      this.#drop(e);
-      return;
-    }
+    if (e.sessionId !== this.#open || !e.summary) return;
     this.#recent = [...this.#recent.filter((x) => x !== e.id), e.id];
     while (this.#recent.length > this.#keep) {
       const old = this.#entries.get(this.#recent.shift()!);

@@ -257,19 +257,36 @@ describe('TurnStore memory', () => {
     expect(p.view('t1').loaded).toBe(true);
     expect(p.view('t9').blocks).toHaveLength(1);
     unpin();
+    p.open('s3', []);
     expect(p.peek('t1')).toBeUndefined();
     expect(p.peek('t9')).toBeDefined();
   });
 
-  it('drops the turns of another session when they end unwatched, and forgets a deleted session', () => {
+  it('keeps a turn that ended before the page knew its id, and drops it when another session opens', () => {
     const p = new TurnStore(fakeBackend({}), { raf });
     p.open('s1', [row('t1')]);
-    p.ingest([del(ev(1, 'token', { text: 'x' }, 'other')), del({ ...ev(2, 'turn_completed', { outcome: 'completed' }, 'other'), session_id: 's2' })]);
+    const s2 = (e: AgentEvent) => del({ ...e, session_id: 's2' });
+    for (const turn of ['t5', 'copy']) {
+      p.ingest([s2(ev(1, 'token', { text: 'done' }, turn)), s2(ev(2, 'turn_completed', { ok: true, outcome: 'completed', termination: { kind: 'completed' } }, turn))]);
+    }
     frame();
-    expect(p.peek('other')).toBeUndefined();
-    expect(p.size).toBe(1);
+    // SendMessage's (or ReplayTurn's) answer lands after the turn ended.
+    p.describe('copy', { sessionId: 's2', userMessage: 'q', loaded: true });
+    expect(p.status('copy')).toBe('completed');
+    expect(p.view('copy').blocks).toHaveLength(1);
+    p.open('s3', []);
+    expect(p.peek('t5')).toBeUndefined();
+    expect(p.peek('copy')).toBeUndefined();
+    expect(p.peek('t1')).toBeUndefined();
+  });
+
+  it('forgets a deleted session', () => {
+    const p = new TurnStore(fakeBackend({}), { raf });
+    p.open('s1', [row('t1'), row('t2', 's1', 'running')]);
+    p.remember([row('t3', 's2')]);
     p.forgetSession('s1');
-    expect(p.size).toBe(0);
+    expect(p.size).toBe(1);
+    expect(p.summary('t3')).toBeDefined();
   });
 
   it('says a turn row state until its view is loaded, then the view', async () => {
