@@ -5,3 +5,17 @@
 import { configure } from '@testing-library/svelte';
 
 configure({ asyncUtilTimeout: 30_000 });
+
+// jsdom has <dialog> but not its methods. The least that Modal.svelte
+// needs: showModal and close toggle `open`, and close fires `close`. (No
+// focus trap or inert page: the browser tests cover those.)
+if (typeof HTMLDialogElement !== 'undefined' && !HTMLDialogElement.prototype.showModal) {
+  HTMLDialogElement.prototype.showModal = function (this: HTMLDialogElement) {
+    this.open = true;
+  };
+  HTMLDialogElement.prototype.close = function (this: HTMLDialogElement) {
+    if (!this.open) return;
+    this.open = false;
+    this.dispatchEvent(new Event('close'));
+  };
+}
