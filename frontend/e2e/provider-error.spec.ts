@@ -7,7 +7,11 @@ test('an unreachable provider fails the turn with a clear error card', async ({ 
   await page.getByRole('combobox', { name: 'Model' }).selectOption('dead/dead-model');
   const turn = await send(page, 'Hello, is anyone there?');
   await finished(turn);
-  const card = turn.getByRole('alert');
+  // Over, the turn's error is a card named by its heading, no longer an
+  // alert: only an error that just happened is announced.
+  const card = turn.getByRole('group', { name: 'The model could not answer' });
+  await expect(card).toBeVisible();
+  await expect(page.getByRole('alert')).toHaveCount(0);
   await expect(card).toContainText('The model could not answer');
   await expect(card).toContainText('Is the server running?');
   await expect(card).toContainText('127.0.0.1');
