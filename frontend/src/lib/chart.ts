@@ -103,5 +103,7 @@ export async function renderChart(el: HTMLElement, spec: unknown, dark: boolean)
   const clean = fitWidth(cleanSpec(spec));
   const [{ default: embed }, { expressionInterpreter }] = await Promise.all([import('vega-embed'), import('vega-interpreter')]);
   const res: EmbedResult = await embed(el, clean as never, embedOptions(expressionInterpreter, themeOf(el, dark)));
+  // vega-embed's actions menu is a <summary> holding only an icon: name it.
+  el.querySelector('details > summary')?.setAttribute('aria-label', 'Chart actions');
   return () => res.finalize();
 }
