@@ -37,8 +37,6 @@ export interface UIState {
   exportSession: string | null;
   /** A provider to edit when Settings opens (from onboarding's presets). */
   providerDraft: Provider | null;
-  /** Text to put in the composer (the empty state's suggestions). */
-  prefill: string;
   toast: string;
   /**
    * Why a message was not stored: the database is damaged. Set while the
@@ -69,9 +67,11 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const approvals = createApprovals(backend);
   /** Files (paths on the backend's machine) to attach to the next message. */
   const attachments = writable<string[]>([]);
+  /** The message being written in the composer, not sent yet. */
+  const composerText = writable('');
   /** Files the page sends to be attached: picked, dropped or pasted (uploads.svelte.ts). */
   const uploads = new Uploads((name, content) => backend.uploadAttachment(name, content), (path) => app.attach([path]));
-  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, prefill: '', toast: '', damagedSend: '' });
+  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '' });
 
   const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
 
@@ -126,7 +126,13 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     ui,
     attachments,
     uploads,
+    composerText,
     toast,
+
+    /** Puts a suggestion (the empty state's) in the composer. */
+    suggest(text: string) {
+      composerText.set(text);
+    },
 
     /** Adds attachment paths, without duplicates. */
     attach(paths: string[]) {

@@ -130,9 +130,11 @@ describe('settings store', () => {
     await s.load();
     expect(get(s.presets).length).toBeGreaterThan(3);
     expect(get(s.workflows).workflows?.map((w) => w.name)).toContain('chat');
-    expect(get(s.modelsOf)('ollama')).toEqual([]);
-    await s.loadModels('ollama');
+    // No saved models: the server was asked, once, whatever shows them and how often the list reloads.
     expect(get(s.modelsOf)('ollama')).toEqual(['llama3.2:3b', 'qwen2.5-coder:7b']);
+    await s.reloadProviders();
+    await s.reloadProviders();
+    expect(b.calls.filter((c) => c.method === 'testProvider')).toHaveLength(1);
   });
 
   it('makes the first provider the default and never keeps the key', async () => {

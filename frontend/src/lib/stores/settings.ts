@@ -41,8 +41,24 @@ export function createSettings(backend: SettingsBackend) {
     }
   }
 
+  /** Providers whose server was asked for its models (once each, not on every picker shown). */
+  const asked = new Set<string>();
+
+  // A saved provider with no saved models lists them from its server, once.
+  async function askModels(p: ProviderView) {
+    if (asked.has(p.name) || p.models?.length || get(models)[p.name]?.length) return;
+    asked.add(p.name);
+    try {
+      const reply = await backend.testProvider({ provider: p });
+      if (reply.ok) models.update((m) => ({ ...m, [p.name]: reply.models ?? [] }));
+    } catch {
+      // The picker keeps what it has; Settings → Test connection asks again.
+    }
+  }
+
   async function reloadProviders() {
     await tryLoad(() => backend.listProviders(), (v) => providers.set(v ?? []));
+    await Promise.all(get(providers).map(askModels));
   }
 
   return {
@@ -72,6 +88,7 @@ export function createSettings(backend: SettingsBackend) {
 
     async saveProvider(input: ProviderInput) {
       await backend.saveProvider(input);
+      asked.delete(input.provider.name);
       await reloadProviders();
       // A first provider becomes the default.
       const s = get(settings);
@@ -91,17 +108,6 @@ export function createSettings(backend: SettingsBackend) {
       const reply = await backend.testProvider(input);
       if (reply.ok) models.update((m) => ({ ...m, [input.provider.name]: reply.models ?? [] }));
       return reply;
-    },
-
-    /** Lists a saved provider's models from the server when none are saved. */
-    async loadModels(name: string) {
-      const p = get(providers).find((x) => x.name === name);
-      if (!p || get(models)[name]?.length) return;
-      try {
-        await this.test({ provider: p });
-      } catch {
-        // The picker keeps what it has.
-      }
     },
 
     async detect(): Promise<Detected[]> {

@@ -1,0 +1,38 @@
+// A provider handed to Settings (onboarding's presets) opens its form
+// once: after Cancel it stays closed, whatever reloads the provider list.
+import { describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import App from '../../App.svelte';
+import { demoBackend } from '../../lib/fake';
+
+describe('providers tab', () => {
+  it('does not reopen a draft the person cancelled when the provider list reloads', async () => {
+    const backend = demoBackend({ fresh: true });
+    render(App, { backend });
+    const presets = await screen.findByRole('heading', { name: 'Or set up a server' });
+    const first = within(presets.parentElement!).getAllByRole('button')[0]!;
+    await fireEvent.click(first);
+    const dialog = await screen.findByRole('dialog');
+    await within(dialog).findByRole('button', { name: 'Save' });
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Cancel' }));
+    await waitFor(() => expect(within(dialog).queryByRole('button', { name: 'Save' })).toBeNull());
+
+    // Another provider is added: the list reloads.
+    const add = within(dialog).getByRole('combobox', { name: 'Add a provider' }) as HTMLSelectElement;
+    const kind = [...add.options].find((o) => o.value && o.value !== 'custom')!.value;
+    await fireEvent.change(add, { target: { value: kind } });
+    await fireEvent.click(await within(dialog).findByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(backend.calls.filter((c) => c.method === 'listProviders').length).toBeGreaterThan(1));
+    const del = await within(dialog).findByRole('button', { name: /^Delete provider / });
+    expect(within(dialog).queryByRole('button', { name: 'Save' })).toBeNull();
+
+    // And removed again: the list reloads with nothing in it.
+    const before = backend.calls.filter((c) => c.method === 'listProviders').length;
+    await fireEvent.click(del);
+    const confirm = await screen.findByRole('dialog', { name: 'Delete provider?' });
+    await fireEvent.click(within(confirm).getByRole('button', { name: 'Delete' }));
+    await waitFor(() => expect(backend.calls.filter((c) => c.method === 'listProviders').length).toBeGreaterThan(before));
+    await waitFor(() => expect(within(dialog).queryByRole('button', { name: /^Delete provider / })).toBeNull());
+    expect(within(dialog).queryByRole('button', { name: 'Save' })).toBeNull();
+  });
+});
