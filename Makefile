@@ -54,6 +54,7 @@ fuzz: setup
 
 fe-check: setup
 	cd frontend && npm run check
+	cd frontend && npm run lint
 	@$(MAKE) --no-print-directory types-check
 
 fe-test: setup

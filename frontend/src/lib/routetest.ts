@@ -10,19 +10,21 @@ export class FakeWindow implements RouterWindow {
 
   constructor(url = '/') {
     this.entries = [{ url, state: null }];
-    const w = this;
+    // Arrows: the history's methods act on this window.
+    const entries = () => this.entries;
     this.history = {
-      pushState(state: unknown, _t: string, url?: string | URL | null) {
-        w.entries = [...w.entries.slice(0, w.index + 1), { url: String(url), state }];
-        w.index++;
+      pushState: (state: unknown, _t: string, url?: string | URL | null) => {
+        this.entries = [...this.entries.slice(0, this.index + 1), { url: String(url), state }];
+        this.index++;
       },
-      replaceState(state: unknown, _t: string, url?: string | URL | null) {
-        w.entries[w.index] = { url: String(url), state };
+      replaceState: (state: unknown, _t: string, url?: string | URL | null) => {
+        this.entries[this.index] = { url: String(url), state };
       },
       get state() {
-        return w.entries[w.index]!.state;
+        return entries()[index()]!.state;
       },
     };
+    const index = () => this.index;
   }
 
   get location() {

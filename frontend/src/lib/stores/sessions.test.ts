@@ -90,13 +90,11 @@ describe('conversation store', () => {
     const sess = b.addSession('Long', new Date(), 120);
     const { conversation: c, rows } = conversationOf(b);
     await c.open(sess.id);
-    let st = get(c);
-    expect(st.session?.title).toBe('Long');
+    expect(get(c).session?.title).toBe('Long');
     expect(rows()).toHaveLength(50);
     expect(rows()[0]!.seq).toBe(71);
     expect(rows()[49]!.seq).toBe(120);
     expect(await c.loadOlder()).toBe(50);
-    st = get(c);
     expect(rows()[0]!.seq).toBe(21);
     await c.loadOlder();
     expect(rows()[0]!.seq).toBe(1);
@@ -108,7 +106,7 @@ describe('conversation store', () => {
     const b = new FakeBackend();
     const a = b.addSession('A', new Date(), 2);
     const z = b.addSession('Z', new Date(), 1);
-    const { conversation: c, rows } = conversationOf(b);
+    const { conversation: c } = conversationOf(b);
     const first = c.open(a.id);
     await c.open(z.id);
     await first;
@@ -116,7 +114,7 @@ describe('conversation store', () => {
   });
 
   it('shows an error for a missing session', async () => {
-    const { conversation: c, rows } = conversationOf(new FakeBackend());
+    const { conversation: c } = conversationOf(new FakeBackend());
     await c.open('nope');
     expect(get(c).error).toContain('no session');
   });

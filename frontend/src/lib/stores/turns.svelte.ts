@@ -77,6 +77,8 @@ const TERMINAL = new Set<AgentEvent['type']>(['turn_completed', 'error', 'cancel
 
 export class TurnStore {
   readonly #entries = new SvelteMap<string, Entry>();
+  /** Turns with events waiting for the next frame: bookkeeping, not state. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #dirty = new Set<Entry>();
   /** Finished, unpinned turns of the open session, least recently shown first. */
   #recent: string[] = [];

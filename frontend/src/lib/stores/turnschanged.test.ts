@@ -1,7 +1,6 @@
 // A turn another process ran is marked interrupted by the backend when
 // that process dies, with no event: the stores reload what shows it.
 import { describe, expect, it } from 'vitest';
-import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
 import { createApp } from './app';
 import { rowsOf } from './testing';
