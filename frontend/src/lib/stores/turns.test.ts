@@ -35,18 +35,19 @@ function textOf(p: TurnStore, turn = 't1') {
     .join('');
 }
 
-describe('TurnStore', () => {
-  let frames: Array<() => void>;
-  const raf = (cb: () => void) => frames.push(cb);
-  const frame = () => {
-    const fs = frames;
-    frames = [];
-    for (const f of fs) f();
-  };
+/** Animation frames the tests run by hand: raf queues, frame runs what is queued. */
+let frames: Array<() => void> = [];
+const raf = (cb: () => void) => frames.push(cb);
+const frame = () => {
+  const fs = frames;
+  frames = [];
+  for (const f of fs) f();
+};
+beforeEach(() => {
+  frames = [];
+});
 
-  beforeEach(() => {
-    frames = [];
-  });
+describe('TurnStore', () => {
 
   it('applies coalesced token runs in order', () => {
     const p = new TurnStore(fakeBackend({}), { raf });
@@ -215,16 +216,6 @@ describe('mergeTokens', () => {
 });
 
 describe('TurnStore memory', () => {
-  let frames: Array<() => void>;
-  const raf = (cb: () => void) => frames.push(cb);
-  const frame = () => {
-    const fs = frames;
-    frames = [];
-    for (const f of fs) f();
-  };
-  beforeEach(() => {
-    frames = [];
-  });
 
   const row = (id: string, session = 's1', state: Turn['state'] = 'completed'): Turn => ({ id, session_id: session, seq: Number(id.replace(/\D/g, '')) || 1, user_message: `q ${id}`, state, workflow: 'chat', model: 'm', started_at: '', completed_at: null, final_text: `answer ${id}`, outcome: '', termination: { kind: '' } });
   const done = (id: string) => ({ id, user_message: `q ${id}`, last_seq: 0, state: 'completed' as const, final_text: `answer ${id}` });
