@@ -9,7 +9,13 @@ import (
 type EventType string
 
 const (
-	EventToken             EventType = "token"
+	EventToken EventType = "token"
+	// EventReasoning is the model's visible thinking, streamed like token
+	// and coalesced like it; it is never part of the answer.
+	EventReasoning EventType = "reasoning"
+	// EventModelWaiting says a model call has received nothing yet, a few
+	// seconds after it started (a local server loading a model).
+	EventModelWaiting      EventType = "model_waiting"
 	EventThinkStart        EventType = "think_start"
 	EventThinkEnd          EventType = "think_end"
 	EventToolCall          EventType = "tool_call"
@@ -58,6 +64,8 @@ var kinds = map[EventType]struct {
 	checkpoint bool
 }{
 	EventToken:             {PhaseThinking, false},
+	EventReasoning:         {PhaseThinking, false},
+	EventModelWaiting:      {PhaseThinking, false},
 	EventThinkStart:        {PhaseThinking, false},
 	EventThinkEnd:          {PhaseThinking, true},
 	EventToolCall:          {PhaseActing, false},
@@ -142,6 +150,16 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 type (
 	TokenData struct {
 		Text string `json:"text"`
+	}
+	// ReasoningData is a piece of the model's reasoning, from a reasoning
+	// field of the stream or a <think> block of its content.
+	ReasoningData struct {
+		Text string `json:"text"`
+	}
+	// ModelWaitingData is sent once per model call that has received no
+	// byte WaitedMS milliseconds after it started.
+	ModelWaitingData struct {
+		WaitedMS int64 `json:"waited_ms"`
 	}
 	ThinkEndData struct {
 		PromptTokens     int `json:"prompt_tokens"`

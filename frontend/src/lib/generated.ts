@@ -240,6 +240,8 @@ export type Answer = (typeof AnswerValues)[number];
  */
 export const EventTypeValues = [
   "token",
+  "reasoning",
+  "model_waiting",
   "think_start",
   "think_end",
   "tool_call",
@@ -303,6 +305,20 @@ export interface Event {
 export type Time = string;
 export interface TokenData {
   text: string;
+}
+/**
+ * ReasoningData is a piece of the model's reasoning, from a reasoning
+ * field of the stream or a <think> block of its content.
+ */
+export interface ReasoningData {
+  text: string;
+}
+/**
+ * ModelWaitingData is sent once per model call that has received no
+ * byte WaitedMS milliseconds after it started.
+ */
+export interface ModelWaitingData {
+  waited_ms: number /* int64 */;
 }
 export interface ThinkEndData {
   prompt_tokens: number /* int */;

@@ -146,6 +146,9 @@ type Handler = (v: TurnView, ev: AgentEvent) => void;
  */
 export const unrendered = {
   revision_completed: "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
+  // Shown by the Thinking block and the waiting note (issue 19, in progress).
+  reasoning: 'the Thinking block that shows it is being built (issue 19)',
+  model_waiting: 'the waiting note that shows it is being built (issue 19)',
 } as const satisfies Partial<Record<EventType, string>>;
 
 /** The event types the view folds. */
