@@ -29,6 +29,10 @@ type Provider struct {
 	// NeedsKey is true when the server refuses calls without an API key
 	// (the hosted presets). The UI asks for a key before saving.
 	NeedsKey bool `json:"needs_key"`
+	// IgnoreTextToolCalls turns off reading tool calls a model writes as
+	// text (<tool_call>, [TOOL_CALLS], <|python_tag|>, a bare JSON call):
+	// they then stay in the answer as the model wrote them.
+	IgnoreTextToolCalls bool `json:"ignore_text_tool_calls,omitempty"`
 }
 
 // Provider kinds.

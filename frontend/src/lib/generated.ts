@@ -819,6 +819,12 @@ export interface Provider {
    * (the hosted presets). The UI asks for a key before saving.
    */
   needs_key: boolean;
+  /**
+   * IgnoreTextToolCalls turns off reading tool calls a model writes as
+   * text (<tool_call>, [TOOL_CALLS], <|python_tag|>, a bare JSON call):
+   * they then stay in the answer as the model wrote them.
+   */
+  ignore_text_tool_calls?: boolean;
 }
 /**
  * Detected is a local server that answered a probe.
