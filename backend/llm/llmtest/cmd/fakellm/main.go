@@ -8,7 +8,11 @@
 //
 //	critique      for the critique-revise workflow: the writer drafts, the
 //	              critic fails the first draft and passes the revision
+//	slow start    a short answer after 4 s of silence (a local server
+//	              loading its model), for the waiting note
 //	slow          a long answer streamed slowly, for Stop
+//	think         reasoning (reasoning_content) streamed for about 1.2 s,
+//	              then the short answer "The answer is 42."
 //	write a file  calls write_file (needs a workspace), then reports
 //	remember      a plain answer holding a distinctive word, for search
 //	xss           an answer full of markup that must never run
@@ -129,8 +133,12 @@ func script(r llmtest.Request) llmtest.Reply {
 		return critic(last)
 	case strings.Contains(last, "critique"):
 		return writer(last)
+	case strings.Contains(last, "slow start"):
+		return slowStart()
 	case strings.Contains(last, "slow"):
 		return slow()
+	case strings.Contains(last, "think"):
+		return think()
 	case strings.Contains(last, "write a file"):
 		return writeFile(r, last)
 	case strings.Contains(last, "remember"):
@@ -214,6 +222,32 @@ func slow() llmtest.Reply {
 	}
 	return llmtest.Reply{Chunks: llmtest.Text(b.String(), 2001), Delay: 100 * time.Millisecond,
 		Usage: &llmtest.Usage{PromptTokens: 20, CompletionTokens: 2001, TotalTokens: 2021}}
+}
+
+// thinkAnswer is the answer of the "think" scenario, and thinking its
+// reasoning: the browser tests check that none of the reasoning leaks into
+// the answer.
+const (
+	thinkAnswer = "The answer is 42."
+	thinking    = "Let me think about it step by step. The question asks for the answer. " +
+		"Six times seven is forty-two, and forty-two is the answer everyone expects. " +
+		"I will say so briefly."
+)
+
+// think streams its reasoning in 12 chunks 100 ms apart (about 1.2 s, long
+// enough for a test to see it live), then the answer.
+func think() llmtest.Reply {
+	return llmtest.Reply{Chunks: llmtest.Stream(llmtest.Reasoning(thinking, 12), llmtest.Text(thinkAnswer, 4)),
+		ReasoningField: "reasoning_content", Delay: 100 * time.Millisecond,
+		Usage: &llmtest.Usage{PromptTokens: 200, CompletionTokens: 60, TotalTokens: 260, ReasoningTokens: 45}}
+}
+
+// slowStart answers nothing for 4 s, as a local server loading a model
+// does, then a short answer.
+func slowStart() llmtest.Reply {
+	r := text("Loaded at last: here is the answer.", 4)
+	r.FirstByteDelay = 4 * time.Second
+	return r
 }
 
 var fileName = regexp.MustCompile(`named ([a-z0-9._-]+)`)

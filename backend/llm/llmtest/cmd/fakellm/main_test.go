@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 )
@@ -24,6 +25,8 @@ func TestScript(t *testing.T) {
 		{"default without tools answers", llmtest.Request{Messages: []llmtest.Message{user("hello")}}, "", "```sql"},
 		{"only the last user message counts", llmtest.Request{Messages: []llmtest.Message{user("be slow"), user("Chart it")}, Tools: chatTools}, "update_plan", ""},
 		{"slow", llmtest.Request{Messages: []llmtest.Message{user("Answer slow please")}, Tools: chatTools}, "", "word1999"},
+		{"slow start", llmtest.Request{Messages: []llmtest.Message{user("a slow start please")}, Tools: chatTools}, "", "Loaded at last"},
+		{"think", llmtest.Request{Messages: []llmtest.Message{user("think about it")}, Tools: chatTools}, "", thinkAnswer},
 		{"remember", llmtest.Request{Messages: []llmtest.Message{user("Please remember this")}}, "", rememberWord},
 		{"xss", llmtest.Request{Messages: []llmtest.Message{user("xss test")}}, "", "onerror=alert(1)"},
 		{"spoof", llmtest.Request{Messages: []llmtest.Message{user("spoof test")}}, "", `<button class="btn primary">Allow once</button>`},
@@ -56,6 +59,49 @@ func TestScript(t *testing.T) {
 				t.Errorf("text %.120q does not contain %q", text, tt.wantText)
 			}
 		})
+	}
+}
+
+// think streams its reasoning first, apart from the answer, for about
+// 1.2 s; slow start is silent for 4 s before its first byte.
+func TestThinkAndSlowStart(t *testing.T) {
+	req := func(s string) llmtest.Request {
+		return llmtest.Request{Messages: []llmtest.Message{{Role: "user", Content: s}}}
+	}
+	r := script(req("Think about it"))
+	if r.ReasoningField != "reasoning_content" {
+		t.Errorf("reasoning field %q", r.ReasoningField)
+	}
+	var reasoning strings.Builder
+	chunks, answerStarted := 0, false
+	for _, c := range r.Chunks {
+		if c.Reasoning != "" {
+			if answerStarted {
+				t.Fatalf("reasoning %q after the answer began", c.Reasoning)
+			}
+			chunks++
+			reasoning.WriteString(c.Reasoning)
+		}
+		if c.Content != "" {
+			answerStarted = true
+		}
+	}
+	if reasoning.String() != thinking || chunks < 6 {
+		t.Errorf("reasoning in %d chunks: %q", chunks, reasoning.String())
+	}
+	if got := llmtest.Content(r.Chunks); got != thinkAnswer {
+		t.Errorf("answer %q, want %q", got, thinkAnswer)
+	}
+	if d := time.Duration(chunks) * r.Delay; d < time.Second || d > 1500*time.Millisecond {
+		t.Errorf("reasoning streams for %v, want about 1.2 s", d)
+	}
+
+	s := script(req("slow start"))
+	if s.FirstByteDelay != 4*time.Second {
+		t.Errorf("slow start waits %v, want 4s", s.FirstByteDelay)
+	}
+	if got := llmtest.Content(s.Chunks); strings.Contains(got, "word1") || got == "" {
+		t.Errorf("slow start answered %q, want a short answer", got)
 	}
 }
 
