@@ -8,8 +8,8 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// Delivered is an event as the UI receives it. Consecutive tokens of one
-// turn and stage are merged into one: its Seq is the last merged event's
+// Delivered is an event as the UI receives it. Consecutive tokens (or
+// reasoning events) of one turn and stage are merged into one: its Seq is the last merged event's
 // and FirstSeq the first's, so the UI can still check that no seq is
 // missing. For any other event FirstSeq equals Seq.
 type Delivered struct {
@@ -21,7 +21,8 @@ type Delivered struct {
 // (Wails' EventsEmit runs one JavaScript evaluation per call). Rules:
 //
 //   - A token is held for at most Interval (16 ms) and merged with the
-//     tokens that follow it in the same turn and stage.
+//     tokens that follow it in the same turn and stage; reasoning events
+//     the same way, with reasoning.
 //   - Any other event flushes at once, after the held tokens, so the order
 //     is never changed.
 //   - Batches are handed to Out one at a time, in order.
@@ -51,8 +52,8 @@ func NewCoalescer(out func([]Delivered), interval time.Duration) *Coalescer {
 // Emit implements turn.Sink.
 func (c *Coalescer) Emit(e turn.Event) error {
 	c.mu.Lock()
-	if e.Type == turn.EventToken {
-		if n := len(c.pending); n > 0 && c.pending[n-1].Type == turn.EventToken && c.pending[n-1].TurnID == e.TurnID && c.pending[n-1].StageID == e.StageID {
+	if merged(e.Type) {
+		if n := len(c.pending); n > 0 && c.pending[n-1].Type == e.Type && c.pending[n-1].TurnID == e.TurnID && c.pending[n-1].StageID == e.StageID {
 			var t turn.TokenData
 			_ = json.Unmarshal(e.Data, &t)
 			c.text = append(c.text, t.Text...)
@@ -78,9 +79,16 @@ func (c *Coalescer) Emit(e turn.Event) error {
 	return nil
 }
 
-// sealText writes the merged text into the last pending token. Call with mu held.
+// merged reports whether consecutive events of type t are merged: the
+// streamed texts, whose data is {"text": ...}.
+func merged(t turn.EventType) bool {
+	return t == turn.EventToken || t == turn.EventReasoning
+}
+
+// sealText writes the merged text into the last pending token or
+// reasoning event. Call with mu held.
 func (c *Coalescer) sealText() {
-	if n := len(c.pending); n > 0 && c.pending[n-1].Type == turn.EventToken {
+	if n := len(c.pending); n > 0 && merged(c.pending[n-1].Type) {
 		b, _ := json.Marshal(turn.TokenData{Text: string(c.text)})
 		c.pending[n-1].Data = b
 	}

@@ -31,8 +31,15 @@ type Agent struct {
 	Approvals *Approvals
 	// ContextWindow overrides the model's known context size in tokens.
 	ContextWindow int
-	Logger        *slog.Logger
+	// WaitNotice is how long a model call may receive nothing before the
+	// run says it is waiting (model_waiting: a local server loading a
+	// model); default DefaultWaitNotice, negative for never.
+	WaitNotice time.Duration
+	Logger     *slog.Logger
 }
+
+// DefaultWaitNotice is Agent.WaitNotice's default.
+const DefaultWaitNotice = 3 * time.Second
 
 // Input is what one run starts from.
 type Input struct {
@@ -172,12 +179,18 @@ func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) 
 	r.steps++
 	r.em.Emit(turn.Draft{Type: turn.EventThinkStart, StageID: r.stageID})
 	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
+	waiting := r.waitNotice()
 	resp, err := r.a.Client.Stream(ctx, req, func(c llm.Chunk) error {
+		waiting.arrived()
+		if c.Reasoning != "" {
+			r.em.Emit(turn.Draft{Type: turn.EventReasoning, StageID: r.stageID, Data: turn.ReasoningData{Text: c.Reasoning}})
+		}
 		if c.Content != "" {
 			r.em.Emit(turn.Draft{Type: turn.EventToken, StageID: r.stageID, Data: turn.TokenData{Text: c.Content}})
 		}
 		return nil
 	})
+	waiting.arrived()
 	r.usage = r.usage.Add(resp.Usage)
 	r.mcalls = append(r.mcalls, resp.Diagnostics)
 	r.em.Emit(turn.Draft{Type: turn.EventThinkEnd, StageID: r.stageID, Data: turn.ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
@@ -194,6 +207,47 @@ func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) 
 	}
 	r.msgs = append(r.msgs, msg)
 	return resp, nil
+}
+
+// waitNotice emits model_waiting once if the model call under way
+// receives nothing for the agent's WaitNotice. arrived ends the wait: the
+// notice, if it fires at all, is emitted before anything of the answer.
+func (r *run) waitNotice() *callWait {
+	w := &callWait{}
+	d := r.a.WaitNotice
+	if d == 0 {
+		d = DefaultWaitNotice
+	}
+	if d < 0 {
+		w.done = true
+		return w
+	}
+	start := time.Now()
+	w.timer = time.AfterFunc(d, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if !w.done {
+			w.done = true
+			r.em.Emit(turn.Draft{Type: turn.EventModelWaiting, StageID: r.stageID, Data: turn.ModelWaitingData{WaitedMS: time.Since(start).Milliseconds()}})
+		}
+	})
+	return w
+}
+
+// callWait is the wait of one model call for its first chunk.
+type callWait struct {
+	mu    sync.Mutex
+	done  bool
+	timer *time.Timer
+}
+
+func (w *callWait) arrived() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.done {
+		w.done = true
+		w.timer.Stop()
+	}
 }
 
 func (r *run) overBudget() bool {

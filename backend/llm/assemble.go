@@ -48,8 +48,10 @@ import (
 // callState assembles a streamed answer and its diagnostics.
 type callState struct {
 	req       Request
+	filter    *contentFilter
 	content   strings.Builder
 	reasoning strings.Builder
+	details   reasoningDetails
 	calls     []streamCall // ordered by index
 	newest    []indexCall  // the newest call at each index a server sent
 	finishRsn string
@@ -59,7 +61,12 @@ type callState struct {
 	// chunks counts deltas handed to the callback; delivered is chunks > 0.
 	chunks    int
 	delivered bool
-	finished  bool
+	// received is set once the server sent anything of the answer, also
+	// text the filter still holds: the call must not be retried then.
+	received bool
+	finished bool
+	// textCalls counts the tool calls read from the answer's text.
+	textCalls int
 }
 
 // streamCall is a tool call being assembled.
@@ -79,26 +86,116 @@ func (c *streamCall) complete() bool {
 // the newest call sent with it.
 type indexCall struct{ sent, index int }
 
-func newCallState(req Request) *callState {
+func newCallState(req Request, textCalls bool) *callState {
 	now := time.Now()
 	return &callState{
-		req:   req,
-		start: now,
-		diag:  CallDiagnostics{Model: req.Model, StartedAt: now.UTC(), RequestMessages: len(req.Messages)},
+		req:    req,
+		filter: newContentFilter(req.Tools, textCalls),
+		start:  now,
+		diag:   CallDiagnostics{Model: req.Model, StartedAt: now.UTC(), RequestMessages: len(req.Messages)},
 	}
+}
+
+// callbackError carries an error the callback returned, so it goes back
+// to Stream's caller as is, never classified as the server's.
+type callbackError struct{ err error }
+
+func (e callbackError) Error() string { return e.err.Error() }
+
+// deliver runs a decoded chunk's content through the filter (think
+// blocks and tool calls written as text come out of the answer) and hands
+// what it releases to fn. The chunk that ends the answer first releases
+// everything the filter holds.
+func (s *callState) deliver(c Chunk, fn func(Chunk) error) error {
+	if c.Content != "" || c.Reasoning != "" || len(c.ToolCalls) > 0 {
+		s.received = true
+	}
+	if raw := c.Content; raw != "" {
+		c.Content = ""
+		s.apply(&c, s.filter.push(raw))
+	}
+	if c.FinishReason != "" {
+		s.apply(&c, s.filter.flush())
+		if s.textCalls > 0 && c.FinishReason == "stop" {
+			// The model ended its turn to have its calls run, as a
+			// server with a tool-call parser would have said.
+			c.FinishReason = "tool_calls"
+		}
+	}
+	if c.Content == "" && c.Reasoning == "" && len(c.ReasoningDetails) == 0 && len(c.ToolCalls) == 0 && c.FinishReason == "" && c.Usage == nil {
+		return nil
+	}
+	if err := fn(s.add(c)); err != nil {
+		return callbackError{err}
+	}
+	return nil
+}
+
+// flush releases what the filter still holds, at the end of an answer
+// that had no finish_reason, or that failed or was stopped, so the partial
+// answer keeps every byte that arrived.
+func (s *callState) flush(fn func(Chunk) error) error {
+	var c Chunk
+	if !s.apply(&c, s.filter.flush()) && c.Content == "" && c.Reasoning == "" {
+		return nil
+	}
+	if err := fn(s.add(c)); err != nil {
+		return callbackError{err}
+	}
+	return nil
+}
+
+// apply adds what the filter released to c (after the server's own
+// reasoning and calls) and reports whether it released tool calls.
+func (s *callState) apply(c *Chunk, f filtered) bool {
+	c.Content += f.Content
+	if f.Reasoning != "" {
+		c.Reasoning += f.Reasoning
+	}
+	if len(f.Calls) == 0 {
+		return false
+	}
+	next := 0
+	if n := len(s.calls); n > 0 {
+		next = s.calls[n-1].index + 1
+	}
+	for _, d := range c.ToolCalls {
+		next = max(next, d.Index+1)
+	}
+	for i, tc := range f.Calls {
+		c.ToolCalls = append(c.ToolCalls, ToolCallDelta{Index: next + i, Name: tc.Name, Arguments: tc.Arguments})
+	}
+	if s.textCalls == 0 {
+		s.note("The model wrote its tool calls as text; they were read as calls of the offered tools (turn this off in the provider's settings).")
+	}
+	s.textCalls += len(f.Calls)
+	return true
+}
+
+// note adds a line to the call's diagnostics, once.
+func (s *callState) note(text string) {
+	for _, n := range s.diag.Notes {
+		if n == text {
+			return
+		}
+	}
+	s.diag.Notes = append(s.diag.Notes, text)
 }
 
 // add normalizes one delta, merges it and returns it; the caller passes the
 // returned chunk on, never the one it gave. Tool-call deltas are rewritten
 // in place (see the rules above).
 func (s *callState) add(c Chunk) Chunk {
-	if !s.delivered && (c.Content != "" || c.Reasoning != "" || len(c.ToolCalls) > 0) {
+	if !s.delivered && (c.Content != "" || c.Reasoning != "" || len(c.ToolCalls) > 0 || len(c.ReasoningDetails) > 0) {
 		s.diag.TimeToFirstToken = time.Since(s.start)
 	}
 	s.chunks++
 	s.delivered = true
 	s.content.WriteString(c.Content)
 	s.reasoning.WriteString(c.Reasoning)
+	if len(c.ReasoningDetails) > 0 {
+		s.details.add(c.ReasoningDetails)
+	}
 	for i := range c.ToolCalls {
 		s.addToolCall(&c.ToolCalls[i])
 	}
@@ -227,7 +324,7 @@ func newCallID() string {
 // finish builds the Response, whether the call succeeded or not.
 func (s *callState) finish(err error) Response {
 	now := time.Now()
-	msg := Message{Role: RoleAssistant, Content: s.content.String(), Reasoning: s.reasoning.String()}
+	msg := Message{Role: RoleAssistant, Content: s.content.String(), Reasoning: s.reasoning.String(), ReasoningDetails: s.details.merged()}
 	if len(s.calls) > 0 {
 		msg.ToolCalls = make([]ToolCall, len(s.calls))
 		for i := range s.calls {

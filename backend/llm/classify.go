@@ -13,44 +13,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
-// responseInfo is filled by inspectTransport with what go-openai does not
-// expose: the status and the Retry-After header.
-type responseInfo struct {
-	status     int
-	retryAfter time.Duration
-}
-
-type responseInfoKey struct{}
-
-// inspectTransport records response headers for the call in the request's
-// context, and turns an HTML page (a proxy's or captive portal's error
-// page) into an error before go-openai tries to read it as JSON or SSE.
-type inspectTransport struct{ base http.RoundTripper }
-
-func (t inspectTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.base.RoundTrip(r)
-	if err != nil {
-		return nil, err
-	}
-	if info, ok := r.Context().Value(responseInfoKey{}).(*responseInfo); ok {
-		info.status = resp.StatusCode
-		info.retryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
-	}
-	if ct := resp.Header.Get("Content-Type"); strings.HasPrefix(strings.ToLower(ct), "text/html") {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-		resp.Body.Close()
-		return nil, &htmlPageError{status: resp.StatusCode, title: htmlTitle(body)}
-	}
-	return resp, nil
-}
-
+// htmlPageError is a web page where the API should have answered.
 type htmlPageError struct {
-	status int
-	title  string
+	status     int
+	title      string
+	retryAfter time.Duration
 }
 
 func (e *htmlPageError) Error() string {
@@ -87,7 +56,7 @@ func parseRetryAfter(v string, now time.Time) time.Duration {
 }
 
 // classify maps any failure of a call to an *Error with an actionable message.
-func (c *OpenAI) classify(ctx context.Context, err error, info *responseInfo) *Error {
+func (c *OpenAI) classify(ctx context.Context, err error) *Error {
 	label := c.cfg.Label
 	if cause := context.Cause(ctx); cause != nil && ctx.Err() != nil {
 		switch {
@@ -103,13 +72,9 @@ func (c *OpenAI) classify(ctx context.Context, err error, info *responseInfo) *E
 	if errors.As(err, &lerr) {
 		return lerr
 	}
-	var retryAfter time.Duration
-	if info != nil {
-		retryAfter = info.retryAfter
-	}
-
 	var html *htmlPageError
 	if errors.As(err, &html) {
+		retryAfter := html.retryAfter
 		what := "a web page"
 		if html.title != "" {
 			what = fmt.Sprintf("a web page (%q)", html.title)
@@ -126,19 +91,14 @@ func (c *OpenAI) classify(ctx context.Context, err error, info *responseInfo) *E
 		return e
 	}
 
-	var apiErr *openai.APIError
-	if errors.As(err, &apiErr) {
-		code, _ := apiErr.Code.(string)
-		return c.statusError(apiErr.HTTPStatusCode, code, apiErr.Message, retryAfter, err)
-	}
-	var reqErr *openai.RequestError
-	if errors.As(err, &reqErr) {
-		return c.statusError(reqErr.HTTPStatusCode, "", strings.TrimSpace(string(reqErr.Body)), retryAfter, err)
+	var st *httpStatusError
+	if errors.As(err, &st) {
+		return c.statusError(st.status, st.code, st.message, st.retryAfter, err)
 	}
 
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, openai.ErrTooManyEmptyStreamMessages) {
+	if errors.As(err, &syn) || errors.As(err, &typ) {
 		return &Error{Kind: ErrMalformedStream, Err: err,
 			Message: fmt.Sprintf("%s sent a stream Agentdeck could not read. The server may not be OpenAI-compatible, or a proxy changed the answer.", label)}
 	}
@@ -170,10 +130,7 @@ func (c *OpenAI) classify(ctx context.Context, err error, info *responseInfo) *E
 func (c *OpenAI) statusError(status int, code, serverMsg string, retryAfter time.Duration, err error) *Error {
 	label := c.cfg.Label
 	e := &Error{Status: status, RetryAfter: retryAfter, Err: err}
-	detail := ""
-	if serverMsg != "" {
-		detail = " The server said: " + truncate(serverMsg, 200)
-	}
+	detail := serverSaid(serverMsg)
 	lower := strings.ToLower(code + " " + serverMsg)
 	switch {
 	case code == "context_length_exceeded" || strings.Contains(lower, "context length") || strings.Contains(lower, "maximum context") || strings.Contains(lower, "context window"):
@@ -201,6 +158,14 @@ func (c *OpenAI) statusError(status int, code, serverMsg string, retryAfter time
 		e.Message = fmt.Sprintf("%s rejected the request (HTTP %d).", label, status) + detail
 	}
 	return e
+}
+
+// serverSaid quotes what a server said about an error, shortened, or "".
+func serverSaid(msg string) string {
+	if msg == "" {
+		return ""
+	}
+	return " The server said: " + truncate(msg, 200)
 }
 
 func truncate(s string, n int) string {

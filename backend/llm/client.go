@@ -3,14 +3,12 @@ package llm
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/cenkalti/backoff/v5"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // Config configures an OpenAI-compatible client.
@@ -36,15 +34,23 @@ type Config struct {
 	// before or between deltas (default 5 minutes: local servers can take
 	// a while to load a model).
 	IdleTimeout time.Duration
-	Logger      *slog.Logger
+	// Echo is the reasoning the server wants back on assistant messages
+	// (EchoFor gives it for a provider).
+	Echo ReasoningEcho
+	// NoTextToolCalls keeps tool calls a model writes as text in its
+	// answer, instead of reading them as calls of the offered tools.
+	NoTextToolCalls bool
+	Logger          *slog.Logger
 }
 
-// OpenAI is a Client for any OpenAI-compatible chat-completions API, built
-// on github.com/sashabaranov/go-openai.
+// OpenAI is a Client for any OpenAI-compatible chat-completions API. It
+// speaks the wire format of wire.go itself, so it can read and send back
+// every server's reasoning fields (go-openai's types carry only one).
 type OpenAI struct {
-	cfg Config
-	api *openai.Client
-	log *slog.Logger
+	cfg      Config
+	http     *http.Client
+	endpoint string
+	log      *slog.Logger
 }
 
 // NewOpenAI returns a client for cfg.
@@ -72,22 +78,12 @@ func NewOpenAI(cfg Config) *OpenAI {
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	base := hc.Transport
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	wrapped := *hc
-	wrapped.Transport = inspectTransport{base: base}
-
-	oc := openai.DefaultConfig(cfg.APIKey)
-	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &wrapped
-	return &OpenAI{cfg: cfg, api: openai.NewClientWithConfig(oc), log: log}
+	return &OpenAI{cfg: cfg, http: hc, endpoint: strings.TrimRight(cfg.BaseURL, "/") + "/chat/completions", log: log}
 }
 
 // Stream implements Client.
 func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(Chunk) error) (Response, error) {
-	call := newCallState(req)
+	call := newCallState(req, !c.cfg.NoTextToolCalls)
 	bo := c.backoff()
 	for attempt := 1; ; attempt++ {
 		call.diag.Attempts = attempt
@@ -95,15 +91,18 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(Chunk) error) 
 		if err == nil {
 			return call.finish(nil), nil
 		}
-		var lerr *Error
-		if !errors.As(err, &lerr) {
+		var cb callbackError
+		if errors.As(err, &cb) {
 			// The callback stopped the stream: its error goes back as is.
-			return call.finish(err), err
+			return call.finish(cb.err), cb.err
 		}
-		if !call.delivered && lerr.Kind == ErrNetwork && strings.Contains(lerr.Message, "in the middle of the answer") {
+		lerr := c.classify(ctx, err)
+		if !call.received && !call.delivered && lerr.Kind == ErrNetwork && strings.Contains(lerr.Message, "in the middle of the answer") {
 			lerr.Message = "The connection to " + c.cfg.Label + " closed before it answered. Check the server's log; it may have crashed or be restarting."
 		}
-		if call.delivered || !Retryable(lerr) || attempt > c.cfg.MaxRetries || c.cfg.MaxRetries < 0 {
+		if call.received || call.delivered || !Retryable(lerr) || attempt > c.cfg.MaxRetries || c.cfg.MaxRetries < 0 {
+			// Whatever the filter still holds is part of the partial answer.
+			_ = call.flush(fn)
 			return call.finish(lerr), lerr
 		}
 		wait := bo.NextBackOff()
@@ -115,7 +114,7 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(Chunk) error) 
 		}
 		c.log.Info("retrying model call", "kind", lerr.Kind, "status", lerr.Status, "attempt", attempt, "wait", wait)
 		if err := sleepCtx(ctx, wait); err != nil {
-			cerr := c.classify(ctx, err, nil)
+			cerr := c.classify(ctx, err)
 			return call.finish(cerr), cerr
 		}
 	}
@@ -131,48 +130,70 @@ func (c *OpenAI) backoff() *backoff.ExponentialBackOff {
 	return bo
 }
 
-// attempt makes one HTTP request and reads its stream to the end.
+// attempt makes one HTTP request and reads its answer to the end.
 func (c *OpenAI) attempt(ctx context.Context, req Request, call *callState, fn func(Chunk) error) error {
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	watchdog := time.AfterFunc(c.cfg.IdleTimeout, func() { cancel(errIdle) })
 	defer watchdog.Stop()
 
-	info := &responseInfo{}
-	ctx = context.WithValue(ctx, responseInfoKey{}, info)
-	stream, err := c.api.CreateChatCompletionStream(ctx, toOpenAI(req))
+	body, err := c.post(ctx, req)
 	if err != nil {
-		return c.classify(ctx, err, info)
+		return c.classify(ctx, err)
 	}
-	defer stream.Close()
-
-	for {
-		resp, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			switch {
-			case call.finished:
-				return nil
-			case call.chunks == 0:
-				return &Error{Kind: ErrMalformedStream, Message: c.cfg.Label + " ended the answer without sending anything. Check that the model name is right and the server is healthy."}
-			default:
-				// No finish_reason: the server closed the stream mid-answer.
-				return &Error{Kind: ErrMalformedStream, Message: "The answer from " + c.cfg.Label + " was cut short: the stream ended before the model finished. Check the server's log."}
+	defer body.Close()
+	deliver := func(w *wireChunk) error {
+		watchdog.Reset(c.cfg.IdleTimeout)
+		if w.Error != nil {
+			// An error reported inside a 200 stream: the server failed
+			// while answering (OpenRouter's upstream errors, vLLM's).
+			e := c.statusError(http.StatusInternalServerError, w.Error.code(), w.Error.Message, 0, errors.New(w.Error.Message))
+			if e.Kind == ErrServer {
+				e.Message = c.cfg.Label + " reported an error in the middle of the answer. Try again; if it keeps happening, check the server's log." + serverSaid(w.Error.Message)
+			}
+			return e
+		}
+		chunk, ok := chunkOf(w)
+		if !ok {
+			return nil
+		}
+		return call.deliver(chunk, fn)
+	}
+	whole := false
+	if body.whole {
+		var streamed bool
+		streamed, err = readWhole(body, deliver)
+		whole = !streamed
+	} else {
+		err = readStream(body, deliver)
+	}
+	var cb callbackError
+	if errors.As(err, &cb) {
+		return cb
+	}
+	if err != nil {
+		return c.classify(ctx, err)
+	}
+	if whole && call.received {
+		call.note("The server answered with one JSON body instead of a stream (it ignored \"stream\": true); the answer was read whole.")
+		if !call.finished {
+			// A whole answer is complete, finish_reason or not.
+			if err := call.deliver(Chunk{FinishReason: "stop"}, fn); err != nil {
+				return err
 			}
 		}
-		if err != nil {
-			return c.classify(ctx, err, info)
-		}
-		watchdog.Reset(c.cfg.IdleTimeout)
-		chunk, ok := fromOpenAI(&resp)
-		if !ok {
-			continue
-		}
-		// The callback gets the chunk as add normalized it (generated ids,
-		// rewritten indexes), so what it sees, and records, is what the
-		// Response holds.
-		if err := fn(call.add(chunk)); err != nil {
-			return err
-		}
+	}
+	if err := call.flush(fn); err != nil {
+		return err
+	}
+	switch {
+	case call.finished:
+		return nil
+	case call.chunks == 0:
+		return &Error{Kind: ErrMalformedStream, Message: c.cfg.Label + " ended the answer without sending anything. Check that the model name is right and the server is healthy."}
+	default:
+		// No finish_reason: the server closed the stream mid-answer.
+		return &Error{Kind: ErrMalformedStream, Message: "The answer from " + c.cfg.Label + " was cut short: the stream ended before the model finished. Check the server's log."}
 	}
 }
 

@@ -44,6 +44,7 @@ const (
 	KindVLLM       = "vllm"
 	KindOpenRouter = "openrouter"
 	KindGroq       = "groq"
+	KindDeepSeek   = "deepseek"
 	KindCustom     = "custom"
 )
 
@@ -54,23 +55,25 @@ const (
 // and the "is not running" errors all read this table.
 var presets = []preset{
 	{Provider{Name: "ollama", Kind: KindOllama, BaseURL: "http://127.0.0.1:11434/v1", Local: true},
-		"Ollama", "start it with `ollama serve`"},
+		"Ollama", "start it with `ollama serve`", EchoReasoning},
 	{Provider{Name: "lmstudio", Kind: KindLMStudio, BaseURL: "http://127.0.0.1:1234/v1", Local: true},
-		"LM Studio", "start the server in LM Studio's Developer tab or with `lms server start`"},
+		"LM Studio", "start the server in LM Studio's Developer tab or with `lms server start`", EchoNone},
 	{Provider{Name: "llamacpp", Kind: KindLlamaCpp, BaseURL: "http://127.0.0.1:8080/v1", Local: true},
-		"llama.cpp", "start it with `llama-server -m <model.gguf> --port 8080`"},
+		"llama.cpp", "start it with `llama-server -m <model.gguf> --port 8080`", EchoContent},
 	{Provider{Name: "vllm", Kind: KindVLLM, BaseURL: "http://127.0.0.1:8000/v1", Local: true},
-		"vLLM", "start it with `vllm serve <model>`"},
+		"vLLM", "start it with `vllm serve <model>`", EchoNone},
 	{Provider{Name: "openai", Kind: KindOpenAI, BaseURL: "https://api.openai.com/v1", NeedsKey: true},
-		"OpenAI", ""},
+		"OpenAI", "", EchoNone},
 	{Provider{Name: "openrouter", Kind: KindOpenRouter, BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true},
-		"OpenRouter", ""},
+		"OpenRouter", "", EchoDetails},
+	{Provider{Name: "deepseek", Kind: KindDeepSeek, BaseURL: "https://api.deepseek.com/v1", NeedsKey: true},
+		"DeepSeek", "", EchoContentAlways},
 	{Provider{Name: "groq", Kind: KindGroq, BaseURL: "https://api.groq.com/openai/v1", NeedsKey: true},
-		"Groq", ""},
+		"Groq", "", EchoNone},
 }
 
 // customPreset is a server of no known kind: the user gives its URL.
-var customPreset = preset{Provider{Name: "custom", Kind: KindCustom}, "Custom", ""}
+var customPreset = preset{Provider{Name: "custom", Kind: KindCustom}, "Custom", "", EchoContent}
 
 // preset is one known kind of server.
 type preset struct {
@@ -81,6 +84,28 @@ type preset struct {
 	label string
 	// start tells a person how to start a local server.
 	start string
+	// echo is the reasoning the server wants back (docs/PROVIDERS.md).
+	echo ReasoningEcho
+}
+
+// EchoFor returns the reasoning a provider's server wants sent back. A
+// custom provider is known by its host when it is a hosted API of a known
+// kind (DeepSeek, OpenRouter, OpenAI, Groq), else it gets reasoning_content
+// when there is some, what most servers accept.
+func EchoFor(p Provider) ReasoningEcho {
+	if p.Kind != KindCustom {
+		if pr, ok := presetOf(p.Kind); ok {
+			return pr.echo
+		}
+	}
+	if u, err := url.Parse(p.BaseURL); err == nil {
+		for _, pr := range presets {
+			if pu, err := url.Parse(pr.BaseURL); err == nil && !pr.Local && strings.EqualFold(u.Hostname(), pu.Hostname()) {
+				return pr.echo
+			}
+		}
+	}
+	return customPreset.echo
 }
 
 // Presets returns a fresh list of the known servers, local ones first.

@@ -38,8 +38,8 @@ func TestPresets(t *testing.T) {
 			}
 		})
 	}
-	if len(presets) != 7 {
-		t.Errorf("got %d presets, want 7", len(presets))
+	if len(presets) != 8 {
+		t.Errorf("got %d presets, want 8", len(presets))
 	}
 	presets[0].BaseURL = "http://changed"
 	if Presets()[0].BaseURL == "http://changed" {

@@ -176,7 +176,7 @@ func TestAddNormalizesToolCalls(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newCallState(Request{})
+			s := newCallState(Request{}, true)
 			var got [][]d
 			for _, in := range tt.in {
 				c := s.add(Chunk{ToolCalls: append([]d(nil), in...)})

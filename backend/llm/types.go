@@ -35,8 +35,14 @@ const (
 type Message struct {
 	Role    Role   `json:"role"`
 	Content string `json:"content"`
-	// Reasoning is the model's reasoning_content, where a server sends one.
+	// Reasoning is the model's reasoning, from whichever field the server
+	// sent it in (reasoning_content, reasoning) or a leading <think> block
+	// of its content. It is never part of Content.
 	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningDetails are OpenRouter's structured reasoning blocks
+	// (text with signatures, summaries, encrypted data), merged from the
+	// stream's fragments and kept to be sent back unchanged (EchoDetails).
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
 	// ToolCalls are the calls an assistant message asks for.
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID links a tool message to the call it answers.
@@ -82,9 +88,11 @@ type Request struct {
 
 // Chunk is one streamed delta.
 type Chunk struct {
-	Content   string          `json:"content,omitempty"`
-	Reasoning string          `json:"reasoning,omitempty"`
-	ToolCalls []ToolCallDelta `json:"tool_calls,omitempty"`
+	Content   string `json:"content,omitempty"`
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningDetails is a delta's reasoning_details array, as sent.
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
+	ToolCalls        []ToolCallDelta `json:"tool_calls,omitempty"`
 	// FinishReason is set on the chunk that ends a choice: "stop",
 	// "tool_calls", "length", "content_filter".
 	FinishReason string `json:"finish_reason,omitempty"`
@@ -144,7 +152,10 @@ type CallDiagnostics struct {
 	RequestMessages  int           `json:"request_messages"`
 	Attempts         int           `json:"attempts"`
 	// Capture is "", "recorded" or "replayed".
-	Capture   string    `json:"capture,omitempty"`
+	Capture string `json:"capture,omitempty"`
+	// Notes say what was unusual about the answer and how it was read: a
+	// server that ignored streaming, tool calls written as text.
+	Notes     []string  `json:"notes,omitempty"`
 	OK        bool      `json:"ok"`
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 	Error     string    `json:"error,omitempty"`

@@ -26,6 +26,7 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		IdleTimeout: mc.IdleTimeout, MaxRetries: mc.MaxRetries, RetryInitial: mc.RetryInitial, RetryMax: mc.RetryMax}
 	if req.BaseURL != "" {
 		cfg.BaseURL, cfg.APIKey, cfg.Label = req.BaseURL, req.APIKey, req.BaseURL
+		cfg.Echo = llm.EchoFor(llm.Provider{Kind: llm.KindCustom, BaseURL: req.BaseURL})
 		return source{cfg: cfg}, nil
 	}
 	name := firstOf(req.Provider, sess.Provider)
@@ -38,6 +39,8 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 	}
 	cfg.BaseURL = p.BaseURL
 	cfg.Label = p.Name
+	cfg.Echo = llm.EchoFor(p)
+	cfg.NoTextToolCalls = p.IgnoreTextToolCalls
 	if p.Kind != llm.KindCustom && llm.KindLabel(p.Kind) != "" {
 		cfg.Label = llm.KindLabel(p.Kind) // "Ollama", "LM Studio": what people call them
 	}

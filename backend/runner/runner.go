@@ -43,6 +43,9 @@ type Config struct {
 	// RetryInitial and RetryMax are used (zero: the llm defaults); the
 	// other fields are set per turn.
 	ModelCalls llm.Config
+	// WaitNotice is how long a model call may receive nothing before the
+	// turn says it is waiting for the model (agent.Agent.WaitNotice).
+	WaitNotice time.Duration
 	Logger     *slog.Logger
 }
 

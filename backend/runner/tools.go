@@ -121,6 +121,7 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 			Temperature:  def.Temperature,
 			Approver:     t.req.Approver,
 			Approvals:    r.approvals,
+			WaitNotice:   r.cfg.WaitNotice,
 			Logger:       r.log,
 		}, nil
 	}

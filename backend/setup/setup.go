@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"time"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/llm"
@@ -41,6 +42,9 @@ type Options struct {
 	HTTPClient *http.Client
 	// ModelCalls tunes model calls (idle timeout, retries); zero: defaults.
 	ModelCalls llm.Config
+	// WaitNotice is how long a model call may receive nothing before the
+	// turn says it is waiting for the model; zero: agent.DefaultWaitNotice.
+	WaitNotice time.Duration
 }
 
 // Engine is the built engine.
@@ -89,6 +93,7 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 		MCP:        e.MCP,
 		HTTPClient: opts.HTTPClient,
 		ModelCalls: opts.ModelCalls,
+		WaitNotice: opts.WaitNotice,
 		Logger:     log,
 	})
 	// Turns left running by a dead process are not recovered here: the

@@ -131,9 +131,7 @@ func (l *exportLoader) messages() error {
 			if err := r.Scan(&turnID, &m.Role, &m.Content, &extra); err != nil {
 				return err
 			}
-			var x messageExtra
-			_ = json.Unmarshal([]byte(extra), &x)
-			m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning
+			m = withExtra(m, extra)
 			t := l.turn(turnID)
 			t.Messages = append(t.Messages, m)
 			return nil

@@ -156,9 +156,7 @@ func (db *DB) queryMessages(ctx context.Context, doing, q string, args ...any) (
 		if err := rows.Scan(&m.Role, &m.Content, &extra); err != nil {
 			return nil, readError(err, doing)
 		}
-		var x messageExtra
-		_ = json.Unmarshal([]byte(extra), &x)
-		m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning
+		m = withExtra(m, extra)
 		out = append(out, m)
 	}
 	if err := rows.Err(); err != nil {

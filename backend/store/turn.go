@@ -173,10 +173,26 @@ func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.
 
 // messageExtra is what a message carries besides role and text.
 type messageExtra struct {
-	ToolCalls  []llm.ToolCall `json:"tool_calls,omitempty"`
-	ToolCallID string         `json:"tool_call_id,omitempty"`
-	Name       string         `json:"name,omitempty"`
-	Reasoning  string         `json:"reasoning,omitempty"`
+	ToolCalls        []llm.ToolCall  `json:"tool_calls,omitempty"`
+	ToolCallID       string          `json:"tool_call_id,omitempty"`
+	Name             string          `json:"name,omitempty"`
+	Reasoning        string          `json:"reasoning,omitempty"`
+	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
+}
+
+// extraOf is what of m goes in the extra column.
+func extraOf(m llm.Message) []byte {
+	b, _ := json.Marshal(messageExtra{ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning, ReasoningDetails: m.ReasoningDetails})
+	return b
+}
+
+// withExtra returns m with what the extra column holds (a column that does
+// not decode adds nothing).
+func withExtra(m llm.Message, extra string) llm.Message {
+	var x messageExtra
+	_ = json.Unmarshal([]byte(extra), &x)
+	m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning, m.ReasoningDetails = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning, x.ReasoningDetails
+	return m
 }
 
 func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, from int, msgs []llm.Message) error {
@@ -201,7 +217,7 @@ func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, f
 	}
 	for i := max(from, 0); i < len(convo); i++ {
 		m := convo[i]
-		extra, _ := json.Marshal(messageExtra{ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning})
+		extra := extraOf(m)
 		if _, err := msgStmt.ExecContext(ctx, sessionID, turnID, i-from, string(m.Role), m.Content, string(extra)); err != nil {
 			return err
 		}

@@ -35,6 +35,9 @@ type Reply struct {
 	// "reasoning_content" (default; DeepSeek, vLLM, llama.cpp) or
 	// "reasoning" (Ollama, OpenRouter).
 	ReasoningField string
+	// IgnoreStream answers one chat.completion JSON object even when the
+	// request asked for a stream, as some servers and proxies do.
+	IgnoreStream bool
 	// NoDone omits the final "data: [DONE]".
 	NoDone bool
 	// DropAfter > 0 cuts the connection (hijacked and closed, no clean

@@ -306,7 +306,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, req Request, repl
 		}
 		w.WriteHeader(cmp.Or(reply.Status, http.StatusOK))
 		_, _ = io.WriteString(w, reply.Body)
-	case req.Stream:
+	case req.Stream && !reply.IgnoreStream:
 		s.stream(w, r, req, reply, id)
 	default:
 		s.complete(w, r, req, reply, id)

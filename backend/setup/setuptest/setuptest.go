@@ -11,8 +11,9 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
-// NewEngine returns the data directory, the database and the engine.
-func NewEngine(t testing.TB) (string, *store.DB, *setup.Engine) {
+// NewEngine returns the data directory, the database and the engine;
+// opts may change the engine's options before it is built.
+func NewEngine(t testing.TB, opts ...func(*setup.Options)) (string, *store.DB, *setup.Engine) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
@@ -20,7 +21,11 @@ func NewEngine(t testing.TB) (string, *store.DB, *setup.Engine) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	eng, err := setup.Build(context.Background(), db, setup.Options{DataDir: dir})
+	o := setup.Options{DataDir: dir}
+	for _, f := range opts {
+		f(&o)
+	}
+	eng, err := setup.Build(context.Background(), db, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,313 @@
+package llm_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+)
+
+// serveSplit answers with a recorded stream, written n bytes at a time and
+// flushed after each piece, so chunks, lines and JSON arrive split in
+// every awkward place (n = 0 writes it whole).
+func serveSplit(transcript []byte, n int) llmtest.Reply {
+	return llmtest.Reply{Handler: func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		rc := http.NewResponseController(w)
+		if n <= 0 {
+			n = len(transcript)
+		}
+		for b := transcript; len(b) > 0; {
+			k := min(n, len(b))
+			if _, err := w.Write(b[:k]); err != nil {
+				return
+			}
+			_ = rc.Flush()
+			b = b[k:]
+		}
+	}}
+}
+
+// TestReasoningDialects streams real providers' traffic (recorded shapes:
+// OpenRouter with reasoning and reasoning_details, DeepSeek's
+// reasoning_content, Ollama's reasoning, vLLM sending both fields,
+// llama.cpp with <think> in the content, LM Studio writing a Hermes tool
+// call as text) split at every awkward place, and checks that the answer,
+// the reasoning and the reasoning blocks come out exactly, whatever the
+// split, and that what the callback saw adds up to the Response.
+func TestReasoningDialects(t *testing.T) {
+	weather := llm.Tool{Name: "get_weather", Description: "Weather for a city", Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}}}`)}
+	tests := []struct {
+		file      string
+		tools     []llm.Tool
+		content   string
+		reasoning string
+		details   string // the merged reasoning_details, "" for none
+		calls     []llm.ToolCall
+		finish    string
+		usage     llm.Usage
+	}{
+		{
+			file:      "openrouter-claude-thinking.sse",
+			content:   "17 + 25 = **42**.",
+			reasoning: "The user wants the sum of 17 and 25. 17 + 25 = 42. I should answer briefly.",
+			details:   `[{"type":"reasoning.text","text":"The user wants the sum of 17 and 25. 17 + 25 = 42. I should answer briefly.","format":"anthropic-claude-v1","index":0,"signature":"ErUBCkYIBhgCIkCx9f3Lq0pZk2sR1vT4w8yE5mN7bQ=="}]`,
+			finish:    "stop",
+			usage:     llm.Usage{InputTokens: 42, OutputTokens: 61, TotalTokens: 103, ReasoningTokens: 48},
+		},
+		{
+			file:      "openrouter-o4-encrypted.sse",
+			content:   "42",
+			reasoning: "**Adding numbers**\n\nSumming 17 and 25.",
+			details:   `[{"type":"reasoning.summary","summary":"**Adding numbers**\n\nSumming 17 and 25.","format":"openai-responses-v1","index":0},{"type":"reasoning.encrypted","data":"gAAAAABo8kQ2ZmVkY2JhOTg3NjU0MzIx","id":"rs_68f2a1","format":"openai-responses-v1","index":1}]`,
+			finish:    "stop",
+		},
+		{
+			file:      "deepseek-reasoner.sse",
+			content:   "It is 42.",
+			reasoning: "Okay, the user asks for 17 plus 25. That is 42.",
+			finish:    "stop",
+			usage:     llm.Usage{InputTokens: 13, OutputTokens: 40, TotalTokens: 53, ReasoningTokens: 32},
+		},
+		{
+			file:      "ollama-qwen3.sse",
+			content:   "The sum is 42.",
+			reasoning: "Okay, 17 plus 25 is 42.",
+			finish:    "stop",
+			usage:     llm.Usage{InputTokens: 18, OutputTokens: 25, TotalTokens: 43},
+		},
+		{
+			file:      "vllm-both-fields.sse",
+			content:   "42",
+			reasoning: "Seventeen and twenty-five make 42.",
+			finish:    "stop",
+		},
+		{
+			file:      "llamacpp-think-in-content.sse",
+			content:   "The sum is 42.",
+			reasoning: "\nOkay, 17 + 25 = 42.\n",
+			finish:    "stop",
+			usage:     llm.Usage{InputTokens: 14, OutputTokens: 30, TotalTokens: 44},
+		},
+		{
+			file:    "lmstudio-hermes-toolcall.sse",
+			tools:   []llm.Tool{weather},
+			content: "Let me look that up.\n",
+			calls:   []llm.ToolCall{{Name: "get_weather", Arguments: `{"city":"Oslo"}`}},
+			finish:  "tool_calls",
+		},
+	}
+	for _, tt := range tests {
+		transcript, err := os.ReadFile(filepath.Join("testdata", "streams", tt.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, split := range []int{0, 1, 2, 3, 7, 17, 64, 333} {
+			t.Run(tt.file+"/"+splitName(split), func(t *testing.T) {
+				srv := llmtest.NewServer(t)
+				srv.Enqueue(serveSplit(transcript, split))
+				c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
+				var seenContent, seenReasoning strings.Builder
+				resp, err := c.Stream(context.Background(), llm.Request{Model: "m", Tools: tt.tools, Messages: []llm.Message{{Role: llm.RoleUser, Content: "17 + 25?"}}}, func(ch llm.Chunk) error {
+					seenContent.WriteString(ch.Content)
+					seenReasoning.WriteString(ch.Reasoning)
+					return nil
+				})
+				if err != nil {
+					t.Fatalf("Stream: %v", err)
+				}
+				m := resp.Message
+				if m.Content != tt.content {
+					t.Errorf("content = %q, want %q", m.Content, tt.content)
+				}
+				if m.Reasoning != tt.reasoning {
+					t.Errorf("reasoning = %q, want %q", m.Reasoning, tt.reasoning)
+				}
+				if seenContent.String() != m.Content || seenReasoning.String() != m.Reasoning {
+					t.Errorf("the callback saw content %q and reasoning %q; the response holds %q and %q", seenContent.String(), seenReasoning.String(), m.Content, m.Reasoning)
+				}
+				if got := string(m.ReasoningDetails); !jsonEqual(got, tt.details) {
+					t.Errorf("reasoning_details =\n%s\nwant\n%s", got, tt.details)
+				}
+				if len(m.ToolCalls) != len(tt.calls) {
+					t.Fatalf("tool calls = %+v, want %+v", m.ToolCalls, tt.calls)
+				}
+				for i, want := range tt.calls {
+					if got := m.ToolCalls[i]; got.Name != want.Name || got.Arguments != want.Arguments || !strings.HasPrefix(got.ID, "call_") {
+						t.Errorf("tool call %d = %+v, want %+v with an id", i, got, want)
+					}
+				}
+				if resp.FinishReason != tt.finish {
+					t.Errorf("finish reason = %q, want %q", resp.FinishReason, tt.finish)
+				}
+				if tt.usage != (llm.Usage{}) && resp.Usage != tt.usage {
+					t.Errorf("usage = %+v, want %+v", resp.Usage, tt.usage)
+				}
+			})
+		}
+	}
+}
+
+func splitName(n int) string {
+	if n == 0 {
+		return "whole"
+	}
+	return "split" + strconv.Itoa(n)
+}
+
+// jsonEqual compares two JSON texts by value ("" equals "").
+func jsonEqual(a, b string) bool {
+	if a == "" || b == "" {
+		return a == b
+	}
+	var x, y any
+	if json.Unmarshal([]byte(a), &x) != nil || json.Unmarshal([]byte(b), &y) != nil {
+		return false
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return string(xb) == string(yb)
+}
+
+// TestReasoningEcho checks what goes back on an assistant message that
+// called a tool, for each server's rule (docs/PROVIDERS.md): nothing,
+// reasoning_content when there is some, reasoning_content even when empty
+// (DeepSeek), reasoning (Ollama), or the reasoning_details blocks
+// unchanged (OpenRouter). A message without tool calls never carries its
+// reasoning back.
+func TestReasoningEcho(t *testing.T) {
+	details := json.RawMessage(`[{"type":"reasoning.text","text":"Need the weather.","signature":"sig==","format":"anthropic-claude-v1","index":0}]`)
+	history := func(reasoning string, det json.RawMessage) []llm.Message {
+		return []llm.Message{
+			{Role: llm.RoleUser, Content: "Hi"},
+			{Role: llm.RoleAssistant, Content: "Hello.", Reasoning: "A greeting."},
+			{Role: llm.RoleUser, Content: "Weather in Oslo?"},
+			{Role: llm.RoleAssistant, Reasoning: reasoning, ReasoningDetails: det, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "get_weather", Arguments: `{"city":"Oslo"}`}}},
+			{Role: llm.RoleTool, ToolCallID: "call_1", Name: "get_weather", Content: "rain"},
+		}
+	}
+	tests := []struct {
+		name      string
+		echo      llm.ReasoningEcho
+		reasoning string
+		details   json.RawMessage
+		want      map[string]string // field of the tool-calling message → its JSON; absent fields must be absent
+	}{
+		{"none", llm.EchoNone, "Need the weather.", details, map[string]string{}},
+		{"content", llm.EchoContent, "Need the weather.", nil, map[string]string{"reasoning_content": `"Need the weather."`}},
+		{"content, none to send", llm.EchoContent, "", nil, map[string]string{}},
+		{"content always, empty", llm.EchoContentAlways, "", nil, map[string]string{"reasoning_content": `""`}},
+		{"reasoning", llm.EchoReasoning, "Need the weather.", nil, map[string]string{"reasoning": `"Need the weather."`}},
+		{"details", llm.EchoDetails, "Need the weather.", details, map[string]string{"reasoning_details": string(details)}},
+		{"details, only text", llm.EchoDetails, "Need the weather.", nil, map[string]string{"reasoning": `"Need the weather."`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("ok", 1)})
+			c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Echo: tt.echo})
+			if _, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: history(tt.reasoning, tt.details)}, func(llm.Chunk) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			var body struct {
+				Messages []map[string]json.RawMessage `json:"messages"`
+			}
+			if err := json.Unmarshal(srv.Requests()[0].Raw, &body); err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range []string{"reasoning_content", "reasoning", "reasoning_details"} {
+				if v, ok := body.Messages[1][f]; ok {
+					t.Errorf("the answer without tool calls sent %s back: %s", f, v)
+				}
+				got, ok := body.Messages[3][f]
+				want, wantOK := tt.want[f]
+				switch {
+				case ok != wantOK:
+					t.Errorf("%s present = %v, want %v (%s)", f, ok, wantOK, got)
+				case ok && !jsonEqual(string(got), want):
+					t.Errorf("%s = %s, want %s", f, got, want)
+				}
+			}
+		})
+	}
+}
+
+// TestEchoFor checks the table of presets and that a custom provider is
+// known by its host.
+func TestEchoFor(t *testing.T) {
+	tests := []struct {
+		p    llm.Provider
+		want llm.ReasoningEcho
+	}{
+		{llm.Provider{Kind: llm.KindOllama}, llm.EchoReasoning},
+		{llm.Provider{Kind: llm.KindLMStudio}, llm.EchoNone},
+		{llm.Provider{Kind: llm.KindLlamaCpp}, llm.EchoContent},
+		{llm.Provider{Kind: llm.KindVLLM}, llm.EchoNone},
+		{llm.Provider{Kind: llm.KindOpenAI}, llm.EchoNone},
+		{llm.Provider{Kind: llm.KindOpenRouter}, llm.EchoDetails},
+		{llm.Provider{Kind: llm.KindDeepSeek}, llm.EchoContentAlways},
+		{llm.Provider{Kind: llm.KindGroq}, llm.EchoNone},
+		{llm.Provider{Kind: llm.KindCustom, BaseURL: "https://api.deepseek.com/v1"}, llm.EchoContentAlways},
+		{llm.Provider{Kind: llm.KindCustom, BaseURL: "https://OpenRouter.ai/api/v1"}, llm.EchoDetails},
+		{llm.Provider{Kind: llm.KindCustom, BaseURL: "https://api.openai.com/v1"}, llm.EchoNone},
+		{llm.Provider{Kind: llm.KindCustom, BaseURL: "http://10.0.0.5:8000/v1"}, llm.EchoContent},
+		{llm.Provider{Kind: llm.KindCustom, BaseURL: "http://127.0.0.1:11434/v1"}, llm.EchoContent},
+	}
+	for _, tt := range tests {
+		if got := llm.EchoFor(tt.p); got != tt.want {
+			t.Errorf("EchoFor(%s %s) = %v, want %v", tt.p.Kind, tt.p.BaseURL, got, tt.want)
+		}
+	}
+}
+
+// TestStreamIgnored checks a server that answers "stream": true with one
+// JSON body: the whole answer comes out as if streamed, tool calls and
+// reasoning included, with a note in the call's diagnostics.
+func TestStreamIgnored(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{IgnoreStream: true, Usage: &llmtest.Usage{PromptTokens: 9, CompletionTokens: 4},
+		Chunks: []llmtest.Chunk{{Reasoning: "Think first."}, {Content: "The whole answer, "}, {Content: "at once."}, {FinishReason: "stop"}}})
+	c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
+	var seen strings.Builder
+	resp, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}, func(ch llm.Chunk) error {
+		seen.WriteString(ch.Content)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Stream: %v", err)
+	}
+	if resp.Message.Content != "The whole answer, at once." || seen.String() != resp.Message.Content {
+		t.Errorf("content = %q, callback saw %q", resp.Message.Content, seen.String())
+	}
+	if resp.Message.Reasoning != "Think first." {
+		t.Errorf("reasoning = %q", resp.Message.Reasoning)
+	}
+	if resp.FinishReason != "stop" || resp.Usage.InputTokens != 9 || resp.Usage.Estimated {
+		t.Errorf("finish %q, usage %+v", resp.FinishReason, resp.Usage)
+	}
+	if len(resp.Diagnostics.Notes) != 1 || !strings.Contains(resp.Diagnostics.Notes[0], "one JSON body") {
+		t.Errorf("diagnostics notes = %q, want one about the JSON body", resp.Diagnostics.Notes)
+	}
+}
+
+// TestErrorInStream checks an error object a server writes into a 200
+// stream: a server error that names what the server said.
+func TestErrorInStream(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: []llmtest.Chunk{
+		{Verbatim: ": OPENROUTER PROCESSING\n\n"},
+		{Raw: `{"id":"gen-1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":""},"finish_reason":null}],"error":{"code":502,"message":"Provider returned error"}}`},
+	}})
+	c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1, Label: "OpenRouter"})
+	_, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}, func(llm.Chunk) error { return nil })
+	if llm.KindOf(err) != llm.ErrServer || !strings.Contains(err.Error(), "Provider returned error") || !strings.Contains(err.Error(), "OpenRouter") {
+		t.Fatalf("err = %v (kind %s), want a server error quoting the provider", err, llm.KindOf(err))
+	}
+}
