@@ -1,6 +1,7 @@
 // What the fake backend's turns do: a scripted run that exercises every
 // kind of event, chosen from words in the message ("chart", "tool",
-// "plan", "approve", "fail", "critique", "handoff"). For tests and demos.
+// "plan", "approve", "fail", "critique", "handoff", "think"). For tests and
+// demos.
 import type { CallDiagnostics, EventType, Result, StageResult, ToolCallDiagnostics, Usage } from './types';
 
 export type Step =
@@ -28,6 +29,8 @@ def growth(a, b):
 1. Load the data
 2. Compare the regions
 `;
+
+const reasoning = ['The person wants ', 'to know how the regions ', 'compare. ', 'The north grew 12% ', 'and the south 4%, ', 'so a table and a short ', 'summary will do.'];
 
 /** variant: a re-run's slightly different answer, so comparisons show a diff. */
 export function scriptFor(message: string, workflow: string, variant = false): Step[] {
@@ -63,6 +66,8 @@ export function scriptFor(message: string, workflow: string, variant = false): S
     steps.push({ type: 'handoff_start', data: { from: 'writer', to: 'analyst' } });
   }
   steps.push({ type: 'think_start', stage });
+  // The model's reasoning streams before its answer, as a reasoning model's does.
+  if (m.includes('think')) for (const piece of reasoning) steps.push({ type: 'reasoning', stage, data: { text: piece }, delay: 120 });
   const text = variant ? answer.replace('**3 regions**', '**three regions**').replace('| South | 4% |', '| South | 4% |\n| East | 7% |') : answer;
   for (const chunk of text.match(/\S+\s*/g) ?? []) steps.push({ type: 'token', text: chunk, stage });
   steps.push({ type: 'think_end', stage, data: { prompt_tokens: 512, completion_tokens: 160 } });

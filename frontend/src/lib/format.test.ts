@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { pathsFromText } from './dom';
-import { describeTermination, formatCount, formatDuration, outcomeClass, parseTime, prettyJSON } from './format';
+import { describeTermination, formatCount, formatDuration, formatSeconds, outcomeClass, parseTime, prettyJSON } from './format';
 import { stagesOf, totalsOf } from './diagnostics';
 import type { Result } from './types';
 
@@ -13,6 +13,18 @@ describe('formatDuration', () => {
     [125_000, '2m 05s'],
     [-1, '–'],
   ])('%d', (ms, want) => expect(formatDuration(ms)).toBe(want));
+});
+
+describe('formatSeconds', () => {
+  it.each([
+    [0, '1 s'],
+    [200, '1 s'],
+    [1499, '1 s'],
+    [12_400, '12 s'],
+    [59_600, '1 min'],
+    [65_000, '1 min 5 s'],
+    [NaN, '1 s'],
+  ])('%d', (ms, want) => expect(formatSeconds(ms)).toBe(want));
 });
 
 describe('formatCount', () => {

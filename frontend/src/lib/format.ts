@@ -11,6 +11,18 @@ export function formatDuration(ms: number | null | undefined): string {
   return `${m}m ${String(s).padStart(2, '0')}s`;
 }
 
+/**
+ * A span a person waits through, in whole seconds and at least one:
+ * "12 s", "1 min 5 s", "2 min".
+ */
+export function formatSeconds(ms: number): string {
+  const total = Math.max(1, Math.round(Number.isFinite(ms) ? ms / 1000 : 0));
+  if (total < 60) return `${total} s`;
+  const m = Math.floor(total / 60);
+  const s = total % 60;
+  return s ? `${m} min ${s} s` : `${m} min`;
+}
+
 export function formatCount(n: number | null | undefined): string {
   if (n == null || !Number.isFinite(n)) return '–';
   if (Math.abs(n) < 10_000) return n.toLocaleString('en-US');

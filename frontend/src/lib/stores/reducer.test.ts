@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentEvent, EventType, Result, StageResult, TurnDetail } from '../types';
 import { EventTypeValues } from '../generated';
 import { applyEvent, applyEvents, folds, fromDetail, stateOfResult, unrendered } from './reducer';
-import { emptyTurn, type NoteBlock, type ToolBlock } from './turnview';
+import { answerText, emptyTurn, textOf, thinkingMs, type NoteBlock, type ThinkingBlock, type ToolBlock } from './turnview';
 
 let seq = 0;
 function ev(type: EventType, data: unknown = {}, over: Partial<AgentEvent> = {}): AgentEvent {
@@ -197,6 +197,159 @@ describe('applyEvent', () => {
     expect(JSON.stringify(v)).toBe(frozen);
   });
 });
+
+// A model's reasoning and a call that waits for its model (issue 19).
+describe('thinking and waiting', () => {
+  /** An event at a given second of the turn (and millisecond). */
+  const at = (sec: number, ms = 0) => new Date(Date.UTC(2025, 0, 1, 0, 0, sec, ms)).toISOString();
+  const think = (text: string, sec: number, ms = 0, stage = '') => ev('reasoning', { text }, { at: at(sec, ms), stage_id: stage });
+  const thinking = (v: { blocks: readonly { kind: string }[] }) => v.blocks.filter((b): b is ThinkingBlock => b.kind === 'thinking');
+
+  /** A turn of two calls: think, call a tool, think again, answer. */
+  const twoCalls = () => [
+    ev('think_start', {}, { at: at(0) }),
+    think('First, ', 1),
+    think('list the files.', 3),
+    ev('tool_call', { call_id: 'c1', name: 'ls', args: {} }, { at: at(4) }),
+    ev('think_end', { prompt_tokens: 10, completion_tokens: 5 }, { at: at(4) }),
+    ev('tool_result', { call_id: 'c1', name: 'ls', output: 'a.txt', duration_ms: 1 }, { at: at(5) }),
+    ev('think_start', {}, { at: at(5) }),
+    think('One file: ', 6),
+    think('say so.', 18, 400),
+    ev('token', { text: 'There is ' }, { at: at(19) }),
+    ev('token', { text: 'one file.' }, { at: at(19) }),
+    ev('think_end', { prompt_tokens: 20, completion_tokens: 8 }, { at: at(20) }),
+    ev('final_answer', { text: 'There is one file.' }, { at: at(20) }),
+  ];
+
+  it('folds the reasoning of each call into its own block, where it streamed, apart from the answer', () => {
+    const v = run(...twoCalls());
+    expect(v.blocks.map((b) => b.kind)).toEqual(['thinking', 'tool', 'thinking', 'text']);
+    expect(thinking(v).map((b) => b.text)).toEqual(['First, list the files.', 'One file: say so.']);
+    expect(thinking(v).every((b) => b.done)).toBe(true);
+    expect(v.blocks[3]).toMatchObject({ kind: 'text', text: 'There is one file.' });
+    // Copy, the compare view and a section's Copy read text blocks only.
+    expect(answerText(v)).toBe('There is one file.');
+    expect(textOf(v.blocks)).toBe('There is one file.');
+  });
+
+  it('keeps the stage id of the call that thought', () => {
+    const v = run(ev('stage_start', { stage_id: 'w1', stage: 'write', agent: 'a', phase: 'stage' }, { stage_id: 'w1' }), think('Hmm.', 1, 0, 'w1'), think('Other stage.', 1, 0, 'c1'));
+    expect(thinking(v).map((b) => [b.stageId, b.text])).toEqual([
+      ['w1', 'Hmm.'],
+      ['c1', 'Other stage.'],
+    ]);
+  });
+
+  it('is live while the reasoning streams', () => {
+    const v = run(ev('think_start'), think('Let me ', 1), think('see.', 2));
+    expect(thinking(v)).toEqual([expect.objectContaining({ text: 'Let me see.', done: false })]);
+  });
+
+  it.each([
+    ['its first answer token', ev('token', { text: 'Hi' })],
+    ['a tool call', ev('tool_call', { call_id: 'c1', name: 'ls', args: {} })],
+    ['the end of the call', ev('think_end', { prompt_tokens: 1, completion_tokens: 1 })],
+    ['the turn stopped', ev('cancelled', { partial_text: '' })],
+    ['the turn failed', ev('error', { source: 'llm', message: 'gone' })],
+    ['the turn completed', ev('turn_completed', result())],
+  ])('collapses once the call moves on: %s', (_, next) => {
+    const live = run(ev('think_start'), think('Hmm.', 1));
+    const v = applyEvent(live, { ...next, seq: live.lastSeq + 1 });
+    expect(thinking(v)[0]!.done).toBe(true);
+    expect(thinking(live)[0]!.done).toBe(false);
+  });
+
+  it('does not collapse on what another stage or an empty token does', () => {
+    const v = run(think('Hmm.', 1, 0, 'a'), ev('token', { text: '' }, { stage_id: 'a' }), ev('token', { text: 'x' }, { stage_id: 'b' }));
+    expect(thinking(v)[0]!.done).toBe(false);
+  });
+
+  it('lasts from the first to the last piece of reasoning', () => {
+    const [first, second] = thinking(run(...twoCalls()));
+    expect(thinkingMs(first!)).toBe(2000);
+    expect(thinkingMs(second!)).toBe(12_400);
+    expect(thinkingMs({ firstAt: '', lastAt: '' })).toBe(0);
+  });
+
+  it('counts the reasoning in the live token estimate', () => {
+    expect(run(ev('think_start'), think('12345678', 1)).live.streamingChars).toBe(8);
+  });
+
+  it('keeps reasoning out of the partial answer of a stopped turn', () => {
+    const v = run(ev('think_start'), think('secret plan', 1), ev('token', { text: 'Part' }), ev('cancelled', { partial_text: 'Part' }));
+    expect(v.finalText).toBe('Part');
+    expect(answerText(v)).toBe('Part');
+  });
+
+  it('rebuilds the same view from the stored events', () => {
+    seq = 0;
+    const evs = twoCalls();
+    const live = run(...evs);
+    const stored = fromDetail({ ...detailOf(), events: evs, last_seq: evs.length });
+    expect(stored.blocks).toEqual(live.blocks);
+    expect(thinking(stored).map(thinkingMs)).toEqual([2000, 12_400]);
+  });
+
+  it('collapses the thinking of a turn whose process died while it thought', () => {
+    seq = 0;
+    const v = fromDetail({ ...detailOf(), state: 'interrupted', result: null, events: [ev('think_start'), think('half a tho', 1)], last_seq: 2 });
+    expect(thinking(v)[0]).toMatchObject({ text: 'half a tho', done: true });
+  });
+
+  it('shows the reasoning of a stored message when a turn has no events, without a duration', () => {
+    const v = fromDetail({ ...detailOf(), final_text: 'A', result: result({ final_text: 'A' }), messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'A', reasoning: 'because' }] });
+    expect(v.blocks.map((b) => b.kind)).toEqual(['thinking', 'text']);
+    expect(v.blocks[0]).toMatchObject({ text: 'because', done: true, firstAt: '' });
+    expect(textOf(v.blocks)).toBe('A');
+    expect(answerText(v)).toBe('A');
+  });
+
+  it('waits from the start of the call until the call receives anything', () => {
+    const start = ev('think_start', {}, { at: at(1) });
+    const waiting = run(start, ev('model_waiting', { waited_ms: 3000 }, { at: at(4, 20) }));
+    expect(waiting.waiting).toEqual({ stageId: '', since: at(1), waitedMs: 3000 });
+    expect(applyEvent(waiting, ev('token', { text: 'Hi' })).waiting).toBeNull();
+    expect(applyEvent(waiting, think('Hmm', 5)).waiting).toBeNull();
+    expect(applyEvent(waiting, ev('think_end', { prompt_tokens: 1, completion_tokens: 1 })).waiting).toBeNull();
+    expect(applyEvent(waiting, ev('cancelled', { partial_text: '' })).waiting).toBeNull();
+    expect(applyEvent(waiting, ev('error', { source: 'llm', message: 'x' }, { stage_id: 'other' })).waiting).toBeNull();
+  });
+
+  it('counts the wait back from the event when the call start is unknown', () => {
+    const v = run(ev('model_waiting', { waited_ms: 5000 }, { at: at(10) }));
+    expect(v.waiting?.since).toBe(at(5));
+  });
+
+  it('forgets the wait of a turn that ended while it waited', () => {
+    seq = 0;
+    const v = fromDetail({ ...detailOf(), state: 'interrupted', result: null, events: [ev('think_start'), ev('model_waiting', { waited_ms: 3000 })], last_seq: 2 });
+    expect(v.waiting).toBeNull();
+  });
+});
+
+function detailOf(): TurnDetail {
+  return {
+    id: 't1',
+    session_id: 's1',
+    seq: 1,
+    user_message: 'q',
+    state: 'completed',
+    workflow: 'chat',
+    model: 'm',
+    started_at: '2025-01-01T00:00:00Z',
+    completed_at: '2025-01-01T00:00:20Z',
+    final_text: 'Answer',
+    outcome: 'succeeded',
+    termination: { kind: 'natural_completion' },
+    messages: [],
+    stages: [],
+    plan: [],
+    charts: [],
+    result: result(),
+    last_seq: 0,
+  };
+}
 
 describe('stateOfResult', () => {
   it.each([

@@ -15,8 +15,10 @@ import type {
   HandoffStartData,
   MemoryData,
   Message,
+  ModelWaitingData,
   PlanData,
   PlanStep,
+  ReasoningData,
   ReflectionEndData,
   ReflectionStartData,
   RefiningData,
@@ -34,7 +36,7 @@ import type {
   TurnDetail,
   TurnState,
 } from '../types';
-import { emptyTurn, type Block, type NoteBlock, type ToolBlock, type TurnView } from './turnview';
+import { emptyTurn, type Block, type NoteBlock, type ThinkingBlock, type ToolBlock, type TurnView } from './turnview';
 
 /** Applies one event. Events at or before view.lastSeq are ignored. */
 export function applyEvent(view: TurnView, ev: AgentEvent): TurnView {
@@ -42,6 +44,8 @@ export function applyEvent(view: TurnView, ev: AgentEvent): TurnView {
   const next: TurnView = { ...view, lastSeq: Math.max(view.lastSeq, ev.seq), loaded: true };
   if (!next.sessionId && ev.session_id) next.sessionId = ev.session_id;
   if (!next.startedAt && ev.at) next.startedAt = ev.at;
+  // Anything the waiting call sends ends its wait, and so does the turn's end.
+  if (next.waiting && ev.type !== 'model_waiting' && (ev.stage_id === next.waiting.stageId || ENDS_TURN.has(ev.type))) next.waiting = null;
   if (folds(ev.type)) handlers[ev.type as keyof typeof handlers](next, ev);
   return next;
 }
@@ -89,7 +93,7 @@ export function fromDetail(d: TurnDetail): TurnView {
     if (d.result) v = withResult(v, d.result);
   }
   // The stored state wins: a turn interrupted by a crash has no terminal event.
-  if (d.state !== 'running') v = { ...v, state: d.state, thinking: false };
+  if (d.state !== 'running') v = { ...v, state: d.state, thinking: false, callStartedAt: '', waiting: null, blocks: settleThinking(v.blocks) };
   if (!v.result && d.result) v = { ...v, result: d.result };
   v.lastSeq = Math.max(v.lastSeq, d.last_seq ?? 0);
   return v;
@@ -99,6 +103,8 @@ function blocksFromMessages(msgs: readonly Message[]): Block[] {
   const out: Block[] = [];
   msgs.forEach((m, i) => {
     if (m.role === 'assistant') {
+      // No events, so no times: the block says it thought, not for how long.
+      if (m.reasoning) out.push({ kind: 'thinking', id: `m${i}:thinking`, stageId: '', text: m.reasoning, firstAt: '', lastAt: '', done: true });
       if (m.content) out.push({ kind: 'text', id: `m${i}`, stageId: '', text: m.content });
       for (const c of m.tool_calls ?? []) {
         out.push({ kind: 'tool', id: `m${i}:${c.id}`, stageId: '', callId: c.id, name: c.name, args: parseArgs(c.arguments), status: 'ok', guards: [] });
@@ -146,9 +152,6 @@ type Handler = (v: TurnView, ev: AgentEvent) => void;
  */
 export const unrendered = {
   revision_completed: "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
-  // Shown by the Thinking block and the waiting note (issue 19, in progress).
-  reasoning: 'the Thinking block that shows it is being built (issue 19)',
-  model_waiting: 'the waiting note that shows it is being built (issue 19)',
 } as const satisfies Partial<Record<EventType, string>>;
 
 /** The event types the view folds. */
@@ -161,6 +164,7 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
   token(v, ev) {
     const text = data<TokenData>(ev).text ?? '';
     if (!text) return;
+    v.blocks = settleThinking(v.blocks, ev.stage_id);
     const last = v.blocks[v.blocks.length - 1];
     if (last?.kind === 'text' && last.stageId === ev.stage_id) {
       v.blocks = [...v.blocks.slice(0, -1), { ...last, text: last.text + text }];
@@ -169,18 +173,41 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
     }
     v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
   },
-  think_start(v) {
+  reasoning(v, ev) {
+    const text = data<ReasoningData>(ev).text ?? '';
+    if (!text) return;
+    const idx = openThinking(v.blocks, ev.stage_id);
+    if (idx >= 0) {
+      const b = v.blocks[idx] as ThinkingBlock;
+      v.blocks = replaceAt(v.blocks, idx, { ...b, text: b.text + text, lastAt: ev.at || b.lastAt });
+    } else {
+      v.blocks = [...v.blocks, { kind: 'thinking', id: ev.id || `th${ev.seq}`, stageId: ev.stage_id, text, firstAt: ev.at, lastAt: ev.at, done: false }];
+    }
+    // Reasoning is output the call is billed for, like its answer.
+    v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
+  },
+  model_waiting(v, ev) {
+    const waitedMs = data<ModelWaitingData>(ev).waited_ms ?? 0;
+    const at = Date.parse(ev.at);
+    const since = v.callStartedAt || (Number.isFinite(at) ? new Date(at - waitedMs).toISOString() : ev.at);
+    v.waiting = { stageId: ev.stage_id, since, waitedMs };
+  },
+  think_start(v, ev) {
     v.thinking = true;
+    v.callStartedAt = ev.at;
+    v.blocks = settleThinking(v.blocks, ev.stage_id);
   },
   think_end(v, ev) {
     const d = data<ThinkEndData>(ev);
     v.thinking = false;
+    v.callStartedAt = '';
+    v.blocks = settleThinking(v.blocks, ev.stage_id);
     // The call's exact counts replace the estimate of what it streamed.
     v.live = { inputTokens: v.live.inputTokens + (d.prompt_tokens ?? 0), outputTokens: v.live.outputTokens + (d.completion_tokens ?? 0), streamingChars: 0 };
   },
   tool_call(v, ev) {
     const d = data<ToolCallData>(ev);
-    v.blocks = [...v.blocks, { kind: 'tool', id: ev.id || `c${ev.seq}`, stageId: ev.stage_id, callId: d.call_id, name: d.name, args: d.args, status: 'running', guards: [] }];
+    v.blocks = [...settleThinking(v.blocks, ev.stage_id), { kind: 'tool', id: ev.id || `c${ev.seq}`, stageId: ev.stage_id, callId: d.call_id, name: d.name, args: d.args, status: 'running', guards: [] }];
   },
   tool_result(v, ev) {
     const d = data<ToolResultData>(ev);
@@ -270,17 +297,18 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
       v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: r.name, agent: r.agent, phase: r.phase, result: r }];
     }
     if (v.stageId === stageId) v.stageId = '';
+    v.blocks = settleThinking(v.blocks, stageId);
   },
   error(v, ev) {
     const d = data<ErrorData>(ev);
     v.blocks = [...v.blocks, { kind: 'error', id: ev.id || `e${ev.seq}`, stageId: ev.stage_id, data: { source: d.source || 'internal', message: d.message || 'The turn failed.' } }];
     v.state = 'failed';
-    v.thinking = false;
+    endCall(v);
   },
   final_answer(v, ev) {
     const text = data<FinalAnswerData>(ev).text ?? '';
     v.finalText = text;
-    v.thinking = false;
+    endCall(v);
     // A replayed or non-streaming answer has no tokens: show it as the answer.
     if (text && !v.blocks.some((b) => b.kind === 'text' && b.text.trim())) {
       v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `f${ev.seq}`, stageId: ev.stage_id, text }];
@@ -289,16 +317,51 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
   cancelled(v, ev) {
     const partial = data<CancelledData>(ev).partial_text ?? '';
     v.state = 'cancelled';
-    v.thinking = false;
+    endCall(v);
     if (!v.finalText) v.finalText = partial;
   },
   turn_completed(v, ev) {
     const r = data<Result>(ev);
     Object.assign(v, withResult(v, r));
+    endCall(v);
     // Tools still "running" at the end never reported back (Stop, limits).
     v.blocks = v.blocks.map((b) => (b.kind === 'tool' && b.status === 'running' ? { ...b, status: 'error', error: b.error ?? 'Did not finish.' } : b));
   },
 };
+
+/** The event types after which nothing of the turn runs any more. */
+const ENDS_TURN = new Set<EventType>(['error', 'cancelled', 'final_answer', 'turn_completed']);
+
+// The turn ended: no call is in flight, no thinking streams.
+function endCall(v: TurnView) {
+  v.thinking = false;
+  v.callStartedAt = '';
+  v.blocks = settleThinking(v.blocks);
+}
+
+/** The thinking block a stage's call is streaming into, or -1. */
+function openThinking(blocks: readonly Block[], stageId: string): number {
+  for (let i = blocks.length - 1; i >= 0; i--) {
+    const b = blocks[i]!;
+    if (b.kind === 'thinking' && !b.done && b.stageId === stageId) return i;
+  }
+  return -1;
+}
+
+/**
+ * Marks the thinking of a stage's call (of every stage when none is
+ * named) as done: the call moved on. Returns the same array when nothing
+ * changed, so an answer's tokens cost no copy.
+ */
+function settleThinking(blocks: Block[], stageId?: string): Block[] {
+  let out: Block[] | null = null;
+  blocks.forEach((b, i) => {
+    if (b.kind !== 'thinking' || b.done || (stageId !== undefined && b.stageId !== stageId)) return;
+    out ??= blocks.slice();
+    out[i] = { ...b, done: true };
+  });
+  return out ?? blocks;
+}
 
 function data<T>(ev: AgentEvent): T {
   return (ev.data ?? {}) as T;

@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AgentEvent, Delivered, Turn, TurnDetail } from '../types';
+import { formatSeconds } from '../format';
 import { mergeTokens, TurnStore, type TurnsBackend } from './turns.svelte';
+import { thinkingMs } from './turnview';
 
 function ev(seq: number, type: AgentEvent['type'] = 'token', data: unknown = { text: `[${seq}]` }, turn = 't1'): AgentEvent {
   return { id: `${turn}-e${seq}`, session_id: 's1', turn_id: turn, stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'thinking', checkpoint: false, data };
@@ -156,6 +158,33 @@ describe('TurnStore', () => {
     frame();
     expect(be.eventsAfter).toHaveBeenCalledWith('t1', 1);
     expect(textOf(p)).toBe('[1][2][3]');
+  });
+
+  it('shows a turn that thought the same live and loaded again from its stored events', async () => {
+    const at = (ms: number) => new Date(Date.UTC(2025, 0, 1) + ms).toISOString();
+    const stored = [
+      { ...ev(1, 'think_start', {}), at: at(0) },
+      { ...ev(2, 'reasoning', { text: 'Let me ' }), at: at(100) },
+      { ...ev(3, 'reasoning', { text: 'see <img src=x>' }), at: at(110) },
+      { ...ev(4, 'reasoning', { text: '.' }), at: at(2300) },
+      { ...ev(5, 'token', { text: 'Seen.' }), at: at(2400) },
+      { ...ev(6, 'think_end', {}), at: at(2500) },
+      { ...ev(7, 'final_answer', { text: 'Seen.' }), at: at(2500) },
+    ];
+    const live = new TurnStore(fakeBackend({}), { raf });
+    // The coalescer merges reasoning like tokens: one item for 2..3, with the later time.
+    live.ingest([del(stored[0]!), { ...stored[2]!, data: { text: 'Let me see <img src=x>' }, first_seq: 2 }]);
+    frame();
+    expect(live.view('t1').blocks).toEqual([expect.objectContaining({ kind: 'thinking', text: 'Let me see <img src=x>', done: false })]);
+    live.ingest(stored.slice(3).map((e) => del(e)));
+    frame();
+
+    const loaded = new TurnStore(fakeBackend({ t1: stored }, { t1: { last_seq: 7, state: 'completed' } }), { raf });
+    await loaded.load('t1');
+    const shape = (p: TurnStore) => p.view('t1').blocks.map((b) => (b.kind === 'thinking' ? { kind: b.kind, text: b.text, done: b.done, s: formatSeconds(thinkingMs(b)) } : b));
+    expect(shape(loaded)).toEqual(shape(live));
+    expect(shape(loaded)[0]).toEqual({ kind: 'thinking', text: 'Let me see <img src=x>.', done: true, s: '2 s' });
+    expect(textOf(loaded)).toBe('<thinking>Seen.');
   });
 
   it('calls onApplied once per frame with the frame events', () => {

@@ -21,6 +21,23 @@ export interface TextBlock {
   text: string;
 }
 
+/**
+ * The reasoning one model call streamed before its answer or its tool
+ * calls: shown live while it streams, then collapsed to how long it took.
+ * It is never part of the answer (textOf reads text blocks only).
+ */
+export interface ThinkingBlock {
+  kind: 'thinking';
+  id: string;
+  stageId: string;
+  text: string;
+  /** When the first and the last piece of reasoning came (RFC 3339; '' when unknown). */
+  firstAt: string;
+  lastAt: string;
+  /** The call moved on (an answer token, a tool call, its end, the turn's end). */
+  done: boolean;
+}
+
 export interface ToolBlock {
   kind: 'tool';
   id: string;
@@ -83,7 +100,7 @@ export interface ErrorBlock {
   data: ErrorData;
 }
 
-export type Block = TextBlock | ToolBlock | StageBlock | ChartBlock | PlanBlock | NoteBlock | ErrorBlock;
+export type Block = TextBlock | ThinkingBlock | ToolBlock | StageBlock | ChartBlock | PlanBlock | NoteBlock | ErrorBlock;
 
 export interface TurnView {
   id: string;
@@ -103,6 +120,10 @@ export interface TurnView {
   thinking: boolean;
   /** The stage running now, if any. */
   stageId: string;
+  /** When the model call in flight started (its think_start), '' when none is. */
+  callStartedAt: string;
+  /** The model call in flight has received nothing yet (model_waiting), until it does. */
+  waiting: WaitingCall | null;
   finalText: string;
   termination: Termination | null;
   result: Result | null;
@@ -110,6 +131,21 @@ export interface TurnView {
   loaded: boolean;
   /** Tokens counted while the turn runs, before its result has the totals. */
   live: LiveUsage;
+}
+
+/** A model call that has received nothing yet: a local server may be loading the model. */
+export interface WaitingCall {
+  stageId: string;
+  /** When the call started (RFC 3339). */
+  since: string;
+  /** How long it had waited when it said so: the least to show whatever the clocks say. */
+  waitedMs: number;
+}
+
+/** How long a thinking block's reasoning streamed, in ms (0 when unknown). */
+export function thinkingMs(b: Pick<ThinkingBlock, 'firstAt' | 'lastAt'>): number {
+  const ms = Date.parse(b.lastAt) - Date.parse(b.firstAt);
+  return Number.isFinite(ms) && ms > 0 ? ms : 0;
 }
 
 /**
@@ -146,6 +182,8 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     plan: [],
     thinking: false,
     stageId: '',
+    callStartedAt: '',
+    waiting: null,
     finalText: '',
     termination: null,
     result: null,
