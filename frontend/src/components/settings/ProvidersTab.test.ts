@@ -1,5 +1,6 @@
 // A provider handed to Settings (onboarding's presets) opens its form
 // once: after Cancel it stays closed, whatever reloads the provider list.
+// The form's "Read tool calls written as text" is on unless turned off.
 import { describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
@@ -34,5 +35,30 @@ describe('providers tab', () => {
     await waitFor(() => expect(backend.calls.filter((c) => c.method === 'listProviders').length).toBeGreaterThan(before));
     await waitFor(() => expect(within(dialog).queryByRole('button', { name: /^Delete provider / })).toBeNull());
     expect(within(dialog).queryByRole('button', { name: 'Save' })).toBeNull();
+  });
+
+  it('reads tool calls written as text unless the person turns it off, and keeps the choice', async () => {
+    const backend = demoBackend({ fresh: true });
+    render(App, { backend });
+    const presets = await screen.findByRole('heading', { name: 'Or set up a server' });
+    await fireEvent.click(within(presets.parentElement!).getAllByRole('button')[0]!);
+    const dialog = await screen.findByRole('dialog');
+    const box = (await within(dialog).findByRole('checkbox', { name: 'Read tool calls written as text' })) as HTMLInputElement;
+    expect(box.checked).toBe(true);
+    const hint = document.getElementById(box.getAttribute('aria-describedby')!)!;
+    expect(hint.textContent).toBe('For local models without a tool-call parser: turns <tool_call>, [TOOL_CALLS] and <|python_tag|> text into real tool calls.');
+
+    await fireEvent.click(box);
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(backend.providers).toHaveLength(1));
+    expect(backend.providers[0]!.ignore_text_tool_calls).toBe(true);
+
+    // Edited again: it shows off, and turning it on saves it on.
+    await fireEvent.click(await within(dialog).findByRole('button', { name: 'Edit' }));
+    const again = (await within(dialog).findByRole('checkbox', { name: 'Read tool calls written as text' })) as HTMLInputElement;
+    expect(again.checked).toBe(false);
+    await fireEvent.click(again);
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(backend.providers[0]!.ignore_text_tool_calls).toBe(false));
   });
 });
