@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -137,7 +138,7 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	if f.json {
 		sink = &jsonPrinter{w: env.Stdout}
 	} else {
-		sink = &humanPrinter{out: env.Stdout, err: env.Stderr}
+		sink = &humanPrinter{out: env.Stdout, err: env.Stderr, dim: colorful(env)}
 	}
 	h, err := eng.Runner.Start(ctx, runner.Request{
 		SessionID: sess.ID,
@@ -243,6 +244,10 @@ type humanPrinter struct {
 	mu       sync.Mutex
 	out, err io.Writer
 	midLine  bool
+	// dim shows reasoning dimmed (stderr is a terminal, NO_COLOR unset);
+	// thinking is set while a line of reasoning is open on stderr.
+	dim      bool
+	thinking bool
 	// final are the stages whose tokens go to stdout; streamed is the one
 	// that printed any.
 	final    map[string]bool
@@ -256,10 +261,23 @@ func (p *humanPrinter) Emit(e turn.Event) error {
 		p.final = map[string]bool{}
 	}
 	switch e.Type {
+	case turn.EventReasoning:
+		// The model's thinking streams to stderr, dimmed, never into the
+		// answer on stdout.
+		var d turn.ReasoningData
+		_ = json.Unmarshal(e.Data, &d)
+		p.endAnswerLine()
+		if p.dim {
+			fmt.Fprint(p.err, "\x1b[2m"+d.Text+"\x1b[0m")
+		} else {
+			fmt.Fprint(p.err, d.Text)
+		}
+		p.thinking = !strings.HasSuffix(d.Text, "\n")
 	case turn.EventToken:
 		if p.final[e.StageID] {
 			var d turn.TokenData
 			_ = json.Unmarshal(e.Data, &d)
+			p.endThinkingLine()
 			fmt.Fprint(p.out, d.Text)
 			p.midLine, p.streamed = !strings.HasSuffix(d.Text, "\n"), e.StageID
 		}
@@ -283,15 +301,42 @@ func (p *humanPrinter) Emit(e turn.Event) error {
 // progress writes a line to stderr, ending stdout's line first so the two
 // streams do not interleave mid-line on a terminal.
 func (p *humanPrinter) progress(format string, args ...any) {
+	p.endAnswerLine()
+	p.endThinkingLine()
+	fmt.Fprintf(p.err, format+"\n", args...)
+}
+
+func (p *humanPrinter) endAnswerLine() {
 	if p.midLine {
 		fmt.Fprintln(p.out)
 		p.midLine = false
 	}
-	fmt.Fprintf(p.err, format+"\n", args...)
+}
+
+func (p *humanPrinter) endThinkingLine() {
+	if p.thinking {
+		fmt.Fprintln(p.err)
+		p.thinking = false
+	}
+}
+
+// colorful reports whether stderr is a terminal that may be styled: a
+// character device, and NO_COLOR (no-color.org) unset.
+func colorful(env Env) bool {
+	if env.Getenv != nil && env.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := env.Stderr.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
 // end prints the answer if it was not streamed, then how the turn ended.
 func (p *humanPrinter) end(res turn.Result) {
+	p.endThinkingLine()
 	if p.streamed == "" || (res.FinalStageID != "" && p.streamed != res.FinalStageID) {
 		if text := strings.TrimSpace(res.FinalText); text != "" {
 			if p.midLine {
@@ -369,6 +414,8 @@ func progressLine(e turn.Event) string {
 		var d turn.ErrorData
 		_ = json.Unmarshal(e.Data, &d)
 		return "error: " + d.Message
+	case turn.EventModelWaiting:
+		return "waiting for the model (it may be loading)…"
 	case turn.EventCancelled:
 		return "[stopped; the partial answer is saved]"
 	}

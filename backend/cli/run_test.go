@@ -319,3 +319,59 @@ func TestProvidersAddThenRunWithIt(t *testing.T) {
 		t.Fatalf("run: %d %q %s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestRunShowsReasoningApartFromTheAnswer: a model that thinks before it
+// answers. Human output streams the thinking on stderr and only the answer
+// on stdout; --json has the reasoning events; the Markdown export folds
+// the thinking in a <details> block before the answer.
+func TestRunShowsReasoningApartFromTheAnswer(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	think := llmtest.Reply{ReasoningField: "reasoning", Chunks: append([]llmtest.Chunk{{Reasoning: "Two and two "}, {Reasoning: "make four."}}, llmtest.Text("Four.", 2)...)}
+	srv.Enqueue(think, think)
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "What is 2+2?")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.stdout != "Four.\n" {
+		t.Errorf("stdout = %q, want only the answer", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "Two and two make four.\n") {
+		t.Errorf("stderr = %q, want the reasoning on a line of its own", r.stderr)
+	}
+	if strings.Contains(r.stderr, "\x1b[") {
+		t.Errorf("stderr is not a terminal, yet styled: %q", r.stderr)
+	}
+
+	j := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "What is 2+2?")
+	var reasoning, tokens strings.Builder
+	var sessionID string
+	for _, line := range strings.Split(strings.TrimSpace(j.stdout), "\n") {
+		var e turn.Event
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatalf("not an event: %q", line)
+		}
+		sessionID = e.SessionID
+		switch e.Type {
+		case turn.EventReasoning:
+			reasoning.WriteString(turntest.Data[turn.ReasoningData](t, e).Text)
+		case turn.EventToken:
+			tokens.WriteString(turntest.Data[turn.TokenData](t, e).Text)
+		}
+	}
+	if reasoning.String() != "Two and two make four." || tokens.String() != "Four." {
+		t.Errorf("--json: reasoning %q, tokens %q", reasoning.String(), tokens.String())
+	}
+
+	md := filepath.Join(dir, "s.md")
+	if e := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "export", sessionID, "--format", "md", "-o", md); e.code != 0 {
+		t.Fatalf("export: %d %s", e.code, e.stderr)
+	}
+	b, _ := os.ReadFile(md)
+	want := "<details>\n<summary>Thinking</summary>\n\n```text\nTwo and two make four.\n```\n\n</details>\n\nFour."
+	if !strings.Contains(string(b), want) {
+		t.Errorf("the Markdown export lacks the folded thinking before the answer:\n%s", b)
+	}
+}

@@ -111,6 +111,7 @@ func mdConversation(b *strings.Builder, t *Turn) {
 			mdText(b, m.Content)
 		case llm.RoleAssistant:
 			enter("Assistant")
+			mdReasoning(b, m.Reasoning)
 			if strings.TrimSpace(m.Content) != "" {
 				mdText(b, m.Content)
 				answered = true
@@ -142,6 +143,18 @@ func mdConversation(b *strings.Builder, t *Turn) {
 		enter("Assistant")
 		b.WriteString(note + "\n\n")
 	}
+}
+
+// mdReasoning writes the model's thinking before its answer, folded in a
+// <details> block as the app shows it, in a code block: it is the model's
+// text, never markup to render.
+func mdReasoning(b *strings.Builder, reasoning string) {
+	if strings.TrimSpace(reasoning) == "" {
+		return
+	}
+	b.WriteString("<details>\n<summary>Thinking</summary>\n\n")
+	mdCodeBlock(b, "", "text", strings.Trim(reasoning, "\n"))
+	b.WriteString("</details>\n\n")
 }
 
 // mdEndingNotes name a limit the turn stopped at, and what its final text

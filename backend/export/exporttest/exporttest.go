@@ -58,7 +58,9 @@ func Fixture() export.Document {
 		Result:      raw(turn.TurnCompletedData{Result: turn.Result{OK: true, FinalText: "Sales peaked in **March**.", PlanSteps: plan, Outcome: turn.OutcomeSucceeded}}),
 		Messages: []llm.Message{
 			{Role: llm.RoleUser, Content: "What were sales by month? Use `sales.csv`."},
-			{Role: llm.RoleAssistant, Content: "Let me read the file.", ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"sales.csv"}`}}},
+			{Role: llm.RoleAssistant, Content: "Let me read the file.", Reasoning: "The data is in `sales.csv`; read it <b>first</b>.",
+				ReasoningDetails: json.RawMessage(`[{"type":"reasoning.text","text":"The data is in ` + "`sales.csv`" + `; read it <b>first</b>.","signature":"sig-1","index":0}]`),
+				ToolCalls:        []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"sales.csv"}`}}},
 			{Role: llm.RoleTool, ToolCallID: "call_1", Name: "read_file", Content: longResult},
 			{Role: llm.RoleAssistant, Content: "Sales peaked in **March**.\n\n```python\nprint(max(sales))\n```"},
 		},
@@ -71,12 +73,13 @@ func Fixture() export.Document {
 	t1.Events = []turn.Event{
 		ev("turn-1", "turn-1", 1, turn.EventPlanGenerated, turn.PlanData{Steps: plan}),
 		ev("turn-1", "turn-1", 1, turn.EventThinkStart, nil),
+		ev("turn-1", "turn-1", 1, turn.EventReasoning, turn.ReasoningData{Text: "The data is in `sales.csv`; read it <b>first</b>."}),
 		ev("turn-1", "turn-1", 1, turn.EventToken, turn.TokenData{Text: "Let me read the file."}),
 		ev("turn-1", "turn-1", 2, turn.EventThinkEnd, turn.ThinkEndData{PromptTokens: 400, CompletionTokens: 60}),
 		ev("turn-1", "turn-1", 2, turn.EventToolCall, turn.ToolCallData{CallID: "call_1", Name: "read_file", Args: json.RawMessage(`{"path":"sales.csv"}`)}),
 	}
 	res := ev("turn-1", "turn-1", 2, turn.EventToolResult, turn.ToolResultData{CallID: "call_1", Name: "read_file", Output: longResult, DurationMS: 12})
-	res.ParentID = t1.Events[4].ID
+	res.ParentID = t1.Events[5].ID
 	t1.Events = append(t1.Events, res,
 		ev("turn-1", "turn-1", 3, turn.EventChart, turn.ChartData{Spec: chart, Title: "Sales by month"}),
 		ev("turn-1", "turn-1", 4, turn.EventFinalAnswer, turn.FinalAnswerData{Text: "Sales peaked in **March**."}),
