@@ -316,6 +316,7 @@ func (c *captureClient) stampReplay(d *CallDiagnostics, started time.Time) {
 // captureAssemble merges replayed deltas into a partial Response.
 func captureAssemble(chunks []RecordedChunk) Response {
 	var content, reasoning strings.Builder
+	var details reasoningDetails
 	var resp Response
 	var calls []ToolCall
 	var order []int        // stream index of each call
@@ -324,6 +325,9 @@ func captureAssemble(chunks []RecordedChunk) Response {
 		ch := rc.Chunk
 		content.WriteString(ch.Content)
 		reasoning.WriteString(ch.Reasoning)
+		if len(ch.ReasoningDetails) > 0 {
+			details.add(ch.ReasoningDetails)
+		}
 		for _, d := range ch.ToolCalls {
 			pos, ok := index[d.Index]
 			if !ok {
@@ -347,7 +351,7 @@ func captureAssemble(chunks []RecordedChunk) Response {
 	}
 	// Calls are listed by stream index, whatever order they first appeared in.
 	sort.Stable(captureCallOrder{calls, order})
-	resp.Message = Message{Role: RoleAssistant, Content: content.String(), Reasoning: reasoning.String(), ToolCalls: calls}
+	resp.Message = Message{Role: RoleAssistant, Content: content.String(), Reasoning: reasoning.String(), ReasoningDetails: details.merged(), ToolCalls: calls}
 	return resp
 }
 

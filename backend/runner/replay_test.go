@@ -182,3 +182,60 @@ func TestReplayOfAFailedTurnSaysWhy(t *testing.T) {
 		t.Fatalf("replaying a failed turn: %v", err)
 	}
 }
+
+// A turn whose model thought before a tool call and before its answer
+// (a reasoning field, structured reasoning_details, <think> in the
+// content) replays offline to the same reasoning events, the same clean
+// answer and the same stored reasoning, without diverging: the follow-up
+// request sends the same reasoning back as the original did.
+func TestReplayKeepsTheReasoning(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	details := `{"choices":[{"index":0,"delta":{"reasoning":"Plan it.","reasoning_details":[{"type":"reasoning.text","text":"Plan it.","index":0}]},"finish_reason":null}]}`
+	signature := `{"choices":[{"index":0,"delta":{"reasoning_details":[{"type":"reasoning.text","signature":"c2ln","index":0}]},"finish_reason":null}]}`
+	srv.Enqueue(
+		llmtest.Reply{Chunks: append([]llmtest.Chunk{{Raw: details}, {Raw: signature}},
+			llmtest.WithFinish(llmtest.ToolCallChunks(0, "p1", "update_plan", `{"steps":[{"title":"Answer","status":"done"}]}`, 2), "tool_calls")...)},
+		llmtest.Reply{Chunks: append([]llmtest.Chunk{{Content: "<think>Say it."}, {Content: "</think>\n"}}, llmtest.Text("Done.", 2)...)},
+	)
+	if err := db.SaveProvider(bg, llm.Provider{Name: "router", Kind: llm.KindCustom, BaseURL: srv.URL()}); err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := db.CreateSession(bg, store.Session{Title: "think", Model: "m", Provider: "router"})
+	res, rec, id := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Plan, then answer."})
+	if !res.OK || res.FinalText != "Done." {
+		t.Fatalf("recording turn: %q (%s)", res.FinalText, res.Error)
+	}
+	original := joined(t, rec.Of(turn.EventReasoning))
+	if original != "Plan it.Say it." {
+		t.Fatalf("recorded reasoning %q", original)
+	}
+	srv.Close()
+
+	sess2, _ := db.CreateSession(bg, store.Session{Title: "replay"})
+	res2, rec2, id2 := run(t, eng.Runner, runner.Request{SessionID: sess2.ID, Replay: &runner.Replay{TurnID: id}})
+	if !res2.OK || res2.FinalText != "Done." {
+		t.Fatalf("replay: %q (%s)", res2.FinalText, res2.Error)
+	}
+	if d := divergences(t, rec2); len(d) != 0 {
+		t.Fatalf("the replay diverged: %+v", d)
+	}
+	if got := joined(t, rec2.Of(turn.EventReasoning)); got != original {
+		t.Errorf("replayed reasoning %q, want %q", got, original)
+	}
+	for _, tid := range []string{id, id2} {
+		d, err := db.GetTurn(bg, tid, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var first llm.Message
+		for _, m := range d.Messages {
+			if len(m.ToolCalls) > 0 {
+				first = m
+			}
+		}
+		if first.Reasoning != "Plan it." || !strings.Contains(string(first.ReasoningDetails), `"signature":"c2ln"`) || !strings.Contains(string(first.ReasoningDetails), `"text":"Plan it."`) {
+			t.Errorf("turn %s stored reasoning %q, details %s", tid, first.Reasoning, first.ReasoningDetails)
+		}
+	}
+}
