@@ -2,6 +2,8 @@ package llm
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -113,5 +115,39 @@ func TestProviderValidate(t *testing.T) {
 				t.Errorf("message echoes the secret: %q", ae.Error())
 			}
 		})
+	}
+}
+
+// TestProvidersDocMatchesPresets keeps docs/PROVIDERS.md true: each preset
+// (and Custom) has a row in the reasoning table whose "sent back" column
+// says what EchoFor does for it.
+func TestProvidersDocMatchesPresets(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "PROVIDERS.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	says := map[ReasoningEcho]string{
+		EchoNone:          "nothing",
+		EchoContent:       "`reasoning_content`, when there is some",
+		EchoContentAlways: "`reasoning_content`, always",
+		EchoReasoning:     "`reasoning`",
+		EchoDetails:       "`reasoning_details`",
+	}
+	rows := map[string][]string{}
+	for _, line := range strings.Split(string(doc), "\n") {
+		cells := strings.Split(line, " | ")
+		if len(cells) >= 4 && strings.HasPrefix(line, "| ") {
+			rows[strings.TrimPrefix(cells[0], "| ")] = cells
+		}
+	}
+	for _, p := range append(append([]preset(nil), presets...), customPreset) {
+		row, ok := rows[p.label]
+		if !ok {
+			t.Errorf("docs/PROVIDERS.md has no row for %s", p.label)
+			continue
+		}
+		if sent := row[2]; !strings.HasPrefix(sent, says[p.echo]) || (p.echo == EchoReasoning && strings.HasPrefix(sent, "`reasoning_")) {
+			t.Errorf("docs/PROVIDERS.md says %s gets %q back; the code sends %q", p.label, sent, says[p.echo])
+		}
 	}
 }
