@@ -221,3 +221,65 @@ func joined(t *testing.T, evs []turn.Event) string {
 	}
 	return b.String()
 }
+
+// TestTextToolCallsRunLikeNativeOnes: a local model with no tool-call
+// parser writes its call as Hermes text after some prose. The call runs
+// like a native one (tool_call and tool_result events, the tool's result
+// in the next request) and never shows as answer text; with the
+// provider's setting off, the same text stays the answer and nothing runs.
+func TestTextToolCallsRunLikeNativeOnes(t *testing.T) {
+	call := "Let me write the plan.\n<tool_call>\n{\"name\": \"update_plan\", \"arguments\": {\"steps\": [{\"title\": \"Answer\", \"status\": \"done\"}]}}\n</tool_call>"
+	for _, ignore := range []bool{false, true} {
+		t.Run(map[bool]string{false: "read", true: "ignored"}[ignore], func(t *testing.T) {
+			_, db, eng := setuptest.NewEngine(t)
+			srv := llmtest.NewServer(t)
+			// Split where a careless filter would leak "<tool" as text.
+			srv.Enqueue(
+				llmtest.Reply{Chunks: []llmtest.Chunk{{Content: call[:26]}, {Content: call[26:30]}, {Content: call[30:70]}, {Content: call[70:]}, {FinishReason: "stop"}}},
+				llmtest.Reply{Chunks: llmtest.Text("Planned and done.", 2)},
+			)
+			if err := db.SaveProvider(context.Background(), llm.Provider{Name: "lms", Kind: llm.KindLMStudio, BaseURL: srv.URL(), Local: true, IgnoreTextToolCalls: ignore}); err != nil {
+				t.Fatal(err)
+			}
+			sess, _ := db.CreateSession(context.Background(), store.Session{Title: "text calls", Model: "qwen2.5-7b", Provider: "lms"})
+			rec := &turntest.Recorder{}
+			h, err := eng.Runner.Start(context.Background(), runner.Request{SessionID: sess.ID, Message: "Plan it.", Sinks: []turn.Sink{rec}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := h.Wait()
+			turntest.Check(t, rec.Events())
+			tokens := joined(t, rec.Of(turn.EventToken))
+			if ignore {
+				if len(rec.Of(turn.EventToolCall)) != 0 || res.FinalText != call || tokens != call {
+					t.Fatalf("with the setting off: %d tool calls, final text %q, tokens %q", len(rec.Of(turn.EventToolCall)), res.FinalText, tokens)
+				}
+				return
+			}
+			calls, results := rec.Of(turn.EventToolCall), rec.Of(turn.EventToolResult)
+			if len(calls) != 1 || len(results) != 1 {
+				t.Fatalf("%d tool_call and %d tool_result events, want 1 and 1", len(calls), len(results))
+			}
+			if c := turntest.Data[turn.ToolCallData](t, calls[0]); c.Name != "update_plan" || !strings.HasPrefix(c.CallID, "call_") {
+				t.Errorf("tool call %+v", c)
+			}
+			if !res.OK || res.FinalText != "Planned and done." {
+				t.Fatalf("result: %q (%s)", res.FinalText, res.Error)
+			}
+			if strings.Contains(tokens, "<tool") || strings.Contains(tokens, "update_plan") || tokens != "Let me write the plan.\nPlanned and done." {
+				t.Errorf("tokens = %q: the call leaked into the answer", tokens)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 2 || !strings.Contains(string(reqs[1].Raw), `"role":"tool"`) {
+				t.Fatal("the tool's result did not go back to the model")
+			}
+			d, err := db.GetTurn(context.Background(), h.TurnID, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Stages) == 0 || len(d.Stages[0].Diagnostics.ModelCalls) == 0 || len(d.Stages[0].Diagnostics.ModelCalls[0].Notes) == 0 {
+				t.Errorf("the model call's diagnostics do not say the calls were written as text: %+v", d.Stages)
+			}
+		})
+	}
+}
