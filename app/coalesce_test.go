@@ -103,3 +103,35 @@ func TestCoalescerDoesNotMergeAcrossStages(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+// Reasoning merges like tokens, but never with them: a run of reasoning
+// then a run of tokens arrive as two events, each with its own text, and
+// every seq is covered once.
+func TestCoalescerMergesReasoningApartFromTokens(t *testing.T) {
+	var got batches
+	c := NewCoalescer(got.out, time.Hour) // only the explicit Flush delivers
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
+	for _, w := range []string{"Let ", "me ", "think."} {
+		em.Emit(turn.Draft{Type: turn.EventReasoning, Data: turn.ReasoningData{Text: w}})
+	}
+	for _, w := range []string{"The ", "answer."} {
+		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+	}
+	c.Flush()
+	d := got.flat()
+	if len(d) != 2 {
+		t.Fatalf("%d events delivered, want 2: %+v", len(d), d)
+	}
+	want := []struct {
+		typ         turn.EventType
+		first, last int64
+		text        string
+	}{{turn.EventReasoning, 1, 3, "Let me think."}, {turn.EventToken, 4, 5, "The answer."}}
+	for i, w := range want {
+		var data turn.TokenData
+		json.Unmarshal(d[i].Data, &data)
+		if d[i].Type != w.typ || d[i].FirstSeq != w.first || d[i].Seq != w.last || data.Text != w.text {
+			t.Errorf("event %d: %s seq %d..%d %q, want %s %d..%d %q", i, d[i].Type, d[i].FirstSeq, d[i].Seq, data.Text, w.typ, w.first, w.last, w.text)
+		}
+	}
+}

@@ -27,7 +27,7 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	baseURL := fs.String("base-url", "", "the server's OpenAI-compatible base URL")
-	kind := fs.String("kind", llm.KindCustom, "preset kind: openai, ollama, lmstudio, llamacpp, vllm, openrouter, groq, custom")
+	kind := fs.String("kind", llm.KindCustom, "preset kind: "+llm.KindsText())
 	model := fs.String("model", "", "default model")
 	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key to store in the keyring")
 	makeDefault := fs.Bool("default", false, "make it the default for new sessions")

@@ -123,7 +123,12 @@ func (s *callState) deliver(c Chunk, fn func(Chunk) error) error {
 		}
 	}
 	if c.Content == "" && c.Reasoning == "" && len(c.ReasoningDetails) == 0 && len(c.ToolCalls) == 0 && c.FinishReason == "" && c.Usage == nil {
-		return nil
+		if !s.received || s.delivered {
+			return nil
+		}
+		// The answer has begun but the filter holds all of it so far (a
+		// suspected tool call written as text): an empty chunk tells the
+		// caller the model is answering, so it does not say it waits.
 	}
 	if err := fn(s.add(c)); err != nil {
 		return callbackError{err}

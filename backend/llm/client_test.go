@@ -283,6 +283,8 @@ func TestErrorsPeopleCanActOn(t *testing.T) {
 		{name: "HTML 502 from a gateway", reply: llmtest.HTMLPage(502), mod: noRetries, kind: llm.ErrServer, mentions: "HTTP 502", requests: 1},
 		{name: "malformed chunk", reply: llmtest.Reply{Chunks: []llmtest.Chunk{{Content: "ok "}, {Raw: `{"choices":[{"delta":{"content":`}}}, kind: llm.ErrMalformedStream, mentions: "could not read", requests: 1},
 		{name: "stream cut short without DONE", reply: llmtest.Reply{Chunks: []llmtest.Chunk{{Content: "half an ans"}}, NoDone: true}, kind: llm.ErrMalformedStream, mentions: "cut short", requests: 1},
+		{name: "Ollama's bare error string", reply: llmtest.Reply{Status: 404, Body: `{"error":"model \"qwen9\" not found, try pulling it first"}`}, kind: llm.ErrModelNotFound, mentions: "try pulling it first", requests: 1},
+		{name: "plain-text error body", reply: llmtest.Reply{Status: 400, ContentType: "text/plain", Body: "bad things in the request\n"}, kind: llm.ErrBadRequest, mentions: "bad things in the request", requests: 1},
 		{name: "server that never answers", reply: llmtest.Reply{Hang: true}, mod: func(c *llm.Config) { c.IdleTimeout = 100 * time.Millisecond; c.MaxRetries = -1 }, kind: llm.ErrTimeout, mentions: "stopped answering", requests: 1},
 	}
 	for _, tt := range tests {

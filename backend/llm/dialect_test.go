@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -309,5 +310,62 @@ func TestErrorInStream(t *testing.T) {
 	_, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}, func(llm.Chunk) error { return nil })
 	if llm.KindOf(err) != llm.ErrServer || !strings.Contains(err.Error(), "Provider returned error") || !strings.Contains(err.Error(), "OpenRouter") {
 		t.Fatalf("err = %v (kind %s), want a server error quoting the provider", err, llm.KindOf(err))
+	}
+}
+
+// TestHeldCallStillShowsProgress: a model that starts its answer with a
+// bare JSON tool call (Llama 3.2) has all its text held back until the call
+// resolves. The callback gets one empty chunk as soon as the first of it
+// arrives, so the agent knows the model is answering and never says it is
+// waiting; then the call.
+func TestHeldCallStillShowsProgress(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: []llmtest.Chunk{{Content: `{"name": "get_weather", `}, {Content: `"parameters": {"city": `}, {Content: `"Oslo"}}`}, {FinishReason: "stop"}}})
+	c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL()})
+	tools := []llm.Tool{{Name: "get_weather", Parameters: json.RawMessage(`{"type":"object"}`)}}
+	var seen []llm.Chunk
+	resp, err := c.Stream(context.Background(), llm.Request{Model: "llama3.2", Tools: tools, Messages: []llm.Message{{Role: llm.RoleUser, Content: "Weather in Oslo?"}}}, func(ch llm.Chunk) error {
+		seen = append(seen, ch)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) < 2 || !reflect.DeepEqual(seen[0], llm.Chunk{}) {
+		t.Fatalf("chunks seen %+v: want an empty one first", seen)
+	}
+	for _, ch := range seen[1:] {
+		if reflect.DeepEqual(ch, llm.Chunk{}) {
+			t.Errorf("more than one empty chunk: %+v", seen)
+		}
+	}
+	if len(resp.Message.ToolCalls) != 1 || resp.Message.Content != "" || resp.Message.ToolCalls[0].Arguments != `{"city":"Oslo"}` {
+		t.Errorf("message %+v", resp.Message)
+	}
+}
+
+// TestStreamLineShapes: the stream reader takes what real servers write:
+// "data:" with no space, CRLF line ends, a line longer than its buffer,
+// event names and ids, keep-alive comments, and no [DONE] after a finish.
+func TestStreamLineShapes(t *testing.T) {
+	long := strings.Repeat("ab", 100_000) // a 200 kB delta, past the 64 kB buffer
+	transcript := "event: message\r\nid: 1\r\n" +
+		`data:{"choices":[{"index":0,"delta":{"content":"one "},"finish_reason":null}]}` + "\r\n\r\n" +
+		": keep-alive\r\n\r\n" +
+		`data: {"choices":[{"index":0,"delta":{"content":"` + long + `"},"finish_reason":null}]}` + "\n\n" +
+		`data: {"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}` + "\n\n"
+	for _, split := range []int{0, 5, 4096} {
+		t.Run(splitName(split), func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(serveSplit([]byte(transcript), split))
+			c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
+			resp, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}, func(llm.Chunk) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.Message.Content != "one "+long || resp.FinishReason != "stop" {
+				t.Errorf("content of %d bytes, finish %q", len(resp.Message.Content), resp.FinishReason)
+			}
+		})
 	}
 }

@@ -131,9 +131,9 @@ func presetOf(k string) (preset, bool) {
 	return preset{}, false
 }
 
-// kinds lists the known kinds for an error message: "openai, ollama, ...
-// or custom".
-func kinds() string {
+// KindsText lists the known kinds for a message or a flag's help:
+// "ollama, lmstudio, ... or custom".
+func KindsText() string {
 	var names []string
 	for _, p := range presets {
 		names = append(names, p.Kind)
@@ -169,7 +169,7 @@ func (p Provider) Validate() error {
 	}
 	info, ok := presetOf(p.Kind)
 	if !ok {
-		return apperr.New(apperr.Invalid, "The provider kind %q is unknown: use one of %s.", p.Kind, kinds())
+		return apperr.New(apperr.Invalid, "The provider kind %q is unknown: use one of %s.", p.Kind, KindsText())
 	}
 	if p.BaseURL == "" {
 		return apperr.New(apperr.Invalid, "The provider %q needs a base URL, such as http://127.0.0.1:11434/v1.", p.Name)

@@ -86,7 +86,9 @@ type Request struct {
 	Stop           []string        `json:"stop,omitempty"`
 }
 
-// Chunk is one streamed delta.
+// Chunk is one streamed delta. A chunk with nothing set comes at most
+// once, first: the model has begun to answer, but what it sent is held
+// back until it resolves (the start of a tool call written as text).
 type Chunk struct {
 	Content   string `json:"content,omitempty"`
 	Reasoning string `json:"reasoning,omitempty"`
