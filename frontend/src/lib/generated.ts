@@ -10,8 +10,8 @@
 export interface PendingApproval extends ApprovalRequest {
 }
 /**
- * Delivered is an event as the UI receives it. Consecutive tokens of one
- * turn and stage are merged into one: its Seq is the last merged event's
+ * Delivered is an event as the UI receives it. Consecutive tokens (or
+ * reasoning events) of one turn and stage are merged into one: its Seq is the last merged event's
  * and FirstSeq the first's, so the UI can still check that no seq is
  * missing. For any other event FirstSeq equals Seq.
  */
@@ -851,9 +851,17 @@ export interface Message {
   role: Role;
   content: string;
   /**
-   * Reasoning is the model's reasoning_content, where a server sends one.
+   * Reasoning is the model's reasoning, from whichever field the server
+   * sent it in (reasoning_content, reasoning) or a leading <think> block
+   * of its content. It is never part of Content.
    */
   reasoning?: string;
+  /**
+   * ReasoningDetails are OpenRouter's structured reasoning blocks
+   * (text with signatures, summaries, encrypted data), merged from the
+   * stream's fragments and kept to be sent back unchanged (EchoDetails).
+   */
+  reasoning_details?: unknown;
   /**
    * ToolCalls are the calls an assistant message asks for.
    */
@@ -907,6 +915,11 @@ export interface CallDiagnostics {
    * Capture is "", "recorded" or "replayed".
    */
   capture?: string;
+  /**
+   * Notes say what was unusual about the answer and how it was read: a
+   * server that ignored streaming, tool calls written as text.
+   */
+  notes?: string[];
   ok: boolean;
   error_kind?: ErrorKind;
   error?: string;
