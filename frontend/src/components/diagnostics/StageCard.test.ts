@@ -18,7 +18,7 @@ const stage = (calls: CallDiagnostics[]): StageResult =>
     response: null,
     outcome: 'succeeded',
     termination: { kind: 'natural_completion' },
-    diagnostics: { duration_ms: 10, usage: calls[0].usage, model_calls: calls, tool_calls: [], input_messages: 1, output_messages: 1 },
+    diagnostics: { duration_ms: 10, usage: calls[0]!.usage, model_calls: calls, tool_calls: [], input_messages: 1, output_messages: 1 },
   }) as unknown as StageResult;
 
 describe('StageCard', () => {
