@@ -53,6 +53,7 @@ const presets: Provider[] = [
   { name: 'vllm', kind: 'vllm', base_url: 'http://127.0.0.1:8000/v1', local: true, needs_key: false },
   { name: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', local: false, needs_key: true },
   { name: 'openrouter', kind: 'openrouter', base_url: 'https://openrouter.ai/api/v1', local: false, needs_key: true },
+  { name: 'deepseek', kind: 'deepseek', base_url: 'https://api.deepseek.com/v1', local: false, needs_key: true },
   { name: 'groq', kind: 'groq', base_url: 'https://api.groq.com/openai/v1', local: false, needs_key: true },
 ];
 
