@@ -212,7 +212,7 @@ func encodeRequest(req Request, echo ReasoningEcho) wireRequest {
 	}
 	for _, t := range req.Tools {
 		out.Tools = append(out.Tools, wireTool{Type: "function",
-			Function: wireFunction{Name: t.Name, Description: t.Description, Parameters: t.Parameters}})
+			Function: wireFunction(t)})
 	}
 	if rf := req.ResponseFormat; rf != nil {
 		f := &wireResponseFormat{Type: rf.Type}
