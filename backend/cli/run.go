@@ -25,12 +25,12 @@ func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 type runFlags struct {
-	db, session, workflow, baseURL, model, provider, apiKeyEnv, capture, workspace, approve string
-	maxSteps, maxToolCalls, tokenBudget                                                     int
-	timeout                                                                                 time.Duration
-	attach                                                                                  repeated
-	json                                                                                    bool
-	mcp                                                                                     mcpFlags
+	db, session, parent, workflow, baseURL, model, provider, apiKeyEnv, capture, workspace, approve string
+	maxSteps, maxToolCalls, tokenBudget                                                             int
+	timeout                                                                                         time.Duration
+	attach                                                                                          repeated
+	json                                                                                            bool
+	mcp                                                                                             mcpFlags
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -38,6 +38,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	var f runFlags
 	fs.StringVar(&f.db, "db", "", "database file (default: the user data directory; env AGENTDECK_DB)")
 	fs.StringVar(&f.session, "session", "", "continue this session (default: a new one)")
+	fs.StringVar(&f.parent, "parent", "", "with --session: follow this turn instead of the session's latest (given an existing turn's parent, a new version of that turn)")
 	fs.StringVar(&f.workflow, "workflow", "", "workflow name or file (default chat)")
 	fs.StringVar(&f.baseURL, "base-url", env.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible base URL (env OPENAI_BASE_URL)")
 	fs.StringVar(&f.model, "model", env.Getenv("AGENTDECK_MODEL"), "model name (env AGENTDECK_MODEL)")
@@ -116,6 +117,10 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 			return fail(env, err)
 		}
 	}
+	if f.parent != "" && f.session == "" {
+		fmt.Fprintln(env.Stderr, "agentdeck: --parent needs --session: the turn to follow is in a session")
+		return ExitUsage
+	}
 	if f.baseURL == "" && f.provider == "" && sess.Provider == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model server: pass --base-url URL (or set OPENAI_BASE_URL), or --provider NAME")
 		return ExitUsage
@@ -143,6 +148,7 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	h, err := eng.Runner.Start(ctx, runner.Request{
 		SessionID: sess.ID,
 		Message:   prompt,
+		Parent:    f.parent,
 		Workflow:  f.workflow,
 		Model:     f.model,
 		Provider:  f.provider,

@@ -375,3 +375,43 @@ func TestRunShowsReasoningApartFromTheAnswer(t *testing.T) {
 		t.Errorf("the Markdown export lacks the folded thinking before the answer:\n%s", b)
 	}
 }
+
+// TestRunWithParentBranches: two turns, then a third with --parent set to
+// the first. The model is sent the first exchange and not the second, and
+// turns show --json names the parent.
+func TestRunWithParentBranches(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 2)}
+	})
+	db := filepath.Join(t.TempDir(), "a.db")
+	ids := func(r cliRun) (string, string) {
+		var e turn.Event
+		json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &e)
+		return e.SessionID, e.TurnID
+	}
+	sess, first := ids(agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "one"))
+	agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "--session", sess, "two")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "--session", sess, "--parent", first, "three")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	_, third := ids(r)
+	var sent []string
+	for _, m := range srv.Requests()[2].Messages {
+		if m.Role != "system" {
+			sent = append(sent, m.Content)
+		}
+	}
+	if got := strings.Join(sent, "|"); got != "one|re: one|three" {
+		t.Fatalf("the third turn sent %q: the second exchange leaked in, or the first is missing", got)
+	}
+	show := agentdeck(t, db, srv.URL(), nil, nil, "turns", "show", third, "--json")
+	var v map[string]any
+	if err := json.Unmarshal([]byte(show.stdout), &v); err != nil || v["parent_turn_id"] != first {
+		t.Fatalf("turns show: parent_turn_id %v, want %s (%v)", v["parent_turn_id"], first, err)
+	}
+	if bad := agentdeck(t, db, srv.URL(), nil, nil, "run", "--parent", first, "four"); bad.code != ExitUsage {
+		t.Fatalf("--parent without --session: exit %d", bad.code)
+	}
+}

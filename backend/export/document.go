@@ -15,7 +15,12 @@ import (
 //
 // Version 2: recordings are no longer shared by key; each capture lists the
 // calls (turn and call index) that used it. Version 1 files still decode.
-const Version = 2
+//
+// Version 3: turns form a tree. A turn names the turn it follows
+// (parent_turn_id, none for a first message) and the session its active
+// turn. In a version 1 or 2 file each turn follows the one numbered before
+// it, and the last is active.
+const Version = 3
 
 // FormatName marks a JSON document as ours.
 const FormatName = "agentdeck-session"
@@ -57,6 +62,9 @@ type Session struct {
 	Workflow  string          `json:"workflow"`
 	Workspace string          `json:"workspace"`
 	Settings  json.RawMessage `json:"settings"`
+	// ActiveTurnID is the newest turn of the branch last looked at; an
+	// older document has none (its turns are one line, the last active).
+	ActiveTurnID string `json:"active_turn_id,omitempty"`
 }
 
 // Turn is one turn with everything stored about it.
@@ -74,13 +82,16 @@ type Turn struct {
 	Termination json.RawMessage `json:"termination"`
 	Result      json.RawMessage `json:"result"`
 	// Run is how the turn was run (limits, workflow); version 2.
-	Run        json.RawMessage `json:"run,omitempty"`
-	Messages   []llm.Message   `json:"messages"`
-	Events     []turn.Event    `json:"events"`
-	Stages     []Stage         `json:"stages"`
-	ModelCalls []ModelCall     `json:"model_calls"`
-	ToolCalls  []ToolCall      `json:"tool_calls"`
-	Approvals  []Approval      `json:"approvals,omitempty"`
+	Run json.RawMessage `json:"run,omitempty"`
+	// ParentTurnID is the turn this one follows ("" for a first message);
+	// an older document has none: each turn follows the one before it.
+	ParentTurnID string        `json:"parent_turn_id,omitempty"`
+	Messages     []llm.Message `json:"messages"`
+	Events       []turn.Event  `json:"events"`
+	Stages       []Stage       `json:"stages"`
+	ModelCalls   []ModelCall   `json:"model_calls"`
+	ToolCalls    []ToolCall    `json:"tool_calls"`
+	Approvals    []Approval    `json:"approvals,omitempty"`
 }
 
 // Stage is one stage of a turn's workflow.

@@ -283,3 +283,53 @@ func TestTextToolCallsRunLikeNativeOnes(t *testing.T) {
 		})
 	}
 }
+
+// TestModelIsSentOnlyTheActivePath: turns form a tree. A turn made to
+// follow the first turn (a new version of the second) is sent the first
+// exchange and not the second; the next message follows the new version,
+// so the second exchange never leaks into a later request either.
+func TestModelIsSentOnlyTheActivePath(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("answer to "+r.Messages[len(r.Messages)-1].Content, 2)}
+	})
+	sess, _ := db.CreateSession(context.Background(), store.Session{Title: "tree", Model: "m"})
+	send := func(msg, parent string) string {
+		h, err := eng.Runner.Start(context.Background(), runner.Request{SessionID: sess.ID, Message: msg, Parent: parent, BaseURL: srv.URL()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := h.Wait(); !res.OK {
+			t.Fatalf("%s: %s", msg, res.Error)
+		}
+		return h.TurnID
+	}
+	first := send("alpha", "")
+	second := send("beta", "")
+	third := send("gamma", first) // beta's sibling: another version of the second turn
+	send("delta", "")             // follows gamma, the active turn now
+
+	reqs := srv.Requests()
+	if len(reqs) != 4 {
+		t.Fatalf("%d requests", len(reqs))
+	}
+	for i, want := range [][]string{{"alpha"}, {"alpha", "answer to alpha", "beta"}, {"alpha", "answer to alpha", "gamma"}, {"alpha", "answer to alpha", "gamma", "answer to gamma", "delta"}} {
+		var got []string
+		for _, m := range reqs[i].Messages {
+			if m.Role != "system" {
+				got = append(got, m.Content)
+			}
+		}
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("request %d sent %q, want %q", i+1, got, want)
+		}
+	}
+	d, _ := db.GetTurn(context.Background(), third, false)
+	if d.ParentTurnID != first {
+		t.Errorf("the new version follows %q, want the first turn", d.ParentTurnID)
+	}
+	if s, _ := db.GetSession(context.Background(), sess.ID); s.ActiveTurnID == second || s.ActiveTurnID == third {
+		t.Errorf("active turn %q, want the newest (delta)", s.ActiveTurnID)
+	}
+}

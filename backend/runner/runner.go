@@ -75,6 +75,10 @@ func New(cfg Config) *Runner {
 type Request struct {
 	SessionID string
 	Message   string
+	// Parent is the turn the new one follows: given the parent of an
+	// existing turn, the new turn is another version of it. "" follows the
+	// session's active turn. The model is sent the branch up to Parent.
+	Parent string
 	// Workflow is a workflow name or a file path; "" uses the session's.
 	Workflow string
 	// Model, Provider and BaseURL override the session's model source.
@@ -146,16 +150,18 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 			return nil, err
 		}
 	}
+	parent := firstOf(req.Parent, sess.ActiveTurnID)
 	history := req.History
 	if history == nil {
-		if history, err = db.History(ctx, sess.ID, 0); err != nil {
+		if history, err = db.PathHistory(ctx, parent); err != nil {
 			return nil, err
 		}
 	}
 	if err := r.attach(ctx, sess.ID, req.Attach); err != nil {
 		return nil, err
 	}
-	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model}, store.StartOptions{Force: req.Force})
+	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent},
+		store.StartOptions{Force: req.Force, Follows: true})
 	if err != nil {
 		return nil, err
 	}

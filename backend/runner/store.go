@@ -32,6 +32,7 @@ var _ Store = (*store.DB)(nil)
 type turnStore interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
 	History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error)
+	PathHistory(ctx context.Context, turnID string) ([]llm.Message, error)
 	StartTurn(ctx context.Context, t store.Turn, opts ...store.StartOptions) (store.Turn, error)
 	SetTurnRun(ctx context.Context, turnID string, run json.RawMessage) error
 	NewEventLog(turnID string, opts store.EventLogOptions) *store.EventLog

@@ -63,8 +63,8 @@ const sessionTurnIDs = `(SELECT id FROM turns WHERE session_id = ?)`
 func (l *exportLoader) session() error {
 	s := &l.doc.Session
 	var created, updated, settings string
-	err := l.tx.QueryRowContext(l.ctx, `SELECT id, title, created_at, updated_at, provider, model, workflow, workspace, settings FROM sessions WHERE id = ?`, l.sessionID).
-		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings)
+	err := l.tx.QueryRowContext(l.ctx, `SELECT id, title, created_at, updated_at, provider, model, workflow, workspace, settings, COALESCE(active_turn_id, '') FROM sessions WHERE id = ?`, l.sessionID).
+		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.ActiveTurnID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return apperr.New(apperr.NotFound, "There is no session %s. It may have been deleted.", l.sessionID)
 	}
@@ -73,7 +73,7 @@ func (l *exportLoader) session() error {
 }
 
 func (l *exportLoader) turns() error {
-	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run
+	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, '')
 		FROM turns WHERE session_id = ? ORDER BY seq`, l.sessionID)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (l *exportLoader) turns() error {
 		t := export.Turn{Messages: []llm.Message{}, Events: []turn.Event{}, Stages: []export.Stage{}, ModelCalls: []export.ModelCall{}, ToolCalls: []export.ToolCall{}}
 		var started, term, result, run string
 		var completed sql.NullString
-		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run); err != nil {
+		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID); err != nil {
 			return err
 		}
 		t.StartedAt, t.Termination, t.Result, t.Run = parseTime(started), rawJSON(term, `{}`), rawJSON(result, `{}`), rawJSON(run, `{}`)

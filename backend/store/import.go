@@ -68,6 +68,56 @@ type importer struct {
 	ids map[string]string
 	// blob rewrites ids inside JSON values (results, event data) to match.
 	blob *strings.Replacer
+	// last is the stored id of the turn imported last: what the next turn
+	// of a file older than version 3 follows.
+	last string
+}
+
+// parentOf is the stored id of the turn t follows. A file older than
+// version 3 is one line of turns in order; a newer one names the parent,
+// which must be a turn of the file imported before t.
+func (im *importer) parentOf(t *export.Turn) (string, error) {
+	if im.doc.Version < 3 {
+		return im.last, nil
+	}
+	if t.ParentTurnID == "" {
+		return "", nil
+	}
+	var n int
+	err := im.tx.QueryRowContext(im.ctx, `SELECT COUNT(*) FROM turns WHERE id = ? AND session_id = ?`, im.id(t.ParentTurnID), im.sid).Scan(&n)
+	if err != nil {
+		return "", err
+	}
+	if n == 0 {
+		return "", broken("follows turn %s, which is not before it in the file", t.ParentTurnID)
+	}
+	return im.id(t.ParentTurnID), nil
+}
+
+// activeTurn stores and returns the session's active turn: the file's, or
+// for an older file (or one naming a turn it lacks) the newest turn.
+func (im *importer) activeTurn() (string, error) {
+	active := ""
+	if a := im.doc.Session.ActiveTurnID; a != "" && im.doc.Version >= 3 {
+		for _, t := range im.doc.Turns {
+			if t.ID == a {
+				active = im.id(a)
+			}
+		}
+	}
+	if active == "" {
+		best := -1
+		for _, t := range im.doc.Turns {
+			if t.Seq > best {
+				best, active = t.Seq, im.id(t.ID)
+			}
+		}
+	}
+	if active == "" {
+		return "", nil
+	}
+	_, err := im.tx.ExecContext(im.ctx, `UPDATE sessions SET active_turn_id = ? WHERE id = ?`, active, im.sid)
+	return active, err
 }
 
 func (im *importer) run() (Session, error) {
@@ -103,6 +153,9 @@ func (im *importer) run() (Session, error) {
 		if err := im.turn(&doc.Turns[i], events); err != nil {
 			return Session{}, turnError(i+1, err)
 		}
+	}
+	if s.ActiveTurnID, err = im.activeTurn(); err != nil {
+		return Session{}, err
 	}
 	if err := im.captures(); err != nil {
 		return Session{}, err
@@ -254,14 +307,19 @@ func (im *importer) turn(t *export.Turn, events *sql.Stmt) error {
 		interruptImported(t)
 	}
 	tid := im.id(t.ID)
+	parent, err := im.parentOf(t)
+	if err != nil {
+		return err
+	}
+	im.last = tid
 	var completedAt any
 	if t.CompletedAt != nil {
 		completedAt = fmtTime(*t.CompletedAt)
 	}
-	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))`,
 		tid, im.sid, t.Seq, t.UserMessage, t.State, t.Workflow, t.Model, fmtTime(t.StartedAt), completedAt, t.FinalText, t.Outcome,
-		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`)); err != nil {
+		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent); err != nil {
 		return err
 	}
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, t.Messages); err != nil {

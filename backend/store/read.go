@@ -42,14 +42,14 @@ type ChartRecord struct {
 	Spec    json.RawMessage `json:"spec"`
 }
 
-const turnSelect = `SELECT id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination FROM turns`
+const turnSelect = `SELECT id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, COALESCE(parent_turn_id, '') FROM turns`
 
 func scanTurn(r scanner) (Turn, error) {
 	var t Turn
 	var started string
 	var completed sql.NullString
 	var term string
-	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term)
+	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &t.ParentTurnID)
 	t.StartedAt = parseTime(started)
 	if completed.Valid {
 		c := parseTime(completed.String)
@@ -316,17 +316,43 @@ func (db *DB) ListTurns(ctx context.Context, sessionID string, p Page) (TurnPage
 	return page, nil
 }
 
-// History returns the conversation of a session before its turn number
-// beforeSeq (0: all), for continuing it.
+// History returns the conversation a turn of the session continues: the
+// messages along the branch to the session's active turn (beforeSeq 0),
+// or to the turn that turn number beforeSeq follows. Turns on other
+// branches are never part of it.
 func (db *DB) History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error) {
-	q := `SELECT m.role, m.content, m.extra FROM messages m JOIN turns t ON t.id = m.turn_id WHERE t.session_id = ?`
-	args := []any{sessionID}
+	doing := "reading the conversation of session " + sessionID
+	var leaf string
+	var err error
 	if beforeSeq > 0 {
-		q += ` AND t.seq < ?`
-		args = append(args, beforeSeq)
+		err = db.reader.QueryRowContext(ctx, `SELECT COALESCE(parent_turn_id, '') FROM turns WHERE session_id = ? AND seq = ?`, sessionID, beforeSeq).Scan(&leaf)
+	} else {
+		err = db.reader.QueryRowContext(ctx, `SELECT COALESCE(active_turn_id, '') FROM sessions WHERE id = ?`, sessionID).Scan(&leaf)
 	}
-	q += ` ORDER BY t.seq, m.idx`
-	return db.queryMessages(ctx, "reading the conversation of session "+sessionID, q, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, readError(err, doing)
+	}
+	return db.PathHistory(ctx, leaf)
+}
+
+// PathHistory returns the messages of the turns on the branch that ends at
+// turnID, that turn included, oldest first: what a turn following turnID
+// is sent. "" (a first message) has none.
+func (db *DB) PathHistory(ctx context.Context, turnID string) ([]llm.Message, error) {
+	if turnID == "" {
+		return nil, nil
+	}
+	return db.queryMessages(ctx, "reading the conversation up to turn "+turnID, `
+		WITH RECURSIVE path(id, depth) AS (
+			SELECT ?, 0
+			UNION ALL
+			SELECT t.parent_turn_id, p.depth + 1 FROM turns t JOIN path p ON t.id = p.id
+			WHERE t.parent_turn_id IS NOT NULL AND p.depth < 100000)
+		SELECT m.role, m.content, m.extra FROM path p JOIN messages m ON m.turn_id = p.id
+		ORDER BY p.depth DESC, m.idx`, turnID)
 }
 
 // ReadSessions lists every session, most recently active first, for a

@@ -29,6 +29,9 @@ type Session struct {
 	// runs), so a list shows which sessions are busy after a reload. One
 	// turn runs per session (StartTurn).
 	RunningTurn string `json:"running_turn"`
+	// ActiveTurnID is the newest turn of the branch the user last looked
+	// at ("" for a session with no turns): a new message follows it.
+	ActiveTurnID string `json:"active_turn_id"`
 }
 
 const timeFmt = time.RFC3339Nano
@@ -105,7 +108,8 @@ type SessionPage struct {
 // of the session by the (session_id, seq) index instead.
 const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings,
 	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id),
-	COALESCE((SELECT r.id FROM turns r WHERE r.state = 'running' AND +r.session_id = s.id LIMIT 1), '')
+	COALESCE((SELECT r.id FROM turns r WHERE r.state = 'running' AND +r.session_id = s.id LIMIT 1), ''),
+	COALESCE(s.active_turn_id, '')
 	FROM sessions s`
 
 // ListSessions pages through sessions by most recent activity.
@@ -188,7 +192,7 @@ type scanner interface{ Scan(...any) error }
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated, settings string
-	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn)
+	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID)
 	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), json.RawMessage(settings)
 	return s, err
 }

@@ -38,6 +38,10 @@ type Turn struct {
 	FinalText   string           `json:"final_text"`
 	Outcome     turn.Outcome     `json:"outcome"`
 	Termination turn.Termination `json:"termination"`
+	// ParentTurnID is the turn this one follows on its branch, "" for a
+	// first message. Turns with the same parent are versions of one
+	// another (an edit, a regeneration).
+	ParentTurnID string `json:"parent_turn_id"`
 }
 
 // StartOptions change how StartTurn starts a turn.
@@ -45,6 +49,10 @@ type StartOptions struct {
 	// Force writes the turn into a file known to be damaged (see
 	// Damaged): the person was told and insisted.
 	Force bool
+	// Follows makes Turn.ParentTurnID the parent as given, "" for a new
+	// first message; without it the turn follows the session's active
+	// turn.
+	Follows bool
 }
 
 // StartTurn records a new running turn owned by this process. The row is
@@ -80,19 +88,51 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?`, t.SessionID).Scan(&t.Seq); err != nil {
 			return err
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at)
-			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?)`,
-			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt))
+		parent, err := db.parentOf(ctx, tx, t, len(opts) > 0 && opts[0].Follows)
+		if err != nil {
+			return err
+		}
+		t.ParentTurnID = parent
+		_, err = tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at, parent_turn_id)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, NULLIF(?, ''))`,
+			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt), t.ParentTurnID)
 		if err != nil {
 			if isForeignKey(err) {
 				return apperr.New(apperr.NotFound, "There is no session %s.", t.SessionID)
 			}
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, fmtTime(t.StartedAt), t.SessionID)
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, active_turn_id = ? WHERE id = ?`, fmtTime(t.StartedAt), t.ID, t.SessionID)
 		return err
 	})
 	return t, err
+}
+
+// parentOf is the turn t follows: the one it names when follows is set
+// (which must be a turn of its session), else the session's active turn.
+func (db *DB) parentOf(ctx context.Context, tx *sql.Tx, t Turn, follows bool) (string, error) {
+	if !follows {
+		var active string
+		err := tx.QueryRowContext(ctx, `SELECT COALESCE(active_turn_id, '') FROM sessions WHERE id = ?`, t.SessionID).Scan(&active)
+		if errors.Is(err, sql.ErrNoRows) {
+			return "", apperr.New(apperr.NotFound, "There is no session %s.", t.SessionID)
+		}
+		return active, err
+	}
+	if t.ParentTurnID == "" {
+		return "", nil
+	}
+	var session string
+	err := tx.QueryRowContext(ctx, `SELECT session_id FROM turns WHERE id = ?`, t.ParentTurnID).Scan(&session)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", apperr.New(apperr.NotFound, "There is no turn %s to follow.", t.ParentTurnID)
+	case err != nil:
+		return "", err
+	case session != t.SessionID:
+		return "", apperr.New(apperr.Invalid, "Turn %s belongs to another session; a turn can only follow a turn of its own session.", t.ParentTurnID)
+	}
+	return t.ParentTurnID, nil
 }
 
 // probeLatestTurn reads the row of the session's latest turn and counts

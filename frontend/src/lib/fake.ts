@@ -140,7 +140,7 @@ export class FakeBackend implements Backend {
 
   /** Adds a session; with `turns`, that many short finished turns without events. */
   addSession(title: string, at: Date, turns = 0): Session {
-    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0, running_turn: '' };
+    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0, running_turn: '', active_turn_id: '' };
     this.sessions.unshift(s);
     for (let i = 1; i <= turns; i++) {
       const t = this.newTurn(s.id, `Question number ${i}: what is ${i} squared?`, 'chat', at);
@@ -165,6 +165,7 @@ export class FakeBackend implements Backend {
     this.log('createSession', req);
     const at = this.now().toISOString();
     const s: Session = {
+      active_turn_id: '',
       id: this.id('s'),
       title: req.title?.trim() || 'New session',
       created_at: at,
@@ -449,6 +450,7 @@ export class FakeBackend implements Backend {
     const seq = this.turnsOf(sessionId).length + 1;
     const s = this.sessions.find((x) => x.id === sessionId);
     const t: TurnDetail = {
+      parent_turn_id: s?.active_turn_id ?? '',
       id: this.id('t'),
       session_id: sessionId,
       seq,
@@ -469,6 +471,7 @@ export class FakeBackend implements Backend {
       last_seq: 0,
     };
     this.turns.set(t.id, t);
+    if (s) s.active_turn_id = t.id;
     this.events.set(t.id, []);
     return t;
   }

@@ -718,6 +718,11 @@ export interface Session {
    * turn runs per session (StartTurn).
    */
   running_turn: string;
+  /**
+   * ActiveTurnID is the newest turn of the branch the user last looked
+   * at ("" for a session with no turns): a new message follows it.
+   */
+  active_turn_id: string;
 }
 /**
  * Page asks for one page of a list, newest first. Cursor is the value of
@@ -761,6 +766,12 @@ export interface Turn {
   final_text: string;
   outcome: Outcome;
   termination: Termination;
+  /**
+   * ParentTurnID is the turn this one follows on its branch, "" for a
+   * first message. Turns with the same parent are versions of one
+   * another (an edit, a regeneration).
+   */
+  parent_turn_id: string;
 }
 
 // ---- backend/llm ----

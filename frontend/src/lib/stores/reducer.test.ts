@@ -331,6 +331,7 @@ describe('thinking and waiting', () => {
 function detailOf(): TurnDetail {
   return {
     id: 't1',
+    parent_turn_id: '',
     session_id: 's1',
     seq: 1,
     user_message: 'q',
@@ -362,6 +363,7 @@ describe('stateOfResult', () => {
 describe('fromDetail', () => {
   const base: TurnDetail = {
     id: 't1',
+    parent_turn_id: '',
     session_id: 's1',
     seq: 3,
     user_message: 'hi',

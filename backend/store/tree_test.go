@@ -1,0 +1,206 @@
+package store
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// TestTreeMigrationOfMain59bbc35 opens the database main made at 59bbc35,
+// where issue 20 started (testdata/main-59bbc35.db: two sessions, five
+// turns), and checks that each session became one path: every turn follows
+// the one numbered before it, the first follows none, the newest is active,
+// and nothing else changed.
+func TestTreeMigrationOfMain59bbc35(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("testdata", "main-59bbc35.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "agentdeck.db")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatalf("opening main's database: %v", err)
+	}
+	defer db.Close()
+	page, err := db.ListSessions(ctx, Page{})
+	if err != nil || len(page.Sessions) != 2 {
+		t.Fatalf("sessions %+v %v", page, err)
+	}
+	texts := 0
+	for _, s := range page.Sessions {
+		turns, err := db.ListTurns(ctx, s.ID, Page{Limit: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := turns.Turns
+		sortBySeq(ts)
+		for i, tr := range ts {
+			want := ""
+			if i > 0 {
+				want = ts[i-1].ID
+			}
+			if tr.ParentTurnID != want {
+				t.Errorf("session %q turn %d follows %q, want %q", s.Title, tr.Seq, tr.ParentTurnID, want)
+			}
+			d, err := db.GetTurn(ctx, tr.ID, true)
+			if err != nil || len(d.Messages) == 0 || len(d.Events) == 0 {
+				t.Errorf("turn %d: %d messages, %d events, %v", tr.Seq, len(d.Messages), len(d.Events), err)
+			}
+			if d.FinalText != "" {
+				texts++
+			}
+		}
+		if s.ActiveTurnID != ts[len(ts)-1].ID {
+			t.Errorf("session %q: active turn %q, want the newest %q", s.Title, s.ActiveTurnID, ts[len(ts)-1].ID)
+		}
+	}
+	if texts != 5 {
+		t.Errorf("%d turns kept their answer, want 5 (the stopped one's partial answer included)", texts)
+	}
+	if rep, err := db.Check(ctx); err != nil || !rep.OK {
+		t.Fatalf("check after migrating: %+v %v", rep, err)
+	}
+}
+
+func sortBySeq(ts []Turn) {
+	for i := range ts {
+		for j := i + 1; j < len(ts); j++ {
+			if ts[j].Seq < ts[i].Seq {
+				ts[i], ts[j] = ts[j], ts[i]
+			}
+		}
+	}
+}
+
+// TestTreeInvariantsUnderRandomSends drives sessions with random sequences
+// of sends (following the active turn), new versions of earlier turns
+// (a sibling: the same parent), new first messages, and JSON export and
+// import, and checks after every step: every turn's parent is a turn of
+// its session, made before it; the active turn is a turn of the session,
+// and the newest one started; the import gives back the same tree.
+func TestTreeInvariantsUnderRandomSends(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 1)) // fixed: a failure replays
+	db := mustOpen(t)
+	for round := range 4 {
+		s := newSession(t, db, "tree")
+		var turns []Turn
+		for step := range 25 {
+			var tr Turn
+			var err error
+			switch k := rng.IntN(10); {
+			case len(turns) == 0 || k < 5:
+				tr, err = db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "next", Workflow: "chat", Model: "m"})
+			case k < 9:
+				// A new version of an earlier turn: it follows that turn's parent.
+				of := turns[rng.IntN(len(turns))]
+				tr, err = db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "edited", Workflow: "chat", Model: "m", ParentTurnID: of.ParentTurnID}, StartOptions{Follows: true})
+			default:
+				tr, err = db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "from the top", Workflow: "chat", Model: "m"}, StartOptions{Follows: true})
+			}
+			if err != nil {
+				t.Fatalf("round %d step %d: %v", round, step, err)
+			}
+			if err := db.FinishTurn(ctx, tr.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "ok"}); err != nil {
+				t.Fatal(err)
+			}
+			turns = append(turns, tr)
+			checkTree(t, db, s.ID, tr.ID)
+		}
+		// The JSON export imports back as a copy with the same shape.
+		var buf bytes.Buffer
+		if err := export.Write(ctx, db, s.ID, export.JSON, &buf, export.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		imp, err := db.Import(ctx, io.Reader(&buf))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkTree(t, db, imp.ID, "")
+		if a, b := treeShape(t, db, s.ID), treeShape(t, db, imp.ID); a != b {
+			t.Fatalf("the imported tree differs:\n%s\nwant\n%s", b, a)
+		}
+	}
+}
+
+// checkTree checks a session's tree; active, when set, must be its active turn.
+func checkTree(t *testing.T, db *DB, sessionID, active string) {
+	t.Helper()
+	page, err := db.ListTurns(ctx, sessionID, Page{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := map[string]int{}
+	for _, tr := range page.Turns {
+		seq[tr.ID] = tr.Seq
+	}
+	for _, tr := range page.Turns {
+		if tr.ParentTurnID == "" {
+			continue
+		}
+		p, ok := seq[tr.ParentTurnID]
+		if !ok {
+			t.Fatalf("turn %d follows %s, not a turn of its session", tr.Seq, tr.ParentTurnID)
+		}
+		if p >= tr.Seq {
+			t.Fatalf("turn %d follows turn %d, made after it", tr.Seq, p)
+		}
+	}
+	s, err := db.GetSession(ctx, sessionID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := seq[s.ActiveTurnID]; !ok {
+		t.Fatalf("active turn %q is not a turn of the session", s.ActiveTurnID)
+	}
+	if active != "" && s.ActiveTurnID != active {
+		t.Fatalf("active turn %q, want the newest %q", s.ActiveTurnID, active)
+	}
+}
+
+// treeShape writes a session's tree by turn numbers: "3<1" for turn 3
+// following turn 1, and which is active.
+func treeShape(t *testing.T, db *DB, sessionID string) string {
+	t.Helper()
+	page, _ := db.ListTurns(ctx, sessionID, Page{Limit: 500})
+	ts := page.Turns
+	sortBySeq(ts)
+	seq := map[string]int{}
+	for _, tr := range ts {
+		seq[tr.ID] = tr.Seq
+	}
+	var b bytes.Buffer
+	for _, tr := range ts {
+		b.WriteString(" ")
+		b.WriteString(strconv.Itoa(tr.Seq) + "<" + strconv.Itoa(seq[tr.ParentTurnID]))
+	}
+	s, _ := db.GetSession(ctx, sessionID)
+	b.WriteString(" active " + strconv.Itoa(seq[s.ActiveTurnID]))
+	return b.String()
+}
+
+// TestStartTurnRefusesAParentOfAnotherSession: a turn follows only a turn
+// of its own session, and one that exists.
+func TestStartTurnRefusesAParentOfAnotherSession(t *testing.T) {
+	db := mustOpen(t)
+	a, b := newSession(t, db, "a"), newSession(t, db, "b")
+	ta, _ := storeTurn(t, db, a.ID, "q", "answer")
+	_, err := db.StartTurn(ctx, Turn{SessionID: b.ID, UserMessage: "x", ParentTurnID: ta.ID}, StartOptions{Follows: true})
+	if apperr.CodeOf(err) != apperr.Invalid {
+		t.Fatalf("following another session's turn: %v", err)
+	}
+	_, err = db.StartTurn(ctx, Turn{SessionID: b.ID, UserMessage: "x", ParentTurnID: "nope"}, StartOptions{Follows: true})
+	if apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("following a turn that does not exist: %v", err)
+	}
+}
