@@ -89,6 +89,7 @@ const usage = `Usage:
   agentdeck sessions import FILE
   agentdeck sessions delete ID
   agentdeck turns show TURN_ID [--json] [--events]
+  agentdeck turns tree SESSION_ID [--json]   the session's turns as a tree, the active branch marked *
   agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings
   agentdeck serve [--addr 127.0.0.1:7788]    the UI in a browser
   agentdeck db check | db backup FILE | db salvage NEW_FILE   check, copy, or rescue a damaged database

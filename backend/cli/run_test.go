@@ -415,3 +415,53 @@ func TestRunWithParentBranches(t *testing.T) {
 		t.Fatalf("--parent without --session: exit %d", bad.code)
 	}
 }
+
+// TestTurnsTreeShowsVersionsAndTheActiveBranch: one, two, then three as
+// another version of two (--parent one), then four after three. The tree
+// shows two and three side by side under one, and marks one, three and
+// four as the active branch; --json says the same.
+func TestTurnsTreeShowsVersionsAndTheActiveBranch(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("ok", 1)} })
+	db := filepath.Join(t.TempDir(), "a.db")
+	run := func(args ...string) (string, string) {
+		r := agentdeck(t, db, srv.URL(), nil, nil, append([]string{"run", "--json"}, args...)...)
+		var e turn.Event
+		json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &e)
+		return e.SessionID, e.TurnID
+	}
+	sess, one := run("one")
+	_, two := run("--session", sess, "two")
+	_, three := run("--session", sess, "--parent", one, "three")
+	_, four := run("--session", sess, "four")
+
+	r := agentdeck(t, db, srv.URL(), nil, nil, "turns", "tree", sess)
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	want := []string{
+		"* #1 [completed] one  " + one,
+		"  ├─ #2 [completed] two  " + two,
+		"* └─ #3 [completed] three  " + three,
+		"*    #4 [completed] four  " + four,
+	}
+	if got := strings.TrimRight(r.stdout, "\n"); got != strings.Join(want, "\n") {
+		t.Fatalf("turns tree:\n%s\nwant\n%s", got, strings.Join(want, "\n"))
+	}
+	j := agentdeck(t, db, srv.URL(), nil, nil, "turns", "tree", sess, "--json")
+	var v struct {
+		ActiveTurnID string   `json:"active_turn_id"`
+		ActivePath   []string `json:"active_path"`
+		Turns        []struct {
+			ID     string `json:"id"`
+			Parent string `json:"parent_turn_id"`
+			Active bool   `json:"on_active_branch"`
+		} `json:"turns"`
+	}
+	if err := json.Unmarshal([]byte(j.stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if v.ActiveTurnID != four || strings.Join(v.ActivePath, ",") != strings.Join([]string{one, three, four}, ",") || len(v.Turns) != 4 || v.Turns[1].Active || v.Turns[2].Parent != one {
+		t.Fatalf("turns tree --json: %s", j.stdout)
+	}
+}

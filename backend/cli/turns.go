@@ -77,8 +77,11 @@ func (v TurnView) status() string {
 }
 
 func cmdTurns(ctx context.Context, args []string, env Env) int {
+	if len(args) > 0 && args[0] == "tree" {
+		return cmdTurnsTree(ctx, args[1:], env)
+	}
 	if len(args) == 0 || args[0] != "show" {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events]")
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events] | turns tree SESSION_ID [--json]")
 		return ExitUsage
 	}
 	fs := newFlagSet("turns show", env)
@@ -151,4 +154,96 @@ func printPlan(w io.Writer, steps []turn.PlanStep, indent string) {
 		}
 		fmt.Fprintf(w, "%s%s %d. %s\n", indent, m, i+1, s.Title)
 	}
+}
+
+// treeReader reads a session's turns as a tree (store.DB.SessionTree).
+type treeReader interface {
+	SessionTree(ctx context.Context, sessionID string) ([]store.Turn, []string, error)
+}
+
+var _ treeReader = (*store.DB)(nil)
+
+func cmdTurnsTree(ctx context.Context, args []string, env Env) int {
+	fs := newFlagSet("turns tree", env)
+	dbFlag := dbFlagOf(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parseInterleaved(fs, args)
+	if err != nil || len(pos) != 1 {
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns tree SESSION_ID [--json]")
+		return ExitUsage
+	}
+	db, _, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	return turnsTree(ctx, db, pos[0], *asJSON, env)
+}
+
+// treeTurn is one turn of `turns tree --json`.
+type treeTurn struct {
+	ID           string          `json:"id"`
+	Seq          int             `json:"seq"`
+	ParentTurnID string          `json:"parent_turn_id"`
+	State        store.TurnState `json:"state"`
+	UserMessage  string          `json:"user_message"`
+	Active       bool            `json:"on_active_branch"`
+}
+
+// turnsTree prints a session's turns as a tree: each turn under the one it
+// follows, versions of a turn side by side, the active branch marked "*".
+func turnsTree(ctx context.Context, db treeReader, sessionID string, asJSON bool, env Env) int {
+	turns, active, err := db.SessionTree(ctx, sessionID)
+	if err != nil {
+		return fail(env, err)
+	}
+	onPath := map[string]bool{}
+	for _, id := range active {
+		onPath[id] = true
+	}
+	if asJSON {
+		out := struct {
+			SessionID    string     `json:"session_id"`
+			ActiveTurnID string     `json:"active_turn_id"`
+			ActivePath   []string   `json:"active_path"`
+			Turns        []treeTurn `json:"turns"`
+		}{SessionID: sessionID, ActivePath: append([]string{}, active...), Turns: []treeTurn{}}
+		if n := len(active); n > 0 {
+			out.ActiveTurnID = active[n-1]
+		}
+		for _, t := range turns {
+			out.Turns = append(out.Turns, treeTurn{t.ID, t.Seq, t.ParentTurnID, t.State, t.UserMessage, onPath[t.ID]})
+		}
+		printJSON(env, out)
+		return ExitOK
+	}
+	children := map[string][]store.Turn{}
+	for _, t := range turns {
+		children[t.ParentTurnID] = append(children[t.ParentTurnID], t)
+	}
+	var walk func(parent, indent string)
+	walk = func(parent, indent string) {
+		kids := children[parent]
+		for i, t := range kids {
+			mark, branch, next := " ", "├─ ", indent+"│  "
+			if onPath[t.ID] {
+				mark = "*"
+			}
+			if i == len(kids)-1 {
+				branch, next = "└─ ", indent+"   "
+			}
+			if len(kids) == 1 {
+				// One path on: no branch to draw, and no deeper indent,
+				// so a long conversation stays flat.
+				branch, next = "", indent
+			}
+			fmt.Fprintf(env.Stdout, "%s %s%s#%d [%s] %s  %s\n", mark, indent, branch, t.Seq, t.State, clip(strings.Join(strings.Fields(t.UserMessage), " "), 60), t.ID)
+			walk(t.ID, next)
+		}
+	}
+	walk("", "")
+	if len(turns) == 0 {
+		fmt.Fprintln(env.Stdout, "no turns yet")
+	}
+	return ExitOK
 }

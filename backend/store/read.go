@@ -338,6 +338,40 @@ func (db *DB) History(ctx context.Context, sessionID string, beforeSeq int) ([]l
 	return db.PathHistory(ctx, leaf)
 }
 
+// SessionTree returns every turn of a session, oldest first, and the ids
+// of its active branch from the first message to the active turn.
+func (db *DB) SessionTree(ctx context.Context, sessionID string) (turns []Turn, active []string, err error) {
+	doing := "reading the turns of session " + sessionID
+	s, err := db.GetSession(ctx, sessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := db.reader.QueryContext(ctx, turnSelect+` WHERE session_id = ? ORDER BY seq`, sessionID)
+	if err != nil {
+		return nil, nil, readError(err, doing)
+	}
+	defer rows.Close()
+	byID := map[string]Turn{}
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return nil, nil, readError(err, doing)
+		}
+		turns = append(turns, t)
+		byID[t.ID] = t
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, readError(err, doing)
+	}
+	for id := s.ActiveTurnID; id != "" && len(active) <= len(turns); id = byID[id].ParentTurnID {
+		if _, ok := byID[id]; !ok {
+			break
+		}
+		active = append([]string{id}, active...)
+	}
+	return turns, active, nil
+}
+
 // PathHistory returns the messages of the turns on the branch that ends at
 // turnID, that turn included, oldest first: what a turn following turnID
 // is sent. "" (a first message) has none.
