@@ -88,6 +88,7 @@ const usage = `Usage:
   agentdeck sessions export ID --format json|md|jsonl [-o FILE]
   agentdeck sessions import FILE
   agentdeck sessions delete ID
+  agentdeck sessions fork TURN_ID            a new session from the branch up to that turn; prints its id
   agentdeck turns show TURN_ID [--json] [--events]
   agentdeck turns tree SESSION_ID [--json]   the session's turns as a tree, the active branch marked *
   agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings

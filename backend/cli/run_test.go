@@ -465,3 +465,39 @@ func TestTurnsTreeShowsVersionsAndTheActiveBranch(t *testing.T) {
 		t.Fatalf("turns tree --json: %s", j.stdout)
 	}
 }
+
+// TestSessionsForkContinuesTheBranch: fork from the first of two turns,
+// then run in the fork: the model is sent the first exchange only.
+func TestSessionsForkContinuesTheBranch(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 1)}
+	})
+	db := filepath.Join(t.TempDir(), "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "one")
+	var e turn.Event
+	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &e)
+	agentdeck(t, db, srv.URL(), nil, nil, "run", "--session", e.SessionID, "two")
+
+	f := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "fork", e.TurnID)
+	fork := strings.TrimSpace(f.stdout)
+	if f.code != ExitOK || fork == "" || fork == e.SessionID || !strings.Contains(f.stderr, "from turn "+e.TurnID) {
+		t.Fatalf("sessions fork: exit %d, stdout %q, stderr %q", f.code, f.stdout, f.stderr)
+	}
+	if r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--session", fork, "three"); r.code != ExitOK {
+		t.Fatalf("run in the fork: %d %s", r.code, r.stderr)
+	}
+	var sent []string
+	for _, m := range srv.Requests()[2].Messages {
+		if m.Role != "system" {
+			sent = append(sent, m.Content)
+		}
+	}
+	if got := strings.Join(sent, "|"); got != "one|re: one|three" {
+		t.Fatalf("the fork's turn sent %q", got)
+	}
+	show := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "show", fork, "--json")
+	if !strings.Contains(show.stdout, `"forked_from_turn": "`+e.TurnID+`"`) {
+		t.Fatalf("sessions show of the fork does not say where it came from: %s", show.stdout)
+	}
+}

@@ -29,13 +29,15 @@ type sessionsStore interface {
 	export.Source
 	Import(ctx context.Context, r io.Reader) (store.Session, error)
 	DeleteSession(ctx context.Context, id string) error
+	// fork
+	ForkSession(ctx context.Context, turnID string) (store.Session, error)
 }
 
 var _ sessionsStore = (*store.DB)(nil)
 
 func cmdSessions(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
-		fmt.Fprintf(env.Stderr, "agentdeck: sessions needs a command: list, show, search, export, import, delete\n")
+		fmt.Fprintf(env.Stderr, "agentdeck: sessions needs a command: list, show, search, export, import, delete, fork\n")
 		return ExitUsage
 	}
 	sub, rest := args[0], args[1:]
@@ -48,7 +50,7 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return ExitUsage
 	}
-	need := map[string]int{"list": 0, "show": 1, "search": 1, "export": 1, "import": 1, "delete": 1}
+	need := map[string]int{"list": 0, "show": 1, "search": 1, "export": 1, "import": 1, "delete": 1, "fork": 1}
 	n, ok := need[sub]
 	if !ok {
 		fmt.Fprintf(env.Stderr, "agentdeck: unknown sessions command %q\n", sub)
@@ -82,6 +84,8 @@ func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, a
 		return sessionsExport(ctx, db, pos[0], format, out, env)
 	case "import":
 		return sessionsImport(ctx, db, pos[0], asJSON, env)
+	case "fork":
+		return sessionsFork(ctx, db, pos[0], asJSON, env)
 	default:
 		if err := db.DeleteSession(ctx, pos[0]); err != nil {
 			return fail(env, err)
@@ -307,5 +311,20 @@ func sessionsImport(ctx context.Context, db sessionsStore, path string, asJSON b
 		return printJSON(env, sess)
 	}
 	fmt.Fprintf(env.Stdout, "imported session %s (%s, %d turns)\n", sess.ID, sess.Title, sess.Turns)
+	return ExitOK
+}
+
+// sessionsFork starts a new session from a turn: the branch up to it,
+// copied. It prints the new session's id (the whole session with --json).
+func sessionsFork(ctx context.Context, db sessionsStore, turnID string, asJSON bool, env Env) int {
+	sess, err := db.ForkSession(ctx, turnID)
+	if err != nil {
+		return fail(env, err)
+	}
+	if asJSON {
+		return printJSON(env, sess)
+	}
+	fmt.Fprintln(env.Stdout, sess.ID)
+	fmt.Fprintf(env.Stderr, "forked %s (%d turns) from turn %s of session %s\n", sess.Title, sess.Turns, turnID, sess.ForkedFromSession)
 	return ExitOK
 }

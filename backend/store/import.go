@@ -71,6 +71,9 @@ type importer struct {
 	// last is the stored id of the turn imported last: what the next turn
 	// of a file older than version 3 follows.
 	last string
+	// fork is set when the document is a branch being forked
+	// (ForkSession): its title is the fork's, not an import's.
+	fork bool
 }
 
 // parentOf is the stored id of the turn t follows. A file older than
@@ -254,7 +257,7 @@ func (im *importer) session(copyOf bool) Session {
 	if s.Title == "" {
 		s.Title = "Imported session"
 	}
-	if copyOf {
+	if copyOf && !im.fork {
 		s.Title += " (imported)"
 	}
 	if s.CreatedAt.IsZero() {

@@ -32,6 +32,11 @@ type Session struct {
 	// ActiveTurnID is the newest turn of the branch the user last looked
 	// at ("" for a session with no turns): a new message follows it.
 	ActiveTurnID string `json:"active_turn_id"`
+	// ForkedFromSession and ForkedFromTurn name where a forked session
+	// came from: it began as a copy of that session's branch up to that
+	// turn. Either may since have been deleted.
+	ForkedFromSession string `json:"forked_from_session,omitempty"`
+	ForkedFromTurn    string `json:"forked_from_turn,omitempty"`
 }
 
 const timeFmt = time.RFC3339Nano
@@ -109,7 +114,7 @@ type SessionPage struct {
 const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings,
 	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id),
 	COALESCE((SELECT r.id FROM turns r WHERE r.state = 'running' AND +r.session_id = s.id LIMIT 1), ''),
-	COALESCE(s.active_turn_id, '')
+	COALESCE(s.active_turn_id, ''), COALESCE(s.forked_from_session_id, ''), COALESCE(s.forked_from_turn_id, '')
 	FROM sessions s`
 
 // ListSessions pages through sessions by most recent activity.
@@ -192,7 +197,7 @@ type scanner interface{ Scan(...any) error }
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated, settings string
-	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID)
+	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID, &s.ForkedFromSession, &s.ForkedFromTurn)
 	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), json.RawMessage(settings)
 	return s, err
 }

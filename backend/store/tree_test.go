@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/export"
+	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -203,4 +204,66 @@ func TestStartTurnRefusesAParentOfAnotherSession(t *testing.T) {
 	if apperr.CodeOf(err) != apperr.NotFound {
 		t.Fatalf("following a turn that does not exist: %v", err)
 	}
+}
+
+// TestForkSessionCopiesTheBranch: one, two, three as another version of
+// two, four after three. Forking from three gives a new session of one and
+// three only (not two, not four), active at three's copy, with everything
+// stored about them, naming where it came from; the original is untouched.
+func TestForkSessionCopiesTheBranch(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "origin")
+	one, _ := storeTurn(t, db, s.ID, "one", "answer one")
+	storeTurn(t, db, s.ID, "two", "answer two")
+	three, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "three", Workflow: "chat", Model: "m", ParentTurnID: one.ID}, StartOptions{Follows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: "three"}, {Role: llm.RoleAssistant, Content: "answer three"}}
+	if err := db.FinishTurn(ctx, three.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "answer three", Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	storeTurn(t, db, s.ID, "four", "answer four")
+	before := treeShape(t, db, s.ID)
+
+	f, err := db.ForkSession(ctx, three.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.ID == s.ID || f.Title != "origin (fork)" || f.ForkedFromSession != s.ID || f.ForkedFromTurn != three.ID {
+		t.Fatalf("fork %+v", f)
+	}
+	got, err := db.GetSession(ctx, f.ID)
+	if err != nil || got.ForkedFromTurn != three.ID || got.Turns != 2 {
+		t.Fatalf("stored fork %+v %v", got, err)
+	}
+	checkTree(t, db, f.ID, "")
+	hist, err := db.History(ctx, f.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var texts []string
+	for _, m := range hist {
+		texts = append(texts, m.Content)
+	}
+	if want := "one|answer one|three|answer three"; joinTexts(texts) != want {
+		t.Fatalf("the fork continues %q, want %q", joinTexts(texts), want)
+	}
+	if after := treeShape(t, db, s.ID); after != before {
+		t.Fatalf("the original changed:\n%s\nwas\n%s", after, before)
+	}
+	if _, err := db.ForkSession(ctx, "nope"); apperr.CodeOf(err) != apperr.NotFound {
+		t.Fatalf("forking a turn that does not exist: %v", err)
+	}
+}
+
+func joinTexts(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += "|"
+		}
+		out += x
+	}
+	return out
 }

@@ -7,6 +7,9 @@
 -- what it can read, and a turn whose parent was lost stays readable.
 ALTER TABLE turns ADD COLUMN parent_turn_id TEXT;
 ALTER TABLE sessions ADD COLUMN active_turn_id TEXT;
+-- A session forked from a turn of another ("Fork from here") says which.
+ALTER TABLE sessions ADD COLUMN forked_from_session_id TEXT;
+ALTER TABLE sessions ADD COLUMN forked_from_turn_id TEXT;
 
 UPDATE turns SET parent_turn_id = (
     SELECT p.id FROM turns p

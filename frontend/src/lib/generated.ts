@@ -723,6 +723,13 @@ export interface Session {
    * at ("" for a session with no turns): a new message follows it.
    */
   active_turn_id: string;
+  /**
+   * ForkedFromSession and ForkedFromTurn name where a forked session
+   * came from: it began as a copy of that session's branch up to that
+   * turn. Either may since have been deleted.
+   */
+  forked_from_session?: string;
+  forked_from_turn?: string;
 }
 /**
  * Page asks for one page of a list, newest first. Cursor is the value of
