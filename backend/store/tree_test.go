@@ -86,20 +86,49 @@ func sortBySeq(ts []Turn) {
 
 // TestTreeInvariantsUnderRandomSends drives sessions with random sequences
 // of sends (following the active turn), new versions of earlier turns
-// (a sibling: the same parent), new first messages, and JSON export and
-// import, and checks after every step: every turn's parent is a turn of
-// its session, made before it; the active turn is a turn of the session,
-// and the newest one started; the import gives back the same tree.
+// (a sibling: the same parent), new first messages, switches of branch,
+// deletes of a version with what follows it, and JSON export and import,
+// and checks after every step: every turn's parent is a turn of its
+// session, made before it; the active turn is a turn of the session (none
+// only when it has no turns), and after a send the new turn; a delete
+// removes exactly the counted turns and leaves no row of theirs behind;
+// the import gives back the same tree.
 func TestTreeInvariantsUnderRandomSends(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20, 1)) // fixed: a failure replays
 	db := mustOpen(t)
+	deletes, switches := 0, 0
 	for round := range 4 {
 		s := newSession(t, db, "tree")
 		var turns []Turn
-		for step := range 25 {
+		for step := range 30 {
+			k := rng.IntN(12)
+			if len(turns) > 0 && k >= 10 {
+				of := turns[rng.IntN(len(turns))]
+				if k == 10 {
+					if _, err := db.ActivateBranch(ctx, of.ID); err != nil {
+						t.Fatal(err)
+					}
+					switches++
+					checkTree(t, db, s.ID, "")
+					continue
+				}
+				want, err := db.CountSubtree(ctx, of.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n, err := db.DeleteTurn(ctx, of.ID)
+				if err != nil || n != want {
+					t.Fatalf("round %d step %d: deleted %d (%v), counted %d", round, step, n, err, want)
+				}
+				deletes++
+				turns = remaining(t, db, s.ID)
+				checkTree(t, db, s.ID, "")
+				checkNoOrphans(t, db)
+				continue
+			}
 			var tr Turn
 			var err error
-			switch k := rng.IntN(10); {
+			switch {
 			case len(turns) == 0 || k < 5:
 				tr, err = db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "next", Workflow: "chat", Model: "m"})
 			case k < 9:
@@ -112,7 +141,8 @@ func TestTreeInvariantsUnderRandomSends(t *testing.T) {
 			if err != nil {
 				t.Fatalf("round %d step %d: %v", round, step, err)
 			}
-			if err := db.FinishTurn(ctx, tr.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "ok"}); err != nil {
+			msgs := []llm.Message{{Role: llm.RoleUser, Content: tr.UserMessage}, {Role: llm.RoleAssistant, Content: "ok"}}
+			if err := db.FinishTurn(ctx, tr.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "ok", Messages: msgs}); err != nil {
 				t.Fatal(err)
 			}
 			turns = append(turns, tr)
@@ -130,6 +160,36 @@ func TestTreeInvariantsUnderRandomSends(t *testing.T) {
 		checkTree(t, db, imp.ID, "")
 		if a, b := treeShape(t, db, s.ID), treeShape(t, db, imp.ID); a != b {
 			t.Fatalf("the imported tree differs:\n%s\nwant\n%s", b, a)
+		}
+	}
+	if deletes == 0 || switches == 0 {
+		t.Fatalf("the sequence made %d deletes and %d switches: change the seed", deletes, switches)
+	}
+}
+
+// remaining lists a session's turns.
+func remaining(t *testing.T, db *DB, sessionID string) []Turn {
+	t.Helper()
+	page, err := db.ListTurns(ctx, sessionID, Page{Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return page.Turns
+}
+
+// checkNoOrphans checks that no row of a deleted turn is left behind.
+func checkNoOrphans(t *testing.T, db *DB) {
+	t.Helper()
+	for _, q := range []string{
+		`SELECT COUNT(*) FROM messages WHERE turn_id NOT IN (SELECT id FROM turns)`,
+		`SELECT COUNT(*) FROM events WHERE turn_id NOT IN (SELECT id FROM turns)`,
+		`SELECT COUNT(*) FROM stages WHERE turn_id NOT IN (SELECT id FROM turns)`,
+		`SELECT COUNT(*) FROM search WHERE turn_id != '' AND turn_id NOT IN (SELECT id FROM turns)`,
+		`SELECT COUNT(*) FROM turns WHERE parent_turn_id IS NOT NULL AND parent_turn_id NOT IN (SELECT id FROM turns)`,
+	} {
+		var n int
+		if err := db.reader.QueryRow(q).Scan(&n); err != nil || n != 0 {
+			t.Fatalf("%s = %d (%v)", q, n, err)
 		}
 	}
 }
@@ -161,7 +221,7 @@ func checkTree(t *testing.T, db *DB, sessionID, active string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := seq[s.ActiveTurnID]; !ok {
+	if _, ok := seq[s.ActiveTurnID]; !ok && !(len(seq) == 0 && s.ActiveTurnID == "") {
 		t.Fatalf("active turn %q is not a turn of the session", s.ActiveTurnID)
 	}
 	if active != "" && s.ActiveTurnID != active {
