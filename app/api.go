@@ -166,6 +166,54 @@ func (a *API) RerunTurn(turnID string, opts RerunOptions) (TurnRef, error) {
 	return call(a, needDB, func(ctx context.Context) (TurnRef, error) { return a.s.rerun(ctx, turnID, opts, false) })
 }
 
+// SessionTree lists a session's turns, oldest first, each naming the turn
+// it follows, and its active branch from the first message to the active
+// turn.
+func (a *API) SessionTree(sessionID string) (TurnTree, error) {
+	return call(a, needDB, func(ctx context.Context) (TurnTree, error) {
+		turns, active, err := a.s.db.SessionTree(ctx, sessionID)
+		if turns == nil {
+			turns = []store.Turn{}
+		}
+		if active == nil {
+			active = []string{}
+		}
+		return TurnTree{Turns: turns, ActivePath: active}, err
+	})
+}
+
+// SwitchBranch makes the branch through a turn (another version of a
+// message) the session's active one; it answers the active turn now: the
+// newest turn that follows it.
+func (a *API) SwitchBranch(turnID string) (TurnRef, error) {
+	return call(a, needDB, func(ctx context.Context) (TurnRef, error) {
+		active, err := a.s.db.ActivateBranch(ctx, turnID)
+		if err != nil {
+			return TurnRef{}, err
+		}
+		t, err := a.s.db.GetTurn(ctx, active, false)
+		return TurnRef{TurnID: active, SessionID: t.SessionID}, err
+	})
+}
+
+// CountTurnsFrom is how many turns DeleteTurn would delete: the turn and
+// every turn that follows it, for the confirmation.
+func (a *API) CountTurnsFrom(turnID string) (int, error) {
+	return call(a, needDB, func(ctx context.Context) (int, error) { return a.s.db.CountSubtree(ctx, turnID) })
+}
+
+// DeleteTurn deletes a version of a turn and every turn that follows it
+// (see store.DeleteTurn); it answers how many went.
+func (a *API) DeleteTurn(turnID string) (int, error) {
+	return call(a, needDB, func(ctx context.Context) (int, error) { return a.s.db.DeleteTurn(ctx, turnID) })
+}
+
+// ForkSession starts a new session from a turn: a copy of the branch up
+// to it, naming where it came from.
+func (a *API) ForkSession(turnID string) (store.Session, error) {
+	return call(a, needDB, func(ctx context.Context) (store.Session, error) { return a.s.db.ForkSession(ctx, turnID) })
+}
+
 // PendingApprovals lists tool calls waiting for the person.
 func (a *API) PendingApprovals() ([]PendingApproval, error) {
 	return call(a, anyTime, func(context.Context) ([]PendingApproval, error) { return a.s.approvals.list(), nil })

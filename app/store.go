@@ -33,6 +33,13 @@ type Store interface {
 	RecoverTurn(ctx context.Context, turnID string) (bool, error)
 	RecoverOrphans(ctx context.Context, sessionID string) ([]store.Orphan, error)
 
+	// The turn tree: branches, versions, forks.
+	SessionTree(ctx context.Context, sessionID string) ([]store.Turn, []string, error)
+	ActivateBranch(ctx context.Context, turnID string) (string, error)
+	CountSubtree(ctx context.Context, turnID string) (int, error)
+	DeleteTurn(ctx context.Context, turnID string) (int, error)
+	ForkSession(ctx context.Context, turnID string) (store.Session, error)
+
 	// Providers and preferences.
 	ListProviders(ctx context.Context) ([]llm.Provider, error)
 	SaveProvider(ctx context.Context, p llm.Provider) error

@@ -59,6 +59,7 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		Approver:  s.approvals,
 		Attach:    req.Attach,
 		Force:     req.Force,
+		Parent:    req.Parent,
 	})
 	if err == nil {
 		// The files are the session's tables now; uploads among them go.

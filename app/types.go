@@ -40,6 +40,16 @@ type SendRequest struct {
 	// Force stores the turn even when the database is damaged: the person
 	// saw the Damaged error of a first try and confirmed.
 	Force bool `json:"force,omitempty"`
+	// Parent is the turn the message follows: given the parent of an
+	// existing turn, it is a new version of that turn (an edit). Empty
+	// follows the session's active turn.
+	Parent string `json:"parent,omitempty"`
+}
+
+// TurnTree is a session's turns as a tree (API.SessionTree).
+type TurnTree struct {
+	Turns      []store.Turn `json:"turns"`
+	ActivePath []string     `json:"active_path"`
 }
 
 // TurnRef names a started turn.

@@ -36,6 +36,7 @@ import type {
   TurnPage,
   TurnChange,
   TurnRef,
+  TurnTree,
   TurnsChangedMessage,
   UploadedFile,
   VersionInfo,
@@ -72,6 +73,15 @@ export interface Backend {
   eventsAfter(turnId: string, afterSeq: number): Promise<AgentEvent[] | null>;
   replayTurn(turnId: string): Promise<TurnRef>;
   rerunTurn(turnId: string, opts: RerunOptions): Promise<TurnRef>;
+  /** A session's turns, each naming the turn it follows, and its active branch. */
+  sessionTree(sessionId: string): Promise<TurnTree>;
+  /** Makes the branch through a turn active; answers its newest turn. */
+  switchBranch(turnId: string): Promise<TurnRef>;
+  /** How many turns deleteTurn would delete: the turn and all that follow it. */
+  countTurnsFrom(turnId: string): Promise<number>;
+  deleteTurn(turnId: string): Promise<number>;
+  /** A new session from the branch up to a turn. */
+  forkSession(turnId: string): Promise<Session>;
   exportSession(id: string, format: ExportFormat): Promise<ExportReply>;
   importSession(content: string): Promise<Session>;
   listProviders(): Promise<ProviderView[] | null>;
@@ -296,6 +306,11 @@ function methods(call: Call): Transport {
     eventsAfter: (id, after) => call('EventsAfter', id, after),
     replayTurn: (id) => call('ReplayTurn', id),
     rerunTurn: (id, opts) => call('RerunTurn', id, opts),
+    sessionTree: (sid) => call('SessionTree', sid),
+    switchBranch: (id) => call('SwitchBranch', id),
+    countTurnsFrom: (id) => call('CountTurnsFrom', id),
+    deleteTurn: (id) => call('DeleteTurn', id),
+    forkSession: (id) => call('ForkSession', id),
     exportSession: (id, format) => call('ExportSession', id, format),
     importSession: (content) => call('ImportSession', content),
     listProviders: () => call('ListProviders'),

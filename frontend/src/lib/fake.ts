@@ -230,13 +230,14 @@ export class FakeBackend implements Backend {
     return hits.slice(0, limit || 20);
   }
 
-  async sendMessage(req: { session_id: string; message: string; workflow?: string; model?: string; attach?: string[] }) {
+  async sendMessage(req: { session_id: string; message: string; workflow?: string; model?: string; attach?: string[]; parent?: string }) {
     this.log('sendMessage', req);
     if (!req.message.trim()) throw new BackendError('invalid', 'The message is empty.');
     const s = this.session(req.session_id);
     if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
     // As app.sendMessage: a session made by `agentdeck run --base-url` continues on the default provider.
     s.provider ||= this.settings.default_provider;
+    if (req.parent) s.active_turn_id = this.turnOrThrow(req.parent).id; // the new turn follows it
     const turn = this.newTurn(s.id, req.message, req.workflow || s.workflow, undefined, req.model || s.model);
     s.updated_at = turn.started_at;
     this.start(turn);
@@ -300,6 +301,83 @@ export class FakeBackend implements Backend {
   async rerunTurn(turnId: string, opts: { provider?: string; model?: string; workflow?: string }) {
     this.log('rerunTurn', turnId, opts);
     return this.copyTurn(turnId, 'Re-run', opts);
+  }
+
+  // The turn tree, as the store keeps it: each turn names the one it
+  // follows; the session its active (newest shown) turn.
+  async sessionTree(sessionId: string) {
+    this.log('sessionTree', sessionId);
+    const turns = this.turnsOf(sessionId).sort((a, b) => a.seq - b.seq);
+    const path: string[] = [];
+    for (let id = this.session(sessionId).active_turn_id; id; id = this.turns.get(id)?.parent_turn_id ?? '') path.unshift(id);
+    return { turns: clone(turns), active_path: path };
+  }
+
+  async switchBranch(turnId: string) {
+    this.log('switchBranch', turnId);
+    const t = this.turnOrThrow(turnId);
+    const newest = this.subtree(turnId).sort((a, b) => b.seq - a.seq)[0] ?? t;
+    this.session(t.session_id).active_turn_id = newest.id;
+    return { turn_id: newest.id, session_id: t.session_id };
+  }
+
+  async countTurnsFrom(turnId: string) {
+    this.log('countTurnsFrom', turnId);
+    this.turnOrThrow(turnId);
+    return this.subtree(turnId).length;
+  }
+
+  async deleteTurn(turnId: string) {
+    this.log('deleteTurn', turnId);
+    const t = this.turnOrThrow(turnId);
+    const gone = this.subtree(turnId);
+    for (const x of gone) this.turns.delete(x.id);
+    const s = this.session(t.session_id);
+    if (gone.some((x) => x.id === s.active_turn_id)) {
+      const rest = (t.parent_turn_id ? this.subtree(t.parent_turn_id) : this.turnsOf(s.id)).sort((a, b) => b.seq - a.seq);
+      s.active_turn_id = rest[0]?.id ?? '';
+    }
+    s.turns = this.turnsOf(s.id).length;
+    return gone.length;
+  }
+
+  async forkSession(turnId: string) {
+    this.log('forkSession', turnId);
+    const t = this.turnOrThrow(turnId);
+    const from = this.session(t.session_id);
+    const branch: TurnDetail[] = [];
+    for (let x: TurnDetail | undefined = t; x; x = x.parent_turn_id ? this.turns.get(x.parent_turn_id) : undefined) branch.unshift(x);
+    const f = this.addSession(`${from.title} (fork)`, new Date(this.now()));
+    f.forked_from_session = from.id;
+    f.forked_from_turn = turnId;
+    let parent = '';
+    for (const [i, x] of branch.entries()) {
+      const copy: TurnDetail = { ...clone(x), id: this.id('t'), session_id: f.id, seq: i + 1, parent_turn_id: parent };
+      this.turns.set(copy.id, copy);
+      parent = copy.id;
+    }
+    f.active_turn_id = parent;
+    f.turns = branch.length;
+    return clone(f);
+  }
+
+  private turnOrThrow(turnId: string): TurnDetail {
+    const t = this.turns.get(turnId);
+    if (!t) throw new BackendError('not_found', `There is no turn ${turnId}.`);
+    return t;
+  }
+
+  /** A turn and every turn that follows it. */
+  private subtree(turnId: string): TurnDetail[] {
+    const out: TurnDetail[] = [];
+    const walk = (id: string) => {
+      const t = this.turns.get(id);
+      if (!t) return;
+      out.push(t);
+      for (const c of this.turns.values()) if (c.parent_turn_id === id) walk(c.id);
+    };
+    walk(turnId);
+    return out;
   }
 
   async exportSession(id: string, format: 'md' | 'json' | 'jsonl') {

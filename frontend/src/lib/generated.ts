@@ -89,6 +89,19 @@ export interface SendRequest {
    * saw the Damaged error of a first try and confirmed.
    */
   force?: boolean;
+  /**
+   * Parent is the turn the message follows: given the parent of an
+   * existing turn, it is a new version of that turn (an edit). Empty
+   * follows the session's active turn.
+   */
+  parent?: string;
+}
+/**
+ * TurnTree is a session's turns as a tree (API.SessionTree).
+ */
+export interface TurnTree {
+  turns: Turn[] | null;
+  active_path: string[] | null;
 }
 /**
  * TurnRef names a started turn.
@@ -1130,6 +1143,33 @@ export interface API {
    */
   RerunTurn: { args: [turnID: string, opts: RerunOptions]; result: TurnRef };
   /**
+   * SessionTree lists a session's turns, oldest first, each naming the turn
+   * it follows, and its active branch from the first message to the active
+   * turn.
+   */
+  SessionTree: { args: [sessionID: string]; result: TurnTree };
+  /**
+   * SwitchBranch makes the branch through a turn (another version of a
+   * message) the session's active one; it answers the active turn now: the
+   * newest turn that follows it.
+   */
+  SwitchBranch: { args: [turnID: string]; result: TurnRef };
+  /**
+   * CountTurnsFrom is how many turns DeleteTurn would delete: the turn and
+   * every turn that follows it, for the confirmation.
+   */
+  CountTurnsFrom: { args: [turnID: string]; result: number /* int */ };
+  /**
+   * DeleteTurn deletes a version of a turn and every turn that follows it
+   * (see store.DeleteTurn); it answers how many went.
+   */
+  DeleteTurn: { args: [turnID: string]; result: number /* int */ };
+  /**
+   * ForkSession starts a new session from a turn: a copy of the branch up
+   * to it, naming where it came from.
+   */
+  ForkSession: { args: [turnID: string]; result: Session };
+  /**
    * PendingApprovals lists tool calls waiting for the person.
    */
   PendingApprovals: { args: []; result: PendingApproval[] | null };
@@ -1213,6 +1253,11 @@ export const APIMethods = [
   "EventsAfter",
   "ReplayTurn",
   "RerunTurn",
+  "SessionTree",
+  "SwitchBranch",
+  "CountTurnsFrom",
+  "DeleteTurn",
+  "ForkSession",
   "PendingApprovals",
   "AnswerApproval",
   "ListProviders",

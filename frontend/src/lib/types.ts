@@ -18,6 +18,7 @@ export type {
   ProviderInput,
   ProviderView,
   ReadyReport,
+  TurnTree,
   RerunOptions,
   SendRequest,
   Status,
