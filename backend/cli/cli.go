@@ -85,7 +85,7 @@ const usage = `Usage:
   agentdeck sessions list [--json]
   agentdeck sessions show ID [--json]
   agentdeck sessions search QUERY [--json]
-  agentdeck sessions export ID --format json|md|jsonl [-o FILE]
+  agentdeck sessions export ID --format json|md|jsonl [-o FILE] [--all-branches]
   agentdeck sessions import FILE
   agentdeck sessions delete ID
   agentdeck sessions fork TURN_ID            a new session from the branch up to that turn; prints its id

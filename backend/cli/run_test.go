@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -499,5 +500,45 @@ func TestSessionsForkContinuesTheBranch(t *testing.T) {
 	show := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "show", fork, "--json")
 	if !strings.Contains(show.stdout, `"forked_from_turn": "`+e.TurnID+`"`) {
 		t.Fatalf("sessions show of the fork does not say where it came from: %s", show.stdout)
+	}
+}
+
+// TestExportsGiveTheActiveBranch: with two versions of the second message,
+// the Markdown export has the active branch only, --all-branches has both,
+// and the JSON export always has every turn.
+func TestExportsGiveTheActiveBranch(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 1)}
+	})
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "first question")
+	var e turn.Event
+	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &e)
+	agentdeck(t, db, srv.URL(), nil, nil, "run", "--session", e.SessionID, "old version")
+	agentdeck(t, db, srv.URL(), nil, nil, "run", "--session", e.SessionID, "--parent", e.TurnID, "new version")
+	n := 0
+	read := func(args ...string) string {
+		n++
+		out := filepath.Join(dir, "out"+strconv.Itoa(n))
+		x := agentdeck(t, db, srv.URL(), nil, nil, append([]string{"sessions", "export", e.SessionID, "-o", out}, args...)...)
+		b, _ := os.ReadFile(out)
+		if x.code != ExitOK {
+			t.Fatalf("export %v: %d %s", args, x.code, x.stderr)
+		}
+		return string(b)
+	}
+	if md := read("--format", "md"); !strings.Contains(md, "new version") || strings.Contains(md, "old version") || !strings.Contains(md, "first question") {
+		t.Errorf("the Markdown export is not the active branch:\n%s", md)
+	}
+	if md := read("--format", "md", "--all-branches"); !strings.Contains(md, "new version") || !strings.Contains(md, "old version") {
+		t.Errorf("--all-branches lost a branch:\n%s", md)
+	}
+	if jl := read("--format", "jsonl"); strings.Contains(jl, "old version") || !strings.Contains(jl, "new version") {
+		t.Errorf("the JSONL export is not the active branch:\n%s", jl)
+	}
+	if js := read("--format", "json"); !strings.Contains(js, "old version") || !strings.Contains(js, "new version") {
+		t.Errorf("the JSON export lost a branch")
 	}
 }

@@ -46,6 +46,7 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "", "export format: json, md or jsonl")
 	out := fs.String("o", "", "write the export to FILE instead of stdout")
+	allBranches := fs.Bool("all-branches", false, "export md and jsonl with every branch, not only the active one")
 	pos, err := parseInterleaved(fs, rest)
 	if err != nil {
 		return ExitUsage
@@ -68,11 +69,11 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	return sessions(ctx, db, sub, pos, *asJSON, *format, *out, env)
+	return sessions(ctx, db, sub, pos, *asJSON, *format, *out, export.Options{AllBranches: *allBranches}, env)
 }
 
 // sessions runs a sessions command whose usage was checked.
-func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, asJSON bool, format, out string, env Env) int {
+func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, asJSON bool, format, out string, opts export.Options, env Env) int {
 	switch sub {
 	case "list":
 		return sessionsList(ctx, db, asJSON, env)
@@ -81,7 +82,7 @@ func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, a
 	case "search":
 		return sessionsSearch(ctx, db, pos[0], asJSON, env)
 	case "export":
-		return sessionsExport(ctx, db, pos[0], format, out, env)
+		return sessionsExport(ctx, db, pos[0], format, out, opts, env)
 	case "import":
 		return sessionsImport(ctx, db, pos[0], asJSON, env)
 	case "fork":
@@ -271,7 +272,7 @@ func sessionsSearch(ctx context.Context, db sessionsStore, q string, asJSON bool
 	return ExitOK
 }
 
-func sessionsExport(ctx context.Context, db export.Source, id, format, out string, env Env) int {
+func sessionsExport(ctx context.Context, db export.Source, id, format, out string, opts export.Options, env Env) int {
 	f, err := export.ParseFormat(format)
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "agentdeck: pass --format json, md or jsonl")
@@ -287,7 +288,7 @@ func sessionsExport(ctx context.Context, db export.Source, id, format, out strin
 		defer file.Close()
 		w = file
 	}
-	if err := export.Write(ctx, db, id, f, w, export.Options{}); err != nil {
+	if err := export.Write(ctx, db, id, f, w, opts); err != nil {
 		if out != "" {
 			os.Remove(out)
 		}

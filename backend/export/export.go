@@ -71,6 +71,34 @@ type Options struct {
 	// JSON export, so the file can replay them elsewhere. Ignored by the
 	// other formats.
 	Captures bool
+	// AllBranches writes every turn of every branch to Markdown and JSONL;
+	// without it they give the active branch, the conversation as it
+	// reads now. JSON always has every branch.
+	AllBranches bool
+}
+
+// withBranches is doc with the turns of its active branch only, unless all
+// is set (or the document names no active turn: one line of turns).
+func withBranches(doc Document, all bool) *Document {
+	if all || doc.Session.ActiveTurnID == "" {
+		return &doc
+	}
+	byID := map[string]Turn{}
+	for _, t := range doc.Turns {
+		byID[t.ID] = t
+	}
+	on := map[string]bool{}
+	for id := doc.Session.ActiveTurnID; id != "" && !on[id]; id = byID[id].ParentTurnID {
+		on[id] = true
+	}
+	branch := make([]Turn, 0, len(on))
+	for _, t := range doc.Turns {
+		if on[t.ID] {
+			branch = append(branch, t)
+		}
+	}
+	doc.Turns = branch
+	return &doc
 }
 
 // Write writes one session, read from src, to w.
@@ -98,9 +126,9 @@ func Write(ctx context.Context, src Source, sessionID string, format Format, w i
 	case JSON:
 		err = Encode(bw, &doc)
 	case Markdown:
-		err = writeMarkdown(ctx, bw, &doc)
+		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches))
 	case JSONL:
-		err = writeJSONL(ctx, bw, &doc)
+		err = writeJSONL(ctx, bw, withBranches(doc, opts.AllBranches))
 	}
 	if err == nil {
 		err = bw.Flush()

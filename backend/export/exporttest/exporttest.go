@@ -133,9 +133,11 @@ func Fixture() export.Document {
 		ev("turn-4", "", 182, turn.EventToken, turn.TokenData{Text: "so far"}),
 	}
 
+	// One line of turns, the last active.
+	t2.ParentTurnID, t3.ParentTurnID, t4.ParentTurnID = t1.ID, t2.ID, t3.ID
 	return export.Document{Format: export.FormatName, Version: export.Version, ExportedAt: at(200), AppVersion: "test",
 		Session: export.Session{ID: "sess-fixture", Title: "Sales & forecasts", CreatedAt: t0, UpdatedAt: at(180), Provider: "local",
-			Model: "m", Workflow: "chat", Workspace: "/tmp/ws", Settings: json.RawMessage(`{"temperature":0.2}`)},
+			Model: "m", Workflow: "chat", Workspace: "/tmp/ws", Settings: json.RawMessage(`{"temperature":0.2}`), ActiveTurnID: t4.ID},
 		Turns: []export.Turn{t1, t2, t3, t4}}
 }
 
