@@ -381,10 +381,7 @@ func TestRunShowsReasoningApartFromTheAnswer(t *testing.T) {
 // the first. The model is sent the first exchange and not the second, and
 // turns show --json names the parent.
 func TestRunWithParentBranches(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	srv.Respond(func(r llmtest.Request) llmtest.Reply {
-		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 2)}
-	})
+	srv := echoServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	ids := func(r cliRun) (string, string) {
 		var e turn.Event
@@ -470,10 +467,7 @@ func TestTurnsTreeShowsVersionsAndTheActiveBranch(t *testing.T) {
 // TestSessionsForkContinuesTheBranch: fork from the first of two turns,
 // then run in the fork: the model is sent the first exchange only.
 func TestSessionsForkContinuesTheBranch(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	srv.Respond(func(r llmtest.Request) llmtest.Reply {
-		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 1)}
-	})
+	srv := echoServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "one")
 	var e turn.Event
@@ -507,10 +501,7 @@ func TestSessionsForkContinuesTheBranch(t *testing.T) {
 // the Markdown export has the active branch only, --all-branches has both,
 // and the JSON export always has every turn.
 func TestExportsGiveTheActiveBranch(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	srv.Respond(func(r llmtest.Request) llmtest.Reply {
-		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 1)}
-	})
+	srv := echoServer(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
 	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "first question")
@@ -541,4 +532,14 @@ func TestExportsGiveTheActiveBranch(t *testing.T) {
 	if js := read("--format", "json"); !strings.Contains(js, "old version") || !strings.Contains(js, "new version") {
 		t.Errorf("the JSON export lost a branch")
 	}
+}
+
+// echoServer answers every request "re: " and its last message, so a test
+// can tell from the requests which exchanges a turn was sent.
+func echoServer(t *testing.T) *llmtest.Server {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 1)}
+	})
+	return srv
 }

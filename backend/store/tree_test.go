@@ -6,7 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -74,15 +76,7 @@ func TestTreeMigrationOfMain59bbc35(t *testing.T) {
 	}
 }
 
-func sortBySeq(ts []Turn) {
-	for i := range ts {
-		for j := i + 1; j < len(ts); j++ {
-			if ts[j].Seq < ts[i].Seq {
-				ts[i], ts[j] = ts[j], ts[i]
-			}
-		}
-	}
-}
+func sortBySeq(ts []Turn) { slices.SortFunc(ts, func(a, b Turn) int { return a.Seq - b.Seq }) }
 
 // TestTreeInvariantsUnderRandomSends drives sessions with random sequences
 // of sends (following the active turn), new versions of earlier turns
@@ -306,8 +300,8 @@ func TestForkSessionCopiesTheBranch(t *testing.T) {
 	for _, m := range hist {
 		texts = append(texts, m.Content)
 	}
-	if want := "one|answer one|three|answer three"; joinTexts(texts) != want {
-		t.Fatalf("the fork continues %q, want %q", joinTexts(texts), want)
+	if want := "one|answer one|three|answer three"; strings.Join(texts, "|") != want {
+		t.Fatalf("the fork continues %q, want %q", strings.Join(texts, "|"), want)
 	}
 	if after := treeShape(t, db, s.ID); after != before {
 		t.Fatalf("the original changed:\n%s\nwas\n%s", after, before)
@@ -315,15 +309,4 @@ func TestForkSessionCopiesTheBranch(t *testing.T) {
 	if _, err := db.ForkSession(ctx, "nope"); apperr.CodeOf(err) != apperr.NotFound {
 		t.Fatalf("forking a turn that does not exist: %v", err)
 	}
-}
-
-func joinTexts(s []string) string {
-	out := ""
-	for i, x := range s {
-		if i > 0 {
-			out += "|"
-		}
-		out += x
-	}
-	return out
 }
