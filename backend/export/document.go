@@ -85,13 +85,16 @@ type Turn struct {
 	Run json.RawMessage `json:"run,omitempty"`
 	// ParentTurnID is the turn this one follows ("" for a first message);
 	// an older document has none: each turn follows the one before it.
-	ParentTurnID string        `json:"parent_turn_id,omitempty"`
-	Messages     []llm.Message `json:"messages"`
-	Events       []turn.Event  `json:"events"`
-	Stages       []Stage       `json:"stages"`
-	ModelCalls   []ModelCall   `json:"model_calls"`
-	ToolCalls    []ToolCall    `json:"tool_calls"`
-	Approvals    []Approval    `json:"approvals,omitempty"`
+	ParentTurnID string `json:"parent_turn_id,omitempty"`
+	// Continues marks a turn that continues its parent's answer (Continue
+	// after Stop or a limit).
+	Continues  bool          `json:"continues,omitempty"`
+	Messages   []llm.Message `json:"messages"`
+	Events     []turn.Event  `json:"events"`
+	Stages     []Stage       `json:"stages"`
+	ModelCalls []ModelCall   `json:"model_calls"`
+	ToolCalls  []ToolCall    `json:"tool_calls"`
+	Approvals  []Approval    `json:"approvals,omitempty"`
 }
 
 // Stage is one stage of a turn's workflow.

@@ -20,20 +20,40 @@ const subtreeQuery = `WITH RECURSIVE sub(id) AS (
 		SELECT t.id FROM turns t JOIN sub ON t.parent_turn_id = sub.id)
 	SELECT id FROM sub`
 
+// pathCTE lists the turns of the branch that ends at a turn, that turn
+// included, from it back to the first message. The depth bound stops a
+// loop a damaged or hand-edited file could hold.
+// Its rows are (id, depth), depth 0 for the turn itself.
+const pathCTE = `WITH RECURSIVE path(id, depth) AS (
+		SELECT ?, 0
+		UNION ALL
+		SELECT t.parent_turn_id, p.depth + 1 FROM turns t JOIN path p ON t.id = p.id
+		WHERE t.parent_turn_id IS NOT NULL AND p.depth < 100000) `
+
 // ActivateBranch makes the branch through turnID the session's active one,
-// and returns its active turn: the newest turn that follows turnID on any
+// and returns its active turn. A turn already on the active branch leaves
+// it as it is; any other gives the newest turn that follows turnID on any
 // of its branches, or turnID itself. It is what switching to another
-// version of a turn shows: that version and its whole continuation.
+// version of a turn shows (that version and its whole continuation), and
+// what opening a search hit on another branch does.
 func (db *DB) ActivateBranch(ctx context.Context, turnID string) (string, error) {
 	var active string
 	err := db.tx(ctx, "switching the branch", func(tx *sql.Tx) error {
-		var sessionID string
-		err := tx.QueryRowContext(ctx, `SELECT session_id FROM turns WHERE id = ?`, turnID).Scan(&sessionID)
+		var sessionID, current string
+		err := tx.QueryRowContext(ctx, `SELECT t.session_id, COALESCE(s.active_turn_id, '') FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.id = ?`, turnID).Scan(&sessionID, &current)
 		if errors.Is(err, sql.ErrNoRows) {
 			return apperr.New(apperr.NotFound, "There is no turn %s.", turnID)
 		}
 		if err != nil {
 			return err
+		}
+		var onPath int
+		if err := tx.QueryRowContext(ctx, pathCTE+`SELECT COUNT(*) FROM path WHERE id = ?`, current, turnID).Scan(&onPath); err != nil {
+			return err
+		}
+		if onPath > 0 {
+			active = current
+			return nil
 		}
 		if active, err = newestIn(ctx, tx, turnID); err != nil {
 			return err

@@ -73,7 +73,7 @@ func (l *exportLoader) session() error {
 }
 
 func (l *exportLoader) turns() error {
-	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, '')
+	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, ''), continues
 		FROM turns WHERE session_id = ? ORDER BY seq`, l.sessionID)
 	if err != nil {
 		return err
@@ -83,7 +83,7 @@ func (l *exportLoader) turns() error {
 		t := export.Turn{Messages: []llm.Message{}, Events: []turn.Event{}, Stages: []export.Stage{}, ModelCalls: []export.ModelCall{}, ToolCalls: []export.ToolCall{}}
 		var started, term, result, run string
 		var completed sql.NullString
-		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID); err != nil {
+		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID, &t.Continues); err != nil {
 			return err
 		}
 		t.StartedAt, t.Termination, t.Result, t.Run = parseTime(started), rawJSON(term, `{}`), rawJSON(result, `{}`), rawJSON(run, `{}`)

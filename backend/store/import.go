@@ -319,10 +319,10 @@ func (im *importer) turn(t *export.Turn, events *sql.Stmt) error {
 	if t.CompletedAt != nil {
 		completedAt = fmtTime(*t.CompletedAt)
 	}
-	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''))`,
+	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id, continues)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
 		tid, im.sid, t.Seq, t.UserMessage, t.State, t.Workflow, t.Model, fmtTime(t.StartedAt), completedAt, t.FinalText, t.Outcome,
-		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent); err != nil {
+		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != ""); err != nil {
 		return err
 	}
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, t.Messages); err != nil {

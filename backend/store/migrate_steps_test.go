@@ -64,6 +64,7 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		// The version 2 turn, on the active branch it starts.
 		stepExec(t, db, `UPDATE sessions SET active_turn_id = 'step-t' WHERE id = 'step-s'`)
 	},
+	6: nil, // a column only; the turns before it continue nothing
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"math"
 	"strconv"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -42,14 +43,14 @@ type ChartRecord struct {
 	Spec    json.RawMessage `json:"spec"`
 }
 
-const turnSelect = `SELECT id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, COALESCE(parent_turn_id, '') FROM turns`
+const turnSelect = `SELECT id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, COALESCE(parent_turn_id, ''), continues FROM turns`
 
 func scanTurn(r scanner) (Turn, error) {
 	var t Turn
 	var started string
 	var completed sql.NullString
 	var term string
-	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &t.ParentTurnID)
+	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &t.ParentTurnID, &t.Continues)
 	t.StartedAt = parseTime(started)
 	if completed.Valid {
 		c := parseTime(completed.String)
@@ -316,6 +317,112 @@ func (db *DB) ListTurns(ctx context.Context, sessionID string, p Page) (TurnPage
 	return page, nil
 }
 
+// BranchPage is one page of a session's active branch, newest first.
+type BranchPage struct {
+	Turns      []Turn `json:"turns"`
+	NextCursor string `json:"next_cursor"`
+	// Versions lists, for each turn of the page that has other versions
+	// (turns following the same turn: edits, regenerations), the ids of
+	// all of them, oldest first. A turn with no other version is absent.
+	Versions map[string][]string `json:"versions"`
+}
+
+// ListBranch pages through the session's active branch, newest first: the
+// conversation as it reads now. The cursor is the seq of the last turn of
+// the previous page. Each page says which of its turns have versions.
+func (db *DB) ListBranch(ctx context.Context, sessionID string, p Page) (BranchPage, error) {
+	doing := "listing the turns of session " + sessionID
+	limit := clampLimit(p.Limit, 50, 1000)
+	before := math.MaxInt
+	if p.Cursor != "" {
+		seq, err := strconv.Atoi(p.Cursor)
+		if err != nil {
+			return BranchPage{}, apperr.New(apperr.Invalid, "The page cursor %q is not valid.", p.Cursor)
+		}
+		before = seq
+	}
+	s, err := db.GetSession(ctx, sessionID)
+	if err != nil {
+		return BranchPage{}, err
+	}
+	page := BranchPage{Turns: []Turn{}, Versions: map[string][]string{}}
+	if s.ActiveTurnID == "" {
+		return page, nil
+	}
+	rows, err := db.reader.QueryContext(ctx, pathCTE+turnSelect+` WHERE id IN (SELECT id FROM path) AND seq < ? ORDER BY seq DESC LIMIT ?`, s.ActiveTurnID, before, limit+1)
+	if err != nil {
+		return BranchPage{}, readError(err, doing)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		t, err := scanTurn(rows)
+		if err != nil {
+			return BranchPage{}, readError(err, doing)
+		}
+		page.Turns = append(page.Turns, t)
+	}
+	if err := rows.Err(); err != nil {
+		return BranchPage{}, readError(err, doing)
+	}
+	if len(page.Turns) > limit {
+		page.Turns = page.Turns[:limit]
+		page.NextCursor = strconv.Itoa(page.Turns[limit-1].Seq)
+	}
+	if page.Versions, err = db.versions(ctx, sessionID, page.Turns); err != nil {
+		return BranchPage{}, readError(err, doing)
+	}
+	return page, nil
+}
+
+// versions groups the siblings of each of turns: the turns that follow the
+// same turn and, like it, continue it or not. Only groups of two or more
+// are kept.
+func (db *DB) versions(ctx context.Context, sessionID string, turns []Turn) (map[string][]string, error) {
+	out := map[string][]string{}
+	parents, roots := []string{}, false
+	for _, t := range turns {
+		if t.ParentTurnID == "" {
+			roots = true
+		} else {
+			parents = append(parents, t.ParentTurnID)
+		}
+	}
+	list, _ := json.Marshal(parents)
+	rows, err := db.reader.QueryContext(ctx, `
+		SELECT id, parent_turn_id, continues, seq FROM turns WHERE parent_turn_id IN (SELECT value FROM json_each(?))
+		UNION ALL
+		SELECT id, '', continues, seq FROM turns WHERE session_id = ? AND parent_turn_id IS NULL AND ?
+		ORDER BY 4`, string(list), sessionID, roots)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type group struct {
+		parent    string
+		continues bool
+	}
+	groups := map[group][]string{}
+	for rows.Next() {
+		var id, parent string
+		var continues bool
+		var seq int
+		if err := rows.Scan(&id, &parent, &continues, &seq); err != nil {
+			return nil, err
+		}
+		g := group{parent, continues}
+		groups[g] = append(groups[g], id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, t := range turns {
+		if g := groups[group{t.ParentTurnID, t.Continues}]; len(g) > 1 {
+			out[t.ID] = g
+		}
+	}
+	return out, nil
+}
+
 // History returns the conversation a turn of the session continues: the
 // messages along the branch to the session's active turn (beforeSeq 0),
 // or to the turn that turn number beforeSeq follows. Turns on other
@@ -379,12 +486,7 @@ func (db *DB) PathHistory(ctx context.Context, turnID string) ([]llm.Message, er
 	if turnID == "" {
 		return nil, nil
 	}
-	return db.queryMessages(ctx, "reading the conversation up to turn "+turnID, `
-		WITH RECURSIVE path(id, depth) AS (
-			SELECT ?, 0
-			UNION ALL
-			SELECT t.parent_turn_id, p.depth + 1 FROM turns t JOIN path p ON t.id = p.id
-			WHERE t.parent_turn_id IS NOT NULL AND p.depth < 100000)
+	return db.queryMessages(ctx, "reading the conversation up to turn "+turnID, pathCTE+`
 		SELECT m.role, m.content, m.extra FROM path p JOIN messages m ON m.turn_id = p.id
 		ORDER BY p.depth DESC, m.idx`, turnID)
 }

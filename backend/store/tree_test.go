@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -99,8 +100,17 @@ func TestTreeInvariantsUnderRandomSends(t *testing.T) {
 			if len(turns) > 0 && k >= 10 {
 				of := turns[rng.IntN(len(turns))]
 				if k == 10 {
-					if _, err := db.ActivateBranch(ctx, of.ID); err != nil {
+					before, _ := db.GetSession(ctx, s.ID)
+					onPath := slices.Contains(branchIDs(t, db, s.ID), of.ID)
+					active, err := db.ActivateBranch(ctx, of.ID)
+					if err != nil {
 						t.Fatal(err)
+					}
+					if onPath && active != before.ActiveTurnID {
+						t.Fatalf("round %d step %d: switching to a turn on the active branch moved it from %s to %s", round, step, before.ActiveTurnID, active)
+					}
+					if !slices.Contains(branchIDs(t, db, s.ID), of.ID) {
+						t.Fatalf("round %d step %d: the branch switched to does not hold the turn", round, step)
 					}
 					switches++
 					checkTree(t, db, s.ID, "")
@@ -124,7 +134,8 @@ func TestTreeInvariantsUnderRandomSends(t *testing.T) {
 			var err error
 			switch {
 			case len(turns) == 0 || k < 5:
-				tr, err = db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "next", Workflow: "chat", Model: "m"})
+				// Some continue the answer of the turn they follow.
+				tr, err = db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "next", Workflow: "chat", Model: "m", Continues: len(turns) > 0 && k == 0})
 			case k < 9:
 				// A new version of an earlier turn: it follows that turn's parent.
 				of := turns[rng.IntN(len(turns))]
@@ -221,6 +232,71 @@ func checkTree(t *testing.T, db *DB, sessionID, active string) {
 	if active != "" && s.ActiveTurnID != active {
 		t.Fatalf("active turn %q, want the newest %q", s.ActiveTurnID, active)
 	}
+	// ListBranch pages through exactly the path from the active turn back
+	// to a first message, and names every version of each of its turns.
+	byID := map[string]Turn{}
+	for _, tr := range page.Turns {
+		byID[tr.ID] = tr
+	}
+	var want []string
+	for id := s.ActiveTurnID; id != ""; id = byID[id].ParentTurnID {
+		want = append(want, id)
+	}
+	if got := branchIDs(t, db, sessionID); !slices.Equal(got, want) {
+		t.Fatalf("ListBranch gives %v, want the active path %v", got, want)
+	}
+	for _, id := range want {
+		var sibs []Turn
+		for _, tr := range page.Turns {
+			if tr.ParentTurnID == byID[id].ParentTurnID && tr.Continues == byID[id].Continues {
+				sibs = append(sibs, tr)
+			}
+		}
+		sortBySeq(sibs)
+		var ids []string
+		for _, tr := range sibs {
+			ids = append(ids, tr.ID)
+		}
+		if len(ids) < 2 {
+			ids = nil
+		}
+		if got := branchVersions(t, db, sessionID)[id]; !slices.Equal(got, ids) {
+			t.Fatalf("turn %d: versions %v, want %v", byID[id].Seq, got, ids)
+		}
+	}
+}
+
+// branchIDs pages through a session's active branch, three turns a page.
+func branchIDs(t *testing.T, db *DB, sessionID string) []string {
+	ids, _ := walkBranch(t, db, sessionID)
+	return ids
+}
+
+// branchVersions gathers the versions ListBranch names, page by page.
+func branchVersions(t *testing.T, db *DB, sessionID string) map[string][]string {
+	_, versions := walkBranch(t, db, sessionID)
+	return versions
+}
+
+func walkBranch(t *testing.T, db *DB, sessionID string) ([]string, map[string][]string) {
+	t.Helper()
+	var ids []string
+	versions := map[string][]string{}
+	cursor := ""
+	for {
+		page, err := db.ListBranch(ctx, sessionID, Page{Limit: 3, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tr := range page.Turns {
+			ids = append(ids, tr.ID)
+		}
+		maps.Copy(versions, page.Versions)
+		if page.NextCursor == "" {
+			return ids, versions
+		}
+		cursor = page.NextCursor
+	}
 }
 
 // treeShape writes a session's tree by turn numbers: "3<1" for turn 3
@@ -238,6 +314,9 @@ func treeShape(t *testing.T, db *DB, sessionID string) string {
 	for _, tr := range ts {
 		b.WriteString(" ")
 		b.WriteString(strconv.Itoa(tr.Seq) + "<" + strconv.Itoa(seq[tr.ParentTurnID]))
+		if tr.Continues {
+			b.WriteString("c")
+		}
 	}
 	s, _ := db.GetSession(ctx, sessionID)
 	b.WriteString(" active " + strconv.Itoa(seq[s.ActiveTurnID]))

@@ -42,6 +42,10 @@ type Turn struct {
 	// first message. Turns with the same parent are versions of one
 	// another (an edit, a regeneration).
 	ParentTurnID string `json:"parent_turn_id"`
+	// Continues is set on a turn that continues the answer of the turn it
+	// follows (Continue after Stop or a limit): readers show the two as
+	// one answer with a mark where it resumed.
+	Continues bool `json:"continues"`
 }
 
 // StartOptions change how StartTurn starts a turn.
@@ -93,9 +97,9 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 			return err
 		}
 		t.ParentTurnID = parent
-		_, err = tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at, parent_turn_id)
-			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, NULLIF(?, ''))`,
-			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt), t.ParentTurnID)
+		_, err = tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at, parent_turn_id, continues)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
+			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt), t.ParentTurnID, t.Continues)
 		if err != nil {
 			if isForeignKey(err) {
 				return apperr.New(apperr.NotFound, "There is no session %s.", t.SessionID)
