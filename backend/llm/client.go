@@ -37,6 +37,9 @@ type Config struct {
 	// Echo is the reasoning the server wants back on assistant messages
 	// (EchoFor gives it for a provider).
 	Echo ReasoningEcho
+	// Prefix is how the server continues a partial answer (PrefixFor
+	// gives it for a provider).
+	Prefix Prefix
 	// NoTextToolCalls keeps tool calls a model writes as text in its
 	// answer, instead of reading them as calls of the offered tools.
 	NoTextToolCalls bool

@@ -268,6 +268,65 @@ func TestEchoFor(t *testing.T) {
 	}
 }
 
+// TestContinuePrefix: a request that ends with the partial answer is sent
+// as it is to a server that continues it, and to vLLM with its switches;
+// the switches go only with a trailing assistant message. PrefixFor knows
+// each preset, and a custom provider by its host.
+func TestContinuePrefix(t *testing.T) {
+	partial := []llm.Message{{Role: llm.RoleUser, Content: "Count to five"}, {Role: llm.RoleAssistant, Content: "One, two,"}}
+	asked := []llm.Message{{Role: llm.RoleUser, Content: "Count to five"}}
+	tests := []struct {
+		name     string
+		prefix   llm.Prefix
+		msgs     []llm.Message
+		switches bool
+	}{
+		{"none", llm.PrefixNone, partial, false},
+		{"trailing", llm.PrefixTrailing, partial, false},
+		{"vLLM", llm.PrefixContinueFinal, partial, true},
+		{"vLLM, a user message last", llm.PrefixContinueFinal, asked, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text(" three.", 1)})
+			c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Prefix: tt.prefix})
+			if _, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: tt.msgs}, func(llm.Chunk) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			var body map[string]json.RawMessage
+			if err := json.Unmarshal(srv.Requests()[0].Raw, &body); err != nil {
+				t.Fatal(err)
+			}
+			var msgs []map[string]any
+			_ = json.Unmarshal(body["messages"], &msgs)
+			if len(msgs) != len(tt.msgs) || msgs[len(msgs)-1]["content"] != tt.msgs[len(tt.msgs)-1].Content {
+				t.Errorf("messages sent %v, want %v as they are", msgs, tt.msgs)
+			}
+			cont, gen := string(body["continue_final_message"]), string(body["add_generation_prompt"])
+			if tt.switches && (cont != "true" || gen != "false") || !tt.switches && (cont != "" || gen != "") {
+				t.Errorf("continue_final_message %q, add_generation_prompt %q; want them set: %v", cont, gen, tt.switches)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		p    llm.Provider
+		want llm.Prefix
+	}{
+		{llm.Provider{Kind: llm.KindOllama}, llm.PrefixTrailing},
+		{llm.Provider{Kind: llm.KindLlamaCpp}, llm.PrefixTrailing},
+		{llm.Provider{Kind: llm.KindVLLM}, llm.PrefixContinueFinal},
+		{llm.Provider{Kind: llm.KindOpenAI}, llm.PrefixNone},
+		{llm.Provider{Kind: llm.KindLMStudio}, llm.PrefixNone},
+		{llm.Provider{Kind: llm.KindCustom, BaseURL: "https://api.openai.com/v1"}, llm.PrefixNone},
+		{llm.Provider{Kind: llm.KindCustom, BaseURL: "http://127.0.0.1:8080/v1"}, llm.PrefixNone},
+	} {
+		if got := llm.PrefixFor(tt.p); got != tt.want {
+			t.Errorf("PrefixFor(%s %s) = %v, want %v", tt.p.Kind, tt.p.BaseURL, got, tt.want)
+		}
+	}
+}
+
 // TestStreamIgnored checks a server that answers "stream": true with one
 // JSON body: the whole answer comes out as if streamed, tool calls and
 // reasoning included, with a note in the call's diagnostics.

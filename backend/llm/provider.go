@@ -55,25 +55,25 @@ const (
 // and the "is not running" errors all read this table.
 var presets = []preset{
 	{Provider{Name: "ollama", Kind: KindOllama, BaseURL: "http://127.0.0.1:11434/v1", Local: true},
-		"Ollama", "start it with `ollama serve`", EchoReasoning},
+		"Ollama", "start it with `ollama serve`", EchoReasoning, PrefixTrailing},
 	{Provider{Name: "lmstudio", Kind: KindLMStudio, BaseURL: "http://127.0.0.1:1234/v1", Local: true},
-		"LM Studio", "start the server in LM Studio's Developer tab or with `lms server start`", EchoNone},
+		"LM Studio", "start the server in LM Studio's Developer tab or with `lms server start`", EchoNone, PrefixNone},
 	{Provider{Name: "llamacpp", Kind: KindLlamaCpp, BaseURL: "http://127.0.0.1:8080/v1", Local: true},
-		"llama.cpp", "start it with `llama-server -m <model.gguf> --port 8080`", EchoContent},
+		"llama.cpp", "start it with `llama-server -m <model.gguf> --port 8080`", EchoContent, PrefixTrailing},
 	{Provider{Name: "vllm", Kind: KindVLLM, BaseURL: "http://127.0.0.1:8000/v1", Local: true},
-		"vLLM", "start it with `vllm serve <model>`", EchoNone},
+		"vLLM", "start it with `vllm serve <model>`", EchoNone, PrefixContinueFinal},
 	{Provider{Name: "openai", Kind: KindOpenAI, BaseURL: "https://api.openai.com/v1", NeedsKey: true},
-		"OpenAI", "", EchoNone},
+		"OpenAI", "", EchoNone, PrefixNone},
 	{Provider{Name: "openrouter", Kind: KindOpenRouter, BaseURL: "https://openrouter.ai/api/v1", NeedsKey: true},
-		"OpenRouter", "", EchoDetails},
+		"OpenRouter", "", EchoDetails, PrefixNone},
 	{Provider{Name: "deepseek", Kind: KindDeepSeek, BaseURL: "https://api.deepseek.com/v1", NeedsKey: true},
-		"DeepSeek", "", EchoContentAlways},
+		"DeepSeek", "", EchoContentAlways, PrefixNone},
 	{Provider{Name: "groq", Kind: KindGroq, BaseURL: "https://api.groq.com/openai/v1", NeedsKey: true},
-		"Groq", "", EchoNone},
+		"Groq", "", EchoNone, PrefixNone},
 }
 
 // customPreset is a server of no known kind: the user gives its URL.
-var customPreset = preset{Provider{Name: "custom", Kind: KindCustom}, "Custom", "", EchoContent}
+var customPreset = preset{Provider{Name: "custom", Kind: KindCustom}, "Custom", "", EchoContent, PrefixNone}
 
 // preset is one known kind of server.
 type preset struct {
@@ -86,26 +86,37 @@ type preset struct {
 	start string
 	// echo is the reasoning the server wants back (docs/PROVIDERS.md).
 	echo ReasoningEcho
+	// prefix is how the server continues a partial answer.
+	prefix Prefix
 }
 
 // EchoFor returns the reasoning a provider's server wants sent back. A
 // custom provider is known by its host when it is a hosted API of a known
 // kind (DeepSeek, OpenRouter, OpenAI, Groq), else it gets reasoning_content
 // when there is some, what most servers accept.
-func EchoFor(p Provider) ReasoningEcho {
+func EchoFor(p Provider) ReasoningEcho { return dialectOf(p).echo }
+
+// PrefixFor returns how a provider's server continues a partial answer
+// (docs/PROVIDERS.md): a custom provider is known by its host, as for
+// EchoFor, else it gets a continuation instruction, which every server
+// understands.
+func PrefixFor(p Provider) Prefix { return dialectOf(p).prefix }
+
+// dialectOf is the preset whose dialect a provider's server speaks.
+func dialectOf(p Provider) preset {
 	if p.Kind != KindCustom {
 		if pr, ok := presetOf(p.Kind); ok {
-			return pr.echo
+			return pr
 		}
 	}
 	if u, err := url.Parse(p.BaseURL); err == nil {
 		for _, pr := range presets {
 			if pu, err := url.Parse(pr.BaseURL); err == nil && !pr.Local && strings.EqualFold(u.Hostname(), pu.Hostname()) {
-				return pr.echo
+				return pr
 			}
 		}
 	}
-	return customPreset.echo
+	return customPreset
 }
 
 // Presets returns a fresh list of the known servers, local ones first.

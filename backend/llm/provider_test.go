@@ -140,7 +140,19 @@ func TestProvidersDocMatchesPresets(t *testing.T) {
 			rows[strings.TrimPrefix(cells[0], "| ")] = cells
 		}
 	}
+	prefixRows := map[string][]string{}
+	if _, section, ok := strings.Cut(string(doc), "## Continue: a partial answer as a prefix"); ok {
+		for _, line := range strings.Split(section, "\n") {
+			if cells := strings.Split(line, " | "); len(cells) >= 3 && strings.HasPrefix(line, "| ") {
+				prefixRows[strings.TrimPrefix(cells[0], "| ")] = cells
+			}
+		}
+	}
+	sends := map[Prefix]string{PrefixNone: "an instruction", PrefixTrailing: "the partial answer, as the last message", PrefixContinueFinal: "the partial answer, with `continue_final_message`"}
 	for _, p := range append(append([]preset(nil), presets...), customPreset) {
+		if row, ok := prefixRows[p.label]; !ok || row[1] != sends[p.prefix] {
+			t.Errorf("docs/PROVIDERS.md's Continue table says %s gets %q; the code sends %q", p.label, row, sends[p.prefix])
+		}
 		row, ok := rows[p.label]
 		if !ok {
 			t.Errorf("docs/PROVIDERS.md has no row for %s", p.label)

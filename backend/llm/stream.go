@@ -29,7 +29,7 @@ const (
 // post sends the request and returns the answer's body, or the error the
 // status, a web page or the connection gave.
 func (c *OpenAI) post(ctx context.Context, req Request) (*answerBody, error) {
-	payload, err := json.Marshal(encodeRequest(req, c.cfg.Echo))
+	payload, err := json.Marshal(encodeRequest(req, c.cfg.Echo, c.cfg.Prefix))
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}

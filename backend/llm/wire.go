@@ -34,6 +34,10 @@ type wireRequest struct {
 	Stop                []string            `json:"stop,omitempty"`
 	Stream              bool                `json:"stream"`
 	StreamOptions       *wireStreamOptions  `json:"stream_options,omitempty"`
+	// vLLM's switches to continue a trailing assistant message
+	// (PrefixContinueFinal).
+	ContinueFinalMessage bool  `json:"continue_final_message,omitempty"`
+	AddGenerationPrompt  *bool `json:"add_generation_prompt,omitempty"`
 }
 
 type wireStreamOptions struct {
@@ -151,6 +155,23 @@ func (e *wireError) code() string {
 	return ""
 }
 
+// Prefix says how a server continues a partial answer: whether it takes a
+// request that ends with an assistant message as the start of the reply
+// to continue (Continue after Stop). The table is in docs/PROVIDERS.md.
+type Prefix int
+
+const (
+	// PrefixNone: the server answers a trailing assistant message anew,
+	// or refuses it (OpenAI); a continuation is asked for in words.
+	PrefixNone Prefix = iota
+	// PrefixTrailing: a trailing assistant message is continued as it is
+	// (llama.cpp's server, Ollama).
+	PrefixTrailing
+	// PrefixContinueFinal: continued when the request says so, with
+	// continue_final_message and no generation prompt (vLLM).
+	PrefixContinueFinal
+)
+
 // ReasoningEcho says which reasoning a server wants back on the assistant
 // messages of a request. The table per server is in docs/PROVIDERS.md.
 type ReasoningEcho int
@@ -181,7 +202,7 @@ const (
 
 // encodeRequest maps our request to the wire, sending reasoning back as
 // echo says.
-func encodeRequest(req Request, echo ReasoningEcho) wireRequest {
+func encodeRequest(req Request, echo ReasoningEcho, prefix Prefix) wireRequest {
 	out := wireRequest{
 		Model:         req.Model,
 		Messages:      make([]wireMessage, len(req.Messages)),
@@ -209,6 +230,10 @@ func encodeRequest(req Request, echo ReasoningEcho) wireRequest {
 			echoReasoning(&wm, m, echo)
 		}
 		out.Messages[i] = wm
+	}
+	if n := len(req.Messages); prefix == PrefixContinueFinal && n > 0 && req.Messages[n-1].Role == RoleAssistant {
+		no := false
+		out.ContinueFinalMessage, out.AddGenerationPrompt = true, &no
 	}
 	for _, t := range req.Tools {
 		out.Tools = append(out.Tools, wireTool{Type: "function",
