@@ -26,7 +26,8 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		IdleTimeout: mc.IdleTimeout, MaxRetries: mc.MaxRetries, RetryInitial: mc.RetryInitial, RetryMax: mc.RetryMax}
 	if req.BaseURL != "" {
 		cfg.BaseURL, cfg.APIKey, cfg.Label = req.BaseURL, req.APIKey, req.BaseURL
-		cfg.Echo = llm.EchoFor(llm.Provider{Kind: llm.KindCustom, BaseURL: req.BaseURL})
+		custom := llm.Provider{Kind: llm.KindCustom, BaseURL: req.BaseURL}
+		cfg.Echo, cfg.Prefix = llm.EchoFor(custom), llm.PrefixFor(custom)
 		return source{cfg: cfg}, nil
 	}
 	name := firstOf(req.Provider, sess.Provider)
@@ -39,7 +40,7 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 	}
 	cfg.BaseURL = p.BaseURL
 	cfg.Label = p.Name
-	cfg.Echo = llm.EchoFor(p)
+	cfg.Echo, cfg.Prefix = llm.EchoFor(p), llm.PrefixFor(p)
 	cfg.NoTextToolCalls = p.IgnoreTextToolCalls
 	if p.Kind != llm.KindCustom && llm.KindLabel(p.Kind) != "" {
 		cfg.Label = llm.KindLabel(p.Kind) // "Ollama", "LM Studio": what people call them

@@ -79,6 +79,14 @@ type Request struct {
 	// existing turn, the new turn is another version of it. "" follows the
 	// session's active turn. The model is sent the branch up to Parent.
 	Parent string
+	// VersionOf, when set, makes the turn a new version of that turn (an
+	// edit, a regeneration, a retry): it follows the same turn, a first
+	// message's version follows none. It overrides Parent.
+	VersionOf string
+	// Continue, when set, continues the answer of that turn (stopped, or
+	// ended at a limit): the new turn follows it, is marked as its
+	// continuation, and Message is ignored. See continuation.go.
+	Continue string
 	// Workflow is a workflow name or a file path; "" uses the session's.
 	Workflow string
 	// Model, Provider and BaseURL override the session's model source.
@@ -150,17 +158,23 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 			return nil, err
 		}
 	}
-	parent := firstOf(req.Parent, sess.ActiveTurnID)
+	parent, err := r.parentOf(ctx, sess, req)
+	if err != nil {
+		return nil, err
+	}
 	history := req.History
 	if history == nil {
-		if history, err = db.PathHistory(ctx, parent); err != nil {
+		if history, err = r.pathHistory(ctx, parent); err != nil {
 			return nil, err
 		}
+	}
+	if req.Continue != "" {
+		req.Message = continuationMessage(src.cfg.Prefix, def, history)
 	}
 	if err := r.attach(ctx, sess.ID, req.Attach); err != nil {
 		return nil, err
 	}
-	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent},
+	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent, Continues: req.Continue != ""},
 		store.StartOptions{Force: req.Force, Follows: true})
 	if err != nil {
 		return nil, err
@@ -207,7 +221,7 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 		return nil, req, err
 	}
 	orig := src.orig
-	history, err := r.cfg.DB.History(ctx, orig.SessionID, orig.Seq)
+	history, err := r.pathHistory(ctx, orig.ParentTurnID)
 	if err != nil {
 		return nil, req, err
 	}

@@ -31,7 +31,7 @@ var _ Store = (*store.DB)(nil)
 // conversation so far, the turn's row, how it runs and its event log.
 type turnStore interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
-	History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error)
+	ContinuationOf(ctx context.Context, turnID string) (string, error)
 	PathHistory(ctx context.Context, turnID string) ([]llm.Message, error)
 	StartTurn(ctx context.Context, t store.Turn, opts ...store.StartOptions) (store.Turn, error)
 	SetTurnRun(ctx context.Context, turnID string, run json.RawMessage) error

@@ -64,6 +64,19 @@ func (db *DB) ActivateBranch(ctx context.Context, turnID string) (string, error)
 	return active, err
 }
 
+// ContinuationOf is the turn that continues turnID's answer, "" when none
+// does.
+func (db *DB) ContinuationOf(ctx context.Context, turnID string) (string, error) {
+	id, err := queryColumn[string](ctx, db.reader, `SELECT id FROM turns WHERE parent_turn_id = ? AND continues = 1 ORDER BY seq LIMIT 1`, turnID)
+	if err != nil {
+		return "", readError(err, "reading the continuation of turn "+turnID)
+	}
+	if len(id) == 0 {
+		return "", nil
+	}
+	return id[0], nil
+}
+
 // newestIn is the newest turn of the subtree of turnID.
 func newestIn(ctx context.Context, tx *sql.Tx, turnID string) (string, error) {
 	var id string
