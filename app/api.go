@@ -166,6 +166,12 @@ func (a *API) RerunTurn(turnID string, opts RerunOptions) (TurnRef, error) {
 	return call(a, needDB, func(ctx context.Context) (TurnRef, error) { return a.s.rerun(ctx, turnID, opts, false) })
 }
 
+// ListBranch pages through a session's active branch, newest first: the
+// conversation as it reads now, with the versions of each turn.
+func (a *API) ListBranch(sessionID string, p store.Page) (store.BranchPage, error) {
+	return call(a, needDB, func(ctx context.Context) (store.BranchPage, error) { return a.s.db.ListBranch(ctx, sessionID, p) })
+}
+
 // SessionTree lists a session's turns, oldest first, each naming the turn
 // it follows, and its active branch from the first message to the active
 // turn.

@@ -28,6 +28,7 @@ type Store interface {
 	// Turns, and those of processes that died.
 	GetTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)
 	ListTurns(ctx context.Context, sessionID string, p store.Page) (store.TurnPage, error)
+	ListBranch(ctx context.Context, sessionID string, p store.Page) (store.BranchPage, error)
 	History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error)
 	TurnOwnership(ctx context.Context, turnID string) (store.Ownership, error)
 	RecoverTurn(ctx context.Context, turnID string) (bool, error)

@@ -30,7 +30,7 @@ func (s *Service) createSession(ctx context.Context, req NewSession) (store.Sess
 }
 
 func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, error) {
-	if strings.TrimSpace(req.Message) == "" {
+	if strings.TrimSpace(req.Message) == "" && req.Continue == "" {
 		return TurnRef{}, apperr.New(apperr.Invalid, "The message is empty.")
 	}
 	st := s.settings()
@@ -60,6 +60,8 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		Attach:    req.Attach,
 		Force:     req.Force,
 		Parent:    req.Parent,
+		VersionOf: req.VersionOf,
+		Continue:  req.Continue,
 	})
 	if err == nil {
 		// The files are the session's tables now; uploads among them go.
@@ -178,7 +180,7 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 		if history == nil {
 			history = []llm.Message{}
 		}
-		req.Message, req.History, req.Capture, req.Limits = orig.UserMessage, history, llm.CaptureRecord, s.settings().Limits
+		req.Message, req.History, req.Capture, req.Limits = orig.UserMessage, runner.JoinContinued(history), llm.CaptureRecord, s.settings().Limits
 	}
 	ref, err := s.start(ctx, req)
 	if err != nil {

@@ -44,6 +44,14 @@ type SendRequest struct {
 	// existing turn, it is a new version of that turn (an edit). Empty
 	// follows the session's active turn.
 	Parent string `json:"parent,omitempty"`
+	// VersionOf makes the message a new version of that turn (an edit, a
+	// regeneration, a retry): it follows what that turn follows, and a
+	// first message's version starts the session anew. It overrides
+	// Parent.
+	VersionOf string `json:"version_of,omitempty"`
+	// Continue continues the answer of that turn (stopped, or ended at a
+	// limit) in a turn that follows it; Message is not needed.
+	Continue string `json:"continue,omitempty"`
 }
 
 // TurnTree is a session's turns as a tree (API.SessionTree).

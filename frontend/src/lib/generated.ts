@@ -95,6 +95,18 @@ export interface SendRequest {
    * follows the session's active turn.
    */
   parent?: string;
+  /**
+   * VersionOf makes the message a new version of that turn (an edit, a
+   * regeneration, a retry): it follows what that turn follows, and a
+   * first message's version starts the session anew. It overrides
+   * Parent.
+   */
+  version_of?: string;
+  /**
+   * Continue continues the answer of that turn (stopped, or ended at a
+   * limit) in a turn that follows it; Message is not needed.
+   */
+  continue?: string;
 }
 /**
  * TurnTree is a session's turns as a tree (API.SessionTree).
@@ -682,6 +694,19 @@ export interface TurnPage {
   next_cursor: string;
 }
 /**
+ * BranchPage is one page of a session's active branch, newest first.
+ */
+export interface BranchPage {
+  turns: Turn[] | null;
+  next_cursor: string;
+  /**
+   * Versions lists, for each turn of the page that has other versions
+   * (turns following the same turn: edits, regenerations), the ids of
+   * all of them, oldest first. A turn with no other version is absent.
+   */
+  versions: { [key: string]: string[]} | null;
+}
+/**
  * SearchHit is one match of a full-text search.
  */
 export interface SearchHit {
@@ -792,6 +817,12 @@ export interface Turn {
    * another (an edit, a regeneration).
    */
   parent_turn_id: string;
+  /**
+   * Continues is set on a turn that continues the answer of the turn it
+   * follows (Continue after Stop or a limit): readers show the two as
+   * one answer with a mark where it resumed.
+   */
+  continues: boolean;
 }
 
 // ---- backend/llm ----
@@ -1143,6 +1174,11 @@ export interface API {
    */
   RerunTurn: { args: [turnID: string, opts: RerunOptions]; result: TurnRef };
   /**
+   * ListBranch pages through a session's active branch, newest first: the
+   * conversation as it reads now, with the versions of each turn.
+   */
+  ListBranch: { args: [sessionID: string, p: Page]; result: BranchPage };
+  /**
    * SessionTree lists a session's turns, oldest first, each naming the turn
    * it follows, and its active branch from the first message to the active
    * turn.
@@ -1253,6 +1289,7 @@ export const APIMethods = [
   "EventsAfter",
   "ReplayTurn",
   "RerunTurn",
+  "ListBranch",
   "SessionTree",
   "SwitchBranch",
   "CountTurnsFrom",
