@@ -94,9 +94,10 @@ func (a *API) SearchSessions(query string, limit int) ([]store.SearchHit, error)
 	return call(a, needDB, func(ctx context.Context) ([]store.SearchHit, error) { return a.s.db.Search(ctx, query, limit) })
 }
 
-// ExportSession exports a session as json, md or jsonl.
-func (a *API) ExportSession(id string, format export.Format) (ExportReply, error) {
-	return call(a, needDB, func(ctx context.Context) (ExportReply, error) { return a.s.exportSession(ctx, id, format) })
+// ExportSession exports a session as json, md or jsonl. JSON holds every
+// branch; Markdown and JSONL the active one unless opts say all branches.
+func (a *API) ExportSession(id string, format export.Format, opts ExportOptions) (ExportReply, error) {
+	return call(a, needDB, func(ctx context.Context) (ExportReply, error) { return a.s.exportSession(ctx, id, format, opts) })
 }
 
 // ImportSession imports a session exported as JSON.
@@ -198,7 +199,7 @@ func (a *API) SwitchBranch(turnID string) (TurnRef, error) {
 			return TurnRef{}, err
 		}
 		t, err := a.s.db.GetTurn(ctx, active, false)
-		return TurnRef{TurnID: active, SessionID: t.SessionID}, err
+		return TurnRef{TurnID: active, SessionID: t.SessionID, Seq: t.Seq}, err
 	})
 }
 

@@ -108,7 +108,7 @@ func (s *Service) start(ctx context.Context, req runner.Request) (TurnRef, error
 		<-h.Done()
 		s.hub.Ended(h.TurnID)
 	}()
-	return TurnRef{TurnID: h.TurnID, SessionID: h.SessionID}, nil
+	return TurnRef{TurnID: h.TurnID, SessionID: h.SessionID, Seq: h.Seq}, nil
 }
 
 func (s *Service) stopTurn(ctx context.Context, turnID string) error {
@@ -190,7 +190,7 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 	return ref, err
 }
 
-func (s *Service) exportSession(ctx context.Context, id string, format export.Format) (ExportReply, error) {
+func (s *Service) exportSession(ctx context.Context, id string, format export.Format, opts ExportOptions) (ExportReply, error) {
 	f, err := export.ParseFormat(string(format))
 	if err != nil {
 		return ExportReply{}, err
@@ -200,7 +200,7 @@ func (s *Service) exportSession(ctx context.Context, id string, format export.Fo
 		return ExportReply{}, err
 	}
 	var buf bytes.Buffer
-	if err := export.Write(ctx, s.db, id, f, &buf, export.Options{}); err != nil {
+	if err := export.Write(ctx, s.db, id, f, &buf, export.Options{AllBranches: opts.AllBranches}); err != nil {
 		return ExportReply{}, err
 	}
 	return ExportReply{Filename: fileSafe(sess.Title) + f.Extension(), Content: buf.String()}, nil

@@ -188,7 +188,7 @@ func TestExportSession(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {
-			got, err := f.api.ExportSession(s.ID, tt.format)
+			got, err := f.api.ExportSession(s.ID, tt.format, ExportOptions{})
 			if tt.code != "" {
 				if apperr.CodeOf(err) != tt.code {
 					t.Fatalf("ExportSession(%q) = %v, want %s", tt.format, err, tt.code)

@@ -54,6 +54,13 @@ type SendRequest struct {
 	Continue string `json:"continue,omitempty"`
 }
 
+// ExportOptions change what ExportSession writes.
+type ExportOptions struct {
+	// AllBranches writes every branch into Markdown and JSONL, not only
+	// the active one (JSON always holds all).
+	AllBranches bool `json:"all_branches,omitempty"`
+}
+
 // TurnTree is a session's turns as a tree (API.SessionTree).
 type TurnTree struct {
 	Turns      []store.Turn `json:"turns"`
@@ -64,6 +71,8 @@ type TurnTree struct {
 type TurnRef struct {
 	TurnID    string `json:"turn_id"`
 	SessionID string `json:"session_id"`
+	// Seq is the turn's number in its session.
+	Seq int `json:"seq"`
 }
 
 // RerunOptions change what a re-run uses.

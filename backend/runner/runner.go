@@ -120,9 +120,11 @@ type Request struct {
 type Handle struct {
 	TurnID    string
 	SessionID string
-	cancel    context.CancelFunc
-	done      chan struct{}
-	res       turn.Result
+	// Seq is the turn's number in its session.
+	Seq    int
+	cancel context.CancelFunc
+	done   chan struct{}
+	res    turn.Result
 }
 
 // Done is closed when the turn has ended and is stored.
@@ -184,7 +186,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)
 		}
 	}
-	h := &Handle{TurnID: tr.ID, SessionID: sess.ID, done: make(chan struct{})}
+	h := &Handle{TurnID: tr.ID, SessionID: sess.ID, Seq: tr.Seq, done: make(chan struct{})}
 	// The turn outlives the request that started it; only Stop ends it.
 	turnCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.cancel = cancel

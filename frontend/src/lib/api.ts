@@ -10,12 +10,14 @@
 import type { API } from './generated';
 import type {
   AgentEvent,
+  BranchPage,
   ApprovalAnswer,
   ApprovalMessage,
   Delivered,
   Detected,
   EventsMessage,
   ExportFormat,
+  ExportOptions,
   ExportReply,
   NewSession,
   Page,
@@ -70,6 +72,8 @@ export interface Backend {
   stopTurn(turnId: string): Promise<void>;
   getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail>;
   listTurns(sessionId: string, p?: Partial<Page>): Promise<TurnPage>;
+  /** The active branch, newest first, with each turn's versions: the conversation as it reads. */
+  listBranch(sessionId: string, p?: Partial<Page>): Promise<BranchPage>;
   eventsAfter(turnId: string, afterSeq: number): Promise<AgentEvent[] | null>;
   replayTurn(turnId: string): Promise<TurnRef>;
   rerunTurn(turnId: string, opts: RerunOptions): Promise<TurnRef>;
@@ -82,7 +86,7 @@ export interface Backend {
   deleteTurn(turnId: string): Promise<number>;
   /** A new session from the branch up to a turn. */
   forkSession(turnId: string): Promise<Session>;
-  exportSession(id: string, format: ExportFormat): Promise<ExportReply>;
+  exportSession(id: string, format: ExportFormat, opts?: ExportOptions): Promise<ExportReply>;
   importSession(content: string): Promise<Session>;
   listProviders(): Promise<ProviderView[] | null>;
   presets(): Promise<Provider[] | null>;
@@ -303,6 +307,7 @@ function methods(call: Call): Transport {
     // Narrower than Go says (types.ts): the stored result is a Result.
     getTurn: (id, withEvents) => call('GetTurn', id, withEvents) as Promise<TurnDetail>,
     listTurns: (sid, p) => call('ListTurns', sid, page(p)),
+    listBranch: (sid, p) => call('ListBranch', sid, page(p)),
     eventsAfter: (id, after) => call('EventsAfter', id, after),
     replayTurn: (id) => call('ReplayTurn', id),
     rerunTurn: (id, opts) => call('RerunTurn', id, opts),
@@ -311,7 +316,7 @@ function methods(call: Call): Transport {
     countTurnsFrom: (id) => call('CountTurnsFrom', id),
     deleteTurn: (id) => call('DeleteTurn', id),
     forkSession: (id) => call('ForkSession', id),
-    exportSession: (id, format) => call('ExportSession', id, format),
+    exportSession: (id, format, opts) => call('ExportSession', id, format, opts ?? {}),
     importSession: (content) => call('ImportSession', content),
     listProviders: () => call('ListProviders'),
     presets: () => call('Presets'),

@@ -230,18 +230,30 @@ export class FakeBackend implements Backend {
     return hits.slice(0, limit || 20);
   }
 
-  async sendMessage(req: { session_id: string; message: string; workflow?: string; model?: string; attach?: string[]; parent?: string }) {
+  async sendMessage(req: { session_id: string; message: string; workflow?: string; model?: string; attach?: string[]; parent?: string; version_of?: string; continue?: string }) {
     this.log('sendMessage', req);
-    if (!req.message.trim()) throw new BackendError('invalid', 'The message is empty.');
+    if (!req.message.trim() && !req.continue) throw new BackendError('invalid', 'The message is empty.');
     const s = this.session(req.session_id);
     if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
     // As app.sendMessage: a session made by `agentdeck run --base-url` continues on the default provider.
     s.provider ||= this.settings.default_provider;
-    if (req.parent) s.active_turn_id = this.turnOrThrow(req.parent).id; // the new turn follows it
-    const turn = this.newTurn(s.id, req.message, req.workflow || s.workflow, undefined, req.model || s.model);
+    // Where the new turn goes (runner.parentOf): after the turn it
+    // continues, beside the turn it is a version of, after its parent.
+    let parent = s.active_turn_id;
+    let message = req.message;
+    if (req.continue) {
+      const c = this.turnOrThrow(req.continue);
+      if ([...this.turns.values()].some((t) => t.parent_turn_id === c.id && t.continues)) throw new BackendError('conflict', `Turn ${c.seq} was already continued.`);
+      parent = c.id;
+      message = '';
+    } else if (req.version_of) parent = this.turnOrThrow(req.version_of).parent_turn_id;
+    else if (req.parent) parent = this.turnOrThrow(req.parent).id;
+    s.active_turn_id = parent;
+    const turn = this.newTurn(s.id, message, req.workflow || s.workflow, undefined, req.model || s.model);
+    turn.continues = !!req.continue;
     s.updated_at = turn.started_at;
     this.start(turn);
-    return { turn_id: turn.id, session_id: s.id };
+    return { turn_id: turn.id, session_id: s.id, seq: turn.seq };
   }
 
   /** Stored uploads, by path: their names and bytes as the page sent them. */
@@ -308,17 +320,45 @@ export class FakeBackend implements Backend {
   async sessionTree(sessionId: string) {
     this.log('sessionTree', sessionId);
     const turns = this.turnsOf(sessionId).sort((a, b) => a.seq - b.seq);
-    const path: string[] = [];
-    for (let id = this.session(sessionId).active_turn_id; id; id = this.turns.get(id)?.parent_turn_id ?? '') path.unshift(id);
+    const path = this.pathOf(this.session(sessionId).active_turn_id).map((t) => t.id);
     return { turns: clone(turns), active_path: path };
+  }
+
+  /** The active branch, newest first, with each turn's versions (store.ListBranch). */
+  async listBranch(sessionId: string, p?: { limit?: number; cursor?: string }) {
+    this.log('listBranch', sessionId, p);
+    const path = this.pathOf(this.session(sessionId).active_turn_id).reverse();
+    const limit = p?.limit || 50;
+    const from = p?.cursor ? path.findIndex((t) => t.seq < Number(p.cursor)) : 0;
+    const page = from < 0 ? [] : path.slice(from, from + limit);
+    const last = page[page.length - 1];
+    const more = from >= 0 && from + limit < path.length;
+    const versions: Record<string, string[]> = {};
+    for (const t of page) {
+      const sibs = this.turnsOf(sessionId)
+        .filter((x) => x.parent_turn_id === t.parent_turn_id && !!x.continues === !!t.continues)
+        .sort((a, b) => a.seq - b.seq);
+      if (sibs.length > 1) versions[t.id] = sibs.map((x) => x.id);
+    }
+    return { turns: page.map(summary), next_cursor: more && last ? String(last.seq) : '', versions };
   }
 
   async switchBranch(turnId: string) {
     this.log('switchBranch', turnId);
     const t = this.turnOrThrow(turnId);
+    const s = this.session(t.session_id);
+    // A turn already on the active branch leaves it as it is.
+    if (this.pathOf(s.active_turn_id).some((x) => x.id === turnId)) return { turn_id: s.active_turn_id, session_id: s.id, seq: this.turnOrThrow(s.active_turn_id).seq };
     const newest = this.subtree(turnId).sort((a, b) => b.seq - a.seq)[0] ?? t;
-    this.session(t.session_id).active_turn_id = newest.id;
-    return { turn_id: newest.id, session_id: t.session_id };
+    s.active_turn_id = newest.id;
+    return { turn_id: newest.id, session_id: t.session_id, seq: newest.seq };
+  }
+
+  /** The branch that ends at a turn, oldest first. */
+  private pathOf(turnId: string): TurnDetail[] {
+    const out: TurnDetail[] = [];
+    for (let x = this.turns.get(turnId); x; x = x.parent_turn_id ? this.turns.get(x.parent_turn_id) : undefined) out.unshift(x);
+    return out;
   }
 
   async countTurnsFrom(turnId: string) {
@@ -345,8 +385,7 @@ export class FakeBackend implements Backend {
     this.log('forkSession', turnId);
     const t = this.turnOrThrow(turnId);
     const from = this.session(t.session_id);
-    const branch: TurnDetail[] = [];
-    for (let x: TurnDetail | undefined = t; x; x = x.parent_turn_id ? this.turns.get(x.parent_turn_id) : undefined) branch.unshift(x);
+    const branch = this.pathOf(t.id);
     const f = this.addSession(`${from.title} (fork)`, new Date(this.now()));
     f.forked_from_session = from.id;
     f.forked_from_turn = turnId;
@@ -380,10 +419,11 @@ export class FakeBackend implements Backend {
     return out;
   }
 
-  async exportSession(id: string, format: 'md' | 'json' | 'jsonl') {
-    this.log('exportSession', id, format);
+  async exportSession(id: string, format: 'md' | 'json' | 'jsonl', opts: { all_branches?: boolean } = {}) {
+    this.log('exportSession', id, format, opts);
     const s = this.session(id);
-    const turns = this.turnsOf(id).sort((a, b) => a.seq - b.seq);
+    // JSON holds every branch; Markdown and JSONL the active one unless asked.
+    const turns = format === 'json' || opts.all_branches ? this.turnsOf(id).sort((a, b) => a.seq - b.seq) : this.pathOf(s.active_turn_id);
     const name = s.title.replace(/[^A-Za-z0-9._ -]+/g, '_') || 'session';
     if (format === 'md') {
       const body = turns.map((t) => `## ${t.seq}. You\n\n${t.user_message}\n\n### Assistant\n\n${t.final_text}\n`).join('\n');
@@ -525,10 +565,11 @@ export class FakeBackend implements Backend {
   }
 
   private newTurn(sessionId: string, message: string, workflow: string, at?: Date, model?: string): TurnDetail {
-    const seq = this.turnsOf(sessionId).length + 1;
+    const seq = Math.max(0, ...this.turnsOf(sessionId).map((t) => t.seq)) + 1;
     const s = this.sessions.find((x) => x.id === sessionId);
     const t: TurnDetail = {
       parent_turn_id: s?.active_turn_id ?? '',
+      continues: false,
       id: this.id('t'),
       session_id: sessionId,
       seq,
@@ -561,7 +602,7 @@ export class FakeBackend implements Backend {
     const copy = await this.createSession({ title: `${kind} of ${s.title} #${orig.seq}`, provider: opts.provider || s.provider, model: opts.model || orig.model, workflow: opts.workflow || orig.workflow });
     const turn = this.newTurn(copy.id, orig.user_message, copy.workflow, undefined, copy.model);
     this.start(turn, kind === 'Re-run');
-    return { turn_id: turn.id, session_id: copy.id };
+    return { turn_id: turn.id, session_id: copy.id, seq: turn.seq };
   }
 
   private start(turn: TurnDetail, variant = false) {

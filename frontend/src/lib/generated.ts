@@ -109,6 +109,16 @@ export interface SendRequest {
   continue?: string;
 }
 /**
+ * ExportOptions change what ExportSession writes.
+ */
+export interface ExportOptions {
+  /**
+   * AllBranches writes every branch into Markdown and JSONL, not only
+   * the active one (JSON always holds all).
+   */
+  all_branches?: boolean;
+}
+/**
  * TurnTree is a session's turns as a tree (API.SessionTree).
  */
 export interface TurnTree {
@@ -121,6 +131,10 @@ export interface TurnTree {
 export interface TurnRef {
   turn_id: string;
   session_id: string;
+  /**
+   * Seq is the turn's number in its session.
+   */
+  seq: number /* int */;
 }
 /**
  * RerunOptions change what a re-run uses.
@@ -1118,9 +1132,10 @@ export interface API {
    */
   SearchSessions: { args: [query: string, limit: number /* int */]; result: SearchHit[] | null };
   /**
-   * ExportSession exports a session as json, md or jsonl.
+   * ExportSession exports a session as json, md or jsonl. JSON holds every
+   * branch; Markdown and JSONL the active one unless opts say all branches.
    */
-  ExportSession: { args: [id: string, format: Format]; result: ExportReply };
+  ExportSession: { args: [id: string, format: Format, opts: ExportOptions]; result: ExportReply };
   /**
    * ImportSession imports a session exported as JSON.
    */

@@ -12,6 +12,7 @@ export type {
   Delivered,
   Done,
   EventsMessage,
+  ExportOptions,
   ExportReply,
   NewSession,
   PendingApproval,
@@ -68,6 +69,7 @@ export type {
   ToolErrorData,
   ToolResultData,
   // store
+  BranchPage,
   ChartRecord,
   Page,
   SearchHit,

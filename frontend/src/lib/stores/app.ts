@@ -343,5 +343,5 @@ export function titleFrom(text: string): string {
 }
 
 function runningTurn(id: string, sessionId: string, message: string, model: string, workflow: string, at: string, seq: number): Turn {
-  return { id, session_id: sessionId, seq, user_message: message, state: 'running', workflow, model, started_at: at, completed_at: null, final_text: '', outcome: '', termination: { kind: '' }, parent_turn_id: '' };
+  return { id, session_id: sessionId, seq, user_message: message, state: 'running', workflow, model, started_at: at, completed_at: null, final_text: '', outcome: '', termination: { kind: '' }, parent_turn_id: '', continues: false };
 }

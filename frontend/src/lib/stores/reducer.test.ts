@@ -332,6 +332,7 @@ function detailOf(): TurnDetail {
   return {
     id: 't1',
     parent_turn_id: '',
+    continues: false,
     session_id: 's1',
     seq: 1,
     user_message: 'q',
@@ -364,6 +365,7 @@ describe('fromDetail', () => {
   const base: TurnDetail = {
     id: 't1',
     parent_turn_id: '',
+    continues: false,
     session_id: 's1',
     seq: 3,
     user_message: 'hi',

@@ -246,7 +246,7 @@ describe('mergeTokens', () => {
 
 describe('TurnStore memory', () => {
 
-  const row = (id: string, session = 's1', state: Turn['state'] = 'completed'): Turn => ({ id, parent_turn_id: '', session_id: session, seq: Number(id.replace(/\D/g, '')) || 1, user_message: `q ${id}`, state, workflow: 'chat', model: 'm', started_at: '', completed_at: null, final_text: `answer ${id}`, outcome: '', termination: { kind: '' } });
+  const row = (id: string, session = 's1', state: Turn['state'] = 'completed'): Turn => ({ id, parent_turn_id: '', continues: false, session_id: session, seq: Number(id.replace(/\D/g, '')) || 1, user_message: `q ${id}`, state, workflow: 'chat', model: 'm', started_at: '', completed_at: null, final_text: `answer ${id}`, outcome: '', termination: { kind: '' } });
   const done = (id: string) => ({ id, user_message: `q ${id}`, last_seq: 0, state: 'completed' as const, final_text: `answer ${id}` });
 
   it('keeps the view of the most recently shown finished turns and lets older ones drop back to their row', async () => {
