@@ -34,7 +34,11 @@ export interface UIState {
   settingsTab: 'providers' | 'defaults' | 'appearance' | 'workflows';
   compare: CompareTarget | null;
   rerunTurn: string | null;
+  /** What the dialog for rerunTurn does: a re-run in a new session to compare, or a new version here. */
+  rerunMode: 'rerun' | 'regenerate';
   exportSession: string | null;
+  /** The turn whose message is being edited in place (a new version on send). */
+  editTurn: string | null;
   /** A provider to edit when Settings opens (from onboarding's presets). */
   providerDraft: Provider | null;
   toast: string;
@@ -71,7 +75,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const composerText = writable('');
   /** Files the page sends to be attached: picked, dropped or pasted (uploads.svelte.ts). */
   const uploads = new Uploads((name, content) => backend.uploadAttachment(name, content), (path) => app.attach([path]));
-  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '' });
+  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, rerunMode: 'rerun', editTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '' });
 
   const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
 
@@ -112,6 +116,65 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     decide?.(false);
     ui.update((u) => ({ ...u, damagedSend: message }));
     return new Promise((resolve) => (decide = resolve));
+  }
+
+  /** What post sends: a message, a new version of a turn, or a continuation. */
+  interface Post {
+    message: string;
+    attach?: string[];
+    versionOf?: string;
+    continueOf?: string;
+    model?: string;
+    workflow?: string;
+  }
+
+  // Starts a turn in the open session (creating a draft first) and shows it.
+  async function post(p: Post, force = false): Promise<string | null> {
+    let { session } = get(conversation);
+    try {
+      if (!session) {
+        const d = get(conversation).draft;
+        session = await sessions.create({ ...d, title: titleFrom(p.message) });
+        conversation.adopt(session);
+        nav.adopted(session.id);
+      }
+      const model = p.model || session.model;
+      const workflow = p.workflow || session.workflow;
+      const attach = p.attach ?? [];
+      const ref = await backend.sendMessage({
+        session_id: session.id,
+        message: p.message,
+        workflow: workflow || undefined,
+        model: model || undefined,
+        attach: attach.length ? attach : undefined,
+        force: force || undefined,
+        version_of: p.versionOf || undefined,
+        continue: p.continueOf || undefined,
+      });
+      const startedAt = now().toISOString();
+      const parent = p.continueOf || (p.versionOf ? (turns.summary(p.versionOf)?.parent_turn_id ?? '') : lastShown());
+      turns.describe(ref.turn_id, { sessionId: session.id, userMessage: p.message, model, workflow, continues: !!p.continueOf, startedAt: turns.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
+      conversation.addTurn({ ...runningTurn(ref.turn_id, session.id, p.message, model, workflow, startedAt, ref.seq || nextSeq()), parent_turn_id: parent, continues: !!p.continueOf }, p.versionOf);
+      sessions.touch(session.id, startedAt);
+      sessions.noteTurn(session.id, ref.turn_id, 'running');
+      // The place to come back to is now the newest turn.
+      if (get(conversation).focus) nav.unfocus();
+      if (!session.provider) void adoptProvider(session.id);
+      return ref.turn_id;
+    } catch (err) {
+      if (isDamaged(err) && !force) {
+        void app.refreshStatus();
+        return (await askForce(messageOf(err))) ? post(p, true) : null;
+      }
+      toast(messageOf(err));
+      return null;
+    }
+  }
+
+  /** The last turn the open session shows: what a new message follows. */
+  function lastShown(): string {
+    const ids = get(conversation).ids;
+    return ids[ids.length - 1] ?? '';
   }
 
   const app = {
@@ -219,31 +282,69 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     async send(message: string, attach: string[] = [], force = false): Promise<string | null> {
       const text = message.trim();
       if (!text) return null;
-      let { session } = get(conversation);
+      return post({ message: text, attach }, force);
+    },
+
+    /**
+     * Runs a new version of a turn: an edit (another message), a
+     * regeneration (the same message, perhaps with another model or
+     * workflow) or a retry. It follows what the turn follows, and shows
+     * in its place with the version switcher.
+     */
+    async sendVersion(turnId: string, message: string, opts: { model?: string; workflow?: string } = {}): Promise<string | null> {
+      const text = message.trim();
+      if (!text) return null;
+      ui.update((u) => ({ ...u, editTurn: null }));
+      return post({ message: text, versionOf: turnId, ...opts });
+    },
+
+    /**
+     * Regenerates a turn with the model and workflow picked: a new version
+     * of it. A model of another provider moves the session there first (a
+     * turn does not record its provider; its session does).
+     */
+    async regenerate(turnId: string, opts: RerunOptions): Promise<string | null> {
+      const s = get(conversation).session;
+      const message = turns.peek(turnId)?.userMessage || turns.summary(turnId)?.user_message || '';
+      if (!s || !message) return null;
+      if (opts.provider && opts.provider !== s.provider) {
+        try {
+          await sessions.update({ ...s, provider: opts.provider, model: opts.model || s.model });
+        } catch (err) {
+          toast(messageOf(err));
+          return null;
+        }
+      }
+      return app.sendVersion(turnId, message, { model: opts.model, workflow: opts.workflow });
+    },
+
+    /** Continues the answer of a stopped turn (or one ended at a limit) in a turn that follows it. */
+    async continueTurn(turnId: string): Promise<string | null> {
+      return post({ message: '', continueOf: turnId });
+    },
+
+    /** Starts a new session from the branch up to a turn, and opens it. */
+    async fork(turnId: string) {
       try {
-        if (!session) {
-          const d = get(conversation).draft;
-          session = await sessions.create({ ...d, title: titleFrom(text) });
-          conversation.adopt(session);
-          nav.adopted(session.id);
-        }
-        const ref = await backend.sendMessage({ session_id: session.id, message: text, workflow: session.workflow || undefined, model: session.model || undefined, attach: attach.length ? attach : undefined, force: force || undefined });
-        const startedAt = now().toISOString();
-        turns.describe(ref.turn_id, { sessionId: session.id, userMessage: text, model: session.model, workflow: session.workflow, startedAt: turns.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
-        conversation.addTurn(runningTurn(ref.turn_id, session.id, text, session.model, session.workflow, startedAt, nextSeq()));
-        sessions.touch(session.id, startedAt);
-        sessions.noteTurn(session.id, ref.turn_id, 'running');
-        // The place to come back to is now the newest turn.
-        if (get(conversation).focus) nav.unfocus();
-        if (!session.provider) void adoptProvider(session.id);
-        return ref.turn_id;
+        const s = await backend.forkSession(turnId);
+        sessions.upsert(s);
+        await app.openSession(s.id);
       } catch (err) {
-        if (isDamaged(err) && !force) {
-          void app.refreshStatus();
-          return (await askForce(messageOf(err))) ? app.send(message, attach, true) : null;
-        }
         toast(messageOf(err));
-        return null;
+      }
+    },
+
+    /** Deletes a turn with every turn after it (the person confirmed), and shows the branch that stays. */
+    async deleteTurn(turnId: string) {
+      try {
+        const n = await backend.deleteTurn(turnId);
+        const sid = get(conversation).sessionId;
+        ui.update((u) => ({ ...u, diagnosticsTurn: null }));
+        if (sid) await conversation.open(sid);
+        void sessions.refresh();
+        toast(n === 1 ? 'Deleted 1 turn.' : `Deleted ${n} turns.`);
+      } catch (err) {
+        toast(messageOf(err));
       }
     },
 

@@ -30,7 +30,7 @@ describe('focus on a turn', () => {
     expect(contiguous(seqs)).toBe(true);
     expect(st.focus).toMatchObject({ turnId: target.id, terms: ['squared'] });
     // 50, then 1,000 (the most a page holds), then the rest.
-    expect(b.calls.filter((x) => x.method === 'listTurns').map((x) => (x.args[1] as { limit: number }).limit)).toEqual([50, 1000, 158]);
+    expect(b.calls.filter((x) => x.method === 'listBranch').map((x) => (x.args[1] as { limit: number }).limit)).toEqual([50, 1000, 158]);
     expect(st.nextCursor).toBe('');
   });
 

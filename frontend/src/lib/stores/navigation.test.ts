@@ -65,7 +65,7 @@ describe('navigation', () => {
     expect(r.focus).toMatchObject({ turnId: t3.id, terms: ['squared'] });
     // Paged in with the turns after it, not the whole session one page at a time.
     expect(rowsOf(again)[0]!.seq).toBeLessThanOrEqual(3);
-    expect(b.calls.filter((x) => x.method === 'listTurns').length).toBeLessThanOrEqual(2 + 2 + 1);
+    expect(b.calls.filter((x) => x.method === 'listBranch').length).toBeLessThanOrEqual(2 + 2 + 1);
     again.stop();
   });
 

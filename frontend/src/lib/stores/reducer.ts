@@ -69,6 +69,8 @@ export function fromDetail(d: TurnDetail): TurnView {
     sessionId: d.session_id,
     seq: d.seq,
     userMessage: d.user_message,
+    continues: d.continues,
+    parentId: d.parent_turn_id,
     state: d.state,
     model: d.model,
     workflow: d.workflow,

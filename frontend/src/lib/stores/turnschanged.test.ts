@@ -49,13 +49,13 @@ describe('turns changed by the backend', () => {
     const turn = b.addForeignTurn(other.id, 'elsewhere');
     await app.openSession(open.id);
     const turnsBefore = rowsOf(app);
-    const listTurnsBefore = listed(b, 'listTurns');
+    const listBranchBefore = listed(b, 'listBranch');
     const sessionsBefore = listed(b, 'listSessions');
 
     b.interruptForeignTurn(turn.id, '');
     await settle();
 
-    expect(listed(b, 'listTurns')).toBe(listTurnsBefore);
+    expect(listed(b, 'listBranch')).toBe(listBranchBefore);
     expect(rowsOf(app)).toStrictEqual(turnsBefore);
     expect(listed(b, 'listSessions')).toBe(sessionsBefore + 1);
     // Not on screen: loaded fresh, as interrupted, when it is shown.

@@ -107,6 +107,10 @@ export interface TurnView {
   sessionId: string;
   seq: number;
   userMessage: string;
+  /** It continues the answer of the turn it follows: shown as part of that answer. */
+  continues: boolean;
+  /** The turn it follows ('' for a first message, or not known yet). */
+  parentId: string;
   state: TurnState;
   model: string;
   workflow: string;
@@ -172,6 +176,8 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     sessionId: '',
     seq: 0,
     userMessage: '',
+    continues: false,
+    parentId: '',
     state: 'running',
     model: '',
     workflow: '',
