@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
@@ -13,48 +14,39 @@ import (
 // format: one JSON object per line, {"messages": [...]}.
 //
 // There is one line per completed turn, holding the conversation from the
-// start of the session up to and including that turn, which is how chat
-// data is usually exported: each line teaches one answer in its context.
-// So that a trainer learns each answer once, the assistant messages of
-// earlier turns carry "weight": 0 (OpenAI's switch for messages that are
-// context only). Turns that did not complete (stopped, failed, interrupted,
-// running) get no line of their own, since their answers are not ones to
-// learn, but stay in the context of later lines, as the model saw them.
+// start of the session up to and including that turn along its branch (the
+// turns it follows, as the model was sent them), which is how chat data is
+// usually exported: each line teaches one answer in its context. So that a
+// trainer learns each answer once, the assistant messages of earlier turns
+// carry "weight": 0 (OpenAI's switch for messages that are context only).
+// Turns that did not complete (stopped, failed, interrupted, running) get
+// no line of their own, since their answers are not ones to learn, but
+// stay in the context of the lines after them, as the model saw them.
 // Agentdeck does not store system prompts, so lines have no system
 // message; reasoning text is left out.
 func writeJSONL(ctx context.Context, w io.Writer, doc *Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	var convo []chatMessage
-	for i := range doc.Turns {
+	turns := doc.Turns
+	own := make([][]chatMessage, len(turns))
+	for i := range turns {
+		own[i] = chatMessages(&turns[i])
+	}
+	parent := parentsOf(doc)
+	for i := range turns {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		t := &doc.Turns[i]
-		// Messages of earlier turns are context only.
-		for j := range convo {
-			if convo[j].Role == string(llm.RoleAssistant) && convo[j].Weight == nil {
-				convo[j].Weight = new(int)
-			}
+		if turns[i].State != StateCompleted {
+			continue
 		}
-		answered := map[string]bool{}
-		for _, m := range t.Messages {
-			if m.Role == llm.RoleTool {
-				answered[m.ToolCallID] = true
-			}
+		var path []int
+		for j := i; j >= 0; j = parent[j] {
+			path = append(path, j)
 		}
-		answers := false
-		for _, m := range t.Messages {
-			cm, ok := toChatMessage(m, answered)
-			if !ok {
-				continue
-			}
-			if cm.Role == string(llm.RoleAssistant) {
-				answers = true
-			}
-			convo = append(convo, cm)
-		}
-		if t.State != StateCompleted || !answers || convo[len(convo)-1].Role != string(llm.RoleAssistant) {
+		slices.Reverse(path)
+		convo, answers := conversationTo(turns, own, path)
+		if !answers || convo[len(convo)-1].Role != string(llm.RoleAssistant) {
 			continue
 		}
 		if err := enc.Encode(chatLine{Messages: convo}); err != nil {
@@ -62,6 +54,68 @@ func writeJSONL(ctx context.Context, w io.Writer, doc *Document) error {
 		}
 	}
 	return nil
+}
+
+// parentsOf is, for each turn of doc, the index of the turn it follows, -1
+// for none. A document that names no active turn is one line of turns.
+func parentsOf(doc *Document) []int {
+	byID := map[string]int{}
+	for i, t := range doc.Turns {
+		byID[t.ID] = i
+	}
+	parent := make([]int, len(doc.Turns))
+	for i, t := range doc.Turns {
+		j, ok := byID[t.ParentTurnID]
+		switch {
+		case doc.Session.ActiveTurnID == "":
+			j = i - 1
+		case !ok || j >= i:
+			j = -1
+		}
+		parent[i] = j
+	}
+	return parent
+}
+
+// conversationTo is the conversation along path (indexes of turns, the
+// first message's first) as a line holds it: the last turn's assistant
+// messages trained, the others' context only (weight 0). answers reports
+// whether the last turn has an answer of its own.
+func conversationTo(turns []Turn, own [][]chatMessage, path []int) (convo []chatMessage, answers bool) {
+	zero := new(int)
+	for k, j := range path {
+		mine := k == len(path)-1
+		for _, m := range own[j] {
+			if m.Role == string(llm.RoleAssistant) {
+				if mine {
+					answers = true
+				} else {
+					m.Weight = zero
+				}
+			}
+			convo = append(convo, m)
+		}
+	}
+	return convo, answers
+}
+
+// chatMessages are a turn's messages as a line holds them.
+func chatMessages(t *Turn) []chatMessage {
+	answered := map[string]bool{}
+	for _, m := range t.Messages {
+		if m.Role == llm.RoleTool {
+			answered[m.ToolCallID] = true
+		}
+	}
+	var out []chatMessage
+	for _, m := range t.Messages {
+		cm, ok := toChatMessage(m, answered)
+		if !ok {
+			continue
+		}
+		out = append(out, cm)
+	}
+	return out
 }
 
 // chatLine is one training example.

@@ -214,6 +214,79 @@ func TestExportJSONL(t *testing.T) {
 	}
 }
 
+// TestExportJSONLFollowsEachBranch: with two versions of the second
+// message, each line holds the conversation along its own turn's branch,
+// with --all-branches too: no line holds the other version's exchange.
+func TestExportJSONLFollowsEachBranch(t *testing.T) {
+	doc := exporttest.Chat(
+		exporttest.Exchange{ID: "a", User: "one", Answer: "re one"},
+		exporttest.Exchange{ID: "b", Parent: "a", User: "two", Answer: "re two"},
+		exporttest.Exchange{ID: "c", Parent: "a", User: "two again", Answer: "re two again"},
+		exporttest.Exchange{ID: "d", Parent: "c", User: "three", Answer: "re three"},
+	)
+	tests := []struct {
+		name string
+		all  bool
+		want []string
+	}{
+		{"active branch", false, []string{
+			"one|re one",
+			"one|(re one)|two again|re two again",
+			"one|(re one)|two again|(re two again)|three|re three",
+		}},
+		{"all branches", true, []string{
+			"one|re one",
+			"one|(re one)|two|re two",
+			"one|(re one)|two again|re two again",
+			"one|(re one)|two again|(re two again)|three|re three",
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := jsonlLines(t, doc, tt.all); strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
+				t.Fatalf("lines:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
+			}
+		})
+	}
+}
+
+// jsonlLines imports doc into a new store and exports it as JSONL, each
+// line as its messages' text joined by "|", an answer that is context
+// only (weight 0) in parentheses.
+func jsonlLines(t *testing.T, doc export.Document, all bool) []string {
+	t.Helper()
+	db := openStore(t)
+	s, err := db.Import(ctx, bytes.NewReader(exporttest.JSON(t, doc)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := export.Write(ctx, db, s.ID, export.JSONL, &buf, export.Options{AllBranches: all}); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, line := range strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n") {
+		var l struct {
+			Messages []struct {
+				Content string `json:"content"`
+				Weight  *int   `json:"weight"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(line), &l); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		var parts []string
+		for _, m := range l.Messages {
+			if m.Weight != nil && *m.Weight == 0 {
+				m.Content = "(" + m.Content + ")"
+			}
+			parts = append(parts, m.Content)
+		}
+		lines = append(lines, strings.Join(parts, "|"))
+	}
+	return lines
+}
+
 // openStore opens a new database in a temp dir, closed with the test.
 func openStore(t *testing.T) *store.DB {
 	t.Helper()

@@ -141,6 +141,84 @@ func Fixture() export.Document {
 		Turns: []export.Turn{t1, t2, t3, t4}}
 }
 
+// Exchange is one turn of a Chat document: a message and its answer.
+type Exchange struct {
+	// ID names the turn; Parent the turn it follows ("" for a first
+	// message).
+	ID, Parent string
+	// User is the message; Answer the answer's text.
+	User, Answer string
+	// State is the turn's state, completed if "". Termination says how
+	// it ended: by default as its state says (stopped, failed, or a
+	// natural end).
+	State       export.TurnState
+	Termination turn.Termination
+	// Continues marks a continuation of Parent's answer.
+	Continues bool
+	// Messages are the turn's messages: by default User (unless "") and
+	// Answer (unless "").
+	Messages []llm.Message
+	// In and Out are the tokens of the turn's one stage.
+	In, Out int
+}
+
+// Chat is a session of plain one-stage exchanges with fixed ids and times,
+// a minute apart, the last active.
+func Chat(exchanges ...Exchange) export.Document {
+	t0 := time.Date(2025, 3, 1, 10, 0, 0, 0, time.UTC)
+	raw := func(v any) json.RawMessage {
+		b, err := json.Marshal(v)
+		if err != nil {
+			panic(err)
+		}
+		return b
+	}
+	doc := export.Document{Format: export.FormatName, Version: export.Version, ExportedAt: t0.Add(time.Hour), AppVersion: "test",
+		Session: export.Session{ID: "sess-chat", Title: "Chat", CreatedAt: t0, UpdatedAt: t0, Provider: "local",
+			Model: "m", Workflow: "chat", Settings: json.RawMessage(`{}`)}}
+	for i, x := range exchanges {
+		start := t0.Add(time.Duration(i) * time.Minute)
+		end := start.Add(10 * time.Second)
+		state, term := x.State, x.Termination
+		if state == "" {
+			state = export.StateCompleted
+		}
+		if term.Kind == "" {
+			term.Kind = map[export.TurnState]turn.TerminationKind{export.StateCancelled: turn.TermCancelled, export.StateInterrupted: turn.TermInterrupted,
+				export.StateFailed: turn.TermFailed}[state]
+			if term.Kind == "" {
+				term.Kind = turn.TermNaturalCompletion
+			}
+		}
+		res := turn.Result{OK: state == export.StateCompleted, Cancelled: state == export.StateCancelled, FinalText: x.Answer, Termination: term}
+		res.Outcome = map[bool]turn.Outcome{true: turn.OutcomeSucceeded, false: turn.OutcomeFailed}[res.OK]
+		if res.Cancelled {
+			res.Outcome = turn.OutcomeCancelled
+		}
+		msgs := x.Messages
+		if msgs == nil {
+			msgs = []llm.Message{}
+			if x.User != "" {
+				msgs = append(msgs, llm.Message{Role: llm.RoleUser, Content: x.User})
+			}
+			if x.Answer != "" {
+				msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: x.Answer})
+			}
+		}
+		result := raw(turn.TurnCompletedData{Result: res})
+		doc.Turns = append(doc.Turns, export.Turn{ID: x.ID, Seq: i + 1, UserMessage: x.User, State: state, Workflow: "chat", Model: "m",
+			StartedAt: start, CompletedAt: &end, FinalText: x.Answer, Outcome: res.Outcome, Termination: raw(term), Result: result,
+			ParentTurnID: x.Parent, Continues: x.Continues, Messages: msgs,
+			Events: []turn.Event{{ID: x.ID + "-e1", SessionID: doc.Session.ID, TurnID: x.ID, Seq: 1, At: turn.Time{Time: end},
+				Type: turn.EventTurnCompleted, Phase: turn.PhaseOf(turn.EventTurnCompleted), Checkpoint: turn.IsCheckpoint(turn.EventTurnCompleted), Data: result}},
+			Stages: []export.Stage{{ID: x.ID, Name: "chat", Agent: "assistant", Outcome: res.Outcome, Termination: raw(term), Response: json.RawMessage(`null`),
+				Diagnostics: raw(turn.StageDiagnostics{DurationMS: 10_000, Usage: llm.Usage{InputTokens: x.In, OutputTokens: x.Out, TotalTokens: x.In + x.Out}})}},
+			ModelCalls: []export.ModelCall{}, ToolCalls: []export.ToolCall{}})
+		doc.Session.UpdatedAt, doc.Session.ActiveTurnID = end, x.ID
+	}
+	return doc
+}
+
 // JSON is doc as the JSON file holds it (export.Encode).
 func JSON(t testing.TB, doc export.Document) []byte {
 	t.Helper()
