@@ -25,6 +25,10 @@ import (
 // request holds the answer as one assistant message. A second Continue of
 // the same turn is refused.
 func TestContinueAfterStop(t *testing.T) {
+	// fakellm (the browser tests' model) knows a continuation by this.
+	if !strings.HasPrefix(strings.ToLower(runner.ContinueInstruction), "continue your previous answer") {
+		t.Fatalf("fakellm's isContinuation no longer recognises %q", runner.ContinueInstruction)
+	}
 	for _, tt := range []struct {
 		kind   string
 		prefix bool

@@ -21,6 +21,10 @@
 //	list my data  calls list_data (offered once a file is attached), then
 //	              repeats what it said
 //
+// A continuation (Continue after Stop) is answered before any keyword: a
+// request that ends with the partial answer (a prefix) or with the
+// instruction to continue gets the short rest of the answer, continueAnswer.
+//
 // Every reply depends only on the request, never on earlier requests, so
 // concurrent turns and retried tests cannot disturb each other.
 //
@@ -129,6 +133,8 @@ func answerAs(name string, r llmtest.Request) llmtest.Reply {
 func script(r llmtest.Request) llmtest.Reply {
 	last := strings.ToLower(lastUser(r))
 	switch {
+	case isContinuation(r, last):
+		return text(continueAnswer, 4)
 	case strings.Contains(last, "critique") && isCritic(r):
 		return critic(last)
 	case strings.Contains(last, "critique"):
@@ -181,6 +187,16 @@ func chart(r llmtest.Request) llmtest.Reply {
 	// second test worker on 2 cores still paints several frames of it.
 	return llmtest.Reply{Chunks: llmtest.Text(answer, 60), Delay: 40 * time.Millisecond,
 		Usage: &llmtest.Usage{PromptTokens: 512, CompletionTokens: 96, TotalTokens: 608}}
+}
+
+// continueAnswer is the rest of an answer a continuation asks for.
+const continueAnswer = " … and that is where the answer ends, resumed after Stop."
+
+// isContinuation reports whether the request asks to continue an answer:
+// it ends with the partial answer, or with the instruction to continue.
+func isContinuation(r llmtest.Request, lastUser string) bool {
+	n := len(r.Messages)
+	return n > 0 && r.Messages[n-1].Role == "assistant" || strings.HasPrefix(lastUser, "continue your previous answer")
 }
 
 // isCritic reports whether the request comes from a critic: its system

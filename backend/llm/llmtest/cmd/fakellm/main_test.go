@@ -41,6 +41,8 @@ func TestScript(t *testing.T) {
 		{"list my data calls list_data", llmtest.Request{Messages: []llmtest.Message{user("Please list my data")}, Tools: []string{"list_data", "query_data"}}, "list_data", ""},
 		{"list my data without data", llmtest.Request{Messages: []llmtest.Message{user("Please list my data")}, Tools: chatTools}, "", "no file is attached"},
 		{"list my data repeats the tool", llmtest.Request{Messages: []llmtest.Message{user("Please list my data"), {Role: "tool", Content: "## sales (from sales.csv, 3 rows)"}}, Tools: []string{"list_data"}}, "", "The data tool said:\n\n## sales (from sales.csv, 3 rows)"},
+		{"a continuation after the partial answer", llmtest.Request{Messages: []llmtest.Message{user("Answer slow please"), {Role: "assistant", Content: "Slow answer begins. word0"}}}, "", continueAnswer},
+		{"a continuation asked in words", llmtest.Request{Messages: []llmtest.Message{user("Answer slow please"), {Role: "assistant", Content: "Slow answer begins."}, user("Continue your previous answer exactly where it stopped.")}}, "", continueAnswer},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
