@@ -50,7 +50,7 @@ test('the heap grows by at most 5 MB between the 20th and the 200th session open
   expect(first).toBeTruthy();
 
   // 199 copies of the session (a plan, a chart, tool calls and an answer), each named.
-  const { content } = await api<{ content: string }>(page, 'ExportSession', first, 'json');
+  const { content } = await api<{ content: string }>(page, 'ExportSession', first, 'json', {});
   const ids = [first!];
   for (let i = 1; i < SESSIONS; i++) {
     const s = await api<{ id: string }>(page, 'ImportSession', content);

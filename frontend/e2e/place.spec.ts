@@ -32,7 +32,7 @@ async function importLongSession(page: Page, word: string): Promise<string> {
   await finished(seed);
   const sessionId = await page.evaluate(() => location.hash.split('/')[2] ?? '');
   expect(sessionId).not.toBe('');
-  const { content } = await call<{ content: string }>(page, 'ExportSession', sessionId, 'json');
+  const { content } = await call<{ content: string }>(page, 'ExportSession', sessionId, 'json', {});
   const doc = JSON.parse(content) as ExportDoc;
   const template = doc.turns[0]!;
   const title = `Long history ${uid()}`;
