@@ -156,3 +156,40 @@ func TestVersionOfAFirstMessage(t *testing.T) {
 		t.Errorf("a version of another session's turn: %v", err)
 	}
 }
+
+// TestReplayOnAnyBranch replays, strictly and offline, a turn of a branch
+// that is no longer the active one, and a continuation: each is sent
+// exactly what it was sent when it ran (a strict replay fails on any
+// difference), whatever branch the session shows now.
+func TestReplayOnAnyBranch(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	ctx := context.Background()
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(r llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 2)}
+	})
+	sess, _ := db.CreateSession(ctx, store.Session{Title: "branches", Model: "m"})
+	send := func(req runner.Request) string {
+		req.SessionID, req.BaseURL = sess.ID, srv.URL()
+		res, _, id := run(t, eng.Runner, req)
+		if !res.OK {
+			t.Fatalf("%+v", res)
+		}
+		return id
+	}
+	first := send(runner.Request{Message: "one"})
+	old := send(runner.Request{Message: "two"})
+	send(runner.Request{Message: "two, edited", VersionOf: old})
+	send(runner.Request{Message: "three"})
+	if s, _ := db.GetSession(ctx, sess.ID); s.ActiveTurnID == old {
+		t.Fatal("the old version is still active")
+	}
+	srv.Close() // offline from here
+	for _, id := range []string{old, first} {
+		rsess, _ := db.CreateSession(ctx, store.Session{Title: "replay"})
+		res, rec, _ := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Replay: &runner.Replay{TurnID: id, Strict: true}})
+		if !res.OK || len(divergences(t, rec)) != 0 {
+			t.Fatalf("replay of %s: ok %v, %s, divergences %+v", id, res.OK, res.Error, divergences(t, rec))
+		}
+	}
+}
