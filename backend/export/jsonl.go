@@ -24,6 +24,12 @@ import (
 // stay in the context of the lines after them, as the model saw them.
 // Agentdeck does not store system prompts, so lines have no system
 // message; reasoning text is left out.
+//
+// A continuation (Turn.Continues) is written as the model was sent it. A
+// server that continued the partial answer as its prefix was sent no
+// message: the two parts are one assistant message, trained with the
+// continuation's line. One sent an instruction to go on has it as a user
+// message between the two.
 func writeJSONL(ctx context.Context, w io.Writer, doc *Document) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
@@ -79,13 +85,22 @@ func parentsOf(doc *Document) []int {
 
 // conversationTo is the conversation along path (indexes of turns, the
 // first message's first) as a line holds it: the last turn's assistant
-// messages trained, the others' context only (weight 0). answers reports
-// whether the last turn has an answer of its own.
+// messages trained, the others' context only (weight 0), a continuation's
+// first message joined to the answer it continues when both are text.
+// answers reports whether the last turn has an answer of its own.
 func conversationTo(turns []Turn, own [][]chatMessage, path []int) (convo []chatMessage, answers bool) {
 	zero := new(int)
 	for k, j := range path {
 		mine := k == len(path)-1
-		for _, m := range own[j] {
+		msgs := own[j]
+		if n := len(convo); turns[j].Continues && n > 0 && len(msgs) > 0 && plainAnswer(msgs[0]) && plainAnswer(convo[n-1]) {
+			convo[n-1].Content += msgs[0].Content
+			if mine {
+				convo[n-1].Weight, answers = nil, true
+			}
+			msgs = msgs[1:]
+		}
+		for _, m := range msgs {
 			if m.Role == string(llm.RoleAssistant) {
 				if mine {
 					answers = true
@@ -99,7 +114,9 @@ func conversationTo(turns []Turn, own [][]chatMessage, path []int) (convo []chat
 	return convo, answers
 }
 
-// chatMessages are a turn's messages as a line holds them.
+// chatMessages are a turn's messages as a line holds them. A
+// continuation's empty message (a server continuing the partial answer as
+// a prefix was sent none) is left out.
 func chatMessages(t *Turn) []chatMessage {
 	answered := map[string]bool{}
 	for _, m := range t.Messages {
@@ -110,7 +127,7 @@ func chatMessages(t *Turn) []chatMessage {
 	var out []chatMessage
 	for _, m := range t.Messages {
 		cm, ok := toChatMessage(m, answered)
-		if !ok {
+		if !ok || (t.Continues && m.Role == llm.RoleUser && strings.TrimSpace(m.Content) == "") {
 			continue
 		}
 		out = append(out, cm)
@@ -165,4 +182,10 @@ func toChatMessage(m llm.Message, answered map[string]bool) (chatMessage, bool) 
 		return cm, false
 	}
 	return cm, true
+}
+
+// plainAnswer reports whether m is answer text: an assistant message with
+// no tool calls.
+func plainAnswer(m chatMessage) bool {
+	return m.Role == string(llm.RoleAssistant) && len(m.ToolCalls) == 0
 }

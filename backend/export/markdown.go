@@ -26,10 +26,13 @@ const mdMaxToolResult = 2000
 // or <!-- with no end) has its "<" escaped. What Agentdeck adds around the
 // text (titles, names, table cells) is plain text and escaped. Code blocks
 // use a fence longer than any run of backticks in their content.
+//
+// A continued answer reads as one: the turns that continue it are written
+// under its turn, with a mark where each resumed (mdTurn).
 func writeMarkdown(ctx context.Context, w io.Writer, doc *Document) error {
 	var b strings.Builder
 	mdHeader(&b, doc)
-	for i := range doc.Turns {
+	for _, parts := range mdAnswers(doc.Turns) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -37,11 +40,39 @@ func writeMarkdown(ctx context.Context, w io.Writer, doc *Document) error {
 			return err
 		}
 		b.Reset()
-		mdTurn(&b, &doc.Session, &doc.Turns[i])
+		mdTurn(&b, &doc.Session, parts)
 	}
 	// Every part ends with a blank line; the file ends with one newline.
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
+}
+
+// mdAnswers groups turns as the transcript shows them: each turn with the
+// turns that continue its answer (Turn.Continues), which read as one
+// answer with it. A continuation whose turn is not in the document is a
+// group of its own.
+func mdAnswers(turns []Turn) [][]*Turn {
+	in, next := map[string]bool{}, map[string]*Turn{}
+	for i := range turns {
+		t := &turns[i]
+		in[t.ID] = true
+		if t.Continues && next[t.ParentTurnID] == nil {
+			next[t.ParentTurnID] = t
+		}
+	}
+	var groups [][]*Turn
+	for i := range turns {
+		t := &turns[i]
+		if t.Continues && in[t.ParentTurnID] && next[t.ParentTurnID] == t {
+			continue // written with the answer it continues
+		}
+		parts := []*Turn{t}
+		for c := next[t.ID]; c != nil && len(parts) <= len(turns); c = next[c.ID] {
+			parts = append(parts, c)
+		}
+		groups = append(groups, parts)
+	}
+	return groups
 }
 
 func mdHeader(b *strings.Builder, doc *Document) {
@@ -60,8 +91,54 @@ func mdHeader(b *strings.Builder, doc *Document) {
 	fmt.Fprintf(b, "- Turns: %d\n\n", len(doc.Turns))
 }
 
-func mdTurn(b *strings.Builder, s *Session, t *Turn) {
+// mdTurn writes a turn and the turns that continue its answer (parts, see
+// mdAnswers) as one answer: the parts' answers follow one another, each
+// continuation after a mark that says where and why it resumed, and each
+// part's plan, charts and stages follow the whole answer, named by turn.
+func mdTurn(b *strings.Builder, s *Session, parts []*Turn) {
+	t := parts[0]
 	fmt.Fprintf(b, "---\n\n## Turn %d · %s\n\n", t.Seq, mdTime(t.StartedAt))
+	if notes := mdRunNotes(s, t); notes != "" {
+		fmt.Fprintf(b, "_%s_\n\n", notes)
+	}
+	w := &mdWriter{b: b}
+	if t.Continues {
+		w.note("_— Resumed an answer that is not in this file —_")
+		w.resumed = true
+	}
+	answered := false
+	for i, p := range parts {
+		if i > 0 {
+			w.note(mdResumeMark(s, parts[i-1], p))
+			w.resumed = true
+		}
+		if w.conversation(p, p.Continues) {
+			answered = true
+		}
+		last := i == len(parts)-1
+		if note := mdStateNote(p, answered); last && note != "" {
+			w.note(note)
+		}
+		// A part that was continued needs no note of its limit: the
+		// resume mark says it.
+		for _, note := range mdEndingNotes(p, !last) {
+			w.note(note)
+		}
+	}
+	for _, p := range parts {
+		suffix := ""
+		if len(parts) > 1 {
+			suffix = fmt.Sprintf(" · turn %d", p.Seq)
+		}
+		mdPlan(b, p.Plan(), suffix)
+		mdCharts(b, p.Events)
+		mdStages(b, p.Stages, suffix)
+	}
+}
+
+// mdRunNotes names the model and workflow of a turn where they are not
+// the session's, "" when both are.
+func mdRunNotes(s *Session, t *Turn) string {
 	var notes []string
 	if t.Model != "" && t.Model != s.Model {
 		notes = append(notes, "model "+mdCode(t.Model))
@@ -69,19 +146,79 @@ func mdTurn(b *strings.Builder, s *Session, t *Turn) {
 	if t.Workflow != "" && t.Workflow != s.Workflow {
 		notes = append(notes, "workflow "+mdEscape(t.Workflow))
 	}
-	if len(notes) > 0 {
-		fmt.Fprintf(b, "_%s_\n\n", strings.Join(notes, ", "))
-	}
-	mdConversation(b, t)
-	mdPlan(b, t.Plan())
-	mdCharts(b, t.Events)
-	mdStages(b, t.Stages)
+	return strings.Join(notes, ", ")
 }
 
-// mdConversation writes the turn's messages as "You" and "Assistant"
+// mdResumeMark is the line between two parts of one answer: the turn that
+// resumed it, why the part before stopped, and the model or workflow of
+// the new part when they are not the session's.
+func mdResumeMark(s *Session, prev, part *Turn) string {
+	var term turn.Termination
+	_ = json.Unmarshal(prev.Termination, &term)
+	mark := fmt.Sprintf("Resumed in turn %d", part.Seq)
+	switch {
+	case term.Kind.IsLimit():
+		mark += " (continued after it " + mdEscape(term.Describe()) + ")"
+	case prev.State == StateCancelled:
+		mark += " (continued after Stop)"
+	case prev.State == StateInterrupted:
+		mark += " (continued after an interruption)"
+	}
+	if notes := mdRunNotes(s, part); notes != "" {
+		mark += ", " + notes
+	}
+	return "_— " + mark + " —_"
+}
+
+// mdWriter writes the "You" and "Assistant" sections of one answer, which
+// may span turns. fence is the opening line of a code fence the last
+// answer text left open (mdRepair closed it in the file); resumed is set
+// after a resume mark, until the next part's first text.
+type mdWriter struct {
+	b       *strings.Builder
+	section string
+	fence   string
+	resumed bool
+}
+
+func (w *mdWriter) enter(name string) {
+	if w.section != name {
+		fmt.Fprintf(w.b, "### %s\n\n", name)
+		w.section = name
+	}
+}
+
+// note writes a line of the assistant's section that is Agentdeck's, not
+// the model's.
+func (w *mdWriter) note(line string) {
+	w.enter("Assistant")
+	w.b.WriteString(line + "\n\n")
+}
+
+// answer writes answer text. The first text after a resume mark reopens
+// the code fence the part before left open (unless it opens one itself),
+// so code cut by Stop reads as code again; otherwise it loses the spaces
+// that went on from the part before's last word.
+func (w *mdWriter) answer(text string) {
+	w.enter("Assistant")
+	if w.resumed {
+		if w.fence != "" && !mdOpensFence(strings.TrimLeft(text, " \t\r\n")) {
+			// The opening line ends the line the part before left open.
+			text = w.fence + "\n" + strings.TrimPrefix(strings.TrimPrefix(text, "\r"), "\n")
+		} else {
+			text = strings.TrimLeft(text, " \t")
+		}
+		w.resumed = false
+	}
+	w.fence = mdText(w.b, text)
+}
+
+// conversation writes the turn's messages as "You" and "Assistant"
 // sections, each tool call under the assistant message that asked for it
-// with the result the tool gave.
-func mdConversation(b *strings.Builder, t *Turn) {
+// with the result the tool gave. A continuation's own message is not the
+// person's (it is empty, or the instruction to go on), so its leading user
+// messages are left out. It reports whether the turn had answer text.
+func (w *mdWriter) conversation(t *Turn, continues bool) bool {
 	results, calls, shown := map[string]llm.Message{}, map[string]ToolCall{}, map[string]bool{}
 	for _, m := range t.Messages {
 		if m.Role == llm.RoleTool && m.ToolCallID != "" {
@@ -91,57 +228,51 @@ func mdConversation(b *strings.Builder, t *Turn) {
 	for _, c := range t.ToolCalls {
 		calls[c.CallID] = c
 	}
-	section := ""
-	enter := func(name string) {
-		if section != name {
-			fmt.Fprintf(b, "### %s\n\n", name)
-			section = name
+	msgs := t.Messages
+	switch {
+	case continues:
+		for len(msgs) > 0 && msgs[0].Role == llm.RoleUser {
+			msgs = msgs[1:]
 		}
-	}
-	if len(t.Messages) == 0 || t.Messages[0].Role != llm.RoleUser {
-		enter("You")
-		mdText(b, t.UserMessage)
+	case len(msgs) == 0 || msgs[0].Role != llm.RoleUser:
+		w.enter("You")
+		mdText(w.b, t.UserMessage)
 	}
 	answered := false
-	for _, m := range t.Messages {
+	for _, m := range msgs {
 		switch m.Role {
 		case llm.RoleUser:
-			enter("You")
-			mdText(b, m.Content)
+			w.enter("You")
+			mdText(w.b, m.Content)
+			w.fence, w.resumed = "", false
 		case llm.RoleAssistant:
-			enter("Assistant")
-			mdReasoning(b, m.Reasoning)
+			w.enter("Assistant")
+			mdReasoning(w.b, m.Reasoning)
 			if strings.TrimSpace(m.Content) != "" {
-				mdText(b, m.Content)
+				w.answer(m.Content)
 				answered = true
 			}
 			for _, tc := range m.ToolCalls {
 				res, ok := results[tc.ID]
 				shown[tc.ID] = ok
-				mdToolCall(b, tc, calls[tc.ID], res, ok)
+				mdToolCall(w.b, tc, calls[tc.ID], res, ok)
+				w.fence, w.resumed = "", false
 			}
 		case llm.RoleTool:
 			if !shown[m.ToolCallID] {
-				enter("Assistant")
-				mdToolCall(b, llm.ToolCall{ID: m.ToolCallID, Name: m.Name}, calls[m.ToolCallID], m, true)
+				w.enter("Assistant")
+				mdToolCall(w.b, llm.ToolCall{ID: m.ToolCallID, Name: m.Name}, calls[m.ToolCallID], m, true)
+				w.fence, w.resumed = "", false
 			}
 		}
 	}
 	// A turn that failed or stopped before storing an answer may still
 	// have text: its final text, or a running turn's streamed tokens.
 	if text := mdUnstoredAnswer(t); !answered && text != "" {
-		enter("Assistant")
-		mdText(b, text)
+		w.answer(text)
 		answered = true
 	}
-	if note := mdStateNote(t, answered); note != "" {
-		enter("Assistant")
-		b.WriteString(note + "\n\n")
-	}
-	for _, note := range mdEndingNotes(t) {
-		enter("Assistant")
-		b.WriteString(note + "\n\n")
-	}
+	return answered
 }
 
 // mdReasoning writes the model's thinking before its answer, folded in a
@@ -156,9 +287,10 @@ func mdReasoning(b *strings.Builder, reasoning string) {
 	b.WriteString("</details>\n\n")
 }
 
-// mdEndingNotes name a limit the turn stopped at, and what its final text
-// is when it is not a clean answer (a draft the critic did not pass).
-func mdEndingNotes(t *Turn) []string {
+// mdEndingNotes name a limit the turn stopped at (unless continued: the
+// resume mark names it), and what its final text is when it is not a
+// clean answer (a draft the critic did not pass).
+func mdEndingNotes(t *Turn, continued bool) []string {
 	var term turn.Termination
 	_ = json.Unmarshal(t.Termination, &term)
 	var res struct {
@@ -166,7 +298,7 @@ func mdEndingNotes(t *Turn) []string {
 	}
 	_ = json.Unmarshal(t.Result, &res)
 	var notes []string
-	if term.Kind.IsLimit() && t.State == StateCompleted {
+	if term.Kind.IsLimit() && t.State == StateCompleted && !continued {
 		d := term.Describe()
 		notes = append(notes, "_"+mdEscape(strings.ToUpper(d[:1])+d[1:])+"._")
 	}
@@ -250,11 +382,13 @@ func mdToolCall(b *strings.Builder, tc llm.ToolCall, diag ToolCall, res llm.Mess
 	}
 }
 
-func mdPlan(b *strings.Builder, steps []turn.PlanStep) {
+// mdPlan writes a plan's checklist; suffix names its turn in a heading
+// shared by the parts of one answer.
+func mdPlan(b *strings.Builder, steps []turn.PlanStep, suffix string) {
 	if len(steps) == 0 {
 		return
 	}
-	b.WriteString("#### Plan\n\n")
+	fmt.Fprintf(b, "#### Plan%s\n\n", suffix)
 	for _, s := range steps {
 		box := "[ ]"
 		if s.Status == "done" {
@@ -290,11 +424,13 @@ func mdCharts(b *strings.Builder, events []turn.Event) {
 	}
 }
 
-func mdStages(b *strings.Builder, stages []Stage) {
+// mdStages writes a turn's stages with their diagnostics; suffix as for
+// mdPlan.
+func mdStages(b *strings.Builder, stages []Stage, suffix string) {
 	if len(stages) == 0 {
 		return
 	}
-	b.WriteString("#### Stages\n\n")
+	fmt.Fprintf(b, "#### Stages%s\n\n", suffix)
 	b.WriteString("| Stage | Agent | Outcome | Termination | Tokens in/out | Duration |\n")
 	b.WriteString("| --- | --- | --- | --- | --- | --- |\n")
 	for _, s := range stages {

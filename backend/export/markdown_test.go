@@ -1,8 +1,11 @@
 package export
 
 import (
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
 func TestMarkdownRepair(t *testing.T) {
@@ -54,5 +57,22 @@ func TestMarkdownCode(t *testing.T) {
 	}
 	if got := mdEscape("a|b *c* <d> #1\nnext"); got != `a\|b \*c\* \<d\> \#1 next` {
 		t.Errorf("mdEscape = %q", got)
+	}
+}
+
+// TestMarkdownContinuationWithoutItsTurn: a continuation whose turn is not
+// in the document (a damaged file gave no row for it) is written on its
+// own, marked as resumed, without its message (empty, or the instruction
+// to go on).
+func TestMarkdownContinuationWithoutItsTurn(t *testing.T) {
+	doc := &Document{Session: Session{Title: "s"}, Turns: []Turn{{ID: "b", Seq: 2, ParentTurnID: "gone", Continues: true, State: StateCompleted,
+		UserMessage: "Continue.", Messages: []llm.Message{{Role: llm.RoleUser, Content: "Continue."}, {Role: llm.RoleAssistant, Content: " and the rest."}}}}}
+	var b strings.Builder
+	if err := writeMarkdown(context.Background(), &b, doc); err != nil {
+		t.Fatal(err)
+	}
+	want := "## Turn 2 · —\n\n### Assistant\n\n_— Resumed an answer that is not in this file —_\n\nand the rest.\n"
+	if !strings.HasSuffix(b.String(), want) {
+		t.Fatalf("got\n%s\nwant it to end\n%s", b.String(), want)
 	}
 }

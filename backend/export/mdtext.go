@@ -11,24 +11,39 @@ import (
 // it (see writeMarkdown).
 
 // mdText writes message text as Markdown, repaired so it ends every block
-// it opens (see writeMarkdown).
-func mdText(b *strings.Builder, text string) {
+// it opens (see writeMarkdown). It returns the opening line of a code
+// fence the text left open, "" for none.
+func mdText(b *strings.Builder, text string) (openFence string) {
 	text = strings.TrimRight(text, " \t\r\n")
 	if text == "" {
-		return
+		return ""
 	}
-	b.WriteString(mdRepair(text))
+	out, open := mdRepairOpen(text)
+	b.WriteString(out)
 	b.WriteString("\n\n")
+	return open
 }
 
 // mdRepair closes a code fence left open at the end of text and escapes the
 // "<" of an HTML block that has no end, the two constructs that would
 // otherwise run on through everything after the message.
 func mdRepair(text string) string {
+	out, _ := mdRepairOpen(text)
+	return out
+}
+
+// mdOpensFence reports whether text starts with a code fence.
+func mdOpensFence(text string) bool {
+	return strings.HasPrefix(text, "```") || strings.HasPrefix(text, "~~~")
+}
+
+// mdRepairOpen is mdRepair, and the opening line of the fence it closed
+// ("" for none), for the text that continues it.
+func mdRepairOpen(text string) (string, string) {
 	lines := strings.Split(text, "\n")
 	lower := mdASCIILower(text) // same length as text, unlike strings.ToLower
 	var fenceChar byte
-	fenceLen, off := 0, 0
+	fenceLen, off, opener := 0, 0, ""
 	for i, line := range lines {
 		start := off
 		off += len(line) + 1
@@ -43,13 +58,13 @@ func mdRepair(text string) string {
 			}
 			continue
 		}
-		if strings.HasPrefix(rest, "```") || strings.HasPrefix(rest, "~~~") {
+		if mdOpensFence(rest) {
 			c := rest[0]
 			n := mdRun(rest, c)
 			if c == '`' && strings.Contains(rest[n:], "`") {
 				continue // not a fence: a backtick in a backtick fence's info string
 			}
-			fenceChar, fenceLen = c, n
+			fenceChar, fenceLen, opener = c, n, strings.TrimRight(rest, " \t\r")
 			continue
 		}
 		if end, ok := mdHTMLBlockEnd(rest); ok && !strings.Contains(lower[start:], end) {
@@ -57,10 +72,10 @@ func mdRepair(text string) string {
 		}
 	}
 	out := strings.Join(lines, "\n")
-	if fenceLen > 0 {
-		out += "\n" + strings.Repeat(string(fenceChar), fenceLen)
+	if fenceLen == 0 {
+		return out, ""
 	}
-	return out
+	return out + "\n" + strings.Repeat(string(fenceChar), fenceLen), opener
 }
 
 // mdHTMLBlockEnd reports whether line starts an HTML block that ends only
