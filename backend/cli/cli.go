@@ -82,6 +82,7 @@ type Env struct {
 const usage = `Usage:
   agentdeck                                  the desktop app
   agentdeck run [flags] PROMPT               run one turn headless
+  agentdeck run --session ID --continue TURN_ID   continue an answer that was stopped or reached a limit
   agentdeck sessions list [--json]
   agentdeck sessions show ID [--json]
   agentdeck sessions search QUERY [--json]

@@ -25,12 +25,12 @@ func (r *repeated) String() string     { return strings.Join(*r, ",") }
 func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
 
 type runFlags struct {
-	db, session, parent, workflow, baseURL, model, provider, apiKeyEnv, capture, workspace, approve string
-	maxSteps, maxToolCalls, tokenBudget                                                             int
-	timeout                                                                                         time.Duration
-	attach                                                                                          repeated
-	json                                                                                            bool
-	mcp                                                                                             mcpFlags
+	db, session, parent, cont, workflow, baseURL, model, provider, apiKeyEnv, capture, workspace, approve string
+	maxSteps, maxToolCalls, tokenBudget                                                                   int
+	timeout                                                                                               time.Duration
+	attach                                                                                                repeated
+	json                                                                                                  bool
+	mcp                                                                                                   mcpFlags
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -39,6 +39,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.StringVar(&f.db, "db", "", "database file (default: the user data directory; env AGENTDECK_DB)")
 	fs.StringVar(&f.session, "session", "", "continue this session (default: a new one)")
 	fs.StringVar(&f.parent, "parent", "", "with --session: follow this turn instead of the session's latest (given an existing turn's parent, a new version of that turn)")
+	fs.StringVar(&f.cont, "continue", "", "with --session and no PROMPT: continue the answer of this turn (stopped, or ended at a limit)")
 	fs.StringVar(&f.workflow, "workflow", "", "workflow name or file (default chat)")
 	fs.StringVar(&f.baseURL, "base-url", env.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible base URL (env OPENAI_BASE_URL)")
 	fs.StringVar(&f.model, "model", env.Getenv("AGENTDECK_MODEL"), "model name (env AGENTDECK_MODEL)")
@@ -60,9 +61,8 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
-	if prompt == "" {
-		fmt.Fprintln(env.Stderr, "agentdeck: no prompt: agentdeck run [flags] PROMPT")
-		return ExitUsage
+	if code := f.checkPrompt(prompt, env); code != ExitOK {
+		return code
 	}
 	if f.approve != "all" && f.approve != "none" {
 		fmt.Fprintln(env.Stderr, "agentdeck: --approve must be all or none")
@@ -87,6 +87,25 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	}
 	defer eng.Close()
 	return runTurn(ctx, db, eng, f, prompt, mode, *force, env)
+}
+
+// checkPrompt refuses a run with nothing to send, and a continuation
+// given a message too: a continuation sends no message of its own (the
+// runner sends the partial answer, or an instruction to go on), so a
+// message would be silently lost.
+func (f runFlags) checkPrompt(prompt string, env Env) int {
+	switch {
+	case f.cont != "" && prompt != "":
+		fmt.Fprintln(env.Stderr, "agentdeck: --continue takes no PROMPT: the turn goes on with the answer it continues (send a new message without --continue)")
+		return ExitUsage
+	case f.cont != "" && f.parent != "":
+		fmt.Fprintln(env.Stderr, "agentdeck: --continue and --parent cannot be used together: a continuation follows the turn it continues")
+		return ExitUsage
+	case f.cont == "" && prompt == "":
+		fmt.Fprintln(env.Stderr, "agentdeck: no prompt: agentdeck run [flags] PROMPT (or --session ID --continue TURN_ID)")
+		return ExitUsage
+	}
+	return ExitOK
 }
 
 // runStore is what run uses of the database besides the engine: the
@@ -121,6 +140,10 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		fmt.Fprintln(env.Stderr, "agentdeck: --parent needs --session: the turn to follow is in a session")
 		return ExitUsage
 	}
+	if f.cont != "" && f.session == "" {
+		fmt.Fprintln(env.Stderr, "agentdeck: --continue needs --session: the turn to continue is in a session")
+		return ExitUsage
+	}
 	if f.baseURL == "" && f.provider == "" && sess.Provider == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model server: pass --base-url URL (or set OPENAI_BASE_URL), or --provider NAME")
 		return ExitUsage
@@ -149,6 +172,7 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		SessionID: sess.ID,
 		Message:   prompt,
 		Parent:    f.parent,
+		Continue:  f.cont,
 		Workflow:  f.workflow,
 		Model:     f.model,
 		Provider:  f.provider,

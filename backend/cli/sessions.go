@@ -238,7 +238,7 @@ func printTurns(env Env, turns []TurnView, lost []int) {
 			fmt.Fprintf(env.Stdout, "\n#%d (this turn could not be read: its record is on a damaged page)\n", lost[0])
 			lost = lost[1:]
 		}
-		fmt.Fprintf(env.Stdout, "\n#%d [%s] %s\n> %s\n%s\n", t.Seq, t.status(), t.ID, t.UserMessage, t.answer())
+		fmt.Fprintf(env.Stdout, "\n#%d [%s] %s\n> %s\n%s\n", t.Seq, t.status(), t.ID, t.message(), t.answer())
 		if t.FinalNote != "" {
 			fmt.Fprintf(env.Stdout, "note: %s\n", t.FinalNote)
 		}

@@ -67,6 +67,16 @@ func (v TurnView) answer() string {
 	return "(no answer)"
 }
 
+// message is what the person sent, for the "> " line; a continuation sent
+// none of its own (the runner sent the partial answer, or an instruction
+// to go on), so it says which answer it continues.
+func (v TurnView) message() string {
+	if v.Continues {
+		return "↳ continues the answer of turn " + v.ParentTurnID
+	}
+	return v.UserMessage
+}
+
 // status is the turn's state, with how it ended when the state alone does
 // not say it: a limit with its numbers.
 func (v TurnView) status() string {
@@ -117,7 +127,7 @@ func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events boo
 		printJSON(env, v)
 		return code
 	}
-	fmt.Fprintf(env.Stdout, "turn %s (#%d in %s)\nstate %s · outcome %s · ended: %s\n> %s\n\n%s\n", v.ID, v.Seq, v.SessionID, v.State, firstNonEmpty(string(v.Outcome), "-"), ended(v), v.UserMessage, v.answer())
+	fmt.Fprintf(env.Stdout, "turn %s (#%d in %s)\nstate %s · outcome %s · ended: %s\n> %s\n\n%s\n", v.ID, v.Seq, v.SessionID, v.State, firstNonEmpty(string(v.Outcome), "-"), ended(v), v.message(), v.answer())
 	if v.FinalNote != "" {
 		fmt.Fprintf(env.Stdout, "note: %s\n", v.FinalNote)
 	}
@@ -188,10 +198,15 @@ type treeTurn struct {
 	State        store.TurnState `json:"state"`
 	UserMessage  string          `json:"user_message"`
 	Active       bool            `json:"on_active_branch"`
+	// Continues marks a continuation of its parent's answer: the two are
+	// one answer, and its user message is not the person's.
+	Continues bool `json:"continues"`
 }
 
 // turnsTree prints a session's turns as a tree: each turn under the one it
-// follows, versions of a turn side by side, the active branch marked "*".
+// follows, versions of a turn side by side, the active branch marked "*",
+// and a continuation by the turn whose answer it continues instead of its
+// message.
 func turnsTree(ctx context.Context, db treeReader, sessionID string, asJSON bool, env Env) int {
 	turns, active, err := db.SessionTree(ctx, sessionID)
 	if err != nil {
@@ -212,14 +227,21 @@ func turnsTree(ctx context.Context, db treeReader, sessionID string, asJSON bool
 			out.ActiveTurnID = active[n-1]
 		}
 		for _, t := range turns {
-			out.Turns = append(out.Turns, treeTurn{t.ID, t.Seq, t.ParentTurnID, t.State, t.UserMessage, onPath[t.ID]})
+			out.Turns = append(out.Turns, treeTurn{t.ID, t.Seq, t.ParentTurnID, t.State, t.UserMessage, onPath[t.ID], t.Continues})
 		}
 		printJSON(env, out)
 		return ExitOK
 	}
-	children := map[string][]store.Turn{}
+	children, seqs := map[string][]store.Turn{}, map[string]int{}
 	for _, t := range turns {
 		children[t.ParentTurnID] = append(children[t.ParentTurnID], t)
+		seqs[t.ID] = t.Seq
+	}
+	said := func(t store.Turn) string {
+		if t.Continues {
+			return fmt.Sprintf("↳ continues #%d", seqs[t.ParentTurnID])
+		}
+		return clip(strings.Join(strings.Fields(t.UserMessage), " "), 60)
 	}
 	var walk func(parent, indent string)
 	walk = func(parent, indent string) {
@@ -237,7 +259,7 @@ func turnsTree(ctx context.Context, db treeReader, sessionID string, asJSON bool
 				// so a long conversation stays flat.
 				branch, next = "", indent
 			}
-			fmt.Fprintf(env.Stdout, "%s %s%s#%d [%s] %s  %s\n", mark, indent, branch, t.Seq, t.State, clip(strings.Join(strings.Fields(t.UserMessage), " "), 60), t.ID)
+			fmt.Fprintf(env.Stdout, "%s %s%s#%d [%s] %s  %s\n", mark, indent, branch, t.Seq, t.State, said(t), t.ID)
 			walk(t.ID, next)
 		}
 	}
