@@ -44,8 +44,9 @@ const (
 	crashTokens     = 20_000
 	crashTokenDelay = time.Millisecond
 	crashPreamble   = "Let me plan this first. "
-	// crashLossWindow bounds what a crash may lose; see crashCheckLoss.
-	crashLossWindow = 150 * time.Millisecond
+	// crashLossWindow bounds what a crash may lose while the child ran;
+	// see crashCheckLoss.
+	crashLossWindow = time.Second
 	// The child prints its progress every crashTick; a longer gap than
 	// crashStallGap between two lines is time it did not run.
 	crashTick     = 10 * time.Millisecond
@@ -232,28 +233,29 @@ func crashCheckPrefix(t *testing.T, stored []crashEvent, finalText string, messa
 	}
 }
 
-// crashCheckLoss checks that a crash loses at most the last
-// crashLossWindow of events, and returns the largest live age (see below)
-// of an event it knows was lost.
+// crashCheckLoss checks what a crash lost, and returns the largest live
+// age (see below) of an event it knows was lost.
 //
-// The EventLog commits an event at most FlushEvery (50 ms) after it was
-// emitted, plus the time its transaction takes; crashLossWindow (150 ms)
-// allows 100 ms for the write. (50 ms was too little: with make test and a
-// go test loop beside it, a commit's fsync on the shared disk took long
-// enough that an event 103 ms old was lost, while the child ran.) The child prints, every crashTick, the
-// newest seq it has handed to the EventLog, when it did, and when it
-// printed. A loaded machine (two cores, -race, other packages' tests
-// beside this one) can leave the child unscheduled for a while, and a
+// Two checks. First, durability, with no clock: every event the child saw
+// committed (its own reader's newest seq, in each progress line) must be
+// there after the kill. Second, that flushing keeps up: the EventLog
+// commits an event at most FlushEvery (50 ms) after it was emitted, plus
+// the time its transaction takes, and on a machine shared with other
+// tests that commit's fsync can take hundreds of milliseconds (an event
+// 173 ms old was lost once, at a load of 12 on two cores, while the child
+// ran). That is the disk's speed, not the log's design, so the bound,
+// crashLossWindow, is a second: it fails a flusher that stalls, falls
+// behind the stream or drops a batch, not a slow disk. The worst age
+// seen is logged, the measure of how much a crash loses here.
+//
+// The child prints, every crashTick, the newest seq it has handed to the
+// EventLog, when it did, when it printed, and the newest seq committed. A
+// loaded machine can leave the child unscheduled for a while, and a
 // process that does not run cannot flush; the kill itself lands at any
 // moment. So an event's age is not measured to the kill but in the time the
 // child demonstrably ran after it: from its emission to the newest progress
 // line the parent read, less every stall, the part of a gap between two
-// lines beyond crashStallGap. Every event with a live age of at least
-// crashLossWindow must be stored. This stays strict on a quiet machine
-// (lines come every 10 ms, nothing is subtracted, and the bound is the
-// nominal 150 ms), still fails if flushing stalls, falls behind the stream
-// or drops a batch while the child runs, and only widens by time the child
-// visibly did not get.
+// lines beyond crashStallGap.
 func crashCheckLoss(t *testing.T, reports []crashProgress, stored int64) time.Duration {
 	t.Helper()
 	if len(reports) == 0 {
@@ -279,6 +281,13 @@ func crashCheckLoss(t *testing.T, reports []crashProgress, stored int64) time.Du
 	if stored < must {
 		t.Errorf("%d events stored, but event %d was handed to the event log %v (live) before the child was last seen running; the oldest lost event known, %v (bound %v)",
 			stored, must, mustAge, oldest, crashLossWindow)
+	}
+	var committed int64
+	for _, r := range reports {
+		committed = max(committed, r.committed)
+	}
+	if stored < committed {
+		t.Errorf("%d events stored, but the child saw %d committed before the kill: a committed event was lost", stored, committed)
 	}
 	return oldest
 }
@@ -337,10 +346,11 @@ func crashClip(s string) string {
 
 // The parent's side of a child.
 
-// crashProgress is one "seq <n> at <unixnano> now <unixnano>" line: event n
-// was handed to the EventLog at emitted; the line was printed at printed.
+// crashProgress is one "seq <n> at <unixnano> now <unixnano> committed <c>"
+// line: event n was handed to the EventLog at emitted; the line was
+// printed at printed, when the database held events up to c.
 type crashProgress struct {
-	seq              int64
+	seq, committed   int64
 	emitted, printed time.Time
 }
 
@@ -385,7 +395,7 @@ func (c *crashChild) read(out io.Reader) {
 	sc := bufio.NewScanner(out)
 	for sc.Scan() {
 		line := sc.Text()
-		var seq, emitted, printed int64
+		var seq, emitted, printed, committed int64
 		switch {
 		case strings.HasPrefix(line, "started "):
 			c.started <- strings.TrimPrefix(line, "started ")
@@ -394,9 +404,9 @@ func (c *crashChild) read(out io.Reader) {
 			c.finished = true
 			c.mu.Unlock()
 		default:
-			if n, _ := fmt.Sscanf(line, "seq %d at %d now %d", &seq, &emitted, &printed); n == 3 {
+			if n, _ := fmt.Sscanf(line, "seq %d at %d now %d committed %d", &seq, &emitted, &printed, &committed); n == 4 {
 				c.mu.Lock()
-				c.reports = append(c.reports, crashProgress{seq: seq, emitted: time.Unix(0, emitted), printed: time.Unix(0, printed)})
+				c.reports = append(c.reports, crashProgress{seq: seq, committed: committed, emitted: time.Unix(0, emitted), printed: time.Unix(0, printed)})
 				c.mu.Unlock()
 			}
 		}
@@ -477,7 +487,11 @@ func runCrashChild(t *testing.T, path string) {
 	log := db.NewEventLog(tr.ID, EventLogOptions{})
 	// The recorder comes after the log: an event is recorded once the log has it.
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log, rec}})
-	go rec.report(crashTick)
+	go rec.report(crashTick, func() int64 {
+		var n int64
+		_ = db.reader.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, tr.ID).Scan(&n)
+		return n
+	})
 	res := turn.RunTurn(ctx, em, func(ctx context.Context) turn.Result {
 		return a.Run(ctx, em, agent.Input{User: tr.UserMessage})
 	})
@@ -509,9 +523,11 @@ func (r *crashRecorder) Emit(e turn.Event) error {
 	return nil
 }
 
-// report prints the newest recorded event every tick. Each line is one
-// write to an unbuffered pipe, so the parent reads it at once.
-func (r *crashRecorder) report(every time.Duration) {
+// report prints the newest recorded event every tick, and the newest
+// committed one (read before the line is printed, so it was committed by
+// then). Each line is one write to an unbuffered pipe, so the parent reads
+// it at once.
+func (r *crashRecorder) report(every time.Duration, committed func() int64) {
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for range tick.C {
@@ -519,7 +535,8 @@ func (r *crashRecorder) report(every time.Duration) {
 		seq, at := r.seq, r.at
 		r.mu.Unlock()
 		if seq > 0 {
-			fmt.Fprintf(os.Stdout, "seq %d at %d now %d\n", seq, at.UnixNano(), time.Now().UnixNano())
+			c := committed()
+			fmt.Fprintf(os.Stdout, "seq %d at %d now %d committed %d\n", seq, at.UnixNano(), time.Now().UnixNano(), c)
 		}
 	}
 }
