@@ -35,6 +35,12 @@ const CanonicalVersion = 1
 //	                              the raw text unchanged
 //	  tool_call_id    string    Message.ToolCallID
 //	  name            string    Message.Name
+//	  images          array     only when the message has images (absent
+//	                            otherwise, so a text-only form is as before):
+//	                            one object per Message.Images, in order:
+//	    mime          string      Image.MIME
+//	    sha256        string      the hex SHA-256 of Image.Data (Image.SHA256
+//	                              when the bytes are not at hand)
 //	tools             array   one object per Request.Tools, in order, [] when none:
 //	  name            string    Tool.Name
 //	  description     string    Tool.Description
@@ -80,6 +86,14 @@ type CanonicalMessage struct {
 	ToolCalls  []CanonicalToolCall `json:"tool_calls"`
 	ToolCallID string              `json:"tool_call_id"`
 	Name       string              `json:"name"`
+	Images     []CanonicalImage    `json:"images,omitempty"`
+}
+
+// CanonicalImage is an image of a CanonicalMessage: its type and the hash
+// of its bytes.
+type CanonicalImage struct {
+	MIME   string `json:"mime"`
+	SHA256 string `json:"sha256"`
 }
 
 // CanonicalToolCall is one tool call of a CanonicalMessage.
@@ -140,6 +154,9 @@ func canonicalize(req Request) CanonicalForm {
 		for j, tc := range m.ToolCalls {
 			cm.ToolCalls[j] = CanonicalToolCall{ID: tc.ID, Name: tc.Name, Arguments: canonicalArguments(tc.Arguments)}
 		}
+		for _, im := range m.Images {
+			cm.Images = append(cm.Images, CanonicalImage{MIME: im.MIME, SHA256: ImageSHA256(im)})
+		}
 		f.Messages[i] = cm
 	}
 	for i, t := range req.Tools {
@@ -151,6 +168,16 @@ func canonicalize(req Request) CanonicalForm {
 		f.ResponseFormat = &CanonicalResponseFormat{Type: rf.Type, Name: rf.Name, Schema: canonicalRaw(rf.Schema), Strict: rf.Strict}
 	}
 	return f
+}
+
+// ImageSHA256 is the hex SHA-256 of an image's bytes, or its SHA256 field
+// when it carries no bytes.
+func ImageSHA256(im Image) string {
+	if len(im.Data) == 0 {
+		return im.SHA256
+	}
+	sum := sha256.Sum256(im.Data)
+	return hex.EncodeToString(sum[:])
 }
 
 func canonicalFloat(p *float32) *string {

@@ -3,6 +3,7 @@ package llm_test
 import (
 	"encoding/json"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
@@ -95,6 +96,10 @@ func TestCaptureKey(t *testing.T) {
 		{"response format strict", func(r *llm.Request) { r.ResponseFormat.Strict = false }, false},
 		{"response format schema", func(r *llm.Request) { r.ResponseFormat.Schema = json.RawMessage(`{"type":"array"}`) }, false},
 		{"response format unset", func(r *llm.Request) { r.ResponseFormat = nil }, false},
+		{"an image added", func(r *llm.Request) {
+			r.Messages[1].Images = []llm.Image{{MIME: "image/png", Data: []byte("png bytes")}}
+		}, false},
+		{"an empty image list", func(r *llm.Request) { r.Messages[1].Images = []llm.Image{} }, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -162,5 +167,35 @@ func TestCaptureKeyNilAndEmptyAreEqual(t *testing.T) {
 	b := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi", ToolCalls: []llm.ToolCall{}}}, Tools: []llm.Tool{}, Stop: []string{}}
 	if llm.CaptureKey(a) != llm.CaptureKey(b) {
 		t.Errorf("nil and empty slices give different keys:\n%s\n%s", llm.CanonicalRequest(a), llm.CanonicalRequest(b))
+	}
+}
+
+// TestCaptureKeyOfImages: an image enters the key by its type and the hash
+// of its bytes, so other bytes give another key, the same bytes named or
+// sized differently the same key, and a message read back with only the
+// image's hash (no bytes) the same key as when it was sent.
+func TestCaptureKeyOfImages(t *testing.T) {
+	with := func(im ...llm.Image) string {
+		return llm.CaptureKey(llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "what is this?", Images: im}}})
+	}
+	png := llm.Image{MIME: "image/png", Data: []byte("\x89PNG one")}
+	key := with(png)
+	if with(llm.Image{MIME: "image/png", Data: []byte("\x89PNG two")}) == key {
+		t.Error("other bytes gave the same key")
+	}
+	if with(llm.Image{MIME: "image/jpeg", Data: png.Data}) == key {
+		t.Error("another type gave the same key")
+	}
+	if with(llm.Image{MIME: "image/png", Data: png.Data, Name: "other.png", Width: 9, ID: "x"}) != key {
+		t.Error("the name, size or id changed the key")
+	}
+	if with(llm.Image{MIME: "image/png", SHA256: llm.ImageSHA256(png)}) != key {
+		t.Error("the image named by its hash gave another key than its bytes")
+	}
+	if with(png, png) == key {
+		t.Error("two images gave the key of one")
+	}
+	if !strings.Contains(string(llm.CanonicalRequest(llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Images: []llm.Image{png}}}})), `"images":[{"mime":"image/png","sha256":"`) {
+		t.Error("the canonical form does not list the image")
 	}
 }

@@ -160,6 +160,42 @@ func (c *OpenAI) statusError(status int, code, serverMsg string, retryAfter time
 	return e
 }
 
+// visionError is the error of a request with images that the server
+// refused because of them: a model that does not see (Ollama's "missing
+// data required for image input", llama.cpp's "image input is not
+// supported", vLLM's "not a multimodal model", OpenAI's "image_url is only
+// supported by certain models"). Any other error is returned as it is.
+func (c *OpenAI) visionError(e *Error, model string) *Error {
+	if e == nil || e.Status < 400 {
+		return e
+	}
+	var st *httpStatusError
+	said := e.Message
+	if errors.As(e.Err, &st) {
+		said = st.code + " " + st.message
+	}
+	lower := strings.ToLower(said)
+	if !strings.Contains(lower, "image") && !strings.Contains(lower, "vision") && !strings.Contains(lower, "multimodal") && !strings.Contains(lower, "multi-modal") {
+		return e
+	}
+	detail := ""
+	if st != nil {
+		detail = serverSaid(st.message)
+	}
+	return &Error{Kind: ErrNoVision, Status: e.Status, Err: e.Err,
+		Message: fmt.Sprintf("The model %s on %s does not accept images. Pick a vision model (for example qwen2.5vl, llava or gemma3 on Ollama, or gpt-4o), or send the message without images.", model, c.cfg.Label) + detail}
+}
+
+// hasImages reports whether any message of req carries images.
+func hasImages(req Request) bool {
+	for _, m := range req.Messages {
+		if len(m.Images) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // serverSaid quotes what a server said about an error, shortened, or "".
 func serverSaid(msg string) string {
 	if msg == "" {

@@ -100,6 +100,9 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(Chunk) error) 
 			return call.finish(cb.err), cb.err
 		}
 		lerr := c.classify(ctx, err)
+		if hasImages(req) {
+			lerr = c.visionError(lerr, req.Model)
+		}
 		if !call.received && !call.delivered && lerr.Kind == ErrNetwork && strings.Contains(lerr.Message, "in the middle of the answer") {
 			lerr.Message = "The connection to " + c.cfg.Label + " closed before it answered. Check the server's log; it may have crashed or be restarting."
 		}

@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
@@ -324,6 +326,91 @@ func TestContinuePrefix(t *testing.T) {
 		if got := llm.PrefixFor(tt.p); got != tt.want {
 			t.Errorf("PrefixFor(%s %s) = %v, want %v", tt.p.Kind, tt.p.BaseURL, got, tt.want)
 		}
+	}
+}
+
+// TestImagesAsContentParts: a user message with images goes as a text part
+// and one image_url part per image, each a data URL of its bytes; a
+// message without images keeps plain string content.
+func TestImagesAsContentParts(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("A cat.", 1)})
+	png, jpeg := []byte("\x89PNG\r\n fake png"), []byte("\xff\xd8\xff fake jpeg")
+	c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL()})
+	msgs := []llm.Message{
+		{Role: llm.RoleSystem, Content: "You see."},
+		{Role: llm.RoleUser, Content: "What is in these?", Images: []llm.Image{{MIME: "image/png", Data: png}, {MIME: "image/jpeg", Data: jpeg}}},
+	}
+	if _, err := c.Stream(context.Background(), llm.Request{Model: "qwen2.5vl", Messages: msgs}, func(llm.Chunk) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var body struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(srv.Requests()[0].Raw, &body); err != nil {
+		t.Fatal(err)
+	}
+	if string(body.Messages[0].Content) != `"You see."` {
+		t.Errorf("a message without images sent %s, want a plain string", body.Messages[0].Content)
+	}
+	var parts []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		ImageURL *struct {
+			URL string `json:"url"`
+		} `json:"image_url"`
+	}
+	if err := json.Unmarshal(body.Messages[1].Content, &parts); err != nil {
+		t.Fatalf("content %s: %v", body.Messages[1].Content, err)
+	}
+	want := []string{"text:What is in these?", "image_url:data:image/png;base64," + base64.StdEncoding.EncodeToString(png), "image_url:data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(jpeg)}
+	var got []string
+	for _, p := range parts {
+		if p.ImageURL != nil {
+			got = append(got, p.Type+":"+p.ImageURL.URL)
+		} else {
+			got = append(got, p.Type+":"+p.Text)
+		}
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("parts %q\nwant %q", got, want)
+	}
+	if srv.Requests()[0].Messages[1].Content != "What is in these?" {
+		t.Errorf("the scripted server read the text as %q", srv.Requests()[0].Messages[1].Content)
+	}
+}
+
+// TestModelThatDoesNotSee: a server that refuses a request because of its
+// images (as Ollama, llama.cpp, vLLM and OpenAI word it) gives ErrNoVision
+// naming the model and suggesting a vision model, without retries; the
+// same refusal of a request without images stays a bad request.
+func TestModelThatDoesNotSee(t *testing.T) {
+	for _, said := range []string{
+		"llama3.2 does not support images",
+		"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj",
+		"The model `Qwen/Qwen3-8B` is not a multimodal model",
+		"Invalid content type. image_url is only supported by certain models.",
+	} {
+		t.Run(said[:20], func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.ErrorReply(400, "invalid_request_error", said), llmtest.ErrorReply(400, "invalid_request_error", said))
+			c := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Label: "Ollama", RetryInitial: time.Millisecond})
+			img := []llm.Message{{Role: llm.RoleUser, Content: "What is this?", Images: []llm.Image{{MIME: "image/png", Data: []byte("png")}}}}
+			_, err := c.Stream(context.Background(), llm.Request{Model: "llama3.2", Messages: img}, func(llm.Chunk) error { return nil })
+			if llm.KindOf(err) != llm.ErrNoVision || !strings.Contains(err.Error(), "llama3.2") || !strings.Contains(err.Error(), "vision model") {
+				t.Fatalf("error %v (%s), want no_vision naming the model", err, llm.KindOf(err))
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("%d requests: a refusal of images must not be retried", n)
+			}
+			text := []llm.Message{{Role: llm.RoleUser, Content: "What is this?"}}
+			if _, err := c.Stream(context.Background(), llm.Request{Model: "llama3.2", Messages: text}, func(llm.Chunk) error { return nil }); llm.KindOf(err) != llm.ErrBadRequest {
+				t.Errorf("without images: %v (%s), want bad_request", err, llm.KindOf(err))
+			}
+		})
 	}
 }
 

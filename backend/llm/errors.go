@@ -14,6 +14,7 @@ const (
 	ErrModelNotFound   ErrorKind = "model_not_found"  // 404 or a "model not found" body
 	ErrRateLimited     ErrorKind = "rate_limited"     // 429
 	ErrContextLength   ErrorKind = "context_length"   // the prompt is longer than the model's window
+	ErrNoVision        ErrorKind = "no_vision"        // images sent to a model that does not take them
 	ErrBadRequest      ErrorKind = "bad_request"      // any other 4xx
 	ErrServer          ErrorKind = "server"           // 5xx
 	ErrNetwork         ErrorKind = "network"          // connection refused, reset, DNS

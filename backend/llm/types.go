@@ -49,7 +49,32 @@ type Message struct {
 	ToolCallID string `json:"tool_call_id,omitempty"`
 	// Name is the tool's name on a tool message.
 	Name string `json:"name,omitempty"`
+	// Images are pictures sent with a user message, for a model that
+	// sees (a vision model). They go as image_url content parts.
+	Images []Image `json:"images,omitempty"`
 }
+
+// Image is a picture sent with a message. Data holds its bytes when it is
+// sent or stored; a message read for display names it only (ID, and what
+// it is), and the bytes are fetched by ID.
+type Image struct {
+	// ID names the image in the store ("" before it is stored).
+	ID string `json:"id,omitempty"`
+	// MIME is image/png, image/jpeg, image/webp or image/gif.
+	MIME   string `json:"mime"`
+	Name   string `json:"name,omitempty"`
+	Width  int    `json:"width,omitempty"`
+	Height int    `json:"height,omitempty"`
+	Size   int    `json:"size"`
+	// SHA256 is the lowercase hex SHA-256 of the bytes: what the capture
+	// key holds of an image.
+	SHA256 string `json:"sha256"`
+	Data   []byte `json:"-"`
+}
+
+// ImageMIMEs are the image types a message may carry: those every
+// OpenAI-compatible vision server reads.
+var ImageMIMEs = []string{"image/png", "image/jpeg", "image/webp", "image/gif"}
 
 // ToolCall is one call the model asked for. Arguments is the JSON text as
 // the model sent it (it may be invalid; validation is the caller's job).

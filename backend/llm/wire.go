@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"strconv"
 	"strings"
@@ -45,8 +46,10 @@ type wireStreamOptions struct {
 }
 
 type wireMessage struct {
-	Role       string         `json:"role"`
-	Content    string         `json:"content,omitempty"`
+	Role string `json:"role"`
+	// Content is the text, or with images the content parts (contentOf);
+	// nil (no text) is left out.
+	Content    any            `json:"content,omitempty"`
 	Name       string         `json:"name,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
@@ -55,6 +58,37 @@ type wireMessage struct {
 	ReasoningContent *string         `json:"reasoning_content,omitempty"`
 	Reasoning        *string         `json:"reasoning,omitempty"`
 	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
+}
+
+// wirePart is one content part of a message with images.
+type wirePart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *wireImageURL `json:"image_url,omitempty"`
+}
+
+type wireImageURL struct {
+	URL string `json:"url"`
+}
+
+// contentOf is a message's content as sent: its text, or, when it has
+// images, a text part and one image_url part per image, each a data URL
+// (what Ollama, LM Studio, llama.cpp, vLLM and the hosted APIs read).
+func contentOf(m Message) any {
+	if len(m.Images) == 0 {
+		if m.Content == "" {
+			return nil
+		}
+		return m.Content
+	}
+	parts := make([]wirePart, 0, len(m.Images)+1)
+	if m.Content != "" {
+		parts = append(parts, wirePart{Type: "text", Text: m.Content})
+	}
+	for _, im := range m.Images {
+		parts = append(parts, wirePart{Type: "image_url", ImageURL: &wireImageURL{URL: "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)}})
+	}
+	return parts
 }
 
 type wireToolCall struct {
@@ -221,7 +255,7 @@ func encodeRequest(req Request, echo ReasoningEcho, prefix Prefix) wireRequest {
 		}
 	}
 	for i, m := range req.Messages {
-		wm := wireMessage{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}
+		wm := wireMessage{Role: string(m.Role), Content: contentOf(m), ToolCallID: m.ToolCallID, Name: m.Name}
 		for _, tc := range m.ToolCalls {
 			wm.ToolCalls = append(wm.ToolCalls, wireToolCall{ID: tc.ID, Type: "function",
 				Function: wireFunctionCall{Name: tc.Name, Arguments: tc.Arguments}})

@@ -850,6 +850,7 @@ export const ErrorKindValues = [
   "model_not_found", // 404 or a "model not found" body
   "rate_limited", // 429
   "context_length", // the prompt is longer than the model's window
+  "no_vision", // images sent to a model that does not take them
   "bad_request", // any other 4xx
   "server", // 5xx
   "network", // connection refused, reset, DNS
@@ -950,6 +951,35 @@ export interface Message {
    * Name is the tool's name on a tool message.
    */
   name?: string;
+  /**
+   * Images are pictures sent with a user message, for a model that
+   * sees (a vision model). They go as image_url content parts.
+   */
+  images?: Image[];
+}
+/**
+ * Image is a picture sent with a message. Data holds its bytes when it is
+ * sent or stored; a message read for display names it only (ID, and what
+ * it is), and the bytes are fetched by ID.
+ */
+export interface Image {
+  /**
+   * ID names the image in the store ("" before it is stored).
+   */
+  id?: string;
+  /**
+   * MIME is image/png, image/jpeg, image/webp or image/gif.
+   */
+  mime: string;
+  name?: string;
+  width?: number /* int */;
+  height?: number /* int */;
+  size: number /* int */;
+  /**
+   * SHA256 is the lowercase hex SHA-256 of the bytes: what the capture
+   * key holds of an image.
+   */
+  sha256: string;
 }
 /**
  * ToolCall is one call the model asked for. Arguments is the JSON text as
