@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/base64"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -171,6 +172,14 @@ func (a *API) RerunTurn(turnID string, opts RerunOptions) (TurnRef, error) {
 // conversation as it reads now, with the versions of each turn.
 func (a *API) ListBranch(sessionID string, p store.Page) (store.BranchPage, error) {
 	return call(a, needDB, func(ctx context.Context) (store.BranchPage, error) { return a.s.db.ListBranch(ctx, sessionID, p) })
+}
+
+// GetImage reads an image stored with a message, with its bytes, to show.
+func (a *API) GetImage(id string) (ImageData, error) {
+	return call(a, needDB, func(ctx context.Context) (ImageData, error) {
+		im, err := a.s.db.Image(ctx, id)
+		return ImageData{ID: im.ID, Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height, Data: base64.StdEncoding.EncodeToString(im.Data)}, err
+	})
 }
 
 // SessionTree lists a session's turns, oldest first, each naming the turn

@@ -29,6 +29,8 @@ type Store interface {
 	GetTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)
 	ListTurns(ctx context.Context, sessionID string, p store.Page) (store.TurnPage, error)
 	ListBranch(ctx context.Context, sessionID string, p store.Page) (store.BranchPage, error)
+	Image(ctx context.Context, id string) (llm.Image, error)
+	UserImages(ctx context.Context, turnID string) ([]llm.Image, error)
 	History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error)
 	TurnOwnership(ctx context.Context, turnID string) (store.Ownership, error)
 	RecoverTurn(ctx context.Context, turnID string) (bool, error)

@@ -3,8 +3,12 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -30,8 +34,12 @@ func (s *Service) createSession(ctx context.Context, req NewSession) (store.Sess
 }
 
 func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, error) {
-	if strings.TrimSpace(req.Message) == "" && req.Continue == "" {
+	if strings.TrimSpace(req.Message) == "" && req.Continue == "" && len(req.Images) == 0 {
 		return TurnRef{}, apperr.New(apperr.Invalid, "The message is empty.")
+	}
+	images, err := imagesOf(req.Images)
+	if err != nil {
+		return TurnRef{}, err
 	}
 	st := s.settings()
 	lim := req.Limits
@@ -62,6 +70,7 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		Parent:    req.Parent,
 		VersionOf: req.VersionOf,
 		Continue:  req.Continue,
+		Images:    images,
 	})
 	if err == nil {
 		// The files are the session's tables now; uploads among them go.
@@ -75,6 +84,32 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		}
 	}
 	return ref, err
+}
+
+// imagesOf decodes the images a message carries, checking each is an
+// image of a type models read (by its bytes, whatever it says it is) and
+// not over store.MaxImageBytes.
+func imagesOf(in []ImageData) ([]llm.Image, error) {
+	var out []llm.Image
+	for i, d := range in {
+		name := firstOf(d.Name, fmt.Sprintf("Image %d", i+1))
+		b, err := base64.StdEncoding.DecodeString(d.Data)
+		if err != nil {
+			return nil, apperr.New(apperr.Invalid, "%s could not be read (its data is not base64). Add it again.", name)
+		}
+		if len(b) == 0 {
+			return nil, apperr.New(apperr.Invalid, "%s is empty.", name)
+		}
+		if len(b) > store.MaxImageBytes {
+			return nil, apperr.New(apperr.Invalid, "%s is %.1f MB; an image may be at most %d MB. Send it smaller.", name, float64(len(b))/(1<<20), store.MaxImageBytes>>20)
+		}
+		mime := http.DetectContentType(b)
+		if !slices.Contains(llm.ImageMIMEs, mime) {
+			return nil, apperr.New(apperr.Invalid, "%s is not a PNG, JPEG, WebP or GIF image (it reads as %s).", name, mime)
+		}
+		out = append(out, llm.Image{Name: d.Name, MIME: mime, Width: d.Width, Height: d.Height, Data: b})
+	}
+	return out, nil
 }
 
 // providerFor is what continues a session that names no provider: one
@@ -181,6 +216,9 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 			history = []llm.Message{}
 		}
 		req.Message, req.History, req.Capture, req.Limits = orig.UserMessage, runner.JoinContinued(history), llm.CaptureRecord, s.settings().Limits
+		if req.Images, err = s.db.UserImages(ctx, orig.ID); err != nil {
+			return TurnRef{}, err
+		}
 	}
 	ref, err := s.start(ctx, req)
 	if err != nil {

@@ -52,6 +52,21 @@ type SendRequest struct {
 	// Continue continues the answer of that turn (stopped, or ended at a
 	// limit) in a turn that follows it; Message is not needed.
 	Continue string `json:"continue,omitempty"`
+	// Images go with the message, for a model that sees.
+	Images []ImageData `json:"images,omitempty"`
+}
+
+// ImageData is an image with its bytes: one sent with a message, or one
+// read back (GetImage) to show.
+type ImageData struct {
+	// ID names a stored image ("" for one being sent).
+	ID     string `json:"id,omitempty"`
+	Name   string `json:"name"`
+	MIME   string `json:"mime"`
+	Width  int    `json:"width"`
+	Height int    `json:"height"`
+	// Data is the bytes, base64.
+	Data string `json:"data"`
 }
 
 // ExportOptions change what ExportSession writes.

@@ -47,6 +47,8 @@ type Input struct {
 	History []llm.Message
 	// User is the new user message; empty to continue History as is.
 	User string
+	// Images go with User (for a model that sees).
+	Images []llm.Image
 	// StageID tags the run's events.
 	StageID string
 }
@@ -107,8 +109,8 @@ func (a *Agent) newRun(em *turn.Emitter, in Input) *run {
 			r.msgs = append(r.msgs, m)
 		}
 	}
-	if in.User != "" {
-		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: in.User})
+	if in.User != "" || len(in.Images) > 0 {
+		r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: in.User, Images: in.Images})
 	}
 	return r
 }

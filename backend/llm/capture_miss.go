@@ -1,6 +1,7 @@
 package llm
 
 import (
+	"slices"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -144,6 +145,9 @@ func captureMessageDiff(n int, a, b CanonicalMessage) []string {
 	}
 	if a.Name != b.Name {
 		d = append(d, fmt.Sprintf("message %d (%s) name %q vs %q", n, a.Role, a.Name, b.Name))
+	}
+	if !slices.Equal(a.Images, b.Images) {
+		d = append(d, fmt.Sprintf("message %d (%s) images differ (%d vs %d)", n, a.Role, len(a.Images), len(b.Images)))
 	}
 	return d
 }

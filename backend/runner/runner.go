@@ -102,6 +102,9 @@ type Request struct {
 	// TurnSinks, if set, gives sinks that need the turn's id (the app's
 	// live hub); they are added after Sinks, before any event is emitted.
 	TurnSinks func(turnID string) []turn.Sink
+	// Images go with Message, for a model that sees (stored with the
+	// turn's user message).
+	Images []llm.Image
 	// Attach lists files to load as tables before the turn runs.
 	Attach    []string
 	Workspace string
@@ -231,6 +234,9 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 		history = []llm.Message{}
 	}
 	req.Message, req.History, req.Workflow, req.Model = orig.UserMessage, history, orig.Workflow, orig.Model
+	if req.Images, err = r.cfg.DB.UserImages(ctx, orig.ID); err != nil {
+		return nil, req, err
+	}
 	if src.spec.Workflow != nil || src.spec.Limits != (turn.Limits{}) {
 		req.Limits = src.spec.Limits
 	}
@@ -298,9 +304,9 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		if toolErr != nil {
 			return turn.Result{Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermFailed, Error: apperr.MessageOf(toolErr)},
 				Error: apperr.MessageOf(toolErr), ErrorSource: "config",
-				Messages: append(append([]llm.Message(nil), t.history...), llm.Message{Role: llm.RoleUser, Content: t.req.Message})}
+				Messages: append(append([]llm.Message(nil), t.history...), llm.Message{Role: llm.RoleUser, Content: t.req.Message, Images: t.req.Images})}
 		}
-		res := eng.Run(ctx, t.em, t.def, agent.Input{History: t.history, User: t.req.Message})
+		res := eng.Run(ctx, t.em, t.def, agent.Input{History: t.history, User: t.req.Message, Images: t.req.Images})
 		if stoppedForDiskFull(ctx) {
 			res = r.diskFullEnding(h, t, res)
 		}

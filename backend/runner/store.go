@@ -32,6 +32,7 @@ var _ Store = (*store.DB)(nil)
 type turnStore interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
 	ContinuationOf(ctx context.Context, turnID string) (string, error)
+	UserImages(ctx context.Context, turnID string) ([]llm.Image, error)
 	PathHistory(ctx context.Context, turnID string) ([]llm.Message, error)
 	StartTurn(ctx context.Context, t store.Turn, opts ...store.StartOptions) (store.Turn, error)
 	SetTurnRun(ctx context.Context, turnID string, run json.RawMessage) error

@@ -65,6 +65,10 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		stepExec(t, db, `UPDATE sessions SET active_turn_id = 'step-t' WHERE id = 'step-s'`)
 	},
 	6: nil, // a column only; the turns before it continue nothing
+	7: func(t *testing.T, db *sql.DB) {
+		const at = "2024-03-04T05:06:07Z"
+		stepExec(t, db, `INSERT INTO images (id, session_id, turn_id, mime, size, sha256, data, created_at) VALUES ('step-i', 'step-s', 'step-t', 'image/png', 3, 'abc', X'89504E', '`+at+`')`)
+	},
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

@@ -481,14 +481,18 @@ func (db *DB) SessionTree(ctx context.Context, sessionID string) (turns []Turn, 
 
 // PathHistory returns the messages of the turns on the branch that ends at
 // turnID, that turn included, oldest first: what a turn following turnID
-// is sent. "" (a first message) has none.
+// is sent, images with their bytes. "" (a first message) has none.
 func (db *DB) PathHistory(ctx context.Context, turnID string) ([]llm.Message, error) {
 	if turnID == "" {
 		return nil, nil
 	}
-	return db.queryMessages(ctx, "reading the conversation up to turn "+turnID, pathCTE+`
+	msgs, err := db.queryMessages(ctx, "reading the conversation up to turn "+turnID, pathCTE+`
 		SELECT m.role, m.content, m.extra FROM path p JOIN messages m ON m.turn_id = p.id
 		ORDER BY p.depth DESC, m.idx`, turnID)
+	if err != nil {
+		return nil, err
+	}
+	return db.withImageData(ctx, msgs)
 }
 
 // ReadSessions lists every session, most recently active first, for a

@@ -222,11 +222,14 @@ type messageExtra struct {
 	Name             string          `json:"name,omitempty"`
 	Reasoning        string          `json:"reasoning,omitempty"`
 	ReasoningDetails json.RawMessage `json:"reasoning_details,omitempty"`
+	// Images name the message's images (their bytes are in the images
+	// table, images.go).
+	Images []llm.Image `json:"images,omitempty"`
 }
 
 // extraOf is what of m goes in the extra column.
 func extraOf(m llm.Message) []byte {
-	b, _ := json.Marshal(messageExtra{ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning, ReasoningDetails: m.ReasoningDetails})
+	b, _ := json.Marshal(messageExtra{ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID, Name: m.Name, Reasoning: m.Reasoning, ReasoningDetails: m.ReasoningDetails, Images: m.Images})
 	return b
 }
 
@@ -235,7 +238,7 @@ func extraOf(m llm.Message) []byte {
 func withExtra(m llm.Message, extra string) llm.Message {
 	var x messageExtra
 	_ = json.Unmarshal([]byte(extra), &x)
-	m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning, m.ReasoningDetails = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning, x.ReasoningDetails
+	m.ToolCalls, m.ToolCallID, m.Name, m.Reasoning, m.ReasoningDetails, m.Images = x.ToolCalls, x.ToolCallID, x.Name, x.Reasoning, x.ReasoningDetails, x.Images
 	return m
 }
 
@@ -261,6 +264,11 @@ func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, f
 	}
 	for i := max(from, 0); i < len(convo); i++ {
 		m := convo[i]
+		if len(m.Images) > 0 {
+			if m.Images, err = saveImages(ctx, tx, sessionID, turnID, m.Images); err != nil {
+				return err
+			}
+		}
 		extra := extraOf(m)
 		if _, err := msgStmt.ExecContext(ctx, sessionID, turnID, i-from, string(m.Role), m.Content, string(extra)); err != nil {
 			return err

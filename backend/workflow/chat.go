@@ -2,8 +2,6 @@ package workflow
 
 import (
 	"context"
-
-	"github.com/agentdeck/agentdeck/backend/agent"
 )
 
 // KindChat is one agent with tools.
@@ -22,7 +20,7 @@ func init() {
 // execChat runs one agent with its tools on the conversation.
 func (r *wfRun) execChat(ctx context.Context, st *Stage, input string) stageOutcome {
 	name := st.role("agent")
-	sr, res := r.agentStage(ctx, stageCall{name: st.Name, agent: name, final: r.lastStage}, agent.Input{History: r.in.History, User: input})
+	sr, res := r.agentStage(ctx, stageCall{name: st.Name, agent: name, final: r.lastStage}, r.userInput(input))
 	if r.def.Kind != KindPipeline {
 		// The chat transcript (with its tool calls) is the turn's conversation.
 		r.transcript = res.Messages

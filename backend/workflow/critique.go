@@ -134,7 +134,7 @@ func judge(st *Stage, reply, draft string) Verdict {
 // the write or revise stage that wrote it, never the critic's reply.
 func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageOutcome {
 	retries := st.count("max_retries")
-	sr, res := r.agentStage(ctx, stageCall{name: "write", agent: st.role("writer")}, agent.Input{History: r.in.History, User: task})
+	sr, res := r.agentStage(ctx, stageCall{name: "write", agent: st.role("writer")}, r.userInput(task))
 	if sr.Outcome != turn.OutcomeSucceeded {
 		return outcomeOf(sr, res)
 	}

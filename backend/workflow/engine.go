@@ -277,7 +277,7 @@ func (r *wfRun) result(term turn.Termination) turn.Result {
 	if r.transcript != nil {
 		res.Messages = r.transcript
 	} else {
-		res.Messages = append(append([]llm.Message(nil), r.in.History...), llm.Message{Role: llm.RoleUser, Content: r.in.User})
+		res.Messages = append(append([]llm.Message(nil), r.in.History...), llm.Message{Role: llm.RoleUser, Content: r.in.User, Images: r.in.Images})
 		if res.FinalText != "" {
 			res.Messages = append(res.Messages, llm.Message{Role: llm.RoleAssistant, Content: res.FinalText})
 		}
@@ -286,6 +286,17 @@ func (r *wfRun) result(term turn.Termination) turn.Result {
 		res.PlanIncompleteReason = planIncomplete(res.PlanSteps)
 	}
 	return res
+}
+
+// userInput is the input of a stage that works on text with the
+// conversation: the user's images go with it when it is the user's own
+// message (a model that sees is shown them where it reads the message).
+func (r *wfRun) userInput(text string) agent.Input {
+	in := agent.Input{History: r.in.History, User: text}
+	if text == r.in.User {
+		in.Images = r.in.Images
+	}
+	return in
 }
 
 func (r *wfRun) lastStageResult() *turn.StageResult {

@@ -38,7 +38,7 @@ func init() {
 func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageOutcome {
 	maxHandoffs := st.count("max_handoffs")
 	current, from := st.role("triage"), ""
-	in := agent.Input{History: r.in.History, User: input}
+	in := r.userInput(input)
 	var answered output
 	for handoffs := 0; ; handoffs++ {
 		tr := newTransfers()

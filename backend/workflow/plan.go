@@ -36,7 +36,7 @@ func init() {
 // the finisher's reply is the stage's output: a plan or a step result is
 // not an answer, even when the stage ends before the finisher runs.
 func (r *wfRun) execPlan(ctx context.Context, st *Stage, task string) stageOutcome {
-	psr, pres := r.agentStage(ctx, stageCall{name: "plan", agent: st.role("planner")}, agent.Input{History: r.in.History, User: planPrompt(task)})
+	psr, pres := r.agentStage(ctx, stageCall{name: "plan", agent: st.role("planner")}, agent.Input{History: r.in.History, User: planPrompt(task), Images: r.in.Images})
 	if psr.Outcome != turn.OutcomeSucceeded {
 		return noAnswer(outcomeOf(psr, pres))
 	}

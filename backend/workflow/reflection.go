@@ -44,7 +44,7 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 	var feedback, reflectID string
 	for it := 1; it <= iters; it++ {
 		r.em.Emit(turn.Draft{Type: turn.EventReflectionStart, Data: turn.ReflectionStartData{Iteration: it}})
-		call, in := stageCall{name: "generate", agent: st.role("agent")}, agent.Input{History: r.in.History, User: task}
+		call, in := stageCall{name: "generate", agent: st.role("agent")}, r.userInput(task)
 		if it > 1 {
 			call.name, in = fmt.Sprintf("refine %d", it-1), agent.Input{User: revisePrompt(task, answer.text, feedback)}
 			r.em.Emit(turn.Draft{Type: turn.EventRefining, StageID: reflectID, Data: turn.RefiningData{Iteration: it - 1}})

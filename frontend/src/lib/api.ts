@@ -19,6 +19,7 @@ import type {
   ExportFormat,
   ExportOptions,
   ExportReply,
+  ImageData,
   NewSession,
   Page,
   PendingApproval,
@@ -77,6 +78,8 @@ export interface Backend {
   eventsAfter(turnId: string, afterSeq: number): Promise<AgentEvent[] | null>;
   replayTurn(turnId: string): Promise<TurnRef>;
   rerunTurn(turnId: string, opts: RerunOptions): Promise<TurnRef>;
+  /** An image stored with a message, with its bytes (base64), to show. */
+  getImage(id: string): Promise<ImageData>;
   /** A session's turns, each naming the turn it follows, and its active branch. */
   sessionTree(sessionId: string): Promise<TurnTree>;
   /** Makes the branch through a turn active; answers its newest turn. */
@@ -311,6 +314,7 @@ function methods(call: Call): Transport {
     eventsAfter: (id, after) => call('EventsAfter', id, after),
     replayTurn: (id) => call('ReplayTurn', id),
     rerunTurn: (id, opts) => call('RerunTurn', id, opts),
+    getImage: (id) => call('GetImage', id),
     sessionTree: (sid) => call('SessionTree', sid),
     switchBranch: (id) => call('SwitchBranch', id),
     countTurnsFrom: (id) => call('CountTurnsFrom', id),

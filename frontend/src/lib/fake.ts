@@ -315,6 +315,16 @@ export class FakeBackend implements Backend {
     return this.copyTurn(turnId, 'Re-run', opts);
   }
 
+  /** Images sent with messages, by id, with their bytes (base64). */
+  images = new Map<string, { id: string; name: string; mime: string; width: number; height: number; data: string }>();
+
+  async getImage(id: string) {
+    this.log('getImage', id);
+    const im = this.images.get(id);
+    if (!im) throw new BackendError('not_found', `There is no image ${id}; it may have been deleted with its turn.`);
+    return { ...im };
+  }
+
   // The turn tree, as the store keeps it: each turn names the one it
   // follows; the session its active (newest shown) turn.
   async sessionTree(sessionId: string) {

@@ -107,6 +107,28 @@ export interface SendRequest {
    * limit) in a turn that follows it; Message is not needed.
    */
   continue?: string;
+  /**
+   * Images go with the message, for a model that sees.
+   */
+  images?: ImageData[];
+}
+/**
+ * ImageData is an image with its bytes: one sent with a message, or one
+ * read back (GetImage) to show.
+ */
+export interface ImageData {
+  /**
+   * ID names a stored image ("" for one being sent).
+   */
+  id?: string;
+  name: string;
+  mime: string;
+  width: number /* int */;
+  height: number /* int */;
+  /**
+   * Data is the bytes, base64.
+   */
+  data: string;
 }
 /**
  * ExportOptions change what ExportSession writes.
@@ -1224,6 +1246,10 @@ export interface API {
    */
   ListBranch: { args: [sessionID: string, p: Page]; result: BranchPage };
   /**
+   * GetImage reads an image stored with a message, with its bytes, to show.
+   */
+  GetImage: { args: [id: string]; result: ImageData };
+  /**
    * SessionTree lists a session's turns, oldest first, each naming the turn
    * it follows, and its active branch from the first message to the active
    * turn.
@@ -1335,6 +1361,7 @@ export const APIMethods = [
   "ReplayTurn",
   "RerunTurn",
   "ListBranch",
+  "GetImage",
   "SessionTree",
   "SwitchBranch",
   "CountTurnsFrom",

@@ -14,6 +14,7 @@ export type {
   EventsMessage,
   ExportOptions,
   ExportReply,
+  ImageData,
   NewSession,
   PendingApproval,
   ProviderInput,

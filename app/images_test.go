@@ -1,0 +1,65 @@
+package app
+
+import (
+	"bytes"
+	"encoding/base64"
+	"image"
+	"image/color"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+)
+
+// TestImagesThroughTheAPI: a message with an image reaches the model as an
+// image_url part, is stored with the turn, and GetImage gives back the
+// same bytes; a file that is not an image, whatever it claims, is refused
+// before anything is stored.
+func TestImagesThroughTheAPI(t *testing.T) {
+	f := newFixture(t)
+	f.srv.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("A blue pixel.", 1)} })
+	s := f.session(t, "vision")
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(0, 0, color.RGBA{B: 255, A: 255})
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	data := base64.StdEncoding.EncodeToString(buf.Bytes())
+
+	ref, err := f.api.SendMessage(SendRequest{SessionID: s.ID, Message: "What colour?", Images: []ImageData{{Name: "pixel.png", MIME: "image/png", Width: 3, Height: 2, Data: data}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitTurn(t, ref.TurnID)
+	if !strings.Contains(string(f.srv.Requests()[0].Raw), "data:image/png;base64,"+data) {
+		t.Fatal("the model was not sent the image")
+	}
+	d, err := f.api.GetTurn(ref.TurnID, false)
+	if err != nil || len(d.Messages) == 0 || len(d.Messages[0].Images) != 1 {
+		t.Fatalf("turn messages %+v %v", d.Messages, err)
+	}
+	got, err := f.api.GetImage(d.Messages[0].Images[0].ID)
+	if err != nil || got.Data != data || got.MIME != "image/png" || got.Name != "pixel.png" || got.Width != 3 {
+		t.Fatalf("GetImage = %+v, %v", got, err)
+	}
+
+	before := len(f.srv.Requests())
+	for _, bad := range []ImageData{
+		{Name: "notes.png", MIME: "image/png", Data: base64.StdEncoding.EncodeToString([]byte("just some text"))},
+		{Name: "broken.png", MIME: "image/png", Data: "not base64!"},
+	} {
+		_, err := f.api.SendMessage(SendRequest{SessionID: s.ID, Message: "and this?", Images: []ImageData{bad}})
+		if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), bad.Name) {
+			t.Errorf("%s: %v, want an invalid error naming it", bad.Name, err)
+		}
+	}
+	if len(f.srv.Requests()) != before {
+		t.Error("a refused image reached the model")
+	}
+	if got, _ := f.api.GetSession(s.ID); got.Turns != 1 {
+		t.Errorf("%d turns stored, want only the first", got.Turns)
+	}
+}

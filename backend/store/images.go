@@ -1,0 +1,110 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// Images sent with messages. A message's extra column names its images
+// (llm.Image without the bytes); the bytes are rows of the images table,
+// owned by the turn, so the delete of a turn or a session (and its zeroed
+// pages) takes them too. They are read back with their bytes only where a
+// model is sent them (PathHistory) or a reader asks for one (Image).
+
+// MaxImageBytes is the most one stored image may hold.
+const MaxImageBytes = 20 << 20
+
+// saveImages stores the images of a message that carry bytes and no id
+// yet, and returns the message's images as the extra column names them.
+func saveImages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, ims []llm.Image) ([]llm.Image, error) {
+	out := slices.Clone(ims)
+	for i := range out {
+		im := &out[i]
+		if im.ID != "" || len(im.Data) == 0 {
+			continue
+		}
+		if !slices.Contains(llm.ImageMIMEs, im.MIME) {
+			return nil, apperr.New(apperr.Invalid, "%s is %s, not an image a model can be sent (PNG, JPEG, WebP or GIF).", firstOf(im.Name, "An image"), firstOf(im.MIME, "of no known type"))
+		}
+		if len(im.Data) > MaxImageBytes {
+			return nil, apperr.New(apperr.Invalid, "%s is %d MB; an image may be at most %d MB.", firstOf(im.Name, "An image"), len(im.Data)>>20, MaxImageBytes>>20)
+		}
+		sum := sha256.Sum256(im.Data)
+		im.ID, im.SHA256, im.Size = "img_"+turn.NewID(), hex.EncodeToString(sum[:]), len(im.Data)
+		_, err := tx.ExecContext(ctx, `INSERT INTO images (id, session_id, turn_id, mime, name, width, height, size, sha256, data, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			im.ID, sessionID, turnID, im.MIME, im.Name, im.Width, im.Height, im.Size, im.SHA256, im.Data, fmtTime(time.Now()))
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Image reads one stored image with its bytes.
+func (db *DB) Image(ctx context.Context, id string) (llm.Image, error) {
+	var im llm.Image
+	err := db.reader.QueryRowContext(ctx, `SELECT id, mime, name, width, height, size, sha256, data FROM images WHERE id = ?`, id).
+		Scan(&im.ID, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256, &im.Data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return im, apperr.New(apperr.NotFound, "There is no image %s; it may have been deleted with its turn.", id)
+	}
+	if err != nil {
+		return im, readError(err, "reading image "+id)
+	}
+	return im, nil
+}
+
+// UserImages are the images of a turn's own user message, with their
+// bytes: what a replay or a re-run of the turn sends again.
+func (db *DB) UserImages(ctx context.Context, turnID string) ([]llm.Image, error) {
+	msgs, err := db.queryMessages(ctx, "reading the images of turn "+turnID, `SELECT role, content, extra FROM messages WHERE turn_id = ? AND idx = 0`, turnID)
+	if err != nil || len(msgs) == 0 || msgs[0].Role != llm.RoleUser || len(msgs[0].Images) == 0 {
+		return nil, err
+	}
+	msgs, err = db.withImageData(ctx, msgs)
+	if err != nil {
+		return nil, err
+	}
+	return msgs[0].Images, nil
+}
+
+// withImageData gives the images of msgs their bytes, for a model call.
+func (db *DB) withImageData(ctx context.Context, msgs []llm.Message) ([]llm.Message, error) {
+	for i := range msgs {
+		if len(msgs[i].Images) == 0 {
+			continue
+		}
+		ims := slices.Clone(msgs[i].Images)
+		for j := range ims {
+			if len(ims[j].Data) > 0 || ims[j].ID == "" {
+				continue
+			}
+			full, err := db.Image(ctx, ims[j].ID)
+			if err != nil {
+				return nil, err
+			}
+			ims[j].Data = full.Data
+		}
+		msgs[i].Images = ims
+	}
+	return msgs, nil
+}
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
