@@ -1,11 +1,11 @@
 package llm
 
 import (
-	"slices"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
@@ -55,6 +56,15 @@ func TestImagesSentStoredAndReplayed(t *testing.T) {
 	run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "And its colour?", BaseURL: srv.URL()})
 	if n := strings.Count(string(srv.Requests()[1].Raw), dataURL); n != 1 {
 		t.Fatalf("the next request holds the image %d times, want once (in the history)", n)
+	}
+
+	// An image no model reads is refused before anything is stored.
+	if _, err := eng.Runner.Start(ctx, runner.Request{SessionID: sess.ID, Message: "and this?", BaseURL: srv.URL(),
+		Images: []llm.Image{{MIME: "application/pdf", Name: "doc.pdf", Data: []byte("%PDF")}}}); apperr.CodeOf(err) != apperr.Invalid {
+		t.Fatalf("a PDF as an image: %v", err)
+	}
+	if got, _ := db.GetSession(ctx, sess.ID); got.Turns != 2 || got.RunningTurn != "" {
+		t.Fatalf("after the refusal: %d turns, running %q", got.Turns, got.RunningTurn)
 	}
 
 	srv.Close()

@@ -167,6 +167,11 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, im := range req.Images {
+		if err := store.CheckImage(im); err != nil {
+			return nil, err
+		}
+	}
 	history := req.History
 	if history == nil {
 		if history, err = r.pathHistory(ctx, parent); err != nil {

@@ -32,11 +32,8 @@ func saveImages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, ims [
 		if im.ID != "" || len(im.Data) == 0 {
 			continue
 		}
-		if !slices.Contains(llm.ImageMIMEs, im.MIME) {
-			return nil, apperr.New(apperr.Invalid, "%s is %s, not an image a model can be sent (PNG, JPEG, WebP or GIF).", firstOf(im.Name, "An image"), firstOf(im.MIME, "of no known type"))
-		}
-		if len(im.Data) > MaxImageBytes {
-			return nil, apperr.New(apperr.Invalid, "%s is %d MB; an image may be at most %d MB.", firstOf(im.Name, "An image"), len(im.Data)>>20, MaxImageBytes>>20)
+		if err := CheckImage(*im); err != nil {
+			return nil, err
 		}
 		sum := sha256.Sum256(im.Data)
 		im.ID, im.SHA256, im.Size = "img_"+turn.NewID(), hex.EncodeToString(sum[:]), len(im.Data)
@@ -48,6 +45,20 @@ func saveImages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, ims [
 		}
 	}
 	return out, nil
+}
+
+// CheckImage refuses an image that cannot be stored and sent: one of a
+// type no model reads, or over MaxImageBytes. The runner checks before a
+// turn starts, so a turn never ends unable to store its message.
+func CheckImage(im llm.Image) error {
+	name := firstOf(im.Name, "An image")
+	if !slices.Contains(llm.ImageMIMEs, im.MIME) {
+		return apperr.New(apperr.Invalid, "%s is %s, not an image a model can be sent (PNG, JPEG, WebP or GIF).", name, firstOf(im.MIME, "of no known type"))
+	}
+	if len(im.Data) > MaxImageBytes {
+		return apperr.New(apperr.Invalid, "%s is %.1f MB; an image may be at most %d MB.", name, float64(len(im.Data))/(1<<20), MaxImageBytes>>20)
+	}
+	return nil
 }
 
 // Image reads one stored image with its bytes.
