@@ -106,6 +106,8 @@ func (d *decoder) field(key string) error {
 		return d.decode(key, &d.doc.Session)
 	case "turns":
 		return decodeList(d, key, &d.doc.Turns)
+	case "images":
+		return decodeList(d, key, &d.doc.Images)
 	case "captures":
 		return decodeList(d, key, &d.doc.Captures)
 	}

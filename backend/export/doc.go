@@ -18,5 +18,7 @@
 //     over its size limit, with a message a person can act on; a value of
 //     the wrong kind is named by its path in the file (turns[3].seq).
 //   - Attachments are not exported: their content is in files beside the
-//     database, not in it.
+//     database, not in it. Images sent with messages are: their bytes are
+//     rows of the database, owned by their turn, and the JSON document
+//     holds them (Document.Images).
 package export

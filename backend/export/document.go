@@ -20,7 +20,23 @@ import (
 // (parent_turn_id, none for a first message) and the session its active
 // turn. In a version 1 or 2 file each turn follows the one numbered before
 // it, and the last is active.
-const Version = 3
+//
+// Version 4: images. The images the messages name (by id, as llm.Image
+// without bytes) are in a top-level list with their bytes (Image). Only a
+// document that holds images is written as version 4 (VersionOf): an
+// older Agentdeck would skip the list and import the session without its
+// images, saying nothing, so it must refuse the file instead; a document
+// without images is written as version 3, which it reads as it always did.
+const Version = 4
+
+// VersionOf is the version Write stamps on doc: the oldest that reads it
+// completely (see Version 4).
+func VersionOf(doc *Document) int {
+	if len(doc.Images) > 0 {
+		return 4
+	}
+	return 3
+}
 
 // FormatName marks a JSON document as ours.
 const FormatName = "agentdeck-session"
@@ -39,8 +55,8 @@ const (
 
 // Document is one session as the JSON file holds it. Field names are the
 // database's column names; JSON columns are carried raw so nothing is lost
-// to a decode and re-encode. A Source fills Session, Turns and Captures;
-// Write stamps the rest.
+// to a decode and re-encode. A Source fills Session, Turns, Images and
+// Captures; Write stamps the rest.
 type Document struct {
 	Format     string    `json:"format"`
 	Version    int       `json:"version"`
@@ -48,7 +64,10 @@ type Document struct {
 	AppVersion string    `json:"app_version,omitempty"`
 	Session    Session   `json:"session"`
 	Turns      []Turn    `json:"turns"`
-	Captures   []Capture `json:"captures,omitempty"`
+	// Images are the images the turns' messages name, with their bytes
+	// (version 4).
+	Images   []Image   `json:"images,omitempty"`
+	Captures []Capture `json:"captures,omitempty"`
 }
 
 // Session is the session's own row.
@@ -147,6 +166,25 @@ type Approval struct {
 	Guard  string    `json:"guard"`
 	Answer string    `json:"answer"`
 	At     time.Time `json:"at"`
+}
+
+// Image is one image a message names, with its bytes (base64 in the
+// file, as encoding/json writes []byte). TurnID is the turn that owns it:
+// its own, or in a file whose owner is not in it (a replay names the
+// images of the turn it replayed), the first turn that names it. SHA256
+// is the lowercase hex SHA-256 of Data; Import refuses an image whose
+// bytes do not match it. Data comes last, so the file reads well up to it.
+type Image struct {
+	ID        string    `json:"id"`
+	TurnID    string    `json:"turn_id"`
+	MIME      string    `json:"mime"`
+	Name      string    `json:"name"`
+	Width     int       `json:"width"`
+	Height    int       `json:"height"`
+	Size      int       `json:"size"`
+	SHA256    string    `json:"sha256"`
+	CreatedAt time.Time `json:"created_at"`
+	Data      []byte    `json:"data"`
 }
 
 // Capture is one recorded model call, so the file can replay it elsewhere.

@@ -33,6 +33,9 @@ type Load struct {
 	PartialAnswers bool
 	// Captures adds the recorded model calls the session's turns used.
 	Captures bool
+	// Images adds the images the messages name, with their bytes
+	// (Document.Images); without it a message still names its images.
+	Images bool
 }
 
 // Format is the kind of file Write writes.
@@ -105,8 +108,9 @@ func withBranches(doc Document, all bool) *Document {
 //
 // JSON is lossless: the session, and for every turn its messages, every
 // event exactly as stored, stages with diagnostics, model and tool calls,
-// and approvals; the store's Import reads it back. Markdown is a
-// transcript for people; JSONL is fine-tuning data (see writeJSONL).
+// and approvals, and the images the messages name with their bytes; the
+// store's Import reads it back. Markdown is a transcript for people;
+// JSONL is fine-tuning data (see writeJSONL).
 func Write(ctx context.Context, src Source, sessionID string, format Format, w io.Writer, opts Options) error {
 	load, ok := loads(opts)[format]
 	if !ok {
@@ -117,7 +121,7 @@ func Write(ctx context.Context, src Source, sessionID string, format Format, w i
 	if err != nil {
 		return err
 	}
-	doc.Format, doc.Version, doc.ExportedAt, doc.AppVersion = FormatName, Version, exportedAt, buildinfo.Version
+	doc.Format, doc.Version, doc.ExportedAt, doc.AppVersion = FormatName, VersionOf(&doc), exportedAt, buildinfo.Version
 	if doc.Turns == nil {
 		doc.Turns = []Turn{}
 	}
@@ -147,7 +151,7 @@ func Write(ctx context.Context, src Source, sessionID string, format Format, w i
 // loads is what each format reads of a session.
 func loads(opts Options) map[Format]Load {
 	return map[Format]Load{
-		JSON: {AllEvents: true, Captures: opts.Captures},
+		JSON: {AllEvents: true, Captures: opts.Captures, Images: true},
 		// Charts; plans, for turns whose result has none; and the partial
 		// answer of a running turn, which exists only as tokens.
 		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd}, PartialAnswers: true},

@@ -16,8 +16,8 @@ import (
 
 // ExportDocument reads a session as the export package's document (it
 // makes DB an export.Source): the session's row, its turns with their
-// messages, stages, model and tool calls and approvals, and the events and
-// recordings load asks for. It reads in one read transaction, so every
+// messages, stages, model and tool calls and approvals, and the events,
+// images and recordings load asks for. It reads in one read transaction, so every
 // table is seen at the same moment and a turn finishing meanwhile is
 // either wholly in it or not. Only the session's own rows are read: never
 // settings or provider definitions, and the store holds no keys, so an
@@ -33,6 +33,9 @@ func (db *DB) ExportDocument(ctx context.Context, sessionID string, load export.
 	steps := []func() error{l.session, l.turns, l.messages, l.stages, l.modelCalls, l.toolCalls, l.approvals}
 	if load.AllEvents || len(load.EventTypes) > 0 || load.PartialAnswers {
 		steps = append(steps, func() error { return l.events(load) })
+	}
+	if load.Images {
+		steps = append(steps, l.images)
 	}
 	if load.Captures {
 		steps = append(steps, l.captures)
@@ -136,6 +139,84 @@ func (l *exportLoader) messages() error {
 			t.Messages = append(t.Messages, m)
 			return nil
 		})
+}
+
+// images reads the images the messages name, with their bytes, in the
+// order the turns first name them. They are read by id, not by session:
+// a replay names the images of the turn it replayed, which may be in
+// another session, and the file must hold them (keepImages).
+func (l *exportLoader) images() error {
+	var ids []string
+	seen := map[string]bool{}
+	for _, t := range l.doc.Turns {
+		for _, m := range t.Messages {
+			for _, im := range m.Images {
+				if im.ID != "" && !seen[im.ID] {
+					seen[im.ID] = true
+					ids = append(ids, im.ID)
+				}
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	list, _ := json.Marshal(ids)
+	byID := map[string]export.Image{}
+	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, turn_id, mime, name, width, height, size, sha256, created_at, data FROM images WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var im export.Image
+		var created string
+		if err := rows.Scan(&im.ID, &im.TurnID, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256, &created, &im.Data); err != nil {
+			return err
+		}
+		im.CreatedAt = parseTime(created)
+		byID[im.ID] = im
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if im, ok := byID[id]; ok {
+			l.doc.Images = append(l.doc.Images, im)
+		}
+	}
+	keepImages(l.doc)
+	return nil
+}
+
+// keepImages keeps the images doc's turns name, each owned by a turn of
+// doc: its own turn when that is in doc, else the first that names it (a
+// replay's, when the turn it replayed is in another session or not on a
+// forked branch). An image is deleted with its owner, so once imported it
+// lives as long as a turn that uses it.
+func keepImages(doc *export.Document) {
+	in, first := map[string]bool{}, map[string]string{}
+	for _, t := range doc.Turns {
+		in[t.ID] = true
+		for _, m := range t.Messages {
+			for _, im := range m.Images {
+				if _, ok := first[im.ID]; !ok && im.ID != "" {
+					first[im.ID] = t.ID
+				}
+			}
+		}
+	}
+	kept := doc.Images[:0:0]
+	for _, im := range doc.Images {
+		if first[im.ID] == "" {
+			continue
+		}
+		if !in[im.TurnID] {
+			im.TurnID = first[im.ID]
+		}
+		kept = append(kept, im)
+	}
+	doc.Images = kept
 }
 
 func (l *exportLoader) stages() error {

@@ -10,8 +10,8 @@ import (
 
 // ForkSession starts a new session from a turn ("Fork from here"): a copy
 // of the branch that ends at turnID, that turn included, with everything
-// stored about each turn (messages, events, stages, calls, recordings, so
-// its turns replay) under new ids. The new session names the session and
+// stored about each turn (messages, images, events, stages, calls,
+// recordings, so its turns replay) under new ids. The new session names the session and
 // turn it came from. It is the session's JSON export, cut to the branch,
 // imported as a copy, so a fork keeps exactly what an export keeps.
 func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
@@ -19,7 +19,7 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	doc, err := db.ExportDocument(ctx, from.SessionID, export.Load{AllEvents: true, Captures: true})
+	doc, err := db.ExportDocument(ctx, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true})
 	if err != nil {
 		return Session{}, err
 	}
@@ -36,6 +36,7 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 	doc.Session.ActiveTurnID = turnID
 	doc.Session.Title = forkTitle(doc.Session.Title)
 	doc.Captures = keepCaptures(doc.Captures, branch)
+	keepImages(&doc)
 
 	var s Session
 	err = db.tx(ctx, "forking the session", func(tx *sql.Tx) error {

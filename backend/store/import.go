@@ -21,14 +21,16 @@ import (
 // behind.
 //
 // Ids are kept, so a session moved to another computer keeps its identity.
-// If the session, or any of its turns or stages, is already here (the file
-// was imported before, or came from this database), the file is stored as a
-// copy with new ids for the session, turns, stages and events, remapped
-// consistently (event turn, session, stage and parent links, and the ids
-// inside results and event data), and the title gets " (imported)". Turns
-// that were running when exported become interrupted, as
-// RecoverInterrupted would leave them. Files of a newer export.Version,
-// files that are not Agentdeck exports, and files over MaxImportBytes are
+// If the session, or any of its turns, stages or images, is already here
+// (the file was imported before, or came from this database), the file is
+// stored as a copy with new ids for the session, turns, stages, images and
+// events, remapped consistently (event turn, session, stage and parent
+// links, the images messages name, and the ids inside results and event
+// data), and the title gets " (imported)". Turns that were running when
+// exported become interrupted, as RecoverInterrupted would leave them.
+// Images are stored with the turn that owns them, each checked against
+// its SHA-256 (importimages.go). Files of a newer export.Version, files
+// that are not Agentdeck exports, and files over MaxImportBytes are
 // refused with a message that says so.
 func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 	return db.importLimit(ctx, r, MaxImportBytes)
@@ -74,6 +76,10 @@ type importer struct {
 	// fork is set when the document is a branch being forked
 	// (ForkSession): its title is the fork's, not an import's.
 	fork bool
+	// images are the file's images by the turn that owns them, and
+	// imageIDs every image id of the file (importimages.go).
+	images   map[string][]*export.Image
+	imageIDs map[string]bool
 }
 
 // parentOf is the stored id of the turn t follows. A file older than
@@ -135,6 +141,9 @@ func (im *importer) run() (Session, error) {
 	if copyOf {
 		im.remap()
 	}
+	if err := im.groupImages(); err != nil {
+		return Session{}, err
+	}
 	s := im.session(copyOf)
 	im.sid = s.ID
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -167,29 +176,34 @@ func (im *importer) run() (Session, error) {
 	return s, nil
 }
 
-// alreadyHere reports whether the session, or any turn or stage id of the
-// file, is in the database.
+// alreadyHere reports whether the session, or any turn, stage or image id
+// of the file, is in the database.
 func (im *importer) alreadyHere() (bool, error) {
-	turns, stages := []string{}, []string{}
+	turns, stages, images := []string{}, []string{}, []string{}
 	for _, t := range im.doc.Turns {
 		turns = append(turns, t.ID)
 		for _, s := range t.Stages {
 			stages = append(stages, s.ID)
 		}
 	}
+	for _, i := range im.doc.Images {
+		images = append(images, i.ID)
+	}
 	tj, _ := json.Marshal(turns)
 	sj, _ := json.Marshal(stages)
+	ij, _ := json.Marshal(images)
 	var n int
 	err := im.tx.QueryRowContext(im.ctx, `SELECT
 		(SELECT COUNT(*) FROM sessions WHERE id = ?) +
 		(SELECT COUNT(*) FROM turns WHERE id IN (SELECT value FROM json_each(?))) +
-		(SELECT COUNT(*) FROM stages WHERE id IN (SELECT value FROM json_each(?)))`, im.doc.Session.ID, string(tj), string(sj)).Scan(&n)
+		(SELECT COUNT(*) FROM stages WHERE id IN (SELECT value FROM json_each(?))) +
+		(SELECT COUNT(*) FROM images WHERE id IN (SELECT value FROM json_each(?)))`, im.doc.Session.ID, string(tj), string(sj), string(ij)).Scan(&n)
 	return n > 0, err
 }
 
-// remap gives every session, turn, stage and event id of the file a new
-// id. One map serves all kinds, so a stage whose id is its turn's (a plain
-// chat turn) stays so.
+// remap gives every session, turn, stage, image and event id of the file
+// a new id. One map serves all kinds, so a stage whose id is its turn's (a
+// plain chat turn) stays so.
 func (im *importer) remap() {
 	im.ids = map[string]string{}
 	add := func(old string) {
@@ -202,6 +216,11 @@ func (im *importer) remap() {
 		add(t.ID)
 		for _, s := range t.Stages {
 			add(s.ID)
+		}
+	}
+	for _, i := range im.doc.Images {
+		if i.ID != "" && im.ids[i.ID] == "" {
+			im.ids[i.ID] = "img_" + turn.NewID()
 		}
 	}
 	// Ids inside JSON values appear as whole JSON strings; quoting both
@@ -325,10 +344,10 @@ func (im *importer) turn(t *export.Turn, events *sql.Stmt) error {
 		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != ""); err != nil {
 		return err
 	}
-	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, t.Messages); err != nil {
+	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages)); err != nil {
 		return err
 	}
-	for _, step := range []func(string, *export.Turn) error{im.stages, im.calls, im.approvals} {
+	for _, step := range []func(string, *export.Turn) error{im.storeImages, im.stages, im.calls, im.approvals} {
 		if err := step(tid, t); err != nil {
 			return err
 		}

@@ -229,8 +229,8 @@ func TestImportRefuses(t *testing.T) {
 		code  apperr.Code
 		wants []string
 	}{
-		{"newer version", `{"format":"agentdeck-session","version":4,"turns":"zstd:abc"}`, apperr.Unavailable,
-			[]string{"exported by a newer Agentdeck (format 4)", "update Agentdeck to import it"}},
+		{"newer version", `{"format":"agentdeck-session","version":5,"turns":"zstd:abc"}`, apperr.Unavailable,
+			[]string{"exported by a newer Agentdeck (format 5)", "update Agentdeck to import it"}},
 		{"other format", `{"format":"other-app","version":1,"session":{}}`, apperr.Invalid, []string{"not an Agentdeck session export", "other-app"}},
 		{"no format", `{"version":1,"session":{"id":"x"},"turns":[]}`, apperr.Invalid, []string{"not an Agentdeck session export"}},
 		{"unrelated JSON", `{"version":7,"turns":5}`, apperr.Invalid, []string{"not an Agentdeck session export"}},
@@ -458,7 +458,7 @@ func importCheckRefused(t *testing.T, err error, code apperr.Code, wants ...stri
 	}
 }
 
-var importTables = []string{"sessions", "turns", "messages", "events", "stages", "model_calls", "tool_calls", "approvals", "recordings", "turn_calls", "search"}
+var importTables = []string{"sessions", "turns", "messages", "events", "stages", "model_calls", "tool_calls", "approvals", "recordings", "turn_calls", "search", "images"}
 
 func importCounts(t *testing.T, db *DB) map[string]int {
 	t.Helper()

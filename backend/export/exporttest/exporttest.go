@@ -5,6 +5,8 @@ package exporttest
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -217,6 +219,31 @@ func Chat(exchanges ...Exchange) export.Document {
 		doc.Session.UpdatedAt, doc.Session.ActiveTurnID = end, x.ID
 	}
 	return doc
+}
+
+// AddImage gives doc an image, as an export of a session with images
+// holds it: im (TurnID, MIME, Data, and Name, Width and Height if known)
+// completed with an id (if it has none), size and SHA-256, and named in
+// the first user message of its turn. It returns the name, as a message
+// holds it, to give other messages the same image.
+func AddImage(doc *export.Document, im export.Image) llm.Image {
+	if im.ID == "" {
+		im.ID = fmt.Sprintf("img-%d", len(doc.Images)+1)
+	}
+	sum := sha256.Sum256(im.Data)
+	im.Size, im.SHA256 = len(im.Data), hex.EncodeToString(sum[:])
+	ref := llm.Image{ID: im.ID, MIME: im.MIME, Name: im.Name, Width: im.Width, Height: im.Height, Size: im.Size, SHA256: im.SHA256}
+	doc.Images = append(doc.Images, im)
+	for i := range doc.Turns {
+		t := &doc.Turns[i]
+		for j := range t.Messages {
+			if t.ID == im.TurnID && t.Messages[j].Role == llm.RoleUser {
+				t.Messages[j].Images = append(t.Messages[j].Images, ref)
+				return ref
+			}
+		}
+	}
+	panic("AddImage: turn " + im.TurnID + " has no user message")
 }
 
 // JSON is doc as the JSON file holds it (export.Encode).
