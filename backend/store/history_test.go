@@ -227,6 +227,10 @@ func TestRecoverInterruptedOnlyForDeadOwners(t *testing.T) {
 	}
 }
 
+// TestDeleteMeansDelete: what a delete removes is gone from the files on
+// disk (the database and its write-ahead log), not merely unlinked: a
+// session's text, its recordings, and the bytes of its images (larger
+// than a page, so on overflow pages), and the image of a deleted turn.
 func TestDeleteMeansDelete(t *testing.T) {
 	db := mustOpen(t)
 	keep := newSession(t, db, "keep")
@@ -248,19 +252,32 @@ func TestDeleteMeansDelete(t *testing.T) {
 	if err := db.Captures(keepPage.Turns[0].ID).LinkCapture(ctx, shared); err != nil {
 		t.Fatal(err)
 	}
+	sessionImage, turnImage := []byte("OKAPI-IMAGE-OF-THE-SESSION-5160"), []byte("OKAPI-IMAGE-OF-THE-TURN-2291")
+	storeImageTurn(t, db, gone.ID, gonePage.Turns[0].ID, llm.Image{MIME: "image/png", Name: "gone.png", Data: bytes.Repeat(sessionImage, 3000)})
+	extra := storeImageTurn(t, db, keep.ID, keepPage.Turns[0].ID, llm.Image{MIME: "image/png", Name: "turn.png", Data: bytes.Repeat(turnImage, 3000)})
 	caps := db.Captures("")
 	db.Compact(ctx)
+	for _, b := range [][]byte{[]byte(secret), sessionImage, turnImage} {
+		if fileHolding(t, db, b) == "" {
+			t.Fatalf("%s is not in the files before the delete: the test would prove nothing", b)
+		}
+	}
 
+	if _, err := db.DeleteTurn(ctx, extra.ID); err != nil {
+		t.Fatal(err)
+	}
+	if f := fileHolding(t, db, turnImage); f != "" {
+		t.Fatalf("%s still holds the image of the deleted turn", f)
+	}
+	if fileHolding(t, db, sessionImage) == "" {
+		t.Fatal("deleting a turn of one session took another session's image")
+	}
 	if err := db.DeleteSession(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{db.path, db.path + "-wal"} {
-		b, err := os.ReadFile(f)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		if bytes.Contains(b, []byte(secret)) {
-			t.Fatalf("%s still holds the deleted text", f)
+	for _, b := range [][]byte{[]byte(secret), sessionImage} {
+		if f := fileHolding(t, db, b); f != "" {
+			t.Fatalf("%s still holds the deleted %s", f, b)
 		}
 	}
 	if _, err := db.GetSession(ctx, gone.ID); err == nil {
@@ -275,6 +292,22 @@ func TestDeleteMeansDelete(t *testing.T) {
 	if hist, _ := db.History(ctx, keep.ID, 0); len(hist) != 2 {
 		t.Fatal("the other session was harmed")
 	}
+}
+
+// fileHolding is the database file (or its write-ahead log) that holds b,
+// "" if none does.
+func fileHolding(t *testing.T, db *DB, b []byte) string {
+	t.Helper()
+	for _, f := range []string{db.path, db.path + "-wal"} {
+		data, err := os.ReadFile(f)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		if bytes.Contains(data, b) {
+			return f
+		}
+	}
+	return ""
 }
 
 // The list says which sessions have a running turn, so the sidebar can mark
