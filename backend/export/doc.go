@@ -20,5 +20,6 @@
 //   - Attachments are not exported: their content is in files beside the
 //     database, not in it. Images sent with messages are: their bytes are
 //     rows of the database, owned by their turn, and the JSON document
-//     holds them (Document.Images).
+//     holds them (Document.Images); Markdown links them as files beside
+//     it when asked (Options.ImageFile) and otherwise only names them.
 package export

@@ -78,6 +78,15 @@ type Options struct {
 	// without it they give the active branch, the conversation as it
 	// reads now. JSON always has every branch.
 	AllBranches bool
+	// ImageFile, if set, is given each image of a Markdown export's
+	// messages, once: a file name the export chooses (its content's hash
+	// and the extension of its type, so it is safe in any folder) and the
+	// bytes. It stores them and returns the path, relative to the Markdown
+	// file and with slashes, that the transcript links. Without it the
+	// transcript names each image with its size and says the JSON export
+	// holds it: a Markdown file never holds an image's bytes. Ignored by
+	// the other formats.
+	ImageFile func(file string, data []byte) (path string, err error)
 }
 
 // withBranches is doc with the turns of its active branch only, unless all
@@ -109,8 +118,9 @@ func withBranches(doc Document, all bool) *Document {
 // JSON is lossless: the session, and for every turn its messages, every
 // event exactly as stored, stages with diagnostics, model and tool calls,
 // and approvals, and the images the messages name with their bytes; the
-// store's Import reads it back. Markdown is a transcript for people;
-// JSONL is fine-tuning data (see writeJSONL).
+// store's Import reads it back. Markdown is a transcript for people (its
+// images beside it, see Options.ImageFile); JSONL is fine-tuning data (see
+// writeJSONL).
 func Write(ctx context.Context, src Source, sessionID string, format Format, w io.Writer, opts Options) error {
 	load, ok := loads(opts)[format]
 	if !ok {
@@ -130,7 +140,7 @@ func Write(ctx context.Context, src Source, sessionID string, format Format, w i
 	case JSON:
 		err = Encode(bw, &doc)
 	case Markdown:
-		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches))
+		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches), opts.ImageFile)
 	case JSONL:
 		err = writeJSONL(ctx, bw, withBranches(doc, opts.AllBranches))
 	}
@@ -152,9 +162,12 @@ func Write(ctx context.Context, src Source, sessionID string, format Format, w i
 func loads(opts Options) map[Format]Load {
 	return map[Format]Load{
 		JSON: {AllEvents: true, Captures: opts.Captures, Images: true},
-		// Charts; plans, for turns whose result has none; and the partial
-		// answer of a running turn, which exists only as tokens.
-		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd}, PartialAnswers: true},
-		JSONL:    {},
+		// Charts; plans, for turns whose result has none; the partial
+		// answer of a running turn, which exists only as tokens; and the
+		// images' bytes only where they are written as files.
+		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd}, PartialAnswers: true,
+			Images: opts.ImageFile != nil},
+		// Images go in the lines as the model was sent them.
+		JSONL: {Images: true},
 	}
 }

@@ -1,7 +1,9 @@
 package export
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"slices"
@@ -25,6 +27,16 @@ import (
 // Agentdeck does not store system prompts, so lines have no system
 // message; reasoning text is left out.
 //
+// A user message with images is written as the model was sent it, and as
+// OpenAI's vision fine-tuning data has it: its content is parts, a text
+// part and an image_url part per image holding a data URL of the bytes.
+// That is the one form that keeps the example whole (the answer is about
+// the image), and it is large: a line holds every image of its context,
+// so an image is repeated, about a third larger as base64, in each later
+// line of its branch. Trainers have their own limits (commonly PNG, JPEG
+// and WebP, about 10 images of 10 MB per example); the file does not cut
+// to fit them. An image whose bytes are no longer stored is left out.
+//
 // A continuation (Turn.Continues) is written as the model was sent it. A
 // server that continued the partial answer as its prefix was sent no
 // message: the two parts are one assistant message, trained with the
@@ -35,8 +47,9 @@ func writeJSONL(ctx context.Context, w io.Writer, doc *Document) error {
 	enc.SetEscapeHTML(false)
 	turns := doc.Turns
 	own := make([][]chatMessage, len(turns))
+	images := imageURLs(doc.Images)
 	for i := range turns {
-		own[i] = chatMessages(&turns[i])
+		own[i] = chatMessages(&turns[i], images)
 	}
 	parent := parentsOf(doc)
 	for i := range turns {
@@ -117,7 +130,7 @@ func conversationTo(turns []Turn, own [][]chatMessage, path []int) (convo []chat
 // chatMessages are a turn's messages as a line holds them. A
 // continuation's empty message (a server continuing the partial answer as
 // a prefix was sent none) is left out.
-func chatMessages(t *Turn) []chatMessage {
+func chatMessages(t *Turn, images map[string]string) []chatMessage {
 	answered := map[string]bool{}
 	for _, m := range t.Messages {
 		if m.Role == llm.RoleTool {
@@ -126,7 +139,7 @@ func chatMessages(t *Turn) []chatMessage {
 	}
 	var out []chatMessage
 	for _, m := range t.Messages {
-		cm, ok := toChatMessage(m, answered)
+		cm, ok := toChatMessage(m, answered, images)
 		if !ok || (t.Continues && m.Role == llm.RoleUser && strings.TrimSpace(m.Content) == "") {
 			continue
 		}
@@ -146,6 +159,61 @@ type chatMessage struct {
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 	Weight     *int           `json:"weight,omitempty"`
+	// images are the data URLs of a user message's images; with them
+	// the content is written as parts (MarshalJSON).
+	images []string
+}
+
+// chatPart is one content part of a message with images, in the form the
+// model was sent it (llm's wire format).
+type chatPart struct {
+	Type     string        `json:"type"`
+	Text     string        `json:"text,omitempty"`
+	ImageURL *chatImageURL `json:"image_url,omitempty"`
+}
+
+type chatImageURL struct {
+	URL string `json:"url"`
+}
+
+// MarshalJSON writes the content as text, or as a text part and an
+// image_url part per image when the message has images. HTML characters
+// are left as they are, as the line's encoder leaves them.
+func (m chatMessage) MarshalJSON() ([]byte, error) {
+	type plain chatMessage
+	var v any = plain(m)
+	if len(m.images) > 0 {
+		parts := make([]chatPart, 0, len(m.images)+1)
+		if m.Content != "" {
+			parts = append(parts, chatPart{Type: "text", Text: m.Content})
+		}
+		for _, u := range m.images {
+			parts = append(parts, chatPart{Type: "image_url", ImageURL: &chatImageURL{URL: u}})
+		}
+		v = struct {
+			plain
+			Content []chatPart `json:"content"`
+		}{plain(m), parts}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// imageURLs are the images' data URLs, by id, each made once however
+// many lines repeat it.
+func imageURLs(ims []Image) map[string]string {
+	urls := map[string]string{}
+	for _, im := range ims {
+		if len(im.Data) > 0 {
+			urls[im.ID] = "data:" + im.MIME + ";base64," + base64.StdEncoding.EncodeToString(im.Data)
+		}
+	}
+	return urls
 }
 
 type chatToolCall struct {
@@ -162,10 +230,16 @@ type chatFunction struct {
 // toChatMessage converts a stored message. Trainers reject a tool call
 // with no tool message answering it (a turn stopped mid-call) and an empty
 // assistant message, so those are dropped.
-func toChatMessage(m llm.Message, answered map[string]bool) (chatMessage, bool) {
+func toChatMessage(m llm.Message, answered map[string]bool, images map[string]string) (chatMessage, bool) {
 	cm := chatMessage{Role: string(m.Role), Content: m.Content}
 	switch m.Role {
-	case llm.RoleUser, llm.RoleSystem:
+	case llm.RoleUser:
+		for _, im := range m.Images {
+			if u, ok := images[im.ID]; ok {
+				cm.images = append(cm.images, u)
+			}
+		}
+	case llm.RoleSystem:
 	case llm.RoleAssistant:
 		for _, tc := range m.ToolCalls {
 			if !answered[tc.ID] {

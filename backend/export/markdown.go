@@ -29,8 +29,12 @@ const mdMaxToolResult = 2000
 //
 // A continued answer reads as one: the turns that continue it are written
 // under its turn, with a mark where each resumed (mdTurn).
-func writeMarkdown(ctx context.Context, w io.Writer, doc *Document) error {
+//
+// A message's images follow its text: linked files given imageFile (see
+// Options.ImageFile), else a line naming each (mdImages).
+func writeMarkdown(ctx context.Context, w io.Writer, doc *Document, imageFile func(string, []byte) (string, error)) error {
 	var b strings.Builder
+	images := newMDImages(doc.Images, imageFile)
 	mdHeader(&b, doc)
 	for _, parts := range mdAnswers(doc.Turns) {
 		if err := ctx.Err(); err != nil {
@@ -40,7 +44,10 @@ func writeMarkdown(ctx context.Context, w io.Writer, doc *Document) error {
 			return err
 		}
 		b.Reset()
-		mdTurn(&b, &doc.Session, parts)
+		mdTurn(&b, &doc.Session, parts, images)
+		if images.err != nil {
+			return images.err
+		}
 	}
 	// Every part ends with a blank line; the file ends with one newline.
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
@@ -95,13 +102,13 @@ func mdHeader(b *strings.Builder, doc *Document) {
 // mdAnswers) as one answer: the parts' answers follow one another, each
 // continuation after a mark that says where and why it resumed, and each
 // part's plan, charts and stages follow the whole answer, named by turn.
-func mdTurn(b *strings.Builder, s *Session, parts []*Turn) {
+func mdTurn(b *strings.Builder, s *Session, parts []*Turn, images *mdImages) {
 	t := parts[0]
 	fmt.Fprintf(b, "---\n\n## Turn %d · %s\n\n", t.Seq, mdTime(t.StartedAt))
 	if notes := mdRunNotes(s, t); notes != "" {
 		fmt.Fprintf(b, "_%s_\n\n", notes)
 	}
-	w := &mdWriter{b: b}
+	w := &mdWriter{b: b, images: images}
 	if t.Continues {
 		w.note("_— Resumed an answer that is not in this file —_")
 		w.resumed = true
@@ -176,6 +183,7 @@ func mdResumeMark(s *Session, prev, part *Turn) string {
 // after a resume mark, until the next part's first text.
 type mdWriter struct {
 	b       *strings.Builder
+	images  *mdImages
 	section string
 	fence   string
 	resumed bool
@@ -244,6 +252,7 @@ func (w *mdWriter) conversation(t *Turn, continues bool) bool {
 		case llm.RoleUser:
 			w.enter("You")
 			mdText(w.b, m.Content)
+			w.images.write(w.b, m.Images)
 			w.fence, w.resumed = "", false
 		case llm.RoleAssistant:
 			w.enter("Assistant")
