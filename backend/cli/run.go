@@ -28,9 +28,11 @@ type runFlags struct {
 	db, session, parent, cont, workflow, baseURL, model, provider, apiKeyEnv, capture, workspace, approve string
 	maxSteps, maxToolCalls, tokenBudget                                                                   int
 	timeout                                                                                               time.Duration
-	attach                                                                                                repeated
+	attach, imageFiles                                                                                    repeated
 	json                                                                                                  bool
 	mcp                                                                                                   mcpFlags
+	// images are the files of --image, read (readImages).
+	images []llm.Image
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -52,6 +54,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit, e.g. 2m (default none)")
 	fs.StringVar(&f.workspace, "workspace", "", "folder the file tools may use")
 	fs.Var(&f.attach, "attach", "attach a CSV, TSV, JSON or JSONL file as a table (repeatable)")
+	fs.Var(&f.imageFiles, "image", "send a PNG, JPEG, WebP or GIF image (at most 20 MB) with the message, for a model that sees (repeatable)")
 	fs.StringVar(&f.approve, "approve", "none", "all|none: allow or deny tools with side effects")
 	fs.BoolVar(&f.json, "json", false, "print events as NDJSON on stdout")
 	force := fs.Bool("force", false, "store the turn even in a database known to be damaged")
@@ -63,6 +66,10 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
 	if code := f.checkPrompt(prompt, env); code != ExitOK {
 		return code
+	}
+	if f.images, err = readImages(f.imageFiles); err != nil {
+		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
+		return ExitUsage
 	}
 	if f.approve != "all" && f.approve != "none" {
 		fmt.Fprintln(env.Stderr, "agentdeck: --approve must be all or none")
@@ -89,20 +96,23 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	return runTurn(ctx, db, eng, f, prompt, mode, *force, env)
 }
 
-// checkPrompt refuses a run with nothing to send, and a continuation
-// given a message too: a continuation sends no message of its own (the
-// runner sends the partial answer, or an instruction to go on), so a
-// message would be silently lost.
+// checkPrompt refuses a run with nothing to send (images alone are a
+// message), and a continuation given a message or images too: a
+// continuation sends no message of its own (the runner sends the partial
+// answer, or an instruction to go on), so they would be silently lost.
 func (f runFlags) checkPrompt(prompt string, env Env) int {
 	switch {
 	case f.cont != "" && prompt != "":
 		fmt.Fprintln(env.Stderr, "agentdeck: --continue takes no PROMPT: the turn goes on with the answer it continues (send a new message without --continue)")
 		return ExitUsage
+	case f.cont != "" && len(f.imageFiles) > 0:
+		fmt.Fprintln(env.Stderr, "agentdeck: --continue takes no --image: the turn goes on with the answer it continues (send a new message without --continue)")
+		return ExitUsage
 	case f.cont != "" && f.parent != "":
 		fmt.Fprintln(env.Stderr, "agentdeck: --continue and --parent cannot be used together: a continuation follows the turn it continues")
 		return ExitUsage
-	case f.cont == "" && prompt == "":
-		fmt.Fprintln(env.Stderr, "agentdeck: no prompt: agentdeck run [flags] PROMPT (or --session ID --continue TURN_ID)")
+	case f.cont == "" && prompt == "" && len(f.imageFiles) == 0:
+		fmt.Fprintln(env.Stderr, "agentdeck: no prompt: agentdeck run [flags] PROMPT (or --image FILE, or --session ID --continue TURN_ID)")
 		return ExitUsage
 	}
 	return ExitOK
@@ -171,6 +181,7 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	h, err := eng.Runner.Start(ctx, runner.Request{
 		SessionID: sess.ID,
 		Message:   prompt,
+		Images:    f.images,
 		Parent:    f.parent,
 		Continue:  f.cont,
 		Workflow:  f.workflow,
@@ -199,9 +210,17 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	return exitCode(res)
 }
 
-// newRunSession creates the session of a run, titled after the prompt.
+// newRunSession creates the session of a run, titled after the prompt,
+// or the images sent without one.
 func newRunSession(ctx context.Context, db sessionWriter, f runFlags, prompt string) (store.Session, error) {
 	title := prompt
+	if title == "" {
+		var names []string
+		for _, im := range f.images {
+			names = append(names, im.Name)
+		}
+		title = strings.Join(names, ", ")
+	}
 	if len([]rune(title)) > 60 {
 		title = string([]rune(title)[:60]) + "…"
 	}

@@ -45,7 +45,7 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	format := fs.String("format", "", "export format: json, md or jsonl")
-	out := fs.String("o", "", "write the export to FILE instead of stdout")
+	out := fs.String("o", "", "write the export to FILE instead of stdout (md: its images go in FILE_images/ beside it)")
 	allBranches := fs.Bool("all-branches", false, "export md and jsonl with every branch, not only the active one")
 	pos, err := parseInterleaved(fs, rest)
 	if err != nil {
@@ -279,6 +279,7 @@ func sessionsExport(ctx context.Context, db export.Source, id, format, out strin
 		return ExitUsage
 	}
 	var w io.Writer = env.Stdout
+	var images *imageFolder
 	if out != "" {
 		file, err := os.OpenFile(out, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 		if err != nil {
@@ -287,10 +288,19 @@ func sessionsExport(ctx context.Context, db export.Source, id, format, out strin
 		}
 		defer file.Close()
 		w = file
+		// Markdown written to a file has its images as files beside it;
+		// on stdout it names them.
+		if f == export.Markdown {
+			images = newImageFolder(out)
+			opts.ImageFile = images.store
+		}
 	}
 	if err := export.Write(ctx, db, id, f, w, opts); err != nil {
 		if out != "" {
 			os.Remove(out)
+		}
+		if images != nil {
+			images.remove()
 		}
 		return fail(env, err)
 	}
