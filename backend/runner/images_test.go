@@ -69,8 +69,16 @@ func TestImagesSentStoredAndReplayed(t *testing.T) {
 
 	srv.Close()
 	rsess, _ := db.CreateSession(ctx, store.Session{Title: "replay"})
-	res, rec, _ := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Replay: &runner.Replay{TurnID: id, Strict: true}})
+	res, rec, rid := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Replay: &runner.Replay{TurnID: id, Strict: true}})
 	if !res.OK || res.FinalText != "A red square." || len(divergences(t, rec)) != 0 {
 		t.Fatalf("replay: ok %v %q %s %+v", res.OK, res.FinalText, res.Error, divergences(t, rec))
+	}
+	// The replay keeps its own copy: the original session can go.
+	if err := db.DeleteSession(ctx, sess.ID); err != nil {
+		t.Fatal(err)
+	}
+	h, err := db.PathHistory(ctx, rid)
+	if err != nil || len(h) == 0 || len(h[0].Images) != 1 || !bytes.Equal(h[0].Images[0].Data, png) {
+		t.Fatalf("the replay's history after the original went: %+v %v", h, err)
 	}
 }

@@ -184,11 +184,12 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err := r.attach(ctx, sess.ID, req.Attach); err != nil {
 		return nil, err
 	}
-	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent, Continues: req.Continue != ""},
+	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent, Continues: req.Continue != "", Images: req.Images},
 		store.StartOptions{Force: req.Force, Follows: true})
 	if err != nil {
 		return nil, err
 	}
+	req.Images = tr.Images // stored now, with their ids: the message names them when the turn ends
 	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def}); err == nil {
 		if err := db.SetTurnRun(ctx, tr.ID, spec); err != nil {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)

@@ -76,7 +76,8 @@ func (db *DB) Image(ctx context.Context, id string) (llm.Image, error) {
 }
 
 // UserImages are the images of a turn's own user message, with their
-// bytes: what a replay or a re-run of the turn sends again.
+// bytes and without their ids: what a replay or a re-run of the turn sends
+// again, stored as its own copies (a session does not hang on another's).
 func (db *DB) UserImages(ctx context.Context, turnID string) ([]llm.Image, error) {
 	msgs, err := db.queryMessages(ctx, "reading the images of turn "+turnID, `SELECT role, content, extra FROM messages WHERE turn_id = ? AND idx = 0`, turnID)
 	if err != nil || len(msgs) == 0 || msgs[0].Role != llm.RoleUser || len(msgs[0].Images) == 0 {
@@ -86,7 +87,30 @@ func (db *DB) UserImages(ctx context.Context, turnID string) ([]llm.Image, error
 	if err != nil {
 		return nil, err
 	}
-	return msgs[0].Images, nil
+	out := msgs[0].Images
+	for i := range out {
+		out[i].ID = ""
+	}
+	return out, nil
+}
+
+// turnImages names the images stored with a turn, in the order they were
+// stored: the user message's, for a turn recovered after a crash.
+func turnImages(ctx context.Context, tx *sql.Tx, turnID string) ([]llm.Image, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, mime, name, width, height, size, sha256 FROM images WHERE turn_id = ? ORDER BY rowid`, turnID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []llm.Image
+	for rows.Next() {
+		var im llm.Image
+		if err := rows.Scan(&im.ID, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256); err != nil {
+			return nil, err
+		}
+		out = append(out, im)
+	}
+	return out, rows.Err()
 }
 
 // withImageData gives the images of msgs their bytes, for a model call.

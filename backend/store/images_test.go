@@ -83,3 +83,33 @@ func TestImagesStoredWithTheTurn(t *testing.T) {
 		})
 	}
 }
+
+// TestImagesOfATurnCutShort: the images are stored as the turn starts, so
+// a turn whose process died keeps them: the recovered user message names
+// them and the next turn's history sends them. A replay's copies are its
+// own: UserImages gives bytes without ids, stored anew.
+func TestImagesOfATurnCutShort(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "cut short")
+	png := []byte("\x89PNG\r\n\x1a\n cut short")
+	as := &DB{path: db.path, writer: db.writer, reader: db.reader, owner: deadOwner(t)}
+	tr, err := as.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "see this", Workflow: "chat", Model: "m",
+		Images: []llm.Image{{MIME: "image/png", Name: "c.png", Data: png}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tr.Images) != 1 || tr.Images[0].ID == "" || !bytes.Equal(tr.Images[0].Data, png) {
+		t.Fatalf("StartTurn gave back %+v", tr.Images)
+	}
+	if n, err := db.RecoverInterrupted(ctx); n != 1 || err != nil {
+		t.Fatalf("RecoverInterrupted = %d, %v", n, err)
+	}
+	h, err := db.PathHistory(ctx, tr.ID)
+	if err != nil || len(h) != 1 || len(h[0].Images) != 1 || h[0].Images[0].ID != tr.Images[0].ID || !bytes.Equal(h[0].Images[0].Data, png) {
+		t.Fatalf("the recovered turn's history %+v %v", h, err)
+	}
+	ims, err := db.UserImages(ctx, tr.ID)
+	if err != nil || len(ims) != 1 || ims[0].ID != "" || !bytes.Equal(ims[0].Data, png) {
+		t.Fatalf("UserImages = %+v %v; want the bytes without the id", ims, err)
+	}
+}

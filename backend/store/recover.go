@@ -223,7 +223,11 @@ func (db *DB) recoverTx(ctx context.Context, tx *sql.Tx, turnID string) (bool, e
 		WHERE id = ?`, fmtTime(time.Now()), partial, string(term), string(resultJSON), turnID); err != nil {
 		return false, err
 	}
-	msgs := []llm.Message{{Role: llm.RoleUser, Content: user}}
+	images, err := turnImages(ctx, tx, turnID)
+	if err != nil {
+		return false, err
+	}
+	msgs := []llm.Message{{Role: llm.RoleUser, Content: user, Images: images}}
 	if partial != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: partial})
 	}

@@ -46,6 +46,10 @@ type Turn struct {
 	// follows (Continue after Stop or a limit): readers show the two as
 	// one answer with a mark where it resumed.
 	Continues bool `json:"continues"`
+	// Images are the user message's images, stored as the turn starts
+	// (StartTurn gives them back with their ids), so a turn cut short by a
+	// crash keeps them. Read them from the messages.
+	Images []llm.Image `json:"-"`
 }
 
 // StartOptions change how StartTurn starts a turn.
@@ -105,6 +109,11 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 				return apperr.New(apperr.NotFound, "There is no session %s.", t.SessionID)
 			}
 			return err
+		}
+		if len(t.Images) > 0 {
+			if t.Images, err = saveImages(ctx, tx, t.SessionID, t.ID, t.Images); err != nil {
+				return err
+			}
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, active_turn_id = ? WHERE id = ?`, fmtTime(t.StartedAt), t.ID, t.SessionID)
 		return err
