@@ -6,16 +6,20 @@ import type { Backend } from './api';
 import { BackendError } from './api';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
+import { MaxImageBytes } from './images';
 import type {
   AgentEvent,
   Delivered,
   Detected,
   EventType,
+  ImageData,
+  ImageRef,
   Message,
   PendingApproval,
   Provider,
   ProviderView,
   SearchHit,
+  SendRequest,
   Session,
   Settings,
   TurnChange,
@@ -230,9 +234,10 @@ export class FakeBackend implements Backend {
     return hits.slice(0, limit || 20);
   }
 
-  async sendMessage(req: { session_id: string; message: string; workflow?: string; model?: string; attach?: string[]; parent?: string; version_of?: string; continue?: string }) {
+  async sendMessage(req: SendRequest) {
     this.log('sendMessage', req);
-    if (!req.message.trim() && !req.continue) throw new BackendError('invalid', 'The message is empty.');
+    if (!req.message.trim() && !req.continue && !req.images?.length) throw new BackendError('invalid', 'The message is empty.');
+    const images = (req.images ?? []).map((im, i) => checkImage(im, i));
     const s = this.session(req.session_id);
     if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
     // As app.sendMessage: a session made by `agentdeck run --base-url` continues on the default provider.
@@ -251,6 +256,15 @@ export class FakeBackend implements Backend {
     s.active_turn_id = parent;
     const turn = this.newTurn(s.id, message, req.workflow || s.workflow, undefined, req.model || s.model);
     turn.continues = !!req.continue;
+    // As the store: the bytes kept by id, the message naming them.
+    if (images.length) {
+      const refs: ImageRef[] = images.map((im) => {
+        const id = this.id('img');
+        this.images.set(id, { ...im, id });
+        return { id, mime: im.mime, name: im.name, width: im.width, height: im.height, size: base64Size(im.data), sha256: '' };
+      });
+      turn.messages = [{ role: 'user', content: message, images: refs }];
+    }
     s.updated_at = turn.started_at;
     this.start(turn);
     return { turn_id: turn.id, session_id: s.id, seq: turn.seq };
@@ -261,7 +275,7 @@ export class FakeBackend implements Backend {
 
   async uploadAttachment(name: string, content: string) {
     this.log('uploadAttachment', name);
-    const size = Math.floor((content.length * 3) / 4) - (content.endsWith('==') ? 2 : content.endsWith('=') ? 1 : 0);
+    const size = base64Size(content);
     if (size > MaxUploadBytes) throw new BackendError('invalid', `${name} is over the ${MaxUploadBytes / (1 << 20)} MB a file sent from the page may have.`);
     if (size === 0) throw new BackendError('invalid', `${name} is empty: there is nothing to attach.`);
     const base = name.split(/[\\/]/).pop() || 'upload';
@@ -727,7 +741,7 @@ export class FakeBackend implements Backend {
   private finish(r: Running) {
     const t = r.turn;
     const res = this.resultOf(r);
-    const msgs: Message[] = [{ role: 'user', content: t.user_message }];
+    const msgs: Message[] = [{ role: 'user', content: t.user_message, ...(t.messages?.[0]?.images ? { images: t.messages[0].images } : {}) }];
     if (r.text) msgs.push({ role: 'assistant', content: r.text });
     Object.assign(t, {
       state: res.cancelled ? 'cancelled' : res.ok ? 'completed' : 'failed',
@@ -744,6 +758,22 @@ export class FakeBackend implements Backend {
     if (session) session.updated_at = res.completed_at;
     return res;
   }
+}
+
+function base64Size(b64: string): number {
+  return Math.floor((b64.length * 3) / 4) - (b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0);
+}
+
+/** The backend's check of an image sent (imagesOf in app/turns.go): by its bytes' type and size. */
+function checkImage(im: ImageData, i: number): Required<Omit<ImageData, 'id'>> {
+  const name = im.name || `Image ${i + 1}`;
+  const size = base64Size(im.data);
+  if (size === 0) throw new BackendError('invalid', `${name} is empty.`);
+  if (size > MaxImageBytes) throw new BackendError('invalid', `${name} is ${(size / (1 << 20)).toFixed(1)} MB; an image may be at most ${MaxImageBytes >> 20} MB. Send it smaller.`);
+  const head = atob(im.data.slice(0, 16));
+  const sniffed = head.startsWith('\x89PNG') ? 'image/png' : head.startsWith('\xff\xd8\xff') ? 'image/jpeg' : head.startsWith('GIF8') ? 'image/gif' : head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP' ? 'image/webp' : '';
+  if (!sniffed) throw new BackendError('invalid', `${name} is not a PNG, JPEG, WebP or GIF image.`);
+  return { name: im.name, mime: sniffed, width: im.width, height: im.height, data: im.data };
 }
 
 function fakeStage(res: ReturnType<typeof fakeResult>) {

@@ -90,6 +90,7 @@ export type {
   // the rest, under the names the UI gives them
   Event as AgentEvent,
   Error as CodedError,
+  Image as ImageRef,
   Format as ExportFormat,
   Info as VersionInfo,
   Problem as WorkflowProblem,

@@ -3,16 +3,21 @@
 // it from the Svelte context (see context.ts).
 import { get, writable } from 'svelte/store';
 import { isDamaged, messageOf, type Backend } from '../api';
+import { filesFromDrop } from '../dom';
+import { imageTypeOfName, splitImages } from '../images';
 import type { Router } from '../route';
-import type { AgentEvent, Provider, RerunOptions, Status, Turn, TurnChange } from '../types';
+import type { AgentEvent, ImageData, Provider, RerunOptions, Status, Turn, TurnChange } from '../types';
 import { createApprovals } from './approvals';
+import { ComposerImages } from './composerimages.svelte';
 import { createConversation, type TurnTarget } from './conversation';
+import { ImageCache } from './imagecache';
 import { createNavigation, type HistoryMode } from './navigation';
+import { userImagesOf } from './reducer';
 import { createSearch, createSessions } from './sessions';
 import { createSettings } from './settings';
 import { TurnStore, type TurnsOptions } from './turns.svelte';
 import { Uploads } from './uploads.svelte';
-import type { TurnView } from './turnview';
+import type { TurnView, UserImage } from './turnview';
 
 export interface CompareTarget {
   originalId: string;
@@ -49,6 +54,22 @@ export interface UIState {
   damagedSend: string;
 }
 
+/** An image to send with a message: its bytes, and the thumbnail the page has of it, if any. */
+export interface OutgoingImage {
+  /** The stored image's id, when it is sent again (a new version of its turn). */
+  id?: string;
+  name: string;
+  mime: string;
+  width: number;
+  height: number;
+  /** Bytes. */
+  size: number;
+  /** base64 */
+  data: string;
+  /** An object URL the turn may show it by; the app owns it once the message is sent. */
+  url?: string;
+}
+
 export interface AppOptions {
   raf?: TurnsOptions['raf'];
   now?: () => Date;
@@ -75,6 +96,10 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const composerText = writable('');
   /** Files the page sends to be attached: picked, dropped or pasted (uploads.svelte.ts). */
   const uploads = new Uploads((name, content) => backend.uploadAttachment(name, content), (path) => app.attach([path]));
+  /** Images to send with the next message: pasted, dropped or picked. */
+  const composerImages = new ComposerImages();
+  /** The images turns show, by id. */
+  const imageCache = new ImageCache((id) => backend.getImage(id));
   const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, rerunMode: 'rerun', editTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '' });
 
   const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
@@ -122,6 +147,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   interface Post {
     message: string;
     attach?: string[];
+    images?: OutgoingImage[];
     versionOf?: string;
     continueOf?: string;
     model?: string;
@@ -134,13 +160,14 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     try {
       if (!session) {
         const d = get(conversation).draft;
-        session = await sessions.create({ ...d, title: titleFrom(p.message) });
+        session = await sessions.create({ ...d, title: titleFrom(p.message || p.images?.[0]?.name || '') });
         conversation.adopt(session);
         nav.adopted(session.id);
       }
       const model = p.model || session.model;
       const workflow = p.workflow || session.workflow;
       const attach = p.attach ?? [];
+      const images = p.images ?? [];
       const ref = await backend.sendMessage({
         session_id: session.id,
         message: p.message,
@@ -150,10 +177,11 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         force: force || undefined,
         version_of: p.versionOf || undefined,
         continue: p.continueOf || undefined,
+        images: images.length ? images.map(({ name, mime, width, height, data }): ImageData => ({ name, mime, width, height, data })) : undefined,
       });
       const startedAt = now().toISOString();
       const parent = p.continueOf || (p.versionOf ? (turns.summary(p.versionOf)?.parent_turn_id ?? '') : lastShown());
-      turns.describe(ref.turn_id, { sessionId: session.id, userMessage: p.message, model, workflow, continues: !!p.continueOf, startedAt: turns.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
+      turns.describe(ref.turn_id, { sessionId: session.id, userMessage: p.message, userImages: showSent(ref.turn_id, images), model, workflow, continues: !!p.continueOf, startedAt: turns.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
       conversation.addTurn({ ...runningTurn(ref.turn_id, session.id, p.message, model, workflow, startedAt, ref.seq || nextSeq()), parent_turn_id: parent, continues: !!p.continueOf }, p.versionOf);
       sessions.touch(session.id, startedAt);
       sessions.noteTurn(session.id, ref.turn_id, 'running');
@@ -189,6 +217,8 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     ui,
     attachments,
     uploads,
+    composerImages,
+    imageCache,
     composerText,
     toast,
 
@@ -199,6 +229,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
     /** Adds attachment paths, without duplicates. */
     attach(paths: string[]) {
+      if (paths.length === 0) return;
       attachments.update((list) => [...list, ...paths.filter((p) => p && !list.includes(p))]);
     },
 
@@ -230,6 +261,8 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       unsubscribe?.();
       unsubscribe = null;
       nav.stop();
+      composerImages.clear();
+      imageCache.clear();
     },
 
     async refreshStatus() {
@@ -279,10 +312,47 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
      * In a damaged database the backend refuses; the person is asked (see
      * damagedSend) and, if they confirm, it is sent again with force.
      */
-    async send(message: string, attach: string[] = [], force = false): Promise<string | null> {
+    async send(message: string, attach: string[] = [], images: OutgoingImage[] = [], force = false): Promise<string | null> {
       const text = message.trim();
-      if (!text) return null;
-      return post({ message: text, attach }, force);
+      if (!text && images.length === 0) return null;
+      return post({ message: text, attach, images }, force);
+    },
+
+    /**
+     * Adds files to the next message: images to send with it, anything
+     * else as a table to attach (uploaded first: uploads.svelte.ts).
+     */
+    addFiles(files: Iterable<File>) {
+      const { images, others } = splitImages(files);
+      if (images.length) void composerImages.add(images);
+      if (others.length) void uploads.add(others);
+    },
+
+    /** Adds the files of a paste, if it holds any; a paste of text goes on as usual. */
+    paste(e: ClipboardEvent) {
+      const files = [...(e.clipboardData?.files ?? [])];
+      if (files.length === 0) return;
+      e.preventDefault();
+      app.addFiles(files);
+    },
+
+    /**
+     * Adds what a drop brings. Images go with the message by their bytes,
+     * never as tables by their paths. In the window, the runtime names the
+     * dropped files (runtimeDrop: Backend.onFileDrop attaches those
+     * paths), so only images are taken from the drop's files; in a
+     * browser every other file is uploaded to be attached.
+     */
+    drop(dt: DataTransfer, runtimeDrop: boolean) {
+      const { images } = splitImages(Array.from(dt.files ?? []));
+      if (images.length) void composerImages.add(images);
+      const { paths, files } = filesFromDrop(dt, backend.kind === 'wails');
+      app.attach(paths.filter((p) => !imageTypeOfName(p)));
+      // An image known only by its path (the page got no bytes for it).
+      const unread = paths.filter((p) => imageTypeOfName(p) && !images.some((f) => f.name === baseName(p)));
+      if (unread.length) toast(`${unread.map(baseName).join(', ')} could not be read from the drop. Paste the image, or add it with the image button.`);
+      const others = splitImages(files).others;
+      if (others.length && !runtimeDrop) void uploads.add(others);
     },
 
     /**
@@ -293,9 +363,17 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
      */
     async sendVersion(turnId: string, message: string, opts: { model?: string; workflow?: string } = {}): Promise<string | null> {
       const text = message.trim();
-      if (!text) return null;
+      const refs = turns.peek(turnId)?.userImages ?? [];
+      if (!text && refs.length === 0) return null;
+      let images: OutgoingImage[];
+      try {
+        images = await imagesOf(turnId, refs);
+      } catch (err) {
+        toast(messageOf(err));
+        return null;
+      }
       ui.update((u) => ({ ...u, editTurn: null }));
-      return post({ message: text, versionOf: turnId, ...opts });
+      return post({ message: text, versionOf: turnId, images, ...opts });
     },
 
     /**
@@ -306,7 +384,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     async regenerate(turnId: string, opts: RerunOptions): Promise<string | null> {
       const s = get(conversation).session;
       const message = turns.peek(turnId)?.userMessage || turns.summary(turnId)?.user_message || '';
-      if (!s || !message) return null;
+      if (!s || (!message && !turns.peek(turnId)?.userImages.length)) return null;
       if (opts.provider && opts.provider !== s.provider) {
         try {
           await sessions.update({ ...s, provider: opts.provider, model: opts.model || s.model });
@@ -382,6 +460,30 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     },
   };
 
+  // What a turn just sent shows of its images: the stored ones by their
+  // ids, and new ones by the thumbnails the composer made, put in the
+  // cache under ids made up here until the stored turn names them.
+  function showSent(turnId: string, images: readonly OutgoingImage[]): UserImage[] {
+    return images.map((im, i) => {
+      const id = im.id || `local:${turnId}:${i}`;
+      if (!im.id && im.url) imageCache.put(id, { url: im.url, name: im.name, mime: im.mime, width: im.width, height: im.height, size: im.size });
+      return { id, name: im.name, mime: im.mime, width: im.width, height: im.height, size: im.size };
+    });
+  }
+
+  // A turn's images with their bytes, to send again with a new version of
+  // it. A turn sent from this page names its images by made-up ids until
+  // it is read back: the stored turn names them.
+  async function imagesOf(turnId: string, refs: readonly UserImage[]): Promise<OutgoingImage[]> {
+    if (refs.some((r) => r.id.startsWith('local:'))) refs = userImagesOf((await backend.getTurn(turnId, false)).messages ?? []);
+    return Promise.all(
+      refs.map(async (r) => {
+        const d = await backend.getImage(r.id);
+        return { id: r.id, name: d.name, mime: d.mime, width: d.width, height: d.height, size: r.size, data: d.data };
+      }),
+    );
+  }
+
   // The seq a turn just sent will have: one after the newest paged in.
   function nextSeq(): number {
     const ids = get(conversation).ids;
@@ -399,7 +501,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     try {
       const orig = turns.peek(turnId);
       const ref = await run();
-      turns.describe(ref.turn_id, { sessionId: ref.session_id, userMessage: orig?.userMessage ?? '', model: opts.model || orig?.model || '', workflow: opts.workflow || orig?.workflow || '', loaded: true });
+      turns.describe(ref.turn_id, { sessionId: ref.session_id, userMessage: orig?.userMessage ?? '', userImages: orig?.userImages ?? [], model: opts.model || orig?.model || '', workflow: opts.workflow || orig?.workflow || '', loaded: true });
       // The copy's provider as the backend stored it: what the re-run runs on.
       const [originalProvider, copyProvider] = await Promise.all([providerOf(orig?.sessionId || get(conversation).session?.id || ''), providerOf(ref.session_id)]);
       ui.update((u) => ({ ...u, rerunTurn: null, compare: { originalId: turnId, copyId: ref.turn_id, copySessionId: ref.session_id, kind, originalProvider, copyProvider } }));
@@ -436,6 +538,10 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+function baseName(p: string): string {
+  return p.split(/[\\/]/).pop() ?? p;
+}
 
 /** A session title from its first message. */
 export function titleFrom(text: string): string {

@@ -36,7 +36,7 @@ import type {
   TurnDetail,
   TurnState,
 } from '../types';
-import { emptyTurn, type Block, type NoteBlock, type ThinkingBlock, type ToolBlock, type TurnView } from './turnview';
+import { emptyTurn, type Block, type NoteBlock, type ThinkingBlock, type ToolBlock, type TurnView, type UserImage } from './turnview';
 
 /** Applies one event. Events at or before view.lastSeq are ignored. */
 export function applyEvent(view: TurnView, ev: AgentEvent): TurnView {
@@ -69,6 +69,7 @@ export function fromDetail(d: TurnDetail): TurnView {
     sessionId: d.session_id,
     seq: d.seq,
     userMessage: d.user_message,
+    userImages: userImagesOf(d.messages ?? []),
     continues: d.continues,
     parentId: d.parent_turn_id,
     state: d.state,
@@ -99,6 +100,12 @@ export function fromDetail(d: TurnDetail): TurnView {
   if (!v.result && d.result) v = { ...v, result: d.result };
   v.lastSeq = Math.max(v.lastSeq, d.last_seq ?? 0);
   return v;
+}
+
+/** The images of the turn's own message: its first user message's. */
+export function userImagesOf(msgs: readonly Message[]): UserImage[] {
+  const m = msgs.find((x) => x.role === 'user');
+  return (m?.images ?? []).filter((im) => im.id).map((im, i) => ({ id: im.id!, name: im.name || `Image ${i + 1}`, mime: im.mime, width: im.width ?? 0, height: im.height ?? 0, size: im.size }));
 }
 
 function blocksFromMessages(msgs: readonly Message[]): Block[] {

@@ -18,3 +18,32 @@ export function conversationOf(b: Backend) {
   const conversation = createConversation(b, createSessions(b), turns);
   return { conversation, turns, rows: () => rowsOf({ conversation, turns }) };
 }
+
+/**
+ * The head of a PNG of width×height: its signature and IHDR chunk, enough
+ * for the fake backend's sniffing and the stub decoder below.
+ */
+export function pngBytes(width: number, height: number): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(33);
+  b.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+  const v = new DataView(b.buffer);
+  v.setUint32(16, width);
+  v.setUint32(20, height);
+  b.set([8, 6, 0, 0, 0], 24);
+  return b;
+}
+
+export function pngFile(name: string, width: number, height: number): File {
+  return new File([pngBytes(width, height)], name, { type: 'image/png' });
+}
+
+/**
+ * jsdom decodes no images: a createImageBitmap that reads a PNG's size
+ * from its head (and fails for anything else, as a browser would).
+ */
+export async function decodePNGHead(blob: Blob): Promise<{ width: number; height: number; close: () => void }> {
+  const b = new Uint8Array(await blob.arrayBuffer());
+  if (b.length < 24 || b[0] !== 0x89 || b[1] !== 0x50) throw new DOMException('The source image could not be decoded.', 'InvalidStateError');
+  const v = new DataView(b.buffer, b.byteOffset);
+  return { width: v.getUint32(16), height: v.getUint32(20), close: () => {} };
+}

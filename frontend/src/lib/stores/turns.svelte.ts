@@ -212,7 +212,8 @@ export class TurnStore {
       try {
         const d = await this.backend.getTurn(id, true);
         const view = fromDetail(d);
-        e.view = { ...view, userMessage: view.userMessage || e.view.userMessage };
+        // A running turn's message is stored when it ends: keep what was sent.
+        e.view = { ...view, userMessage: view.userMessage || e.view.userMessage, userImages: view.userImages.length ? view.userImages : e.view.userImages };
         if (d.state !== 'running') e.stages = d.stages ?? [];
         e.lastSeq = Math.max(e.lastSeq, e.view.lastSeq);
         e.pending = e.pending.filter((ev) => ev.seq > e.lastSeq);
@@ -333,7 +334,7 @@ export class TurnStore {
 
   // Drops a turn's view, keeping its row: it is loaded again when shown.
   #unload(e: Entry) {
-    e.view = emptyTurn(e.id, { userMessage: e.view.userMessage, sessionId: e.sessionId });
+    e.view = emptyTurn(e.id, { userMessage: e.view.userMessage, userImages: e.view.userImages, sessionId: e.sessionId });
     e.stages = null;
     e.lastSeq = 0;
     e.pending = [];

@@ -107,6 +107,8 @@ export interface TurnView {
   sessionId: string;
   seq: number;
   userMessage: string;
+  /** The images sent with the message (fetched to show by id: getImage). */
+  userImages: UserImage[];
   /** It continues the answer of the turn it follows: shown as part of that answer. */
   continues: boolean;
   /** The turn it follows ('' for a first message, or not known yet). */
@@ -135,6 +137,21 @@ export interface TurnView {
   loaded: boolean;
   /** Tokens counted while the turn runs, before its result has the totals. */
   live: LiveUsage;
+}
+
+/**
+ * An image of the person's message, as the turn names it. The id is the
+ * stored image's, or, for a message just sent, one the page made up for
+ * the thumbnail it already has (see app.ts).
+ */
+export interface UserImage {
+  id: string;
+  name: string;
+  mime: string;
+  width: number;
+  height: number;
+  /** Bytes. */
+  size: number;
 }
 
 /** A model call that has received nothing yet: a local server may be loading the model. */
@@ -176,6 +193,7 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     sessionId: '',
     seq: 0,
     userMessage: '',
+    userImages: [],
     continues: false,
     parentId: '',
     state: 'running',

@@ -48,14 +48,6 @@ export class Uploads {
     await Promise.all([...files].map((f) => this.#one(f)));
   }
 
-  /** Sends the files of a paste, if it holds any; a paste of text goes on as usual. */
-  paste(e: ClipboardEvent): void {
-    const files = [...(e.clipboardData?.files ?? [])];
-    if (files.length === 0) return;
-    e.preventDefault();
-    void this.add(files);
-  }
-
   /** Takes a failed upload off the list. */
   dismiss(id: number): void {
     this.items = this.items.filter((u) => u.id !== id);

@@ -70,19 +70,4 @@ describe('uploads', () => {
     progress(0.426);
     expect(u.items[0]).toMatchObject({ state: 'reading', percent: 43 });
   });
-
-  it('send the files of a paste, and leave a paste of text alone', async () => {
-    const send = vi.fn<Send>(async (name) => ({ path: `/u/${name}`, name, size: 1 }));
-    const attached = deferred<string>();
-    const u = new Uploads(send, attached.resolve);
-    const paste = (files: File[]) => {
-      const e = { clipboardData: { files }, preventDefault: vi.fn() } as unknown as ClipboardEvent;
-      u.paste(e);
-      return e;
-    };
-    expect(paste([]).preventDefault).not.toHaveBeenCalled();
-    expect(paste([csv()]).preventDefault).toHaveBeenCalled();
-    await expect(attached.promise).resolves.toBe('/u/sales.csv');
-    expect(send).toHaveBeenCalledOnce();
-  });
 });
