@@ -1,14 +1,14 @@
 // axe-core (WCAG 2.1 AA rules) over the main states of the app, in light
 // and in dark: the empty session; a conversation with a chart and its tool
 // cards open; the diagnostics panel; settings; search results; a stopped
-// turn. No serious or critical violation may remain. Each audit's counts
+// turn; images waiting in the composer, in a turn, and one full size. No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
 import AxeBuilder from '@axe-core/playwright';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { answer, composer, expect, finished, newSession, OUT, send, test, uid } from './fixtures';
+import { answer, composer, expect, finished, newSession, OUT, pasteImages, send, test, uid } from './fixtures';
 
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 const IMPACTS = ['critical', 'serious', 'moderate', 'minor'] as const;
@@ -106,6 +106,23 @@ for (const scheme of ['light', 'dark'] as const) {
       await finished(turn);
       await expect(turn.getByText('Stopped', { exact: true })).toBeVisible();
       await audit(page, 'stopped', scheme);
+    });
+
+    test(`images in the composer, in a turn, and full size (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      await pasteImages(page, [
+        { name: 'wide.png', type: 'image/png', width: 2400, height: 900 },
+        { name: 'photo.jpg', type: 'image/jpeg', width: 800, height: 600 },
+      ]);
+      await expect(page.getByRole('list', { name: 'Images to send' }).getByRole('img')).toHaveCount(2);
+      await audit(page, 'images-composer', scheme);
+      const turn = await send(page, `remember these ${uid()}`);
+      await finished(turn);
+      await expect(turn.getByRole('button', { name: 'Open wide.png' }).locator('img')).toBeVisible();
+      await audit(page, 'images-turn', scheme);
+      await turn.getByRole('button', { name: 'Open wide.png' }).click();
+      await expect(page.getByRole('dialog', { name: 'wide.png' }).getByRole('img', { name: 'wide.png' })).toBeVisible();
+      await audit(page, 'images-full', scheme);
     });
   });
 }

@@ -118,6 +118,54 @@ export function uid(): string {
   return `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 }
 
+export interface Drawn {
+  name: string;
+  type: 'image/png' | 'image/jpeg';
+  width: number;
+  height: number;
+}
+
+/**
+ * Draws each image in the page (a small landscape, with a canvas) and
+ * pastes them all into the composer at once, as a clipboard would.
+ */
+export async function pasteImages(page: Page, images: Drawn[]): Promise<void> {
+  await composer(page).evaluate(async (el, images) => {
+    const dt = new DataTransfer();
+    for (const im of images) {
+      const c = new OffscreenCanvas(im.width, im.height);
+      const g = c.getContext('2d')!;
+      const { width: w, height: h } = im;
+      // A landscape: sky, sun, two ridges; enough shape to see it scaled.
+      const sky = g.createLinearGradient(0, 0, 0, h);
+      sky.addColorStop(0, im.type === 'image/png' ? '#4f7df0' : '#f0a24f');
+      sky.addColorStop(1, '#dfe9ff');
+      g.fillStyle = sky;
+      g.fillRect(0, 0, w, h);
+      g.fillStyle = '#ffd34d';
+      g.beginPath();
+      g.arc(w * 0.75, h * 0.3, h * 0.12, 0, Math.PI * 2);
+      g.fill();
+      for (const [y, color] of [
+        [0.55, '#3c6e47'],
+        [0.7, '#24452d'],
+      ] as const) {
+        g.fillStyle = color;
+        g.beginPath();
+        g.moveTo(0, h);
+        for (let x = 0; x <= 8; x++) g.lineTo((w * x) / 8, h * (y + (x % 2 ? -0.12 : 0.05)));
+        g.lineTo(w, h);
+        g.fill();
+      }
+      const blob = await c.convertToBlob({ type: im.type, quality: 0.92 });
+      dt.items.add(new File([blob], im.name, { type: im.type }));
+    }
+    // When the page was handed them: a test measures from here.
+    (window as unknown as { pastedAt: number }).pastedAt = performance.now();
+    el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+  }, images);
+}
+
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(OUT, name) });
 }
