@@ -30,7 +30,7 @@ test('pasted images are scaled, sent with the message, shown in the turn, kept a
   const shown = await page.waitForFunction(() => {
     const imgs = [...document.querySelectorAll<HTMLImageElement>('[aria-label="Images to send"] img')];
     return imgs.length === 3 && imgs.every((i) => i.complete && i.naturalWidth > 0) && Math.round(performance.now() - (window as unknown as { pastedAt: number }).pastedAt);
-  });
+  }, undefined, { timeout: 45_000 });
   writeFileSync(join(OUT, 'images-timing.json'), JSON.stringify({ images: ['3000×1200 PNG', '4000×3000 JPEG', '320×200 PNG'], paste_to_thumbnails_ms: await shown.jsonValue() }, null, 2));
   await expect(tray.getByRole('img')).toHaveCount(3);
   const item = (name: string) => tray.getByRole('listitem').filter({ has: page.getByRole('img', { name, exact: true }) });
