@@ -76,8 +76,10 @@ var roots = []root{
 	{pkg: "backend/turn", file: "event.go"},
 	// A stored turn's result arrives as raw JSON (store.TurnDetail.Result).
 	{pkg: "backend/turn", names: []string{"Result"}},
-	// The numbers the UI checks before it calls: the largest upload.
+	// The numbers the UI checks before it calls: the largest upload, the
+	// largest image.
 	{pkg: "app", consts: []string{"MaxUploadBytes"}},
+	{pkg: "backend/store", consts: []string{"MaxImageBytes"}},
 }
 
 // external maps types of other modules to their JSON's TypeScript.

@@ -860,6 +860,10 @@ export interface Turn {
    */
   continues: boolean;
 }
+/**
+ * MaxImageBytes is the most one stored image may hold.
+ */
+export const MaxImageBytes = 20971520; // 20 << 20
 
 // ---- backend/llm ----
 

@@ -4,6 +4,11 @@
 // and the encode are a Codec, so the decisions can be tested without a
 // browser's image code.
 
+import { MaxImageBytes } from './generated';
+
+/** The most one image may hold: store.MaxImageBytes, generated (the backend refuses more). */
+export { MaxImageBytes };
+
 /** The types the backend accepts (it checks the bytes again: llm.ImageMIMEs). */
 export const ImageMIMEs = ['image/png', 'image/jpeg', 'image/webp', 'image/gif'] as const;
 export type ImageMIME = (typeof ImageMIMEs)[number];
@@ -13,9 +18,6 @@ export const ImageAccept = ImageMIMEs.join(',');
 
 /** The longest side an image is sent with; a larger one is scaled down to fit. */
 export const MaxImageSide = 2048;
-
-/** The most one image may hold: store.MaxImageBytes (the backend refuses more). */
-export const MaxImageBytes = 20 << 20;
 
 /** Images adding up to more than this are sent only once the person confirms. */
 export const WarnTotalBytes = 20 << 20;
