@@ -330,7 +330,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
     /** Adds the files of a paste, if it holds any; a paste of text goes on as usual. */
     paste(e: ClipboardEvent) {
-      const files = [...(e.clipboardData?.files ?? [])];
+      const files = pastedFiles(e.clipboardData);
       if (files.length === 0) return;
       e.preventDefault();
       app.addFiles(files);
@@ -541,6 +541,24 @@ export type App = ReturnType<typeof createApp>;
 
 function baseName(p: string): string {
   return p.split(/[\\/]/).pop() ?? p;
+}
+
+/**
+ * The files a paste holds. Browsers list a copied image in files;
+ * WebKitGTK (the Linux window) may offer it only as an item of kind file,
+ * so the items are read too when files has none.
+ */
+export function pastedFiles(dt: DataTransfer | null): File[] {
+  if (!dt) return [];
+  const files = [...(dt.files ?? [])];
+  if (files.length > 0) return files;
+  const out: File[] = [];
+  for (const item of Array.from(dt.items ?? [])) {
+    if (item.kind !== 'file') continue;
+    const f = item.getAsFile();
+    if (f) out.push(f);
+  }
+  return out;
 }
 
 /** A session title from its first message. */
