@@ -182,6 +182,17 @@ func (a *API) GetImage(id string) (ImageData, error) {
 	})
 }
 
+// ImageFile reads an image file of this machine, for a message to send:
+// one dropped on the window, which the page knows only by its path (the
+// window's web view gives it no bytes). It must be a PNG, JPEG, WebP or
+// GIF by its bytes, and at most 20 MB.
+func (a *API) ImageFile(path string) (ImageData, error) {
+	return call(a, anyTime, func(ctx context.Context) (ImageData, error) {
+		im, err := store.ReadImageFile(path)
+		return ImageData{Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height, Data: base64.StdEncoding.EncodeToString(im.Data)}, err
+	})
+}
+
 // SessionTree lists a session's turns, oldest first, each naming the turn
 // it follows, and its active branch from the first message to the active
 // turn.

@@ -6,6 +6,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,5 +63,34 @@ func TestImagesThroughTheAPI(t *testing.T) {
 	}
 	if got, _ := f.api.GetSession(s.ID); got.Turns != 1 {
 		t.Errorf("%d turns stored, want only the first", got.Turns)
+	}
+}
+
+// TestImageFile reads an image dropped on the window by its path, and
+// refuses a file that is not an image, whatever its name says.
+func TestImageFile(t *testing.T) {
+	f := newFixture(t)
+	dir := t.TempDir()
+	img := image.NewRGBA(image.Rect(0, 0, 5, 4))
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
+		t.Fatal(err)
+	}
+	good, fake := filepath.Join(dir, "drop.png"), filepath.Join(dir, "fake.png")
+	if err := os.WriteFile(good, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fake, []byte("plain text"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := f.api.ImageFile(good)
+	if err != nil || got.Name != "drop.png" || got.MIME != "image/png" || got.Width != 5 || got.Height != 4 || got.Data != base64.StdEncoding.EncodeToString(buf.Bytes()) {
+		t.Fatalf("ImageFile = %+v, %v", got, err)
+	}
+	if _, err := f.api.ImageFile(fake); apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), "fake.png is text/plain") {
+		t.Errorf("a text file named .png: %v", err)
+	}
+	if _, err := f.api.ImageFile(filepath.Join(dir, "gone.png")); apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("a missing file: %v", err)
 	}
 }

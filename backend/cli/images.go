@@ -1,19 +1,14 @@
 package cli
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"image"
 	_ "image/gif" // DecodeConfig reads their sizes
 	_ "image/jpeg"
 	_ "image/png"
-	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -37,57 +32,14 @@ func readImages(paths []string) ([]llm.Image, error) {
 	return out, nil
 }
 
+// readImage reads one file of run --image (store.ReadImageFile); its
+// refusal is a usage error's message.
 func readImage(path string) (llm.Image, error) {
-	name := filepath.Base(path)
-	f, err := os.Open(path)
+	im, err := store.ReadImageFile(path)
 	if err != nil {
-		return llm.Image{}, fileError(path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	switch {
-	case err != nil:
-		return llm.Image{}, fileError(path, err)
-	case fi.IsDir():
-		return llm.Image{}, fmt.Errorf("--image %s is a folder, not an image", path)
-	case fi.Size() > store.MaxImageBytes:
-		return llm.Image{}, tooBig(path, fi.Size())
-	}
-	// The size again, as read: the file may have grown since.
-	data, err := io.ReadAll(io.LimitReader(f, store.MaxImageBytes+1))
-	switch {
-	case err != nil:
-		return llm.Image{}, fileError(path, err)
-	case len(data) > store.MaxImageBytes:
-		return llm.Image{}, tooBig(path, int64(len(data)))
-	case len(data) == 0:
-		return llm.Image{}, fmt.Errorf("--image %s is empty", path)
-	}
-	mime, _, _ := strings.Cut(http.DetectContentType(data), ";")
-	if !slices.Contains(llm.ImageMIMEs, mime) {
-		return llm.Image{}, fmt.Errorf("--image %s is %s, not an image a model can be sent (PNG, JPEG, WebP or GIF)", path, mime)
-	}
-	im := llm.Image{MIME: mime, Name: name, Data: data}
-	// The standard library reads the sizes of PNG, JPEG and GIF; a WebP's
-	// stays unknown (0), as does that of a file whose header it cannot
-	// read: the model server is the judge of the image itself.
-	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
-		im.Width, im.Height = cfg.Width, cfg.Height
+		return im, fmt.Errorf("--image %s", apperr.MessageOf(err))
 	}
 	return im, nil
-}
-
-func tooBig(path string, n int64) error {
-	return fmt.Errorf("--image %s is %.1f MB; an image may be at most %d MB", path, float64(n)/(1<<20), store.MaxImageBytes>>20)
-}
-
-// fileError says why a file could not be read, without repeating its
-// path twice.
-func fileError(path string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("--image %s: there is no such file", path)
-	}
-	return fmt.Errorf("--image %s cannot be read: %v", path, pathReason(err))
 }
 
 // imageFolder stores the images of a Markdown export (export.Options

@@ -1,12 +1,23 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"errors"
+	"image"
+	_ "image/gif" // DecodeConfig reads their sizes
+	_ "image/jpeg"
+	_ "image/png"
+	"io"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -59,6 +70,66 @@ func CheckImage(im llm.Image) error {
 		return apperr.New(apperr.Invalid, "%s is %.1f MB; an image may be at most %d MB.", name, float64(len(im.Data))/(1<<20), MaxImageBytes>>20)
 	}
 	return nil
+}
+
+// ReadImageFile reads an image file of this machine to send with a
+// message: `run --image`, or one dropped on the window, known to the page
+// only by its path. It must be a PNG, JPEG, WebP or GIF by its bytes (a
+// renamed file is what it is), not empty, and at most MaxImageBytes. The
+// standard library reads the size of a PNG, JPEG or GIF; a WebP's stays 0.
+// The error's message starts with the path.
+func ReadImageFile(path string) (llm.Image, error) {
+	bad := func(format string, args ...any) (llm.Image, error) {
+		return llm.Image{}, apperr.New(apperr.Invalid, "%s "+format, append([]any{path}, args...)...)
+	}
+	unreadable := func(err error) (llm.Image, error) {
+		return llm.Image{}, apperr.New(apperr.Invalid, "%s%s", path, fileReason(err))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return unreadable(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return unreadable(err)
+	case fi.IsDir():
+		return bad("is a folder, not an image")
+	case fi.Size() > MaxImageBytes:
+		return bad("is %.1f MB; an image may be at most %d MB", float64(fi.Size())/(1<<20), MaxImageBytes>>20)
+	}
+	// The size again, as read: the file may have grown since.
+	data, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
+	switch {
+	case err != nil:
+		return unreadable(err)
+	case len(data) > MaxImageBytes:
+		return bad("is %.1f MB; an image may be at most %d MB", float64(len(data))/(1<<20), MaxImageBytes>>20)
+	case len(data) == 0:
+		return bad("is empty")
+	}
+	mime, _, _ := strings.Cut(http.DetectContentType(data), ";")
+	if !slices.Contains(llm.ImageMIMEs, mime) {
+		return bad("is %s, not an image a model can be sent (PNG, JPEG, WebP or GIF)", mime)
+	}
+	im := llm.Image{MIME: mime, Name: filepath.Base(path), Data: data}
+	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
+		im.Width, im.Height = cfg.Width, cfg.Height
+	}
+	return im, nil
+}
+
+// fileReason says why a file could not be read, to follow its path.
+func fileReason(err error) string {
+	if errors.Is(err, fs.ErrNotExist) {
+		return ": there is no such file"
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return " cannot be read: " + err.Error()
 }
 
 // Image reads one stored image with its bytes.

@@ -78,6 +78,8 @@ export interface Backend {
   eventsAfter(turnId: string, afterSeq: number): Promise<AgentEvent[] | null>;
   replayTurn(turnId: string): Promise<TurnRef>;
   rerunTurn(turnId: string, opts: RerunOptions): Promise<TurnRef>;
+  /** Reads an image file of this machine by its path (one dropped on the window), to send. */
+  imageFile(path: string): Promise<ImageData>;
   /** An image stored with a message, with its bytes (base64), to show. */
   getImage(id: string): Promise<ImageData>;
   /** A session's turns, each naming the turn it follows, and its active branch. */
@@ -315,6 +317,7 @@ function methods(call: Call): Transport {
     replayTurn: (id) => call('ReplayTurn', id),
     rerunTurn: (id, opts) => call('RerunTurn', id, opts),
     getImage: (id) => call('GetImage', id),
+    imageFile: (path) => call('ImageFile', path),
     sessionTree: (sid) => call('SessionTree', sid),
     switchBranch: (id) => call('SwitchBranch', id),
     countTurnsFrom: (id) => call('CountTurnsFrom', id),

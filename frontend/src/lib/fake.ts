@@ -332,6 +332,16 @@ export class FakeBackend implements Backend {
   /** Images sent with messages, by id, with their bytes (base64). */
   images = new Map<string, { id: string; name: string; mime: string; width: number; height: number; data: string }>();
 
+  /** Files of "this machine" by path, for imageFile (tests set them). */
+  files = new Map<string, { name: string; mime: string; width: number; height: number; data: string }>();
+
+  async imageFile(path: string) {
+    this.log('imageFile', path);
+    const f = this.files.get(path);
+    if (!f) throw new BackendError('invalid', `${path}: there is no such file`);
+    return { ...f };
+  }
+
   async getImage(id: string) {
     this.log('getImage', id);
     const im = this.images.get(id);

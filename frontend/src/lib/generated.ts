@@ -1254,6 +1254,13 @@ export interface API {
    */
   GetImage: { args: [id: string]; result: ImageData };
   /**
+   * ImageFile reads an image file of this machine, for a message to send:
+   * one dropped on the window, which the page knows only by its path (the
+   * window's web view gives it no bytes). It must be a PNG, JPEG, WebP or
+   * GIF by its bytes, and at most 20 MB.
+   */
+  ImageFile: { args: [path: string]; result: ImageData };
+  /**
    * SessionTree lists a session's turns, oldest first, each naming the turn
    * it follows, and its active branch from the first message to the active
    * turn.
@@ -1366,6 +1373,7 @@ export const APIMethods = [
   "RerunTurn",
   "ListBranch",
   "GetImage",
+  "ImageFile",
   "SessionTree",
   "SwitchBranch",
   "CountTurnsFrom",

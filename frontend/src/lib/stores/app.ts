@@ -199,6 +199,22 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     }
   }
 
+  // Reads images by their paths (a drop on the window) and adds them to
+  // the next message; one that cannot be read says why.
+  async function imagesFromPaths(paths: string[]) {
+    const files: File[] = [];
+    for (const p of paths) {
+      try {
+        const im = await backend.imageFile(p);
+        const bytes = Uint8Array.from(atob(im.data), (c) => c.charCodeAt(0));
+        files.push(new File([bytes], im.name, { type: im.mime }));
+      } catch (err) {
+        toast(messageOf(err));
+      }
+    }
+    if (files.length) await composerImages.add(files);
+  }
+
   /** The last turn the open session shows: what a new message follows. */
   function lastShown(): string {
     const ids = get(conversation).ids;
@@ -348,9 +364,10 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       if (images.length) void composerImages.add(images);
       const { paths, files } = filesFromDrop(dt, backend.kind === 'wails');
       app.attach(paths.filter((p) => !imageTypeOfName(p)));
-      // An image known only by its path (the page got no bytes for it).
+      // An image known only by its path (the window's web view gave no
+      // bytes for it; only the window names paths): the backend reads it.
       const unread = paths.filter((p) => imageTypeOfName(p) && !images.some((f) => f.name === baseName(p)));
-      if (unread.length) toast(`${unread.map(baseName).join(', ')} could not be read from the drop. Paste the image, or add it with the image button.`);
+      if (unread.length) void imagesFromPaths(unread);
       const others = splitImages(files).others;
       if (others.length && !runtimeDrop) void uploads.add(others);
     },

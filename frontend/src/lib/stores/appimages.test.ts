@@ -62,13 +62,17 @@ describe('images in the app', () => {
   it('a drop on the window: tables by their paths, images by their bytes, never as tables', async () => {
     const { b, app } = setup();
     Object.defineProperty(b, 'kind', { value: 'wails' });
-    const list = 'file:///home/ada/a.png\nfile:///home/ada/t.csv\nfile:///home/ada/lost.jpg';
+    // The web view gave no bytes for shot.png: the backend reads it by its path.
+    b.files.set('/home/ada/shot.png', { name: 'shot.png', mime: 'image/png', width: 30, height: 20, data: b64(pngBytes(30, 20)) });
+    const list = 'file:///home/ada/a.png\nfile:///home/ada/t.csv\nfile:///home/ada/shot.png\nfile:///home/ada/lost.jpg';
     const dt = { files: [pngFile('a.png', 10, 10)], getData: (t: string) => (t === 'text/uri-list' ? list : '') } as unknown as DataTransfer;
     app.drop(dt, true);
     expect(get(app.attachments)).toEqual(['/home/ada/t.csv']);
-    await vi.waitFor(() => expect(app.composerImages.ready.map((i) => i.name)).toEqual(['a.png']));
-    // The page got no bytes for lost.jpg: it says so rather than attach it.
-    expect(get(app.ui).toast).toBe('lost.jpg could not be read from the drop. Paste the image, or add it with the image button.');
+    await vi.waitFor(() => expect(app.composerImages.ready.map((i) => i.name)).toEqual(['a.png', 'shot.png']));
+    expect(app.composerImages.ready.find((i) => i.name === 'shot.png')).toMatchObject({ width: 30, height: 20 });
+    // lost.jpg is gone from the disk: the backend's reason is shown, nothing attached.
+    expect(get(app.ui).toast).toBe('/home/ada/lost.jpg: there is no such file');
+    expect(b.calls.filter((c) => c.method === 'imageFile').map((c) => c.args[0])).toEqual(['/home/ada/shot.png', '/home/ada/lost.jpg']);
     expect(b.calls.some((c) => c.method === 'uploadAttachment')).toBe(false);
   });
 
