@@ -347,7 +347,15 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     /** Adds the files of a paste, if it holds any; a paste of text goes on as usual. */
     paste(e: ClipboardEvent) {
       const files = pastedFiles(e.clipboardData);
-      if (files.length === 0) return;
+      if (files.length === 0) {
+        // The Linux window's web view (WebKitGTK) hands a paste of an image
+        // to the page empty: no files, no types at all (a paste of text
+        // has its type). Say so rather than do nothing.
+        if (backend.kind === 'wails' && (e.clipboardData?.types?.length ?? 0) === 0) {
+          toast('The window could not read the pasted image (a limit of its web view on Linux). Add it with the image button, or drop the file on the window.');
+        }
+        return;
+      }
       e.preventDefault();
       app.addFiles(files);
     },

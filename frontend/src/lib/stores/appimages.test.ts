@@ -50,6 +50,16 @@ describe('images in the app', () => {
     expect(b.calls.filter((c) => c.method === 'uploadAttachment').map((c) => c.args[0])).toEqual(['sales.csv']);
   });
 
+  it('an empty paste in the window says the image could not be read; a paste of text says nothing', async () => {
+    const { b, app } = setup();
+    Object.defineProperty(b, 'kind', { value: 'wails' });
+    const paste = (types: string[]) => app.paste({ clipboardData: { files: [], items: [], types }, preventDefault: vi.fn() } as unknown as ClipboardEvent);
+    paste(['text/plain']);
+    expect(get(app.ui).toast).toBe('');
+    paste([]);
+    expect(get(app.ui).toast).toContain('could not read the pasted image');
+  });
+
   it('a drop in a browser: images to the message, other files uploaded', async () => {
     const { b, app } = setup();
     const dt = { files: [pngFile('a.png', 10, 10), new File(['x\n1\n'], 't.csv', { type: 'text/csv' })], getData: () => '' } as unknown as DataTransfer;
