@@ -14,7 +14,7 @@ function setup() {
   const b = new FakeBackend({ tick: 2, tokensPerTick: 50 });
   b.settings.default_provider = 'ollama';
   b.settings.default_model = 'm1';
-  const app = createApp(b, { raf: (cb) => setTimeout(cb, 0) });
+  const app = createApp(b, { raf: (cb) => cb() });
   app.start();
   return { b, app };
 }
@@ -104,7 +104,7 @@ describe('images in the app', () => {
     await ended(b);
 
     // Another window reads the stored turn: the images by their ids.
-    const other = createApp(b, { raf: (cb) => setTimeout(cb, 0) });
+    const other = createApp(b, { raf: (cb) => cb() });
     other.start();
     await other.openSession(get(app.conversation).session!.id);
     await other.turns.load(id!);
