@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"encoding/base64"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -178,7 +177,7 @@ func (a *API) ListBranch(sessionID string, p store.Page) (store.BranchPage, erro
 func (a *API) GetImage(id string) (ImageData, error) {
 	return call(a, needDB, func(ctx context.Context) (ImageData, error) {
 		im, err := a.s.db.Image(ctx, id)
-		return ImageData{ID: im.ID, Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height, Data: base64.StdEncoding.EncodeToString(im.Data)}, err
+		return imageData(im), err
 	})
 }
 
@@ -189,8 +188,15 @@ func (a *API) GetImage(id string) (ImageData, error) {
 func (a *API) ImageFile(path string) (ImageData, error) {
 	return call(a, anyTime, func(ctx context.Context) (ImageData, error) {
 		im, err := store.ReadImageFile(path)
-		return ImageData{Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height, Data: base64.StdEncoding.EncodeToString(im.Data)}, err
+		return imageData(im), err
 	})
+}
+
+// ClipboardImage reads the image on the clipboard, for a message to send:
+// in the Linux window, whose web view hands a paste of an image to the
+// page empty. Elsewhere it answers unavailable: the page has the image.
+func (a *API) ClipboardImage() (ImageData, error) {
+	return call(a, anyTime, a.s.clipboardImage)
 }
 
 // SessionTree lists a session's turns, oldest first, each naming the turn

@@ -31,6 +31,8 @@ type DesktopConfig struct {
 // file is the only one in the repo that imports the Wails runtime.
 func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 	var unsubscribe, unTurns func()
+	// Before the window starts: no call reads it yet.
+	svc.clipboard = WindowClipboard()
 	return wails.Run(&options.App{
 		Title:     "Agentdeck",
 		Width:     1280,

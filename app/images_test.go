@@ -2,9 +2,13 @@ package app
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"image"
 	"image/color"
+	"image/jpeg"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -13,6 +17,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 // TestImagesThroughTheAPI: a message with an image reaches the model as an
@@ -92,5 +97,60 @@ func TestImageFile(t *testing.T) {
 	}
 	if _, err := f.api.ImageFile(filepath.Join(dir, "gone.png")); apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// clipboardFunc is a Clipboard that answers what a test says.
+type clipboardFunc func(ctx context.Context) ([]byte, error)
+
+func (f clipboardFunc) Image(ctx context.Context) ([]byte, error) { return f(ctx) }
+
+// TestClipboardImage reads what the Linux window's clipboard holds, for a
+// paste its web view hands the page empty: an image is taken as its bytes
+// say it is, and everything else says what happened and what to do.
+func TestClipboardImage(t *testing.T) {
+	pixel := func(enc func(*bytes.Buffer, image.Image) error) []byte {
+		var buf bytes.Buffer
+		if err := enc(&buf, image.NewRGBA(image.Rect(0, 0, 7, 3))); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	pngBytes := pixel(func(b *bytes.Buffer, m image.Image) error { return png.Encode(b, m) })
+	jpegBytes := pixel(func(b *bytes.Buffer, m image.Image) error { return jpeg.Encode(b, m, nil) })
+	answer := func(data []byte, err error) Clipboard {
+		return clipboardFunc(func(context.Context) ([]byte, error) { return data, err })
+	}
+	for _, tc := range []struct {
+		name      string
+		clipboard Clipboard
+		want      ImageData // on success
+		code      apperr.Code
+		msg       string
+	}{
+		{name: "png", clipboard: answer(pngBytes, nil), want: ImageData{Name: "pasted-image.png", MIME: "image/png", Width: 7, Height: 3, Data: base64.StdEncoding.EncodeToString(pngBytes)}},
+		{name: "jpeg as copied", clipboard: answer(jpegBytes, nil), want: ImageData{Name: "pasted-image.jpeg", MIME: "image/jpeg", Width: 7, Height: 3, Data: base64.StdEncoding.EncodeToString(jpegBytes)}},
+		{name: "no image", clipboard: answer(nil, nil), code: apperr.Invalid, msg: "The clipboard holds no image. Copy one, or add it with the image button."},
+		{name: "not an image", clipboard: answer([]byte("a note, not a picture"), nil), code: apperr.Invalid, msg: "The pasted image is text/plain, not an image a model can be sent (PNG, JPEG, WebP or GIF)"},
+		{name: "too big", clipboard: answer(append(pngBytes, make([]byte, store.MaxImageBytes)...), nil), code: apperr.Invalid, msg: "an image may be at most 20 MB"},
+		// What a read answers when clipboardWait runs out.
+		{name: "owner silent", clipboard: answer(nil, fmt.Errorf("reading: %w", context.DeadlineExceeded)), code: apperr.Unavailable, msg: "did not hand it over within 10s"},
+		{name: "read failed", clipboard: answer(nil, errors.New("the program that copied the image handed over nothing")), code: apperr.Unavailable, msg: "The clipboard could not be read"},
+		{name: "not the window", code: apperr.Unavailable, msg: "paste the image into the page"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc := NewService(Config{}) // no database: reading the clipboard needs none
+			svc.clipboard = tc.clipboard
+			got, err := svc.api.ClipboardImage()
+			if tc.code == "" {
+				if err != nil || got != tc.want {
+					t.Fatalf("ClipboardImage = %+v, %v; want %+v", got, err, tc.want)
+				}
+				return
+			}
+			if apperr.CodeOf(err) != tc.code || !strings.Contains(apperr.MessageOf(err), tc.msg) {
+				t.Fatalf("ClipboardImage error = %v (%s), want %s: %q", err, apperr.CodeOf(err), tc.code, tc.msg)
+			}
+		})
 	}
 }

@@ -32,7 +32,8 @@ type Service struct {
 	secrets   secrets.Store
 	approvals *approvals
 	workflows func() ([]*workflow.Definition, []workflow.Problem)
-	maxUpload int // the largest upload; zero: MaxUploadBytes (tests set less)
+	maxUpload int       // the largest upload; zero: MaxUploadBytes (tests set less)
+	clipboard Clipboard // the window's, where its web view cannot paste images; else nil
 
 	mu      sync.Mutex
 	baseCtx context.Context

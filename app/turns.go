@@ -6,9 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -97,17 +95,16 @@ func imagesOf(in []ImageData) ([]llm.Image, error) {
 		if err != nil {
 			return nil, apperr.New(apperr.Invalid, "%s could not be read (its data is not base64). Add it again.", name)
 		}
-		if len(b) == 0 {
-			return nil, apperr.New(apperr.Invalid, "%s is empty.", name)
+		im, err := store.ImageOfBytes(name, b)
+		if err != nil {
+			return nil, err
 		}
-		if len(b) > store.MaxImageBytes {
-			return nil, apperr.New(apperr.Invalid, "%s is %.1f MB; an image may be at most %d MB. Send it smaller.", name, float64(len(b))/(1<<20), store.MaxImageBytes>>20)
+		// The page's name, and its measure of a WebP, which Go cannot read.
+		im.Name = d.Name
+		if im.Width == 0 {
+			im.Width, im.Height = d.Width, d.Height
 		}
-		mime := http.DetectContentType(b)
-		if !slices.Contains(llm.ImageMIMEs, mime) {
-			return nil, apperr.New(apperr.Invalid, "%s is not a PNG, JPEG, WebP or GIF image (it reads as %s).", name, mime)
-		}
-		out = append(out, llm.Image{Name: d.Name, MIME: mime, Width: d.Width, Height: d.Height, Data: b})
+		out = append(out, im)
 	}
 	return out, nil
 }

@@ -1,6 +1,8 @@
 package app
 
 import (
+	"encoding/base64"
+
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -67,6 +69,11 @@ type ImageData struct {
 	Height int    `json:"height"`
 	// Data is the bytes, base64.
 	Data string `json:"data"`
+}
+
+// imageData is an image as the API hands it over.
+func imageData(im llm.Image) ImageData {
+	return ImageData{ID: im.ID, Name: im.Name, MIME: im.MIME, Width: im.Width, Height: im.Height, Data: base64.StdEncoding.EncodeToString(im.Data)}
 }
 
 // ExportOptions change what ExportSession writes.

@@ -3,9 +3,11 @@
 # scripted model server (fakellm), checks the shell rendered and the version
 # it shows came from Go, then drives one real turn through the window
 # (Ctrl+N, type, Enter): a plan, a Vega-Lite chart and a streamed markdown
-# answer. It checks the turn was stored completed with its chart, and saves
-# screenshots of the shell, the conversation and the diagnostics panel in
-# build/smoke/.
+# answer. It checks the turn was stored completed with its chart. Then it
+# pastes an image copied by another program (xclip) into a new session and
+# sends it: WebKitGTK hands such a paste to the page empty, and the backend
+# reads the clipboard itself. It saves screenshots of the shell, the
+# conversation, the diagnostics panel and the image sent in build/smoke/.
 set -euo pipefail
 bin="$(realpath "${1:?usage: smoke.sh path/to/agentdeck}")"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -120,4 +122,31 @@ for _ in $(seq 1 120); do
 done
 (( ${diff_px%.*} > 10000 )) || fail "the diagnostics panel did not open ($diff_px pixels changed)"
 
-echo "smoke: ok: version v$want_version shown, $colours colours; a turn with a plan and a chart ($bars bar pixels) completed through the window; screenshots in $out"
+# An image pasted into the window: copied by another program, as a
+# screenshot tool does, then Ctrl+V in a new session's composer.
+convert -size 320x200 gradient:'#4c78a8-#f58518' "$work/clip.png"
+xclip -quiet -selection clipboard -t image/png -i "$work/clip.png" >"$work/xclip.log" 2>&1 &
+pids+=($!)
+xdotool key --window "$wid" ctrl+shift+d # the diagnostics panel closes
+xdotool key --window "$wid" ctrl+n
+sleep 0.5
+xdotool key --window "$wid" ctrl+v
+xdotool type --delay 15 "What does this picture show?"
+xdotool key Return
+image_sid=""
+for _ in $(seq 1 1200); do
+  image_sid="$("$bin" sessions list --db "$db" --json | grep -o '"id": "[^"]*"' | head -1 | cut -d'"' -f4 || true)"
+  if [[ -n "$image_sid" && "$image_sid" != "$sid" ]]; then
+    show="$("$bin" sessions show "$image_sid" --db "$db" --json)"
+    state="$(grep -o '"state": "[^"]*"' <<<"$show" | head -1 | cut -d'"' -f4 || true)"
+    [[ "$state" == "completed" || "$state" == "failed" || "$state" == "cancelled" ]] && break
+  fi
+  sleep 0.1
+done
+[[ "$image_sid" != "$sid" && "$state" == "completed" ]] || { cat "$out/app.log" >&2; fail "the message with a pasted image did not complete (state '$state')"; }
+sent="$("$bin" sessions export "$image_sid" --db "$db" --format json)"
+grep -q '"name": "pasted-image.png"' <<<"$sent" || fail "the pasted image was not stored with the message: $(head -c 2000 <<<"$sent")"
+grep -q "\"sha256\": \"$(sha256sum "$work/clip.png" | cut -d' ' -f1)\"" <<<"$sent" || fail "the image stored is not the bytes copied"
+import -window root "$out/image.png"
+
+echo "smoke: ok: version v$want_version shown, $colours colours; a turn with a plan and a chart ($bars bar pixels) completed through the window; an image pasted from another program was sent and stored as copied; screenshots in $out"

@@ -101,9 +101,21 @@ func ReadImageFile(path string) (llm.Image, error) {
 	}
 	// The size again, as read: the file may have grown since.
 	data, err := io.ReadAll(io.LimitReader(f, MaxImageBytes+1))
-	switch {
-	case err != nil:
+	if err != nil {
 		return unreadable(err)
+	}
+	return ImageOfBytes(path, data)
+}
+
+// ImageOfBytes makes an image to send from bytes read elsewhere: a file, or
+// the window's clipboard. name is what the user knows it by (a file's path,
+// "The pasted image"): the error's message starts with it, and the image
+// is named by its last element. The rules are ReadImageFile's.
+func ImageOfBytes(name string, data []byte) (llm.Image, error) {
+	bad := func(format string, args ...any) (llm.Image, error) {
+		return llm.Image{}, apperr.New(apperr.Invalid, "%s "+format, append([]any{name}, args...)...)
+	}
+	switch {
 	case len(data) > MaxImageBytes:
 		return bad("is %.1f MB; an image may be at most %d MB", float64(len(data))/(1<<20), MaxImageBytes>>20)
 	case len(data) == 0:
@@ -113,7 +125,7 @@ func ReadImageFile(path string) (llm.Image, error) {
 	if !slices.Contains(llm.ImageMIMEs, mime) {
 		return bad("is %s, not an image a model can be sent (PNG, JPEG, WebP or GIF)", mime)
 	}
-	im := llm.Image{MIME: mime, Name: filepath.Base(path), Data: data}
+	im := llm.Image{MIME: mime, Name: filepath.Base(name), Data: data}
 	if cfg, _, err := image.DecodeConfig(bytes.NewReader(data)); err == nil {
 		im.Width, im.Height = cfg.Width, cfg.Height
 	}

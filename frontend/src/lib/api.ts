@@ -80,6 +80,8 @@ export interface Backend {
   rerunTurn(turnId: string, opts: RerunOptions): Promise<TurnRef>;
   /** Reads an image file of this machine by its path (one dropped on the window), to send. */
   imageFile(path: string): Promise<ImageData>;
+  /** Reads the image on the clipboard: the Linux window's web view hands a paste of one to the page empty. */
+  clipboardImage(): Promise<ImageData>;
   /** An image stored with a message, with its bytes (base64), to show. */
   getImage(id: string): Promise<ImageData>;
   /** A session's turns, each naming the turn it follows, and its active branch. */
@@ -318,6 +320,7 @@ function methods(call: Call): Transport {
     rerunTurn: (id, opts) => call('RerunTurn', id, opts),
     getImage: (id) => call('GetImage', id),
     imageFile: (path) => call('ImageFile', path),
+    clipboardImage: () => call('ClipboardImage'),
     sessionTree: (sid) => call('SessionTree', sid),
     switchBranch: (id) => call('SwitchBranch', id),
     countTurnsFrom: (id) => call('CountTurnsFrom', id),

@@ -342,6 +342,15 @@ export class FakeBackend implements Backend {
     return { ...f };
   }
 
+  /** The image on "the clipboard", for clipboardImage (tests set it); none: the clipboard holds no image. */
+  clipboard: { name: string; mime: string; width: number; height: number; data: string } | null = null;
+
+  async clipboardImage() {
+    this.log('clipboardImage');
+    if (!this.clipboard) throw new BackendError('invalid', 'The clipboard holds no image. Copy one, or add it with the image button.');
+    return { ...this.clipboard };
+  }
+
   async getImage(id: string) {
     this.log('getImage', id);
     const im = this.images.get(id);

@@ -1261,6 +1261,12 @@ export interface API {
    */
   ImageFile: { args: [path: string]; result: ImageData };
   /**
+   * ClipboardImage reads the image on the clipboard, for a message to send:
+   * in the Linux window, whose web view hands a paste of an image to the
+   * page empty. Elsewhere it answers unavailable: the page has the image.
+   */
+  ClipboardImage: { args: []; result: ImageData };
+  /**
    * SessionTree lists a session's turns, oldest first, each naming the turn
    * it follows, and its active branch from the first message to the active
    * turn.
@@ -1374,6 +1380,7 @@ export const APIMethods = [
   "ListBranch",
   "GetImage",
   "ImageFile",
+  "ClipboardImage",
   "SessionTree",
   "SwitchBranch",
   "CountTurnsFrom",

@@ -202,10 +202,16 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   // Reads images by their paths (a drop on the window) and adds them to
   // the next message; one that cannot be read says why.
   async function imagesFromPaths(paths: string[]) {
+    await imagesFromBackend(paths.map((p) => () => backend.imageFile(p)));
+  }
+
+  // Adds the images the backend reads (from files, from the clipboard) to
+  // the next message; one that cannot be read says why.
+  async function imagesFromBackend(reads: (() => Promise<ImageData>)[]) {
     const files: File[] = [];
-    for (const p of paths) {
+    for (const read of reads) {
       try {
-        const im = await backend.imageFile(p);
+        const im = await read();
         const bytes = Uint8Array.from(atob(im.data), (c) => c.charCodeAt(0));
         files.push(new File([bytes], im.name, { type: im.mime }));
       } catch (err) {
@@ -350,9 +356,10 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       if (files.length === 0) {
         // The Linux window's web view (WebKitGTK) hands a paste of an image
         // to the page empty: no files, no types at all (a paste of text
-        // has its type). Say so rather than do nothing.
+        // has its type). The backend reads the clipboard itself.
         if (backend.kind === 'wails' && (e.clipboardData?.types?.length ?? 0) === 0) {
-          toast('The window could not read the pasted image (a limit of its web view on Linux). Add it with the image button, or drop the file on the window.');
+          e.preventDefault();
+          void imagesFromBackend([() => backend.clipboardImage()]);
         }
         return;
       }

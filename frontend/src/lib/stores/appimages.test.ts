@@ -50,14 +50,33 @@ describe('images in the app', () => {
     expect(b.calls.filter((c) => c.method === 'uploadAttachment').map((c) => c.args[0])).toEqual(['sales.csv']);
   });
 
-  it('an empty paste in the window says the image could not be read; a paste of text says nothing', async () => {
+  it('an empty paste in the window reads the image from the clipboard through the backend; a paste of text is left alone', async () => {
     const { b, app } = setup();
     Object.defineProperty(b, 'kind', { value: 'wails' });
-    const paste = (types: string[]) => app.paste({ clipboardData: { files: [], items: [], types }, preventDefault: vi.fn() } as unknown as ClipboardEvent);
-    paste(['text/plain']);
-    expect(get(app.ui).toast).toBe('');
+    const paste = (types: string[]) => {
+      const e = { clipboardData: { files: [], items: [], types }, preventDefault: vi.fn() } as unknown as ClipboardEvent;
+      app.paste(e);
+      return e;
+    };
+    // Text: the page pastes it itself, and the backend is not asked.
+    expect(paste(['text/plain']).preventDefault).not.toHaveBeenCalled();
+    expect(b.calls.some((c) => c.method === 'clipboardImage')).toBe(false);
+    // An image WebKitGTK handed over empty: the backend reads it.
+    b.clipboard = { name: 'pasted-image.png', mime: 'image/png', width: 40, height: 30, data: b64(pngBytes(40, 30)) };
+    expect(paste([]).preventDefault).toHaveBeenCalled();
+    await vi.waitFor(() => expect(app.composerImages.ready).toMatchObject([{ name: 'pasted-image.png', width: 40, height: 30 }]));
+    // Nothing on the clipboard: the backend's reason, and nothing added.
+    b.clipboard = null;
     paste([]);
-    expect(get(app.ui).toast).toContain('could not read the pasted image');
+    await vi.waitFor(() => expect(get(app.ui).toast).toBe('The clipboard holds no image. Copy one, or add it with the image button.'));
+    expect(app.composerImages.ready).toHaveLength(1);
+    expect(b.calls.filter((c) => c.method === 'clipboardImage')).toHaveLength(2);
+  });
+
+  it('a browser never asks the backend for the clipboard', () => {
+    const { b, app } = setup();
+    app.paste({ clipboardData: { files: [], items: [], types: [] }, preventDefault: vi.fn() } as unknown as ClipboardEvent);
+    expect(b.calls.some((c) => c.method === 'clipboardImage')).toBe(false);
   });
 
   it('a drop in a browser: images to the message, other files uploaded', async () => {
