@@ -66,11 +66,12 @@ func TestRunSendsImages(t *testing.T) {
 		parts  string // the user message's content parts, by type
 		title  string
 		stored []llm.Image
+		note   bool // the model is not known to see: stderr says so
 	}{
 		{"a prompt and two images", []string{"--image", pngPath, "What are these?", "--image", webpPath}, "text image_url image_url", "What are these?",
-			[]llm.Image{{MIME: "image/png", Name: "square.png", Width: 3, Height: 2, Data: sq}, {MIME: "image/webp", Name: "photo.webp", Data: webpBytes}}},
-		{"an image alone", []string{"--image", pngPath}, "image_url", "square.png",
-			[]llm.Image{{MIME: "image/png", Name: "square.png", Width: 3, Height: 2, Data: sq}}},
+			[]llm.Image{{MIME: "image/png", Name: "square.png", Width: 3, Height: 2, Data: sq}, {MIME: "image/webp", Name: "photo.webp", Data: webpBytes}}, true},
+		{"an image alone, to a vision model", []string{"--image", pngPath, "--model", "qwen2.5vl:7b"}, "image_url", "square.png",
+			[]llm.Image{{MIME: "image/png", Name: "square.png", Width: 3, Height: 2, Data: sq}}, false},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +88,11 @@ func TestRunSendsImages(t *testing.T) {
 			}
 			if got := userParts(t, req.Raw); got != tt.parts {
 				t.Errorf("the user message's parts are %q, want %q", got, tt.parts)
+			}
+			// A hint, never a gate: the images went all the same.
+			const note = "test-model is not known to see images; if it refuses them, pick a vision model (such as qwen2.5vl, llava or gemma3) with --model"
+			if strings.Contains(r.stderr, note) != tt.note || strings.Contains(r.stderr, "qwen2.5vl:7b is not known") {
+				t.Errorf("stderr %q: the note about a model not known to see should show: %v", r.stderr, tt.note)
 			}
 
 			var first turn.Event

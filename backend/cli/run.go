@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -161,6 +162,9 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	if f.model == "" && sess.Model == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model: pass --model or set AGENTDECK_MODEL")
 		return ExitUsage
+	}
+	if model := cmp.Or(f.model, sess.Model); len(f.images) > 0 && !llm.SeesImages(model) {
+		fmt.Fprintf(env.Stderr, "agentdeck: note: %s is not known to see images; if it refuses them, pick a vision model (such as qwen2.5vl, llava or gemma3) with --model\n", model)
 	}
 	// The turn starts once the MCP servers are up, so its first model
 	// call is offered their tools (a usage error above does not wait).

@@ -308,15 +308,15 @@ func writeEnum(b *strings.Builder, d *decl, vals []enumValue, zero bool) {
 	fmt.Fprintf(b, "export type %s = (typeof %sValues)[number];\n", name, name)
 }
 
-// writeConst writes a numeric constant as its value, with the Go
-// expression it was written as when that differs.
+// writeConst writes a numeric or string constant as its value, with the
+// Go expression it was written as when that differs.
 func writeConst(b *strings.Builder, c constDecl) error {
 	v, err := constValue(c.value)
 	if err != nil {
 		return err
 	}
-	if k := v.Kind(); k != constant.Int && k != constant.Float {
-		return fmt.Errorf("only numbers are generated as constants; %s is a %s", types.ExprString(c.value), k)
+	if k := v.Kind(); k != constant.Int && k != constant.Float && k != constant.String {
+		return fmt.Errorf("only numbers and strings are generated as constants; %s is a %s", types.ExprString(c.value), k)
 	}
 	writeDoc(b, c.doc.Text(), "")
 	fmt.Fprintf(b, "export const %s = %s;", c.name, v.ExactString())

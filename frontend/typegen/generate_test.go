@@ -192,7 +192,9 @@ const (
 	Other   = 1
 )
 
-const Word = "w"
+const Word = "w, \"quoted\""
+
+const Imaginary = 2i
 
 const Computed = len("abc")
 `
@@ -202,7 +204,8 @@ const Computed = len("abc")
 		{name: "a shifted number", konst: "Max", want: "/**\n * Max is the most.\n */\nexport const Max = 20971520; // 20 << 20\n"},
 		{name: "a literal", konst: "Plain", want: "\nexport const Plain = 7;\n"},
 		{name: "in a group, with parentheses", konst: "Grouped", want: "export const Grouped = 9; // 3 * (2 + 1)\n"},
-		{name: "not a number", konst: "Word", err: "only numbers"},
+		{name: "a string", konst: "Word", want: "\nexport const Word = \"w, \\\"quoted\\\"\";\n"},
+		{name: "neither number nor string", konst: "Imaginary", err: "only numbers and strings"},
 		{name: "a call", konst: "Computed", err: `cannot work out len("abc")`},
 		{name: "no such constant", konst: "Missing", err: "app has no constant Missing"},
 	}

@@ -56,7 +56,7 @@ type config struct {
 }
 
 // root names types to generate beside the API's: every exported type of
-// a file, or types by name; and numeric constants by name.
+// a file, or types by name; and constants by name.
 type root struct {
 	pkg    string // path in the module
 	file   string
@@ -80,6 +80,8 @@ var roots = []root{
 	// largest image.
 	{pkg: "app", consts: []string{"MaxUploadBytes"}},
 	{pkg: "backend/store", consts: []string{"MaxImageBytes"}},
+	// The models known to see images, to say so before images are sent.
+	{pkg: "backend/llm", consts: []string{"VisionFamilies"}},
 }
 
 // external maps types of other modules to their JSON's TypeScript.

@@ -21,9 +21,9 @@ afterEach(() => {
   errors.length = 0;
 });
 
-async function openApp() {
+async function openApp(models = ['llama3.2:3b']) {
   const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
-  b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' }];
+  b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models, has_key: false, masked_key: '' }];
   b.settings.default_provider = 'ollama';
   b.settings.default_model = 'llama3.2:3b';
   const s = b.addSession('Pictures', new Date(Date.now() - 60_000));
@@ -142,5 +142,17 @@ describe('images', () => {
     expect(alert.textContent).toContain('fake.png could not be read as an image.');
     await fireEvent.click(within(alert).getByRole('button', { name: 'Dismiss the error about fake.png' }));
     expect(within(form()).queryByRole('alert')).toBeNull();
+  });
+
+  it('says before sending when the model is not known to see images, and not for a vision model', async () => {
+    await openApp(['llama3.2:3b', 'qwen2.5vl:7b']);
+    const note = () => within(form()).queryByRole('note');
+    expect(note()).toBeNull(); // no images, no note
+    await paste(pngFile('chart.png', 640, 400));
+    await waitFor(() => expect(note()?.textContent).toBe('llama3.2:3b is not known to see images. If it refuses them, pick a vision model, such as qwen2.5vl, llava or gemma3.'));
+    const picker = within(form()).getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
+    await fireEvent.change(picker, { target: { value: 'ollama/qwen2.5vl:7b' } });
+    await waitFor(() => expect(note()).toBeNull());
+    await waitFor(() => expect(within(tray()!).getAllByRole('img')).toHaveLength(1));
   });
 });

@@ -3,7 +3,7 @@
 // is warned about the total, and what is refused. The browser's decoder
 // and canvas are replaced by a codec that records what it was asked.
 import { describe, expect, it, vi } from 'vitest';
-import { encodingFor, fitWithin, formatBytes, imageType, MaxImageBytes, overTotal, prepareImage, splitImages, WarnTotalBytes, type Codec } from './images';
+import { encodingFor, fitWithin, formatBytes, imageType, MaxImageBytes, overTotal, prepareImage, seesImages, splitImages, WarnTotalBytes, type Codec } from './images';
 
 /** A codec that decodes any blob as width×height and writes a blob of the type asked (or of writes, when given). */
 function codec(width: number, height: number, writes?: string) {
@@ -45,6 +45,25 @@ describe('which files are images', () => {
     const { images, others } = splitImages(files);
     expect(images.map((f) => f.name)).toEqual(['a.png', 'b.jpg']);
     expect(others.map((f) => f.name)).toEqual(['sales.csv', 'x.svg']);
+  });
+});
+
+describe('models known to see images', () => {
+  // The same names as llm.TestSeesImages: the list is generated from Go.
+  it.each([
+    ['qwen2.5vl:7b', true],
+    ['Qwen/Qwen2.5-VL-7B-Instruct', true],
+    ['lmstudio-community/gemma-3-12b-it-GGUF', true],
+    ['llama3.2-vision:11b', true],
+    ['openai/gpt-4o-mini', true],
+    [' GPT-5 ', true],
+    ['qwen2.5:7b', false],
+    ['llama3.2:3b', false],
+    ['o3-mini', false],
+    ['', false],
+    ['org/', false],
+  ])('%j: %s', (model, want) => {
+    expect(seesImages(model)).toBe(want);
   });
 });
 

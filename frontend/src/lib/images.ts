@@ -4,7 +4,7 @@
 // and the encode are a Codec, so the decisions can be tested without a
 // browser's image code.
 
-import { MaxImageBytes } from './generated';
+import { MaxImageBytes, VisionFamilies } from './generated';
 
 /** The most one image may hold: store.MaxImageBytes, generated (the backend refuses more). */
 export { MaxImageBytes };
@@ -87,6 +87,18 @@ export function overTotal(sizes: readonly number[], limit = WarnTotalBytes): boo
 
 export function totalBytes(sizes: readonly number[]): number {
   return sizes.reduce((a, b) => a + b, 0);
+}
+
+const visionFamilies = VisionFamilies.split(',');
+
+/**
+ * Whether a model is of a family known to see images (llm.SeesImages, on
+ * the same generated list): a hint before sending, never a gate.
+ */
+export function seesImages(model: string): boolean {
+  const name = model.trim().toLowerCase();
+  const base = name.slice(name.lastIndexOf('/') + 1);
+  return base !== '' && visionFamilies.some((f) => base.startsWith(f));
 }
 
 /** A size for people: bytes, KB or MB (binary, as the limits are). */
