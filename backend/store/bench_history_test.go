@@ -9,6 +9,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -48,7 +51,8 @@ const histDBEnv = "AGENTDECK_BENCH_DIR"
 //     common word to a rare one vs the bare FTS query (summary: mean of the
 //     per-query medians, geometric mean of the ratios);
 //   - export: the JSON export of the 1,000-turn session (20,000 events)
-//     vs its queries.
+//     vs its queries; then, untimed, the export's peak heap above where
+//     it started and the bytes it allocated (medians of 3).
 //
 // Targets: open/raw ≤ 2, search/raw ≤ 2, export/raw ≤ 3 (an export must
 // also encode every row as indented JSON, which the raw floor does not).
@@ -194,6 +198,56 @@ func benchHistExport(b *testing.B, db *DB, sessionID string) {
 	b.ReportMetric(benchMS(rm), "raw-ms")
 	b.ReportMetric(em.Seconds()/rm.Seconds(), "export/raw")
 	b.ReportMetric(float64(size)/1e6, "export-MB")
+	// Memory apart from the timing, so the sampler does not slow the
+	// export it is compared on.
+	var peaks, allocs []uint64
+	for range 3 {
+		peak, alloc := benchHeap(func() {
+			if err := export.Write(ctx, db, sessionID, export.JSON, &countingWriter{}, export.Options{}); err != nil {
+				b.Fatal(err)
+			}
+		})
+		peaks, allocs = append(peaks, peak), append(allocs, alloc)
+	}
+	median := func(v []uint64) float64 { slices.Sort(v); return float64(v[len(v)/2]) }
+	b.ReportMetric(median(peaks)/1e6, "export-peak-heap-MB")
+	b.ReportMetric(median(allocs)/1e6, "export-alloc-MB")
+}
+
+// benchHeap runs fn after a GC and returns the peak of heap objects above
+// the level it started at, sampled every millisecond through
+// runtime/metrics (which does not stop the world; garbage not yet
+// collected counts, as it holds memory too), and the bytes fn allocated.
+func benchHeap(fn func()) (peak, alloc uint64) {
+	heap := func() uint64 {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	base := heap()
+	stop, done := make(chan struct{}), make(chan uint64)
+	go func() {
+		hi := base
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				done <- max(hi, heap())
+				return
+			case <-t.C:
+				hi = max(hi, heap())
+			}
+		}
+	}()
+	fn()
+	close(stop)
+	hi := <-done
+	runtime.ReadMemStats(&after)
+	return hi - base, after.TotalAlloc - before.TotalAlloc
 }
 
 type countingWriter struct{ n int64 }
