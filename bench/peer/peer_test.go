@@ -43,73 +43,119 @@ const (
 const serverEnv = "AGENTDECK_PEER_SERVER"
 
 // BenchmarkPeerToolTurn runs the turn through Agentdeck's engine
-// (agent.Agent over llm.OpenAI, events to a sink that counts tokens) and
+// (agent.Agent over llm.OpenAI, events to a sink that counts tokens),
 // through langchaingo (llms.GenerateContent with tools and a streaming
-// func, in a loop), alternating, against the scripted server in a child
+// func, in a loop) and through eino (its ReAct agent over eino-ext's OpenAI
+// model, streaming), in rotation, against the scripted server in a child
 // process. Per engine it reports the median wall time, heap allocations
 // (runtime.MemStats Mallocs delta), bytes allocated (TotalAlloc delta) and
-// peak live heap above the baseline (sampled every millisecond), and
-// Agentdeck/langchaingo ratios of each (below 1: Agentdeck uses less).
+// peak live heap above the baseline (sampled every millisecond), and the
+// ratio of Agentdeck's median to each peer's ("ms/eino"; below 1:
+// Agentdeck uses less).
 func BenchmarkPeerToolTurn(b *testing.B) {
 	url := startServer(b)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
-	engines := []struct {
-		name string
-		run  func(ctx context.Context) error
-	}{
-		{"agentdeck", agentdeckTurn(url, hc)},
-		{"langchaingo", langchaingoTurn(b, url, hc)},
-	}
+	engines := peerEngines(b, url, hc)
 	// One warm-up turn each: connections, schema compilation, first-use
-	// allocations of both libraries.
+	// allocations of the libraries.
 	for _, e := range engines {
-		if err := e.run(context.Background()); err != nil {
+		if err := e.turn(context.Background()); err != nil {
 			b.Fatalf("%s: %v", e.name, err)
 		}
 	}
 	stats := make([][]turnStats, len(engines))
 	i := 0
 	for b.Loop() {
+		// Each engine goes first, second and third in turn, so none is
+		// always the one that runs after another's garbage.
 		for k := range engines {
-			e := engines[(i+k)%len(engines)]
-			st, err := measure(e.run)
+			j := (i + k) % len(engines)
+			st, err := measure(engines[j].turn)
 			if err != nil {
-				b.Fatalf("%s: %v", e.name, err)
+				b.Fatalf("%s: %v", engines[j].name, err)
 			}
-			stats[(i+k)%len(engines)] = append(stats[(i+k)%len(engines)], st)
+			stats[j] = append(stats[j], st)
 		}
 		i++
 	}
 	b.StopTimer()
-	ad, lc := summarize(stats[0]), summarize(stats[1])
-	for _, r := range []struct {
-		unit   string
-		ad, lc float64
-	}{
-		{"ms", ad.wall, lc.wall},
-		{"allocs", ad.mallocs, lc.mallocs},
-		{"alloc-MB", ad.allocMB, lc.allocMB},
-		{"peak-heap-MB", ad.peakMB, lc.peakMB},
-	} {
-		b.ReportMetric(r.ad, "agentdeck-"+r.unit)
-		b.ReportMetric(r.lc, "langchaingo-"+r.unit)
-		b.ReportMetric(r.ad/r.lc, r.unit+"-ratio")
+	sums := make([]summary, len(engines))
+	for j := range engines {
+		sums[j] = summarize(stats[j])
 	}
+	for _, u := range []struct {
+		unit string
+		of   func(summary) float64
+	}{
+		{"ms", func(s summary) float64 { return s.wall }},
+		{"allocs", func(s summary) float64 { return s.mallocs }},
+		{"alloc-MB", func(s summary) float64 { return s.allocMB }},
+		{"peak-heap-MB", func(s summary) float64 { return s.peakMB }},
+	} {
+		for j, e := range engines {
+			b.ReportMetric(u.of(sums[j]), e.name+"-"+u.unit)
+			if j > 0 {
+				b.ReportMetric(u.of(sums[0])/u.of(sums[j]), u.unit+"/"+e.name)
+			}
+		}
+	}
+}
+
+// engine is one side of the comparison; Agentdeck is the first.
+type engine struct {
+	name string
+	run  func(ctx context.Context) (outcome, error)
+}
+
+// turn runs the turn and checks that it did what the script asks.
+func (e engine) turn(ctx context.Context) error {
+	o, err := e.run(ctx)
+	if err != nil {
+		return err
+	}
+	return o.check()
+}
+
+func peerEngines(tb testing.TB, url string, hc *http.Client) []engine {
+	return []engine{
+		{"agentdeck", agentdeckTurn(tb, url, hc)},
+		{"langchaingo", langchaingoTurn(tb, url, hc)},
+		{"eino", einoTurn(tb, url, hc)},
+	}
+}
+
+// outcome is what a side reports of its turn: the content tokens its
+// caller saw stream, the model and tool calls made, the final answer.
+type outcome struct {
+	tokens, modelCalls, toolCalls int
+	answer                        string
+}
+
+// check compares an outcome with the script. The tool's arguments and
+// results are checked on the server's side, by TestPeerToolTurn.
+func (o outcome) check() error {
+	if o.tokens != peerTokens || o.modelCalls != peerSteps || o.toolCalls != peerToolCalls {
+		return fmt.Errorf("%d tokens, %d model calls, %d tool calls; want %d, %d, %d", o.tokens, o.modelCalls, o.toolCalls, peerTokens, peerSteps, peerToolCalls)
+	}
+	if o.answer != finalAnswer {
+		return fmt.Errorf("the final answer is %d bytes (%.40q...), want the last step's %d bytes", len(o.answer), o.answer, len(finalAnswer))
+	}
+	return nil
 }
 
 // agentdeckTurn is Agentdeck's engine: the tool-calling loop with its
 // limits, guards and schema checks, every token an event.
-func agentdeckTurn(url string, hc *http.Client) func(context.Context) error {
+func agentdeckTurn(tb testing.TB, url string, hc *http.Client) func(context.Context) (outcome, error) {
 	tools, err := tool.NewSet(tool.Func{
 		Def: tool.Spec{Name: "lookup", Description: "Looks a key up.",
 			Parameters: json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}`)},
 		Fn: func(_ context.Context, args json.RawMessage) (string, error) { return lookup(args) },
 	})
 	if err != nil {
-		panic(err)
+		tb.Fatal(err)
 	}
 	ag := &agent.Agent{Name: "bench", Client: llm.NewOpenAI(llm.Config{BaseURL: url, HTTPClient: hc}), Model: "m", Tools: tools}
-	return func(ctx context.Context) error {
+	return func(ctx context.Context) (outcome, error) {
 		var tokens atomic.Int64
 		em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: turn.NewID(), Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {
 			if e.Type == turn.EventToken {
@@ -118,41 +164,38 @@ func agentdeckTurn(url string, hc *http.Client) func(context.Context) error {
 			return nil
 		})}})
 		res := turn.RunTurn(ctx, em, func(ctx context.Context) turn.Result { return ag.Run(ctx, em, agent.Input{User: "go"}) })
-		switch {
-		case !res.OK:
-			return fmt.Errorf("turn failed: %s %s", res.Termination.Kind, res.Error)
-		case tokens.Load() != peerTokens || len(res.ToolCalls) != peerToolCalls || len(res.ModelCalls) != peerSteps:
-			return fmt.Errorf("%d tokens, %d tool calls, %d model calls", tokens.Load(), len(res.ToolCalls), len(res.ModelCalls))
+		if !res.OK {
+			return outcome{}, fmt.Errorf("turn failed: %s %s", res.Termination.Kind, res.Error)
 		}
-		return nil
+		return outcome{tokens: int(tokens.Load()), modelCalls: len(res.ModelCalls), toolCalls: len(res.ToolCalls), answer: res.FinalText}, nil
 	}
 }
 
 // langchaingoTurn is langchaingo's way: GenerateContent with the tools,
 // streaming, and the tool results appended as tool messages, until the
 // model answers without a tool call.
-func langchaingoTurn(b *testing.B, url string, hc *http.Client) func(context.Context) error {
+func langchaingoTurn(tb testing.TB, url string, hc *http.Client) func(context.Context) (outcome, error) {
 	model, err := lcopenai.New(lcopenai.WithBaseURL(url), lcopenai.WithToken("none"), lcopenai.WithModel("m"), lcopenai.WithHTTPClient(hc))
 	if err != nil {
-		b.Fatal(err)
+		tb.Fatal(err)
 	}
 	tools := []llms.Tool{{Type: "function", Function: &llms.FunctionDefinition{Name: "lookup", Description: "Looks a key up.",
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"key": map[string]any{"type": "string"}}, "required": []string{"key"}}}}}
-	return func(ctx context.Context) error {
-		tokens, steps, calls := 0, 0, 0
+	return func(ctx context.Context) (outcome, error) {
+		var o outcome
 		stream := llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
 			if len(chunk) > 0 && chunk[0] != '[' { // tool-call deltas arrive as a JSON array
-				tokens++
+				o.tokens++
 			}
 			return nil
 		})
 		msgs := []llms.MessageContent{llms.TextParts(llms.ChatMessageTypeHuman, "go")}
-		for steps < 25 {
+		for o.modelCalls < 25 {
 			resp, err := model.GenerateContent(ctx, msgs, llms.WithTools(tools), stream)
 			if err != nil {
-				return err
+				return o, err
 			}
-			steps++
+			o.modelCalls++
 			choice := resp.Choices[0]
 			ai := llms.MessageContent{Role: llms.ChatMessageTypeAI, Parts: []llms.ContentPart{llms.TextContent{Text: choice.Content}}}
 			for _, tc := range choice.ToolCalls {
@@ -160,26 +203,24 @@ func langchaingoTurn(b *testing.B, url string, hc *http.Client) func(context.Con
 			}
 			msgs = append(msgs, ai)
 			if len(choice.ToolCalls) == 0 {
+				o.answer = choice.Content
 				break
 			}
 			for _, tc := range choice.ToolCalls {
 				out, err := lookup(json.RawMessage(tc.FunctionCall.Arguments))
 				if err != nil {
-					return err
+					return o, err
 				}
-				calls++
+				o.toolCalls++
 				msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{
 					llms.ToolCallResponse{ToolCallID: tc.ID, Name: tc.FunctionCall.Name, Content: out}}})
 			}
 		}
-		if tokens != peerTokens || calls != peerToolCalls || steps != peerSteps {
-			return fmt.Errorf("%d tokens, %d tool calls, %d model calls", tokens, calls, steps)
-		}
-		return nil
+		return o, nil
 	}
 }
 
-// lookup is the trivial tool both engines call.
+// lookup is the trivial tool every engine calls.
 func lookup(args json.RawMessage) (string, error) {
 	var a struct {
 		Key string `json:"key"`
@@ -322,22 +363,43 @@ func script(req llmtest.Request) llmtest.Reply {
 	}
 	chunks := make([]llmtest.Chunk, 0, peerTokensPerStep+8)
 	for i := range peerTokensPerStep {
-		chunks = append(chunks, llmtest.Chunk{Content: "tok" + strconv.Itoa(step*peerTokensPerStep+i) + " "})
+		chunks = append(chunks, llmtest.Chunk{Content: token(step, i)})
 	}
 	usage := &llmtest.Usage{PromptTokens: 100 + step*peerTokensPerStep, CompletionTokens: peerTokensPerStep}
 	if step >= peerSteps-1 {
 		return llmtest.Reply{Chunks: append(chunks, llmtest.Chunk{FinishReason: "stop"}), Usage: usage}
 	}
-	calls := 1
-	if step == 0 {
-		calls = 2
-	}
-	for c := range calls {
+	for c, key := range scriptCalls(step) {
 		id := fmt.Sprintf("call_%d_%d", step, c)
-		chunks = append(chunks, llmtest.ToolCallChunks(c, id, "lookup", fmt.Sprintf(`{"key":"k%d_%d"}`, step, c), 3)...)
+		chunks = append(chunks, llmtest.ToolCallChunks(c, id, "lookup", `{"key":"`+key+`"}`, 3)...)
 	}
 	return llmtest.Reply{Chunks: llmtest.WithFinish(chunks, "tool_calls"), Usage: usage}
 }
+
+// scriptCalls are the keys the script's step looks up, one per call.
+func scriptCalls(step int) []string {
+	n := 1
+	if step == 0 {
+		n = 2
+	}
+	keys := make([]string, n)
+	for c := range keys {
+		keys[c] = fmt.Sprintf("k%d_%d", step, c)
+	}
+	return keys
+}
+
+// token is the script's i-th content token of a step.
+func token(step, i int) string { return "tok" + strconv.Itoa(step*peerTokensPerStep+i) + " " }
+
+// finalAnswer is the text of the last step, the turn's answer.
+var finalAnswer = func() string {
+	var sb strings.Builder
+	for i := range peerTokensPerStep {
+		sb.WriteString(token(peerSteps-1, i))
+	}
+	return sb.String()
+}()
 
 // pacedStream streams rate tokens a second for d as OpenAI server-sent
 // events. llmtest's Delay sleeps between chunks, and a sleep of 0.5 ms

@@ -40,6 +40,7 @@ func render(mc machine, rows, comps []row, d *data, took time.Duration) string {
 		}
 		w("\n")
 	}
+	peerDetails(&b, d)
 	w("%s", howMeasured)
 	w("## Component benchmarks\n\nThe per-package benchmarks the figures build on, with the targets their doc comments give.\n\n")
 	table(&b, comps)
@@ -97,6 +98,35 @@ func missed(b *strings.Builder, rows []row) {
 	b.WriteString("\n")
 }
 
+// peerDetails shows Agentdeck and every peer side by side, each measure
+// a row: the medians of figure 2, then Agentdeck's ratio to each peer.
+func peerDetails(b *strings.Builder, d *data) {
+	if _, ok := d.bench.metrics[kPeer]; !ok {
+		return
+	}
+	b.WriteString("### Peers side by side\n\nThe same tool-calling turn (figure 2), medians of the same run.\n\n| Measure | Agentdeck")
+	for _, p := range peers {
+		fmt.Fprintf(b, " | %s", p)
+	}
+	for _, p := range peers {
+		fmt.Fprintf(b, " | Agentdeck / %s", p)
+	}
+	b.WriteString(" |\n|---|---")
+	b.WriteString(strings.Repeat("|---", 2*len(peers)))
+	b.WriteString("|\n")
+	for _, m := range peerMeasures {
+		fmt.Fprintf(b, "| %s | %s %s", m.what, num(d.mv(kPeer, "agentdeck-"+m.unit)), m.shown)
+		for _, p := range peers {
+			fmt.Fprintf(b, " | %s %s", num(d.mv(kPeer, p+"-"+m.unit)), m.shown)
+		}
+		for _, p := range peers {
+			fmt.Fprintf(b, " | %s×", num(d.mv(kPeer, m.unit+"/"+p)))
+		}
+		b.WriteString(" |\n")
+	}
+	b.WriteString("\n")
+}
+
 func desktopDetails(b *strings.Builder, d *data) {
 	if len(d.desktop.values) == 0 && len(d.desktop.notes) == 0 {
 		return
@@ -149,13 +179,18 @@ const howMeasured = `## How each figure is measured
    recording into the SQLite captures table → workflow and agent engine → Emitter → the store's EventLog, the app's Hub, and a Coalescer whose
    batches are JSON-encoded as Wails' EventsEmit would. It is timed from Start to Handle.Wait (the turn and its events are stored). The floor is
    bare go-openai reading the same stream and doing nothing with it; the two alternate, medians of 5.
-2. **Peer** (bench/peer, its own Go module so that langchaingo is not a dependency of the app): the same tool-calling turn, 10 model steps,
-   10 calls of a trivial lookup tool, 20,000 streamed tokens, through Agentdeck's agent.Agent and through langchaingo v0.1.14's OpenAI client.
+2. **Peers** (bench/peer, its own Go module so that the peers are not dependencies of the app): the same tool-calling turn, 10 model steps,
+   10 calls of a trivial lookup tool, 20,000 streamed tokens, through Agentdeck's agent.Agent, through langchaingo v0.1.14's OpenAI client and
+   through eino v0.7.36's ReAct agent (flow/agent/react) over eino-ext's OpenAI chat model v0.1.7.
    langchaingo's agent executor is built around prompt templates and output parsers for the older function-call API and does not stream, so its
    side is what its OpenAI functions agent does inside: llms.GenerateContent with llms.WithTools and a streaming func, in a loop that appends the
-   tool results as tool messages. The scripted server runs in a child process so that neither side is charged for it. Per turn: wall time,
-   runtime.MemStats Mallocs and TotalAlloc deltas, and the peak of live heap objects above the starting level (sampled every millisecond through
-   runtime/metrics, which does not stop the world). Alternating, medians of 10, after a warm-up turn each.
+   tool results as tool messages. eino's side is its agent itself, run with Agent.Stream: every step's tokens are read through a chat model
+   callback (as eino's WithMessageFuture does for a UI), and its tool-call checker reads each step's whole message, since the script streams text
+   before the tool calls. Every turn of every side is checked (tokens streamed, model and tool calls, the final answer), and TestPeerToolTurn
+   checks on the server that each side sent the tool's results for the script's arguments back. The scripted server runs in a child process so
+   that no side is charged for it. Per turn: wall time, runtime.MemStats Mallocs and TotalAlloc deltas, and the peak of live heap objects above
+   the starting level (sampled every millisecond through runtime/metrics, which does not stop the world). The three take turns going first,
+   medians of 10, after a warm-up turn each.
 3. **Stop latency** (app/bench_stop_test.go): 200 turns streaming a token every millisecond are stopped with runner.Stop at a random point
    5-50 ms after their first token. (a) Stop → the scripted server records the client's disconnect; (b) Stop → Handle.Done, which closes after
    the turn is committed as cancelled with its partial answer. The floor is bare go-openai cancelling its request context at the same kind of
