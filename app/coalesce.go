@@ -1,7 +1,6 @@
 package app
 
 import (
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -52,18 +51,17 @@ func NewCoalescer(out func([]Delivered), interval time.Duration) *Coalescer {
 // Emit implements turn.Sink.
 func (c *Coalescer) Emit(e turn.Event) error {
 	c.mu.Lock()
-	if merged(e.Type) {
+	if turn.Streamed(e.Type) {
+		// Typed for a live event, so nothing is decoded; the run's data is
+		// encoded once, when it is sealed.
+		text := e.StreamedText()
 		if n := len(c.pending); n > 0 && c.pending[n-1].Type == e.Type && c.pending[n-1].TurnID == e.TurnID && c.pending[n-1].StageID == e.StageID {
-			var t turn.TokenData
-			_ = json.Unmarshal(e.Data, &t)
-			c.text = append(c.text, t.Text...)
+			c.text = append(c.text, text...)
 			c.pending[n-1].Seq = e.Seq
 			c.pending[n-1].At = e.At
 		} else {
 			c.sealText()
-			var t turn.TokenData
-			_ = json.Unmarshal(e.Data, &t)
-			c.text = append(c.text[:0], t.Text...)
+			c.text = append(c.text[:0], text...)
 			c.pending = append(c.pending, Delivered{Event: e, FirstSeq: e.Seq})
 		}
 		if c.timer == nil {
@@ -79,18 +77,11 @@ func (c *Coalescer) Emit(e turn.Event) error {
 	return nil
 }
 
-// merged reports whether consecutive events of type t are merged: the
-// streamed texts, whose data is {"text": ...}.
-func merged(t turn.EventType) bool {
-	return t == turn.EventToken || t == turn.EventReasoning
-}
-
 // sealText writes the merged text into the last pending token or
 // reasoning event. Call with mu held.
 func (c *Coalescer) sealText() {
-	if n := len(c.pending); n > 0 && merged(c.pending[n-1].Type) {
-		b, _ := json.Marshal(turn.TokenData{Text: string(c.text)})
-		c.pending[n-1].Data = b
+	if n := len(c.pending); n > 0 && turn.Streamed(c.pending[n-1].Type) {
+		c.pending[n-1].SetStreamedText(string(c.text))
 	}
 	c.text = c.text[:0]
 }

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"sync"
@@ -134,4 +135,145 @@ func TestCoalescerMergesReasoningApartFromTokens(t *testing.T) {
 			t.Errorf("event %d: %s seq %d..%d %q, want %s %d..%d %q", i, d[i].Type, d[i].FirstSeq, d[i].Seq, data.Text, w.typ, w.first, w.last, w.text)
 		}
 	}
+}
+
+// The window gets the same batches whether the Coalescer reads each token's
+// text typed, as the Emitter made it, or decodes it from the data of an
+// event read back (as from the database), or a mix: exactly the merge of
+// decoding every token and encoding each run with encoding/json.
+func TestCoalescerTypedAndReadBackDeliverTheSame(t *testing.T) {
+	type step struct {
+		turn string // "t" or "u": two turns streaming at once
+		d    turn.Draft
+	}
+	tok := func(text string) step {
+		return step{"t", turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: text}}}
+	}
+	reason := func(text string) step {
+		return step{"t", turn.Draft{Type: turn.EventReasoning, Data: turn.ReasoningData{Text: text}}}
+	}
+	cases := []struct {
+		name  string
+		steps []step
+	}{
+		{"plain tokens", []step{tok("The "), tok("answer "), tok("is "), tok("42.")}},
+		{"escaped text", []step{tok(`say "hi" \ `), tok("<b>a & b</b>"), tok("line\nnext\t\x00"), tok("naïve 漢字 🙂"), tok("a\u2028b\u2029c")}},
+		{"invalid utf-8 and a split rune", []step{tok("ok "), tok("bad \xff "), tok("\xe6\xbc"), tok("\xa2"), tok(" end")}},
+		{"reasoning then answer", []step{reason("Let "), reason("me "), reason("think."), tok("The "), tok("answer.")}},
+		{"across stages", []step{
+			{"t", turn.Draft{Type: turn.EventToken, StageID: "a", Data: turn.TokenData{Text: "1"}}},
+			{"t", turn.Draft{Type: turn.EventToken, StageID: "a", Data: turn.TokenData{Text: "2"}}},
+			{"t", turn.Draft{Type: turn.EventToken, StageID: "b", Data: turn.TokenData{Text: "3"}}},
+		}},
+		{"around other events", []step{
+			{"t", turn.Draft{Type: turn.EventThinkStart}}, tok("a"), tok("b"),
+			{"t", turn.Draft{Type: turn.EventToolCall, Data: turn.ToolCallData{CallID: "c", Name: "x", Args: json.RawMessage(`{}`)}}},
+			tok("c"), {"t", turn.Draft{Type: turn.EventThinkEnd}},
+		}},
+		{"two turns", []step{tok("t1 "), {"u", turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "u1 "}}}, tok("t2 "), tok("t3")}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			var live []turn.Event
+			rec := turn.SinkFunc(func(e turn.Event) error { live = append(live, e); return nil })
+			ems := map[string]*turn.Emitter{}
+			for _, id := range []string{"t", "u"} {
+				ems[id] = turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: id, Sinks: []turn.Sink{rec}})
+			}
+			for _, s := range tt.steps {
+				ems[s.turn].Emit(s.d)
+			}
+			read := make([]turn.Event, len(live))
+			mixed := make([]turn.Event, len(live))
+			for i, e := range live {
+				read[i] = readBack(t, e)
+				mixed[i] = e
+				if i%2 == 1 {
+					mixed[i] = read[i]
+				}
+			}
+			want := mustJSON(t, mergeByDecoding(read))
+			for name, evs := range map[string][]turn.Event{"typed": live, "read back": read, "mixed": mixed} {
+				var got batches
+				c := NewCoalescer(got.out, time.Hour) // only the events and Flush deliver
+				for _, e := range evs {
+					_ = c.Emit(e)
+				}
+				c.Flush()
+				if g := mustJSON(t, got.flat()); !bytes.Equal(g, want) {
+					t.Errorf("%s:\n got %s\nwant %s", name, g, want)
+				}
+			}
+		})
+	}
+}
+
+// Merging a live token into a run allocates nothing: its text is not
+// decoded. A read-back token is, which shows the count can see a decode.
+func TestCoalescerDoesNotDecodeLiveTokens(t *testing.T) {
+	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t"})
+	live := em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "tok "}})
+	for _, tt := range []struct {
+		name    string
+		e       turn.Event
+		decodes bool
+	}{{"live", live, false}, {"read back", readBack(t, live), true}} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := NewCoalescer(func([]Delivered) {}, time.Hour)
+			_ = c.Emit(tt.e) // opens the run
+			allocs := testing.AllocsPerRun(1000, func() { _ = c.Emit(tt.e) })
+			c.Flush()
+			if decodes := allocs >= 1; decodes != tt.decodes {
+				t.Fatalf("%v allocations per merged token", allocs)
+			}
+		})
+	}
+}
+
+// mergeByDecoding is what the Coalescer delivers for evs, built the plain
+// way: each streamed text decoded from its data, each run's text encoded by
+// encoding/json.
+func mergeByDecoding(evs []turn.Event) []Delivered {
+	var out []Delivered
+	var text strings.Builder
+	seal := func() {
+		if n := len(out); n > 0 && turn.Streamed(out[n-1].Type) {
+			out[n-1].Data, _ = json.Marshal(turn.TokenData{Text: text.String()})
+		}
+		text.Reset()
+	}
+	for _, e := range evs {
+		var d turn.TokenData
+		_ = json.Unmarshal(e.Data, &d)
+		if n := len(out); turn.Streamed(e.Type) && n > 0 && out[n-1].Type == e.Type && out[n-1].TurnID == e.TurnID && out[n-1].StageID == e.StageID {
+			text.WriteString(d.Text)
+			out[n-1].Seq, out[n-1].At = e.Seq, e.At
+			continue
+		}
+		seal()
+		out = append(out, Delivered{Event: e, FirstSeq: e.Seq})
+		if turn.Streamed(e.Type) {
+			text.WriteString(d.Text)
+		}
+	}
+	seal()
+	return out
+}
+
+func readBack(t *testing.T, e turn.Event) turn.Event {
+	t.Helper()
+	var back turn.Event
+	if err := json.Unmarshal(mustJSON(t, e), &back); err != nil {
+		t.Fatal(err)
+	}
+	return back
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -92,6 +93,7 @@ func (e *Emitter) Emit(d Draft) Event {
 		Phase:      k.phase,
 		Checkpoint: k.checkpoint,
 		Data:       data,
+		text:       typedText(d),
 	}
 	if IsTerminal(d.Type) {
 		e.terminal = true
@@ -126,14 +128,45 @@ func marshalData(v any) (json.RawMessage, error) {
 		return json.RawMessage(`{}`), nil
 	case json.RawMessage:
 		return d, nil
-	case TokenData:
-		// The hot path: one per streamed token.
-		b := make([]byte, 0, len(d.Text)+12)
-		b = append(b, `{"text":`...)
-		b = appendJSONString(b, d.Text)
-		return append(b, '}'), nil
+	case TokenData: // the hot path: one per streamed token
+		return TextData(d.Text), nil
+	case ReasoningData:
+		return TextData(d.Text), nil
 	}
 	return json.Marshal(v)
+}
+
+// TextData is the data of a token or reasoning event, {"text": text},
+// encoded as encoding/json encodes TokenData.
+func TextData(text string) json.RawMessage {
+	b := make([]byte, 0, len(text)+12)
+	b = append(b, `{"text":`...)
+	b = appendJSONString(b, text)
+	return append(b, '}')
+}
+
+// typedText is the text an event keeps beside Data (see Event.text): a
+// token's or reasoning's, when it is valid UTF-8. Invalid bytes are left to
+// be decoded from Data, where encoding/json has made each one U+FFFD, so
+// that StreamedText gives the same string either way.
+func typedText(d Draft) string {
+	if !Streamed(d.Type) {
+		return ""
+	}
+	switch d := d.Data.(type) {
+	case TokenData:
+		return validText(d.Text)
+	case ReasoningData:
+		return validText(d.Text)
+	}
+	return ""
+}
+
+func validText(s string) string {
+	if !utf8.ValidString(s) {
+		return ""
+	}
+	return s
 }
 
 // appendJSONString appends s as a JSON string, escaping what JSON requires

@@ -119,6 +119,38 @@ type Event struct {
 	Phase      Phase           `json:"phase"`
 	Checkpoint bool            `json:"checkpoint"`
 	Data       json.RawMessage `json:"data"`
+
+	// text is a token's or reasoning event's text as the Emitter was given
+	// it, kept beside its encoding in Data so that whoever merges streamed
+	// text in this process (the app's Coalescer) need not decode Data again.
+	// It is no part of the event's JSON: an event read back from the
+	// database or a file lacks it. Read it through StreamedText.
+	text string
+}
+
+// StreamedText returns the text of a token or reasoning event, and "" for
+// any other. An event from an Emitter carries it typed; one read back is
+// decoded from Data, to the same string.
+func (e *Event) StreamedText() string {
+	if e.text != "" || !Streamed(e.Type) {
+		return e.text
+	}
+	var d TokenData
+	_ = json.Unmarshal(e.Data, &d)
+	return d.Text
+}
+
+// SetStreamedText sets the text of a token or reasoning event, typed and
+// encoded in Data: what a merged run of them ends with.
+func (e *Event) SetStreamedText(text string) {
+	e.Data = TextData(text)
+	e.text = validText(text)
+}
+
+// Streamed reports whether events of type t are streamed text, whose data
+// is {"text": ...}: token and reasoning. A UI merges consecutive ones.
+func Streamed(t EventType) bool {
+	return t == EventToken || t == EventReasoning
 }
 
 // Time marshals as RFC 3339 in UTC with milliseconds.
