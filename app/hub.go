@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -27,12 +28,28 @@ type EventSource interface {
 type Hub struct {
 	store EventSource
 
-	mu       sync.Mutex
-	live     map[string][]turn.Event // running turns' events so far
-	subs     map[int]func(turn.Event)
+	mu   sync.Mutex
+	live map[string]*liveEvents // running turns' events so far
+	// subs is replaced on every change, never changed in place, so an
+	// event reaches the subscribers of the moment without a copy of them.
+	subs     []subscriber
 	turnSubs map[int]func([]TurnChange)
 	next     int
 }
+
+type subscriber struct {
+	id int
+	fn func(turn.Event)
+}
+
+// liveEvents is one running turn's events, in blocks of liveBlock once there
+// are that many: a long answer's tens of thousands of tokens are appended
+// without the whole list being copied again each time it grows.
+type liveEvents struct {
+	blocks [][]turn.Event
+}
+
+const liveBlock = 1024
 
 // TurnChange says that a turn's stored state changed with no event of its
 // own: its process died (kill -9, a crash) and this process marked it
@@ -45,24 +62,22 @@ type TurnChange struct {
 
 // NewHub returns a Hub over the stored events.
 func NewHub(store EventSource) *Hub {
-	return &Hub{store: store, live: map[string][]turn.Event{}, subs: map[int]func(turn.Event){}, turnSubs: map[int]func([]TurnChange){}}
+	return &Hub{store: store, live: map[string]*liveEvents{}, turnSubs: map[int]func([]TurnChange){}}
 }
 
 // Sink returns the sink for one running turn.
 func (h *Hub) Sink(turnID string) turn.Sink {
+	live := &liveEvents{}
 	h.mu.Lock()
-	h.live[turnID] = nil
+	h.live[turnID] = live
 	h.mu.Unlock()
 	return turn.SinkFunc(func(e turn.Event) error {
 		h.mu.Lock()
-		h.live[e.TurnID] = append(h.live[e.TurnID], e)
-		subs := make([]func(turn.Event), 0, len(h.subs))
-		for _, s := range h.subs {
-			subs = append(subs, s)
-		}
+		live.add(e)
+		subs := h.subs
 		h.mu.Unlock()
 		for _, s := range subs {
-			s(e)
+			s.fn(e)
 		}
 		return nil
 	})
@@ -78,7 +93,16 @@ func (h *Hub) Ended(turnID string) {
 // Subscribe calls fn with every event of every running turn until the
 // returned function is called. fn must not block.
 func (h *Hub) Subscribe(fn func(turn.Event)) (unsubscribe func()) {
-	return addListener(&h.mu, &h.next, h.subs, fn)
+	h.mu.Lock()
+	id := h.next
+	h.next++
+	h.subs = append(slices.Clip(h.subs), subscriber{id, fn})
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		h.subs = slices.DeleteFunc(slices.Clone(h.subs), func(s subscriber) bool { return s.id == id })
+		h.mu.Unlock()
+	}
 }
 
 // SubscribeTurns calls fn with every batch of turn changes until the
@@ -123,17 +147,42 @@ func (h *Hub) TurnsChanged(changes []TurnChange) {
 // the turn runs, else from the store.
 func (h *Hub) EventsAfter(ctx context.Context, turnID string, after int64) ([]turn.Event, error) {
 	h.mu.Lock()
-	evs, running := h.live[turnID]
+	live, running := h.live[turnID]
 	if running {
-		var out []turn.Event
-		for _, e := range evs {
-			if e.Seq > after {
-				out = append(out, e)
-			}
-		}
+		out := live.after(after)
 		h.mu.Unlock()
 		return out, nil
 	}
 	h.mu.Unlock()
 	return h.store.EventsAfter(ctx, turnID, after, 0)
+}
+
+func (l *liveEvents) add(e turn.Event) {
+	n := len(l.blocks)
+	if n == 0 || len(l.blocks[n-1]) == liveBlock {
+		var b []turn.Event // the first grows as a slice does: most turns are short
+		if n > 0 {
+			b = make([]turn.Event, 0, liveBlock)
+		}
+		l.blocks = append(l.blocks, b)
+		n++
+	}
+	l.blocks[n-1] = append(l.blocks[n-1], e)
+}
+
+// after returns the events with seq > after, which are the tail: the
+// emitter delivers them in seq order.
+func (l *liveEvents) after(after int64) []turn.Event {
+	var out []turn.Event
+	for _, b := range l.blocks {
+		if len(b) == 0 || b[len(b)-1].Seq <= after {
+			continue
+		}
+		for _, e := range b {
+			if e.Seq > after {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }
