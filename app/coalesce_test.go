@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 type batches struct {
@@ -186,7 +187,7 @@ func TestCoalescerTypedAndReadBackDeliverTheSame(t *testing.T) {
 			read := make([]turn.Event, len(live))
 			mixed := make([]turn.Event, len(live))
 			for i, e := range live {
-				read[i] = readBack(t, e)
+				read[i] = turntest.ReadBack(t, e)
 				mixed[i] = e
 				if i%2 == 1 {
 					mixed[i] = read[i]
@@ -217,7 +218,7 @@ func TestCoalescerDoesNotDecodeLiveTokens(t *testing.T) {
 		name    string
 		e       turn.Event
 		decodes bool
-	}{{"live", live, false}, {"read back", readBack(t, live), true}} {
+	}{{"live", live, false}, {"read back", turntest.ReadBack(t, live), true}} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := NewCoalescer(func([]Delivered) {}, time.Hour)
 			_ = c.Emit(tt.e) // opens the run
@@ -258,15 +259,6 @@ func mergeByDecoding(evs []turn.Event) []Delivered {
 	}
 	seal()
 	return out
-}
-
-func readBack(t *testing.T, e turn.Event) turn.Event {
-	t.Helper()
-	var back turn.Event
-	if err := json.Unmarshal(mustJSON(t, e), &back); err != nil {
-		t.Fatal(err)
-	}
-	return back
 }
 
 func mustJSON(t *testing.T, v any) []byte {

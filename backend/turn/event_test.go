@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // streamedTexts are texts a model streams, with everything JSON escapes or
@@ -37,9 +38,11 @@ func TestStreamedTextTypedAndReadBackAgree(t *testing.T) {
 				if want, _ := json.Marshal(data); !bytes.Equal(live.Data, want) {
 					t.Errorf("data %s, encoding/json gives %s", live.Data, want)
 				}
-				read := readBack(t, live)
-				if a, b := mustJSON(t, live), mustJSON(t, read); !bytes.Equal(a, b) {
-					t.Errorf("the typed text shows in the JSON:\n%s\n%s", a, b)
+				read := turntest.ReadBack(t, live)
+				a, errA := json.Marshal(live)
+				b, errB := json.Marshal(read)
+				if errA != nil || errB != nil || !bytes.Equal(a, b) {
+					t.Errorf("the typed text shows in the JSON:\n%s\n%s (%v, %v)", a, b, errA, errB)
 				}
 				var decoded turn.TokenData
 				if err := json.Unmarshal(live.Data, &decoded); err != nil {
@@ -69,7 +72,7 @@ func TestStreamedTextOfOtherEventsIsEmpty(t *testing.T) {
 		if got := e.StreamedText(); got != "" {
 			t.Errorf("%s %s: streamed text %q", e.Type, e.Data, got)
 		}
-		if got := readBack(t, e); got.StreamedText() != "" {
+		if got := turntest.ReadBack(t, e); got.StreamedText() != "" {
 			t.Errorf("%s %s read back: streamed text %q", e.Type, e.Data, got.StreamedText())
 		}
 	}
@@ -93,22 +96,4 @@ func TestSetStreamedText(t *testing.T) {
 			}
 		})
 	}
-}
-
-func readBack(t *testing.T, e turn.Event) turn.Event {
-	t.Helper()
-	var back turn.Event
-	if err := json.Unmarshal(mustJSON(t, e), &back); err != nil {
-		t.Fatal(err)
-	}
-	return back
-}
-
-func mustJSON(t *testing.T, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

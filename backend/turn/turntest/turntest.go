@@ -1,7 +1,8 @@
 // Package turntest helps tests of anything that emits or receives turn
 // events, in the manner of net/http/httptest: a Recorder sink that keeps
-// every event and lets a test wait for the one it needs, and Check, the
-// invariants every turn keeps.
+// every event and lets a test wait for the one it needs, Check, the
+// invariants every turn keeps, and ReadBack, an event as the database gives
+// it back.
 //
 // Rules for tests built on it: no sleeps and no polling against a clock.
 // A test waits for the event it needs (Recorder.Until and its shorthands);
@@ -204,4 +205,19 @@ func Data[T any](t testing.TB, e turn.Event) T {
 		t.Fatalf("%s data %s: %v", e.Type, e.Data, err)
 	}
 	return v
+}
+
+// ReadBack returns e as it comes back from its JSON, as from the database
+// or a file: without the typed text a live event carries beside its data.
+func ReadBack(t testing.TB, e turn.Event) turn.Event {
+	t.Helper()
+	b, err := json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back turn.Event
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return back
 }
