@@ -40,7 +40,6 @@ func TestSendIntoADamagedDatabaseAsksFirst(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { eng.Close() })
-	_, _ = eng.Charts() // its background compile must not outlive the test
 	svc := NewService(Config{DB: db, DBPath: path, Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows})
 	f := &fixture{svc: svc, api: svc.api, srv: llmtest.NewServer(t), db: db, rec: record(t, svc)}
 	f.addProvider(t)

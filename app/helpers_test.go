@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
-	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -31,21 +30,11 @@ type fixture struct {
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	_, db, eng := newEngine(t)
+	_, db, eng := setuptest.NewEngine(t)
 	svc := NewService(Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows})
 	f := &fixture{svc: svc, api: svc.api, srv: llmtest.NewServer(t), db: db, rec: record(t, svc)}
 	f.addProvider(t)
 	return f
-}
-
-// newEngine is setuptest's engine once its background work is done: the
-// chart schema compiles in a goroutine (seconds under -race) that must
-// neither count as a leak nor slow the tests that follow.
-func newEngine(t *testing.T) (string, *store.DB, *setup.Engine) {
-	t.Helper()
-	dir, db, eng := setuptest.NewEngine(t)
-	_, _ = eng.Charts()
-	return dir, db, eng
 }
 
 // addProvider saves the scripted server as the provider "local".

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -33,7 +34,7 @@ func newOrphanRig(t *testing.T, every time.Duration) *orphanRig {
 	t.Helper()
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
-	_, db, eng := newEngine(t)
+	_, db, eng := setuptest.NewEngine(t)
 	svc := NewService(Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows, OrphanCheck: every})
 	t.Cleanup(svc.shutdown)
 	f := &fixture{svc: svc, api: svc.api, srv: llmtest.NewServer(t), db: db, rec: record(t, svc)}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
@@ -12,17 +11,13 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
-// validator compiles the Vega-Lite schema once for all chart tests.
-var validator = sync.OnceValues(chart.NewValidator)
+// validator is shared by the chart tests: its schema compiles once.
+var validator = chart.NewValidator()
 
 func chartHarness(t *testing.T) *harness {
 	t.Helper()
-	v, err := validator()
-	if err != nil {
-		t.Fatal(err)
-	}
 	h := newHarness(t)
-	h.addTools(t, chart.NewTool(v, nil))
+	h.addTools(t, chart.NewTool(validator, nil))
 	return h
 }
 

@@ -7,16 +7,12 @@ import (
 	"github.com/agentdeck/agentdeck/backend/chart"
 )
 
-func BenchmarkNewValidator(b *testing.B) {
-	for b.Loop() {
-		if _, err := chart.NewValidator(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
 func BenchmarkValidate(b *testing.B) {
-	v := newValidator(b)
+	v := chart.NewValidator()
+	// The schema compiles on first use (BenchmarkCompileSchema): not here.
+	if _, err := v.Validate(json.RawMessage(barSpec), "", nil); err != nil {
+		b.Fatal(err)
+	}
 	benches := []struct {
 		name    string
 		spec    string

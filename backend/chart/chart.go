@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -47,20 +48,17 @@ func (m DatasetMap) Names() []string {
 	return names
 }
 
-// Validator checks specs against the compiled Vega-Lite schema. It is safe
-// for concurrent use; build one with NewValidator and share it.
+// Validator checks specs against the Vega-Lite schema. It is safe for
+// concurrent use; build one with NewValidator and share it.
 type Validator struct {
-	schema *jsonschema.Schema
+	schema func() (*jsonschema.Schema, error) // compiled once, on first use
 }
 
-// NewValidator compiles the embedded Vega-Lite schema. It takes about a
-// tenth of a second and fetches nothing.
-func NewValidator() (*Validator, error) {
-	sch, err := compileSchema()
-	if err != nil {
-		return nil, err
-	}
-	return &Validator{schema: sch}, nil
+// NewValidator returns a Validator. It compiles nothing: the schema
+// compiles when the first spec reaches the schema rule, so a process that
+// draws no chart never pays for it (see compileSchema).
+func NewValidator() *Validator {
+	return &Validator{schema: sync.OnceValues(compileSchema)}
 }
 
 // Result is a spec that passed every rule.
@@ -96,7 +94,11 @@ func (v *Validator) Validate(spec json.RawMessage, title string, ds Datasets) (R
 		return Result{}, err
 	}
 	obj["$schema"] = SchemaURL
-	if err := v.schema.Validate(obj); err != nil {
+	sch, err := v.schema()
+	if err != nil {
+		return Result{}, err
+	}
+	if err := sch.Validate(obj); err != nil {
 		return Result{}, schemaError(err)
 	}
 	out, err := render(obj, inline)

@@ -32,15 +32,6 @@ const (
 	}`
 )
 
-func newValidator(tb testing.TB) *chart.Validator {
-	tb.Helper()
-	v, err := chart.NewValidator()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return v
-}
-
 // names is a Datasets that cannot list its names.
 type names map[string][]map[string]any
 
@@ -69,7 +60,7 @@ func inlineRows(n int) string {
 }
 
 func TestValidate(t *testing.T) {
-	v := newValidator(t)
+	v := chart.NewValidator()
 	sales := chart.DatasetMap{"sales": rows(3), "visits": rows(2)}
 	quoted, _ := json.Marshal(barSpec)
 
@@ -226,7 +217,7 @@ func TestValidate(t *testing.T) {
 // A schema error names where the problem is, keeps to three items and
 // leaves out the anyOf scaffolding.
 func TestSchemaErrorIsShort(t *testing.T) {
-	v := newValidator(t)
+	v := chart.NewValidator()
 	spec := `{"data":{"values":[]},"mark":"bar","width":"wide","height":"tall","encoding":{
 		"x":{"field":"a","type":"quantitativ"},"y":{"field":"b","type":"nominl"},"color":{"field":"c","type":"ordinl"},"size":{"field":"d","type":"x"}}}`
 	_, err := v.Validate(json.RawMessage(spec), "", nil)
@@ -248,8 +239,10 @@ func TestSchemaErrorIsShort(t *testing.T) {
 	}
 }
 
+// A new Validator, so that the goroutines also race to compile the schema
+// on first use.
 func TestValidateConcurrent(t *testing.T) {
-	v := newValidator(t)
+	v := chart.NewValidator()
 	ds := chart.DatasetMap{"sales": rows(10)}
 	specs := []string{barSpec, layerSpec, `{"data":{"name":"sales"},"mark":"bar"}`, `{"mark":"bar"}`}
 	var wg sync.WaitGroup

@@ -31,7 +31,7 @@ func FuzzValidate(f *testing.F) {
 	for _, s := range seeds {
 		f.Add([]byte(s), "Sales <b>by</b>\x00 region")
 	}
-	v := newValidator(f)
+	v := chart.NewValidator()
 	ds := chart.DatasetMap{"sales": rows(3)}
 	f.Fuzz(func(t *testing.T, spec []byte, title string) {
 		res, err := v.Validate(spec, title, ds)

@@ -26,7 +26,7 @@ const salvageAdvice = "agentdeck db salvage NEW_FILE"
 func TestDamagedDatabase(t *testing.T) {
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
-		goleak.VerifyNone(t, opt, goleak.IgnoreAnyFunction("github.com/agentdeck/agentdeck/backend/chart.NewValidator"))
+		goleak.VerifyNone(t, opt)
 	})
 	ctx := context.Background()
 	base := filepath.Join(t.TempDir(), "base.db")

@@ -62,11 +62,10 @@ func callsOf(t *testing.T, path string) []string {
 }
 
 // noMCPLeaks checks that a command leaves no goroutine behind: not the MCP
-// manager's, not the SDK's. The chart schema compiles in the background
-// from setup.Build and may outlive a short command; it ends on its own.
+// manager's, not the SDK's.
 func noMCPLeaks(t *testing.T) {
-	opts := []goleak.Option{goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction("github.com/agentdeck/agentdeck/backend/chart.NewValidator")}
-	t.Cleanup(func() { goleak.VerifyNone(t, opts...) })
+	opt := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 }
 
 // callThenAnswer scripts a model that calls tool with args, then answers.

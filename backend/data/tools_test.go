@@ -186,10 +186,7 @@ func TestDatasetsFeedCharts(t *testing.T) {
 	if _, err := exec(t, d.Tools(Limits{}), ToolQueryData, `{"sql": "SELECT region, sum(amount) AS total FROM sales GROUP BY region ORDER BY region", "name": "totals"}`); err != nil {
 		t.Fatal(err)
 	}
-	v, err := chart.NewValidator()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := chart.NewValidator()
 	spec := `{"data": {"name": "totals"}, "mark": "bar", "encoding": {"x": {"field": "region", "type": "nominal"}, "y": {"field": "total", "type": "quantitative"}}}`
 	res, err := v.Validate(json.RawMessage(spec), "Totals", d.Datasets())
 	if err != nil {

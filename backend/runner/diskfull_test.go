@@ -95,7 +95,6 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { eng.Close() })
-			_, _ = eng.Charts() // compiled in the background: let it end before the leak check
 			srv := llmtest.NewServer(t)
 			// Paced like a fast model (a thousand pieces a second, not the
 			// 200k an unpaced local stream gives), so that a 50 ms batch of

@@ -32,9 +32,8 @@ type Config struct {
 	// DB is the database turns are stored in (a *store.DB).
 	DB      Store
 	Secrets secrets.Store // may be nil: no stored keys
-	// Charts returns the chart validator (compiled once, on first use);
-	// nil means no charts.
-	Charts func() (*chart.Validator, error)
+	// Charts checks the specs of render_chart; nil means no charts.
+	Charts *chart.Validator
 	// Workflows lists the workflows a session may name.
 	Workflows  func() []*workflow.Definition
 	MCP        ToolSource // may be nil

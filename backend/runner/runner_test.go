@@ -19,11 +19,9 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
-// Every test's goroutines end with it: the turns' and the engines'. The
-// chart validator compiles in the background from setup.Build and may
-// still be at it when the last test ends.
+// Every test's goroutines end with it: the turns' and the engines'.
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/agentdeck/agentdeck/backend/chart.NewValidator"))
+	goleak.VerifyTestMain(m)
 }
 
 func toolCall(id, name string, args any) llmtest.Reply {

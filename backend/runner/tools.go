@@ -101,13 +101,9 @@ func fileExists(p string) bool {
 // agentFactory builds a workflow's agents for this turn.
 func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 	return func(name string, def workflow.AgentDef) (*agent.Agent, error) {
-		builtins, err := r.builtins(def.Tools, tt)
-		if err != nil {
-			return nil, err
-		}
 		// The session's tools, then the built-ins, in the order the model
 		// has always been offered them (recordings' keys depend on it).
-		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), builtins...)...)
+		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), r.builtins(def.Tools, tt)...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -130,23 +126,19 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 // builtins makes the built-in tools an agent definition names ("*": all):
 // a new plan for each agent, charts of the session's datasets, recall over
 // the store.
-func (r *Runner) builtins(names []string, tt turnTools) ([]tool.Tool, error) {
+func (r *Runner) builtins(names []string, tt turnTools) []tool.Tool {
 	wants := func(n string) bool { return slices.Contains(names, "*") || slices.Contains(names, n) }
 	var out []tool.Tool
 	if wants(plan.Name) {
 		out = append(out, plan.New())
 	}
 	if wants(chart.ToolName) && r.cfg.Charts != nil {
-		v, err := r.cfg.Charts()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, chart.NewTool(v, tt.datasets))
+		out = append(out, chart.NewTool(r.cfg.Charts, tt.datasets))
 	}
 	if wants(recall.Name) && r.cfg.DB != nil {
 		out = append(out, recall.New(r.cfg.DB))
 	}
-	return out, nil
+	return out
 }
 
 // agentLimits are the turn's limits narrowed by the agent definition's.

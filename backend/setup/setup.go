@@ -52,7 +52,7 @@ type Engine struct {
 	DB      *store.DB
 	Runner  *runner.Runner
 	Secrets secrets.Store
-	Charts  func() (*chart.Validator, error) // compiled once, on first use
+	Charts  *chart.Validator // its schema compiles on the first chart
 	MCP     *mcp.Manager
 	dataDir string
 	mcpPath string
@@ -76,11 +76,10 @@ func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
 	sec, backend := secrets.Open(ctx, "agentdeck", filepath.Join(opts.DataDir, "secrets.json"), log)
 	log.Info("secrets", "backend", backend)
 	e.Secrets = sec
-	// Compiling the Vega-Lite schema takes ~140 ms and ~35 MB while it
-	// runs: do it once, in the background, off the start-up path; the first
-	// turn that draws a chart waits for it if it is not done yet.
-	e.Charts = sync.OnceValues(chart.NewValidator)
-	go e.Charts()
+	// The Vega-Lite schema compiles in the first render_chart call, not
+	// here: the window's first screen draws no chart, and a process that
+	// never does keeps neither the ~160 ms nor the memory it takes.
+	e.Charts = chart.NewValidator()
 	e.MCP = mcp.NewManager(log, opts.MCP)
 	if opts.ConnectMCP {
 		go e.ReloadMCP(context.WithoutCancel(ctx))

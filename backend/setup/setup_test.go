@@ -89,8 +89,7 @@ func TestConnectMCPWaitsForEveryServer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			leaks := []goleak.Option{goleak.IgnoreCurrent(), goleak.IgnoreAnyFunction("github.com/agentdeck/agentdeck/backend/chart.NewValidator")}
-			defer goleak.VerifyNone(t, leaks...)
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 			dir := t.TempDir()
 			for name, text := range tt.files {
 				text = strings.NewReplacer("BIN", bin, "SLEEP", sleep).Replace(text)
