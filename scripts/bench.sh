@@ -38,23 +38,29 @@ tree() {
     }'
 }
 
-# mem PID: "RSS_MB PSS_MB MAIN_MB WEB_MB NET_MB" summed over the process tree.
+# mem PID: "RSS_MB PSS_MB MAIN_MB WEB_MB NET_MB MAIN_PSS_MB WEB_PSS_MB NET_PSS_MB"
+# summed over the process tree. RSS counts a library each process maps in
+# full in every process; PSS shares it out among them, so the PSS of the
+# tree is what the tree costs the machine.
 mem() {
-  local rss=0 pss=0 main=0 web=0 net=0 p kb comm
+  local rss=0 pss=0 main=0 web=0 net=0 mainp=0 webp=0 netp=0 p kb pkb comm
   for p in $(tree "$1"); do
     [[ -r /proc/$p/status ]] || continue
     kb=$(awk '/^VmRSS:/ {print $2}' "/proc/$p/status" 2>/dev/null || echo 0)
     kb=${kb:-0}
+    pkb=$(awk '/^Pss:/ {print $2; exit}' "/proc/$p/smaps_rollup" 2>/dev/null || echo 0)
+    pkb=${pkb:-0}
     rss=$((rss + kb))
-    pss=$((pss + $(awk '/^Pss:/ {print $2; exit}' "/proc/$p/smaps_rollup" 2>/dev/null || echo 0)))
+    pss=$((pss + pkb))
     comm=$(cat "/proc/$p/comm" 2>/dev/null || true)
     case "$comm" in
-      WebKitWebProces*) web=$((web + kb)) ;;
-      WebKitNetworkPr*) net=$((net + kb)) ;;
-      *) [[ $p == "$1" ]] && main=$((main + kb)) ;;
+      WebKitWebProces*) web=$((web + kb)) webp=$((webp + pkb)) ;;
+      WebKitNetworkPr*) net=$((net + kb)) netp=$((netp + pkb)) ;;
+      *) [[ $p == "$1" ]] && main=$((main + kb)) mainp=$((mainp + pkb)) ;;
     esac
   done
-  awk -v r="$rss" -v p="$pss" -v m="$main" -v w="$web" -v n="$net" 'BEGIN { printf "%.1f %.1f %.1f %.1f %.1f\n", r/1024, p/1024, m/1024, w/1024, n/1024 }'
+  awk -v r="$rss" -v p="$pss" -v m="$main" -v w="$web" -v n="$net" -v mp="$mainp" -v wp="$webp" -v np="$netp" \
+    'BEGIN { printf "%.1f %.1f %.1f %.1f %.1f %.1f %.1f %.1f\n", r/1024, p/1024, m/1024, w/1024, n/1024, mp/1024, wp/1024, np/1024 }'
 }
 
 # launch BIN READY_FILE LOG [ARGS...]: starts BIN, waits for its ready file
@@ -119,6 +125,9 @@ measure() {
   echo "${name}_main_rss_mb ${m[2]}" >>"$OUT"
   echo "${name}_webprocess_rss_mb ${m[3]}" >>"$OUT"
   echo "${name}_networkprocess_rss_mb ${m[4]}" >>"$OUT"
+  echo "${name}_main_pss_mb ${m[5]}" >>"$OUT"
+  echo "${name}_webprocess_pss_mb ${m[6]}" >>"$OUT"
+  echo "${name}_networkprocess_pss_mb ${m[7]}" >>"$OUT"
 }
 
 # desktop BIN FLOOR HISTORY_DB OUT: the desktop part, run inside Xvfb.

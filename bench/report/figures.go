@@ -146,6 +146,24 @@ func desktop(key string) func(*data) (float64, bool) {
 	return func(d *data) (float64, bool) { return d.dk(key) }
 }
 
+// desktopRatio is the median of a over the median of b.
+func desktopRatio(a, b string) func(*data) (float64, bool) {
+	return func(d *data) (float64, bool) {
+		x, ok := d.dk(a)
+		y, ok2 := d.dk(b)
+		return x / y, ok && ok2 && y != 0
+	}
+}
+
+// desktopDiff is the median of a less the median of b.
+func desktopDiff(a, b string) func(*data) (float64, bool) {
+	return func(d *data) (float64, bool) {
+		x, ok := d.dk(a)
+		y, ok2 := d.dk(b)
+		return x - y, ok && ok2
+	}
+}
+
 func desktopNote(keys ...string) func(*data) string {
 	return func(d *data) string {
 		for _, k := range keys {
@@ -175,6 +193,10 @@ func dv(key string) func(*data) float64 { return func(d *data) float64 { return 
 
 func div(a, b func(*data) float64) func(*data) float64 {
 	return func(d *data) float64 { return a(d) / b(d) }
+}
+
+func sub(a, b func(*data) float64) func(*data) float64 {
+	return func(d *data) float64 { return a(d) - b(d) }
 }
 
 // figures are the targets of docs/BENCHMARKS.md, in its order.
@@ -232,17 +254,20 @@ func figures() []check {
 			abs:   text("%s ms for %s MB (raw %s ms)", mv(kExport, "export-ms"), mv(kExport, "export-MB"), mv(kExport, "raw-ms")),
 			why:   whyExport},
 		{id: "6a", figure: "Desktop", what: "cold start to the session list (empty database), median of 5",
-			value: desktop("agentdeck_ready_ms"), target: 1000, targetText: "≤ 1 s",
+			value: desktopRatio("agentdeck_ready_ms", "floor_ready_ms"), target: 1.5, targetText: "≤ 1.5× a trivial Wails window",
 			ratio: text("%s× a trivial Wails window (%s ms)", div(dv("agentdeck_ready_ms"), dv("floor_ready_ms")), dv("floor_ready_ms")),
 			abs:   text("%s ms", dv("agentdeck_ready_ms")), unmeasured: desktopNote("desktop"), why: whyStart},
 		{id: "6b", figure: "Desktop", what: "cold start with the generated history (1,000 sessions), median of 3",
 			value: desktop("history_ready_ms"), target: 1000, targetText: "≤ 1 s",
 			ratio: text("%s× a trivial Wails window", div(dv("history_ready_ms"), dv("floor_ready_ms"))),
 			abs:   text("%s ms", dv("history_ready_ms")), unmeasured: desktopNote("desktop", "history"), why: whyStart},
-		{id: "6c", figure: "Desktop", what: "resident memory, app + WebKit processes, idle",
-			value: desktop("agentdeck_rss_mb"), target: 400, targetText: "≤ 400 MB",
-			ratio: text("%s× a trivial Wails window (%s MB)", div(dv("agentdeck_rss_mb"), dv("floor_rss_mb")), dv("floor_rss_mb")),
-			abs:   text("%s MB", dv("agentdeck_rss_mb")), unmeasured: desktopNote("desktop"), why: whyRSS("agentdeck_rss_mb")},
+		{id: "6c", figure: "Desktop", what: "resident memory, app + WebKit processes, idle: RSS over a trivial Wails window's (PSS beside it)",
+			value: desktopDiff("agentdeck_rss_mb", "floor_rss_mb"), target: 35, targetText: "≤ a trivial Wails window + 35 MB",
+			ratio: text("%s× a trivial Wails window (%s MB); PSS %s× (%s MB)",
+				div(dv("agentdeck_rss_mb"), dv("floor_rss_mb")), dv("floor_rss_mb"), div(dv("agentdeck_pss_mb"), dv("floor_pss_mb")), dv("floor_pss_mb")),
+			abs: text("%s MB, +%s MB; PSS %s MB, +%s MB",
+				dv("agentdeck_rss_mb"), sub(dv("agentdeck_rss_mb"), dv("floor_rss_mb")), dv("agentdeck_pss_mb"), sub(dv("agentdeck_pss_mb"), dv("floor_pss_mb"))),
+			unmeasured: desktopNote("desktop"), why: whyRSS("agentdeck_rss_mb")},
 		{id: "6d", figure: "Desktop", what: "resident memory with the 5,000-turn session open",
 			value: desktop("history_open_rss_mb"), target: 400, targetText: "≤ 400 MB",
 			ratio:      text("%s× a trivial Wails window", div(dv("history_open_rss_mb"), dv("floor_rss_mb"))),
@@ -388,8 +413,12 @@ func whyUI(d *data) string {
 
 func whyStart(d *data) string {
 	return fmt.Sprintf("A trivial Wails window that loads one page and calls Go once starts in %s ms on this machine in the same run; the rest is Agentdeck's own start: "+
-		"opening and checking the database, building the engine (the chart validator compiles the Vega-Lite JSON Schema, about 160 ms of CPU, see BenchmarkNewValidator), "+
-		"and loading the Svelte bundle (about 1.2 MB of JavaScript with Vega-Lite) before the first backend calls. "+
+		"creating and migrating the fresh database and building the engine in its own process, then in the web process the Svelte bundle "+
+		"(about 400 KB of JavaScript, parsed and run) and the first backend calls. Nothing for charts is on that path any more: "+
+		"Vega-Lite (about 850 KB) is a chunk of its own that the page loads with the first chart, and the chart schema compiles with the first render_chart call "+
+		"(it used to compile in the background at start, about 160 ms of CPU competing with WebKit's start on 2 cores; BenchmarkCompileSchema). "+
+		"What the first screen still loads without using it is the markdown renderer (marked, DOMPurify, highlight.js: about 170 KB of the bundle), "+
+		"which turns need and the session list does not. "+
 		"Start times are the most sensitive figure to other load on the machine (see the load averages above): while building this harness Agentdeck's window was ready in 0.35-0.45 s on a quiet machine, "+
 		"0.8-1.0 s at a load average of 2, and 1-7 s while other test runs kept it above 10. The generated history itself does not slow the start: "+
 		"in an interleaved test at a load of 2, empty database 0.86-0.98 s, 1,000 empty sessions 0.86-1.05 s, the 625 MB history 0.81-0.93 s.",
@@ -398,15 +427,20 @@ func whyStart(d *data) string {
 
 func whyRSS(key string) func(*data) string {
 	return func(d *data) string {
-		floor := d.dkv("floor_rss_mb")
-		main := d.dkv("agentdeck_main_rss_mb") - d.dkv("floor_main_rss_mb")
-		web := d.dkv("agentdeck_webprocess_rss_mb") - d.dkv("floor_webprocess_rss_mb")
-		s := fmt.Sprintf("Most of it is the platform: a trivial Wails window (one page that calls Go once) uses %s MB on this machine, summed over its Go process and WebKit's web and network processes; "+
-			"RSS counts the GTK and WebKit libraries mapped in each process again (the proportional set size, which shares them out, is in the desktop details). "+
-			"That leaves %s MB under the target for everything Agentdeck adds; idle, it adds %s MB: %s MB in its own process "+
-			"(the Go heap: compiling the Vega-Lite schema for chart validation retains about 9 MB and takes about 35 MB from the OS while it runs, which the Go runtime gives back only slowly; SQLite's page cache) "+
-			"and %s MB in the web process (the Svelte bundle with Vega-Lite, parsed and compiled).",
-			num(floor), num(400-floor), num(d.dkv("agentdeck_rss_mb")-floor), num(main), num(web))
+		added := func(k string) float64 { return d.dkv("agentdeck_"+k) - d.dkv("floor_"+k) }
+		s := fmt.Sprintf("Most of it is the platform: a trivial Wails window (one page that calls Go once) uses %s MB RSS and %s MB PSS on this machine, summed over its Go process and WebKit's web and network processes; "+
+			"RSS counts the GTK and WebKit libraries mapped in each process again, PSS shares them out among the processes that map them. "+
+			"Idle, Agentdeck adds %s MB RSS (%s MB PSS): %s MB (PSS %s) in its own process and %s MB (PSS %s) in the web process (the table under the desktop details splits them). "+
+			"In its own process most of it is the binary: its code and read-only data are mapped from the file and resident in full, "+
+			"about 20 MB for Agentdeck's 34 MB binary (10 MB of code, and the read-only data and function tables the Go runtime reads; SQLite translated to Go, an HTTP client and server, TLS, the MCP SDK, Wails) "+
+			"against 7 MB for the trivial window's, "+
+			"and the rest, about 7 MB, the Go heap and runtime. Nothing there is for charts: the Vega-Lite schema compiles with the first chart "+
+			"and hands its garbage back to the OS at once (compiled at start, it added about 22 MB here). "+
+			"In the web process it is the page: its DOM, styles and the JavaScript heap and code of the bundle, and the pages of WebKit's and JavaScriptCore's libraries that a richer page touches, about half each. "+
+			"A build whose bundle left the markdown renderer out, measured while building this, used 3.4 MB less there; "+
+			"the rest is the shell itself (sidebar, composer, styles), and the binary's size in the main process.",
+			num(d.dkv("floor_rss_mb")), num(d.dkv("floor_pss_mb")), num(added("rss_mb")), num(added("pss_mb")),
+			num(added("main_rss_mb")), num(added("main_pss_mb")), num(added("webprocess_rss_mb")), num(added("webprocess_pss_mb")))
 		if key == "history_open_rss_mb" {
 			s += fmt.Sprintf(" With the generated history, the idle window uses %s MB (1,000 sessions listed), and opening the 5,000-turn session (its first page of turns rendered) adds %s MB.",
 				num(d.dkv("history_idle_rss_mb")), num(d.dkv("history_open_rss_mb")-d.dkv("history_idle_rss_mb")))

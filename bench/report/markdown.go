@@ -127,6 +127,27 @@ func peerDetails(b *strings.Builder, d *data) {
 	b.WriteString("\n")
 }
 
+// memoryDetails shows figure 6c by process, RSS beside PSS: Agentdeck,
+// the trivial window and what Agentdeck adds, medians of the same run.
+func memoryDetails(b *strings.Builder, d *data) {
+	if _, ok := d.dk("agentdeck_pss_mb"); !ok {
+		return
+	}
+	b.WriteString("### Idle memory by process\n\nFigure 6c, medians in MB. PSS shares each mapped library out among the processes that map it, so the PSS of the whole is what it costs the machine.\n\n")
+	b.WriteString("| Process | Agentdeck RSS | Trivial window RSS | Added RSS | Agentdeck PSS | Trivial window PSS | Added PSS |\n|---|---|---|---|---|---|---|\n")
+	for _, p := range []struct{ name, key string }{
+		{"Go process (the app)", "main_"}, {"WebKitWebProcess", "webprocess_"}, {"WebKitNetworkProcess", "networkprocess_"}, {"All", ""},
+	} {
+		fmt.Fprintf(b, "| %s", p.name)
+		for _, m := range []string{"rss_mb", "pss_mb"} {
+			a, f := d.dkv("agentdeck_"+p.key+m), d.dkv("floor_"+p.key+m)
+			fmt.Fprintf(b, " | %s | %s | %s", num(a), num(f), num(a-f))
+		}
+		b.WriteString(" |\n")
+	}
+	b.WriteString("\n")
+}
+
 func desktopDetails(b *strings.Builder, d *data) {
 	if len(d.desktop.values) == 0 && len(d.desktop.notes) == 0 {
 		return
@@ -148,6 +169,7 @@ func desktopDetails(b *strings.Builder, d *data) {
 		}
 	}
 	b.WriteString("\n")
+	memoryDetails(b, d)
 }
 
 func metricsText(m map[string]float64) string {
@@ -207,7 +229,8 @@ const howMeasured = `## How each figure is measured
 6. **Desktop** (scripts/bench.sh): the release binary built by ` + "`make build`" + ` starts under Xvfb with a fresh database and
    AGENTDECK_READY_FILE, like scripts/smoke.sh; cold start is the time from launch to the ready file, which the UI writes once its shell has
    rendered and Status has answered (the session list is fetched in parallel, so it is usually, not always, drawn by then). Median of 5, alternating with a trivial Wails window (bench/peer/cmd/floorapp: one page that
-   calls Go once, same window options) as the floor. Resident memory is summed from /proc over the process tree. With the generated history, the
+   calls Go once, same window options) as the floor. Resident memory is summed from /proc over the process tree, RSS (VmRSS) and PSS
+   (smaps_rollup), in all and for the Go process and WebKit's web and network processes each. With the generated history, the
    window starts with 1,000 sessions listed, and the 5,000-turn session (first in the list) is opened by clicking it with xdotool; the click
    counts only if the screenshot of the header changed.
 7. **UI streaming** (scripts/bench.sh and bench/ui/stream.mjs): ` + "`agentdeck serve`" + ` over a fresh database whose default provider is a
