@@ -2,13 +2,18 @@
 // lossless JSON document, a Markdown transcript for people or JSONL chat
 // fine-tuning data (Write), and reads the JSON document back (Decode) for
 // the store's Import. It holds no SQL: a Source (the store) reads the
-// session's rows into a Document, and this package says what the file
-// looks like.
+// session's rows and hands them to a Sink a turn at a time, and this
+// package says what the file looks like.
 //
 // Rules:
 //
 //   - A Source reads the session in one snapshot, so a turn finishing
 //     meanwhile is either wholly in the file or not.
+//   - The JSON document is written as the Source reads it (jsonWriter), so
+//     an export holds one turn's rows, and of its events only the one being
+//     written, however long the session; its JSON columns are copied as
+//     stored, never parsed again. Markdown and JSONL need the session
+//     whole (Collect).
 //   - A document holds only the session's own rows: never settings,
 //     provider definitions or keys, so an export cannot carry a credential.
 //   - Field names are the database's column names, and JSON columns are

@@ -23,16 +23,16 @@ import (
 //
 // Version 4: images. The images the messages name (by id, as llm.Image
 // without bytes) are in a top-level list with their bytes (Image). Only a
-// document that holds images is written as version 4 (VersionOf): an
+// document that holds images is written as version 4 (versionOf): an
 // older Agentdeck would skip the list and import the session without its
 // images, saying nothing, so it must refuse the file instead; a document
 // without images is written as version 3, which it reads as it always did.
 const Version = 4
 
-// VersionOf is the version Write stamps on doc: the oldest that reads it
-// completely (see Version 4).
-func VersionOf(doc *Document) int {
-	if len(doc.Images) > 0 {
+// versionOf is the version Write stamps on a document with this many
+// images: the oldest that reads it completely (see Version 4).
+func versionOf(images int) int {
+	if images > 0 {
 		return 4
 	}
 	return 3
@@ -55,8 +55,8 @@ const (
 
 // Document is one session as the JSON file holds it. Field names are the
 // database's column names; JSON columns are carried raw so nothing is lost
-// to a decode and re-encode. A Source fills Session, Turns, Images and
-// Captures; Write stamps the rest.
+// to a decode and re-encode. A Source hands on Session, Turns, Images and
+// Captures (Collect gathers them here); Write stamps the rest.
 type Document struct {
 	Format     string    `json:"format"`
 	Version    int       `json:"version"`

@@ -5,20 +5,46 @@ import (
 	"context"
 	"errors"
 	"io"
+	"iter"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
-	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// Source reads one session as a document, in one snapshot. The store is
-// one. It fills the document's Session, Turns and Captures, reading what
-// load asks for, and returns an *apperr.Error a person can act on (NotFound
-// for a session that is not there).
+// Source reads one session, in one snapshot, and hands it to a Sink as
+// it reads: the store is one. It reads what load asks for, and returns
+// what the Sink returned, or an *apperr.Error a person can act on
+// (NotFound for a session that is not there).
 type Source interface {
-	ExportDocument(ctx context.Context, sessionID string, load Load) (Document, error)
+	ReadSession(ctx context.Context, sessionID string, load Load, to Sink) error
+}
+
+// Sink is handed one session by a Source, in the document's order: Head
+// once, then every turn in order of seq, then every image, then every
+// capture. What it is handed is its own to keep. An error it returns stops
+// the Source, which returns that error as it is.
+type Sink interface {
+	Head(h *Head) error
+	// Turn is handed a turn with everything but its events (t.Events is
+	// empty) and its events, in order of seq, to range over at most once:
+	// the Source reads each event as the range asks for it, so a turn's
+	// events need not all be in memory. An event that cannot be read ends
+	// the range, and the Source returns the error once Turn returns.
+	Turn(t *Turn, events iter.Seq[turn.Event]) error
+	Image(im *Image) error
+	Capture(c *Capture) error
+}
+
+// Head is what a Source knows of a session before its turns.
+type Head struct {
+	Session Session
+	// Images is how many images the Source hands on after the turns: the
+	// stored ones the turns' messages name. The JSON document's version
+	// depends on it, and is written first.
+	Images int
 }
 
 // Load says what of a session a Source reads. The session, its turns and
@@ -34,7 +60,7 @@ type Load struct {
 	// Captures adds the recorded model calls the session's turns used.
 	Captures bool
 	// Images adds the images the messages name, with their bytes
-	// (Document.Images); without it a message still names its images.
+	// (Sink.Image); without it a message still names its images.
 	Images bool
 }
 
@@ -89,6 +115,95 @@ type Options struct {
 	ImageFile func(file string, data []byte) (path string, err error)
 }
 
+// Write writes one session, read from src, to w.
+//
+// JSON is lossless: the session, and for every turn its messages, every
+// event exactly as stored, stages with diagnostics, model and tool calls,
+// and approvals, and the images the messages name with their bytes; the
+// store's Import reads it back. It is written as src reads it, a turn at a
+// time, so its memory does not grow with the session. Markdown is a
+// transcript for people (its images beside it, see Options.ImageFile);
+// JSONL is fine-tuning data (see writeJSONL).
+func Write(ctx context.Context, src Source, sessionID string, format Format, w io.Writer, opts Options) error {
+	load, ok := loads(opts)[format]
+	if !ok {
+		return apperr.New(apperr.Invalid, "Unknown export format %q; use json, md or jsonl.", string(format))
+	}
+	var err error
+	if format == JSON {
+		j := jsonSink{jsonWriter: newJSONWriter(w), exportedAt: time.Now().UTC()}
+		if err = src.ReadSession(ctx, sessionID, load, j); err == nil {
+			err = j.end()
+		}
+	} else {
+		err = writeWhole(ctx, src, sessionID, format, load, w, opts)
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return apperr.Wrap(err, apperr.Cancelled, "The export was cancelled; the file is incomplete.")
+	case apperr.CodeOf(err) != apperr.Internal:
+		return err
+	}
+	return apperr.Wrap(err, apperr.Unavailable, "Writing the export failed; check that the disk has space and the destination is writable.")
+}
+
+// writeWhole writes the formats that need the whole session at once.
+func writeWhole(ctx context.Context, src Source, sessionID string, format Format, load Load, w io.Writer, opts Options) error {
+	doc, err := Collect(ctx, src, sessionID, load)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 64<<10)
+	if format == Markdown {
+		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches), opts.ImageFile)
+	} else {
+		err = writeJSONL(ctx, bw, withBranches(doc, opts.AllBranches))
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return err
+}
+
+// Collect reads a session from src into one document, for what needs it
+// whole: a Markdown transcript (it counts the turns and groups continued
+// answers) and JSONL (each line holds the turns before it), or a fork. A
+// JSON export does not: Write writes it as src reads it.
+func Collect(ctx context.Context, src Source, sessionID string, load Load) (Document, error) {
+	var c collector
+	err := src.ReadSession(ctx, sessionID, load, &c)
+	if c.doc.Turns == nil {
+		c.doc.Turns = []Turn{}
+	}
+	return c.doc, err
+}
+
+// collector is the Sink of Collect.
+type collector struct{ doc Document }
+
+func (c *collector) Head(h *Head) error {
+	c.doc.Session = h.Session
+	return nil
+}
+
+func (c *collector) Turn(t *Turn, events iter.Seq[turn.Event]) error {
+	t.Events = slices.AppendSeq(t.Events, events)
+	c.doc.Turns = append(c.doc.Turns, *t)
+	return nil
+}
+
+func (c *collector) Image(im *Image) error {
+	c.doc.Images = append(c.doc.Images, *im)
+	return nil
+}
+
+func (c *collector) Capture(cp *Capture) error {
+	c.doc.Captures = append(c.doc.Captures, *cp)
+	return nil
+}
+
 // withBranches is doc with the turns of its active branch only, unless all
 // is set (or the document names no active turn: one line of turns).
 func withBranches(doc Document, all bool) *Document {
@@ -111,51 +226,6 @@ func withBranches(doc Document, all bool) *Document {
 	}
 	doc.Turns = branch
 	return &doc
-}
-
-// Write writes one session, read from src, to w.
-//
-// JSON is lossless: the session, and for every turn its messages, every
-// event exactly as stored, stages with diagnostics, model and tool calls,
-// and approvals, and the images the messages name with their bytes; the
-// store's Import reads it back. Markdown is a transcript for people (its
-// images beside it, see Options.ImageFile); JSONL is fine-tuning data (see
-// writeJSONL).
-func Write(ctx context.Context, src Source, sessionID string, format Format, w io.Writer, opts Options) error {
-	load, ok := loads(opts)[format]
-	if !ok {
-		return apperr.New(apperr.Invalid, "Unknown export format %q; use json, md or jsonl.", string(format))
-	}
-	exportedAt := time.Now().UTC()
-	doc, err := src.ExportDocument(ctx, sessionID, load)
-	if err != nil {
-		return err
-	}
-	doc.Format, doc.Version, doc.ExportedAt, doc.AppVersion = FormatName, VersionOf(&doc), exportedAt, buildinfo.Version
-	if doc.Turns == nil {
-		doc.Turns = []Turn{}
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	switch format {
-	case JSON:
-		err = Encode(bw, &doc)
-	case Markdown:
-		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches), opts.ImageFile)
-	case JSONL:
-		err = writeJSONL(ctx, bw, withBranches(doc, opts.AllBranches))
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return apperr.Wrap(err, apperr.Cancelled, "The export was cancelled; the file is incomplete.")
-	case apperr.CodeOf(err) != apperr.Internal:
-		return err
-	}
-	return apperr.Wrap(err, apperr.Unavailable, "Writing the export failed; check that the disk has space and the destination is writable.")
 }
 
 // loads is what each format reads of a session.

@@ -30,8 +30,9 @@
 //     it sound. StartTurn refuses to write into it unless forced.
 //   - Search snippets mark matches with HighlightStart/HighlightEnd (\x02,
 //     \x03): escape the snippet first, then turn the markers into <mark>.
-//   - An export reads only the session's own rows (ExportDocument), never
-//     settings, providers or keys; what the file looks like is package
-//     export's, and Import stores what export.Decode reads. Backup never
-//     overwrites a file.
+//   - An export reads only the session's own rows (ReadSession), never
+//     settings, providers or keys, in one read transaction, handing each
+//     turn on as it is read; what the file looks like is package export's,
+//     and Import stores what export.Decode reads. Backup never overwrites
+//     a file.
 package store

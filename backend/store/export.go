@@ -5,8 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strconv"
+	"iter"
 	"strings"
+	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/export"
@@ -14,156 +15,431 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// ExportDocument reads a session as the export package's document (it
-// makes DB an export.Source): the session's row, its turns with their
-// messages, stages, model and tool calls and approvals, and the events,
-// images and recordings load asks for. It reads in one read transaction, so every
-// table is seen at the same moment and a turn finishing meanwhile is
-// either wholly in it or not. Only the session's own rows are read: never
-// settings or provider definitions, and the store holds no keys, so an
-// export cannot carry a credential.
-func (db *DB) ExportDocument(ctx context.Context, sessionID string, load export.Load) (export.Document, error) {
-	doc := export.Document{Turns: []export.Turn{}}
+// ReadSession reads a session for an export and hands it to `to` as it
+// reads (it makes DB an export.Source): the session's row, then each turn
+// with its messages, stages, model and tool calls, approvals and the
+// events load asks for, then the images the messages name and the
+// recordings load asks for.
+//
+// It reads in one read transaction, so every table is seen at the same
+// moment and a turn finishing meanwhile is either wholly in the export or
+// not. Each table is one query whose rows come in the turns' order (joined
+// to turns, ordered by seq), read alongside the query of the turns, so
+// only the turn being handed on is in memory, and of its events only the
+// one being written. Only the session's own rows are read: never settings
+// or provider definitions, and the store holds no keys, so an export
+// cannot carry a credential.
+func (db *DB) ReadSession(ctx context.Context, sessionID string, load export.Load, to export.Sink) error {
 	tx, err := db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
-		return doc, readError(err, "exporting the session")
+		return readError(err, "exporting the session")
 	}
 	defer tx.Rollback()
-	l := exportLoader{ctx: ctx, tx: tx, sessionID: sessionID, doc: &doc, byID: map[string]int{}}
-	steps := []func() error{l.session, l.turns, l.messages, l.stages, l.modelCalls, l.toolCalls, l.approvals}
-	if load.AllEvents || len(load.EventTypes) > 0 || load.PartialAnswers {
-		steps = append(steps, func() error { return l.events(load) })
+	r := &sessionReader{ctx: ctx, tx: tx, sessionID: sessionID, load: load, to: to}
+	err = r.read()
+	var se sinkError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se):
+		return se.err
+	case errors.As(err, new(*apperr.Error)):
+		return err
 	}
-	if load.Images {
-		steps = append(steps, l.images)
-	}
-	if load.Captures {
-		steps = append(steps, l.captures)
-	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			var ae *apperr.Error
-			if errors.As(err, &ae) {
-				return doc, err
-			}
-			return doc, readError(err, "exporting the session")
-		}
-	}
-	return doc, nil
+	return readError(err, "exporting the session")
 }
 
-// exportLoader fills a document table by table; byID finds a turn's index.
-type exportLoader struct {
+// sinkError is an error of the Sink, returned as it is rather than as a
+// failure to read.
+type sinkError struct{ err error }
+
+func (e sinkError) Error() string { return e.err.Error() }
+
+func sinkErr(err error) error {
+	if err != nil {
+		return sinkError{err}
+	}
+	return nil
+}
+
+// sessionReader reads one session for ReadSession.
+type sessionReader struct {
 	ctx       context.Context
 	tx        *sql.Tx
 	sessionID string
-	doc       *export.Document
-	byID      map[string]int
+	load      export.Load
+	to        export.Sink
+	// images are the ids of the images the messages name, in the order
+	// the turns first name them, and first the turn that first names
+	// each.
+	images []string
+	first  map[string]string
 }
 
-const sessionTurnIDs = `(SELECT id FROM turns WHERE session_id = ?)`
+func (r *sessionReader) read() error {
+	var h export.Head
+	if err := r.session(&h.Session); err != nil {
+		return err
+	}
+	if r.load.Images {
+		var err error
+		if h.Images, err = r.namedImages(); err != nil {
+			return err
+		}
+	}
+	if err := sinkErr(r.to.Head(&h)); err != nil {
+		return err
+	}
+	if err := r.turns(); err != nil {
+		return err
+	}
+	if h.Images > 0 {
+		if err := r.imageData(); err != nil {
+			return err
+		}
+	}
+	if r.load.Captures {
+		return r.captures()
+	}
+	return nil
+}
 
-func (l *exportLoader) session() error {
-	s := &l.doc.Session
+func (r *sessionReader) session(s *export.Session) error {
 	var created, updated, settings string
-	err := l.tx.QueryRowContext(l.ctx, `SELECT id, title, created_at, updated_at, provider, model, workflow, workspace, settings, COALESCE(active_turn_id, '') FROM sessions WHERE id = ?`, l.sessionID).
+	err := r.tx.QueryRowContext(r.ctx, `SELECT id, title, created_at, updated_at, provider, model, workflow, workspace, settings, COALESCE(active_turn_id, '') FROM sessions WHERE id = ?`, r.sessionID).
 		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.ActiveTurnID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return apperr.New(apperr.NotFound, "There is no session %s. It may have been deleted.", l.sessionID)
+		return apperr.New(apperr.NotFound, "There is no session %s. It may have been deleted.", r.sessionID)
 	}
-	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), rawJSON(settings, `{}`)
+	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), rawColumn(settings, `{}`)
 	return err
 }
 
-func (l *exportLoader) turns() error {
-	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, ''), continues
-		FROM turns WHERE session_id = ? ORDER BY seq`, l.sessionID)
+// The queries of a turn's rows: each joins the session's turns and orders
+// by their seq first, so its rows come a turn at a time in the order the
+// turns do (the indexes give that order without sorting).
+const (
+	messagesInTurnOrder = `SELECT m.turn_id, m.role, m.content, m.extra
+		FROM turns t JOIN messages m ON m.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, m.idx`
+	stagesInTurnOrder = `SELECT s.turn_id, s.id, s.name, s.agent, s.phase, s.outcome, s.termination, s.diagnostics, s.response
+		FROM turns t JOIN stages s ON s.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, s.idx`
+	modelCallsInTurnOrder = `SELECT c.turn_id, c.stage_id, c.idx, c.model, c.started_at, c.duration_ms, c.ttft_ms, c.input_tokens, c.output_tokens, c.cached_tokens, c.reasoning_tokens, c.estimated, c.ok, c.error
+		FROM turns t JOIN model_calls c ON c.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, c.rowid`
+	toolCallsInTurnOrder = `SELECT c.turn_id, c.stage_id, c.call_id, c.name, c.arguments, c.result_size, c.started_at, c.duration_ms, c.ok, c.error
+		FROM turns t JOIN tool_calls c ON c.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, c.rowid`
+	approvalsInTurnOrder = `SELECT a.turn_id, a.call_id, a.tool, a.args, a.guard, a.answer, a.at
+		FROM turns t JOIN approvals a ON a.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, a.id`
+	eventsInTurnOrder = `SELECT e.turn_id, e.seq, e.id, e.stage_id, e.parent_id, e.at, e.type, e.phase, e.checkpoint, e.data
+		FROM turns t JOIN events e ON e.turn_id = t.id WHERE t.session_id = ?`
+)
+
+// turns hands on each turn with its rows, reading every table's query
+// alongside the turns'.
+func (r *sessionReader) turns() error {
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, ''), continues
+		FROM turns WHERE session_id = ? ORDER BY seq`, r.sessionID)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	var c turnCursors
+	defer c.close()
+	if err := c.open(r); err != nil {
+		return err
+	}
 	for rows.Next() {
-		t := export.Turn{Messages: []llm.Message{}, Events: []turn.Event{}, Stages: []export.Stage{}, ModelCalls: []export.ModelCall{}, ToolCalls: []export.ToolCall{}}
-		var started, term, result, run string
-		var completed sql.NullString
-		if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID, &t.Continues); err != nil {
+		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		t.StartedAt, t.Termination, t.Result, t.Run = parseTime(started), rawJSON(term, `{}`), rawJSON(result, `{}`), rawJSON(run, `{}`)
-		if completed.Valid {
-			c := parseTime(completed.String)
-			t.CompletedAt = &c
+		t, err := scanExportTurn(rows)
+		if err != nil {
+			return err
 		}
-		l.byID[t.ID] = len(l.doc.Turns)
-		l.doc.Turns = append(l.doc.Turns, t)
+		if err := c.fill(t); err != nil {
+			return err
+		}
+		if err := sinkErr(r.to.Turn(t, eventsOf(&c.events, t.ID))); err != nil {
+			return err
+		}
+		if err := c.events.skip(t.ID); err != nil {
+			return err
+		}
 	}
 	return rows.Err()
 }
 
-// rows runs query, whose only argument is the session id, and hands each
-// row to scan.
-func (l *exportLoader) rows(query string, scan func(*sql.Rows) error) error {
-	rows, err := l.tx.QueryContext(l.ctx, query, l.sessionID)
+// turnCursors are the queries of the turns' rows, each a turn ahead at
+// most.
+type turnCursors struct {
+	messages   cursor[llm.Message]
+	stages     cursor[export.Stage]
+	modelCalls cursor[export.ModelCall]
+	toolCalls  cursor[export.ToolCall]
+	approvals  cursor[export.Approval]
+	events     cursor[[]turn.Event]
+}
+
+func (c *turnCursors) open(r *sessionReader) error {
+	c.messages.scan, c.stages.scan, c.modelCalls.scan, c.toolCalls.scan, c.approvals.scan = scanMessage, scanStage, scanModelCall, scanToolCall, scanApproval
+	c.events.scan = func(rows *sql.Rows, evs *[]turn.Event) (string, error) { return scanEventRow(rows, r.sessionID, evs) }
+	for _, q := range []struct {
+		c interface {
+			open(*sessionReader, string, ...any) error
+		}
+		query string
+	}{
+		{&c.messages, messagesInTurnOrder},
+		{&c.stages, stagesInTurnOrder},
+		{&c.modelCalls, modelCallsInTurnOrder},
+		{&c.toolCalls, toolCallsInTurnOrder},
+		{&c.approvals, approvalsInTurnOrder},
+	} {
+		if err := q.c.open(r, q.query); err != nil {
+			return err
+		}
+	}
+	if r.load.AllEvents || len(r.load.EventTypes) > 0 || r.load.PartialAnswers {
+		filter, args := eventFilter(r.load)
+		return c.events.open(r, eventsInTurnOrder+filter+` ORDER BY t.seq, e.seq`, args...)
+	}
+	return nil
+}
+
+// fill reads the rows of t in every table but events.
+func (c *turnCursors) fill(t *export.Turn) error {
+	var err error
+	if t.Messages, err = c.messages.take(t.ID, t.Messages); err != nil {
+		return err
+	}
+	if t.Stages, err = c.stages.take(t.ID, t.Stages); err != nil {
+		return err
+	}
+	if t.ModelCalls, err = c.modelCalls.take(t.ID, t.ModelCalls); err != nil {
+		return err
+	}
+	if t.ToolCalls, err = c.toolCalls.take(t.ID, t.ToolCalls); err != nil {
+		return err
+	}
+	t.Approvals, err = c.approvals.take(t.ID, t.Approvals)
+	return err
+}
+
+func (c *turnCursors) close() {
+	for _, q := range []interface{ close() }{&c.messages, &c.stages, &c.modelCalls, &c.toolCalls, &c.approvals, &c.events} {
+		q.close()
+	}
+}
+
+func scanExportTurn(rows *sql.Rows) (*export.Turn, error) {
+	t := &export.Turn{Messages: []llm.Message{}, Events: []turn.Event{}, Stages: []export.Stage{}, ModelCalls: []export.ModelCall{}, ToolCalls: []export.ToolCall{}}
+	var started, term, result, run string
+	var completed sql.NullString
+	if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID, &t.Continues); err != nil {
+		return nil, err
+	}
+	t.StartedAt, t.Termination, t.Result, t.Run = parseTime(started), rawColumn(term, `{}`), rawColumn(result, `{}`), rawColumn(run, `{}`)
+	if completed.Valid {
+		c := parseTime(completed.String)
+		t.CompletedAt = &c
+	}
+	return t, nil
+}
+
+// cursor reads one query's rows in the turns' order: cur is the row read
+// last and not yet handed on, and turn the turn it belongs to ("" once
+// the rows are done). A cursor never opened has no rows.
+type cursor[T any] struct {
+	rows *sql.Rows
+	scan func(*sql.Rows, *T) (turnID string, err error)
+	cur  T
+	turn string
+	err  error
+}
+
+func (q *cursor[T]) open(r *sessionReader, query string, args ...any) error {
+	rows, err := r.tx.QueryContext(r.ctx, query, append([]any{r.sessionID}, args...)...)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		if err := scan(rows); err != nil {
-			return err
-		}
+	q.rows = rows
+	q.advance()
+	return q.err
+}
+
+func (q *cursor[T]) advance() {
+	q.turn = ""
+	if q.rows.Next() {
+		q.turn, q.err = q.scan(q.rows, &q.cur)
+	} else {
+		q.err = q.rows.Err()
 	}
-	return rows.Err()
 }
 
-// turn returns the loaded turn with this id. Every query is limited to the
-// session's turns in the same snapshot, so it is always found; the scratch
-// turn only keeps a bug from becoming a panic.
-func (l *exportLoader) turn(id string) *export.Turn {
-	if i, ok := l.byID[id]; ok {
-		return &l.doc.Turns[i]
+// at reports whether the next row is one of turn id's.
+func (q *cursor[T]) at(id string) bool { return q.rows != nil && q.err == nil && q.turn == id }
+
+// take appends the rows of turn id, the turn being read, to out.
+func (q *cursor[T]) take(id string, out []T) ([]T, error) {
+	for ; q.at(id); q.advance() {
+		out = append(out, q.cur)
 	}
-	return &export.Turn{}
+	return out, q.err
 }
 
-func (l *exportLoader) messages() error {
-	return l.rows(`SELECT turn_id, role, content, extra FROM messages WHERE turn_id IN `+sessionTurnIDs+` ORDER BY turn_id, idx`,
-		func(r *sql.Rows) error {
-			var m llm.Message
-			var turnID, extra string
-			if err := r.Scan(&turnID, &m.Role, &m.Content, &extra); err != nil {
-				return err
-			}
-			m = withExtra(m, extra)
-			t := l.turn(turnID)
-			t.Messages = append(t.Messages, m)
-			return nil
-		})
+// skip passes over the rows of turn id that were not read.
+func (q *cursor[T]) skip(id string) error {
+	for ; q.at(id); q.advance() {
+	}
+	return q.err
 }
 
-// images reads the images the messages name, with their bytes, in the
-// order the turns first name them. They are read by id, not by session:
-// a replay names the images of the turn it replayed, which may be in
-// another session, and the file must hold them (keepImages).
-func (l *exportLoader) images() error {
-	var ids []string
-	seen := map[string]bool{}
-	for _, t := range l.doc.Turns {
-		for _, m := range t.Messages {
-			for _, im := range m.Images {
-				if im.ID != "" && !seen[im.ID] {
-					seen[im.ID] = true
-					ids = append(ids, im.ID)
+func (q *cursor[T]) close() {
+	if q.rows != nil {
+		q.rows.Close()
+	}
+}
+
+// eventsOf gives the events of turn id, the turn being read, as the
+// cursor reads them, a row at a time.
+func eventsOf(q *cursor[[]turn.Event], id string) iter.Seq[turn.Event] {
+	return func(yield func(turn.Event) bool) {
+		for ; q.at(id); q.advance() {
+			for _, e := range q.cur {
+				if !yield(e) {
+					return
 				}
 			}
 		}
 	}
-	if len(ids) == 0 {
-		return nil
+}
+
+func scanMessage(rows *sql.Rows, m *llm.Message) (string, error) {
+	var turnID, extra string
+	*m = llm.Message{}
+	if err := rows.Scan(&turnID, &m.Role, &m.Content, &extra); err != nil {
+		return "", err
 	}
-	list, _ := json.Marshal(ids)
-	byID := map[string]export.Image{}
-	rows, err := l.tx.QueryContext(l.ctx, `SELECT id, turn_id, mime, name, width, height, size, sha256, created_at, data FROM images WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	if extra != "{}" {
+		*m = withExtra(*m, extra)
+	}
+	return turnID, nil
+}
+
+func scanStage(rows *sql.Rows, s *export.Stage) (string, error) {
+	var turnID, term, diag, resp string
+	if err := rows.Scan(&turnID, &s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
+		return "", err
+	}
+	s.Termination, s.Diagnostics, s.Response = rawColumn(term, `{}`), rawColumn(diag, `{}`), rawColumn(resp, `null`)
+	return turnID, nil
+}
+
+func scanModelCall(rows *sql.Rows, c *export.ModelCall) (string, error) {
+	var turnID, started string
+	if err := rows.Scan(&turnID, &c.StageID, &c.Idx, &c.Model, &started, &c.DurationMS, &c.TTFTMS, &c.InputTokens, &c.OutputTokens,
+		&c.CachedTokens, &c.ReasoningTokens, &c.Estimated, &c.OK, &c.Error); err != nil {
+		return "", err
+	}
+	c.StartedAt = parseTime(started)
+	return turnID, nil
+}
+
+func scanToolCall(rows *sql.Rows, c *export.ToolCall) (string, error) {
+	var turnID, started string
+	if err := rows.Scan(&turnID, &c.StageID, &c.CallID, &c.Name, &c.Arguments, &c.ResultSize, &started, &c.DurationMS, &c.OK, &c.Error); err != nil {
+		return "", err
+	}
+	c.StartedAt = parseTime(started)
+	return turnID, nil
+}
+
+func scanApproval(rows *sql.Rows, a *export.Approval) (string, error) {
+	var turnID, at string
+	if err := rows.Scan(&turnID, &a.CallID, &a.Tool, &a.Args, &a.Guard, &a.Answer, &at); err != nil {
+		return "", err
+	}
+	a.At = parseTime(at)
+	return turnID, nil
+}
+
+// scanEventRow reads one row of eventsInTurnOrder into evs (replacing
+// what it held) as the events it stores, and returns its turn. It is the
+// one place an export turns an events row into events.
+func scanEventRow(rows *sql.Rows, sessionID string, evs *[]turn.Event) (string, error) {
+	var e turn.Event
+	var at, data string
+	if err := rows.Scan(&e.TurnID, &e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data); err != nil {
+		return "", err
+	}
+	t, _ := time.Parse(time.RFC3339Nano, at)
+	e.At, e.SessionID, e.Data = turn.Time{Time: t}, sessionID, rawColumn(data, `{}`)
+	*evs = append((*evs)[:0], e)
+	return e.TurnID, nil
+}
+
+// eventFilter is the condition on eventsInTurnOrder that reads what load
+// asks for (none for all of them), with its arguments.
+func eventFilter(load export.Load) (string, []any) {
+	if load.AllEvents {
+		return "", nil
+	}
+	var or []string
+	var args []any
+	if n := len(load.EventTypes); n > 0 {
+		or = append(or, `e.type IN (`+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)`)
+		for _, t := range load.EventTypes {
+			args = append(args, string(t))
+		}
+	}
+	if load.PartialAnswers {
+		or = append(or, `(e.type IN ('think_start', 'token') AND t.state = 'running')`)
+	}
+	return ` AND (` + strings.Join(or, " OR ") + `)`, args
+}
+
+// namedImages finds the images the session's messages name, in the order
+// the turns first name them, and counts those stored. They are found by
+// id, not by session: a replay names the images of the turn it replayed,
+// which may be in another session, and the file must hold them.
+func (r *sessionReader) namedImages() (int, error) {
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT m.turn_id, m.extra FROM turns t JOIN messages m ON m.turn_id = t.id
+		WHERE t.session_id = ? AND instr(m.extra, '"images"') > 0 ORDER BY t.seq, m.idx`, r.sessionID)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	r.first = map[string]string{}
+	for rows.Next() {
+		var turnID, extra string
+		if err := rows.Scan(&turnID, &extra); err != nil {
+			return 0, err
+		}
+		for _, im := range withExtra(llm.Message{}, extra).Images {
+			if _, ok := r.first[im.ID]; !ok && im.ID != "" {
+				r.first[im.ID] = turnID
+				r.images = append(r.images, im.ID)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil || len(r.images) == 0 {
+		return 0, err
+	}
+	var n int
+	err = r.tx.QueryRowContext(r.ctx, `SELECT COUNT(*) FROM images WHERE id IN (SELECT value FROM json_each(?))`, r.imageList()).Scan(&n)
+	return n, err
+}
+
+func (r *sessionReader) imageList() string {
+	list, _ := json.Marshal(r.images)
+	return string(list)
+}
+
+// imageData hands on the images namedImages found, with their bytes, one
+// at a time. Each is owned by a turn of the session (keepImages): its own,
+// else the first that names it.
+func (r *sessionReader) imageData() error {
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT i.id, i.turn_id, i.turn_id IN (SELECT id FROM turns WHERE session_id = ?), i.mime, i.name, i.width, i.height, i.size, i.sha256, i.created_at, i.data
+		FROM json_each(?) j JOIN images i ON i.id = j.value ORDER BY j.key`, r.sessionID, r.imageList())
 	if err != nil {
 		return err
 	}
@@ -171,22 +447,19 @@ func (l *exportLoader) images() error {
 	for rows.Next() {
 		var im export.Image
 		var created string
-		if err := rows.Scan(&im.ID, &im.TurnID, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256, &created, &im.Data); err != nil {
+		var ours bool
+		if err := rows.Scan(&im.ID, &im.TurnID, &ours, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256, &created, &im.Data); err != nil {
 			return err
 		}
 		im.CreatedAt = parseTime(created)
-		byID[im.ID] = im
-	}
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	for _, id := range ids {
-		if im, ok := byID[id]; ok {
-			l.doc.Images = append(l.doc.Images, im)
+		if !ours {
+			im.TurnID = r.first[im.ID]
+		}
+		if err := sinkErr(r.to.Image(&im)); err != nil {
+			return err
 		}
 	}
-	keepImages(l.doc)
-	return nil
+	return rows.Err()
 }
 
 // keepImages keeps the images doc's turns name, each owned by a turn of
@@ -219,148 +492,57 @@ func keepImages(doc *export.Document) {
 	doc.Images = kept
 }
 
-func (l *exportLoader) stages() error {
-	return l.rows(`SELECT turn_id, id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id IN `+sessionTurnIDs+` ORDER BY turn_id, idx`,
-		func(r *sql.Rows) error {
-			var s export.Stage
-			var turnID, term, diag, resp string
-			if err := r.Scan(&turnID, &s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
-				return err
-			}
-			s.Termination, s.Diagnostics, s.Response = rawJSON(term, `{}`), rawJSON(diag, `{}`), rawJSON(resp, `null`)
-			t := l.turn(turnID)
-			t.Stages = append(t.Stages, s)
-			return nil
-		})
-}
-
-func (l *exportLoader) modelCalls() error {
-	return l.rows(`SELECT turn_id, stage_id, idx, model, started_at, duration_ms, ttft_ms, input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated, ok, error
-		FROM model_calls WHERE turn_id IN `+sessionTurnIDs+` ORDER BY turn_id, rowid`,
-		func(r *sql.Rows) error {
-			var c export.ModelCall
-			var turnID, started string
-			if err := r.Scan(&turnID, &c.StageID, &c.Idx, &c.Model, &started, &c.DurationMS, &c.TTFTMS, &c.InputTokens, &c.OutputTokens,
-				&c.CachedTokens, &c.ReasoningTokens, &c.Estimated, &c.OK, &c.Error); err != nil {
-				return err
-			}
-			c.StartedAt = parseTime(started)
-			t := l.turn(turnID)
-			t.ModelCalls = append(t.ModelCalls, c)
-			return nil
-		})
-}
-
-func (l *exportLoader) toolCalls() error {
-	return l.rows(`SELECT turn_id, stage_id, call_id, name, arguments, result_size, started_at, duration_ms, ok, error
-		FROM tool_calls WHERE turn_id IN `+sessionTurnIDs+` ORDER BY turn_id, rowid`,
-		func(r *sql.Rows) error {
-			var c export.ToolCall
-			var turnID, started string
-			if err := r.Scan(&turnID, &c.StageID, &c.CallID, &c.Name, &c.Arguments, &c.ResultSize, &started, &c.DurationMS, &c.OK, &c.Error); err != nil {
-				return err
-			}
-			c.StartedAt = parseTime(started)
-			t := l.turn(turnID)
-			t.ToolCalls = append(t.ToolCalls, c)
-			return nil
-		})
-}
-
-func (l *exportLoader) approvals() error {
-	return l.rows(`SELECT turn_id, call_id, tool, args, guard, answer, at FROM approvals WHERE turn_id IN `+sessionTurnIDs+` ORDER BY turn_id, id`,
-		func(r *sql.Rows) error {
-			var a export.Approval
-			var turnID, at string
-			if err := r.Scan(&turnID, &a.CallID, &a.Tool, &a.Args, &a.Guard, &a.Answer, &at); err != nil {
-				return err
-			}
-			a.At = parseTime(at)
-			t := l.turn(turnID)
-			t.Approvals = append(t.Approvals, a)
-			return nil
-		})
-}
-
-func (l *exportLoader) events(load export.Load) error {
-	filter, args := eventFilter(load, l.sessionID)
-	query := `SELECT turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data FROM events WHERE turn_id IN ` + sessionTurnIDs + filter + ` ORDER BY turn_id, seq`
-	rows, err := l.tx.QueryContext(l.ctx, query, append([]any{l.sessionID}, args...)...)
-	if err != nil {
-		return err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var e turn.Event
-		var at, data string
-		if err := rows.Scan(&e.TurnID, &e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data); err != nil {
-			return err
-		}
-		_ = e.At.UnmarshalJSON([]byte(strconv.Quote(at)))
-		e.SessionID, e.Data = l.sessionID, rawJSON(data, `{}`)
-		t := l.turn(e.TurnID)
-		t.Events = append(t.Events, e)
-	}
-	return rows.Err()
-}
-
-// eventFilter is the condition on events that reads what load asks for
-// (none for all of them), with its arguments.
-func eventFilter(load export.Load, sessionID string) (string, []any) {
-	if load.AllEvents {
-		return "", nil
-	}
-	var or []string
-	var args []any
-	if n := len(load.EventTypes); n > 0 {
-		or = append(or, `type IN (`+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)`)
-		for _, t := range load.EventTypes {
-			args = append(args, string(t))
-		}
-	}
-	if load.PartialAnswers {
-		or = append(or, `(type IN ('think_start', 'token') AND turn_id IN (SELECT id FROM turns WHERE session_id = ? AND state = 'running'))`)
-		args = append(args, sessionID)
-	}
-	return ` AND (` + strings.Join(or, " OR ") + `)`, args
-}
-
-func (l *exportLoader) captures() error {
-	rows, err := l.tx.QueryContext(l.ctx, `SELECT r.id, r.key, r.model, r.request, r.chunks, r.response, r.recorded_at, tc.turn_id, tc.idx
+// captures hands on the recordings the session's turns used, each with
+// the calls that used it, one at a time.
+func (r *sessionReader) captures() error {
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT r.id, r.key, r.model, r.request, r.chunks, r.response, r.recorded_at, tc.turn_id, tc.idx
 		FROM recordings r JOIN turn_calls tc ON tc.recording_id = r.id JOIN turns t ON t.id = tc.turn_id
-		WHERE t.session_id = ? ORDER BY r.id, t.seq, tc.idx`, l.sessionID)
+		WHERE t.session_id = ? ORDER BY r.id, t.seq, tc.idx`, r.sessionID)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	var c *export.Capture
 	last := int64(-1)
 	for rows.Next() {
-		var c export.Capture
 		var id int64
-		var req, chunks, resp, at string
+		var key, model, req, chunks, resp, at string
 		var call export.Call
-		if err := rows.Scan(&id, &c.Key, &c.Model, &req, &chunks, &resp, &at, &call.Turn, &call.Index); err != nil {
+		if err := rows.Scan(&id, &key, &model, &req, &chunks, &resp, &at, &call.Turn, &call.Index); err != nil {
 			return err
 		}
-		if caps := l.doc.Captures; id == last {
-			caps[len(caps)-1].Calls = append(caps[len(caps)-1].Calls, call)
+		if id == last {
+			c.Calls = append(c.Calls, call)
 			continue
 		}
+		if c != nil {
+			if err := sinkErr(r.to.Capture(c)); err != nil {
+				return err
+			}
+		}
 		last = id
-		c.Request, c.Chunks, c.Response, c.RecordedAt = rawJSON(req, `null`), rawJSON(chunks, `[]`), rawJSON(resp, `{}`), parseTime(at)
-		c.Calls = []export.Call{call}
-		l.doc.Captures = append(l.doc.Captures, c)
+		c = &export.Capture{Key: key, Model: model, Request: rawColumn(req, `null`), Chunks: rawColumn(chunks, `[]`), Response: rawColumn(resp, `{}`),
+			RecordedAt: parseTime(at), Calls: []export.Call{call}}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil || c == nil {
+		return err
+	}
+	return sinkErr(r.to.Capture(c))
 }
 
-// rawJSON carries a JSON column into the document. Every writer stores
-// valid JSON; a damaged value is exported as a JSON string of its text
-// rather than failing the whole export, and an empty one as def.
-func rawJSON(s, def string) json.RawMessage {
-	switch {
-	case s == "":
+// rawColumn carries a JSON column into an export as it is stored: every
+// writer stores what encoding/json wrote, so it is not parsed again (most
+// of an export is such columns). An empty value is def; one that cannot
+// be a JSON object, list or string by its first and last bytes (text put
+// there by hand, say) is checked in full, and if it is not JSON, exported
+// as a JSON string of its text, so the file stays JSON.
+func rawColumn(s, def string) json.RawMessage {
+	if s == "" {
 		return json.RawMessage(def)
+	}
+	switch first, last := s[0], s[len(s)-1]; {
+	case first == '{' && last == '}', first == '[' && last == ']', first == '"' && last == '"' && len(s) > 1:
+		return json.RawMessage(s)
 	case !json.Valid([]byte(s)):
 		b, _ := json.Marshal(s)
 		return b

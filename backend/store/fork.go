@@ -19,7 +19,7 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	doc, err := db.ExportDocument(ctx, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true})
+	doc, err := export.Collect(ctx, db, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true})
 	if err != nil {
 		return Session{}, err
 	}

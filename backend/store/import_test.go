@@ -17,20 +17,25 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// TestExportImportRoundTrip: a session written through the real write path,
-// exported, imported into a fresh database and exported again gives the
-// same document, and every turn reads back the same, events included.
+// TestExportImportRoundTrip: a session written through the real write path
+// (events, stages, model and tool calls, an approval, a capture, an image),
+// exported, holds what the store reads of it, and imported into a fresh
+// database and exported again gives the same document; every turn reads
+// back the same, events included.
 func TestExportImportRoundTrip(t *testing.T) {
 	src := mustOpen(t)
 	s := importRichSession(t, src)
+	storeImageTurn(t, src, s.ID, s.ActiveTurnID, llm.Image{MIME: "image/png", Name: "cat.png", Width: 4, Height: 3, Data: catPNG})
+	s, _ = src.GetSession(ctx, s.ID)
 	first := importExport(t, src, s.ID, export.Options{Captures: true})
+	importCheckStreamed(t, src, s.ID, first)
 
 	dst := mustOpen(t)
 	got, err := dst.Import(ctx, bytes.NewReader(first))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.ID != s.ID || got.Title != s.Title || got.Turns != 3 {
+	if got.ID != s.ID || got.Title != s.Title || got.Turns != 4 {
 		t.Fatalf("imported %+v", got)
 	}
 	second := importExport(t, dst, s.ID, export.Options{Captures: true})
@@ -73,15 +78,38 @@ func TestExportImportRoundTrip(t *testing.T) {
 	if c, err := dst.Captures("").GetCapture(ctx, "cap-rich"); err != nil || c == nil || c.Model != "m" {
 		t.Errorf("the capture did not come along: %+v %v", c, err)
 	}
-	for _, table := range []string{"recordings", "turn_calls"} {
+	for _, table := range []string{"recordings", "turn_calls", "images", "approvals", "tool_calls"} {
 		if a, b := importCount(t, src, table), importCount(t, dst, table); a != b || a == 0 {
 			t.Errorf("%s: %d rows imported, %d exported", table, b, a)
 		}
 	}
-	for _, table := range []string{"messages", "events", "stages", "model_calls", "tool_calls", "approvals", "search"} {
+	for _, table := range []string{"messages", "events", "stages", "model_calls", "search"} {
 		if a, b := importCount(t, src, table), importCount(t, dst, table); a != b {
 			t.Errorf("%s: %d rows imported, %d exported", table, b, a)
 		}
+	}
+}
+
+// importCheckStreamed checks that the JSON export b, written as the store
+// read the session, holds what the store reads of it whole.
+func importCheckStreamed(t *testing.T, db *DB, sessionID string, b []byte) {
+	t.Helper()
+	file, err := export.Decode(ctx, bytes.NewReader(b), MaxImportBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := export.Collect(ctx, db, sessionID, export.Load{AllEvents: true, Captures: true, Images: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if file.Version != 4 || len(whole.Images) == 0 || len(whole.Captures) == 0 {
+		t.Fatalf("version %d, %d images, %d captures: not what this test is about", file.Version, len(whole.Images), len(whole.Captures))
+	}
+	file.Format, file.Version, file.ExportedAt, file.AppVersion = "", 0, time.Time{}, ""
+	if !reflect.DeepEqual(file, whole) {
+		a, _ := json.Marshal(file)
+		b, _ := json.Marshal(whole)
+		t.Fatalf("the file holds\n%s\nthe store\n%s", a, b)
 	}
 }
 
@@ -244,7 +272,7 @@ func TestImportRefuses(t *testing.T) {
 		{"no version", `{"format":"agentdeck-session","session":{"id":"x"},"turns":[]}`, apperr.Invalid, []string{"does not say which export version"}},
 		{"version zero", `{"format":"agentdeck-session","version":0}`, apperr.Invalid, []string{"export version 0 is not valid"}},
 		{"more after the document", string(good) + `{"format":"agentdeck-session"}`, apperr.Invalid, []string{"more after the session"}},
-		{"wrong kind of value", strings.Replace(string(good), `"seq": 2,`, `"seq": "two",`, 1), apperr.Invalid, []string{"damaged", "turns[0].events[1].seq holds text where a whole number belongs", "Nothing was imported"}},
+		{"wrong kind of value", strings.Replace(string(good), `"seq":2,`, `"seq":"two",`, 1), apperr.Invalid, []string{"damaged", "turns[0].events[1].seq holds text where a whole number belongs", "Nothing was imported"}},
 		{"turns as an object", `{"format":"agentdeck-session","version":2,"session":{"id":"x"},"turns":{"seq":1}}`, apperr.Invalid,
 			[]string{"turns holds an object where a list belongs", "Nothing was imported"}},
 		{"version as text", `{"format":"agentdeck-session","version":"2"}`, apperr.Invalid, []string{"version holds text where a whole number belongs"}},
