@@ -249,10 +249,11 @@ func figures() []check {
 			ratio: text("%s× raw FTS query", mv(kSearch, "search/raw")),
 			abs:   text("%s ms a query (raw %s ms)", mv(kSearch, "search-ms/query"), mv(kSearch, "raw-ms/query"))},
 		{id: "5c", figure: "History at scale", what: "JSON export of a 1,000-turn session",
-			value: metric(kExport, "export/raw"), target: 3, targetText: "≤ 3× raw SQL",
+			value: metric(kExport, "export/raw"), target: 2, targetText: "≤ 2× raw SQL",
 			ratio: text("%s× raw SQL", mv(kExport, "export/raw")),
-			abs:   text("%s ms for %s MB (raw %s ms)", mv(kExport, "export-ms"), mv(kExport, "export-MB"), mv(kExport, "raw-ms")),
-			why:   whyExport},
+			abs: text("%s ms for %s MB (raw %s ms); peak heap %s MB, %s MB allocated",
+				mv(kExport, "export-ms"), mv(kExport, "export-MB"), mv(kExport, "raw-ms"), mv(kExport, "export-peak-heap-MB"), mv(kExport, "export-alloc-MB")),
+			why: whyExport},
 		{id: "6a", figure: "Desktop", what: "cold start to the session list (empty database), median of 5",
 			value: desktopRatio("agentdeck_ready_ms", "floor_ready_ms"), target: 1.5, targetText: "≤ 1.5× a trivial Wails window",
 			ratio: text("%s× a trivial Wails window (%s ms)", div(dv("agentdeck_ready_ms"), dv("floor_ready_ms")), dv("floor_ready_ms")),
@@ -388,12 +389,13 @@ func whyReplay(*data) string {
 }
 
 func whyExport(d *data) string {
-	return fmt.Sprintf("Export builds the whole document in memory and encodes it with encoding/json's Encoder and SetIndent: the %s MB document is marshalled into one buffer, "+
-		"then re-indented into a second one, and every json.RawMessage column (each event's data, results, diagnostics) is validated and compacted on the way. "+
-		"A CPU profile of this benchmark: JSON encoding ~40%%, GC ~20%% (growslice and memmove of the big buffers), reading SQLite ~25%%. "+
-		"The raw floor only scans the same rows. Writing the document turn by turn as it is read, without re-indenting the raw columns, would bring it near 2×. "+
-		"The ratio is also the noisiest of the run (3.5× to 5.5× across runs while building the harness), because it is dominated by allocation and GC.",
-		num(d.mv(kExport, "export-MB")))
+	return fmt.Sprintf("The export writes the document as it reads the session (one read transaction, each table's query read alongside the turns', in their order) "+
+		"and copies the JSON columns (event data, results, diagnostics) as stored, so it holds %s MB of heap at its peak for the %s MB file and allocates %s MB. "+
+		"What it adds to the raw floor is small: a CPU profile of this benchmark, taken while building the streaming export, puts about 60%% of the export in reading rows "+
+		"(SQLite stepping through them, about 35%%, and the driver copying each column into a Go string, about 15%%), as the floor does too, "+
+		"and under a tenth in writing the JSON; the rest is allocation and GC of the strings the driver returns. "+
+		"Reading fewer rows (token runs stored as one row) lowers both sides. The ratio is sensitive to load on the machine, since both sides are short.",
+		num(d.mv(kExport, "export-peak-heap-MB")), num(d.mv(kExport, "export-MB")), num(d.mv(kExport, "export-alloc-MB")))
 }
 
 func whyUI(d *data) string {

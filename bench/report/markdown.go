@@ -225,7 +225,8 @@ const howMeasured = `## How each figure is measured
    search index) and 1,000,000 events, written with direct SQL in transactions of 1,000 turns and kept in the run's temp dir for the desktop part.
    Each operation is timed against the raw SQL it wraps (the same statements, rows scanned into plain values), alternating: opening the
    5,000-turn session (ListTurns' first page and GetTurn of the newest turn), Search for six queries from a very common word to a rare one
-   and a prefix (geometric mean of the per-query ratios), and the JSON export of the 1,000-turn session (20,000 events).
+   and a prefix (geometric mean of the per-query ratios), and the JSON export of the 1,000-turn session (20,000 events); then, untimed, the
+   export's peak heap above its start (sampled every millisecond through runtime/metrics, as for the peer) and the bytes it allocates, medians of 3.
 6. **Desktop** (scripts/bench.sh): the release binary built by ` + "`make build`" + ` starts under Xvfb with a fresh database and
    AGENTDECK_READY_FILE, like scripts/smoke.sh; cold start is the time from launch to the ready file, which the UI writes once its shell has
    rendered and Status has answered (the session list is fetched in parallel, so it is usually, not always, drawn by then). Median of 5, alternating with a trivial Wails window (bench/peer/cmd/floorapp: one page that
