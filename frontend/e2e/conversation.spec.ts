@@ -72,8 +72,14 @@ test('the plan checklist ends with every step ticked', async ({ page }) => {
   await expect(turn.getByRole('group').filter({ hasText: 'update_plan' })).toHaveCount(2);
 });
 
+// vega's code is a chunk of its own, loaded when the first chart renders:
+// the first screen does not parse it.
+const scripts = (urls: string[]) => urls.filter((u) => u.startsWith(`${ORIGIN}/`) && new URL(u).pathname.endsWith('.js'));
+
 test('the chart renders four bars and nothing is fetched from elsewhere', async ({ page, requests }) => {
   await newSession(page);
+  const atStart = scripts(requests);
+  expect(atStart.length).toBeGreaterThan(0);
   const turn = await send(page, ASK);
   await finished(turn);
   const figure = turn.getByRole('figure', { name: 'Revenue by region (Q3)' });
@@ -87,6 +93,7 @@ test('the chart renders four bars and nothing is fetched from elsewhere', async 
   await expect(svg.getByText('Region', { exact: true })).toBeVisible();
   await figure.scrollIntoViewIfNeeded();
   await shot(page, 'browser-chart.png');
+  expect(scripts(requests).filter((u) => !atStart.includes(u)), 'scripts loaded for the chart').not.toEqual([]);
   expect(requests.length).toBeGreaterThan(5);
   expect(requests.filter((u) => !u.startsWith(`${ORIGIN}/`))).toEqual([]);
 });
