@@ -26,7 +26,9 @@ type CheckReport struct {
 	Problems      []string `json:"problems"`
 	SchemaVersion int      `json:"schema_version"`
 	// Sessions, Turns, Events and Messages are the rows that could be
-	// read; a table in Unreadable has more that could not.
+	// read, events counted one by one (a run of streamed tokens is one row
+	// holding many); a table in Unreadable has more that could not, and is
+	// counted by its rows.
 	Sessions int64 `json:"sessions"`
 	Turns    int64 `json:"turns"`
 	Events   int64 `json:"events"`
@@ -286,7 +288,11 @@ func (db *DB) checkCounts(ctx context.Context, conn *sql.Conn, rep *CheckReport)
 	rep.SchemaVersion = v
 	for _, t := range countedTables {
 		c := TableCount{Name: t, Complete: true}
-		err := conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM `+t+` NOT INDEXED`).Scan(&c.Rows)
+		count := "COUNT(*)"
+		if t == "events" {
+			count = "COALESCE(SUM(run_len), 0)" // events, not rows: a run of tokens is one row
+		}
+		err := conn.QueryRowContext(ctx, `SELECT `+count+` FROM `+t+` NOT INDEXED`).Scan(&c.Rows)
 		if err != nil && !isCorrupt(err) {
 			return err
 		}

@@ -151,7 +151,7 @@ func crashRecover(t *testing.T, path, turnID string, reports []crashProgress) ti
 	return oldest
 }
 
-// crashEvent is one row of the events table.
+// crashEvent is one stored event, as the store reads it back.
 type crashEvent struct {
 	seq  int64
 	typ  turn.EventType
@@ -160,26 +160,33 @@ type crashEvent struct {
 
 func crashStoredEvents(t *testing.T, q *sql.DB, turnID string) []crashEvent {
 	t.Helper()
-	rows, err := q.Query(`SELECT seq, type, data FROM events WHERE turn_id = ? ORDER BY seq`, turnID)
+	// Row by row, each run expanded: what every reader sees.
+	rows, err := q.Query(`SELECT `+eventRowColumns+` FROM events WHERE turn_id = ? ORDER BY seq`, turnID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	var out []crashEvent
 	for rows.Next() {
-		var e crashEvent
-		var data string
-		if err := rows.Scan(&e.seq, &e.typ, &data); err != nil {
+		var r eventRow
+		if err := r.scan(rows); err != nil {
 			t.Fatal(err)
 		}
-		if e.typ == turn.EventToken {
-			var td turn.TokenData
-			if err := json.Unmarshal([]byte(data), &td); err != nil {
-				t.Fatalf("event %d: token data %q: %v", e.seq, data, err)
-			}
-			e.text = td.Text
+		events, err := r.expand("", turnID, 0, nil)
+		if err != nil {
+			t.Fatalf("row at seq %d: %v", r.seq, err)
 		}
-		out = append(out, e)
+		for _, ev := range events {
+			e := crashEvent{seq: ev.Seq, typ: ev.Type}
+			if e.typ == turn.EventToken {
+				var td turn.TokenData
+				if err := json.Unmarshal(ev.Data, &td); err != nil {
+					t.Fatalf("event %d: token data %q: %v", e.seq, ev.Data, err)
+				}
+				e.text = td.Text
+			}
+			out = append(out, e)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
@@ -489,7 +496,7 @@ func runCrashChild(t *testing.T, path string) {
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log, rec}})
 	go rec.report(crashTick, func() int64 {
 		var n int64
-		_ = db.reader.QueryRow(`SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, tr.ID).Scan(&n)
+		_ = db.reader.QueryRow(lastSeqQuery, tr.ID).Scan(&n)
 		return n
 	})
 	res := turn.RunTurn(ctx, em, func(ctx context.Context) turn.Result {

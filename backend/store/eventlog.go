@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -161,9 +160,7 @@ func (l *EventLog) Answer(ctx context.Context) (stored, emitted string, err erro
 			b.Reset()
 			stored = ""
 		case turn.EventToken:
-			var d turn.TokenData
-			_ = json.Unmarshal(e.Data, &d)
-			b.WriteString(d.Text)
+			b.WriteString(e.StreamedText())
 		}
 	}
 	return stored, b.String(), nil
@@ -192,44 +189,63 @@ func (l *EventLog) write(batch []turn.Event) error {
 }
 
 // eventsPerInsert rows go in one multi-row INSERT: one statement call per
-// 64 events instead of one per event (10 parameters a row, well under
+// 64 rows instead of one per row (11 parameters a row, well under
 // SQLite's limit).
 const eventsPerInsert = 64
 
-const eventColumns = `INSERT OR IGNORE INTO events (turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES `
+const eventColumns = `INSERT INTO events (turn_id, seq, run_len, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES `
 
+// eventConflict keeps a batch written again whole: a write whose commit
+// reported an error may have landed. The batch comes back with any events
+// emitted since after it, so a run may now be longer; what was stored is
+// its prefix, and the longer run replaces it.
+const eventConflict = ` ON CONFLICT (turn_id, seq) DO UPDATE SET run_len = excluded.run_len, data = excluded.data WHERE excluded.run_len > events.run_len`
+
+// insertEvents stores a batch of a turn's events in order: each run of
+// consecutive token (or reasoning) events as one row (eventrun.go), every
+// other event as its own.
 func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.Event) error {
 	var full *sql.Stmt
-	args := make([]any, 0, eventsPerInsert*10)
+	args := make([]any, 0, eventsPerInsert*11)
+	var runs []byte // the data of this statement's runs, one buffer
 	for len(batch) > 0 {
-		n := min(len(batch), eventsPerInsert)
-		args = args[:0]
-		for _, e := range batch[:n] {
+		args, runs = args[:0], runs[:0]
+		rows := 0
+		for rows < eventsPerInsert && len(batch) > 0 {
+			n := runLength(batch)
+			e := &batch[0]
 			at, _ := e.At.MarshalJSON()
-			args = append(args, turnID, e.Seq, e.ID, e.StageID, e.ParentID, string(at[1:len(at)-1]), string(e.Type), string(e.Phase), e.Checkpoint, string(e.Data))
+			data := string(e.Data)
+			if n > 1 {
+				from := len(runs)
+				runs = appendRunData(runs, batch[:n])
+				data = string(runs[from:])
+			}
+			args = append(args, turnID, e.Seq, n, e.ID, e.StageID, e.ParentID, string(at[1:len(at)-1]), string(e.Type), string(e.Phase), e.Checkpoint, data)
+			batch = batch[n:]
+			rows++
 		}
 		var err error
-		if n == eventsPerInsert {
+		if rows == eventsPerInsert {
 			if full == nil {
-				if full, err = tx.PrepareContext(ctx, eventColumns+valuesList(n)); err != nil {
+				if full, err = tx.PrepareContext(ctx, eventColumns+valuesList(rows)+eventConflict); err != nil {
 					return err
 				}
 				defer full.Close()
 			}
 			_, err = full.ExecContext(ctx, args...)
 		} else {
-			_, err = tx.ExecContext(ctx, eventColumns+valuesList(n), args...)
+			_, err = tx.ExecContext(ctx, eventColumns+valuesList(rows)+eventConflict, args...)
 		}
 		if err != nil {
 			return err
 		}
-		batch = batch[n:]
 	}
 	return nil
 }
 
-// valuesList returns n "(?, ..., ?)" groups of ten placeholders.
+// valuesList returns n "(?, ..., ?)" groups of eleven placeholders.
 func valuesList(n int) string {
-	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+	const row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 	return strings.Repeat(row+", ", n-1) + row
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"iter"
 	"strings"
-	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/export"
@@ -129,7 +128,7 @@ const (
 		FROM turns t JOIN tool_calls c ON c.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, c.rowid`
 	approvalsInTurnOrder = `SELECT a.turn_id, a.call_id, a.tool, a.args, a.guard, a.answer, a.at
 		FROM turns t JOIN approvals a ON a.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, a.id`
-	eventsInTurnOrder = `SELECT e.turn_id, e.seq, e.id, e.stage_id, e.parent_id, e.at, e.type, e.phase, e.checkpoint, e.data
+	eventsInTurnOrder = `SELECT e.turn_id, e.seq, e.run_len, e.id, e.stage_id, e.parent_id, e.at, e.type, e.phase, e.checkpoint, e.data
 		FROM turns t JOIN events e ON e.turn_id = t.id WHERE t.session_id = ?`
 )
 
@@ -363,18 +362,27 @@ func scanApproval(rows *sql.Rows, a *export.Approval) (string, error) {
 }
 
 // scanEventRow reads one row of eventsInTurnOrder into evs (replacing
-// what it held) as the events it stores, and returns its turn. It is the
-// one place an export turns an events row into events.
+// what it held) as the events it stores, and returns its turn: one event,
+// or each event of a run (eventrun.go). It is the one place an export
+// turns an events row into events.
 func scanEventRow(rows *sql.Rows, sessionID string, evs *[]turn.Event) (string, error) {
-	var e turn.Event
-	var at, data string
-	if err := rows.Scan(&e.TurnID, &e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data); err != nil {
+	var r eventRow
+	var turnID string
+	if err := r.scan(rows, &turnID); err != nil {
 		return "", err
 	}
-	t, _ := time.Parse(time.RFC3339Nano, at)
-	e.At, e.SessionID, e.Data = turn.Time{Time: t}, sessionID, rawColumn(data, `{}`)
-	*evs = append((*evs)[:0], e)
-	return e.TurnID, nil
+	out, err := r.expand(sessionID, turnID, 0, (*evs)[:0])
+	if err != nil {
+		return "", damagedRun(err, "exporting the events of turn "+turnID)
+	}
+	for i := range out {
+		// An object passes as it is; anything else as rawColumn makes it JSON.
+		if d := out[i].Data; len(d) < 2 || d[0] != '{' || d[len(d)-1] != '}' {
+			out[i].Data = rawColumn(string(d), `{}`)
+		}
+	}
+	*evs = out
+	return turnID, nil
 }
 
 // eventFilter is the condition on eventsInTurnOrder that reads what load

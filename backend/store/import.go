@@ -153,16 +153,11 @@ func (im *importer) run() (Session, error) {
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, s.Title, s.ID); err != nil {
 		return Session{}, err
 	}
-	events, err := im.tx.PrepareContext(im.ctx, `INSERT INTO events (turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-	if err != nil {
-		return Session{}, err
-	}
-	defer events.Close()
 	for i := range doc.Turns {
 		if err := im.ctx.Err(); err != nil {
 			return Session{}, err
 		}
-		if err := im.turn(&doc.Turns[i], events); err != nil {
+		if err := im.turn(&doc.Turns[i]); err != nil {
 			return Session{}, turnError(i+1, err)
 		}
 	}
@@ -321,7 +316,7 @@ func init() {
 	}
 }
 
-func (im *importer) turn(t *export.Turn, events *sql.Stmt) error {
+func (im *importer) turn(t *export.Turn) error {
 	if err := im.checkTurn(t); err != nil {
 		return err
 	}
@@ -352,7 +347,7 @@ func (im *importer) turn(t *export.Turn, events *sql.Stmt) error {
 			return err
 		}
 	}
-	return im.events(tid, t, events)
+	return im.events(tid, t)
 }
 
 // interruptImported leaves a turn that was running when exported as
@@ -462,17 +457,20 @@ func (im *importer) approvals(tid string, t *export.Turn) error {
 	return nil
 }
 
-// events stores the turn's log. An event's session and turn are those of
-// the row it is stored under, so they need no column of their own.
-func (im *importer) events(tid string, t *export.Turn, stmt *sql.Stmt) error {
-	for _, e := range t.Events {
-		at, _ := e.At.MarshalJSON()
-		if _, err := stmt.ExecContext(im.ctx, tid, e.Seq, im.id(e.ID), im.id(e.StageID), im.id(e.ParentID), string(at[1:len(at)-1]),
-			string(e.Type), string(e.Phase), e.Checkpoint, im.raw(e.Data, `{}`)); err != nil {
-			return err
+// events stores the turn's log as the event log does, token runs and all
+// (insertEvents). An event's session and turn are those of the row it is
+// stored under, so they need no column of their own. The events must
+// come in order of seq, each once.
+func (im *importer) events(tid string, t *export.Turn) error {
+	evs := make([]turn.Event, len(t.Events))
+	for i, e := range t.Events {
+		if i > 0 && e.Seq <= t.Events[i-1].Seq {
+			return apperr.New(apperr.Invalid, "This file is damaged: its events are out of order (seq %d after %d). Nothing was imported.", e.Seq, t.Events[i-1].Seq)
 		}
+		evs[i] = turn.Event{Seq: e.Seq, ID: im.id(e.ID), StageID: im.id(e.StageID), ParentID: im.id(e.ParentID), At: e.At,
+			Type: e.Type, Phase: e.Phase, Checkpoint: e.Checkpoint, Data: json.RawMessage(im.raw(e.Data, `{}`))}
 	}
-	return nil
+	return insertEvents(im.ctx, im.tx, tid, evs)
 }
 
 // captures stores the file's recorded model calls, each as a recording of

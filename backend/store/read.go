@@ -119,7 +119,7 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	// and they are named as what failed, the turn's events.
 	var events error
 	if d.Charts, events = db.turnCharts(ctx, id); events == nil {
-		if err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM events WHERE turn_id = ?`, id).Scan(&d.LastSeq); err != nil {
+		if err := db.reader.QueryRowContext(ctx, lastSeqQuery, id).Scan(&d.LastSeq); err != nil {
 			events = readError(err, "reading the events of turn "+id)
 		}
 	}
@@ -245,11 +245,15 @@ func (db *DB) EventsAfter(ctx context.Context, turnID string, after int64, limit
 		return nil, readError(err, "reading turn "+turnID)
 	}
 	doing := "reading the events of turn " + turnID
-	q := `SELECT seq, id, stage_id, parent_id, at, type, phase, checkpoint, data FROM events WHERE turn_id = ? AND seq > ? ORDER BY seq`
-	args := []any{turnID, after}
+	// From the row that holds seq after + 1: a run (eventrun.go) may
+	// start at or before after and go on beyond it. Each row holds at
+	// least one event, so limit + 1 rows hold limit events past after.
+	q := `SELECT ` + eventRowColumns + ` FROM events WHERE turn_id = ?1
+		AND seq >= COALESCE((SELECT MAX(seq) FROM events WHERE turn_id = ?1 AND seq <= ?2), 0) ORDER BY seq`
+	args := []any{turnID, after + 1}
 	if limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, limit)
+		q += ` LIMIT ?3`
+		args = append(args, limit+1)
 	}
 	rows, err := db.reader.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -258,17 +262,19 @@ func (db *DB) EventsAfter(ctx context.Context, turnID string, after int64, limit
 	defer rows.Close()
 	var out []turn.Event
 	for rows.Next() {
-		e := turn.Event{TurnID: turnID, SessionID: sessionID.String}
-		var at, data string
-		if err := rows.Scan(&e.Seq, &e.ID, &e.StageID, &e.ParentID, &at, &e.Type, &e.Phase, &e.Checkpoint, &data); err != nil {
+		var r eventRow
+		if err := r.scan(rows); err != nil {
 			return nil, readError(err, doing)
 		}
-		_ = e.At.UnmarshalJSON([]byte(strconv.Quote(at)))
-		e.Data = json.RawMessage(data)
-		out = append(out, e)
+		if out, err = r.expand(sessionID.String, turnID, after, out); err != nil {
+			return nil, damagedRun(err, doing)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, readError(err, doing)
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[:limit]
 	}
 	return out, nil
 }

@@ -237,21 +237,27 @@ func (db *DB) recoverTx(ctx context.Context, tx *sql.Tx, turnID string) (bool, e
 // partialText joins the tokens streamed after the turn's last think_start:
 // the answer of the model call that was under way.
 func partialText(ctx context.Context, tx *sql.Tx, turnID string) (string, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT data FROM events WHERE turn_id = ? AND type = 'token'
+	rows, err := tx.QueryContext(ctx, `SELECT `+eventRowColumns+` FROM events WHERE turn_id = ? AND type = 'token'
 		AND seq > COALESCE((SELECT MAX(seq) FROM events WHERE turn_id = ? AND type = 'think_start'), 0) ORDER BY seq`, turnID, turnID)
 	if err != nil {
 		return "", err
 	}
 	defer rows.Close()
 	var b strings.Builder
+	var events []turn.Event
 	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
+		var r eventRow
+		if err := r.scan(rows); err != nil {
 			return "", err
 		}
-		var t turn.TokenData
-		_ = json.Unmarshal([]byte(data), &t)
-		b.WriteString(t.Text)
+		if events, err = r.expand("", turnID, 0, events[:0]); err != nil {
+			return "", err
+		}
+		for _, e := range events {
+			var t turn.TokenData
+			_ = json.Unmarshal(e.Data, &t)
+			b.WriteString(t.Text)
+		}
 	}
 	return b.String(), rows.Err()
 }

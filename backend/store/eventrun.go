@@ -1,0 +1,159 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// Token runs. A streamed answer is tens of thousands of token events, and
+// a row each made the store the slowest part of the token path. So the
+// consecutive token (or reasoning) events of one stage that land in one
+// write batch are stored as one row of events: a run. The row's seq is the
+// run's first, run_len how many it holds; its id and at are the first
+// event's, and its data is
+//
+//	{"ids": [every event's id], "at": [each one's time, in ms after the first], "data": [each one's data]}
+//
+// Reading is lossless: eventRow.expand gives back exactly the events the
+// live stream carried, with their seq, ids, times (to the millisecond, as
+// the stream carries them), parents and data. Every reader of events goes
+// through it; a row written before runs existed is a run of one.
+
+// eventRowColumns are the columns an eventRow scans, in its order.
+const eventRowColumns = `seq, run_len, id, stage_id, parent_id, at, type, phase, checkpoint, data`
+
+// lastSeqQuery answers a turn's newest stored seq (0 for none): the last
+// of its last row, which may be a run.
+const lastSeqQuery = `SELECT COALESCE((SELECT seq + run_len - 1 FROM events WHERE turn_id = ? ORDER BY seq DESC LIMIT 1), 0)`
+
+// eventRow is one stored row of events: one event, or a run of them.
+type eventRow struct {
+	seq, runLen                     int64
+	id, stageID, parentID, at, data string
+	typ, phase                      string
+	checkpoint                      bool
+}
+
+// scan reads the row's eventRowColumns, after any columns in before.
+func (r *eventRow) scan(s scanner, before ...any) error {
+	return s.Scan(append(before, &r.seq, &r.runLen, &r.id, &r.stageID, &r.parentID, &r.at, &r.typ, &r.phase, &r.checkpoint, &r.data)...)
+}
+
+// lastSeq is the seq of the row's last event.
+func (r *eventRow) lastSeq() int64 { return r.seq + max(r.runLen, 1) - 1 }
+
+// runData is the data of a run's row.
+type runData struct {
+	IDs  []string          `json:"ids"`
+	At   []int64           `json:"at"`
+	Data []json.RawMessage `json:"data"`
+}
+
+// expand appends the row's events with seq > after to out. A run whose
+// data does not hold run_len events is damaged, and says so.
+func (r *eventRow) expand(sessionID, turnID string, after int64, out []turn.Event) ([]turn.Event, error) {
+	first := turn.Event{
+		SessionID: sessionID, TurnID: turnID, StageID: r.stageID, ParentID: r.parentID,
+		Seq: r.seq, ID: r.id, Type: turn.EventType(r.typ), Phase: turn.Phase(r.phase), Checkpoint: r.checkpoint,
+	}
+	_ = first.At.UnmarshalJSON([]byte(strconv.Quote(r.at)))
+	if r.runLen <= 1 {
+		if r.seq > after {
+			first.Data = json.RawMessage(r.data)
+			out = append(out, first)
+		}
+		return out, nil
+	}
+	var run runData
+	if err := json.Unmarshal([]byte(r.data), &run); err != nil {
+		return out, fmt.Errorf("the run of %d events from seq %d does not read: %w", r.runLen, r.seq, err)
+	}
+	if n := int(r.runLen); len(run.IDs) != n || len(run.At) != n || len(run.Data) != n {
+		return out, fmt.Errorf("the run of %d events from seq %d holds %d ids, %d times and %d data", r.runLen, r.seq, len(run.IDs), len(run.At), len(run.Data))
+	}
+	for i := range run.IDs {
+		e := first
+		e.Seq = r.seq + int64(i)
+		if e.Seq <= after {
+			continue
+		}
+		e.ID, e.Data = run.IDs[i], run.Data[i]
+		e.At = turn.Time{Time: first.At.Add(time.Duration(run.At[i]) * time.Millisecond)}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// joinsRun reports whether e continues the run that ends with last: both
+// streamed pieces (token or reasoning) of one type, stage, parent and
+// phase, with no event between them.
+func joinsRun(last, e *turn.Event) bool {
+	return (e.Type == turn.EventToken || e.Type == turn.EventReasoning) &&
+		e.Type == last.Type && e.Seq == last.Seq+1 && e.StageID == last.StageID &&
+		e.ParentID == last.ParentID && e.Phase == last.Phase && !e.Checkpoint && !last.Checkpoint
+}
+
+// runLength is how many events from batch[0] make one row.
+func runLength(batch []turn.Event) int {
+	n := 1
+	for n < len(batch) && joinsRun(&batch[n-1], &batch[n]) {
+		n++
+	}
+	return n
+}
+
+// appendRunData appends the data column of a run of events to b.
+func appendRunData(b []byte, run []turn.Event) []byte {
+	b = append(b, `{"ids":[`...)
+	for i := range run {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, run[i].ID)
+	}
+	b = append(b, `],"at":[`...)
+	start := run[0].At.UnixMilli()
+	for i := range run {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, run[i].At.UnixMilli()-start, 10)
+	}
+	b = append(b, `],"data":[`...)
+	for i := range run {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if len(run[i].Data) == 0 {
+			b = append(b, "{}"...)
+		} else {
+			b = append(b, run[i].Data...)
+		}
+	}
+	return append(b, "]}"...)
+}
+
+// appendJSONString appends s as a JSON string: as it is when it needs no
+// escaping (an id always), else as encoding/json writes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// damagedRun is the error of a run whose data does not read: the file's
+// pages are sound, but what one row holds is not what was written.
+func damagedRun(err error, doing string) error {
+	return apperr.Wrap(err, apperr.Damaged, "%s failed: a stored run of streamed tokens is damaged. The other events read; `agentdeck db check` looks at the whole file.", doing)
+}
