@@ -352,15 +352,17 @@ func components() []check {
 
 func whyPipeline(d *data) string {
 	rate := d.mv(kEventLog, "events/s")
-	return fmt.Sprintf("Every token becomes a turn.Event that the EventLog stores as its own SQLite row. "+
-		"The store writes about %s events/s on this machine (BenchmarkEventLogWrite), so the turn's 50,000 rows cost about %s ms of CPU by themselves, "+
-		"while bare go-openai reads the whole stream in %s ms. On 2 cores that writer, the client's per-chunk JSON decoding (its own decoder since issue 19, "+
-		"faster than the floor's: row C1) and the sinks share the CPU. A CPU profile of this benchmark taken while building it, when the client still decoded "+
-		"with go-openai: EventLog writes ~29%%, go-openai decoding ~26%%, "+
-		"Hub and Coalescer ~8%% (the Coalescer decodes every token's JSON again to merge it), the capture record, its 50,000-chunk JSON blob and FinishTurn ~9%%, GC most of the rest. "+
-		"0.8 of bare go-openai cannot be reached while each token is a row; storing the consecutive tokens of a batch as one merged event "+
-		"(what the Coalescer already does for the UI) would remove most of the store's share. The absolute target is met %s× over.",
-		num(rate), num(50_000/rate*1000), num(d.mv(kPipeline, "bare-ms")), num(d.mv(kPipeline, "full-tok/s")/20_000))
+	return fmt.Sprintf("Since issue 22 a token is no longer a row: the tokens of a write batch are one row (a token run; the store writes %s events/s that way, "+
+		"BenchmarkEventLogWrite), the Coalescer merges typed text without decoding each token again, and the Hub keeps a running turn's events in blocks. "+
+		"Where the time goes now, from a CPU profile of this benchmark after those changes (samples grouped by the innermost frame that belongs to a part; "+
+		"the floor's own share left out): the store ~42%% (of it, FinishTurn ~40%%: the search index's FTS5 flush of the 50,000-token answer, then writing "+
+		"the answer into messages, the stage and the result; the token runs ~30%%; storing the capture and starting the turn the rest), the llm client's read and decode ~19%% "+
+		"(about what go-openai spends on the same stream), the capture record's 50,000 chunks and their JSON ~13%%, GC ~13%%, the Emitter (a UUIDv7 and "+
+		"the JSON of each token) ~5%%, Hub and Coalescer ~1%%. Bare go-openai reads the stream in %s ms and keeps nothing. "+
+		"Reaching 0.8 would take the answer's search indexing and its copies in the turn off the turn's path (index after turn_completed, healed at start "+
+		"after a crash), the capture record's chunks kept as the bytes they arrived as instead of re-encoded, and a cheaper event id; each is a change of "+
+		"the record's contract, not a tuning. The absolute target is met %s× over.",
+		num(rate), num(d.mv(kPipeline, "bare-ms")), num(d.mv(kPipeline, "full-tok/s")/20_000))
 }
 
 func whyPeer(peer string) func(*data) string {
