@@ -44,9 +44,6 @@ func (r *eventRow) scan(s scanner, before ...any) error {
 	return s.Scan(append(before, &r.seq, &r.runLen, &r.id, &r.stageID, &r.parentID, &r.at, &r.typ, &r.phase, &r.checkpoint, &r.data)...)
 }
 
-// lastSeq is the seq of the row's last event.
-func (r *eventRow) lastSeq() int64 { return r.seq + max(r.runLen, 1) - 1 }
-
 // runData is the data of a run's row.
 type runData struct {
 	IDs  []string          `json:"ids"`
