@@ -390,12 +390,17 @@ func captureCtxError(err error) error {
 // MarshalJSON writes the common case, a text delta, without reflection:
 // a long answer has tens of thousands of them and recording must stay cheap.
 func (rc RecordedChunk) MarshalJSON() ([]byte, error) {
+	return rc.appendJSON(make([]byte, 0, 48+len(rc.Chunk.Content)+len(rc.Chunk.Reasoning)))
+}
+
+// appendJSON appends the chunk's JSON to b.
+func (rc RecordedChunk) appendJSON(b []byte) ([]byte, error) {
 	c := rc.Chunk
 	if len(c.ToolCalls) > 0 || c.Usage != nil {
 		type plain RecordedChunk // no MarshalJSON: avoids recursion
-		return marshalNoEscape(plain(rc))
+		enc, err := marshalNoEscape(plain(rc))
+		return append(b, enc...), err
 	}
-	b := make([]byte, 0, 48+len(c.Content)+len(c.Reasoning))
 	b = append(b, `{"at_ns":`...)
 	b = strconv.AppendInt(b, int64(rc.At), 10)
 	b = append(b, `,"chunk":{`...)
@@ -417,6 +422,32 @@ func (rc RecordedChunk) MarshalJSON() ([]byte, error) {
 	field("reasoning", c.Reasoning)
 	field("finish_reason", c.FinishReason)
 	return append(b, "}}"...), nil
+}
+
+// MarshalChunks is the JSON of a recording's chunks, as json.Marshal
+// would give it but in one buffer: json.Marshal would check and copy each
+// chunk's JSON again, which for a long answer's tens of thousands of
+// chunks cost more than writing them.
+func MarshalChunks(chunks []RecordedChunk) ([]byte, error) {
+	if chunks == nil {
+		return []byte("null"), nil
+	}
+	n := 2
+	for i := range chunks {
+		n += 48 + len(chunks[i].Chunk.Content) + len(chunks[i].Chunk.Reasoning)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	var err error
+	for i := range chunks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, err = chunks[i].appendJSON(b); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // appendJSONString appends s as a JSON string.

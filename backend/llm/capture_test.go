@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -487,6 +488,43 @@ func TestWithCapturePanicsOnMiswiring(t *testing.T) {
 				}
 			}()
 			llm.WithCapture(captureFailingModel(t), tt.opts)
+		})
+	}
+}
+
+// TestMarshalChunks: the recording's chunks written in one buffer read
+// back as json.Marshal's do, for text, reasoning, tool calls, usage,
+// characters that need escaping, and no chunks at all.
+func TestMarshalChunks(t *testing.T) {
+	chunks := []llm.RecordedChunk{
+		{At: 5, Chunk: llm.Chunk{Content: `plain`}},
+		{At: 7, Chunk: llm.Chunk{Content: "<b>\"quoted\" & back\\slash\n\u2028 naïve"}},
+		{At: 9, Chunk: llm.Chunk{Reasoning: "thinking…"}},
+		{At: 11, Chunk: llm.Chunk{ToolCalls: []llm.ToolCallDelta{{Index: 0, ID: "call_1", Name: "plan", Arguments: `{"a":1}`}}}},
+		{At: 13, Chunk: llm.Chunk{FinishReason: "stop", Usage: &llm.Usage{InputTokens: 3, OutputTokens: 4, TotalTokens: 7}}},
+	}
+	for _, tc := range []struct {
+		name   string
+		chunks []llm.RecordedChunk
+	}{{"a stream", chunks}, {"none", []llm.RecordedChunk{}}, {"nil", nil}} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := llm.MarshalChunks(tc.chunks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(tc.chunks)
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("%s does not read: %v", got, err)
+			}
+			_ = json.Unmarshal(want, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Fatalf("got  %s\nwant %s", got, want)
+			}
+			var back []llm.RecordedChunk
+			if err := json.Unmarshal(got, &back); err != nil || !reflect.DeepEqual(back, tc.chunks) {
+				t.Fatalf("read back %+v (%v), want %+v", back, err, tc.chunks)
+			}
 		})
 	}
 }

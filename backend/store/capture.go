@@ -50,7 +50,7 @@ func (c *Captures) GetCapture(ctx context.Context, key string) (*llm.Capture, er
 // PutCapture implements llm.CaptureStore: it adds a recording, never
 // replacing one, and makes it the turn's next call.
 func (c *Captures) PutCapture(ctx context.Context, cp *llm.Capture) error {
-	chunks, err := json.Marshal(cp.Chunks)
+	chunks, err := llm.MarshalChunks(cp.Chunks)
 	if err != nil {
 		return err
 	}
