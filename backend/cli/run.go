@@ -120,9 +120,10 @@ func (f runFlags) checkPrompt(prompt string, env Env) int {
 }
 
 // runStore is what run uses of the database besides the engine: the
-// session the turn goes into.
+// session the turn goes into, and a provider's default model.
 type runStore interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
+	GetProvider(ctx context.Context, name string) (llm.Provider, error)
 	sessionWriter
 }
 
@@ -159,8 +160,14 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		fmt.Fprintln(env.Stderr, "agentdeck: no model server: pass --base-url URL (or set OPENAI_BASE_URL), or --provider NAME")
 		return ExitUsage
 	}
+	if f.model == "" && sess.Model == "" && f.provider != "" {
+		// The provider's own default model, as the window uses it.
+		if p, err := db.GetProvider(ctx, f.provider); err == nil {
+			f.model = p.DefaultModel
+		}
+	}
 	if f.model == "" && sess.Model == "" {
-		fmt.Fprintln(env.Stderr, "agentdeck: no model: pass --model or set AGENTDECK_MODEL")
+		fmt.Fprintln(env.Stderr, "agentdeck: no model: pass --model, set AGENTDECK_MODEL, or give the provider a default model (agentdeck providers add NAME --model MODEL)")
 		return ExitUsage
 	}
 	if model := cmp.Or(f.model, sess.Model); len(f.images) > 0 && !llm.SeesImages(model) {

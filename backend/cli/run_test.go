@@ -319,6 +319,20 @@ func TestProvidersAddThenRunWithIt(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "via the provider") {
 		t.Fatalf("run: %d %q %s", r.code, r.stdout, r.stderr)
 	}
+	// With no model given (--model= empties AGENTDECK_MODEL's default),
+	// the provider's default model is used, as in the window.
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("from the default model", 2)})
+	r = agentdeck(t, db, "", nil, nil, "run", "--provider", "local", "--model=", "hello again")
+	if r.code != 0 || !strings.Contains(r.stdout, "from the default model") {
+		t.Fatalf("run with no model: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if reqs := srv.Requests(); reqs[len(reqs)-1].Model != "m" {
+		t.Errorf("the model sent is %q, want the provider's default %q", reqs[len(reqs)-1].Model, "m")
+	}
+	// No model anywhere: the error says every way to give one.
+	if r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--model=", "hello"); r.code != ExitUsage || !strings.Contains(r.stderr, "give the provider a default model") {
+		t.Fatalf("run with no model at all: %d %s", r.code, r.stderr)
+	}
 }
 
 // TestRunShowsReasoningApartFromTheAnswer: a model that thinks before it
