@@ -171,17 +171,10 @@ func sameEvents(t *testing.T, what string, got, want []turn.Event) {
 // e7df445, the release before token runs (testdata/main-e7df445.db: five
 // turns, one with reasoning, one stopped mid-answer, every token a row),
 // and checks that every turn's events read back as they were stored, row
-// by row, and that new events of those turns are stored as runs beside
-// them.
+// by row, and that a new turn of a migrated session stores its tokens as
+// runs beside them.
 func TestTokenRunsMigrationOfMainE7df445(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("testdata", "main-e7df445.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "agentdeck.db")
-	if err := os.WriteFile(path, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := copyTestdata(t, "main-e7df445.db")
 	before := oldEvents(t, path)
 	db, err := Open(ctx, path, Options{})
 	if err != nil {
@@ -205,9 +198,54 @@ func TestTokenRunsMigrationOfMainE7df445(t *testing.T) {
 	if turns != 5 || tokens < 100 {
 		t.Fatalf("%d turns with %d tokens and reasoning read; the file holds 5 turns with more than 100", turns, tokens)
 	}
+
+	// A new turn in a migrated session: its tokens go in as runs.
+	var sessionID string
+	for _, evs := range before {
+		sessionID = evs[0].SessionID
+		break
+	}
+	tr, err := db.StartTurn(ctx, Turn{SessionID: sessionID, UserMessage: "and now?", Workflow: "chat", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emitted := randomStream(rand.New(rand.NewPCG(7, 22)), sessionID, tr.ID)
+	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: time.Hour})
+	for _, e := range emitted {
+		if err := log.Emit(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.EventsAfter(ctx, tr.ID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEvents(t, "the new turn", got, emitted)
+	var rows int
+	if err := db.reader.QueryRow(`SELECT COUNT(*) FROM events WHERE turn_id = ?`, tr.ID).Scan(&rows); err != nil || rows*2 > len(emitted) {
+		t.Errorf("the new turn's %d events take %d rows (%v): not stored as runs", len(emitted), rows, err)
+	}
 	if rep, err := db.Check(ctx); err != nil || !rep.OK {
 		t.Fatalf("check after migrating: %+v %v", rep, err)
 	}
+}
+
+// copyTestdata copies a database of testdata/ into a temp dir, to be
+// opened (and migrated) there.
+func copyTestdata(t *testing.T, name string) string {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "agentdeck.db")
+	if err := os.WriteFile(path, src, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // oldEvents reads every turn's events from a database of before token

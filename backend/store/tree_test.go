@@ -5,8 +5,6 @@ import (
 	"io"
 	"maps"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,15 +22,7 @@ import (
 // the one numbered before it, the first follows none, the newest is active,
 // and nothing else changed.
 func TestTreeMigrationOfMain59bbc35(t *testing.T) {
-	src, err := os.ReadFile(filepath.Join("testdata", "main-59bbc35.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "agentdeck.db")
-	if err := os.WriteFile(path, src, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	db, err := Open(ctx, path, Options{})
+	db, err := Open(ctx, copyTestdata(t, "main-59bbc35.db"), Options{})
 	if err != nil {
 		t.Fatalf("opening main's database: %v", err)
 	}
