@@ -34,26 +34,7 @@ func TestTokenRunsReadBackLosslessly(t *testing.T) {
 				t.Fatal(err)
 			}
 			emitted := randomStream(r, s.ID, tr.ID)
-			log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: time.Hour}) // batches end where the test says
-			for _, e := range emitted {
-				if err := log.Emit(e); err != nil {
-					t.Fatal(err)
-				}
-				if r.IntN(40) == 0 {
-					if err := log.Flush(); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
-			if err := log.Close(); err != nil {
-				t.Fatal(err)
-			}
-
-			got, err := db.EventsAfter(ctx, tr.ID, 0, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sameEvents(t, "all", got, emitted)
+			n := writeAndReadBack(t, db, tr.ID, emitted, func() bool { return r.IntN(40) == 0 })
 			for range 25 {
 				after, limit := r.Int64N(int64(len(emitted))+2), r.IntN(len(emitted)+3)
 				got, err := db.EventsAfter(ctx, tr.ID, after, limit)
@@ -73,10 +54,6 @@ func TestTokenRunsReadBackLosslessly(t *testing.T) {
 			if stored, err := db.storedAnswer(ctx, tr.ID); err != nil || stored != partialOf(emitted) {
 				t.Errorf("stored answer %q (%v), want %q", stored, err, partialOf(emitted))
 			}
-			var n int
-			if err := db.reader.QueryRow(`SELECT COUNT(*) FROM events WHERE turn_id = ?`, tr.ID).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
 			rows, events = rows+n, events+len(emitted)
 		})
 	}
@@ -84,6 +61,37 @@ func TestTokenRunsReadBackLosslessly(t *testing.T) {
 	if rows*2 > events {
 		t.Errorf("%d rows for %d events: the tokens were not stored as runs", rows, events)
 	}
+}
+
+// writeAndReadBack writes events through the turn's EventLog, ending a
+// batch wherever flush says (and at checkpoints), checks that they read
+// back exactly, and answers how many rows they took.
+func writeAndReadBack(t *testing.T, db *DB, turnID string, events []turn.Event, flush func() bool) int {
+	t.Helper()
+	log := db.NewEventLog(turnID, EventLogOptions{FlushEvery: time.Hour}) // batches end where the test says
+	for _, e := range events {
+		if err := log.Emit(e); err != nil {
+			t.Fatal(err)
+		}
+		if flush() {
+			if err := log.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.EventsAfter(ctx, turnID, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameEvents(t, "all", got, events)
+	var rows int
+	if err := db.reader.QueryRow(`SELECT COUNT(*) FROM events WHERE turn_id = ?`, turnID).Scan(&rows); err != nil {
+		t.Fatal(err)
+	}
+	return rows
 }
 
 // randomStream is a turn's events as an Emitter would stamp them.
@@ -210,23 +218,8 @@ func TestTokenRunsMigrationOfMainE7df445(t *testing.T) {
 		t.Fatal(err)
 	}
 	emitted := randomStream(rand.New(rand.NewPCG(7, 22)), sessionID, tr.ID)
-	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: time.Hour})
-	for _, e := range emitted {
-		if err := log.Emit(e); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := log.Close(); err != nil {
-		t.Fatal(err)
-	}
-	got, err := db.EventsAfter(ctx, tr.ID, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sameEvents(t, "the new turn", got, emitted)
-	var rows int
-	if err := db.reader.QueryRow(`SELECT COUNT(*) FROM events WHERE turn_id = ?`, tr.ID).Scan(&rows); err != nil || rows*2 > len(emitted) {
-		t.Errorf("the new turn's %d events take %d rows (%v): not stored as runs", len(emitted), rows, err)
+	if rows := writeAndReadBack(t, db, tr.ID, emitted, func() bool { return false }); rows*2 > len(emitted) {
+		t.Errorf("the new turn's %d events take %d rows: not stored as runs", len(emitted), rows)
 	}
 	if rep, err := db.Check(ctx); err != nil || !rep.OK {
 		t.Fatalf("check after migrating: %+v %v", rep, err)
