@@ -13,6 +13,9 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // htmlPageError is a web page where the API should have answered.
@@ -96,9 +99,7 @@ func (c *OpenAI) classify(ctx context.Context, err error) *Error {
 		return c.statusError(st.status, st.code, st.message, st.retryAfter, err)
 	}
 
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) {
+	if malformedJSON(err) {
 		return &Error{Kind: ErrMalformedStream, Err: err,
 			Message: fmt.Sprintf("%s sent a stream Agentdeck could not read. The server may not be OpenAI-compatible, or a proxy changed the answer.", label)}
 	}
@@ -210,4 +211,14 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// malformedJSON reports whether err says a body was not the JSON expected,
+// from encoding/json or from the decoder of chunks (decodeWire).
+func malformedJSON(err error) bool {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var syn2 *jsontext.SyntacticError
+	var sem *jsonv2.SemanticError
+	return errors.As(err, &syn) || errors.As(err, &typ) || errors.As(err, &syn2) || errors.As(err, &sem)
 }
