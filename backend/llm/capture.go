@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 )
 
@@ -120,9 +119,6 @@ type CaptureOptions struct {
 // against when explaining itself.
 const captureMissCandidates = 200
 
-// captureMaxHint caps the preallocated chunk buffer (about 6 MB).
-const captureMaxHint = 1 << 16
-
 // WithCapture wraps inner with record/replay; see CaptureMode.
 //
 // In CaptureOff (or the zero mode) it returns inner itself.
@@ -168,9 +164,6 @@ type captureClient struct {
 	// which reads only the monotonic clock and so costs less than time.Now;
 	// the clock read is most of the per-chunk cost of recording.
 	since func(time.Time) time.Duration
-	// sizeHint is the chunk count of the last recording, so the next
-	// recording's buffer rarely needs to grow.
-	sizeHint atomic.Int64
 }
 
 func (c *captureClient) Stream(ctx context.Context, req Request, fn func(Chunk) error) (Response, error) {
@@ -199,10 +192,10 @@ func (c *captureClient) Stream(ctx context.Context, req Request, fn func(Chunk) 
 func (c *captureClient) record(ctx context.Context, req Request, key string, canon []byte, fn func(Chunk) error) (Response, error) {
 	since := c.since
 	start := c.opts.Now()
-	chunks := make([]RecordedChunk, 0, min(max(64, c.sizeHint.Load()), captureMaxHint))
+	var buf chunkBuf
 	var fnErr error
 	resp, err := c.inner.Stream(ctx, req, func(ch Chunk) error {
-		chunks = append(chunks, RecordedChunk{At: since(start), Chunk: captureOwnChunk(ch)})
+		buf.add(RecordedChunk{At: since(start), Chunk: captureOwnChunk(ch)})
 		if err := fn(ch); err != nil {
 			fnErr = err
 			return err
@@ -220,20 +213,57 @@ func (c *captureClient) record(ctx context.Context, req Request, key string, can
 		}
 		return resp, err
 	}
-	c.sizeHint.Store(int64(len(chunks)))
-	if cap(chunks) > 2*len(chunks)+64 {
-		// Do not hand a store that keeps captures in memory a buffer sized
-		// for an earlier, longer call.
-		chunks = append([]RecordedChunk(nil), chunks...)
-	}
 	resp.Diagnostics.Capture = CaptureRecorded
-	rec := &Capture{Key: key, Request: canon, Model: req.Model, Chunks: chunks, Response: resp, RecordedAt: c.opts.Now().UTC()}
+	rec := &Capture{Key: key, Request: canon, Model: req.Model, Chunks: buf.joined(), Response: resp, RecordedAt: c.opts.Now().UTC()}
 	if err := c.opts.Store.PutCapture(ctx, rec); err != nil {
 		resp.Diagnostics.Capture = ""
 		err = &Error{Kind: ErrCaptureStore, Message: "the call succeeded but could not be recorded", Err: err}
 		return resp, err
 	}
 	return resp, nil
+}
+
+// chunkBuf gathers a call's chunks in blocks and joins them once, at the
+// end of the call. A long answer has tens of thousands of chunks of 112
+// bytes each; one growing slice copied them again at every growth (by a
+// quarter, once large) into fresh memory, five times the answer's size in
+// all, which cost more than anything else in recording.
+type chunkBuf struct {
+	full [][]RecordedChunk // filled blocks, in order
+	cur  []RecordedChunk
+}
+
+// chunkBlockMax is the largest block, in chunks (448 KB).
+const chunkBlockMax = 4096
+
+func (b *chunkBuf) add(rc RecordedChunk) {
+	if len(b.cur) == cap(b.cur) {
+		if b.cur != nil {
+			b.full = append(b.full, b.cur)
+		}
+		b.cur = make([]RecordedChunk, 0, min(max(64, 2*cap(b.cur)), chunkBlockMax))
+	}
+	b.cur = append(b.cur, rc)
+}
+
+// joined returns every chunk in order, in one slice no larger than twice
+// what it holds.
+func (b *chunkBuf) joined() []RecordedChunk {
+	if len(b.full) == 0 {
+		if b.cur == nil {
+			return []RecordedChunk{} // a call that sent nothing recorded "[]", not null
+		}
+		return b.cur
+	}
+	n := len(b.cur)
+	for _, f := range b.full {
+		n += len(f)
+	}
+	out := make([]RecordedChunk, 0, n)
+	for _, f := range b.full {
+		out = append(out, f...)
+	}
+	return append(out, b.cur...)
 }
 
 // captureOwnChunk copies the parts of ch that share memory with the inner

@@ -28,8 +28,12 @@ type EventLog struct {
 	flushEvery time.Duration
 	log        *slog.Logger
 
-	mu      sync.Mutex
-	buf     []turn.Event
+	mu  sync.Mutex
+	buf []turn.Event
+	// spare is the last written batch's array, emptied, for the next
+	// batch: a long answer fills thousands of events a batch, and growing
+	// a new array for each one was a tenth of a token's cost.
+	spare   []turn.Event
 	timer   *time.Timer
 	lastErr error
 	closed  bool
@@ -82,7 +86,7 @@ func (l *EventLog) Flush() error {
 	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	batch := l.buf
-	l.buf = nil
+	l.buf, l.spare = l.spare, nil
 	if l.timer != nil {
 		l.timer.Stop()
 		l.timer = nil
@@ -92,6 +96,14 @@ func (l *EventLog) Flush() error {
 		return nil
 	}
 	err := l.write(batch)
+	if err == nil {
+		clear(batch) // let the events' data go
+		l.mu.Lock()
+		if l.spare == nil {
+			l.spare = batch[:0]
+		}
+		l.mu.Unlock()
+	}
 	if err != nil {
 		// Keep the batch in front of anything emitted meanwhile.
 		l.mu.Lock()
