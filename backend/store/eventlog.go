@@ -28,12 +28,13 @@ type EventLog struct {
 	flushEvery time.Duration
 	log        *slog.Logger
 
-	mu  sync.Mutex
-	buf []turn.Event
-	// spare is the last written batch's array, emptied, for the next
-	// batch: a long answer fills thousands of events a batch, and growing
-	// a new array for each one was a tenth of a token's cost.
-	spare   []turn.Event
+	mu sync.Mutex
+	// buf holds the unwritten events in order, in blocks of up to
+	// eventBlock. A long answer buffers tens of thousands of events a
+	// batch; growing one array for them copied each event again at every
+	// growth, into fresh memory, a tenth of a token's cost. Written blocks
+	// go back to the DB's pool for the next batch.
+	buf     [][]turn.Event
 	timer   *time.Timer
 	lastErr error
 	closed  bool
@@ -64,7 +65,11 @@ func (db *DB) NewEventLog(turnID string, opts EventLogOptions) *EventLog {
 // Emit implements turn.Sink.
 func (l *EventLog) Emit(e turn.Event) error {
 	l.mu.Lock()
-	l.buf = append(l.buf, e)
+	if n := len(l.buf); n == 0 || len(l.buf[n-1]) == cap(l.buf[n-1]) {
+		l.buf = append(l.buf, l.db.eventBlock())
+	}
+	last := &l.buf[len(l.buf)-1]
+	*last = append(*last, e)
 	if !e.Checkpoint {
 		if l.timer == nil {
 			l.timer = time.AfterFunc(l.flushEvery, func() {
@@ -86,7 +91,7 @@ func (l *EventLog) Flush() error {
 	defer l.flushMu.Unlock()
 	l.mu.Lock()
 	batch := l.buf
-	l.buf, l.spare = l.spare, nil
+	l.buf = nil
 	if l.timer != nil {
 		l.timer.Stop()
 		l.timer = nil
@@ -97,12 +102,9 @@ func (l *EventLog) Flush() error {
 	}
 	err := l.write(batch)
 	if err == nil {
-		clear(batch) // let the events' data go
-		l.mu.Lock()
-		if l.spare == nil {
-			l.spare = batch[:0]
+		for _, b := range batch {
+			l.db.putEventBlock(b)
 		}
-		l.mu.Unlock()
 	}
 	if err != nil {
 		// Keep the batch in front of anything emitted meanwhile.
@@ -165,28 +167,57 @@ func (l *EventLog) Answer(ctx context.Context) (stored, emitted string, err erro
 	defer l.mu.Unlock()
 	var b strings.Builder
 	b.WriteString(stored)
-	for _, e := range l.buf {
-		switch e.Type {
-		case turn.EventThinkStart:
-			// The stored tokens, if any, belonged to an earlier call.
-			b.Reset()
-			stored = ""
-		case turn.EventToken:
-			b.WriteString(e.StreamedText())
+	for _, block := range l.buf {
+		for _, e := range block {
+			switch e.Type {
+			case turn.EventThinkStart:
+				// The stored tokens, if any, belonged to an earlier call.
+				b.Reset()
+				stored = ""
+			case turn.EventToken:
+				b.WriteString(e.StreamedText())
+			}
 		}
 	}
 	return stored, b.String(), nil
 }
 
-func (l *EventLog) write(batch []turn.Event) error {
+// eventBlock is how many events a block of an EventLog's buffer holds
+// (about 200 KB).
+const eventBlock = 1024
+
+// eventBlock returns an empty block, an earlier batch's if there is one.
+func (db *DB) eventBlock() []turn.Event {
+	if b, ok := db.eventBlocks.Get().(*[]turn.Event); ok {
+		return (*b)[:0]
+	}
+	return make([]turn.Event, 0, eventBlock)
+}
+
+// putEventBlock empties a written block, letting its events' data go, and
+// keeps it for the next batch.
+func (db *DB) putEventBlock(b []turn.Event) {
+	if cap(b) != eventBlock {
+		return
+	}
+	clear(b)
+	b = b[:0]
+	db.eventBlocks.Put(&b)
+}
+
+func (l *EventLog) write(batch [][]turn.Event) error {
 	ctx := context.Background()
 	tx, err := l.db.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return writeError(err, "saving events")
 	}
 	defer tx.Rollback()
-	if err := insertEvents(ctx, tx, l.turnID, batch); err != nil {
-		return writeError(err, "saving events")
+	for _, b := range batch {
+		// A run of tokens that spans two blocks is stored as two rows,
+		// which read back as the same events (eventrun.go).
+		if err := insertEvents(ctx, tx, l.turnID, b); err != nil {
+			return writeError(err, "saving events")
+		}
 	}
 	if now := time.Now(); now.Sub(l.heartbeat) > time.Second {
 		l.heartbeat = now

@@ -63,6 +63,29 @@ func TestTokenRunsReadBackLosslessly(t *testing.T) {
 	}
 }
 
+// TestTokenRunAcrossBufferBlocks writes one batch longer than several of
+// the EventLog's buffer blocks: the run splits at the blocks' edges into a
+// few rows, and reads back as the one stream it was.
+func TestTokenRunAcrossBufferBlocks(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "long")
+	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "long", Workflow: "chat", Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 3*eventBlock + 5
+	at := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
+	events := make([]turn.Event, n)
+	for i := range events {
+		data, _ := json.Marshal(turn.TokenData{Text: "t" + strconv.Itoa(i) + " "})
+		events[i] = turn.Event{ID: turn.NewID(), SessionID: s.ID, TurnID: tr.ID, Seq: int64(i + 1), At: turn.Time{Time: at.Add(time.Duration(i))},
+			Type: turn.EventToken, Phase: turn.PhaseThinking, Data: data}
+	}
+	if rows := writeAndReadBack(t, db, tr.ID, events, func() bool { return false }); rows != 4 {
+		t.Errorf("%d tokens in one batch took %d rows, want one a block (4)", n, rows)
+	}
+}
+
 // writeAndReadBack writes events through the turn's EventLog, ending a
 // batch wherever flush says (and at checkpoints), checks that they read
 // back exactly, and answers how many rows they took.

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -24,6 +25,9 @@ type DB struct {
 	reader *sql.DB
 	owner  Owner
 	dmg    *damage
+	// eventBlocks keeps the event logs' emptied blocks (eventlog.go) for
+	// the next batch of any turn.
+	eventBlocks sync.Pool
 }
 
 // Options tune Open. The zero value is what the app uses.
