@@ -279,6 +279,12 @@ func TestReadOnlyDatabase(t *testing.T) {
 			db := mustOpen(t)
 			s := newSession(t, db, "kept while read-only")
 			tr, _ := storeTurn(t, db, s.ID, "question about herons", "answer about herons")
+			// A turn's search entries are written after it; a file that
+			// turns read-only first keeps the turn marked and unsearchable
+			// until it is writable again (indexer.go).
+			if err := db.IndexPending(ctx); err != nil {
+				t.Fatal(err)
+			}
 			ro, restore := tt.readOnly(t, db)
 
 			for _, op := range careWriteOps(s.ID, tr.ID) {

@@ -339,7 +339,7 @@ func (im *importer) turn(t *export.Turn) error {
 		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != ""); err != nil {
 		return err
 	}
-	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages)); err != nil {
+	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages), true); err != nil {
 		return err
 	}
 	for _, step := range []func(string, *export.Turn) error{im.storeImages, im.stages, im.calls, im.approvals} {

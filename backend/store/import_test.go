@@ -337,6 +337,9 @@ func TestImportIsAtomic(t *testing.T) {
 			db := mustOpen(t)
 			s := newSession(t, db, "already here")
 			storeTurn(t, db, s.ID, "q", "a")
+			if err := db.IndexPending(ctx); err != nil { // the turn's search entries, written after it
+				t.Fatal(err)
+			}
 			before := importCounts(t, db)
 			doc := exporttest.Fixture()
 			tt.brk(&doc.Turns[2])

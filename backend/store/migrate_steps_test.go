@@ -70,6 +70,7 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		stepExec(t, db, `INSERT INTO images (id, session_id, turn_id, mime, size, sha256, data, created_at) VALUES ('step-i', 'step-s', 'step-t', 'image/png', 3, 'abc', X'89504E', '`+at+`')`)
 	},
 	8: nil, // a column only; the rows before it are runs of one event
+	9: nil, // a column only; the turns before it are indexed already
 }
 
 // stepMoved are tables a later migration replaced; the data in them is
@@ -188,6 +189,9 @@ func TestReopenAtLatestVersionChangesNothing(t *testing.T) {
 	s := newSession(t, db, "settled")
 	storeTurn(t, db, s.ID, "question", "answer")
 	db.SetSetting(ctx, "theme", "dark")
+	if err := db.IndexPending(ctx); err != nil { // the turn's search entries, written after it
+		t.Fatal(err)
+	}
 	before := stepSnapshot(t, db.reader, nil)
 	db.Close()
 	fileBefore := readDBFile(t, path)

@@ -231,7 +231,7 @@ func (db *DB) recoverTx(ctx context.Context, tx *sql.Tx, turnID string) (bool, e
 	if partial != "" {
 		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant, Content: partial})
 	}
-	return true, insertMessages(ctx, tx, sessionID, turnID, 0, msgs)
+	return true, insertMessages(ctx, tx, sessionID, turnID, 0, msgs, true)
 }
 
 // partialText joins the tokens streamed after the turn's last think_start:

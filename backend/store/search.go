@@ -51,6 +51,9 @@ type SearchHit struct {
 // FTS5 operators and quotes in it are searched for as words, never
 // interpreted. A query with no words gives no hits. The result is never nil.
 func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) {
+	// A turn that cannot be indexed now (a full disk) stays marked; search
+	// what is indexed rather than fail.
+	_ = db.IndexPending(ctx)
 	hits, err := db.search(ctx, query, clampLimit(limit, 20, 200), "")
 	if err != nil {
 		return nil, readError(err, "searching")
@@ -61,6 +64,9 @@ func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit,
 // SearchMemory implements recall.Searcher: the best-matching messages
 // of all sessions, with plain excerpts.
 func (db *DB) SearchMemory(ctx context.Context, query string, limit int) ([]turn.Memory, error) {
+	// A turn that cannot be indexed now (a full disk) stays marked; search
+	// what is indexed rather than fail.
+	_ = db.IndexPending(ctx)
 	hits, err := db.search(ctx, query, clampLimit(limit, 5, 20), HitMessage)
 	if err != nil {
 		return nil, readError(err, "searching earlier sessions")

@@ -25,6 +25,9 @@ type DB struct {
 	reader *sql.DB
 	owner  Owner
 	dmg    *damage
+	// idx writes finished turns' search entries (indexer.go); nil when
+	// the DB is read-only.
+	idx *indexer
 	// eventBlocks keeps the event logs' emptied blocks (eventlog.go) for
 	// the next batch of any turn.
 	eventBlocks sync.Pool
@@ -78,6 +81,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	reader.SetMaxOpenConns(opts.Readers)
 	db.reader = reader
+	db.startIndexer()
 	return db, nil
 }
 
@@ -86,6 +90,7 @@ func (db *DB) Path() string { return db.path }
 
 // Close closes every connection. It is safe to call once.
 func (db *DB) Close() error {
+	db.stopIndexer()
 	var errs []error
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())

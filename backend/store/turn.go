@@ -190,7 +190,8 @@ func StateOf(res turn.Result) TurnState {
 }
 
 // FinishTurn stores a turn's result: its state, messages, stages, model and
-// tool calls, and search entries, in one transaction. The history passed to
+// tool calls, in one transaction. The turn's search entries follow a
+// moment later, off the turn's path (indexer.go). The history passed to
 // the turn is not stored again: from is the number of history messages
 // (system prompts aside) at the start of res.Messages.
 func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.Result) error {
@@ -201,7 +202,7 @@ func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.
 		return apperr.Wrap(err, apperr.Internal, "could not encode the turn result")
 	}
 	term, _ := json.Marshal(res.Termination)
-	return db.tx(ctx, "saving the turn", func(tx *sql.Tx) error {
+	err = db.tx(ctx, "saving the turn", func(tx *sql.Tx) error {
 		var sessionID string
 		if err := tx.QueryRowContext(ctx, `SELECT session_id FROM turns WHERE id = ?`, turnID).Scan(&sessionID); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {
@@ -209,11 +210,11 @@ func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.
 			}
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE turns SET state = ?, completed_at = ?, final_text = ?, outcome = ?, termination = ?, result = ? WHERE id = ?`,
+		if _, err := tx.ExecContext(ctx, `UPDATE turns SET state = ?, completed_at = ?, final_text = ?, outcome = ?, termination = ?, result = ?, search_pending = 1 WHERE id = ?`,
 			state, fmtTime(now), res.FinalText, res.Outcome, string(term), string(resultJSON), turnID); err != nil {
 			return err
 		}
-		if err := insertMessages(ctx, tx, sessionID, turnID, from, res.Messages); err != nil {
+		if err := insertMessages(ctx, tx, sessionID, turnID, from, res.Messages, false); err != nil {
 			return err
 		}
 		if err := insertStages(ctx, tx, turnID, res); err != nil {
@@ -222,6 +223,10 @@ func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, fmtTime(now), sessionID)
 		return err
 	})
+	if err == nil {
+		db.idx.poke()
+	}
+	return err
 }
 
 // messageExtra is what a message carries besides role and text.
@@ -251,37 +256,50 @@ func withExtra(m llm.Message, extra string) llm.Message {
 	return m
 }
 
-func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, from int, msgs []llm.Message) error {
+// insertMessages stores a turn's messages from the from'th on (system
+// prompts aside). With index it also writes their search entries;
+// FinishTurn leaves those to the indexer (indexer.go).
+func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, from int, msgs []llm.Message, index bool) error {
 	msgStmt, err := tx.PrepareContext(ctx, `INSERT OR REPLACE INTO messages (session_id, turn_id, idx, role, content, extra) VALUES (?, ?, ?, ?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer msgStmt.Close()
-	ftsStmt, err := tx.PrepareContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ftsStmt.Close()
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE turn_id = ?`, turnID); err != nil {
-		return err
-	}
 	var convo []llm.Message
 	for _, m := range msgs {
 		if m.Role != llm.RoleSystem {
 			convo = append(convo, m)
 		}
 	}
-	for i := max(from, 0); i < len(convo); i++ {
-		m := convo[i]
+	convo = convo[min(max(from, 0), len(convo)):]
+	for i, m := range convo {
 		if len(m.Images) > 0 {
 			if m.Images, err = saveImages(ctx, tx, sessionID, turnID, m.Images); err != nil {
 				return err
 			}
 		}
-		extra := extraOf(m)
-		if _, err := msgStmt.ExecContext(ctx, sessionID, turnID, i-from, string(m.Role), m.Content, string(extra)); err != nil {
+		if _, err := msgStmt.ExecContext(ctx, sessionID, turnID, i, string(m.Role), m.Content, string(extraOf(m))); err != nil {
 			return err
 		}
+	}
+	if !index {
+		return nil
+	}
+	return indexMessages(ctx, tx, sessionID, turnID, convo)
+}
+
+// indexMessages makes msgs the turn's search entries: each message's text
+// and each tool call's name and arguments.
+func indexMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, msgs []llm.Message) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE turn_id = ?`, turnID); err != nil {
+		return err
+	}
+	ftsStmt, err := tx.PrepareContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer ftsStmt.Close()
+	for _, m := range msgs {
 		kind := "message"
 		if m.Role == llm.RoleTool {
 			kind = "tool_result"

@@ -1,0 +1,159 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// Search entries are written after the turn. Tokenizing a long answer into
+// the full-text index was two thirds of storing a finished turn, and the
+// turn has no need to wait for it: FinishTurn marks the turn
+// search_pending, and an indexer goroutine (one per writable DB, from Open
+// to Close) writes its entries a moment later and clears the mark, in one
+// transaction. Search and SearchMemory index whatever is still marked
+// before they look, so a search never misses a stored turn; a crash leaves
+// the mark, and the next Open indexes the turn. A read-only DB has no
+// indexer: a turn still marked there is missing from its search.
+type indexer struct {
+	mu    sync.Mutex // one IndexPending at a time
+	wake  chan struct{}
+	stop  chan struct{}
+	done  chan struct{}
+	close sync.Once
+}
+
+// startIndexer starts db's indexer, which first indexes any turn an
+// earlier process left marked.
+func (db *DB) startIndexer() {
+	ix := &indexer{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
+	db.idx = ix
+	ix.poke()
+	go func() {
+		defer close(ix.done)
+		for {
+			select {
+			case <-ix.stop:
+				return
+			case <-ix.wake:
+				// A failure (a full disk) leaves the turns marked for the
+				// next wake or search.
+				_ = db.IndexPending(context.Background())
+			}
+		}
+	}()
+}
+
+// poke wakes the indexer; it never blocks. A nil indexer (read-only) does
+// nothing.
+func (ix *indexer) poke() {
+	if ix == nil {
+		return
+	}
+	select {
+	case ix.wake <- struct{}{}:
+	default: // awake already: it will find the new turn too
+	}
+}
+
+// stopIndexer stops the indexer and waits for it, then indexes what is
+// still marked, so a closed file is whole.
+func (db *DB) stopIndexer() {
+	ix := db.idx
+	if ix == nil {
+		return
+	}
+	ix.close.Do(func() { close(ix.stop) })
+	<-ix.done
+	_ = db.IndexPending(context.Background())
+}
+
+// indexBatch is how many marked turns IndexPending reads at a time.
+const indexBatch = 32
+
+// IndexPending writes the search entries of every finished turn still
+// waiting for them (see indexer), one transaction a turn. Search does it
+// before it looks; call it to have the index whole now.
+func (db *DB) IndexPending(ctx context.Context) error {
+	if db.idx == nil {
+		return nil
+	}
+	db.idx.mu.Lock()
+	defer db.idx.mu.Unlock()
+	for {
+		ids, err := db.pendingTurns(ctx)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		for _, id := range ids {
+			if err := db.tx(ctx, "indexing a turn for search", func(tx *sql.Tx) error { return indexTurn(ctx, tx, id) }); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (db *DB) pendingTurns(ctx context.Context) ([]string, error) {
+	rows, err := db.writer.QueryContext(ctx, `SELECT id FROM turns WHERE search_pending = 1 LIMIT ?`, indexBatch)
+	if err != nil {
+		return nil, readError(err, "finding turns to index for search")
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, readError(err, "finding turns to index for search")
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, readError(err, "finding turns to index for search")
+	}
+	return ids, nil
+}
+
+// indexTurn writes a marked turn's search entries from its stored
+// messages and clears its mark. A turn deleted or indexed meanwhile is
+// left alone.
+func indexTurn(ctx context.Context, tx *sql.Tx, turnID string) error {
+	var sessionID string
+	err := tx.QueryRowContext(ctx, `SELECT session_id FROM turns WHERE id = ? AND search_pending = 1`, turnID).Scan(&sessionID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	msgs, err := turnMessages(ctx, tx, turnID)
+	if err != nil {
+		return err
+	}
+	if err := indexMessages(ctx, tx, sessionID, turnID, msgs); err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `UPDATE turns SET search_pending = 0 WHERE id = ?`, turnID)
+	return err
+}
+
+// turnMessages reads a turn's stored messages, in order, with what their
+// extra column holds.
+func turnMessages(ctx context.Context, tx *sql.Tx, turnID string) ([]llm.Message, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var msgs []llm.Message
+	for rows.Next() {
+		var role, content, extra string
+		if err := rows.Scan(&role, &content, &extra); err != nil {
+			return nil, err
+		}
+		msgs = append(msgs, withExtra(llm.Message{Role: llm.Role(role), Content: content}, extra))
+	}
+	return msgs, rows.Err()
+}

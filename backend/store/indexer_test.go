@@ -1,0 +1,93 @@
+package store
+
+import (
+	"database/sql"
+	"path/filepath"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// searchEntries counts a turn's search entries and reads its mark.
+func searchEntries(t *testing.T, db *DB, turnID string) (entries, pending int) {
+	t.Helper()
+	if err := db.reader.QueryRow(`SELECT (SELECT COUNT(*) FROM search WHERE turn_id = ?1), COALESCE((SELECT search_pending FROM turns WHERE id = ?1), 0)`, turnID).Scan(&entries, &pending); err != nil {
+		t.Fatal(err)
+	}
+	return entries, pending
+}
+
+// TestSearchEntriesFollowTheTurn: FinishTurn stores the messages and marks
+// the turn; its entries are written after it, and a search right after
+// FinishTurn finds the turn all the same, once, with the mark gone.
+func TestSearchEntriesFollowTheTurn(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	db, err := Open(ctx, filepath.Join(t.TempDir(), "a.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s := newSession(t, db, "birds")
+	tr, _ := storeTurn(t, db, s.ID, "where do avocets nest", "avocets nest on bare mud")
+	hits, err := db.Search(ctx, "avocets", 10)
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("search right after the turn: %+v %v, want the question and the answer", hits, err)
+	}
+	if entries, pending := searchEntries(t, db, tr.ID); entries != 2 || pending != 0 {
+		t.Fatalf("%d entries, mark %d: want 2 and cleared", entries, pending)
+	}
+	if err := db.IndexPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if entries, _ := searchEntries(t, db, tr.ID); entries != 2 {
+		t.Fatalf("indexing again left %d entries, want 2", entries)
+	}
+}
+
+// TestMarkedTurnIndexedByTheNextProcess: a process killed between
+// FinishTurn and the indexing leaves the turn marked with no entries; the
+// next process's search finds it, and a deleted marked turn leaves none.
+func TestMarkedTurnIndexedByTheNextProcess(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.db")
+	db, err := Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSession(t, db, "birds")
+	kept, _ := storeTurn(t, db, s.ID, "how do stilts feed", "stilts wade and pick")
+	gone, _ := storeTurn(t, db, s.ID, "how do stilts sleep", "stilts sleep standing")
+	db.Close()
+
+	// What a kill before the indexer ran leaves: the mark and no entries.
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DELETE FROM search WHERE turn_id <> ''`, `UPDATE turns SET search_pending = 1`} {
+		if _, err := raw.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw.Close()
+
+	db, err = Open(ctx, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.DeleteTurn(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.Search(ctx, "stilts", 10)
+	if err != nil || len(hits) != 2 {
+		t.Fatalf("search in the next process: %+v %v, want the kept turn's question and answer", hits, err)
+	}
+	for _, h := range hits {
+		if h.TurnID != kept.ID {
+			t.Fatalf("hit of turn %s, want only %s", h.TurnID, kept.ID)
+		}
+	}
+	if entries, _ := searchEntries(t, db, gone.ID); entries != 0 {
+		t.Fatalf("the deleted turn has %d entries", entries)
+	}
+}
