@@ -1,8 +1,6 @@
 package turn
 
 import (
-	"bufio"
-	"crypto/rand"
 	"encoding/json"
 	"log/slog"
 	"sync"
@@ -42,10 +40,6 @@ type Emitter struct {
 	now       func() time.Time
 	terminal  bool
 	completed bool
-	// random feeds the events' ids: crypto/rand read 4 KB at a time
-	// rather than 16 bytes an event, a tenth of the cost of stamping a
-	// token. Read under mu.
-	random *bufio.Reader
 }
 
 // EmitterConfig configures NewEmitter.
@@ -61,8 +55,7 @@ type EmitterConfig struct {
 
 // NewEmitter returns an Emitter for one turn.
 func NewEmitter(cfg EmitterConfig) *Emitter {
-	e := &Emitter{sessionID: cfg.SessionID, turnID: cfg.TurnID, seq: cfg.FirstSeq, sinks: cfg.Sinks, log: cfg.Logger, now: cfg.Now,
-		random: bufio.NewReaderSize(rand.Reader, 4096)}
+	e := &Emitter{sessionID: cfg.SessionID, turnID: cfg.TurnID, seq: cfg.FirstSeq, sinks: cfg.Sinks, log: cfg.Logger, now: cfg.Now}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -89,7 +82,7 @@ func (e *Emitter) Emit(d Draft) Event {
 	}
 	e.seq++
 	ev := Event{
-		ID:         e.eventID(),
+		ID:         newID(),
 		SessionID:  e.sessionID,
 		TurnID:     e.turnID,
 		StageID:    d.StageID,
@@ -202,16 +195,6 @@ func newID() string {
 	id, err := uuid.NewV7()
 	if err != nil {
 		return uuid.NewString()
-	}
-	return id.String()
-}
-
-// eventID is newID from the emitter's buffered randomness. Call it with
-// mu held.
-func (e *Emitter) eventID() string {
-	id, err := uuid.NewV7FromReader(e.random)
-	if err != nil {
-		return newID()
 	}
 	return id.String()
 }
