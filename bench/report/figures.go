@@ -354,14 +354,20 @@ func whyPipeline(d *data) string {
 	rate := d.mv(kEventLog, "events/s")
 	return fmt.Sprintf("Since issue 22 a token is no longer a row: the tokens of a write batch are one row (a token run; the store writes %s events/s that way, "+
 		"BenchmarkEventLogWrite), the Coalescer merges typed text without decoding each token again, and the Hub keeps a running turn's events in blocks. "+
-		"Where the time goes now, from a CPU profile of this benchmark after those changes (samples grouped by the innermost frame that belongs to a part; "+
-		"the floor's own share left out): the store ~42%% (of it, FinishTurn ~40%%: the search index's FTS5 flush of the 50,000-token answer, then writing "+
-		"the answer into messages, the stage and the result; the token runs ~30%%; storing the capture and starting the turn the rest), the llm client's read and decode ~19%% "+
-		"(about what go-openai spends on the same stream), the capture record's 50,000 chunks and their JSON ~13%%, GC ~13%%, the Emitter (a UUIDv7 and "+
-		"the JSON of each token) ~5%%, Hub and Coalescer ~1%%. Bare go-openai reads the stream in %s ms and keeps nothing. "+
-		"Reaching 0.8 would take the answer's search indexing and its copies in the turn off the turn's path (index after turn_completed, healed at start "+
-		"after a crash), the capture record's chunks kept as the bytes they arrived as instead of re-encoded, and a cheaper event id; each is a change of "+
-		"the record's contract, not a tuning. The absolute target is met %s× over.",
+		"After that first profile, four cheaper steps: chunks are decoded by go-json-experiment (the encoding/json/v2 design) at 1.0 µs and 2 allocations "+
+		"instead of 2.3 µs and 11 (BenchmarkDecodeChunk); the capture record and the event log gather in blocks instead of regrowing one array into fresh "+
+		"memory; and the answer's search entries are written by the store's indexer after the turn is stored, off its path (a search indexes anything "+
+		"still waiting before it looks, and a crash leaves the turn marked for the next start). "+
+		"Where the time goes now, from a CPU profile of ten runs of this benchmark after those steps (ms of CPU per run; the turn takes about 420 ms on "+
+		"this machine, bare go-openai about 255): the llm client's read and decode ~95 ms; the Emitter stamping and fanning out each token (a UUIDv7, "+
+		"the JSON of each token, the event log's buffer, Hub and Coalescer) ~80; storing the capture record, 50,000 chunks re-encoded and one 2.5 MB "+
+		"row, ~65; the event log's batches, on their own goroutine, ~75, and the last batch, written before turn_completed, ~27; FinishTurn ~28; GC ~60; "+
+		"the search index, after the turn, ~80 on the other core. Bare go-openai reads the stream in %s ms and keeps nothing; the full path writes "+
+		"about 8 MB for a 250 KB answer, because each token keeps its own id and time and the call is recorded chunk by chunk. "+
+		"Reaching 0.8 would take that record smaller: the token runs' per-token ids and times stored compactly (ids derived from the run's first, "+
+		"times as deltas), the capture kept as the bytes that arrived instead of decoded and re-encoded, and the answer stored once instead of in "+
+		"messages, the stage, the result and final_text. Each changes what the record holds, so each is its own issue, not a tuning. "+
+		"The absolute target is met %s× over.",
 		num(rate), num(d.mv(kPipeline, "bare-ms")), num(d.mv(kPipeline, "full-tok/s")/20_000))
 }
 
