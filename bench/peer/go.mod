@@ -10,6 +10,8 @@ require (
 	github.com/wailsapp/wails/v2 v2.9.2
 )
 
+require github.com/go-json-experiment/json v1.27.2 // indirect
+
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/bep/debounce v1.2.1 // indirect
