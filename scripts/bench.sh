@@ -8,7 +8,7 @@
 # minutes; everything it generates lives in one temp dir, removed at the end.
 #
 #   scripts/bench.sh                       the whole run
-#   scripts/bench.sh desktop BIN FLOOR HISTORY_DB OUT
+#   scripts/bench.sh desktop BIN FLOOR HISTORY_DB OUT [BASE_BIN]
 #                                          the desktop part alone (inside Xvfb)
 #   scripts/bench.sh ui BIN PEER_TEST UI_DIR OUT
 #                                          the browser streaming part alone
@@ -21,6 +21,10 @@ cd "$root"
 ONCE='^(BenchmarkStopLatency|BenchmarkReplay|BenchmarkHistoryAtScale)$'
 BENCHTIME=5x
 PEER_BENCHTIME=10x
+# The tree before issue 22, measured in the same run on the figures that
+# issue set out to move, so that the report shows before and after as
+# ratios from one run on one machine.
+BASELINE=${BENCH_BASELINE:-e7df445}
 X_SCREEN="-screen 0 1280x800x24"
 
 step() { printf '\n==> %s\n' "$*" >&2; }
@@ -130,20 +134,22 @@ measure() {
   echo "${name}_networkprocess_pss_mb ${m[7]}" >>"$OUT"
 }
 
-# desktop BIN FLOOR HISTORY_DB OUT: the desktop part, run inside Xvfb.
+# desktop BIN FLOOR HISTORY_DB OUT [BASE_BIN]: the desktop part, run
+# inside Xvfb; with BASE_BIN, the baseline's binary starts beside the two.
 desktop() {
-  local bin=$1 floor=$2 history=$3
+  local bin=$1 floor=$2 history=$3 basebin=${5:-}
   OUT=$4
   local work i m
   work=$(mktemp -d)
   for i in 1 2 3 4 5; do
     # Alternate which goes first, as the Go benchmarks do.
+    mkdir -p "$work/a$i" "$work/f$i" "$work/b$i"
     if ((i % 2)); then
-      mkdir -p "$work/a$i" "$work/f$i"
       measure agentdeck "$bin" "$work/a$i"
       measure floor "$floor" "$work/f$i"
+      [[ -n $basebin ]] && measure base "$basebin" "$work/b$i"
     else
-      mkdir -p "$work/a$i" "$work/f$i"
+      [[ -n $basebin ]] && measure base "$basebin" "$work/b$i"
       measure floor "$floor" "$work/f$i"
       measure agentdeck "$bin" "$work/a$i"
     fi
@@ -264,33 +270,52 @@ started=$(date +%s)
 settle 120
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 run="$(mktemp -d "${TMPDIR:-/tmp}/agentdeck-bench.XXXXXX")"
-trap 'rm -rf "$run"' EXIT
+base="$run/base" # the baseline's worktree
+trap 'git worktree remove --force "$base" >/dev/null 2>&1 || true; rm -rf "$run"' EXIT
 export AGENTDECK_BENCH_DIR="$run" # the generated history database, for the desktop part
 gobench="$run/go-bench.txt"
 desk="$run/desktop.txt"
 : >"$gobench"
 : >"$desk"
 
-# gotest DIR PKG BENCHTIME REGEX [SKIP]: one package's benchmarks, output
-# appended to the log; a failure is recorded and the run goes on.
+# gotest OUT DIR PKG BENCHTIME REGEX [SKIP]: one package's benchmarks,
+# output appended to OUT; a failure is recorded and the run goes on.
 gotest() {
-  local dir=$1 pkg=$2 bt=$3 re=$4 skip=${5:-}
+  local out=$1 dir=$2 pkg=$3 bt=$4 re=$5 skip=${6:-}
   local args=(test -run='^$' -bench="$re" -benchtime="$bt" -count=1 -timeout=30m)
   [[ -n $skip ]] && args+=(-skip="$skip")
-  step "go ${args[*]} $pkg"
-  (cd "$dir" && go "${args[@]}" "$pkg") 2>&1 | tee -a "$gobench" || echo "FAIL $pkg" | tee -a "$gobench"
+  step "go ${args[*]} $pkg (in $dir)"
+  (cd "$dir" && go "${args[@]}" "$pkg") 2>&1 | tee -a "$out" || echo "FAIL $pkg" | tee -a "$out"
 }
 
 # Every package of the app's module with a benchmark.
 mapfile -t pkgs < <(grep -rl --include='*_test.go' --exclude-dir=node_modules --exclude-dir=frontend --exclude-dir=peer \
   '^func Benchmark' . | xargs -n1 dirname | sort -u)
 for p in "${pkgs[@]}"; do
-  gotest . "$p" "$BENCHTIME" . "$ONCE"
+  gotest "$gobench" . "$p" "$BENCHTIME" . "$ONCE"
   if grep -qE '^func (BenchmarkStopLatency|BenchmarkReplay|BenchmarkHistoryAtScale)\(' "$p"/*_test.go; then
-    gotest . "$p" 1x "$ONCE"
+    gotest "$gobench" . "$p" 1x "$ONCE"
   fi
 done
-gotest bench/peer . "$PEER_BENCHTIME" .
+gotest "$gobench" bench/peer . "$PEER_BENCHTIME" .
+
+# The baseline tree, checked out beside this one: the token pipeline and
+# the history benchmarks (its history generated apart, so that the desktop
+# part opens this tree's). A patch for the baseline, if there is one, fixes
+# its benchmarks' own bugs found later, never the code they measure.
+basebench="$run/go-base.txt"
+step "baseline: $BASELINE, checked out beside this tree"
+if git worktree add --detach "$base" "$BASELINE" >"$run/base.log" 2>&1 &&
+  { [[ ! -f bench/baseline-$BASELINE.patch ]] || git -C "$base" apply "$root/bench/baseline-$BASELINE.patch" >>"$run/base.log" 2>&1; }; then
+  : >"$basebench"
+  mkdir -p "$run/base-gen"
+  AGENTDECK_BENCH_DIR="$run/base-gen" gotest "$basebench" "$base" ./app "$BENCHTIME" '^BenchmarkTokenPipeline50k$'
+  AGENTDECK_BENCH_DIR="$run/base-gen" gotest "$basebench" "$base" ./backend/store 1x '^BenchmarkHistoryAtScale$'
+  rm -rf "$run/base-gen"
+else
+  echo "bench: the baseline $BASELINE could not be checked out: $(tail -1 "$run/base.log")" >&2
+  basebench=""
+fi
 
 step "desktop: make build, the floor window, cold starts and memory under Xvfb"
 if ! make --no-print-directory build >"$run/build.log" 2>&1; then
@@ -300,8 +325,16 @@ elif ! (cd bench/peer && go build -tags desktop,production,webkit2_41 -ldflags "
   tail -20 "$run/floor.log" >&2
   echo "note desktop not measured: the floor window (bench/peer/cmd/floorapp) did not build" >>"$desk"
 else
+  basebin=""
+  if [[ -n $basebench ]]; then
+    if make -C "$base" --no-print-directory build >"$run/base-build.log" 2>&1; then
+      basebin="$base/build/bin/agentdeck"
+    else
+      echo "note base the baseline's release binary did not build: $(grep -m1 -iE 'error|fail' "$run/base-build.log" | cut -c1-200)" >>"$desk"
+    fi
+  fi
   settle 60
-  xvfb-run -a -s "$X_SCREEN" bash "$0" desktop "$root/build/bin/agentdeck" "$run/floorapp" "$run/history.db" "$desk" ||
+  xvfb-run -a -s "$X_SCREEN" bash "$0" desktop "$root/build/bin/agentdeck" "$run/floorapp" "$run/history.db" "$desk" "$basebin" ||
     echo "note desktop the desktop part failed under Xvfb" >>"$desk"
 fi
 
@@ -319,5 +352,7 @@ fi
 cat "$desk" >&2
 
 step "writing docs/BENCHMARKS.md"
-BENCH_GO_VERSION="$(go version)" go run ./bench/report -go "$gobench" -desktop "$desk" \
+baseargs=()
+[[ -n $basebench ]] && baseargs=(-base-go "$basebench" -base "$BASELINE")
+BENCH_GO_VERSION="$(go version)" go run ./bench/report -go "$gobench" -desktop "$desk" "${baseargs[@]}" \
   -took "$(($(date +%s) - started))s" -load "$load_start / $(cut -d' ' -f1-3 /proc/loadavg)" -out docs/BENCHMARKS.md

@@ -30,6 +30,8 @@ func main() {
 	out := flag.String("out", "docs/BENCHMARKS.md", "the markdown file to write")
 	took := flag.Duration("took", 0, "how long the whole run took")
 	load := flag.String("load", "", "the load averages at the start and the end of the run")
+	baseGo := flag.String("base-go", "", "the `go test -bench` output of the baseline tree, measured in the same run")
+	baseRev := flag.String("base", "", "the baseline tree's commit")
 	flag.Parse()
 	if *goOut == "" {
 		fmt.Fprintln(os.Stderr, "report: -go is required")
@@ -47,12 +49,21 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	data := &data{bench: res, desktop: dk}
-	rows := evaluate(figures(), data)
-	comps := evaluate(components(), data)
+	cur := &data{bench: res, desktop: dk}
+	rows := evaluate(figures(), cur)
+	comps := evaluate(components(), cur)
+	var before *beforeAfter
+	if *baseGo != "" {
+		baseRes, err := readGoBench(*baseGo)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "report:", err)
+			os.Exit(1)
+		}
+		before = &beforeAfter{rev: *baseRev, rows: evaluate(figures(), &data{bench: baseRes, desktop: dk.baseline()}), now: rows}
+	}
 	mc := machineInfo()
 	mc.load = *load
-	doc := render(mc, rows, comps, data, *took)
+	doc := render(mc, rows, comps, cur, before, *took)
 	if err := os.WriteFile(*out, []byte(doc), 0o644); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
@@ -156,6 +167,35 @@ func readDesktop(path string) (desktopData, error) {
 		}
 	}
 	return d, sc.Err()
+}
+
+// baseline is the desktop data as the baseline tree measured it: its
+// windows' numbers (keys base_*) in place of the app's (agentdeck_*),
+// beside the same run's floor.
+func (d desktopData) baseline() desktopData {
+	out := desktopData{values: map[string][]float64{}, notes: map[string]string{}}
+	for k, v := range d.values {
+		switch {
+		case strings.HasPrefix(k, "base_"):
+			out.values["agentdeck_"+strings.TrimPrefix(k, "base_")] = v
+		case !strings.HasPrefix(k, "agentdeck_"):
+			out.values[k] = v
+		}
+	}
+	for k, v := range d.notes {
+		out.notes[k] = v
+	}
+	if n, ok := d.notes["base"]; ok {
+		out.notes["desktop"] = n
+	}
+	return out
+}
+
+// beforeAfter is the figures of the baseline tree, measured in the same
+// run, beside the current ones.
+type beforeAfter struct {
+	rev       string
+	rows, now []row
 }
 
 // machine describes where the run happened.

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-func render(mc machine, rows, comps []row, d *data, took time.Duration) string {
+func render(mc machine, rows, comps []row, d *data, before *beforeAfter, took time.Duration) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Benchmarks\n\n")
@@ -27,6 +27,9 @@ func render(mc machine, rows, comps []row, d *data, took time.Duration) string {
 	w("## Summary\n\n")
 	table(&b, rows)
 	missed(&b, rows)
+	if before != nil {
+		beforeAfterTable(&b, before)
+	}
 	var unmeasured []row
 	for _, r := range rows {
 		if !r.measured {
@@ -77,6 +80,29 @@ func table(b *strings.Builder, rows []row) {
 			result = "**missed**"
 		}
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", r.id, r.figure, r.what, ratio, abs, r.target, result)
+	}
+	b.WriteString("\n")
+}
+
+// beforeAfterTable shows each figure the baseline tree measured beside the
+// same figure now: the ratios come from one run on one machine, so the
+// change is not the machine's mood.
+func beforeAfterTable(b *strings.Builder, ba *beforeAfter) {
+	fmt.Fprintf(b, "### Before and after, in this run\n\n"+
+		"The tree before issue 22 (%s) was checked out beside this one and measured in this same run, one benchmark at a time like the rest: "+
+		"the token pipeline, the history benchmarks, and the desktop cold start and memory (its release binary alternating with this one and the floor window). "+
+		"Each cell is that tree's figure against a floor or peer of this run.\n\n", cmpOr(ba.rev, "the baseline"))
+	b.WriteString("| # | What | Before | Now | Target |\n|---|---|---|---|---|\n")
+	for i, r := range ba.rows {
+		if !r.measured {
+			continue
+		}
+		now := ba.now[i]
+		nowText := "not measured"
+		if now.measured {
+			nowText = now.ratio + "; " + now.abs
+		}
+		fmt.Fprintf(b, "| %s | %s | %s; %s | %s | %s |\n", r.id, r.what, r.ratio, r.abs, nowText, r.target)
 	}
 	b.WriteString("\n")
 }
