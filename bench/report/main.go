@@ -170,20 +170,18 @@ func readDesktop(path string) (desktopData, error) {
 }
 
 // baseline is the desktop data as the baseline tree measured it: its
-// windows' numbers (keys base_*) in place of the app's (agentdeck_*),
-// beside the same run's floor.
+// window's cold starts and memory (keys base_*) in place of the app's
+// (agentdeck_*), beside the same run's floor window. The history and
+// browser measurements are this tree's alone, so they are left out.
 func (d desktopData) baseline() desktopData {
 	out := desktopData{values: map[string][]float64{}, notes: map[string]string{}}
 	for k, v := range d.values {
 		switch {
 		case strings.HasPrefix(k, "base_"):
 			out.values["agentdeck_"+strings.TrimPrefix(k, "base_")] = v
-		case !strings.HasPrefix(k, "agentdeck_"):
+		case strings.HasPrefix(k, "floor_"):
 			out.values[k] = v
 		}
-	}
-	for k, v := range d.notes {
-		out.notes[k] = v
 	}
 	if n, ok := d.notes["base"]; ok {
 		out.notes["desktop"] = n
