@@ -362,11 +362,13 @@ func whyPipeline(d *data) string {
 		"this machine, bare go-openai about 255): the llm client's read and decode ~95 ms; the Emitter stamping and fanning out each token (a UUIDv7, "+
 		"the JSON of each token, the event log's buffer, Hub and Coalescer) ~80; storing the capture record, 50,000 chunks re-encoded and one 2.5 MB "+
 		"row, ~65; the event log's batches, on their own goroutine, ~75, and the last batch, written before turn_completed, ~27; FinishTurn ~28; GC ~60; "+
-		"the search index, after the turn, ~80 on the other core. Bare go-openai reads the stream in %s ms and keeps nothing; the full path writes "+
-		"about 8 MB for a 250 KB answer, because each token keeps its own id and time and the call is recorded chunk by chunk. "+
-		"Reaching 0.8 would take that record smaller: the token runs' per-token ids and times stored compactly (ids derived from the run's first, "+
-		"times as deltas), the capture kept as the bytes that arrived instead of decoded and re-encoded, and the answer stored once instead of in "+
-		"messages, the stage, the result and final_text. Each changes what the record holds, so each is its own issue, not a tuning. "+
+		"the search index, after the turn, ~80 on the other core. Bare go-openai reads the stream in %s ms and keeps nothing. The full path writes "+
+		"about 10 MB for this 439 KB answer (measured in the database after one turn): the answer whole nine times, about 4 MB (final_text; the "+
+		"result, twice; the final_answer event and the turn_completed event, three times; messages; the stage's response; the search index), the "+
+		"token runs 3.1 MB (each token with its id and time, 62 bytes), and the capture record 2.6 MB (each chunk with its time). "+
+		"Reaching 0.8 would take that record smaller: the answer stored once and referred to elsewhere, the token runs' ids derived from the run's "+
+		"first, and the capture kept as the bytes that arrived instead of decoded and re-encoded. Each changes what the record holds and how old "+
+		"files and exports read, so each is a change of its own, not a tuning. "+
 		"The absolute target is met %s× over.",
 		num(rate), num(d.mv(kPipeline, "bare-ms")), num(d.mv(kPipeline, "full-tok/s")/20_000))
 }
