@@ -105,8 +105,7 @@ func (l *EventLog) Flush() error {
 		for _, b := range batch {
 			l.db.putEventBlock(b)
 		}
-	}
-	if err != nil {
+	} else {
 		// Keep the batch in front of anything emitted meanwhile.
 		l.mu.Lock()
 		l.buf = append(batch, l.buf...)

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"sync"
-
-	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
 // Search entries are written after the turn. Tokenizing a long answer into
@@ -81,12 +79,25 @@ func (db *DB) IndexPending(ctx context.Context) error {
 	if db.idx == nil {
 		return nil
 	}
+	// Most calls find nothing to do (a search as the user types): ask a
+	// reader, through the partial index, before waiting for the writer,
+	// which a streaming turn keeps busy.
+	var pending bool
+	if err := db.reader.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM turns WHERE search_pending = 1)`).Scan(&pending); err != nil {
+		return readError(err, "finding turns to index for search")
+	}
+	if !pending {
+		return nil
+	}
 	db.idx.mu.Lock()
 	defer db.idx.mu.Unlock()
 	for {
-		ids, err := db.pendingTurns(ctx)
-		if err != nil || len(ids) == 0 {
-			return err
+		ids, err := queryColumn[string](ctx, db.writer, `SELECT id FROM turns WHERE search_pending = 1 LIMIT ?`, indexBatch)
+		if err != nil {
+			return readError(err, "finding turns to index for search")
+		}
+		if len(ids) == 0 {
+			return nil
 		}
 		for _, id := range ids {
 			if err := db.tx(ctx, "indexing a turn for search", func(tx *sql.Tx) error { return indexTurn(ctx, tx, id) }); err != nil {
@@ -94,26 +105,6 @@ func (db *DB) IndexPending(ctx context.Context) error {
 			}
 		}
 	}
-}
-
-func (db *DB) pendingTurns(ctx context.Context) ([]string, error) {
-	rows, err := db.writer.QueryContext(ctx, `SELECT id FROM turns WHERE search_pending = 1 LIMIT ?`, indexBatch)
-	if err != nil {
-		return nil, readError(err, "finding turns to index for search")
-	}
-	defer rows.Close()
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, readError(err, "finding turns to index for search")
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, readError(err, "finding turns to index for search")
-	}
-	return ids, nil
 }
 
 // indexTurn writes a marked turn's search entries from its stored
@@ -128,7 +119,7 @@ func indexTurn(ctx context.Context, tx *sql.Tx, turnID string) error {
 	if err != nil {
 		return err
 	}
-	msgs, err := turnMessages(ctx, tx, turnID)
+	msgs, err := readMessages(ctx, tx, "reading the messages of turn "+turnID, turnMessagesQuery, turnID)
 	if err != nil {
 		return err
 	}
@@ -137,23 +128,4 @@ func indexTurn(ctx context.Context, tx *sql.Tx, turnID string) error {
 	}
 	_, err = tx.ExecContext(ctx, `UPDATE turns SET search_pending = 0 WHERE id = ?`, turnID)
 	return err
-}
-
-// turnMessages reads a turn's stored messages, in order, with what their
-// extra column holds.
-func turnMessages(ctx context.Context, tx *sql.Tx, turnID string) ([]llm.Message, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var msgs []llm.Message
-	for rows.Next() {
-		var role, content, extra string
-		if err := rows.Scan(&role, &content, &extra); err != nil {
-			return nil, err
-		}
-		msgs = append(msgs, withExtra(llm.Message{Role: llm.Role(role), Content: content}, extra))
-	}
-	return msgs, rows.Err()
 }

@@ -17,9 +17,10 @@ func searchEntries(t *testing.T, db *DB, turnID string) (entries, pending int) {
 	return entries, pending
 }
 
-// TestSearchEntriesFollowTheTurn: FinishTurn stores the messages and marks
-// the turn; its entries are written after it, and a search right after
-// FinishTurn finds the turn all the same, once, with the mark gone.
+// TestSearchEntriesFollowTheTurn: the indexer writes a finished turn's
+// entries; and a search finds a turn still marked, with no entries and
+// the indexer not woken for it, by indexing it first: once, with the mark
+// gone.
 func TestSearchEntriesFollowTheTurn(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "a.db"), Options{})
@@ -29,6 +30,18 @@ func TestSearchEntriesFollowTheTurn(t *testing.T) {
 	defer db.Close()
 	s := newSession(t, db, "birds")
 	tr, _ := storeTurn(t, db, s.ID, "where do avocets nest", "avocets nest on bare mud")
+	if err := db.IndexPending(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if entries, pending := searchEntries(t, db, tr.ID); entries != 2 || pending != 0 {
+		t.Fatalf("after indexing: %d entries, mark %d; want 2 and cleared", entries, pending)
+	}
+	// What FinishTurn leaves before the indexer runs, without waking it.
+	for _, q := range []string{`DELETE FROM search WHERE turn_id = ?`, `UPDATE turns SET search_pending = 1 WHERE id = ?`} {
+		if _, err := db.writer.ExecContext(ctx, q, tr.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	hits, err := db.Search(ctx, "avocets", 10)
 	if err != nil || len(hits) != 2 {
 		t.Fatalf("search right after the turn: %+v %v, want the question and the answer", hits, err)

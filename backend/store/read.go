@@ -139,13 +139,22 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	return d, nil
 }
 
+// turnMessagesQuery selects a turn's messages, in order.
+const turnMessagesQuery = `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`
+
 func (db *DB) turnMessages(ctx context.Context, turnID string) ([]llm.Message, error) {
-	return db.queryMessages(ctx, "reading the messages of turn "+turnID, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, turnID)
+	return db.queryMessages(ctx, "reading the messages of turn "+turnID, turnMessagesQuery, turnID)
 }
 
 // queryMessages runs a query selecting (role, content, extra) rows.
 func (db *DB) queryMessages(ctx context.Context, doing, q string, args ...any) ([]llm.Message, error) {
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	return readMessages(ctx, db.reader, doing, q, args...)
+}
+
+// readMessages runs a query selecting (role, content, extra) rows on from,
+// a pool or a transaction.
+func readMessages(ctx context.Context, from querier, doing, q string, args ...any) ([]llm.Message, error) {
+	rows, err := from.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, readError(err, doing)
 	}

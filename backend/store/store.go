@@ -279,11 +279,14 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 	return db, nil
 }
 
+// querier is a pool or a transaction to read from.
+type querier interface {
+	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
+}
+
 // queryColumn runs a query that selects one column and returns its values
 // in the order the rows came, nil when there were none.
-func queryColumn[T any](ctx context.Context, q interface {
-	QueryContext(context.Context, string, ...any) (*sql.Rows, error)
-}, query string, args ...any) ([]T, error) {
+func queryColumn[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
