@@ -93,7 +93,7 @@ func (db *DB) Compact(ctx context.Context) error {
 	if _, err := db.writer.ExecContext(ctx, `INSERT INTO search (search) VALUES ('optimize')`); err != nil {
 		return writeError(err, "compacting the search index")
 	}
-	if _, err := db.writer.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if err := db.checkpoint(ctx, checkpointTruncate); err != nil {
 		return writeError(err, "compacting the database")
 	}
 	return nil

@@ -96,8 +96,7 @@ func (db *DB) ReleaseReserve(ctx context.Context) int64 {
 			freed = fi.Size()
 		}
 	}
-	var busy, logged, done int
-	_ = db.writer.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &done)
+	_ = db.checkpoint(ctx, checkpointTruncate)
 	return freed
 }
 

@@ -149,12 +149,15 @@ func TestReserve(t *testing.T) {
 	}
 }
 
-// The write-ahead log stays small however long a turn streams: it is
-// checkpointed every 64 pages and cut back to 512 KB, where SQLite's
-// defaults let it reach 4 MB and keep that size. With no other reader the
-// checkpoints always complete, so the bound is deterministic.
+// The write-ahead log stays small however long a turn streams: the
+// checkpointer copies it into the file after every write
+// (checkpoint.go), the next write starts it again, and the file is cut
+// back to 512 KB, where SQLite's defaults let it reach 4 MB and keep that
+// size. The test waits for the checkpointer's run after each batch, as a
+// turn's 50 ms between batches would; with no other reader each run
+// copies the whole log, so the bound is deterministic.
 func TestWriteAheadLogStaysSmall(t *testing.T) {
-	db := mustOpen(t)
+	db, _, ckpt := openWatched(t)
 	s := newSession(t, db, "long")
 	tr, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "a long answer"})
 	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: 1 << 40})
@@ -171,6 +174,7 @@ func TestWriteAheadLogStaysSmall(t *testing.T) {
 		if fi, err := os.Stat(db.Path() + "-wal"); err == nil {
 			peak = max(peak, fi.Size())
 		}
+		ckpt.wait(t, db.ckpt.w)
 	}
 	dbSize, _ := os.Stat(db.Path())
 	t.Logf("database %d bytes, write-ahead log at most %d bytes", dbSize.Size(), peak)

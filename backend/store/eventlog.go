@@ -149,6 +149,7 @@ func (l *EventLog) Close() error {
 		l.timer = nil
 	}
 	l.mu.Unlock()
+	l.db.idx.poke()
 	return err
 }
 
@@ -206,28 +207,22 @@ func (db *DB) putEventBlock(b []turn.Event) {
 
 func (l *EventLog) write(batch [][]turn.Event) error {
 	ctx := context.Background()
-	tx, err := l.db.writer.BeginTx(ctx, nil)
-	if err != nil {
-		return writeError(err, "saving events")
-	}
-	defer tx.Rollback()
-	for _, b := range batch {
-		// A run of tokens that spans two blocks is stored as two rows,
-		// which read back as the same events (eventrun.go).
-		if err := insertEvents(ctx, tx, l.turnID, b); err != nil {
-			return writeError(err, "saving events")
+	return l.db.tx(ctx, "saving events", func(tx *sql.Tx) error {
+		for _, b := range batch {
+			// A run of tokens that spans two blocks is stored as two rows,
+			// which read back as the same events (eventrun.go).
+			if err := insertEvents(ctx, tx, l.turnID, b); err != nil {
+				return err
+			}
 		}
-	}
-	if now := time.Now(); now.Sub(l.heartbeat) > time.Second {
-		l.heartbeat = now
-		if _, err := tx.ExecContext(ctx, `UPDATE turns SET heartbeat_at = ? WHERE id = ?`, fmtTime(now), l.turnID); err != nil {
-			return writeError(err, "saving events")
+		if now := time.Now(); now.Sub(l.heartbeat) > time.Second {
+			l.heartbeat = now
+			if _, err := tx.ExecContext(ctx, `UPDATE turns SET heartbeat_at = ? WHERE id = ?`, fmtTime(now), l.turnID); err != nil {
+				return err
+			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return writeError(err, "saving events")
-	}
-	return nil
+		return nil
+	})
 }
 
 // eventsPerInsert rows go in one multi-row INSERT: one statement call per

@@ -35,7 +35,7 @@ func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []tu
 	log := db.NewEventLog(tr.ID, EventLogOptions{})
 	rec := &turntest.Recorder{}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log, rec}})
-	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
+	turn.RunTurn(ctx, em, func(context.Context) turn.Result {
 		em.Emit(turn.Draft{Type: turn.EventThinkStart})
 		for _, w := range strings.SplitAfter(answer, " ") {
 			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
@@ -44,11 +44,14 @@ func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []tu
 		return turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}, FinalText: answer,
 			Messages:  []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}},
 			PlanSteps: []turn.PlanStep{{Title: "answer", Status: "done"}}}
+	}, func(res turn.Result) {
+		// What the runner does: the result stored before the ending
+		// events, and the log closed after them.
+		if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
+			t.Error(err)
+		}
 	})
 	if err := log.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
 		t.Fatal(err)
 	}
 	events := rec.Events()

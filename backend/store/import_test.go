@@ -83,6 +83,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Errorf("%s: %d rows imported, %d exported", table, b, a)
 		}
 	}
+	if err := src.IndexPending(ctx); err != nil { // the search entries, written after each turn
+		t.Fatal(err)
+	}
 	for _, table := range []string{"messages", "events", "stages", "model_calls", "search"} {
 		if a, b := importCount(t, src, table), importCount(t, dst, table); a != b {
 			t.Errorf("%s: %d rows imported, %d exported", table, b, a)

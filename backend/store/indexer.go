@@ -10,62 +10,45 @@ import (
 // Search entries are written after the turn. Tokenizing a long answer into
 // the full-text index was two thirds of storing a finished turn, and the
 // turn has no need to wait for it: FinishTurn marks the turn
-// search_pending, and an indexer goroutine (one per writable DB, from Open
-// to Close) writes its entries a moment later and clears the mark, in one
-// transaction. Search and SearchMemory index whatever is still marked
+// search_pending, and the indexer (a worker, background.go) writes its
+// entries and clears the mark, in one transaction. It is woken when the
+// turn's event log closes, after the turn's last write: woken by
+// FinishTurn, it held the writer while the turn still had its closing
+// events to store. Search and SearchMemory index whatever is still marked
 // before they look, so a search never misses a stored turn; a crash leaves
 // the mark, and the next Open indexes the turn. A read-only DB has no
 // indexer: a turn still marked there is missing from its search.
 type indexer struct {
-	mu    sync.Mutex // one IndexPending at a time
-	wake  chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	close sync.Once
+	mu sync.Mutex // one IndexPending at a time
+	w  *worker
 }
 
 // startIndexer starts db's indexer, which first indexes any turn an
 // earlier process left marked.
-func (db *DB) startIndexer() {
-	ix := &indexer{wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	db.idx = ix
-	ix.poke()
-	go func() {
-		defer close(ix.done)
-		for {
-			select {
-			case <-ix.stop:
-				return
-			case <-ix.wake:
-				// A failure (a full disk) leaves the turns marked for the
-				// next wake or search.
-				_ = db.IndexPending(context.Background())
-			}
-		}
-	}()
+func (db *DB) startIndexer(after func(uint64)) {
+	db.idx = &indexer{}
+	db.idx.w = startWorker(func() {
+		// A failure (a full disk) leaves the turns marked for the next
+		// wake or search.
+		_ = db.IndexPending(context.Background())
+	}, after)
 }
 
 // poke wakes the indexer; it never blocks. A nil indexer (read-only) does
 // nothing.
 func (ix *indexer) poke() {
-	if ix == nil {
-		return
-	}
-	select {
-	case ix.wake <- struct{}{}:
-	default: // awake already: it will find the new turn too
+	if ix != nil {
+		ix.w.poke()
 	}
 }
 
 // stopIndexer stops the indexer and waits for it, then indexes what is
 // still marked, so a closed file is whole.
 func (db *DB) stopIndexer() {
-	ix := db.idx
-	if ix == nil {
+	if db.idx == nil {
 		return
 	}
-	ix.close.Do(func() { close(ix.stop) })
-	<-ix.done
+	db.idx.w.halt()
 	_ = db.IndexPending(context.Background())
 }
 

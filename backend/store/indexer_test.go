@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // searchEntries counts a turn's search entries and reads its mark.
@@ -54,6 +57,40 @@ func TestSearchEntriesFollowTheTurn(t *testing.T) {
 	}
 	if entries, _ := searchEntries(t, db, tr.ID); entries != 2 {
 		t.Fatalf("indexing again left %d entries, want 2", entries)
+	}
+}
+
+// TestIndexerFollowsTheClosedLog: once a turn's event log closes, after
+// FinishTurn and the ending events as the runner does it, the indexer
+// writes the turn's entries with nobody searching; and it has not held
+// the writer before that, while the turn still had events to store.
+func TestIndexerFollowsTheClosedLog(t *testing.T) {
+	db, index, _ := openWatched(t)
+	index.wait(t, db.idx.w) // the run at Open, which finds nothing
+	s := newSession(t, db, "birds")
+	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "where do terns fish"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := db.NewEventLog(tr.ID, EventLogOptions{})
+	res := turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}, FinalText: "terns fish offshore",
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "where do terns fish"}, {Role: llm.RoleAssistant, Content: "terns fish offshore"}}}
+	before := db.idx.w.pokes.Load()
+	if err := db.FinishTurn(ctx, tr.ID, 0, res); err != nil {
+		t.Fatal(err)
+	}
+	if n := db.idx.w.pokes.Load(); n != before {
+		t.Fatal("FinishTurn woke the indexer while the turn's ending events were still to be stored")
+	}
+	if err := log.Emit(turn.Event{ID: "e1", TurnID: tr.ID, Seq: 1, Type: turn.EventFinalAnswer, Data: []byte(`{"text":"terns fish offshore"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := log.Close(); err != nil {
+		t.Fatal(err)
+	}
+	index.wait(t, db.idx.w)
+	if entries, pending := searchEntries(t, db, tr.ID); entries != 2 || pending != 0 {
+		t.Fatalf("after the log closed: %d entries, mark %d; want 2 and cleared", entries, pending)
 	}
 }
 

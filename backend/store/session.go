@@ -226,5 +226,6 @@ func (db *DB) tx(ctx context.Context, doing string, fn func(*sql.Tx) error) erro
 	if err := tx.Commit(); err != nil {
 		return writeError(err, doing)
 	}
+	db.ckpt.poke()
 	return nil
 }

@@ -25,9 +25,11 @@ type DB struct {
 	reader *sql.DB
 	owner  Owner
 	dmg    *damage
-	// idx writes finished turns' search entries (indexer.go); nil when
-	// the DB is read-only.
-	idx *indexer
+	// idx writes finished turns' search entries (indexer.go) and ckpt
+	// checkpoints the write-ahead log (checkpoint.go), in the background;
+	// both are nil when the DB is read-only.
+	idx  *indexer
+	ckpt *checkpointer
 	// eventBlocks keeps the event logs' emptied blocks (eventlog.go) for
 	// the next batch of any turn.
 	eventBlocks sync.Pool
@@ -44,6 +46,10 @@ type Options struct {
 	// meets damage in the file (see Damaged), from the goroutine that met
 	// it. The command line prints its notice there.
 	OnDamage func(reason string)
+
+	// afterIndex and afterCheckpoint, if set, are called after each run
+	// of the indexer and of the checkpointer: tests wait on them.
+	afterIndex, afterCheckpoint func(seen uint64)
 }
 
 // Open opens (creating if needed) the database at path and migrates it to
@@ -81,7 +87,12 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	}
 	reader.SetMaxOpenConns(opts.Readers)
 	db.reader = reader
-	db.startIndexer()
+	if err := db.startCheckpointer(opts.afterCheckpoint); err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, err
+	}
+	db.startIndexer(opts.afterIndex)
 	return db, nil
 }
 
@@ -91,7 +102,7 @@ func (db *DB) Path() string { return db.path }
 // Close closes every connection. It is safe to call once.
 func (db *DB) Close() error {
 	db.stopIndexer()
-	var errs []error
+	errs := []error{db.ckpt.stop()}
 	if db.reader != nil {
 		errs = append(errs, db.reader.Close())
 	}
@@ -125,12 +136,14 @@ func dsn(path string, readOnly bool) string {
 		// from the file, not merely unlinked.
 		"secure_delete(1)",
 		// Keep the write-ahead log small, so that a turn needs little more
-		// free space than what it stores: checkpoint every 64 pages (256 KB,
-		// not SQLite's 1000) and cut the file back to 512 KB when the log
-		// restarts after a checkpoint (without a limit it keeps its largest
-		// size for good). A reader holding an old snapshot can keep a
-		// checkpoint from finishing; the next one catches up.
-		"wal_autocheckpoint(64)",
+		// free space than what it stores: the checkpointer copies it into
+		// the file after every write (checkpoint.go), the writer itself
+		// only past SQLite's default of 1,000 pages, and the file is cut
+		// back to 512 KB when the log restarts after a checkpoint (without
+		// a limit it keeps its largest size for good). A reader holding an
+		// old snapshot can keep a checkpoint from finishing; the next one
+		// catches up.
+		"wal_autocheckpoint(1000)",
 		"journal_size_limit(524288)",
 	} {
 		q.Add("_pragma", p)

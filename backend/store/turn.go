@@ -190,8 +190,8 @@ func StateOf(res turn.Result) TurnState {
 }
 
 // FinishTurn stores a turn's result: its state, messages, stages, model and
-// tool calls, in one transaction. The turn's search entries follow a
-// moment later, off the turn's path (indexer.go). The history passed to
+// tool calls, in one transaction. The turn's search entries follow once
+// its event log closes, off the turn's path (indexer.go). The history passed to
 // the turn is not stored again: from is the number of history messages
 // (system prompts aside) at the start of res.Messages.
 func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.Result) error {
@@ -223,9 +223,6 @@ func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, fmtTime(now), sessionID)
 		return err
 	})
-	if err == nil {
-		db.idx.poke()
-	}
 	return err
 }
 
