@@ -2,9 +2,11 @@ package workflow
 
 import (
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
+	"sync"
 )
 
 // builtinFS holds the built-in workflows, one per kind. A user file with
@@ -13,11 +15,41 @@ import (
 //go:embed builtin/*.yaml
 var builtinFS embed.FS
 
-// Builtins returns the built-in workflows, parsed afresh on each call so
+// Builtins returns the built-in workflows, a fresh copy on each call so
 // callers may change what they get. They are sorted by file name and have
 // no Source. A built-in that does not parse is a bug caught by the tests,
 // so it panics.
 func Builtins() []*Definition {
+	enc := builtinJSON()
+	defs := make([]*Definition, len(enc))
+	for i, b := range enc {
+		defs[i] = new(Definition)
+		if err := json.Unmarshal(b, defs[i]); err != nil {
+			panic(fmt.Sprintf("workflow: decode a built-in: %v", err))
+		}
+	}
+	return defs
+}
+
+// builtinJSON is each built-in workflow parsed once, as JSON. Parsing
+// them (YAML, then the schema) took 4 ms, on the path of every turn's
+// start; a copy decoded from JSON takes a small part of that, and a
+// Definition is plain data that JSON carries whole (a turn's run spec
+// stores it so, and TestBuiltinsDecodeAsParsed checks it).
+var builtinJSON = sync.OnceValue(func() [][]byte {
+	var enc [][]byte
+	for _, def := range parseBuiltins() {
+		b, err := json.Marshal(def)
+		if err != nil {
+			panic(fmt.Sprintf("workflow: encode the built-in %s: %v", def.Name, err))
+		}
+		enc = append(enc, b)
+	}
+	return enc
+})
+
+// parseBuiltins parses the embedded files.
+func parseBuiltins() []*Definition {
 	entries, err := fs.ReadDir(builtinFS, "builtin")
 	if err != nil {
 		panic(fmt.Sprintf("workflow: read the built-in workflows: %v", err))

@@ -125,6 +125,20 @@ func TestBuiltinsAreFresh(t *testing.T) {
 	}
 }
 
+// TestBuiltinsDecodeAsParsed: the copies Builtins decodes from JSON are
+// the definitions the files parse to, field for field.
+func TestBuiltinsDecodeAsParsed(t *testing.T) {
+	parsed, copies := parseBuiltins(), Builtins()
+	if len(parsed) != len(copies) || len(parsed) < 5 {
+		t.Fatalf("%d parsed, %d copies", len(parsed), len(copies))
+	}
+	for i := range parsed {
+		if !reflect.DeepEqual(parsed[i], copies[i]) {
+			t.Errorf("%s decodes differently:\nparsed %+v\ncopy   %+v", parsed[i].Name, parsed[i], copies[i])
+		}
+	}
+}
+
 func TestBuiltinLookup(t *testing.T) {
 	user := &Definition{Name: "chat", Source: "mine.yaml"}
 	defs := append(Builtins(), nil, user)
