@@ -244,9 +244,15 @@ const eventConflict = ` ON CONFLICT (turn_id, seq) DO UPDATE SET run_len = exclu
 func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.Event) error {
 	var full *sql.Stmt
 	args := make([]any, 0, eventsPerInsert*11)
-	var runs []byte // the data of this statement's runs, one buffer
+	// The data of the batch's runs, written into one string of their
+	// size, each row's a part of it: a long answer's batch holds
+	// megabytes of runs, and a buffer grown run by run, then copied into
+	// each row's string, allocated five times that. The builder never
+	// changes what it has written, so the parts stay valid.
+	var runs strings.Builder
+	runs.Grow(runDataSize(batch))
 	for len(batch) > 0 {
-		args, runs = args[:0], runs[:0]
+		args = args[:0]
 		rows := 0
 		for rows < eventsPerInsert && len(batch) > 0 {
 			n := runLength(batch)
@@ -254,9 +260,9 @@ func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.E
 			at, _ := e.At.MarshalJSON()
 			data := string(e.Data)
 			if n > 1 {
-				from := len(runs)
-				runs = appendRunData(runs, batch[:n])
-				data = string(runs[from:])
+				from := runs.Len()
+				writeRunData(&runs, batch[:n])
+				data = runs.String()[from:]
 			}
 			args = append(args, turnID, e.Seq, n, e.ID, e.StageID, e.ParentID, string(at[1:len(at)-1]), string(e.Type), string(e.Phase), e.Checkpoint, data)
 			batch = batch[n:]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -104,49 +105,84 @@ func runLength(batch []turn.Event) int {
 	return n
 }
 
-// appendRunData appends the data column of a run of events to b.
-func appendRunData(b []byte, run []turn.Event) []byte {
-	b = append(b, `{"ids":[`...)
+// writeRunData writes the data column of a run of events to b.
+func writeRunData(b *strings.Builder, run []turn.Event) {
+	b.WriteString(`{"ids":[`)
 	for i := range run {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = appendJSONString(b, run[i].ID)
+		writeJSONString(b, run[i].ID)
 	}
-	b = append(b, `],"at":[`...)
+	b.WriteString(`],"at":[`)
 	start := run[0].At.UnixMilli()
+	var num [20]byte
 	for i := range run {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
-		b = strconv.AppendInt(b, run[i].At.UnixMilli()-start, 10)
+		b.Write(strconv.AppendInt(num[:0], run[i].At.UnixMilli()-start, 10))
 	}
-	b = append(b, `],"data":[`...)
+	b.WriteString(`],"data":[`)
 	for i := range run {
 		if i > 0 {
-			b = append(b, ',')
+			b.WriteByte(',')
 		}
 		if len(run[i].Data) == 0 {
-			b = append(b, "{}"...)
+			b.WriteString("{}")
 		} else {
-			b = append(b, run[i].Data...)
+			b.Write(run[i].Data)
 		}
 	}
-	return append(b, "]}"...)
+	b.WriteString("]}")
 }
 
-// appendJSONString appends s as a JSON string: as it is when it needs no
+// runDataSize is what writeRunData writes for the runs in batch, all
+// together, when no id needs escaping (an id never does but an
+// imported one might; then the builder grows).
+func runDataSize(batch []turn.Event) int {
+	size := 0
+	for len(batch) > 0 {
+		n := runLength(batch)
+		if n > 1 {
+			size += len(`{"ids":[],"at":[],"data":[]}`) + 3*(n-1)
+			start := batch[0].At.UnixMilli()
+			for i := range n {
+				e := &batch[i]
+				size += len(e.ID) + 2 + max(len(e.Data), 2) + digits(e.At.UnixMilli()-start)
+			}
+		}
+		batch = batch[n:]
+	}
+	return size
+}
+
+// digits is how many characters strconv.AppendInt writes for v.
+func digits(v int64) int {
+	n := 1
+	if v < 0 {
+		n++
+		v = -v
+	}
+	for ; v >= 10; v /= 10 {
+		n++
+	}
+	return n
+}
+
+// writeJSONString writes s as a JSON string: as it is when it needs no
 // escaping (an id always), else as encoding/json writes it.
-func appendJSONString(b []byte, s string) []byte {
+func writeJSONString(b *strings.Builder, s string) {
 	for i := 0; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
 			q, _ := json.Marshal(s)
-			return append(b, q...)
+			b.Write(q)
+			return
 		}
 	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 // damagedRun is the error of a run whose data does not read: the file's

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -83,6 +84,33 @@ func TestTokenRunAcrossBufferBlocks(t *testing.T) {
 	}
 	if rows := writeAndReadBack(t, db, tr.ID, events, func() bool { return false }); rows != 4 {
 		t.Errorf("%d tokens in one batch took %d rows, want one a block (4)", n, rows)
+	}
+}
+
+// TestRunDataSizeIsExact: insertEvents sizes its one buffer of run data
+// with runDataSize; for ids that need no escaping (every id the Emitter
+// makes) it is exactly what writeRunData writes, clocks going back
+// included, so the buffer never grows.
+func TestRunDataSizeIsExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 22))
+	for range 20 {
+		batch := randomStream(r, "s", "t")
+		for i := range batch {
+			batch[i].ID = turn.NewID()
+		}
+		var b strings.Builder
+		runs := 0
+		for rest := batch; len(rest) > 0; {
+			n := runLength(rest)
+			if n > 1 {
+				writeRunData(&b, rest[:n])
+				runs++
+			}
+			rest = rest[n:]
+		}
+		if want := runDataSize(batch); b.Len() != want || runs == 0 {
+			t.Fatalf("%d runs wrote %d bytes; runDataSize says %d", runs, b.Len(), want)
+		}
 	}
 }
 
