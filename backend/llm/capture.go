@@ -56,6 +56,16 @@ type CaptureStore interface {
 	PutCapture(ctx context.Context, c *Capture) error
 }
 
+// CaptureBlocksPutter is an optional CaptureStore extension:
+// PutCaptureBlocks adds c, whose Chunks are nil, with its chunks given in
+// blocks, in order. The recorder gathers a call's chunks in blocks
+// (chunkBuf) and hands them to a store that has it as they are: joining a
+// long answer's tens of thousands of chunks into one slice, only to encode
+// them, cost as much as writing them.
+type CaptureBlocksPutter interface {
+	PutCaptureBlocks(ctx context.Context, c *Capture, blocks [][]RecordedChunk) error
+}
+
 // CaptureLister is an optional CaptureStore extension used to explain replay
 // misses. CaptureRequests returns up to limit captures of model ("" means
 // any model; limit <= 0 means no limit), newest first. Only Key, Request,
@@ -214,8 +224,14 @@ func (c *captureClient) record(ctx context.Context, req Request, key string, can
 		return resp, err
 	}
 	resp.Diagnostics.Capture = CaptureRecorded
-	rec := &Capture{Key: key, Request: canon, Model: req.Model, Chunks: buf.joined(), Response: resp, RecordedAt: c.opts.Now().UTC()}
-	if err := c.opts.Store.PutCapture(ctx, rec); err != nil {
+	rec := &Capture{Key: key, Request: canon, Model: req.Model, Response: resp, RecordedAt: c.opts.Now().UTC()}
+	if p, ok := c.opts.Store.(CaptureBlocksPutter); ok {
+		err = p.PutCaptureBlocks(ctx, rec, buf.blocks())
+	} else {
+		rec.Chunks = buf.joined()
+		err = c.opts.Store.PutCapture(ctx, rec)
+	}
+	if err != nil {
 		resp.Diagnostics.Capture = ""
 		err = &Error{Kind: ErrCaptureStore, Message: "the call succeeded but could not be recorded", Err: err}
 		return resp, err
@@ -244,6 +260,14 @@ func (b *chunkBuf) add(rc RecordedChunk) {
 		b.cur = make([]RecordedChunk, 0, min(max(64, 2*cap(b.cur)), chunkBlockMax))
 	}
 	b.cur = append(b.cur, rc)
+}
+
+// blocks returns the blocks, in order; none for a call that sent nothing.
+func (b *chunkBuf) blocks() [][]RecordedChunk {
+	if b.cur == nil {
+		return b.full
+	}
+	return append(b.full, b.cur)
 }
 
 // joined returns every chunk in order, in one slice no larger than twice
@@ -454,30 +478,39 @@ func (rc RecordedChunk) appendJSON(b []byte) ([]byte, error) {
 	return append(b, "}}"...), nil
 }
 
-// MarshalChunks is the JSON of a recording's chunks, as json.Marshal
-// would give it but in one buffer: json.Marshal would check and copy each
-// chunk's JSON again, which for a long answer's tens of thousands of
-// chunks cost more than writing them.
-func MarshalChunks(chunks []RecordedChunk) ([]byte, error) {
-	if chunks == nil {
-		return []byte("null"), nil
-	}
+// ChunksJSON is the JSON of a recording's chunks, given in blocks in
+// order ("[]" for none), as json.Marshal writes the chunks of one slice.
+// It is written into one buffer of about its size and returned as a
+// string without a copy: json.Marshal would check and copy each chunk's
+// JSON again, which for a long answer's tens of thousands of chunks cost
+// more than writing them.
+func ChunksJSON(blocks ...[]RecordedChunk) (string, error) {
 	n := 2
-	for i := range chunks {
-		n += 48 + len(chunks[i].Chunk.Content) + len(chunks[i].Chunk.Reasoning)
+	for _, blk := range blocks {
+		for i := range blk {
+			n += 48 + len(blk[i].Chunk.Content) + len(blk[i].Chunk.Reasoning)
+		}
 	}
-	b := make([]byte, 0, n)
-	b = append(b, '[')
+	b := strings.Builder{}
+	b.Grow(n)
+	b.WriteByte('[')
+	var enc []byte
 	var err error
-	for i := range chunks {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		if b, err = chunks[i].appendJSON(b); err != nil {
-			return nil, err
+	first := true
+	for _, blk := range blocks {
+		for i := range blk {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			if enc, err = blk[i].appendJSON(enc[:0]); err != nil {
+				return "", err
+			}
+			b.Write(enc)
 		}
 	}
-	return append(b, ']'), nil
+	b.WriteByte(']')
+	return b.String(), nil
 }
 
 // appendJSONString appends s as a JSON string.

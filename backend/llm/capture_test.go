@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/capturefile"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 )
 
 // captureMemStore is an in-memory CaptureStore and CaptureLister.
@@ -492,10 +493,11 @@ func TestWithCapturePanicsOnMiswiring(t *testing.T) {
 	}
 }
 
-// TestMarshalChunks: the recording's chunks written in one buffer read
-// back as json.Marshal's do, for text, reasoning, tool calls, usage,
-// characters that need escaping, and no chunks at all.
-func TestMarshalChunks(t *testing.T) {
+// TestChunksJSON: the recording's chunks written in one buffer, from
+// blocks split anywhere, read back as json.Marshal's of them in one slice
+// do, for text, reasoning, tool calls, usage, characters that need
+// escaping, and no chunks at all.
+func TestChunksJSON(t *testing.T) {
 	chunks := []llm.RecordedChunk{
 		{At: 5, Chunk: llm.Chunk{Content: `plain`}},
 		{At: 7, Chunk: llm.Chunk{Content: "<b>\"quoted\" & back\\slash\n\u2028 naïve"}},
@@ -505,16 +507,22 @@ func TestMarshalChunks(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		name   string
-		chunks []llm.RecordedChunk
-	}{{"a stream", chunks}, {"none", []llm.RecordedChunk{}}, {"nil", nil}} {
+		blocks [][]llm.RecordedChunk
+		want   []llm.RecordedChunk
+	}{
+		{"one block", [][]llm.RecordedChunk{chunks}, chunks},
+		{"blocks", [][]llm.RecordedChunk{chunks[:1], chunks[1:3], {}, chunks[3:]}, chunks},
+		{"an empty block", [][]llm.RecordedChunk{{}}, []llm.RecordedChunk{}},
+		{"no blocks", nil, []llm.RecordedChunk{}},
+	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := llm.MarshalChunks(tc.chunks)
+			got, err := llm.ChunksJSON(tc.blocks...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _ := json.Marshal(tc.chunks)
+			want, _ := json.Marshal(tc.want)
 			var g, w any
-			if err := json.Unmarshal(got, &g); err != nil {
+			if err := json.Unmarshal([]byte(got), &g); err != nil {
 				t.Fatalf("%s does not read: %v", got, err)
 			}
 			_ = json.Unmarshal(want, &w)
@@ -522,9 +530,62 @@ func TestMarshalChunks(t *testing.T) {
 				t.Fatalf("got  %s\nwant %s", got, want)
 			}
 			var back []llm.RecordedChunk
-			if err := json.Unmarshal(got, &back); err != nil || !reflect.DeepEqual(back, tc.chunks) {
-				t.Fatalf("read back %+v (%v), want %+v", back, err, tc.chunks)
+			if err := json.Unmarshal([]byte(got), &back); err != nil || !reflect.DeepEqual(back, tc.want) {
+				t.Fatalf("read back %+v (%v), want %+v", back, err, tc.want)
 			}
 		})
+	}
+}
+
+// blocksStore is a capture store that takes recordings in blocks.
+type blocksStore struct {
+	*captureMemStore
+	blocks [][]llm.RecordedChunk
+}
+
+func (s *blocksStore) PutCaptureBlocks(ctx context.Context, c *llm.Capture, blocks [][]llm.RecordedChunk) error {
+	if c.Chunks != nil {
+		return errors.New("chunks given twice")
+	}
+	s.blocks = blocks
+	for _, b := range blocks {
+		c.Chunks = append(c.Chunks, b...)
+	}
+	return s.PutCapture(ctx, c)
+}
+
+// TestRecordHandsBlocksToAStoreThatTakesThem: a long call's chunks reach
+// a CaptureBlocksPutter in several blocks, every chunk once and in order,
+// and the recording replays as the call streamed.
+func TestRecordHandsBlocksToAStoreThatTakesThem(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	const n = 9000
+	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Tokens(n)} })
+	st := &blocksStore{captureMemStore: newCaptureMemStore()}
+	c := llm.WithCapture(llm.NewOpenAI(llm.Config{BaseURL: srv.URL()}), llm.CaptureOptions{Mode: llm.CaptureRecord, Store: st})
+	var streamed strings.Builder
+	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}
+	if _, err := c.Stream(context.Background(), req, func(ch llm.Chunk) error { streamed.WriteString(ch.Content); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.blocks) < 2 {
+		t.Fatalf("%d chunks came in %d blocks", n, len(st.blocks))
+	}
+	var recorded strings.Builder
+	for _, b := range st.blocks {
+		for _, rc := range b {
+			recorded.WriteString(rc.Chunk.Content)
+		}
+	}
+	if recorded.String() != streamed.String() || streamed.Len() == 0 {
+		t.Fatalf("the blocks hold %d bytes of text, the stream %d", recorded.Len(), streamed.Len())
+	}
+	replay := llm.WithCapture(llm.NewOpenAI(llm.Config{BaseURL: srv.URL()}), llm.CaptureOptions{Mode: llm.CaptureReplay, Store: st})
+	var again strings.Builder
+	if _, err := replay.Stream(context.Background(), req, func(ch llm.Chunk) error { again.WriteString(ch.Content); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != streamed.String() {
+		t.Fatal("the recording replays differently")
 	}
 }

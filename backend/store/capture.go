@@ -50,10 +50,24 @@ func (c *Captures) GetCapture(ctx context.Context, key string) (*llm.Capture, er
 // PutCapture implements llm.CaptureStore: it adds a recording, never
 // replacing one, and makes it the turn's next call.
 func (c *Captures) PutCapture(ctx context.Context, cp *llm.Capture) error {
-	chunks, err := llm.MarshalChunks(cp.Chunks)
+	if cp.Chunks == nil {
+		return c.put(ctx, cp, "null")
+	}
+	return c.PutCaptureBlocks(ctx, cp, [][]llm.RecordedChunk{cp.Chunks})
+}
+
+// PutCaptureBlocks implements llm.CaptureBlocksPutter: cp with its chunks
+// given in blocks, written as one recording's chunks.
+func (c *Captures) PutCaptureBlocks(ctx context.Context, cp *llm.Capture, blocks [][]llm.RecordedChunk) error {
+	chunks, err := llm.ChunksJSON(blocks...)
 	if err != nil {
 		return err
 	}
+	return c.put(ctx, cp, chunks)
+}
+
+// put inserts cp, its chunks already encoded, and links it to the turn.
+func (c *Captures) put(ctx context.Context, cp *llm.Capture, chunks string) error {
 	resp, err := json.Marshal(cp.Response)
 	if err != nil {
 		return err
@@ -61,7 +75,7 @@ func (c *Captures) PutCapture(ctx context.Context, cp *llm.Capture) error {
 	return c.db.tx(ctx, "recording the model call", func(tx *sql.Tx) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, `INSERT INTO recordings (key, model, request, chunks, response, recorded_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-			cp.Key, cp.Model, string(cp.Request), string(chunks), string(resp), fmtTime(cp.RecordedAt)).Scan(&id); err != nil {
+			cp.Key, cp.Model, string(cp.Request), chunks, string(resp), fmtTime(cp.RecordedAt)).Scan(&id); err != nil {
 			return err
 		}
 		cp.ID = strconv.FormatInt(id, 10)

@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +45,57 @@ func TestRecordingsAreNeverOverwritten(t *testing.T) {
 	}
 	if n, _ := db.TurnRecordings(older.ID).Count(ctx); n != 1 {
 		t.Fatalf("the older turn has %d recorded calls, want 1", n)
+	}
+}
+
+// TestRecordingInBlocksStoresAsOne: a recording given in blocks (as the
+// recorder hands a long call over) is stored byte for byte as the same
+// recording given whole, and reads back with every chunk in order; one
+// with no chunks at all stores [] either way, and nil chunks stay null.
+func TestRecordingInBlocksStoresAsOne(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "blocks")
+	tr, _ := storeTurn(t, db, s.ID, "count", "1 2 3")
+	var chunks []llm.RecordedChunk
+	for i := range 10 {
+		chunks = append(chunks, llm.RecordedChunk{At: time.Duration(i), Chunk: llm.Chunk{Content: strings.Repeat("é\"", i)}})
+	}
+	caps := db.Captures(tr.ID)
+	for _, tc := range []struct {
+		name   string
+		whole  []llm.RecordedChunk
+		blocks [][]llm.RecordedChunk
+		want   string
+	}{
+		{"split", chunks, [][]llm.RecordedChunk{chunks[:3], {}, chunks[3:9], chunks[9:]}, ""},
+		{"none", []llm.RecordedChunk{}, nil, "[]"},
+		{"nil", nil, nil, "null"},
+	} {
+		whole, inBlocks := recording("whole-"+tc.name, "x"), recording("blocks-"+tc.name, "x")
+		whole.Chunks, inBlocks.Chunks = tc.whole, nil
+		if err := caps.PutCapture(ctx, whole); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if tc.whole == nil {
+			err = caps.PutCapture(ctx, inBlocks)
+		} else {
+			err = caps.PutCaptureBlocks(ctx, inBlocks, tc.blocks)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b string
+		if err := db.reader.QueryRow(`SELECT (SELECT chunks FROM recordings WHERE key = ?), (SELECT chunks FROM recordings WHERE key = ?)`, whole.Key, inBlocks.Key).Scan(&a, &b); err != nil {
+			t.Fatal(err)
+		}
+		if a != b || (tc.want != "" && a != tc.want) {
+			t.Fatalf("%s: stored whole %s, in blocks %s", tc.name, a, b)
+		}
+		back, err := caps.GetCapture(ctx, inBlocks.Key)
+		if err != nil || back == nil || !reflect.DeepEqual(back.Chunks, tc.whole) {
+			t.Fatalf("%s: read back %+v (%v), want %+v", tc.name, back, err, tc.whole)
+		}
 	}
 }
 
