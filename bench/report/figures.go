@@ -354,21 +354,24 @@ func whyPipeline(d *data) string {
 	rate := d.mv(kEventLog, "events/s")
 	return fmt.Sprintf("Since issue 22 a token is no longer a row: the tokens of a write batch are one row (a token run; the store writes %s events/s that way, "+
 		"BenchmarkEventLogWrite), the Coalescer merges typed text without decoding each token again, and the Hub keeps a running turn's events in blocks. "+
-		"After that first profile, four cheaper steps: chunks are decoded by go-json-experiment (the encoding/json/v2 design) at 1.0 µs and 2 allocations "+
-		"instead of 2.3 µs and 11 (BenchmarkDecodeChunk); the capture record and the event log gather in blocks instead of regrowing one array into fresh "+
-		"memory; and the answer's search entries are written by the store's indexer after the turn is stored, off its path (a search indexes anything "+
-		"still waiting before it looks, and a crash leaves the turn marked for the next start). "+
-		"Where the time goes now, from a CPU profile of ten runs of this benchmark after those steps (ms of CPU per run; the turn takes about 420 ms on "+
-		"this machine, bare go-openai about 255): the llm client's read and decode ~95 ms; the Emitter stamping and fanning out each token (a UUIDv7, "+
-		"the JSON of each token, the event log's buffer, Hub and Coalescer) ~80; storing the capture record, 50,000 chunks re-encoded and one 2.5 MB "+
-		"row, ~65; the event log's batches, on their own goroutine, ~75, and the last batch, written before turn_completed, ~27; FinishTurn ~28; GC ~60; "+
-		"the search index, after the turn, ~80 on the other core. Bare go-openai reads the stream in %s ms and keeps nothing. The full path writes "+
-		"about 10 MB for this 439 KB answer (measured in the database after one turn): the answer whole nine times, about 4 MB (final_text; the "+
-		"result, twice; the final_answer event and the turn_completed event, three times; messages; the stage's response; the search index), the "+
-		"token runs 3.1 MB (each token with its id and time, 62 bytes), and the capture record 2.6 MB (each chunk with its time). "+
-		"Reaching 0.8 would take that record smaller: the answer stored once and referred to elsewhere, the token runs' ids derived from the run's "+
-		"first, and the capture kept as the bytes that arrived instead of decoded and re-encoded. Each changes what the record holds and how old "+
-		"files and exports read, so each is a change of its own, not a tuning. "+
+		"Then, each step found with a CPU profile or a timeline of this benchmark: chunks decoded by go-json-experiment (the encoding/json/v2 design) at "+
+		"1.0 µs and 2 allocations instead of 2.3 µs and 11 (BenchmarkDecodeChunk); the capture record and the event log gathered in blocks, and the "+
+		"record handed to the store in those blocks and encoded into one string of its size (it was joined into one 5.6 MB slice, encoded, and copied "+
+		"again); a batch's token runs written into one string of their size (the flusher allocated 18 MB for 3 MB of runs); the built-in workflows "+
+		"parsed once instead of at every start (4 ms). Two steps took the most: the write-ahead log is checkpointed by the store's own worker after "+
+		"each write, where SQLite checkpointed inside whichever of the turn's commits crossed 64 pages, which then waited to copy and sync the file; "+
+		"and the answer's search entries are written by the store's indexer once the turn's event log closes (woken at FinishTurn, it held the writer "+
+		"for about 100 ms while the turn still had its ending events to store). "+
+		"Where the time goes now, from a timeline of thirty runs (medians; the turn takes about 300 ms on this machine when it is quiet, bare go-openai "+
+		"about 250): the stream itself about 185 ms, in which the llm client decodes each chunk and the Emitter stamps it and hands it to the event log, "+
+		"Hub and Coalescer (about 3 µs a token), while the other core serves the stream, writes the event log's batches and runs the garbage collector; "+
+		"then, one after another on the one writer, the capture record (a 2.6 MB row) about 30 ms, the last batch of events about 20, FinishTurn about "+
+		"23 and the ending events with the answer about 30. The search entries (about 95 ms) and the checkpoints follow on the other core, after the turn. "+
+		"Bare go-openai reads the stream in %s ms and keeps nothing. The full path writes about 10 MB for this 439 KB answer: the answer whole nine "+
+		"times, about 4 MB (final_text; the result, twice; the final_answer and turn_completed events, three times; messages; the stage's response; "+
+		"the search index), the token runs 3.1 MB (each token with its id and time) and the capture record 2.6 MB. The next factor is in that record: "+
+		"the answer stored once and referred to elsewhere, and the capture written in parts as it streams instead of at the end; each changes what "+
+		"the record holds and how old files and exports read, so each is a change of its own, not a tuning. "+
 		"The absolute target is met %s× over.",
 		num(rate), num(d.mv(kPipeline, "bare-ms")), num(d.mv(kPipeline, "full-tok/s")/20_000))
 }
