@@ -157,7 +157,7 @@ func streamLine(line []byte, fn func(*wireChunk) error) (done bool, err error) {
 		return true, nil
 	}
 	var w wireChunk
-	if err := decodeWire(payload, &w); err != nil {
+	if err := decodeChunk(payload, &w); err != nil {
 		return false, err
 	}
 	return false, fn(&w)

@@ -40,7 +40,8 @@ var wireLines = []struct{ name, line string }{
 	{"trailing garbage", `{"choices":[]} x`},
 }
 
-// TestDecodeWireReadsWhatEncodingJSONReads holds decodeWire to
+// TestDecodeWireReadsWhatEncodingJSONReads holds the decoder of chunks
+// (decodeChunk: its one pass over plain chunks, else decodeWire) to
 // encoding/json's reading of every chunk above and of every data line of
 // the recorded provider streams in testdata/streams.
 func TestDecodeWireReadsWhatEncodingJSONReads(t *testing.T) {
@@ -68,7 +69,7 @@ func TestDecodeWireReadsWhatEncodingJSONReads(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			var want, got wireChunk
 			wantErr := json.Unmarshal([]byte(c.line), &want)
-			gotErr := decodeWire([]byte(c.line), &got)
+			gotErr := decodeChunk([]byte(c.line), &got)
 			if (wantErr != nil) != (gotErr != nil) {
 				t.Fatalf("encoding/json error %v, decodeWire error %v", wantErr, gotErr)
 			}
@@ -107,4 +108,64 @@ func BenchmarkDecodeChunk(b *testing.B) {
 			}
 		}
 	})
+	b.Run("decodeChunk", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			var w wireChunk
+			if err := decodeChunk(line, &w); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// FuzzDecodeChunk holds decodeChunk to decodeWire on any input: the same
+// chunk where decodeWire reads one, an error where it fails, so its own
+// pass over plain chunks never reads anything differently. (decodeWire is
+// held to encoding/json above; on inputs no server sends, such as a
+// repeated "choices", which encoding/json merges into the first, the two
+// may differ, so the fuzzer compares with decodeWire.) The seeds are the
+// chunks above and shapes near the edge of what decodeChunk reads itself.
+func FuzzDecodeChunk(f *testing.F) {
+	for _, c := range wireLines {
+		f.Add(c.line)
+	}
+	for _, s := range []string{
+		`{"choices":[{"delta":{"content":"a"}}],"choices":[{"delta":{"reasoning":"b"}}]}`,
+		`{"choices":[{"delta":{"content":"a"},"delta":{"reasoning":"b"}}]}`,
+		`{"choices":[{"delta":{"content":"a"}},{"finish_reason":"stop"}],"n":-0.5e+3,"t":[true,false,null,{}]}`,
+		`{"choices":[]}`, `{"choices":[{}]}`, `{"choices":null}`, `{"choices":[null]}`, `{"choices":[{"delta":null}]}`,
+		`{"cHoices":[]}`, `{"choices":[{"Delta":{}}]}`, `{"n":01}`, `{"n":1.}`, `{"n":-}`, `{"s":"\u0041"}`, ` {"choices" : [ ] } `,
+		`{"choices":[{"delta":{"content":"x"}}]}` + "\n", `{"a":[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}`,
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, line string) {
+		var want, got wireChunk
+		wantErr := decodeWire([]byte(line), &want)
+		gotErr := decodeChunk([]byte(line), &got)
+		if (wantErr != nil) != (gotErr != nil) {
+			t.Fatalf("%q: decodeWire error %v, decodeChunk error %v", line, wantErr, gotErr)
+		}
+		if wantErr == nil && !reflect.DeepEqual(want, got) {
+			t.Fatalf("%q: decodeChunk read\n%+v\ndecodeWire read\n%+v", line, got, want)
+		}
+	})
+}
+
+// TestPlainChunksTakeTheFastWay: the chunks of a streamed answer in the
+// recorded provider streams' shape are read by decodeChunk's own pass, not
+// handed to decodeWire, so the saving is not lost to a shape it misses.
+func TestPlainChunksTakeTheFastWay(t *testing.T) {
+	for _, line := range []string{
+		wireLines[0].line,
+		`{"id":"gen-1","provider":"OpenAI","model":"openai/gpt-4o","object":"chat.completion.chunk","created":1700000000,"choices":[{"index":0,"delta":{"role":"assistant","content":"Hello"},"finish_reason":null,"native_finish_reason":null,"logprobs":null}],"system_fingerprint":"fp_1"}`,
+		`{"id":"chatcmpl-2","object":"chat.completion.chunk","created":1,"model":"qwen3","system_fingerprint":"fp_ollama","choices":[{"index":0,"delta":{"role":"assistant","content":" world"},"finish_reason":null}]}`,
+		`{"id":"x","choices":[{"index":0,"delta":{"reasoning_content":"think"},"logprobs":null,"finish_reason":null}],"usage":null}`,
+	} {
+		var w wireChunk
+		if !plainChunk([]byte(line), &w) {
+			t.Errorf("not read as plain: %s", line)
+		}
+	}
 }
