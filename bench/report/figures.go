@@ -355,18 +355,21 @@ func whyPipeline(d *data) string {
 	return fmt.Sprintf("Since issue 22 a token is no longer a row: the tokens of a write batch are one row (a token run; the store writes %s events/s that way, "+
 		"BenchmarkEventLogWrite), the Coalescer merges typed text without decoding each token again, and the Hub keeps a running turn's events in blocks. "+
 		"Then, each step found with a CPU profile or a timeline of this benchmark: chunks decoded by go-json-experiment (the encoding/json/v2 design) at "+
-		"1.0 µs and 2 allocations instead of 2.3 µs and 11 (BenchmarkDecodeChunk); the capture record and the event log gathered in blocks, and the "+
+		"1.0 µs and 2 allocations instead of 2.3 µs and 11, and then a plain text delta, nearly every chunk of an answer, read in one pass over its "+
+		"bytes at 0.5 µs, anything else still by go-json-experiment (BenchmarkDecodeChunk, FuzzDecodeChunk); the capture record and the event log gathered in blocks, and the "+
 		"record handed to the store in those blocks and encoded into one string of its size (it was joined into one 5.6 MB slice, encoded, and copied "+
 		"again); a batch's token runs written into one string of their size (the flusher allocated 18 MB for 3 MB of runs); the built-in workflows "+
 		"parsed once instead of at every start (4 ms). Two steps took the most: the write-ahead log is checkpointed by the store's own worker after "+
 		"each write, where SQLite checkpointed inside whichever of the turn's commits crossed 64 pages, which then waited to copy and sync the file; "+
 		"and the answer's search entries are written by the store's indexer once the turn's event log closes (woken at FinishTurn, it held the writer "+
 		"for about 100 ms while the turn still had its ending events to store). "+
-		"Where the time goes now, from a timeline of thirty runs (medians; the turn takes about 300 ms on this machine when it is quiet, bare go-openai "+
-		"about 250): the stream itself about 185 ms, in which the llm client decodes each chunk and the Emitter stamps it and hands it to the event log, "+
-		"Hub and Coalescer (about 3 µs a token), while the other core serves the stream, writes the event log's batches and runs the garbage collector; "+
-		"then, one after another on the one writer, the capture record (a 2.6 MB row) about 30 ms, the last batch of events about 20, FinishTurn about "+
-		"23 and the ending events with the answer about 30. The search entries (about 95 ms) and the checkpoints follow on the other core, after the turn. "+
+		"Where the time goes now, from a timeline of thirty runs (medians; the turn takes about 240 ms on this machine when it is quiet, bare go-openai "+
+		"210-250): the stream itself about 135 ms, in which the llm client decodes each chunk and the Emitter stamps it and hands it to the event log, "+
+		"Hub and Coalescer (about 2.5 µs a token), while the other core serves the stream, writes the event log's batches and runs the garbage collector; "+
+		"then, one after another on the one writer, the capture record (a 2.6 MB row) about 32 ms, the last batch of events about 18, FinishTurn about "+
+		"28 and the ending events with the answer about 24. The search entries (about 95 ms) and the checkpoints follow on the other core, after the turn. "+
+		"Because the full path keeps both cores busy and bare go-openai one, other work on the machine costs the full path more: the ratio moves with "+
+		"the load average above. "+
 		"Bare go-openai reads the stream in %s ms and keeps nothing. The full path writes about 10 MB for this 439 KB answer: the answer whole nine "+
 		"times, about 4 MB (final_text; the result, twice; the final_answer and turn_completed events, three times; messages; the stage's response; "+
 		"the search index), the token runs 3.1 MB (each token with its id and time) and the capture record 2.6 MB. The next factor is in that record: "+
