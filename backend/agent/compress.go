@@ -9,36 +9,13 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// contextWindows are known context sizes in tokens, matched by model-name
-// prefix (after any "provider/" part). Longest prefix wins.
-var contextWindows = map[string]int{
-	"gpt-4o": 128_000, "gpt-4.1": 1_000_000, "gpt-4-turbo": 128_000, "gpt-4": 8_192, "gpt-3.5-turbo": 16_385,
-	"gpt-5": 400_000, "o1": 200_000, "o3": 200_000, "o4": 200_000,
-	"claude": 200_000, "gemini": 1_000_000,
-	"llama3.1": 128_000, "llama3.2": 128_000, "llama3.3": 128_000, "llama3": 8_192, "llama-3": 128_000,
-	"qwen2.5": 32_768, "qwen3": 40_960, "qwen": 32_768, "mistral": 32_768, "mixtral": 32_768,
-	"gemma3": 128_000, "gemma2": 8_192, "gemma": 8_192, "phi4": 16_384, "phi3": 4_096,
-	"deepseek": 65_536, "command-r": 128_000,
-}
-
-// DefaultContextWindow is assumed for models we do not know; a setting
+// DefaultContextWindow is assumed for models nothing knows; a setting
 // overrides it per agent.
-const DefaultContextWindow = 8_192
+const DefaultContextWindow = llm.DefaultContextWindow
 
-// ContextWindow returns the known context size of model, or the default.
-func ContextWindow(model string) int {
-	m := strings.ToLower(model)
-	if i := strings.LastIndex(m, "/"); i >= 0 {
-		m = m[i+1:]
-	}
-	best, size := 0, DefaultContextWindow
-	for prefix, n := range contextWindows {
-		if strings.HasPrefix(m, prefix) && len(prefix) > best {
-			best, size = len(prefix), n
-		}
-	}
-	return size
-}
+// ContextWindow returns the known context size of model (llm.KnownWindow),
+// or the default.
+func ContextWindow(model string) int { return llm.KnownWindow(model).Tokens }
 
 // estimate guesses the prompt size of msgs plus tool definitions.
 func estimate(msgs []llm.Message, tools []llm.Tool) int {

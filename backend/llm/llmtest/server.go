@@ -27,6 +27,8 @@ type Server struct {
 	queue       []Reply
 	respond     func(Request) Reply
 	models      []string
+	extra       map[string]json.RawMessage // "METHOD /path" → body (ServeJSON)
+	extraSeen   []string                   // "METHOD /path" of each request served from extra
 	requests    []Request
 	disconnects []time.Time
 	unscripted  int
@@ -197,6 +199,18 @@ func (s *Server) recordDisconnect() {
 }
 
 func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	route := r.Method + " " + r.URL.Path
+	s.mu.Lock()
+	body, ok := s.extra[route]
+	if ok {
+		s.extraSeen = append(s.extraSeen, route)
+	}
+	s.mu.Unlock()
+	if ok {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+		return
+	}
 	switch r.URL.Path {
 	case "/v1/chat/completions":
 		if r.Method != http.MethodPost {
@@ -213,6 +227,32 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 	default:
 		writeError(w, http.StatusNotFound, "unknown_url", "llmtest: no route for "+r.Method+" "+r.URL.Path)
 	}
+}
+
+// ServeJSON makes the server answer method and path (e.g. "GET",
+// "/props") with body, encoded as JSON: the endpoints besides chat that
+// servers of one kind or another have (Ollama's /api/show, llama.cpp's
+// /props, a /v1/models with more fields). It takes precedence over the
+// built-in routes.
+func (s *Server) ServeJSON(method, path string, body any) {
+	b, err := json.Marshal(body)
+	if err != nil {
+		panic("llmtest: ServeJSON body: " + err.Error())
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.extra == nil {
+		s.extra = map[string]json.RawMessage{}
+	}
+	s.extra[method+" "+path] = b
+}
+
+// Served lists the "METHOD /path" of each request answered from ServeJSON,
+// in order.
+func (s *Server) Served() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.extraSeen...)
 }
 
 func (s *Server) serveModels(w http.ResponseWriter) {
