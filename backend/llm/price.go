@@ -1,0 +1,110 @@
+package llm
+
+import (
+	"math"
+	"strings"
+)
+
+// What a model call costs. A price is per million tokens, in US dollars,
+// for input, output and cached input; it comes from the model's server
+// (OpenRouter's list), the user, or the table of well-known models below,
+// whose date is shown with it. A server on this machine costs nothing.
+// A cost is an estimate: servers bill by their own count, and where the
+// tokens were themselves estimated the cost says so.
+
+// Price is what a model charges per million tokens, in US dollars.
+type Price struct {
+	InputPerM  float64 `json:"input_per_m"`
+	OutputPerM float64 `json:"output_per_m"`
+	// CachedInputPerM is the price of input tokens served from the
+	// provider's prompt cache; 0 means the model has no such discount and
+	// cached tokens cost as much as the rest.
+	CachedInputPerM float64 `json:"cached_input_per_m,omitempty"`
+	// Source says where the price came from: PriceLocal, PriceTable,
+	// PriceServer or PriceUser.
+	Source string `json:"source"`
+	// AsOf is the date the price was read or published (YYYY-MM-DD).
+	AsOf string `json:"as_of,omitempty"`
+}
+
+// Where a Price came from.
+const (
+	PriceLocal  = "local"  // a server on this machine: free
+	PriceTable  = "table"  // the table of well-known models (KnownPricesAsOf)
+	PriceServer = "server" // the model's server listed it (OpenRouter)
+	PriceUser   = "user"   // set in Settings
+)
+
+// Cost is the estimated cost of some model calls.
+type Cost struct {
+	USD float64 `json:"usd"`
+	// Estimated is true when some of the tokens were estimated because
+	// the server reported no usage.
+	Estimated bool `json:"estimated,omitempty"`
+}
+
+// Add returns the sum of c and d.
+func (c Cost) Add(d Cost) Cost { return Cost{USD: c.USD + d.USD, Estimated: c.Estimated || d.Estimated} }
+
+// Cost is what usage u costs at p: input tokens not from the cache at the
+// input price, cached ones at the cached price (the input price when the
+// model has none), output tokens (reasoning included, as servers count
+// them) at the output price.
+func (p Price) Cost(u Usage) Cost {
+	cached := min(max(u.CachedInputTokens, 0), max(u.InputTokens, 0))
+	fresh := max(u.InputTokens, 0) - cached
+	cachedPrice := p.CachedInputPerM
+	if cachedPrice == 0 {
+		cachedPrice = p.InputPerM
+	}
+	usd := (float64(fresh)*p.InputPerM + float64(cached)*cachedPrice + float64(max(u.OutputTokens, 0))*p.OutputPerM) / 1e6
+	if math.IsNaN(usd) || math.IsInf(usd, 0) || usd < 0 {
+		usd = 0
+	}
+	return Cost{USD: usd, Estimated: u.Estimated}
+}
+
+// KnownPricesAsOf is when the prices in knownPrices were published by the
+// vendors; the UI shows it beside any price taken from the table.
+const KnownPricesAsOf = "2025-08-01"
+
+// knownPrices are list prices of well-known hosted models per million
+// tokens (input, output, cached input), matched like knownWindows: by
+// model-name prefix after any "provider/" part, the longest winning.
+var knownPrices = map[string][3]float64{
+	"gpt-5": {1.25, 10, 0.125}, "gpt-5-mini": {0.25, 2, 0.025}, "gpt-5-nano": {0.05, 0.40, 0.005},
+	"gpt-4.1": {2, 8, 0.50}, "gpt-4.1-mini": {0.40, 1.60, 0.10}, "gpt-4.1-nano": {0.10, 0.40, 0.025},
+	"gpt-4o": {2.50, 10, 1.25}, "gpt-4o-mini": {0.15, 0.60, 0.075},
+	"o3": {2, 8, 0.50}, "o3-mini": {1.10, 4.40, 0.55}, "o4-mini": {1.10, 4.40, 0.275},
+	"claude-opus-4": {15, 75, 1.50}, "claude-sonnet-4": {3, 15, 0.30}, "claude-3-7-sonnet": {3, 15, 0.30},
+	"claude-3-5-haiku": {0.80, 4, 0.08},
+	"gemini-2.5-pro": {1.25, 10, 0.31}, "gemini-2.5-flash": {0.30, 2.50, 0.075},
+}
+
+// KnownPrice is model's list price from the table of well-known models;
+// ok is false for a model the table does not have.
+func KnownPrice(model string) (p Price, ok bool) {
+	m := strings.ToLower(model)
+	if i := strings.LastIndex(m, "/"); i >= 0 {
+		m = m[i+1:]
+	}
+	best := 0
+	for prefix, v := range knownPrices {
+		if strings.HasPrefix(m, prefix) && len(prefix) > best {
+			best, ok = len(prefix), true
+			p = Price{InputPerM: v[0], OutputPerM: v[1], CachedInputPerM: v[2], Source: PriceTable, AsOf: KnownPricesAsOf}
+		}
+	}
+	return p, ok
+}
+
+// PriceFor is the price of model on provider p when nothing better is
+// known (a price the user set, or one the server listed, comes first; the
+// caller's to apply): nothing on a server on this machine, else the
+// table's. ok is false when the cost is unknown.
+func PriceFor(p Provider, model string) (Price, bool) {
+	if p.Local {
+		return Price{Source: PriceLocal}, true
+	}
+	return KnownPrice(model)
+}
