@@ -1,8 +1,12 @@
 package llm
 
 import (
+	"context"
 	"math"
+	"net/http"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // What a model call costs. A price is per million tokens, in US dollars,
@@ -44,7 +48,9 @@ type Cost struct {
 }
 
 // Add returns the sum of c and d.
-func (c Cost) Add(d Cost) Cost { return Cost{USD: c.USD + d.USD, Estimated: c.Estimated || d.Estimated} }
+func (c Cost) Add(d Cost) Cost {
+	return Cost{USD: c.USD + d.USD, Estimated: c.Estimated || d.Estimated}
+}
 
 // Cost is what usage u costs at p: input tokens not from the cache at the
 // input price, cached ones at the cached price (the input price when the
@@ -78,7 +84,7 @@ var knownPrices = map[string][3]float64{
 	"o3": {2, 8, 0.50}, "o3-mini": {1.10, 4.40, 0.55}, "o4-mini": {1.10, 4.40, 0.275},
 	"claude-opus-4": {15, 75, 1.50}, "claude-sonnet-4": {3, 15, 0.30}, "claude-3-7-sonnet": {3, 15, 0.30},
 	"claude-3-5-haiku": {0.80, 4, 0.08},
-	"gemini-2.5-pro": {1.25, 10, 0.31}, "gemini-2.5-flash": {0.30, 2.50, 0.075},
+	"gemini-2.5-pro":   {1.25, 10, 0.31}, "gemini-2.5-flash": {0.30, 2.50, 0.075},
 }
 
 // KnownPrice is model's list price from the table of well-known models;
@@ -107,4 +113,55 @@ func PriceFor(p Provider, model string) (Price, bool) {
 		return Price{Source: PriceLocal}, true
 	}
 	return KnownPrice(model)
+}
+
+// ServerPrice is model's price as its server lists it: OpenRouter's
+// /models gives each model's pricing in dollars per token, as strings
+// ("prompt", "completion", "input_cache_read"). ok is false for other
+// servers and for a model the list lacks or prices in a way not read
+// here; err says why the list could not be read.
+func ServerPrice(ctx context.Context, hc *http.Client, p Provider, key, model string) (price Price, ok bool, err error) {
+	if p.Kind != KindOpenRouter {
+		return Price{}, false, nil
+	}
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	var list struct {
+		Data []struct {
+			ID      string `json:"id"`
+			Pricing struct {
+				Prompt     string `json:"prompt"`
+				Completion string `json:"completion"`
+				CacheRead  string `json:"input_cache_read"`
+			} `json:"pricing"`
+		} `json:"data"`
+	}
+	q := windowQuery{ctx: ctx, hc: hc, key: key, model: model}
+	if err := q.get(http.MethodGet, strings.TrimRight(p.BaseURL, "/")+"/models", nil, &list); err != nil {
+		return Price{}, false, err
+	}
+	perM := func(s string) (float64, bool) {
+		if s == "" {
+			return 0, true
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+			return 0, false
+		}
+		return v * 1e6, true
+	}
+	for _, m := range list.Data {
+		if m.ID != model {
+			continue
+		}
+		in, ok1 := perM(m.Pricing.Prompt)
+		out, ok2 := perM(m.Pricing.Completion)
+		cached, ok3 := perM(m.Pricing.CacheRead)
+		if !ok1 || !ok2 || !ok3 || m.Pricing.Prompt == "" || m.Pricing.Completion == "" {
+			return Price{}, false, nil
+		}
+		return Price{InputPerM: in, OutputPerM: out, CachedInputPerM: cached, Source: PriceServer, AsOf: time.Now().UTC().Format(time.DateOnly)}, true, nil
+	}
+	return Price{}, false, nil
 }

@@ -1,10 +1,12 @@
 package llm_test
 
 import (
+	"context"
 	"math"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 )
 
 // TestCostArithmetic: fresh input, cached input and output each at their
@@ -68,5 +70,37 @@ func TestPriceFor(t *testing.T) {
 	}
 	if p, ok := llm.PriceFor(hosted, "some-new-model"); ok {
 		t.Errorf("an unknown model has a price: %+v", p)
+	}
+}
+
+// TestServerPrice: OpenRouter's list gives a model's prices per token as
+// strings, read as prices per million; a model priced in a way not read
+// (a negative or non-numeric price, none at all) or missing has no price;
+// other servers are not asked.
+func TestServerPrice(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.ServeJSON("GET", "/v1/models", map[string]any{"data": []any{
+		map[string]any{"id": "openai/gpt-4o-mini", "context_length": 128000,
+			"pricing": map[string]any{"prompt": "0.00000015", "completion": "0.0000006", "input_cache_read": "0.000000075", "image": "0.000217"}},
+		map[string]any{"id": "meta-llama/llama-3.3-70b-instruct:free", "pricing": map[string]any{"prompt": "0", "completion": "0"}},
+		map[string]any{"id": "openrouter/auto", "pricing": map[string]any{"prompt": "-1", "completion": "-1"}},
+		map[string]any{"id": "odd/model", "pricing": map[string]any{"prompt": "cheap", "completion": "0.000001"}},
+	}})
+	or := llm.Provider{Kind: llm.KindOpenRouter, BaseURL: srv.URL()}
+	p, ok, err := llm.ServerPrice(context.Background(), nil, or, "", "openai/gpt-4o-mini")
+	if err != nil || !ok || math.Abs(p.InputPerM-0.15) > 1e-9 || math.Abs(p.OutputPerM-0.6) > 1e-9 || math.Abs(p.CachedInputPerM-0.075) > 1e-9 || p.Source != llm.PriceServer || p.AsOf == "" {
+		t.Fatalf("gpt-4o-mini: %+v %v %v", p, ok, err)
+	}
+	if p, ok, err := llm.ServerPrice(context.Background(), nil, or, "", "meta-llama/llama-3.3-70b-instruct:free"); err != nil || !ok || p.InputPerM != 0 || p.OutputPerM != 0 {
+		t.Fatalf("a free model: %+v %v %v", p, ok, err)
+	}
+	for _, model := range []string{"openrouter/auto", "odd/model", "not/listed"} {
+		if p, ok, err := llm.ServerPrice(context.Background(), nil, or, "", model); err != nil || ok {
+			t.Errorf("%s: %+v %v %v, want no price", model, p, ok, err)
+		}
+	}
+	asked := len(srv.Served())
+	if _, ok, err := llm.ServerPrice(context.Background(), nil, llm.Provider{Kind: llm.KindVLLM, BaseURL: srv.URL()}, "", "openai/gpt-4o-mini"); ok || err != nil || len(srv.Served()) != asked {
+		t.Errorf("a vLLM server was asked for prices")
 	}
 }
