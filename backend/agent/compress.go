@@ -9,14 +9,6 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// DefaultContextWindow is assumed for models nothing knows; a setting
-// overrides it per agent.
-const DefaultContextWindow = llm.DefaultContextWindow
-
-// ContextWindow returns the known context size of model (llm.KnownWindow),
-// or the default.
-func ContextWindow(model string) int { return llm.KnownWindow(model).Tokens }
-
 // estimate guesses the prompt size of msgs plus tool definitions.
 func estimate(msgs []llm.Message, tools []llm.Tool) int {
 	n := 0
@@ -37,7 +29,7 @@ func estimate(msgs []llm.Message, tools []llm.Tool) int {
 func (r *run) window() int {
 	w := r.a.ContextWindow
 	if w <= 0 {
-		w = ContextWindow(r.a.Model)
+		w = llm.KnownWindow(r.a.Model).Tokens
 	}
 	reserve := r.a.MaxTokens
 	if reserve <= 0 {

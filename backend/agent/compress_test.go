@@ -128,11 +128,3 @@ func TestContextLengthErrorTriggersCompressionAndRetry(t *testing.T) {
 		t.Fatalf("result %+v", res)
 	}
 }
-
-func TestContextWindowLookup(t *testing.T) {
-	for model, want := range map[string]int{"gpt-4o-mini": 128_000, "openai/gpt-4o": 128_000, "llama3.1:8b": 128_000, "llama3:8b": 8_192, "qwen2.5-coder:7b": 32_768, "unknown-model": agent.DefaultContextWindow} {
-		if got := agent.ContextWindow(model); got != want {
-			t.Errorf("ContextWindow(%q) = %d, want %d", model, got, want)
-		}
-	}
-}

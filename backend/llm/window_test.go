@@ -97,6 +97,8 @@ func TestKnownWindow(t *testing.T) {
 		"openai/GPT-4.1-nano":   {Tokens: 1_000_000, Source: llm.WindowKnown},
 		"llama3.1:8b":           {Tokens: 128_000, Source: llm.WindowKnown},
 		"llama3:8b":             {Tokens: 8_192, Source: llm.WindowKnown},
+		"openai/gpt-4o":         {Tokens: 128_000, Source: llm.WindowKnown},
+		"qwen2.5-coder:7b":      {Tokens: 32_768, Source: llm.WindowKnown},
 		"something-else-entire": {Tokens: llm.DefaultContextWindow, Source: llm.WindowDefault},
 	} {
 		if got := llm.KnownWindow(model); got != want {
