@@ -137,7 +137,7 @@ func ServerPrice(ctx context.Context, hc *http.Client, p Provider, key, model st
 			} `json:"pricing"`
 		} `json:"data"`
 	}
-	q := windowQuery{ctx: ctx, hc: hc, key: key, model: model}
+	q := serverQuery{ctx: ctx, hc: hc, key: key, model: model}
 	if err := q.get(http.MethodGet, strings.TrimRight(p.BaseURL, "/")+"/models", nil, &list); err != nil {
 		return Price{}, false, err
 	}

@@ -87,20 +87,20 @@ func ServerWindow(ctx context.Context, hc *http.Client, p Provider, key, model s
 	}
 	base := strings.TrimRight(p.BaseURL, "/")
 	root := strings.TrimSuffix(base, "/v1")
-	q := windowQuery{ctx: ctx, hc: hc, key: key, model: model}
+	q := serverQuery{ctx: ctx, hc: hc, key: key, model: model}
 	switch p.Kind {
 	case KindOllama:
 		return q.ollama(root)
 	case KindLMStudio:
-		return q.lmStudio(root)
+		return q.modelList(root + "/api/v0/models")
 	case KindLlamaCpp:
 		return q.llamaCpp(root)
 	case KindVLLM, KindOpenRouter:
-		return q.modelList(base)
+		return q.modelList(base + "/models")
 	case KindOpenAI:
 		return 0, nil // its list has no windows
 	}
-	n, err := q.modelList(base)
+	n, err := q.modelList(base + "/models")
 	if n > 0 {
 		return n, nil
 	}
@@ -112,7 +112,9 @@ func ServerWindow(ctx context.Context, hc *http.Client, p Provider, key, model s
 	return 0, err
 }
 
-type windowQuery struct {
+// serverQuery asks a model's server something about the model (its
+// window here, its price in price.go).
+type serverQuery struct {
 	ctx        context.Context
 	hc         *http.Client
 	key, model string
@@ -120,7 +122,7 @@ type windowQuery struct {
 
 // ollama reads /api/show: its parameters text ("num_ctx 8192" on a line)
 // and model_info's "<architecture>.context_length".
-func (q windowQuery) ollama(root string) (int, error) {
+func (q serverQuery) ollama(root string) (int, error) {
 	var show struct {
 		Parameters string                     `json:"parameters"`
 		ModelInfo  map[string]json.RawMessage `json:"model_info"`
@@ -147,30 +149,9 @@ func (q windowQuery) ollama(root string) (int, error) {
 	return 0, nil
 }
 
-// lmStudio reads /api/v0/models: the model's loaded_context_length when it
-// is loaded, else its max_context_length.
-func (q windowQuery) lmStudio(root string) (int, error) {
-	var list struct {
-		Data []struct {
-			ID     string `json:"id"`
-			Loaded int    `json:"loaded_context_length"`
-			Max    int    `json:"max_context_length"`
-		} `json:"data"`
-	}
-	if err := q.get(http.MethodGet, root+"/api/v0/models", nil, &list); err != nil {
-		return 0, err
-	}
-	for _, m := range list.Data {
-		if m.ID == q.model {
-			return cmp.Or(m.Loaded, m.Max), nil
-		}
-	}
-	return 0, nil
-}
-
 // llamaCpp reads /props: default_generation_settings.n_ctx, or a top-level
 // n_ctx in other versions. llama.cpp serves one model, whatever is asked.
-func (q windowQuery) llamaCpp(root string) (int, error) {
+func (q serverQuery) llamaCpp(root string) (int, error) {
 	var props struct {
 		NCtx     int `json:"n_ctx"`
 		Settings struct {
@@ -180,35 +161,39 @@ func (q windowQuery) llamaCpp(root string) (int, error) {
 	if err := q.get(http.MethodGet, root+"/props", nil, &props); err != nil {
 		return 0, err
 	}
-	return cmp.Or(props.Settings.NCtx, props.NCtx), nil
+	return max(cmp.Or(props.Settings.NCtx, props.NCtx), 0), nil
 }
 
-// modelList reads the OpenAI-style list at base/models for the model's
-// max_model_len (vLLM) or context_length (OpenRouter).
-func (q windowQuery) modelList(base string) (int, error) {
+// modelList reads a list of models at url for model's window: LM
+// Studio's /api/v0/models (loaded_context_length when the model is
+// loaded, else max_context_length), vLLM's (max_model_len) and
+// OpenRouter's (context_length) OpenAI-style /models.
+func (q serverQuery) modelList(url string) (int, error) {
 	var list struct {
 		Data []struct {
 			ID          string `json:"id"`
+			Loaded      int    `json:"loaded_context_length"`
+			Max         int    `json:"max_context_length"`
 			MaxModelLen int    `json:"max_model_len"`
 			Context     int    `json:"context_length"`
 		} `json:"data"`
 	}
-	if err := q.get(http.MethodGet, base+"/models", nil, &list); err != nil {
+	if err := q.get(http.MethodGet, url, nil, &list); err != nil {
 		return 0, err
 	}
 	for _, m := range list.Data {
 		if m.ID == q.model {
-			return cmp.Or(m.MaxModelLen, m.Context), nil
+			return max(cmp.Or(m.Loaded, m.Max, m.MaxModelLen, m.Context), 0), nil
 		}
 	}
 	return 0, nil
 }
 
-// maxWindowBody bounds what a window query reads: OpenRouter's list of
+// maxQueryBody bounds what a serverQuery reads: OpenRouter's list of
 // every model with its prices is a few megabytes.
-const maxWindowBody = 16 << 20
+const maxQueryBody = 16 << 20
 
-func (q windowQuery) get(method, url string, body []byte, out any) error {
+func (q serverQuery) get(method, url string, body []byte, out any) error {
 	var rd io.Reader
 	if body != nil {
 		rd = bytes.NewReader(body)
@@ -231,7 +216,7 @@ func (q windowQuery) get(method, url string, body []byte, out any) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s %s: the server answered %s", method, url, resp.Status)
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxWindowBody)).Decode(out); err != nil {
+	if err := json.NewDecoder(io.LimitReader(resp.Body, maxQueryBody)).Decode(out); err != nil {
 		return fmt.Errorf("%s %s: the answer is not the JSON expected: %w", method, url, err)
 	}
 	return nil
