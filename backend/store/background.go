@@ -25,10 +25,9 @@ type worker struct {
 	once  sync.Once
 }
 
-// startWorker starts a worker for job, woken once at the start.
+// startWorker starts a worker for job; it first runs when poked.
 func startWorker(job func(), after func(seen uint64)) *worker {
 	w := &worker{job: job, after: after, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
-	w.poke()
 	go w.loop()
 	return w
 }

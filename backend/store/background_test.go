@@ -62,8 +62,9 @@ func openWatched(t *testing.T) (db *DB, index, ckpt *runWatch) {
 	return db, index, ckpt
 }
 
-// TestWorkerFoldsWakesAndStops: pokes while the job runs fold into one
-// more run, never lost and never queued one by one; halt waits for the
+// TestWorkerFoldsWakesAndStops: a worker runs only when poked; pokes
+// while the job runs fold into one more run, never lost and never queued
+// one by one; halt waits for the
 // run under way, twice is harmless, and a nil worker does nothing.
 func TestWorkerFoldsWakesAndStops(t *testing.T) {
 	defer goleak.VerifyNone(t)
@@ -80,7 +81,8 @@ func TestWorkerFoldsWakesAndStops(t *testing.T) {
 			<-release
 		}
 	}, nil)
-	<-started // the first run (the wake at start) holds the worker
+	w.poke()
+	<-started // the first run holds the worker
 	for range 100 {
 		w.poke()
 	}
@@ -93,7 +95,7 @@ func TestWorkerFoldsWakesAndStops(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if runs != 2 {
-		t.Fatalf("%d runs for a wake at start and 100 pokes during it, want 2", runs)
+		t.Fatalf("%d runs for a poke and 100 pokes during its run, want 2", runs)
 	}
 	var none *worker
 	none.poke()

@@ -29,6 +29,9 @@ type checkpointer struct {
 }
 
 // startCheckpointer opens the checkpointer's connection and starts it.
+// It first runs after the first write, not at start: a log an earlier
+// process left is checkpointed then, and the start of the app has nothing
+// to wait for.
 func (db *DB) startCheckpointer(after func(uint64)) error {
 	conn, err := openPool(dsn(db.path, false), db.dmg)
 	if err != nil {

@@ -32,6 +32,7 @@ func (db *DB) startIndexer(after func(uint64)) {
 		// wake or search.
 		_ = db.IndexPending(context.Background())
 	}, after)
+	db.idx.w.poke() // what an earlier process left marked
 }
 
 // poke wakes the indexer; it never blocks. A nil indexer (read-only) does
