@@ -320,6 +320,7 @@ func (r *run) finish(term turn.Termination, errMsg, errSource string) turn.Resul
 		ErrorSource:   errSource,
 		Termination:   term,
 		Usage:         r.usage,
+		Cost:          llm.CallsCost(r.mcalls),
 		StartedAt:     turn.Time{Time: r.start},
 		CompletedAt:   turn.Time{Time: now},
 		DurationMS:    now.Sub(r.start).Milliseconds(),

@@ -143,6 +143,13 @@ type ModelCall struct {
 	Estimated       bool      `json:"estimated"`
 	OK              bool      `json:"ok"`
 	Error           string    `json:"error"`
+	// Provider, Capture, Price (llm.Price) and CostUSD are what the call
+	// was priced at when it ran; version 2 documents from before issue 23
+	// have none, and a call whose price was unknown has no cost.
+	Provider string          `json:"provider,omitempty"`
+	Capture  string          `json:"capture,omitempty"`
+	Price    json.RawMessage `json:"price,omitempty"`
+	CostUSD  *float64        `json:"cost_usd,omitempty"`
 }
 
 // ToolCall is one tool call's diagnostics.

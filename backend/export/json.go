@@ -206,6 +206,14 @@ func writeModelCall(e *encoder, c *ModelCall) {
 	o.bool("estimated", c.Estimated)
 	o.bool("ok", c.OK)
 	o.str("error", c.Error)
+	o.strOmit("provider", c.Provider)
+	o.strOmit("capture", c.Capture)
+	if len(c.Price) > 0 {
+		o.raw("price", c.Price)
+	}
+	if c.CostUSD != nil {
+		o.float("cost_usd", *c.CostUSD)
+	}
 	o.end()
 }
 

@@ -139,6 +139,16 @@ func (o *object) time(name string, t time.Time) {
 	o.e.b = append(t.AppendFormat(append(o.e.b, '"'), time.RFC3339Nano), '"')
 }
 
+// float writes v as encoding/json does (rare enough to borrow it).
+func (o *object) float(name string, v float64) {
+	o.key(name)
+	b, err := json.Marshal(v)
+	if err != nil { // NaN or infinite: no number JSON can hold
+		b = []byte("null")
+	}
+	o.e.b = append(o.e.b, b...)
+}
+
 func (o *object) null(name string) {
 	o.key(name)
 	o.e.b = append(o.e.b, "null"...)

@@ -37,6 +37,7 @@ const (
 	PriceTable  = "table"  // the table of well-known models (KnownPricesAsOf)
 	PriceServer = "server" // the model's server listed it (OpenRouter)
 	PriceUser   = "user"   // set in Settings
+	PriceReplay = "replay" // a replayed call: served from the record, free
 )
 
 // Cost is the estimated cost of some model calls.
@@ -45,11 +46,54 @@ type Cost struct {
 	// Estimated is true when some of the tokens were estimated because
 	// the server reported no usage.
 	Estimated bool `json:"estimated,omitempty"`
+	// Unpriced counts calls in a sum whose price was unknown: USD leaves
+	// them out, so the sum is at least USD.
+	Unpriced int `json:"unpriced,omitempty"`
 }
 
 // Add returns the sum of c and d.
 func (c Cost) Add(d Cost) Cost {
-	return Cost{USD: c.USD + d.USD, Estimated: c.Estimated || d.Estimated}
+	return Cost{USD: c.USD + d.USD, Estimated: c.Estimated || d.Estimated, Unpriced: c.Unpriced + d.Unpriced}
+}
+
+// CallsCost sums the costs kept with calls; nil when no call had a price
+// (a turn on a server whose price nobody knows has no cost, not $0).
+func CallsCost(calls []CallDiagnostics) *Cost {
+	var sum Cost
+	priced := false
+	for _, c := range calls {
+		if c.Cost == nil {
+			sum.Unpriced++
+			continue
+		}
+		priced = true
+		sum = sum.Add(*c.Cost)
+	}
+	if !priced {
+		return nil
+	}
+	return &sum
+}
+
+// WithPrice prices every call made through inner: each response's
+// diagnostics name provider and carry price and the cost at it (nil when
+// price is nil: unknown). A replayed call is served from the record and
+// costs nothing.
+func WithPrice(inner Client, provider string, price *Price) Client {
+	return ClientFunc(func(ctx context.Context, req Request, fn func(Chunk) error) (Response, error) {
+		resp, err := inner.Stream(ctx, req, fn)
+		d := &resp.Diagnostics
+		d.Provider = provider
+		switch {
+		case d.Capture == CaptureReplayed:
+			d.Price, d.Cost = &Price{Source: PriceReplay}, &Cost{Estimated: d.Usage.Estimated}
+		case price != nil:
+			p := *price
+			c := p.Cost(d.Usage)
+			d.Price, d.Cost = &p, &c
+		}
+		return resp, err
+	})
 }
 
 // Cost is what usage u costs at p: input tokens not from the cache at the
@@ -104,11 +148,17 @@ func KnownPrice(model string) (p Price, ok bool) {
 	return p, ok
 }
 
-// PriceFor is the price of model on provider p when nothing better is
-// known (a price the user set, or one the server listed, comes first; the
-// caller's to apply): nothing on a server on this machine, else the
-// table's. ok is false when the cost is unknown.
-func PriceFor(p Provider, model string) (Price, bool) {
+// PriceFor is the price of model on provider p: the user's price first,
+// then server's (what the model's server listed, if it was read: nil
+// otherwise), then nothing for a server on this machine, then the table's.
+// ok is false when the cost is unknown.
+func PriceFor(p Provider, model string, server *Price) (Price, bool) {
+	if pr, ok := p.UserPrice(model); ok {
+		return pr, true
+	}
+	if server != nil {
+		return *server, true
+	}
 	if p.Local {
 		return Price{Source: PriceLocal}, true
 	}

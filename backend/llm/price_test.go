@@ -2,6 +2,7 @@ package llm_test
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 
@@ -48,28 +49,49 @@ func TestCostArithmetic(t *testing.T) {
 	}
 }
 
-// TestPriceFor: a server on this machine is free whatever the model's
-// name; a hosted model is found in the table by its longest prefix, after
-// any "provider/" part, with the table's date; an unknown one has no price.
+// TestPriceFor: the user's price comes first (for the model, else for
+// the provider's every model), then the server's list, then a server on
+// this machine is free whatever the model's name, then the table; a model
+// nobody prices has no price.
 func TestPriceFor(t *testing.T) {
 	local := llm.Provider{Kind: llm.KindOllama, Local: true}
 	hosted := llm.Provider{Kind: llm.KindOpenRouter}
-	if p, ok := llm.PriceFor(local, "gpt-4o"); !ok || p.Source != llm.PriceLocal || p.InputPerM != 0 || p.OutputPerM != 0 {
-		t.Fatalf("local: %+v %v", p, ok)
-	}
-	for model, want := range map[string][2]float64{
-		"gpt-4o":                             {2.50, 10},
-		"gpt-4o-mini-2024-07-18":             {0.15, 0.60},
-		"openai/gpt-4.1-nano":                {0.10, 0.40},
-		"anthropic/claude-sonnet-4-20250514": {3, 15},
+	user := llm.Provider{Kind: llm.KindOpenRouter, Prices: map[string]llm.Price{"gpt-4o": {InputPerM: 1, OutputPerM: 2}, "": {InputPerM: 7, OutputPerM: 8}}}
+	localPriced := llm.Provider{Kind: llm.KindLlamaCpp, Local: true, Prices: map[string]llm.Price{"": {InputPerM: 0.01, OutputPerM: 0.02}}}
+	server := &llm.Price{InputPerM: 0.5, OutputPerM: 1.5, Source: llm.PriceServer}
+	for _, c := range []struct {
+		name     string
+		p        llm.Provider
+		model    string
+		server   *llm.Price
+		in, out  float64
+		source   string
+		asOfSet  bool
+		unpriced bool
+	}{
+		{name: "local", p: local, model: "gpt-4o", source: llm.PriceLocal},
+		{name: "table", p: hosted, model: "gpt-4o", in: 2.50, out: 10, source: llm.PriceTable, asOfSet: true},
+		{name: "table dated model", p: hosted, model: "gpt-4o-mini-2024-07-18", in: 0.15, out: 0.60, source: llm.PriceTable, asOfSet: true},
+		{name: "table after provider/", p: hosted, model: "openai/gpt-4.1-nano", in: 0.10, out: 0.40, source: llm.PriceTable, asOfSet: true},
+		{name: "table claude", p: hosted, model: "anthropic/claude-sonnet-4-20250514", in: 3, out: 15, source: llm.PriceTable, asOfSet: true},
+		{name: "server before table", p: hosted, model: "gpt-4o", server: server, in: 0.5, out: 1.5, source: llm.PriceServer},
+		{name: "user's for the model", p: user, model: "gpt-4o", server: server, in: 1, out: 2, source: llm.PriceUser},
+		{name: "user's for every model", p: user, model: "gpt-5", server: server, in: 7, out: 8, source: llm.PriceUser},
+		{name: "user's on a local server", p: localPriced, model: "llama3", in: 0.01, out: 0.02, source: llm.PriceUser},
+		{name: "unknown", p: hosted, model: "some-new-model", unpriced: true},
 	} {
-		p, ok := llm.PriceFor(hosted, model)
-		if !ok || p.InputPerM != want[0] || p.OutputPerM != want[1] || p.Source != llm.PriceTable || p.AsOf != llm.KnownPricesAsOf {
-			t.Errorf("%s: %+v %v, want %v", model, p, ok, want)
-		}
-	}
-	if p, ok := llm.PriceFor(hosted, "some-new-model"); ok {
-		t.Errorf("an unknown model has a price: %+v", p)
+		t.Run(c.name, func(t *testing.T) {
+			p, ok := llm.PriceFor(c.p, c.model, c.server)
+			if c.unpriced {
+				if ok {
+					t.Fatalf("an unknown model has a price: %+v", p)
+				}
+				return
+			}
+			if !ok || p.InputPerM != c.in || p.OutputPerM != c.out || p.Source != c.source || (p.AsOf == llm.KnownPricesAsOf) != c.asOfSet {
+				t.Fatalf("%+v %v, want %v/%v from %s", p, ok, c.in, c.out, c.source)
+			}
+		})
 	}
 }
 
@@ -102,5 +124,67 @@ func TestServerPrice(t *testing.T) {
 	asked := len(srv.Served())
 	if _, ok, err := llm.ServerPrice(context.Background(), nil, llm.Provider{Kind: llm.KindVLLM, BaseURL: srv.URL()}, "", "openai/gpt-4o-mini"); ok || err != nil || len(srv.Served()) != asked {
 		t.Errorf("a vLLM server was asked for prices")
+	}
+}
+
+// TestWithPrice: a priced call carries the provider, the price it ran at
+// and its cost; a call with no known price has neither (not $0); a
+// replayed call is free; a failed call is still priced for the tokens it
+// used; the sum over calls counts the unpriced ones apart.
+func TestWithPrice(t *testing.T) {
+	price := &llm.Price{InputPerM: 2, OutputPerM: 4, Source: llm.PriceUser}
+	answer := func(capture string, err error) llm.Client {
+		return llm.ClientFunc(func(context.Context, llm.Request, func(llm.Chunk) error) (llm.Response, error) {
+			u := llm.Usage{InputTokens: 1000, OutputTokens: 500}
+			return llm.Response{Usage: u, Diagnostics: llm.CallDiagnostics{Usage: u, Capture: capture, OK: err == nil}}, err
+		})
+	}
+	call := func(c llm.Client) llm.CallDiagnostics {
+		resp, _ := c.Stream(context.Background(), llm.Request{}, func(llm.Chunk) error { return nil })
+		return resp.Diagnostics
+	}
+	live := call(llm.WithPrice(answer("", nil), "work", price))
+	if live.Provider != "work" || live.Price == nil || *live.Price != *price || live.Cost == nil || math.Abs(live.Cost.USD-(1000*2+500*4)/1e6) > 1e-12 {
+		t.Fatalf("live: %+v price %+v cost %+v", live, live.Price, live.Cost)
+	}
+	price.InputPerM = 100 // the call keeps the price it ran at
+	if live.Price.InputPerM != 2 {
+		t.Fatalf("the call's price follows the provider's: %+v", live.Price)
+	}
+	unknown := call(llm.WithPrice(answer("", nil), "work", nil))
+	if unknown.Price != nil || unknown.Cost != nil || unknown.Provider != "work" {
+		t.Fatalf("unknown price: %+v", unknown)
+	}
+	replayed := call(llm.WithPrice(answer(llm.CaptureReplayed, nil), "work", price))
+	if replayed.Price == nil || replayed.Price.Source != llm.PriceReplay || replayed.Cost == nil || replayed.Cost.USD != 0 {
+		t.Fatalf("replayed: %+v %+v", replayed.Price, replayed.Cost)
+	}
+	failed := call(llm.WithPrice(answer("", errors.New("cut")), "work", &llm.Price{InputPerM: 1, OutputPerM: 1}))
+	if failed.Cost == nil || math.Abs(failed.Cost.USD-1500/1e6) > 1e-12 {
+		t.Fatalf("failed: %+v", failed.Cost)
+	}
+	if c := llm.CallsCost([]llm.CallDiagnostics{unknown}); c != nil {
+		t.Fatalf("no priced call, yet a cost: %+v", c)
+	}
+	sum := llm.CallsCost([]llm.CallDiagnostics{live, unknown, replayed, failed})
+	if sum == nil || math.Abs(sum.USD-(0.004+0.0015)) > 1e-12 || sum.Unpriced != 1 {
+		t.Fatalf("sum: %+v", sum)
+	}
+}
+
+// TestBudgetState: under 80% is fine, from 80% a warning, from 100% over;
+// no budget is never over; only "refuse" refuses.
+func TestBudgetState(t *testing.T) {
+	b := llm.Budget{MonthlyUSD: 10}
+	for spent, want := range map[float64]string{0: llm.BudgetOK, 7.99: llm.BudgetOK, 8: llm.BudgetWarning, 9.99: llm.BudgetWarning, 10: llm.BudgetOver, 50: llm.BudgetOver} {
+		if got := b.State(spent); got != want {
+			t.Errorf("spent %v of 10: %s, want %s", spent, got, want)
+		}
+	}
+	if got := (llm.Budget{}).State(1e9); got != llm.BudgetOK {
+		t.Errorf("no budget: %s", got)
+	}
+	if b.Refuses() || !(llm.Budget{OverLimit: llm.BudgetRefuse}).Refuses() {
+		t.Error("Refuses")
 	}
 }

@@ -33,6 +33,35 @@ type Provider struct {
 	// text (<tool_call>, [TOOL_CALLS], <|python_tag|>, a bare JSON call):
 	// they then stay in the answer as the model wrote them.
 	IgnoreTextToolCalls bool `json:"ignore_text_tool_calls,omitempty"`
+	// Prices are prices the user set, by model; the entry "" prices every
+	// model of this provider without its own. They come before any other.
+	Prices map[string]Price `json:"prices,omitempty"`
+	// Windows are context windows the user set, by model; they come
+	// before what the server says.
+	Windows map[string]int `json:"windows,omitempty"`
+	// Budget is an optional monthly spending limit (see Budget).
+	Budget *Budget `json:"budget,omitempty"`
+}
+
+// UserPrice is the price the user set for model, if any.
+func (p Provider) UserPrice(model string) (Price, bool) {
+	pr, ok := p.Prices[model]
+	if !ok {
+		pr, ok = p.Prices[""]
+	}
+	if ok {
+		pr.Source = PriceUser
+	}
+	return pr, ok
+}
+
+// UserWindow is the window the user set for model, if any.
+func (p Provider) UserWindow(model string) (Window, bool) {
+	n, ok := p.Windows[model]
+	if !ok || n <= 0 {
+		return Window{}, false
+	}
+	return Window{Tokens: n, Source: WindowUser}, true
 }
 
 // Provider kinds.

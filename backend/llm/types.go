@@ -180,6 +180,15 @@ type CallDiagnostics struct {
 	Attempts         int           `json:"attempts"`
 	// Capture is "", "recorded" or "replayed".
 	Capture string `json:"capture,omitempty"`
+	// Provider names the configured server the call went to ("" for a
+	// base URL given directly, and for calls recorded before issue 23).
+	Provider string `json:"provider,omitempty"`
+	// Price is what the call was priced at when it ran, and Cost what it
+	// cost at that price: kept with the call, so a later price change
+	// does not rewrite history. Both nil when the price was unknown; a
+	// replayed call costs nothing (Price.Source PriceReplay).
+	Price *Price `json:"price,omitempty"`
+	Cost  *Cost  `json:"cost,omitempty"`
 	// Notes say what was unusual about the answer and how it was read: a
 	// server that ignored streaming, tool calls written as text.
 	Notes     []string  `json:"notes,omitempty"`

@@ -20,7 +20,7 @@ import (
 // Window is a model's context size in tokens and where it was learned.
 type Window struct {
 	Tokens int `json:"tokens"`
-	// Source is WindowServer, WindowKnown or WindowDefault.
+	// Source is WindowServer, WindowKnown, WindowDefault or WindowUser.
 	Source string `json:"source"`
 }
 
@@ -29,6 +29,7 @@ const (
 	WindowServer  = "server"  // the model's server said so
 	WindowKnown   = "known"   // the table of well-known models
 	WindowDefault = "default" // nothing knew the model
+	WindowUser    = "user"    // set in Settings
 )
 
 // DefaultContextWindow is assumed for a model nothing knows.

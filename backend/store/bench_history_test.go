@@ -586,7 +586,7 @@ func prepareHist(ctx context.Context, tx *sql.Tx) (*histStmts, error) {
 		{&st.message, `INSERT INTO messages (session_id, turn_id, idx, role, content) VALUES (?, ?, ?, ?, ?)`},
 		{&st.search, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, ?, ?, ?)`},
 		{&st.stage, `INSERT INTO stages (id, turn_id, idx, name, agent, phase, outcome, termination, diagnostics) VALUES (?, ?, 0, 'chat', 'assistant', '', 'succeeded', ?, ?)`},
-		{&st.modelCall, `INSERT INTO model_calls VALUES (?, ?, 0, 'bench-model', ?, 12000, 300, 400, 80, 0, 0, 0, 1, '')`},
+		{&st.modelCall, `INSERT INTO model_calls (turn_id, stage_id, idx, model, started_at, duration_ms, ttft_ms, input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated, ok, error) VALUES (?, ?, 0, 'bench-model', ?, 12000, 300, 400, 80, 0, 0, 0, 1, '')`},
 		{&st.event, `INSERT INTO events (turn_id, seq, id, stage_id, parent_id, at, type, phase, checkpoint, data) VALUES (?, ?, ?, ?, '', ?, ?, ?, ?, ?)`},
 	} {
 		s, err := tx.PrepareContext(ctx, p.sql)

@@ -111,7 +111,12 @@ func (db *DB) SaveProvider(ctx context.Context, p llm.Provider) error {
 		return apperr.Wrap(err, apperr.Internal, "could not encode the provider %s", p.Name)
 	}
 	return db.tx(ctx, "saving the provider "+p.Name, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO providers (name, definition) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition`, p.Name, string(def))
+		if _, err := tx.ExecContext(ctx, `INSERT INTO providers (name, definition) VALUES (?, ?) ON CONFLICT (name) DO UPDATE SET definition = excluded.definition`, p.Name, string(def)); err != nil {
+			return err
+		}
+		// Its address or kind may have changed: what its server said is
+		// asked again.
+		_, err := tx.ExecContext(ctx, `DELETE FROM model_info WHERE provider = ?`, p.Name)
 		return err
 	})
 }
@@ -165,7 +170,8 @@ func (db *DB) DeleteProvider(ctx context.Context, name string) error {
 		if n, _ := res.RowsAffected(); n == 0 {
 			return apperr.New(apperr.NotFound, "There is no provider %q.", name)
 		}
-		return nil
+		_, err = tx.ExecContext(ctx, `DELETE FROM model_info WHERE provider = ?`, name)
+		return err
 	})
 }
 

@@ -122,7 +122,7 @@ const (
 		FROM turns t JOIN messages m ON m.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, m.idx`
 	stagesInTurnOrder = `SELECT s.turn_id, s.id, s.name, s.agent, s.phase, s.outcome, s.termination, s.diagnostics, s.response
 		FROM turns t JOIN stages s ON s.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, s.idx`
-	modelCallsInTurnOrder = `SELECT c.turn_id, c.stage_id, c.idx, c.model, c.started_at, c.duration_ms, c.ttft_ms, c.input_tokens, c.output_tokens, c.cached_tokens, c.reasoning_tokens, c.estimated, c.ok, c.error
+	modelCallsInTurnOrder = `SELECT c.turn_id, c.stage_id, c.idx, c.model, c.started_at, c.duration_ms, c.ttft_ms, c.input_tokens, c.output_tokens, c.cached_tokens, c.reasoning_tokens, c.estimated, c.ok, c.error, c.provider, c.capture, c.price, c.cost_usd
 		FROM turns t JOIN model_calls c ON c.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, c.rowid`
 	toolCallsInTurnOrder = `SELECT c.turn_id, c.stage_id, c.call_id, c.name, c.arguments, c.result_size, c.started_at, c.duration_ms, c.ok, c.error
 		FROM turns t JOIN tool_calls c ON c.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, c.rowid`
@@ -334,12 +334,21 @@ func scanStage(rows *sql.Rows, s *export.Stage) (string, error) {
 }
 
 func scanModelCall(rows *sql.Rows, c *export.ModelCall) (string, error) {
-	var turnID, started string
+	var turnID, started, price string
+	var cost sql.NullFloat64
 	if err := rows.Scan(&turnID, &c.StageID, &c.Idx, &c.Model, &started, &c.DurationMS, &c.TTFTMS, &c.InputTokens, &c.OutputTokens,
-		&c.CachedTokens, &c.ReasoningTokens, &c.Estimated, &c.OK, &c.Error); err != nil {
+		&c.CachedTokens, &c.ReasoningTokens, &c.Estimated, &c.OK, &c.Error, &c.Provider, &c.Capture, &price, &cost); err != nil {
 		return "", err
 	}
 	c.StartedAt = parseTime(started)
+	c.Price, c.CostUSD = nil, nil
+	if price != "" {
+		c.Price = json.RawMessage(price)
+	}
+	if cost.Valid {
+		v := cost.Float64
+		c.CostUSD = &v
+	}
 	return turnID, nil
 }
 

@@ -254,6 +254,14 @@ func (im *importer) raw(v json.RawMessage, def string) string {
 	return c
 }
 
+// priceColumn is a call's price as stored: "" when it had none.
+func priceColumn(v json.RawMessage) string {
+	if c := compactJSON(v, ""); c != "null" {
+		return c
+	}
+	return ""
+}
+
 // compactJSON undoes the export's indenting, so stored values are as
 // compact as the app writes them; def stands in for a missing value.
 func compactJSON(v json.RawMessage, def string) string {
@@ -431,9 +439,15 @@ func (im *importer) stages(tid string, t *export.Turn) error {
 
 func (im *importer) calls(tid string, t *export.Turn) error {
 	for _, c := range t.ModelCalls {
-		if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO model_calls (turn_id, stage_id, idx, model, started_at, duration_ms, ttft_ms, input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated, ok, error)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			tid, im.id(c.StageID), c.Idx, c.Model, fmtTime(c.StartedAt), c.DurationMS, c.TTFTMS, c.InputTokens, c.OutputTokens, c.CachedTokens, c.ReasoningTokens, c.Estimated, c.OK, c.Error); err != nil {
+		var cost any
+		if c.CostUSD != nil {
+			cost = *c.CostUSD
+		}
+		if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO model_calls (turn_id, stage_id, idx, model, started_at, duration_ms, ttft_ms, input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated, ok, error,
+				provider, capture, price, cost_usd)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			tid, im.id(c.StageID), c.Idx, c.Model, fmtTime(c.StartedAt), c.DurationMS, c.TTFTMS, c.InputTokens, c.OutputTokens, c.CachedTokens, c.ReasoningTokens, c.Estimated, c.OK, c.Error,
+			c.Provider, c.Capture, priceColumn(c.Price), cost); err != nil {
 			return err
 		}
 	}

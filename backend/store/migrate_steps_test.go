@@ -71,6 +71,11 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 	},
 	8: nil, // a column only; the rows before it are runs of one event
 	9: nil, // a column only; the turns before it are indexed already
+	10: func(t *testing.T, db *sql.DB) {
+		const at = "2024-04-05T06:07:08Z"
+		stepExec(t, db, `UPDATE model_calls SET provider = 'work', price = '{"input_per_m":1,"output_per_m":2,"source":"user"}', cost_usd = 0.000011 WHERE turn_id = 'step-t'`)
+		stepExec(t, db, `INSERT INTO model_info (provider, model, window_tokens, price, read_at) VALUES ('work', 'm', 32768, '', '`+at+`')`)
+	},
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

@@ -321,7 +321,7 @@ func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res turn.Resul
 		// A plain agent run: one implicit stage so the diagnostics views
 		// have the same shape for every turn.
 		stages = []turn.StageResult{{ID: turnID, Name: "chat", Agent: "assistant", Outcome: res.Outcome, Termination: res.Termination,
-			Diagnostics: turn.StageDiagnostics{StartedAt: res.StartedAt, CompletedAt: res.CompletedAt, DurationMS: res.DurationMS, Usage: res.Usage, ModelCalls: res.ModelCalls, ToolCalls: res.ToolCalls}}}
+			Diagnostics: turn.StageDiagnostics{StartedAt: res.StartedAt, CompletedAt: res.CompletedAt, DurationMS: res.DurationMS, Usage: res.Usage, Cost: res.Cost, ModelCalls: res.ModelCalls, ToolCalls: res.ToolCalls}}}
 	}
 	for i, s := range stages {
 		term, _ := json.Marshal(s.Termination)
@@ -333,9 +333,13 @@ func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res turn.Resul
 		}
 		for j, c := range s.Diagnostics.ModelCalls {
 			u := c.Usage
-			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO model_calls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			price, cost := callPrice(c)
+			if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO model_calls (turn_id, stage_id, idx, model, started_at, duration_ms, ttft_ms,
+					input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated, ok, error, provider, capture, price, cost_usd)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				turnID, s.ID, j, c.Model, fmtTime(c.StartedAt), c.Duration.Milliseconds(), c.TimeToFirstToken.Milliseconds(),
-				u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens, u.Estimated, c.OK, c.Error); err != nil {
+				u.InputTokens, u.OutputTokens, u.CachedInputTokens, u.ReasoningTokens, u.Estimated, c.OK, c.Error,
+				c.Provider, c.Capture, price, cost); err != nil {
 				return err
 			}
 		}
@@ -347,6 +351,20 @@ func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res turn.Resul
 		}
 	}
 	return nil
+}
+
+// callPrice is a call's price as stored (” unknown) and its cost (nil:
+// unknown, stored as NULL).
+func callPrice(c llm.CallDiagnostics) (price string, cost any) {
+	if c.Price != nil {
+		if b, err := json.Marshal(c.Price); err == nil {
+			price = string(b)
+		}
+	}
+	if c.Cost != nil {
+		cost = c.Cost.USD
+	}
+	return price, cost
 }
 
 func isForeignKey(err error) bool {

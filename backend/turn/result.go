@@ -196,11 +196,13 @@ type Result struct {
 	FinalStageID string `json:"final_stage_id,omitempty"`
 	// FinalNote tells a reader why FinalText is not a clean answer (a
 	// draft the critic never passed, the best of several tries); "" when it is.
-	FinalNote   string                `json:"final_note,omitempty"`
-	OK          bool                  `json:"ok"`
-	Outcome     Outcome               `json:"outcome"`
-	Termination Termination           `json:"termination"`
-	Usage       llm.Usage             `json:"usage"`
+	FinalNote   string      `json:"final_note,omitempty"`
+	OK          bool        `json:"ok"`
+	Outcome     Outcome     `json:"outcome"`
+	Termination Termination `json:"termination"`
+	Usage       llm.Usage   `json:"usage"`
+	// Cost is the sum of the model calls' costs; nil when none had a price.
+	Cost        *llm.Cost             `json:"cost,omitempty"`
 	StartedAt   Time                  `json:"started_at"`
 	CompletedAt Time                  `json:"completed_at"`
 	DurationMS  int64                 `json:"duration_ms"`
@@ -227,6 +229,7 @@ type StageDiagnostics struct {
 	CompletedAt    Time                  `json:"completed_at"`
 	DurationMS     int64                 `json:"duration_ms"`
 	Usage          llm.Usage             `json:"usage"`
+	Cost           *llm.Cost             `json:"cost,omitempty"` // nil: no call had a price
 	ModelCalls     []llm.CallDiagnostics `json:"model_calls"`
 	ToolCalls      []ToolCallDiagnostics `json:"tool_calls"`
 	InputMessages  int                   `json:"input_messages"`

@@ -271,6 +271,7 @@ func (r *wfRun) result(term turn.Termination) turn.Result {
 		res.StepsUsed += len(s.Diagnostics.ModelCalls)
 		res.ToolCallsUsed += len(s.Diagnostics.ToolCalls)
 	}
+	res.Cost = llm.CallsCost(res.ModelCalls)
 	if final := r.final; strings.TrimSpace(final.text) != "" {
 		res.FinalText, res.FinalStageID, res.FinalNote = final.text, final.stageID, final.note
 	}

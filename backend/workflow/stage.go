@@ -52,6 +52,7 @@ func (r *wfRun) agentStage(ctx context.Context, c stageCall, in agent.Input) (tu
 		CompletedAt:    turn.Time{Time: now},
 		DurationMS:     now.Sub(started).Milliseconds(),
 		Usage:          res.Usage,
+		Cost:           llm.CallsCost(res.ModelCalls),
 		ModelCalls:     res.ModelCalls,
 		ToolCalls:      res.ToolCalls,
 		InputMessages:  inCount,
