@@ -23,6 +23,7 @@ const (
 	Unavailable Code = "unavailable" // a dependency (disk, model server) is not usable now
 	Cancelled   Code = "cancelled"   // the user stopped it
 	Damaged     Code = "damaged"     // the database file is damaged; what is readable can still be read
+	OverBudget  Code = "over_budget" // a provider's monthly budget is spent; send again only with the person's consent
 	Internal    Code = "internal"    // a bug; the message is generic
 )
 

@@ -95,7 +95,8 @@ const usage = `Usage:
   agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings
   agentdeck serve [--addr 127.0.0.1:7788]    the UI in a browser
   agentdeck db check | db backup FILE | db salvage NEW_FILE   check, copy, or rescue a damaged database
-  agentdeck providers list | add NAME --base-url URL [--model M] [--default] | remove NAME
+  agentdeck providers list | add NAME --base-url URL [--model M] [--default] [--price IN,OUT[,CACHED]] [--window N] [--budget USD [--over ask|refuse]] | remove NAME
+  agentdeck usage [--since 30d] [--by model|provider|workflow|day] [--json|--csv]   tokens and cost over time
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)
@@ -141,6 +142,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 		return cmdDB(ctx, rest, env)
 	case "providers":
 		return cmdProviders(ctx, rest, env)
+	case "usage":
+		return cmdUsage(ctx, rest, env)
 	}
 	fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", cmd, usage)
 	return ExitUsage

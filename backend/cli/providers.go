@@ -3,9 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -16,6 +20,11 @@ import (
 //
 //	agentdeck providers list [--json]
 //	agentdeck providers add NAME --base-url URL [--kind K] [--model M] [--api-key-env VAR] [--default]
+//	    [--price IN,OUT[,CACHED]] [--window TOKENS] [--budget USD [--over ask|refuse]]
+//
+// --price (US dollars per million tokens) and --window apply to --model,
+// or to every model of the provider without one.
+//
 //	agentdeck providers remove NAME
 func cmdProviders(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
@@ -31,6 +40,10 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 	model := fs.String("model", "", "default model")
 	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key to store in the keyring")
 	makeDefault := fs.Bool("default", false, "make it the default for new sessions")
+	price := fs.String("price", "", "IN,OUT[,CACHED]: US dollars per million input, output and cached input tokens, for --model (or every model)")
+	window := fs.Int("window", 0, "the context window in tokens, for --model (or every model)")
+	budget := fs.Float64("budget", 0, "a monthly budget in US dollars (0: none)")
+	over := fs.String("over", llm.BudgetAsk, "past the budget: ask before each send, or refuse")
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return ExitUsage
@@ -40,7 +53,21 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	f := providerFlags{asJSON: *asJSON, baseURL: *baseURL, kind: *kind, model: *model, keyEnv: *keyEnv, makeDefault: *makeDefault}
+	f := providerFlags{asJSON: *asJSON, baseURL: *baseURL, kind: *kind, model: *model, keyEnv: *keyEnv, makeDefault: *makeDefault, window: *window}
+	if *price != "" {
+		p, err := parsePrice(*price)
+		if err != nil {
+			return fail(env, err)
+		}
+		f.price = &p
+	}
+	if *budget < 0 || (*over != llm.BudgetAsk && *over != llm.BudgetRefuse) {
+		fmt.Fprintln(env.Stderr, "agentdeck: --budget is a number of dollars, and --over is ask or refuse")
+		return ExitUsage
+	}
+	if *budget > 0 {
+		f.budget = &llm.Budget{MonthlyUSD: *budget, OverLimit: *over}
+	}
 	return providers(ctx, db, sub, pos, f, path, env)
 }
 
@@ -60,6 +87,26 @@ type providerFlags struct {
 	asJSON                       bool
 	baseURL, kind, model, keyEnv string
 	makeDefault                  bool
+	price                        *llm.Price
+	window                       int
+	budget                       *llm.Budget
+}
+
+// parsePrice reads "IN,OUT[,CACHED]" in dollars per million tokens.
+func parsePrice(s string) (llm.Price, error) {
+	parts := strings.Split(s, ",")
+	var v [3]float64
+	if len(parts) < 2 || len(parts) > 3 {
+		return llm.Price{}, apperr.New(apperr.Invalid, "--price %q: give IN,OUT or IN,OUT,CACHED in dollars per million tokens, e.g. 2.5,10,1.25.", s)
+	}
+	for i, p := range parts {
+		n, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+		if err != nil || n < 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+			return llm.Price{}, apperr.New(apperr.Invalid, "--price %q: %q is not a price; give dollars per million tokens, e.g. 2.5,10.", s, p)
+		}
+		v[i] = n
+	}
+	return llm.Price{InputPerM: v[0], OutputPerM: v[1], CachedInputPerM: v[2], Source: llm.PriceUser, AsOf: time.Now().Format(time.DateOnly)}, nil
 }
 
 // providers runs a providers command on the database at dbPath.
@@ -98,6 +145,13 @@ func providers(ctx context.Context, db providerStore, sub string, pos []string, 
 		if f.model != "" {
 			p.Models = []string{f.model}
 		}
+		if f.price != nil {
+			p.Prices = map[string]llm.Price{f.model: *f.price}
+		}
+		if f.window > 0 {
+			p.Windows = map[string]int{f.model: f.window}
+		}
+		p.Budget = f.budget
 		if f.keyEnv != "" {
 			key := env.Getenv(f.keyEnv)
 			if key == "" {

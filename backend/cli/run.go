@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
+	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
@@ -30,7 +31,7 @@ type runFlags struct {
 	maxSteps, maxToolCalls, tokenBudget                                                                   int
 	timeout                                                                                               time.Duration
 	attach, imageFiles                                                                                    repeated
-	json                                                                                                  bool
+	json, overBudget                                                                                      bool
 	mcp                                                                                                   mcpFlags
 	// images are the files of --image, read (readImages).
 	images []llm.Image
@@ -58,6 +59,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.Var(&f.imageFiles, "image", "send a PNG, JPEG, WebP or GIF image (at most 20 MB) with the message, for a model that sees (repeatable)")
 	fs.StringVar(&f.approve, "approve", "none", "all|none: allow or deny tools with side effects")
 	fs.BoolVar(&f.json, "json", false, "print events as NDJSON on stdout")
+	fs.BoolVar(&f.overBudget, "over-budget", false, "send even though the provider's monthly budget is spent")
 	force := fs.Bool("force", false, "store the turn even in a database known to be damaged")
 	f.mcp.register(fs)
 	pos, err := parseInterleaved(fs, args)
@@ -190,27 +192,32 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		sink = &humanPrinter{out: env.Stdout, err: env.Stderr, dim: colorful(env)}
 	}
 	h, err := eng.Runner.Start(ctx, runner.Request{
-		SessionID: sess.ID,
-		Message:   prompt,
-		Images:    f.images,
-		Parent:    f.parent,
-		Continue:  f.cont,
-		Workflow:  f.workflow,
-		Model:     f.model,
-		Provider:  f.provider,
-		BaseURL:   f.baseURL,
-		APIKey:    env.Getenv(f.apiKeyEnv),
-		Limits:    turn.Limits{MaxSteps: f.maxSteps, MaxToolCalls: f.maxToolCalls, TokenBudget: f.tokenBudget, Timeout: f.timeout},
-		Capture:   mode,
-		Approver:  agent.PolicyApprover{AllowAll: f.approve == "all"},
-		Sinks:     []turn.Sink{sink},
-		Attach:    f.attach,
-		Workspace: f.workspace,
-		Force:     force,
+		SessionID:  sess.ID,
+		Message:    prompt,
+		Images:     f.images,
+		Parent:     f.parent,
+		Continue:   f.cont,
+		Workflow:   f.workflow,
+		Model:      f.model,
+		Provider:   f.provider,
+		BaseURL:    f.baseURL,
+		APIKey:     env.Getenv(f.apiKeyEnv),
+		Limits:     turn.Limits{MaxSteps: f.maxSteps, MaxToolCalls: f.maxToolCalls, TokenBudget: f.tokenBudget, Timeout: f.timeout},
+		Capture:    mode,
+		Approver:   agent.PolicyApprover{AllowAll: f.approve == "all"},
+		Sinks:      []turn.Sink{sink},
+		Attach:     f.attach,
+		Workspace:  f.workspace,
+		Force:      force,
+		OverBudget: f.overBudget,
 	})
 	if err != nil {
 		if f.session == "" {
 			_ = db.DeleteSession(context.WithoutCancel(ctx), sess.ID)
+		}
+		if apperr.CodeOf(err) == apperr.OverBudget {
+			fmt.Fprintf(env.Stderr, "agentdeck: %s\nagentdeck: pass --over-budget to send anyway.\n", apperr.MessageOf(err))
+			return ExitFailed
 		}
 		return fail(env, err)
 	}
@@ -218,7 +225,21 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	if !f.json {
 		fmt.Fprintf(env.Stderr, "session %s  turn %s\n", sess.ID, h.TurnID)
 	}
+	if name := cmp.Or(f.provider, sess.Provider); f.baseURL == "" && name != "" {
+		warnBudget(ctx, eng.Runner, name, env)
+	}
 	return exitCode(res)
+}
+
+// warnBudget says on stderr when the provider's spending this month has
+// passed 80% of its budget.
+func warnBudget(ctx context.Context, r *runner.Runner, provider string, env Env) {
+	b, err := r.Budget(ctx, provider)
+	if err != nil || b.State == llm.BudgetOK {
+		return
+	}
+	fmt.Fprintf(env.Stderr, "agentdeck: %.0f%% of this month's budget for %s is spent: $%.2f of $%.2f\n",
+		100*b.SpentUSD/b.Budget.MonthlyUSD, provider, b.SpentUSD, b.Budget.MonthlyUSD)
 }
 
 // newRunSession creates the session of a run, titled after the prompt,

@@ -23,6 +23,7 @@ type sessionsStore interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
 	ListTurns(ctx context.Context, sessionID string, p store.Page) (store.TurnPage, error)
 	SessionTurns(ctx context.Context, sessionID string) (turns []store.Turn, lost []int, err error)
+	SessionUsage(ctx context.Context, sessionID string) (store.UsageSum, error)
 	turnReader
 	// search, export, import, delete
 	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
@@ -160,11 +161,15 @@ func sessionsShow(ctx context.Context, db sessionsStore, id string, asJSON bool,
 	for _, t := range turns {
 		partial = partial || len(t.Unreadable) > 0
 	}
+	usage, err := db.SessionUsage(ctx, id)
+	if err != nil && apperr.CodeOf(err) != apperr.Damaged {
+		return fail(env, err)
+	}
 	if asJSON {
 		if turns == nil {
 			turns = []TurnView{}
 		}
-		out := map[string]any{"session": sess, "turns": turns}
+		out := map[string]any{"session": sess, "turns": turns, "usage": usage}
 		if sessLost {
 			out["session"] = nil
 		}
@@ -178,6 +183,7 @@ func sessionsShow(ctx context.Context, db sessionsStore, id string, asJSON bool,
 		} else {
 			fmt.Fprintf(env.Stdout, "%s\n%s · %s · %s\n", sess.Title, sess.ID, sess.Model, sess.Workflow)
 		}
+		fmt.Fprintf(env.Stdout, "%d model %s · %d in / %d out tokens · %s\n", usage.Calls, plural(usage.Calls, "call", "calls"), usage.InputTokens, usage.OutputTokens, sumCostText(usage))
 		printTurns(env, turns, lostSeqs)
 	}
 	if partial {
@@ -247,6 +253,9 @@ func printTurns(env Env, turns []TurnView, lost []int) {
 		}
 		if t.State == store.StateRunning && len(t.PlanSteps) > 0 {
 			printPlan(env.Stdout, t.PlanSteps, "  ")
+		}
+		if t.Cost != nil {
+			fmt.Fprintf(env.Stdout, "  %s\n", costText(t.Cost))
 		}
 		for _, s := range t.Stages {
 			fmt.Fprintf(env.Stdout, "  stage %-14s %-10s %-9s %s\n", s.Name, s.Agent, s.Outcome, s.Termination)

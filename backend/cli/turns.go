@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -21,18 +22,21 @@ var _ turnReader = (*store.DB)(nil)
 // TurnView is a turn as `sessions show` and `turns show` print it.
 type TurnView struct {
 	store.Turn
-	StepsUsed            int                `json:"steps_used"`
-	ToolCallsUsed        int                `json:"tool_calls_used"`
-	Cancelled            bool               `json:"cancelled"`
-	BudgetExhausted      bool               `json:"budget_exhausted"`
-	PlanSteps            []turn.PlanStep    `json:"plan_steps"`
-	PlanIncompleteReason string             `json:"plan_incomplete_reason"`
-	Error                string             `json:"error"`
-	FinalStageID         string             `json:"final_stage_id,omitempty"`
-	FinalNote            string             `json:"final_note,omitempty"`
-	Usage                any                `json:"usage"`
-	Stages               []turn.StageResult `json:"stages"`
-	Events               []turn.Event       `json:"events,omitempty"`
+	StepsUsed            int             `json:"steps_used"`
+	ToolCallsUsed        int             `json:"tool_calls_used"`
+	Cancelled            bool            `json:"cancelled"`
+	BudgetExhausted      bool            `json:"budget_exhausted"`
+	PlanSteps            []turn.PlanStep `json:"plan_steps"`
+	PlanIncompleteReason string          `json:"plan_incomplete_reason"`
+	Error                string          `json:"error"`
+	FinalStageID         string          `json:"final_stage_id,omitempty"`
+	FinalNote            string          `json:"final_note,omitempty"`
+	Usage                any             `json:"usage"`
+	// Cost is the sum of the costs kept with the turn's calls; null when
+	// no call had a price.
+	Cost   *llm.Cost          `json:"cost"`
+	Stages []turn.StageResult `json:"stages"`
+	Events []turn.Event       `json:"events,omitempty"`
 	// Unreadable names the parts of the turn a damaged file did not give
 	// (messages, stages, events).
 	Unreadable []string `json:"unreadable,omitempty"`
@@ -43,7 +47,7 @@ func turnView(d store.TurnDetail) TurnView {
 	_ = jsonUnmarshal(d.Result, &r)
 	v := TurnView{Turn: d.Turn, StepsUsed: r.StepsUsed, ToolCallsUsed: r.ToolCallsUsed, Cancelled: d.State == store.StateCancelled,
 		BudgetExhausted: r.BudgetExhausted, PlanSteps: d.Plan, PlanIncompleteReason: r.PlanIncompleteReason, Error: r.Error,
-		FinalStageID: r.FinalStageID, FinalNote: r.FinalNote, Usage: r.Usage, Stages: d.Stages, Events: d.Events, Unreadable: d.Unreadable}
+		FinalStageID: r.FinalStageID, FinalNote: r.FinalNote, Usage: r.Usage, Cost: r.Cost, Stages: d.Stages, Events: d.Events, Unreadable: d.Unreadable}
 	if v.Stages == nil {
 		v.Stages = []turn.StageResult{}
 	}
@@ -135,8 +139,11 @@ func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events boo
 		fmt.Fprintln(env.Stdout, "plan:")
 		printPlan(env.Stdout, v.PlanSteps, "  ")
 	}
+	if u, ok := v.Usage.(llm.Usage); ok {
+		fmt.Fprintf(env.Stdout, "tokens %d in / %d out · %s\n", u.InputTokens, u.OutputTokens, costText(v.Cost))
+	}
 	for _, s := range v.Stages {
-		fmt.Fprintf(env.Stdout, "stage %-14s %-10s %-9s %-28s %5d ms  %d in / %d out tokens\n", s.Name, s.Agent, s.Outcome, s.Termination.String(), s.Diagnostics.DurationMS, s.Diagnostics.Usage.InputTokens, s.Diagnostics.Usage.OutputTokens)
+		fmt.Fprintf(env.Stdout, "stage %-14s %-10s %-9s %-28s %5d ms  %d in / %d out tokens  %s\n", s.Name, s.Agent, s.Outcome, s.Termination.String(), s.Diagnostics.DurationMS, s.Diagnostics.Usage.InputTokens, s.Diagnostics.Usage.OutputTokens, costText(s.Diagnostics.Cost))
 	}
 	if events {
 		for _, e := range v.Events {
@@ -144,6 +151,33 @@ func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events boo
 		}
 	}
 	return code
+}
+
+// costText says what some calls cost: "cost $0.0042", marked when the
+// tokens were estimated or some calls had no price.
+func costText(c *llm.Cost) string {
+	if c == nil {
+		return "cost unknown (no price for this model)"
+	}
+	s := "cost " + usd(c.USD)
+	if c.Estimated {
+		s += " (estimated tokens)"
+	}
+	if c.Unpriced > 0 {
+		s += fmt.Sprintf(" + %d %s with no price", c.Unpriced, plural(c.Unpriced, "call", "calls"))
+	}
+	return s
+}
+
+// usd writes dollars with as many decimals as a small amount needs.
+func usd(v float64) string {
+	switch {
+	case v == 0:
+		return "$0"
+	case v < 0.01:
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
 }
 
 // ended says how the turn ended, "running" while it runs.
@@ -268,4 +302,12 @@ func turnsTree(ctx context.Context, db treeReader, sessionID string, asJSON bool
 		fmt.Fprintln(env.Stdout, "no turns yet")
 	}
 	return ExitOK
+}
+
+// sumCostText says what a sum of calls cost, as costText does.
+func sumCostText(u store.UsageSum) string {
+	if u.Calls > 0 && u.Unpriced == u.Calls {
+		return costText(nil)
+	}
+	return costText(&llm.Cost{USD: u.CostUSD, Estimated: u.Estimated, Unpriced: u.Unpriced})
 }

@@ -76,19 +76,18 @@ func CallsCost(calls []CallDiagnostics) *Cost {
 }
 
 // WithPrice prices every call made through inner: each response's
-// diagnostics name provider and carry price and the cost at it (nil when
-// price is nil: unknown). A replayed call is served from the record and
-// costs nothing.
-func WithPrice(inner Client, provider string, price *Price) Client {
+// diagnostics name provider and carry the price of the request's model
+// (price gives it: nil when unknown) and the cost at it. A replayed call
+// is served from the record and costs nothing.
+func WithPrice(inner Client, provider string, price func(model string) *Price) Client {
 	return ClientFunc(func(ctx context.Context, req Request, fn func(Chunk) error) (Response, error) {
 		resp, err := inner.Stream(ctx, req, fn)
 		d := &resp.Diagnostics
 		d.Provider = provider
-		switch {
-		case d.Capture == CaptureReplayed:
+		if d.Capture == CaptureReplayed {
 			d.Price, d.Cost = &Price{Source: PriceReplay}, &Cost{Estimated: d.Usage.Estimated}
-		case price != nil:
-			p := *price
+		} else if p := price(req.Model); p != nil {
+			p := *p
 			c := p.Cost(d.Usage)
 			d.Price, d.Cost = &p, &c
 		}
@@ -174,23 +173,40 @@ func ServerPrice(ctx context.Context, hc *http.Client, p Provider, key, model st
 	if p.Kind != KindOpenRouter {
 		return Price{}, false, nil
 	}
+	m, _, err := openRouterQuery(ctx, hc, key, model).modelList(strings.TrimRight(p.BaseURL, "/") + "/models")
+	if err != nil {
+		return Price{}, false, err
+	}
+	price, ok = m.price()
+	return price, ok, nil
+}
+
+// ServerFacts is what p's server says of model: its window (0: it does
+// not say) and, where it lists prices, its price (nil: none). OpenRouter's
+// list, which gives both, is read once.
+func ServerFacts(ctx context.Context, hc *http.Client, p Provider, key, model string) (window int, price *Price, err error) {
+	if p.Kind != KindOpenRouter {
+		window, err = ServerWindow(ctx, hc, p, key, model)
+		return window, nil, err
+	}
+	m, _, err := openRouterQuery(ctx, hc, key, model).modelList(strings.TrimRight(p.BaseURL, "/") + "/models")
+	if pr, ok := m.price(); ok {
+		price = &pr
+	}
+	return m.window(), price, err
+}
+
+func openRouterQuery(ctx context.Context, hc *http.Client, key, model string) serverQuery {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	var list struct {
-		Data []struct {
-			ID      string `json:"id"`
-			Pricing struct {
-				Prompt     string `json:"prompt"`
-				Completion string `json:"completion"`
-				CacheRead  string `json:"input_cache_read"`
-			} `json:"pricing"`
-		} `json:"data"`
-	}
-	q := serverQuery{ctx: ctx, hc: hc, key: key, model: model}
-	if err := q.get(http.MethodGet, strings.TrimRight(p.BaseURL, "/")+"/models", nil, &list); err != nil {
-		return Price{}, false, err
-	}
+	return serverQuery{ctx: ctx, hc: hc, key: key, model: model}
+}
+
+// price is the model's price as OpenRouter lists it, per token, read as
+// per million; ok is false when it lists none or one not read here (a
+// negative or non-numeric price).
+func (m listedModel) price() (Price, bool) {
 	perM := func(s string) (float64, bool) {
 		if s == "" {
 			return 0, true
@@ -201,17 +217,11 @@ func ServerPrice(ctx context.Context, hc *http.Client, p Provider, key, model st
 		}
 		return v * 1e6, true
 	}
-	for _, m := range list.Data {
-		if m.ID != model {
-			continue
-		}
-		in, ok1 := perM(m.Pricing.Prompt)
-		out, ok2 := perM(m.Pricing.Completion)
-		cached, ok3 := perM(m.Pricing.CacheRead)
-		if !ok1 || !ok2 || !ok3 || m.Pricing.Prompt == "" || m.Pricing.Completion == "" {
-			return Price{}, false, nil
-		}
-		return Price{InputPerM: in, OutputPerM: out, CachedInputPerM: cached, Source: PriceServer, AsOf: time.Now().UTC().Format(time.DateOnly)}, true, nil
+	in, ok1 := perM(m.Pricing.Prompt)
+	out, ok2 := perM(m.Pricing.Completion)
+	cached, ok3 := perM(m.Pricing.CacheRead)
+	if !ok1 || !ok2 || !ok3 || m.Pricing.Prompt == "" || m.Pricing.Completion == "" {
+		return Price{}, false
 	}
-	return Price{}, false, nil
+	return Price{InputPerM: in, OutputPerM: out, CachedInputPerM: cached, Source: PriceServer, AsOf: time.Now().UTC().Format(time.DateOnly)}, true
 }

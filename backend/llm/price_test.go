@@ -127,12 +127,31 @@ func TestServerPrice(t *testing.T) {
 	}
 }
 
+// TestServerFacts: OpenRouter's list gives a model's window and price in
+// one request; another server gives its window and no price.
+func TestServerFacts(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.ServeJSON("GET", "/v1/models", map[string]any{"data": []any{
+		map[string]any{"id": "openai/gpt-4o-mini", "context_length": 128000, "max_model_len": 0,
+			"pricing": map[string]any{"prompt": "0.00000015", "completion": "0.0000006"}},
+	}})
+	w, p, err := llm.ServerFacts(context.Background(), nil, llm.Provider{Kind: llm.KindOpenRouter, BaseURL: srv.URL()}, "", "openai/gpt-4o-mini")
+	if err != nil || w != 128000 || p == nil || math.Abs(p.InputPerM-0.15) > 1e-9 || len(srv.Served()) != 1 {
+		t.Fatalf("openrouter: %d %+v %v, asked %v", w, p, err, srv.Served())
+	}
+	w, p, err = llm.ServerFacts(context.Background(), nil, llm.Provider{Kind: llm.KindVLLM, BaseURL: srv.URL()}, "", "openai/gpt-4o-mini")
+	if err != nil || w != 128000 || p != nil {
+		t.Fatalf("vllm: %d %+v %v", w, p, err)
+	}
+}
+
 // TestWithPrice: a priced call carries the provider, the price it ran at
 // and its cost; a call with no known price has neither (not $0); a
 // replayed call is free; a failed call is still priced for the tokens it
 // used; the sum over calls counts the unpriced ones apart.
 func TestWithPrice(t *testing.T) {
 	price := &llm.Price{InputPerM: 2, OutputPerM: 4, Source: llm.PriceUser}
+	priced := func(p *llm.Price) func(string) *llm.Price { return func(string) *llm.Price { return p } }
 	answer := func(capture string, err error) llm.Client {
 		return llm.ClientFunc(func(context.Context, llm.Request, func(llm.Chunk) error) (llm.Response, error) {
 			u := llm.Usage{InputTokens: 1000, OutputTokens: 500}
@@ -143,7 +162,7 @@ func TestWithPrice(t *testing.T) {
 		resp, _ := c.Stream(context.Background(), llm.Request{}, func(llm.Chunk) error { return nil })
 		return resp.Diagnostics
 	}
-	live := call(llm.WithPrice(answer("", nil), "work", price))
+	live := call(llm.WithPrice(answer("", nil), "work", priced(price)))
 	if live.Provider != "work" || live.Price == nil || *live.Price != *price || live.Cost == nil || math.Abs(live.Cost.USD-(1000*2+500*4)/1e6) > 1e-12 {
 		t.Fatalf("live: %+v price %+v cost %+v", live, live.Price, live.Cost)
 	}
@@ -151,15 +170,15 @@ func TestWithPrice(t *testing.T) {
 	if live.Price.InputPerM != 2 {
 		t.Fatalf("the call's price follows the provider's: %+v", live.Price)
 	}
-	unknown := call(llm.WithPrice(answer("", nil), "work", nil))
+	unknown := call(llm.WithPrice(answer("", nil), "work", priced(nil)))
 	if unknown.Price != nil || unknown.Cost != nil || unknown.Provider != "work" {
 		t.Fatalf("unknown price: %+v", unknown)
 	}
-	replayed := call(llm.WithPrice(answer(llm.CaptureReplayed, nil), "work", price))
+	replayed := call(llm.WithPrice(answer(llm.CaptureReplayed, nil), "work", priced(price)))
 	if replayed.Price == nil || replayed.Price.Source != llm.PriceReplay || replayed.Cost == nil || replayed.Cost.USD != 0 {
 		t.Fatalf("replayed: %+v %+v", replayed.Price, replayed.Cost)
 	}
-	failed := call(llm.WithPrice(answer("", errors.New("cut")), "work", &llm.Price{InputPerM: 1, OutputPerM: 1}))
+	failed := call(llm.WithPrice(answer("", errors.New("cut")), "work", priced(&llm.Price{InputPerM: 1, OutputPerM: 1})))
 	if failed.Cost == nil || math.Abs(failed.Cost.USD-1500/1e6) > 1e-12 {
 		t.Fatalf("failed: %+v", failed.Cost)
 	}

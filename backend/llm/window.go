@@ -93,15 +93,15 @@ func ServerWindow(ctx context.Context, hc *http.Client, p Provider, key, model s
 	case KindOllama:
 		return q.ollama(root)
 	case KindLMStudio:
-		return q.modelList(root + "/api/v0/models")
+		return q.listWindow(root + "/api/v0/models")
 	case KindLlamaCpp:
 		return q.llamaCpp(root)
 	case KindVLLM, KindOpenRouter:
-		return q.modelList(base + "/models")
+		return q.listWindow(base + "/models")
 	case KindOpenAI:
 		return 0, nil // its list has no windows
 	}
-	n, err := q.modelList(base + "/models")
+	n, err := q.listWindow(base + "/models")
 	if n > 0 {
 		return n, nil
 	}
@@ -165,29 +165,50 @@ func (q serverQuery) llamaCpp(root string) (int, error) {
 	return max(cmp.Or(props.Settings.NCtx, props.NCtx), 0), nil
 }
 
-// modelList reads a list of models at url for model's window: LM
-// Studio's /api/v0/models (loaded_context_length when the model is
-// loaded, else max_context_length), vLLM's (max_model_len) and
-// OpenRouter's (context_length) OpenAI-style /models.
-func (q serverQuery) modelList(url string) (int, error) {
+// listedModel is a model as an OpenAI-style /models list gives it, with
+// the fields some servers add: its window (LM Studio's loaded and max
+// context, vLLM's max_model_len, OpenRouter's context_length) and
+// OpenRouter's prices.
+type listedModel struct {
+	ID          string `json:"id"`
+	Loaded      int    `json:"loaded_context_length"`
+	Max         int    `json:"max_context_length"`
+	MaxModelLen int    `json:"max_model_len"`
+	Context     int    `json:"context_length"`
+	Pricing     struct {
+		Prompt     string `json:"prompt"`
+		Completion string `json:"completion"`
+		CacheRead  string `json:"input_cache_read"`
+	} `json:"pricing"`
+}
+
+// window is the model's window: the context LM Studio has it loaded with,
+// else the most any server says it takes; 0 when the list does not say.
+func (m listedModel) window() int {
+	return max(cmp.Or(m.Loaded, m.Max, m.MaxModelLen, m.Context), 0)
+}
+
+// modelList finds q's model in the list of models at url; ok is false
+// when the list lacks it.
+func (q serverQuery) modelList(url string) (m listedModel, ok bool, err error) {
 	var list struct {
-		Data []struct {
-			ID          string `json:"id"`
-			Loaded      int    `json:"loaded_context_length"`
-			Max         int    `json:"max_context_length"`
-			MaxModelLen int    `json:"max_model_len"`
-			Context     int    `json:"context_length"`
-		} `json:"data"`
+		Data []listedModel `json:"data"`
 	}
 	if err := q.get(http.MethodGet, url, nil, &list); err != nil {
-		return 0, err
+		return listedModel{}, false, err
 	}
 	for _, m := range list.Data {
 		if m.ID == q.model {
-			return max(cmp.Or(m.Loaded, m.Max, m.MaxModelLen, m.Context), 0), nil
+			return m, true, nil
 		}
 	}
-	return 0, nil
+	return listedModel{}, false, nil
+}
+
+// listWindow is the window of q's model in the list at url (0: none).
+func (q serverQuery) listWindow(url string) (int, error) {
+	m, _, err := q.modelList(url)
+	return m.window(), err
 }
 
 // maxQueryBody bounds what a serverQuery reads: OpenRouter's list of

@@ -10,13 +10,21 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
-// source is where a turn's model calls go.
+// source is where a turn's model calls go and what they cost.
 type source struct {
-	cfg llm.Config
+	cfg      llm.Config
+	provider string
+	// price is the price of a model on the provider (nil: unknown).
+	price func(model string) *llm.Price
+	// window is the turn model's window when its server or the user said
+	// it (zero otherwise: the agent uses the table of well-known models).
+	window int
 }
 
 // modelSource resolves the base URL and key for a turn: an explicit base
-// URL (CLI), else the named provider with its key from the secret store.
+// URL (CLI), else the named provider with its key from the secret store,
+// its model's window and price, and its budget (over refuses unless the
+// person agreed to go over).
 func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Request, model string) (source, error) {
 	if model == "" {
 		return source{}, apperr.New(apperr.Invalid, "No model is chosen: pick a model for this session (CLI: pass --model or set AGENTDECK_MODEL).")
@@ -28,7 +36,7 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		cfg.BaseURL, cfg.APIKey, cfg.Label = req.BaseURL, req.APIKey, req.BaseURL
 		custom := llm.Provider{Kind: llm.KindCustom, BaseURL: req.BaseURL}
 		cfg.Echo, cfg.Prefix = llm.EchoFor(custom), llm.PrefixFor(custom)
-		return source{cfg: cfg}, nil
+		return source{cfg: cfg, price: func(string) *llm.Price { return nil }}, nil
 	}
 	name := firstOf(req.Provider, sess.Provider)
 	if name == "" {
@@ -36,6 +44,9 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 	}
 	p, err := r.provider(ctx, name)
 	if err != nil {
+		return source{}, err
+	}
+	if err := r.checkBudget(ctx, p, req.OverBudget); err != nil {
 		return source{}, err
 	}
 	cfg.BaseURL = p.BaseURL
@@ -46,17 +57,32 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		cfg.Label = llm.KindLabel(p.Kind) // "Ollama", "LM Studio": what people call them
 	}
 	cfg.APIKey = req.APIKey
-	if cfg.APIKey == "" && p.APIKeyRef != "" && r.cfg.Secrets != nil {
-		key, err := r.cfg.Secrets.Get(ctx, p.APIKeyRef)
-		switch {
-		case errors.Is(err, secrets.ErrNotFound):
-			return source{}, apperr.New(apperr.Invalid, "The API key for %s is missing. Add it in Settings.", p.Name)
-		case err != nil:
-			return source{}, apperr.Wrap(err, apperr.Unavailable, "The API key for %s could not be read from the keyring", p.Name)
+	if cfg.APIKey == "" {
+		if cfg.APIKey, err = r.apiKey(ctx, p); err != nil {
+			return source{}, err
 		}
-		cfg.APIKey = key
 	}
-	return source{cfg: cfg}, nil
+	facts := r.facts(ctx, p, model)
+	src := source{cfg: cfg, provider: p.Name, price: r.turnPrices(ctx, p, facts)}
+	if facts.Window.Source == llm.WindowServer || facts.Window.Source == llm.WindowUser {
+		src.window = facts.Window.Tokens
+	}
+	return src, nil
+}
+
+// apiKey is p's API key from the secret store ("" for none).
+func (r *Runner) apiKey(ctx context.Context, p llm.Provider) (string, error) {
+	if p.APIKeyRef == "" || r.cfg.Secrets == nil {
+		return "", nil
+	}
+	key, err := r.cfg.Secrets.Get(ctx, p.APIKeyRef)
+	switch {
+	case errors.Is(err, secrets.ErrNotFound):
+		return "", apperr.New(apperr.Invalid, "The API key for %s is missing. Add it in Settings.", p.Name)
+	case err != nil:
+		return "", apperr.Wrap(err, apperr.Unavailable, "The API key for %s could not be read from the keyring", p.Name)
+	}
+	return key, nil
 }
 
 func (r *Runner) provider(ctx context.Context, name string) (llm.Provider, error) {
@@ -80,12 +106,12 @@ func (r *Runner) provider(ctx context.Context, name string) (llm.Provider, error
 // client builds the turn's model client, recording every call in captures
 // (so the turn can be replayed) unless capture is off.
 func (s source) client(captures *store.Captures, mode llm.CaptureMode) llm.Client {
-	c := llm.NewOpenAI(s.cfg)
+	var c llm.Client = llm.NewOpenAI(s.cfg)
 	if mode == "" {
 		mode = llm.CaptureRecord
 	}
-	if mode == llm.CaptureOff {
-		return c
+	if mode != llm.CaptureOff {
+		c = llm.WithCapture(c, llm.CaptureOptions{Mode: mode, Store: captures})
 	}
-	return llm.WithCapture(c, llm.CaptureOptions{Mode: mode, Store: captures})
+	return llm.WithPrice(c, s.provider, s.price)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/tokens"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -45,7 +46,9 @@ type Config struct {
 	// WaitNotice is how long a model call may receive nothing before the
 	// turn says it is waiting for the model (agent.Agent.WaitNotice).
 	WaitNotice time.Duration
-	Logger     *slog.Logger
+	// Tokens counts prompts for the context meter (nil: a new Counter).
+	Tokens *tokens.Counter
+	Logger *slog.Logger
 }
 
 // Runner runs turns. It is safe for concurrent use.
@@ -53,6 +56,8 @@ type Runner struct {
 	cfg       Config
 	log       *slog.Logger
 	approvals *agent.Approvals
+	counter   *tokens.Counter
+	meter     meterCache
 
 	mu      sync.Mutex
 	running map[string]*Handle // by turn id
@@ -67,7 +72,11 @@ func New(cfg Config) *Runner {
 	if cfg.Workflows == nil {
 		cfg.Workflows = func() []*workflow.Definition { return nil }
 	}
-	return &Runner{cfg: cfg, log: log, approvals: agent.NewApprovals(), running: map[string]*Handle{}}
+	counter := cfg.Tokens
+	if counter == nil {
+		counter = tokens.New()
+	}
+	return &Runner{cfg: cfg, log: log, approvals: agent.NewApprovals(), counter: counter, running: map[string]*Handle{}}
 }
 
 // Request asks for one turn.
@@ -116,6 +125,9 @@ type Request struct {
 	// Force stores the turn even in a database known to be damaged (see
 	// store.StartOptions): the person was told and insisted.
 	Force bool
+	// OverBudget sends even though the provider's monthly budget is spent:
+	// the person was asked and agreed (the app), or said so (--over-budget).
+	OverBudget bool
 }
 
 // Handle is a started turn.
@@ -211,10 +223,13 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	t := turnRun{req: req, sess: sess, def: def, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
 	if replay != nil {
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
-		t.client, t.replay, t.replayClient, t.dataSession = rc, replay, rc, replay.orig.SessionID
+		// A replayed call costs nothing (llm.WithPrice); one the record
+		// lacks has no price here.
+		t.client = llm.WithPrice(rc, "", func(string) *llm.Price { return nil })
+		t.replay, t.replayClient, t.dataSession = replay, rc, replay.orig.SessionID
 		req.Approver = replay.approver()
 	} else {
-		t.client = src.client(db.Captures(tr.ID), req.Capture)
+		t.client, t.window = src.client(db.Captures(tr.ID), req.Capture), src.window
 	}
 	if req.Approver == nil {
 		req.Approver = agent.PolicyApprover{}
@@ -265,11 +280,13 @@ func (r *Runner) resolveWorkflow(sess store.Session, req Request, replay *replay
 
 // turnRun is what one turn's goroutine needs.
 type turnRun struct {
-	req     Request
-	sess    store.Session
-	def     *workflow.Definition
-	model   string
-	client  llm.Client
+	req    Request
+	sess   store.Session
+	def    *workflow.Definition
+	model  string
+	client llm.Client
+	// window is the model's window, when its server or the user said it.
+	window  int
 	history []llm.Message
 	em      *turn.Emitter
 	evlog   *store.EventLog

@@ -22,6 +22,9 @@ type Store interface {
 	replayStore
 	approvalStore
 	providerStore
+	factsStore
+	budgetStore
+	meterStore
 	recall.Searcher // the recall tool
 }
 

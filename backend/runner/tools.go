@@ -107,18 +107,24 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 		if err != nil {
 			return nil, err
 		}
+		model := firstOf(def.Model, t.model)
+		window := 0
+		if model == t.model {
+			window = t.window // what its server or the user said
+		}
 		return &agent.Agent{
-			Name:         name,
-			Client:       t.client,
-			Model:        firstOf(def.Model, t.model),
-			SystemPrompt: def.SystemPrompt,
-			Tools:        ts,
-			Limits:       agentLimits(t.req.Limits, def.Limits),
-			Temperature:  def.Temperature,
-			Approver:     t.req.Approver,
-			Approvals:    r.approvals,
-			WaitNotice:   r.cfg.WaitNotice,
-			Logger:       r.log,
+			Name:          name,
+			Client:        t.client,
+			Model:         model,
+			ContextWindow: window,
+			SystemPrompt:  def.SystemPrompt,
+			Tools:         ts,
+			Limits:        agentLimits(t.req.Limits, def.Limits),
+			Temperature:   def.Temperature,
+			Approver:      t.req.Approver,
+			Approvals:     r.approvals,
+			WaitNotice:    r.cfg.WaitNotice,
+			Logger:        r.log,
 		}, nil
 	}
 }

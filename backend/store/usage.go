@@ -231,6 +231,19 @@ func (db *DB) SessionUsage(ctx context.Context, sessionID string) (UsageSum, err
 	return s, nil
 }
 
+// FirstCallInput is the prompt tokens of turnID's first model call, and
+// whether they were estimated; ok is false when it made none.
+func (db *DB) FirstCallInput(ctx context.Context, turnID string) (input int, estimated, ok bool, err error) {
+	err = db.reader.QueryRowContext(ctx, `SELECT input_tokens, estimated FROM model_calls WHERE turn_id = ? ORDER BY started_at, rowid LIMIT 1`, turnID).Scan(&input, &estimated)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, false, nil
+	}
+	if err != nil {
+		return 0, false, false, readError(err, "reading the turn's first model call")
+	}
+	return input, estimated, true, nil
+}
+
 // ModelInfo is what a provider's server said about a model, kept with the
 // provider so it is asked once.
 type ModelInfo struct {

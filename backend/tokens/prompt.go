@@ -17,16 +17,16 @@ const (
 	perMessage   = 3
 	perName      = 1
 	replyPriming = 3
-	// imageTokens is what an attached image counts as: OpenAI's flat cost
+	// ImageTokens is what an attached image counts as: OpenAI's flat cost
 	// of a low-detail image. A high-detail one costs 85 + 170 per 512-pixel
 	// tile, and other servers differ again; Corrected absorbs the
 	// difference once a server has reported prompt_tokens.
-	imageTokens = 85
+	ImageTokens = 85
 )
 
 // Prompt counts a chat request as the server would see it: each message's
 // role, content, name and tool calls (name and arguments) with the chat
-// format's overhead per message and for the reply, a flat imageTokens per
+// format's overhead per message and for the reply, a flat ImageTokens per
 // image, and the tool definitions.
 //
 // Not counted: reasoning sent back on assistant messages (OpenAI does not
@@ -53,7 +53,7 @@ func (c *Counter) message(m Method, msg llm.Message) int {
 	for _, tc := range msg.ToolCalls {
 		n += c.count(m, tc.Name) + c.count(m, tc.Arguments)
 	}
-	return n + imageTokens*len(msg.Images)
+	return n + ImageTokens*len(msg.Images)
 }
 
 // toolCosts are the fixed costs of OpenAI's rendering of function
