@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -310,6 +311,38 @@ func (a *API) GetSettings() (Settings, error) {
 // SaveSettings stores the preferences.
 func (a *API) SaveSettings(st Settings) (Done, error) {
 	return call(a, needDB, func(ctx context.Context) (Done, error) { return done(a.s.db.SaveAppSettings(ctx, st)) })
+}
+
+// ---- usage, cost and context ----
+
+// ContextMeter says how full the model's context would be with the draft:
+// the system prompt, tools, the conversation on the path, images and the
+// draft against the model's window, and where the provider's budget
+// stands.
+func (a *API) ContextMeter(req runner.MeterRequest) (runner.Meter, error) {
+	return call(a, needDB, func(ctx context.Context) (runner.Meter, error) { return a.s.runner.Meter(ctx, req) })
+}
+
+// Usage is tokens and cost over a span of days, grouped as asked, with
+// the Usage page's charts.
+func (a *API) Usage(req UsageRequest) (UsageView, error) {
+	return call(a, needDB, func(ctx context.Context) (UsageView, error) { return a.s.usage(ctx, req) })
+}
+
+// UsageCSV is the same usage as CSV, a row a group.
+func (a *API) UsageCSV(req UsageRequest) (ExportReply, error) {
+	return call(a, needDB, func(ctx context.Context) (ExportReply, error) { return a.s.usageCSV(ctx, req) })
+}
+
+// ModelFacts is a model's window and price on a provider, and where each
+// came from; the server is asked when nothing it said is kept.
+func (a *API) ModelFacts(provider, model string) (runner.Facts, error) {
+	return call(a, needDB, func(ctx context.Context) (runner.Facts, error) { return a.s.modelFacts(ctx, provider, model) })
+}
+
+// BudgetState is where a provider's monthly budget stands.
+func (a *API) BudgetState(provider string) (runner.BudgetState, error) {
+	return call(a, needDB, func(ctx context.Context) (runner.BudgetState, error) { return a.s.budgetState(ctx, provider) })
 }
 
 // ---- the app itself ----

@@ -32,6 +32,7 @@ var apiTable = map[string]need{
 	"TestProvider": anyTime, "DetectLocal": anyTime, "ListWorkflows": anyTime, "ValidateWorkflow": anyTime,
 	"GetSettings": needDB, "SaveSettings": needDB,
 	"Status": anyTime, "Version": anyTime, "UIReady": anyTime,
+	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
 }
 
 // What Wails binds and the browser mode serves is exactly the table, and

@@ -34,7 +34,7 @@ func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
 		if err != nil {
 			sc.DBErr = err
 		} else {
-			sc.DB, sc.Runner, sc.Secrets, sc.Workflows = cfg.DB, eng.Runner, eng.Secrets, eng.Workflows
+			sc.DB, sc.Runner, sc.Secrets, sc.Workflows, sc.Charts = cfg.DB, eng.Runner, eng.Secrets, eng.Workflows, eng.Charts
 			close = func() { _ = eng.Close() }
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -28,6 +29,7 @@ type Service struct {
 	dbErr     error
 	readyFile string
 	runner    *runner.Runner
+	charts    *chart.Validator
 	hub       *Hub
 	secrets   secrets.Store
 	approvals *approvals
@@ -61,6 +63,8 @@ type Config struct {
 	// Runner runs turns; nil when the database is unavailable.
 	Runner  *runner.Runner
 	Secrets secrets.Store
+	// Charts checks the Usage page's charts (nil: a new Validator).
+	Charts *chart.Validator
 	// Workflows lists the workflows and the problems of files that did not load.
 	Workflows func() ([]*workflow.Definition, []workflow.Problem)
 	// ReadyFile, if set, receives the UI's ready report as JSON. The window
@@ -83,6 +87,10 @@ func NewService(cfg Config) *Service {
 	}
 	s := &Service{log: log, info: cfg.Info, db: cfg.DB, dbPath: cfg.DBPath, dbErr: cfg.DBErr, readyFile: cfg.ReadyFile,
 		runner: cfg.Runner, secrets: cfg.Secrets, workflows: wf, baseCtx: context.Background(), orphanEvery: cfg.OrphanCheck}
+	s.charts = cfg.Charts
+	if s.charts == nil {
+		s.charts = chart.NewValidator()
+	}
 	if s.orphanEvery <= 0 {
 		s.orphanEvery = OrphanCheckInterval
 	}

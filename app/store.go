@@ -50,6 +50,9 @@ type Store interface {
 	AppSettings(ctx context.Context) (store.AppSettings, error)
 	SaveAppSettings(ctx context.Context, st store.AppSettings) error
 
+	// Usage and cost, for the Usage page.
+	Usage(ctx context.Context, q store.UsageQuery) (store.UsageReport, error)
+
 	// Health, for Status.
 	SchemaVersion(ctx context.Context) (int, error)
 	Damaged() (bool, string)

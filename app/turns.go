@@ -55,20 +55,21 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		return TurnRef{}, err
 	}
 	ref, err := s.start(ctx, runner.Request{
-		SessionID: req.SessionID,
-		Message:   req.Message,
-		Workflow:  req.Workflow,
-		Model:     req.Model,
-		Provider:  adopt.Provider,
-		Limits:    lim,
-		Capture:   llm.CaptureMode(st.Capture),
-		Approver:  s.approvals,
-		Attach:    req.Attach,
-		Force:     req.Force,
-		Parent:    req.Parent,
-		VersionOf: req.VersionOf,
-		Continue:  req.Continue,
-		Images:    images,
+		SessionID:  req.SessionID,
+		Message:    req.Message,
+		Workflow:   req.Workflow,
+		Model:      req.Model,
+		Provider:   adopt.Provider,
+		Limits:     lim,
+		Capture:    llm.CaptureMode(st.Capture),
+		Approver:   s.approvals,
+		Attach:     req.Attach,
+		Force:      req.Force,
+		OverBudget: s.overBudget(ctx, req.OverBudget, req.SessionID, adopt.Provider),
+		Parent:     req.Parent,
+		VersionOf:  req.VersionOf,
+		Continue:   req.Continue,
+		Images:     images,
 	})
 	if err == nil {
 		// The files are the session's tables now; uploads among them go.

@@ -42,6 +42,10 @@ type SendRequest struct {
 	// Force stores the turn even when the database is damaged: the person
 	// saw the Damaged error of a first try and confirmed.
 	Force bool `json:"force,omitempty"`
+	// OverBudget sends past the provider's spent monthly budget: the
+	// person saw the OverBudget error of a first try and agreed. A
+	// provider whose budget refuses ignores it.
+	OverBudget bool `json:"over_budget,omitempty"`
 	// Parent is the turn the message follows: given the parent of an
 	// existing turn, it is a new version of that turn (an edit). Empty
 	// follows the session's active turn.

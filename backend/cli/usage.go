@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"strconv"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/store"
+	usagefmt "github.com/agentdeck/agentdeck/backend/usage"
 )
 
 // cmdUsage prints tokens and cost over time, from the costs kept with each
@@ -89,20 +89,11 @@ func parseDay(s string) (time.Time, error) {
 }
 
 func usageCSV(env Env, rep store.UsageReport) int {
-	w := csv.NewWriter(env.Stdout)
-	_ = w.Write([]string{rep.By, "calls", "input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cost_usd", "unpriced_calls", "estimated"})
-	for _, r := range rep.Rows {
-		_ = w.Write([]string{r.Key, strconv.Itoa(r.Calls), i64(r.InputTokens), i64(r.OutputTokens), i64(r.CachedInputTokens), i64(r.ReasoningTokens),
-			strconv.FormatFloat(r.CostUSD, 'f', -1, 64), strconv.Itoa(r.Unpriced), strconv.FormatBool(r.Estimated)})
-	}
-	w.Flush()
-	if err := w.Error(); err != nil {
+	if err := usagefmt.WriteCSV(env.Stdout, rep); err != nil {
 		return fail(env, err)
 	}
 	return ExitOK
 }
-
-func i64(v int64) string { return strconv.FormatInt(v, 10) }
 
 func usageText(env Env, rep store.UsageReport) {
 	span := "all time"

@@ -90,6 +90,12 @@ export interface SendRequest {
    */
   force?: boolean;
   /**
+   * OverBudget sends past the provider's spent monthly budget: the
+   * person saw the OverBudget error of a first try and agreed. A
+   * provider whose budget refuses ignores it.
+   */
+  over_budget?: boolean;
+  /**
    * Parent is the turn the message follows: given the parent of an
    * existing turn, it is a new version of that turn (an edit). Empty
    * follows the session's active turn.
@@ -275,6 +281,33 @@ export interface UploadedFile {
    */
   name: string;
   size: number /* int64 */;
+}
+/**
+ * UsageRequest asks for usage over a span of days.
+ */
+export interface UsageRequest {
+  /**
+   * Since and Until are days (YYYY-MM-DD, this machine's calendar);
+   * Until is inclusive. Empty: the last 30 days, up to today.
+   */
+  since?: string;
+  until?: string;
+  /**
+   * By is model, provider, workflow or day ("" by model).
+   */
+  by?: string;
+}
+/**
+ * UsageView is the Usage page: the report and its charts.
+ */
+export interface UsageView {
+  report: UsageReport;
+  charts: Chart[] | null;
+  /**
+   * Since and Until are the days shown (Until inclusive).
+   */
+  since: string;
+  until: string;
 }
 /**
  * MaxUploadBytes is the largest file UploadAttachment takes: 20 MiB, a
@@ -641,6 +674,10 @@ export interface Result {
   outcome: Outcome;
   termination: Termination;
   usage: Usage;
+  /**
+   * Cost is the sum of the model calls' costs; nil when none had a price.
+   */
+  cost?: Cost;
   started_at: Time;
   completed_at: Time;
   duration_ms: number /* int64 */;
@@ -669,6 +706,7 @@ export interface StageDiagnostics {
   completed_at: Time;
   duration_ms: number /* int64 */;
   usage: Usage;
+  cost?: Cost; // nil: no call had a price
   model_calls: CallDiagnostics[] | null;
   tool_calls: ToolCallDiagnostics[] | null;
   input_messages: number /* int */;
@@ -861,12 +899,97 @@ export interface Turn {
   continues: boolean;
 }
 /**
+ * UsageSum is what some model calls used and cost.
+ */
+export interface UsageSum {
+  calls: number /* int */;
+  input_tokens: number /* int64 */;
+  output_tokens: number /* int64 */;
+  cached_input_tokens: number /* int64 */;
+  reasoning_tokens: number /* int64 */;
+  cost_usd: number /* float64 */;
+  /**
+   * Unpriced counts calls whose price was unknown: CostUSD leaves them out.
+   */
+  unpriced: number /* int */;
+  /**
+   * Estimated is true when some tokens were estimated (the server
+   * reported no usage), and so their cost.
+   */
+  estimated: boolean;
+}
+/**
+ * UsageRow is one group's sum.
+ */
+export interface UsageRow extends UsageSum {
+  /**
+   * Key is the model, provider, workflow or day (YYYY-MM-DD); "" is a
+   * call stored without it (a provider before issue 23).
+   */
+  key: string;
+}
+/**
+ * UsagePoint is one day of one group, for charts over time.
+ */
+export interface UsagePoint extends UsageSum {
+  day: string;
+  key: string;
+}
+/**
+ * UsageItem is a session or a turn with its cost.
+ */
+export interface UsageItem extends UsageSum {
+  session_id: string;
+  title: string;
+  /**
+   * TurnID and Seq are set for a turn.
+   */
+  turn_id?: string;
+  seq?: number /* int */;
+  /**
+   * Message is the turn's user message.
+   */
+  message?: string;
+}
+/**
+ * UsageReport is usage over a span of time.
+ */
+export interface UsageReport {
+  by: string;
+  since?: string;
+  until?: string;
+  total: UsageSum;
+  /**
+   * Rows are the groups, costliest first (by day: in order).
+   */
+  rows: UsageRow[] | null;
+  /**
+   * Series is each day's use by the same grouping (by day: by model).
+   */
+  series: UsagePoint[] | null;
+  top_sessions: UsageItem[] | null;
+  top_turns: UsageItem[] | null;
+}
+/**
  * MaxImageBytes is the most one stored image may hold.
  */
 export const MaxImageBytes = 20971520; // 20 << 20
 
 // ---- backend/llm ----
 
+/**
+ * Budget is a monthly spending limit on one provider, in US dollars of
+ * estimated cost. Past 80% the app warns; past 100% it asks before each
+ * send or refuses, as OverLimit says, and headless runs refuse unless told
+ * to go over. Replays cost nothing and count for nothing.
+ */
+export interface Budget {
+  monthly_usd: number /* float64 */;
+  /**
+   * OverLimit is BudgetAsk or BudgetRefuse ("" asks).
+   */
+  over_limit?: string;
+}
 /**
  * ErrorKind classifies a failed call.
  */
@@ -888,6 +1011,44 @@ export const ErrorKindValues = [
   "replay_diverged", // a strict replay's request differs from its recording
 ] as const;
 export type ErrorKind = (typeof ErrorKindValues)[number];
+/**
+ * Price is what a model charges per million tokens, in US dollars.
+ */
+export interface Price {
+  input_per_m: number /* float64 */;
+  output_per_m: number /* float64 */;
+  /**
+   * CachedInputPerM is the price of input tokens served from the
+   * provider's prompt cache; 0 means the model has no such discount and
+   * cached tokens cost as much as the rest.
+   */
+  cached_input_per_m?: number /* float64 */;
+  /**
+   * Source says where the price came from: PriceLocal, PriceTable,
+   * PriceServer or PriceUser.
+   */
+  source: string;
+  /**
+   * AsOf is the date the price was read or published (YYYY-MM-DD).
+   */
+  as_of?: string;
+}
+/**
+ * Cost is the estimated cost of some model calls.
+ */
+export interface Cost {
+  usd: number /* float64 */;
+  /**
+   * Estimated is true when some of the tokens were estimated because
+   * the server reported no usage.
+   */
+  estimated?: boolean;
+  /**
+   * Unpriced counts calls in a sum whose price was unknown: USD leaves
+   * them out, so the sum is at least USD.
+   */
+  unpriced?: number /* int */;
+}
 /**
  * Provider is one configured model server. It is stored in the database and
  * shown in the UI, so it holds a reference to the API key in the secret
@@ -928,6 +1089,20 @@ export interface Provider {
    * they then stay in the answer as the model wrote them.
    */
   ignore_text_tool_calls?: boolean;
+  /**
+   * Prices are prices the user set, by model; the entry "" prices every
+   * model of this provider without its own. They come before any other.
+   */
+  prices?: { [key: string]: Price};
+  /**
+   * Windows are context windows the user set, by model; they come
+   * before what the server says.
+   */
+  windows?: { [key: string]: number /* int */};
+  /**
+   * Budget is an optional monthly spending limit (see Budget).
+   */
+  budget?: Budget;
 }
 /**
  * Detected is a local server that answered a probe.
@@ -1048,6 +1223,19 @@ export interface CallDiagnostics {
    */
   capture?: string;
   /**
+   * Provider names the configured server the call went to ("" for a
+   * base URL given directly, and for calls recorded before issue 23).
+   */
+  provider?: string;
+  /**
+   * Price is what the call was priced at when it ran, and Cost what it
+   * cost at that price: kept with the call, so a later price change
+   * does not rewrite history. Both nil when the price was unknown; a
+   * replayed call costs nothing (Price.Source PriceReplay).
+   */
+  price?: Price;
+  cost?: Cost;
+  /**
    * Notes say what was unusual about the answer and how it was read: a
    * server that ignored streaming, tool calls written as text.
    */
@@ -1055,6 +1243,16 @@ export interface CallDiagnostics {
   ok: boolean;
   error_kind?: ErrorKind;
   error?: string;
+}
+/**
+ * Window is a model's context size in tokens and where it was learned.
+ */
+export interface Window {
+  tokens: number /* int */;
+  /**
+   * Source is WindowServer, WindowKnown, WindowDefault or WindowUser.
+   */
+  source: string;
 }
 /**
  * VisionFamilies names the model families known to see images, comma
@@ -1127,6 +1325,7 @@ export const CodeValues = [
   "unavailable", // a dependency (disk, model server) is not usable now
   "cancelled", // the user stopped it
   "damaged", // the database file is damaged; what is readable can still be read
+  "over_budget", // a provider's monthly budget is spent; send again only with the person's consent
   "internal", // a bug; the message is generic
 ] as const;
 export type Code = (typeof CodeValues)[number];
@@ -1160,6 +1359,135 @@ export const FormatValues = [
   "jsonl",
 ] as const;
 export type Format = (typeof FormatValues)[number];
+
+// ---- backend/runner ----
+
+/**
+ * Facts is what is known of a model on a provider.
+ */
+export interface Facts {
+  provider: string;
+  model: string;
+  window: Window;
+  /**
+   * Price is nil when nobody knows it.
+   */
+  price?: Price;
+  /**
+   * Note says why the server could not be asked, if it could not ("":
+   * it was, or did not need to be).
+   */
+  note?: string;
+}
+/**
+ * BudgetState is where a provider's monthly budget stands.
+ */
+export interface BudgetState {
+  provider: string;
+  budget: Budget;
+  /**
+   * SpentUSD is this calendar month's estimated cost, replays left out.
+   */
+  spent_usd: number /* float64 */;
+  /**
+   * State is llm.BudgetOK, BudgetWarning or BudgetOver.
+   */
+  state: string;
+  /**
+   * Since is the start of the month counted.
+   */
+  since: string /* RFC 3339 */;
+}
+/**
+ * MeterRequest asks how full the context of a draft would be.
+ */
+export interface MeterRequest {
+  session_id: string;
+  /**
+   * Parent is the turn the draft follows ("" the session's active turn).
+   */
+  parent?: string;
+  draft: string;
+  /**
+   * Images is how many images go with the draft.
+   */
+  images?: number /* int */;
+  /**
+   * Workflow and Model override the session's, as SendRequest's do.
+   */
+  workflow?: string;
+  model?: string;
+}
+/**
+ * MeterPart is one part of the prompt and its tokens.
+ */
+export interface MeterPart {
+  /**
+   * Name is "system", "tools", "history", "images" or "draft".
+   */
+  name: string;
+  tokens: number /* int */;
+}
+/**
+ * Meter is how full the context of the next message would be.
+ */
+export interface Meter {
+  provider: string;
+  model: string;
+  window: Window;
+  parts: MeterPart[] | null;
+  total: number /* int */;
+  /**
+   * Method is how the tokens were counted (tokens.Method).
+   */
+  method: Method;
+  /**
+   * Corrected is set when an estimate was scaled by what the server
+   * reported for the last turn's prompt.
+   */
+  corrected?: boolean;
+  /**
+   * State is MeterOK, MeterNear or MeterOver.
+   */
+  state: string;
+  /**
+   * HistoryMessages is how many messages of the conversation are sent.
+   */
+  history_messages: number /* int */;
+  price?: Price;
+  /**
+   * Budget is where the provider's monthly budget stands (nil: none).
+   */
+  budget?: BudgetState;
+  note?: string;
+}
+
+// ---- backend/tokens ----
+
+/**
+ * Method says how a count was made.
+ */
+export const MethodValues = [
+  "tiktoken:o200k_base",
+  "tiktoken:cl100k_base",
+  "estimate",
+] as const;
+export type Method = (typeof MethodValues)[number];
+
+// ---- backend/usage ----
+
+/**
+ * Chart is one chart of the Usage page.
+ */
+export interface Chart {
+  /**
+   * ID names the chart for the page and its tests: "tokens", "cost",
+   * "groups", "cached".
+   */
+  id: string;
+  title: string;
+  spec: unknown;
+}
 
 // ---- app.API ----
 
@@ -1353,6 +1681,31 @@ export interface API {
    */
   SaveSettings: { args: [st: Settings]; result: Done };
   /**
+   * ContextMeter says how full the model's context would be with the draft:
+   * the system prompt, tools, the conversation on the path, images and the
+   * draft against the model's window, and where the provider's budget
+   * stands.
+   */
+  ContextMeter: { args: [req: MeterRequest]; result: Meter };
+  /**
+   * Usage is tokens and cost over a span of days, grouped as asked, with
+   * the Usage page's charts.
+   */
+  Usage: { args: [req: UsageRequest]; result: UsageView };
+  /**
+   * UsageCSV is the same usage as CSV, a row a group.
+   */
+  UsageCSV: { args: [req: UsageRequest]; result: ExportReply };
+  /**
+   * ModelFacts is a model's window and price on a provider, and where each
+   * came from; the server is asked when nothing it said is kept.
+   */
+  ModelFacts: { args: [provider: string, model: string]; result: Facts };
+  /**
+   * BudgetState is where a provider's monthly budget stands.
+   */
+  BudgetState: { args: [provider: string]; result: BudgetState };
+  /**
    * Status reports the version and the database's health. It answers
    * without a database: the UI shows why there is none.
    */
@@ -1408,6 +1761,11 @@ export const APIMethods = [
   "ValidateWorkflow",
   "GetSettings",
   "SaveSettings",
+  "ContextMeter",
+  "Usage",
+  "UsageCSV",
+  "ModelFacts",
+  "BudgetState",
   "Status",
   "Version",
   "UIReady",
