@@ -7,9 +7,11 @@
 //     goroutines; other processes (a CLI run beside the desktop app) are
 //     handled by the busy timeout.
 //   - WAL mode, foreign keys on, synchronous=NORMAL. The write-ahead log is
-//     kept small (wal_autocheckpoint 64 pages, journal_size_limit 512 KB),
-//     and a 4 MB reserve file beside the database is released to store
-//     the ending of a turn stopped by a full disk.
+//     checkpointed after each write transaction by a background worker on
+//     its own connection (checkpoint.go; the writer's wal_autocheckpoint
+//     of 1,000 pages is a backstop, journal_size_limit 512 KB), and a 4 MB
+//     reserve file beside the database is released to store the ending of
+//     a turn stopped by a full disk.
 //   - The schema is a list of embedded SQL files in migrations/, applied in
 //     order, each in its own transaction, and recorded in schema_migrations.
 //     A database written by a newer Agentdeck (a version we do not know) is
@@ -22,6 +24,9 @@
 //   - Deleting a session removes every row it owns, its search entries,
 //     the recordings no other turn uses, its attachment files and its
 //     folder (SessionDir); freed pages are zeroed and the WAL is truncated.
+//   - A model call is stored with the provider, the price it ran at and
+//     its cost (usage.go); sums of cost read those, never today's prices,
+//     and leave replayed calls out. An unknown cost is NULL, not 0.
 //   - A recording is never overwritten; turn_calls links each to the turn
 //     and call index that used it (see capture.go).
 //   - Damage is noticed when a statement meets SQLite's corruption code,
