@@ -16,6 +16,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"math"
 	"strconv"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
@@ -122,10 +123,17 @@ func WriteCSV(w io.Writer, rep store.UsageReport) error {
 	_ = cw.Write([]string{rep.By, "calls", "input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cost_usd", "unpriced_calls", "estimated"})
 	for _, r := range rep.Rows {
 		_ = cw.Write([]string{r.Key, strconv.Itoa(r.Calls), i64(r.InputTokens), i64(r.OutputTokens), i64(r.CachedInputTokens), i64(r.ReasoningTokens),
-			strconv.FormatFloat(r.CostUSD, 'f', -1, 64), strconv.Itoa(r.Unpriced), strconv.FormatBool(r.Estimated)})
+			dollars(r.CostUSD), strconv.Itoa(r.Unpriced), strconv.FormatBool(r.Estimated)})
 	}
 	cw.Flush()
 	return cw.Error()
 }
 
 func i64(v int64) string { return strconv.FormatInt(v, 10) }
+
+// dollars writes a cost rounded to a billionth of a dollar, so sums of
+// float prices read as the numbers they are (0.00032, not
+// 0.00031999999999999997).
+func dollars(v float64) string {
+	return strconv.FormatFloat(math.Round(v*1e9)/1e9, 'f', -1, 64)
+}

@@ -17,7 +17,7 @@ func report() store.UsageReport {
 	}
 	return store.UsageReport{By: store.UsageByModel,
 		Total: sum(3, 3000, 300, 1000, 0.5),
-		Rows:  []store.UsageRow{{Key: "gpt-x", UsageSum: sum(2, 2000, 200, 1000, 0.5)}, {Key: "", UsageSum: sum(1, 1000, 100, 0, 0)}},
+		Rows:  []store.UsageRow{{Key: "gpt-x", UsageSum: sum(2, 2000, 200, 1000, 0.5)}, {Key: "", UsageSum: sum(1, 1000, 100, 0, 0.0001+0.00022)}},
 		Series: []store.UsagePoint{
 			{Day: "2026-11-01", Key: "gpt-x", UsageSum: sum(2, 2000, 200, 1000, 0.5)},
 			{Day: "2026-11-02", Key: "", UsageSum: sum(1, 1000, 100, 0, 0)},
@@ -61,14 +61,15 @@ func TestChartsPassTheValidator(t *testing.T) {
 	}
 }
 
-// TestWriteCSV: a header, then a row a group with its numbers.
+// TestWriteCSV: a header, then a row a group with its numbers, a cost
+// summed from float prices written as the number it is.
 func TestWriteCSV(t *testing.T) {
 	var b bytes.Buffer
 	if err := usage.WriteCSV(&b, report()); err != nil {
 		t.Fatal(err)
 	}
 	want := "model,calls,input_tokens,output_tokens,cached_input_tokens,reasoning_tokens,cost_usd,unpriced_calls,estimated\n" +
-		"gpt-x,2,2000,200,1000,0,0.5,0,false\n,1,1000,100,0,0,0,0,false\n"
+		"gpt-x,2,2000,200,1000,0,0.5,0,false\n,1,1000,100,0,0,0.00032,0,false\n"
 	if b.String() != want {
 		t.Fatalf("%q", b.String())
 	}
