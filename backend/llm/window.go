@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -112,6 +113,11 @@ func ServerWindow(ctx context.Context, hc *http.Client, p Provider, key, model s
 	}
 	return 0, err
 }
+
+// ErrUnreachable marks a server query that got no answer at all (the
+// server is down, or did not answer in time), as opposed to an answer
+// that said nothing: the one is worth asking again, the other not.
+var ErrUnreachable = errors.New("the server could not be reached")
 
 // serverQuery asks a model's server something about the model (its
 // window here, its price in price.go).
@@ -232,7 +238,7 @@ func (q serverQuery) get(method, url string, body []byte, out any) error {
 	}
 	resp, err := q.hc.Do(req)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

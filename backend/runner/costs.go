@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -94,9 +95,14 @@ func (r *Runner) askServer(ctx context.Context, p llm.Provider, model string) (s
 	defer cancel()
 	window, price, err := llm.ServerFacts(ctx, r.cfg.HTTPClient, p, key, model)
 	info := store.ModelInfo{Provider: p.Name, Model: model, Window: window, Price: price, ReadAt: time.Now()}
-	if err != nil {
+	if errors.Is(err, llm.ErrUnreachable) {
 		r.log.Info("asking a server about a model", "provider", p.Name, "model", model, "err", err)
 		return info, fmt.Sprintf("%s could not be asked about %s; the window and price are from the table of well-known models.", p.Name, model)
+	}
+	if err != nil {
+		// It answered, without what was asked (an endpoint it does not
+		// have): that is its answer, kept like any other.
+		r.log.Debug("a server said nothing of a model", "provider", p.Name, "model", model, "err", err)
 	}
 	if err := r.cfg.DB.SaveModelInfo(ctx, info); err != nil {
 		r.log.Warn("keeping what a server said about a model", "provider", p.Name, "model", model, "err", err)

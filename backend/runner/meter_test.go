@@ -193,3 +193,38 @@ func estimateOf(r llmtest.Request) int {
 	n, _ := tokens.New().Prompt("llama3", msgs, nil)
 	return n
 }
+
+// TestModelFactsAskOnceUnlessUnreachable: a server that answers without a
+// window (no /props) is not asked again; one that cannot be reached is,
+// next time, and meanwhile the table's window is used with a note.
+func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	ctx := context.Background()
+	srv := llmtest.NewServer(t)
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "bare", Kind: llm.KindLlamaCpp, BaseURL: srv.URL(), Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		f, err := eng.Runner.ModelFacts(ctx, "bare", "qwen3")
+		if err != nil || f.Window.Source != llm.WindowKnown || f.Note != "" {
+			t.Fatalf("%+v %v", f, err)
+		}
+	}
+	if _, ok, _ := db.ModelInfo(ctx, "bare", "qwen3"); !ok {
+		t.Fatal("an answer without a window was not kept")
+	}
+
+	dead := llmtest.NewServer(t)
+	deadURL := dead.URL()
+	dead.Close()
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "gone", Kind: llm.KindLlamaCpp, BaseURL: deadURL, Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := eng.Runner.ModelFacts(ctx, "gone", "qwen3")
+	if err != nil || f.Window.Source != llm.WindowKnown || !strings.Contains(f.Note, "could not be asked") {
+		t.Fatalf("unreachable: %+v %v", f, err)
+	}
+	if _, ok, _ := db.ModelInfo(ctx, "gone", "qwen3"); ok {
+		t.Fatal("an unreachable server's silence was kept")
+	}
+}
