@@ -141,7 +141,7 @@ func providers(ctx context.Context, db providerStore, sub string, pos []string, 
 			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck providers add NAME --base-url URL [--model M] [--api-key-env VAR] [--default]")
 			return ExitUsage
 		}
-		p := llm.Provider{Name: pos[0], Kind: f.kind, BaseURL: strings.TrimRight(f.baseURL, "/"), DefaultModel: f.model, Local: isLocalURL(f.baseURL)}
+		p := llm.Provider{Name: pos[0], Kind: f.kind, BaseURL: strings.TrimRight(f.baseURL, "/"), DefaultModel: f.model, Local: llm.IsLocalURL(f.baseURL)}
 		if f.model != "" {
 			p.Models = []string{f.model}
 		}
@@ -182,8 +182,4 @@ func providers(ctx context.Context, db providerStore, sub string, pos []string, 
 	}
 	fmt.Fprintf(env.Stderr, "agentdeck: unknown providers command %q\n", sub)
 	return ExitUsage
-}
-
-func isLocalURL(u string) bool {
-	return strings.Contains(u, "://127.") || strings.Contains(u, "://localhost") || strings.Contains(u, "://[::1]")
 }

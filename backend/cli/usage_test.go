@@ -155,3 +155,19 @@ func TestBudgets(t *testing.T) {
 		})
 	}
 }
+
+// TestABaseURLOnThisMachineIsFree: a run against a server on this
+// machine, named by --base-url alone, costs nothing (not "unknown"); the
+// server reported no usage, so the tokens are marked estimated.
+func TestABaseURLOnThisMachineIsFree(t *testing.T) {
+	srv := echoServer(t)
+	db := filepath.Join(t.TempDir(), "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "hello")
+	if r.code != ExitOK {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	_, turnID := idsOf(t, r.stderr)
+	if show := agentdeck(t, db, "", nil, nil, "turns", "show", turnID); !strings.Contains(show.stdout, "· cost $0 (estimated tokens)\n") {
+		t.Fatalf("turns show: %s", show.stdout)
+	}
+}

@@ -207,3 +207,14 @@ func TestBudgetState(t *testing.T) {
 		t.Error("Refuses")
 	}
 }
+
+func TestIsLocalURL(t *testing.T) {
+	for u, want := range map[string]bool{
+		"http://127.0.0.1:11434/v1": true, "http://localhost:1234/v1": true, "http://[::1]:8080/v1": true,
+		"https://api.openai.com/v1": false, "http://10.0.0.5:8000/v1": false, "http://127.0.0.1.example.com/v1": false, "::": false,
+	} {
+		if got := llm.IsLocalURL(u); got != want {
+			t.Errorf("%s: %v, want %v", u, got, want)
+		}
+	}
+}

@@ -178,6 +178,13 @@ func describeServer(u *url.URL) modelServer {
 	return modelServer{name: "The server at " + shown}
 }
 
+// IsLocalURL reports whether u is a server on this machine (a loopback
+// address or localhost).
+func IsLocalURL(u string) bool {
+	pu, err := url.Parse(u)
+	return err == nil && isLoopbackHost(pu.Hostname())
+}
+
 func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true

@@ -36,7 +36,13 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		cfg.BaseURL, cfg.APIKey, cfg.Label = req.BaseURL, req.APIKey, req.BaseURL
 		custom := llm.Provider{Kind: llm.KindCustom, BaseURL: req.BaseURL}
 		cfg.Echo, cfg.Prefix = llm.EchoFor(custom), llm.PrefixFor(custom)
-		return source{cfg: cfg, price: func(string) *llm.Price { return nil }}, nil
+		// A server on this machine costs nothing; another's price is not
+		// known without a provider to set it on.
+		var price *llm.Price
+		if llm.IsLocalURL(req.BaseURL) {
+			price = &llm.Price{Source: llm.PriceLocal}
+		}
+		return source{cfg: cfg, price: func(string) *llm.Price { return price }}, nil
 	}
 	name := firstOf(req.Provider, sess.Provider)
 	if name == "" {
