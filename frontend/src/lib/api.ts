@@ -11,6 +11,7 @@ import type { API } from './generated';
 import type {
   AgentEvent,
   BranchPage,
+  BudgetState,
   ApprovalAnswer,
   ApprovalMessage,
   Delivered,
@@ -19,7 +20,10 @@ import type {
   ExportFormat,
   ExportOptions,
   ExportReply,
+  Facts,
   ImageData,
+  Meter,
+  MeterRequest,
   NewSession,
   Page,
   PendingApproval,
@@ -42,6 +46,8 @@ import type {
   TurnTree,
   TurnsChangedMessage,
   UploadedFile,
+  UsageRequest,
+  UsageView,
   VersionInfo,
   WorkflowList,
   WorkflowProblem,
@@ -107,6 +113,20 @@ export interface Backend {
   answerApproval(a: ApprovalAnswer): Promise<void>;
   getSettings(): Promise<Settings>;
   saveSettings(s: Settings): Promise<void>;
+  /**
+   * How full the model's context would be with a draft, part by part, and
+   * where the provider's budget stands. The history is counted once on the
+   * Go side; only the draft is counted again, yet callers debounce typing.
+   */
+  contextMeter(req: MeterRequest): Promise<Meter>;
+  /** Tokens and cost over a span of days (the last 30 by default), with the Usage page's charts. */
+  usage(req: UsageRequest): Promise<UsageView>;
+  /** The same usage as CSV, a row a group. */
+  usageCSV(req: UsageRequest): Promise<ExportReply>;
+  /** A model's window and price on a saved provider, and where each came from. */
+  modelFacts(provider: string, model: string): Promise<Facts>;
+  /** Where a provider's monthly budget stands. */
+  budgetState(provider: string): Promise<BudgetState>;
   status(): Promise<Status>;
   version(): Promise<VersionInfo>;
   uiReady(report: ReadyReport): Promise<void>;
@@ -341,6 +361,11 @@ function methods(call: Call): Transport {
     // Narrower than Go says (types.ts): capture and theme are one of the values offered.
     getSettings: () => call('GetSettings') as Promise<Settings>,
     saveSettings: (s) => done(call('SaveSettings', s)),
+    contextMeter: (req) => call('ContextMeter', req),
+    usage: (req) => call('Usage', req),
+    usageCSV: (req) => call('UsageCSV', req),
+    modelFacts: (provider, model) => call('ModelFacts', provider, model),
+    budgetState: (provider) => call('BudgetState', provider),
     status: () => call('Status'),
     version: () => call('Version'),
     uiReady: (r) => done(call('UIReady', r)),
@@ -388,6 +413,14 @@ export const DAMAGED = 'damaged';
 /** Whether err says the database is damaged. */
 export function isDamaged(err: unknown): boolean {
   return toBackendError(err).code === DAMAGED;
+}
+
+/** The code of apperr.OverBudget: the provider's monthly budget is spent. */
+export const OVER_BUDGET = 'over_budget';
+
+/** Whether err says the provider's monthly budget is spent (send again only with consent). */
+export function isOverBudget(err: unknown): boolean {
+  return toBackendError(err).code === OVER_BUDGET;
 }
 
 function isCoded(v: unknown): v is { code: string; message: string } {

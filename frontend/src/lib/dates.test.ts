@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dateGroup, groupByDate } from './dates';
+import { dateGroup, groupByDate, lastDays, localDay } from './dates';
 
 // Local time, so the test holds in any time zone.
 const now = new Date(2025, 5, 18, 9, 30); // Wed 18 June 2025, 09:30
@@ -40,5 +40,15 @@ describe('groupByDate', () => {
       ['Yesterday', ['d']],
       ['Older', ['c']],
     ]);
+  });
+});
+
+describe('localDay and lastDays', () => {
+  it('write the local calendar day, and a span that ends today with both ends counted', () => {
+    const now = new Date(2025, 0, 3, 23, 59);
+    expect(localDay(now)).toBe('2025-01-03');
+    expect(lastDays(1, now)).toEqual({ since: '2025-01-03', until: '2025-01-03' });
+    expect(lastDays(7, now)).toEqual({ since: '2024-12-28', until: '2025-01-03' });
+    expect(lastDays(30, new Date(2025, 2, 1))).toEqual({ since: '2025-01-31', until: '2025-03-01' });
   });
 });

@@ -33,3 +33,13 @@ export function groupByDate<T>(items: readonly T[], at: (item: T) => string, now
   }
   return groupOrder.filter((g) => buckets.has(g)).map((group) => ({ group, items: buckets.get(group)! }));
 }
+
+/** A day of the local calendar as YYYY-MM-DD (what a date input holds and the usage API takes). */
+export function localDay(d: Date): string {
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+}
+
+/** The span of the last n days up to now's day, both ends included: the last 7 days are today and the 6 before. */
+export function lastDays(n: number, now: Date = new Date()): { since: string; until: string } {
+  return { since: localDay(new Date(now.getFullYear(), now.getMonth(), now.getDate() - (n - 1))), until: localDay(now) };
+}

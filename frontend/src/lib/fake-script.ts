@@ -2,7 +2,7 @@
 // kind of event, chosen from words in the message ("chart", "tool",
 // "plan", "approve", "fail", "critique", "handoff", "think"). For tests and
 // demos.
-import type { CallDiagnostics, EventType, Result, StageResult, ToolCallDiagnostics, Usage } from './types';
+import type { CallDiagnostics, Cost, EventType, Price, Result, StageResult, ToolCallDiagnostics, Usage } from './types';
 
 export type Step =
   | { type: Exclude<EventType, 'token' | 'turn_completed'>; data?: unknown; stage?: string; parent?: string; delay?: number }
@@ -110,7 +110,21 @@ export const usage = (input: number, output: number): Usage => ({
 });
 
 /** A plausible result for a finished fake turn, with one stage, model and tool calls. */
-export function fakeResult(opts: { started: Date; ended: Date; model: string; text: string; ok: boolean; cancelled: boolean; error?: string; withTool: boolean; stageName?: string; stageId: string }): Result {
+export function fakeResult(opts: {
+  started: Date;
+  ended: Date;
+  model: string;
+  text: string;
+  ok: boolean;
+  cancelled: boolean;
+  error?: string;
+  withTool: boolean;
+  stageName?: string;
+  stageId: string;
+  /** The price the calls ran at (none: unknown, so no cost), as the Go side keeps it with each call. */
+  price?: Price;
+  provider?: string;
+}): Result {
   const { started, ended } = opts;
   const dur = Math.max(1, ended.getTime() - started.getTime());
   const iso = (ms: number) => new Date(started.getTime() + ms).toISOString();
@@ -122,6 +136,10 @@ export function fakeResult(opts: { started: Date; ended: Date; model: string; te
   }
   const s = opts.withTool ? 0.45 : 0.02;
   calls.push({ model: opts.model, started_at: iso(dur * s), completed_at: iso(dur * 0.98), duration_ns: dur * (0.98 - s) * 1e6, time_to_first_token_ns: dur * 0.1e6, usage: usage(512, 160), request_messages: 4, attempts: 1, ok: opts.ok, error: opts.error });
+  if (opts.price) {
+    for (const c of calls) Object.assign(c, { provider: opts.provider, price: { ...opts.price }, cost: costAt(opts.price, c.usage) });
+  }
+  const cost = sumCosts(calls);
   const total = calls.reduce((u, c) => addUsage(u, c.usage), usage(0, 0));
   total.cached_input_tokens = calls.reduce((n, c) => n + c.usage.cached_input_tokens, 0);
   const outcome = opts.cancelled ? 'cancelled' : opts.ok ? 'succeeded' : 'failed';
@@ -134,7 +152,7 @@ export function fakeResult(opts: { started: Date; ended: Date; model: string; te
     response: opts.text ? { role: 'assistant', content: opts.text } : null,
     outcome,
     termination,
-    diagnostics: { started_at: iso(0), completed_at: ended.toISOString(), duration_ms: dur, usage: total, model_calls: calls, tool_calls: tools, input_messages: 2, output_messages: 1 },
+    diagnostics: { started_at: iso(0), completed_at: ended.toISOString(), duration_ms: dur, usage: total, cost, model_calls: calls, tool_calls: tools, input_messages: 2, output_messages: 1 },
   };
   return {
     messages: [],
@@ -151,6 +169,7 @@ export function fakeResult(opts: { started: Date; ended: Date; model: string; te
     outcome,
     termination,
     usage: total,
+    cost,
     started_at: started.toISOString(),
     completed_at: ended.toISOString(),
     duration_ms: dur,
@@ -158,6 +177,28 @@ export function fakeResult(opts: { started: Date; ended: Date; model: string; te
     tool_calls: tools,
     stages: opts.stageName ? [stage] : undefined,
   };
+}
+
+/** What usage u costs at p (llm.Price.Cost): cached input at the cached price, or the input price. */
+export function costAt(p: Price, u: Usage): Cost {
+  if (p.source === 'replay') return { usd: 0, estimated: u.estimated || undefined };
+  const cached = Math.min(u.cached_input_tokens, u.input_tokens);
+  const usd = ((u.input_tokens - cached) * p.input_per_m + cached * (p.cached_input_per_m || p.input_per_m) + u.output_tokens * p.output_per_m) / 1e6;
+  return { usd, estimated: u.estimated || undefined };
+}
+
+/** The sum of calls' costs (llm.CallsCost): undefined when none had a price. */
+export function sumCosts(calls: readonly CallDiagnostics[]): Cost | undefined {
+  let sum: Cost | undefined;
+  let unpriced = 0;
+  for (const c of calls) {
+    if (!c.cost) {
+      unpriced++;
+      continue;
+    }
+    sum = { usd: (sum?.usd ?? 0) + c.cost.usd, estimated: sum?.estimated || c.cost.estimated || undefined };
+  }
+  return sum && (unpriced ? { ...sum, unpriced } : sum);
 }
 
 function addUsage(a: Usage, b: Usage): Usage {

@@ -4,18 +4,27 @@
 // way the Go side does: tokens merged per tick with first_seq..seq.
 import type { Backend } from './api';
 import { BackendError } from './api';
+import { localDay } from './dates';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AgentEvent,
+  BudgetState,
+  CallDiagnostics,
   Delivered,
   Detected,
   EventType,
+  ExportReply,
+  Facts,
   ImageData,
   ImageRef,
   Message,
+  Meter,
+  MeterRequest,
+  ModelWindow,
   PendingApproval,
+  Price,
   Provider,
   ProviderView,
   SearchHit,
@@ -24,6 +33,12 @@ import type {
   Settings,
   TurnChange,
   TurnDetail,
+  UsageChart,
+  UsageItem,
+  UsageRequest,
+  UsageRow,
+  UsageSum,
+  UsageView,
   WorkflowList,
 } from './types';
 
@@ -242,6 +257,12 @@ export class FakeBackend implements Backend {
     if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
     // As app.sendMessage: a session made by `agentdeck run --base-url` continues on the default provider.
     s.provider ||= this.settings.default_provider;
+    // As runner.checkBudget: a spent budget refuses unless the person agreed and the provider asks.
+    const budget = this.budgetOf(s.provider);
+    if (budget?.state === 'over' && (!req.over_budget || budget.budget.over_limit === 'refuse')) {
+      const how = budget.budget.over_limit === 'refuse' ? 'Raise it in Settings to send more this month.' : 'Send again to go over it, or raise it in Settings.';
+      throw new BackendError('over_budget', `This month's budget for ${s.provider} is spent: $${budget.spent_usd.toFixed(2)} of $${budget.budget.monthly_usd.toFixed(2)}. ${how}`);
+    }
     // Where the new turn goes (runner.parentOf): after the turn it
     // continues, beside the turn it is a version of, after its parent.
     let parent = s.active_turn_id;
@@ -561,6 +582,79 @@ export class FakeBackend implements Backend {
     this.settings = clone(s);
   }
 
+  /** Dollars spent this month by provider: tests set it, and every priced turn adds its cost. */
+  spent = new Map<string, number>();
+
+  async contextMeter(req: MeterRequest): Promise<Meter> {
+    this.log('contextMeter', req);
+    const s = this.session(req.session_id);
+    const model = req.model || s.model;
+    const window = this.windowOf(s.provider, model);
+    const path = this.pathOf(req.parent || s.active_turn_id);
+    const history = path.reduce((n, t) => n + tokensOf(t.user_message) + tokensOf(t.final_text) + 8, 0);
+    const parts = [
+      { name: 'system', tokens: 420 },
+      { name: 'tools', tokens: 310 },
+      { name: 'history', tokens: history },
+      { name: 'images', tokens: (req.images ?? 0) * 85 },
+      { name: 'draft', tokens: req.draft ? tokensOf(req.draft) + 4 : 0 },
+    ];
+    const total = parts.reduce((n, p) => n + p.tokens, 0);
+    const state = total >= window.tokens ? 'over' : total >= 0.8 * window.tokens ? 'near' : 'ok';
+    const price = this.priceOf(s.provider, model);
+    const budget = this.budgetOf(s.provider);
+    return { provider: s.provider, model, window, parts, total, method: 'estimate', state, history_messages: path.length * 2, ...(price ? { price } : {}), ...(budget ? { budget } : {}) };
+  }
+
+  async usage(req: UsageRequest): Promise<UsageView> {
+    this.log('usage', req);
+    const { since, until } = this.span(req);
+    const by = req.by || 'model';
+    const calls = this.callsBetween(since, until);
+    const groups = new Map<string, UsageRow>();
+    const series = new Map<string, UsageRow & { day: string }>();
+    const sessions = new Map<string, UsageItem>();
+    const turns = new Map<string, UsageItem>();
+    const total = emptySum();
+    for (const c of calls) {
+      const key = by === 'day' ? c.day : by === 'provider' ? c.provider : by === 'workflow' ? c.turn.workflow : c.call.model;
+      addCall(total, c.call);
+      addCall(getOr(groups, key, () => ({ key, ...emptySum() })), c.call);
+      const seriesKey = by === 'day' ? c.call.model : key;
+      addCall(getOr(series, `${c.day}\x00${seriesKey}`, () => ({ day: c.day, key: seriesKey, ...emptySum() })), c.call);
+      const title = this.sessions.find((x) => x.id === c.turn.session_id)?.title ?? '';
+      addCall(getOr(sessions, c.turn.session_id, () => ({ session_id: c.turn.session_id, title, ...emptySum() })), c.call);
+      addCall(getOr(turns, c.turn.id, () => ({ session_id: c.turn.session_id, title, turn_id: c.turn.id, seq: c.turn.seq, message: c.turn.user_message, ...emptySum() })), c.call);
+    }
+    const costliest = (a: UsageSum, b: UsageSum) => b.cost_usd - a.cost_usd || b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens);
+    const rows = [...groups.values()].sort(by === 'day' ? (a, b) => a.key.localeCompare(b.key) : costliest);
+    const points = [...series.values()].sort((a, b) => a.day.localeCompare(b.day));
+    const report = { by, since, until, total, rows, series: points, top_sessions: [...sessions.values()].sort(costliest).slice(0, 10), top_turns: [...turns.values()].sort(costliest).slice(0, 10) };
+    return { report, charts: total.calls ? usageCharts(rows, points, total, by) : [], since, until };
+  }
+
+  async usageCSV(req: UsageRequest): Promise<ExportReply> {
+    this.log('usageCSV', req);
+    const { report, since, until } = await this.usage(req);
+    const lines = [`${report.by},calls,input_tokens,output_tokens,cached_input_tokens,reasoning_tokens,cost_usd,unpriced_calls,estimated`];
+    for (const r of report.rows ?? []) lines.push([csvField(r.key), r.calls, r.input_tokens, r.output_tokens, r.cached_input_tokens, r.reasoning_tokens, r.cost_usd, r.unpriced, r.estimated].join(','));
+    return { filename: `agentdeck-usage-${since}-to-${until}-by-${report.by}.csv`, content: lines.join('\n') + '\n' };
+  }
+
+  async modelFacts(provider: string, model: string): Promise<Facts> {
+    this.log('modelFacts', provider, model);
+    if (!this.providers.some((p) => p.name === provider)) throw new BackendError('not_found', `There is no provider ${provider}.`);
+    if (!model) throw new BackendError('invalid', 'Name a model.');
+    const price = this.priceOf(provider, model);
+    return { provider, model, window: this.windowOf(provider, model), ...(price ? { price } : {}) };
+  }
+
+  async budgetState(provider: string): Promise<BudgetState> {
+    this.log('budgetState', provider);
+    if (!this.providers.some((p) => p.name === provider)) throw new BackendError('not_found', `There is no provider ${provider}.`);
+    return this.budgetOf(provider) ?? { provider, budget: { monthly_usd: 0 }, spent_usd: this.spent.get(provider) ?? 0, state: 'ok', since: this.monthStart() };
+  }
+
   async status() {
     return { version: this.version_, db_path: '/tmp/agentdeck-demo.db', schema_version: 1, providers: this.providers.length };
   }
@@ -595,6 +689,58 @@ export class FakeBackend implements Backend {
 
   private id(prefix: string) {
     return `${prefix}${this.nextId++}`;
+  }
+
+  /** A model's window on a provider: the one set in Settings, else the default. */
+  private windowOf(provider: string, model: string): ModelWindow {
+    const p = this.providers.find((x) => x.name === provider);
+    const set = p?.windows?.[model] ?? p?.windows?.[''];
+    return set ? { tokens: set, source: 'user' } : { tokens: 8192, source: 'default' };
+  }
+
+  /** A model's price (llm.PriceFor): the user's, free on this machine, else unknown. */
+  private priceOf(provider: string, model: string): Price | undefined {
+    const p = this.providers.find((x) => x.name === provider);
+    const set = p?.prices?.[model] ?? p?.prices?.[''];
+    if (set) return { ...set, source: 'user' };
+    return p?.local ? { input_per_m: 0, output_per_m: 0, source: 'local' } : undefined;
+  }
+
+  /** Where a provider's budget stands; undefined when it has none. */
+  private budgetOf(provider: string): BudgetState | undefined {
+    const b = this.providers.find((x) => x.name === provider)?.budget;
+    if (!b || !(b.monthly_usd > 0)) return undefined;
+    const spent = this.spent.get(provider) ?? 0;
+    const state = spent >= b.monthly_usd ? 'over' : spent >= 0.8 * b.monthly_usd ? 'warning' : 'ok';
+    return { provider, budget: { ...b }, spent_usd: spent, state, since: this.monthStart() };
+  }
+
+  private monthStart(): string {
+    const d = this.now();
+    return new Date(d.getFullYear(), d.getMonth(), 1).toISOString();
+  }
+
+  /** A usage request's days (app.usageQuery): the last 30 unless given. */
+  private span(req: UsageRequest): { since: string; until: string } {
+    const today = this.now();
+    const until = req.until || localDay(today);
+    const since = req.since || localDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 29));
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || !/^\d{4}-\d{2}-\d{2}$/.test(until)) throw new BackendError('invalid', 'Write a day as YYYY-MM-DD.');
+    if (until < since) throw new BackendError('invalid', `The span ends (${until}) before it starts (${since}).`);
+    return { since, until };
+  }
+
+  /** Every model call of a finished turn between two days (inclusive), with its turn. */
+  private callsBetween(since: string, until: string) {
+    const out: Array<{ day: string; provider: string; turn: TurnDetail; call: CallDiagnostics }> = [];
+    for (const t of this.turns.values()) {
+      const provider = this.sessions.find((x) => x.id === t.session_id)?.provider ?? '';
+      for (const call of t.result?.model_calls ?? []) {
+        const day = localDay(new Date(call.started_at));
+        if (day >= since && day <= until && call.price?.source !== 'replay') out.push({ day, provider: call.provider ?? provider, turn: t, call });
+      }
+    }
+    return out;
   }
 
   private session(id: string): Session {
@@ -743,10 +889,14 @@ export class FakeBackend implements Backend {
     const err = evs.find((e) => e.type === 'error');
     const cancelled = evs.some((e) => e.type === 'cancelled');
     const multi = r.turn.workflow !== 'chat';
+    const provider = this.sessions.find((x) => x.id === r.turn.session_id)?.provider ?? '';
+    const model = r.turn.model || 'llama3.2:3b';
     return fakeResult({
+      price: this.priceOf(provider, model),
+      provider,
       started: new Date(r.turn.started_at),
       ended: this.clock(r, 160),
-      model: r.turn.model || 'llama3.2:3b',
+      model,
       text: r.text,
       ok: !err && !cancelled,
       cancelled,
@@ -775,8 +925,70 @@ export class FakeBackend implements Backend {
     });
     const session = this.sessions.find((s) => s.id === t.session_id);
     if (session) session.updated_at = res.completed_at;
+    if (session && res.cost?.usd) this.spent.set(session.provider, (this.spent.get(session.provider) ?? 0) + res.cost.usd);
     return res;
   }
+}
+
+/** A rough count, as the Go side's estimate: four characters a token. */
+function tokensOf(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function emptySum(): UsageSum {
+  return { calls: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced: 0, estimated: false };
+}
+
+function addCall(sum: UsageSum, c: CallDiagnostics) {
+  sum.calls++;
+  sum.input_tokens += c.usage.input_tokens;
+  sum.output_tokens += c.usage.output_tokens;
+  sum.cached_input_tokens += c.usage.cached_input_tokens;
+  sum.reasoning_tokens += c.usage.reasoning_tokens;
+  if (c.cost) sum.cost_usd += c.cost.usd;
+  else sum.unpriced++;
+  sum.estimated ||= !!c.usage.estimated;
+}
+
+function getOr<K, V>(m: Map<K, V>, k: K, make: () => V): V {
+  let v = m.get(k);
+  if (v === undefined) m.set(k, (v = make()));
+  return v;
+}
+
+function csvField(v: string): string {
+  return /[",\n]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
+}
+
+/** The Usage page's four charts (usage.Charts): minimal Vega-Lite with the rows inline. */
+function usageCharts(rows: UsageRow[], series: Array<UsageRow & { day: string }>, total: UsageSum, by: string): UsageChart[] {
+  const daily = series.map((p) => ({ day: p.day, key: p.key || '(not recorded)', tokens: p.input_tokens + p.output_tokens, cost: p.cost_usd }));
+  const groups = rows.map((r) => ({ key: r.key || '(not recorded)', tokens: r.input_tokens + r.output_tokens, cost: r.cost_usd }));
+  const stack = by === 'day' ? 'model' : by;
+  const [measure, measureTitle] = total.cost_usd ? ['cost', 'Cost (US$)'] : ['tokens', 'Tokens'];
+  const bars = (field: string, title: string) => ({
+    data: { values: daily },
+    mark: { type: 'bar', tooltip: true },
+    encoding: { x: { field: 'day', type: 'ordinal', title: 'Day' }, y: { field, type: 'quantitative', title, aggregate: 'sum' }, color: { field: 'key', type: 'nominal', title: stack } },
+  });
+  return [
+    { id: 'tokens', title: 'Tokens a day', spec: bars('tokens', 'Tokens') },
+    { id: 'cost', title: 'Cost a day', spec: bars('cost', 'Cost (US$)') },
+    {
+      id: 'groups',
+      title: `${measureTitle} by ${by}`,
+      spec: { data: { values: groups }, mark: { type: 'bar', tooltip: true }, encoding: { y: { field: 'key', type: 'nominal', title: by, sort: '-x' }, x: { field: measure, type: 'quantitative', title: measureTitle } } },
+    },
+    {
+      id: 'cached',
+      title: 'Input tokens from the prompt cache',
+      spec: {
+        data: { values: [{ kind: 'cached', tokens: total.cached_input_tokens }, { kind: 'not cached', tokens: total.input_tokens - total.cached_input_tokens }] },
+        mark: { type: 'arc', innerRadius: 40, tooltip: true },
+        encoding: { theta: { field: 'tokens', type: 'quantitative' }, color: { field: 'kind', type: 'nominal', title: 'Input' } },
+      },
+    },
+  ];
 }
 
 function base64Size(b64: string): number {
@@ -804,7 +1016,7 @@ function fakeStage(res: ReturnType<typeof fakeResult>) {
     response: res.final_text ? { role: 'assistant' as const, content: res.final_text } : null,
     outcome: res.outcome,
     termination: res.termination,
-    diagnostics: { started_at: res.started_at, completed_at: res.completed_at, duration_ms: res.duration_ms, usage: res.usage, model_calls: res.model_calls, tool_calls: res.tool_calls, input_messages: 1, output_messages: 1 },
+    diagnostics: { started_at: res.started_at, completed_at: res.completed_at, duration_ms: res.duration_ms, usage: res.usage, cost: res.cost, model_calls: res.model_calls, tool_calls: res.tool_calls, input_messages: 1, output_messages: 1 },
   };
 }
 

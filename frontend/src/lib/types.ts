@@ -29,6 +29,8 @@ export type {
   TurnRef,
   TurnsChangedMessage,
   UploadedFile,
+  UsageRequest,
+  UsageView,
   WorkflowInfo,
   WorkflowList,
   // turn: the event envelope and its payloads, a turn's result
@@ -79,8 +81,22 @@ export type {
   Turn,
   TurnPage,
   TurnState,
+  UsageItem,
+  UsagePoint,
+  UsageReport,
+  UsageRow,
+  UsageSum,
+  // runner: the context meter, a model's facts, a provider's budget
+  BudgetState,
+  Facts,
+  Meter,
+  MeterPart,
+  MeterRequest,
   // llm
+  Budget,
   CallDiagnostics,
+  Cost,
+  Price,
   Detected,
   Message,
   Provider,
@@ -94,6 +110,9 @@ export type {
   Format as ExportFormat,
   Info as VersionInfo,
   Problem as WorkflowProblem,
+  Window as ModelWindow,
+  Method as CountMethod,
+  Chart as UsageChart,
 } from './generated';
 
 /**
