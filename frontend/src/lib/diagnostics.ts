@@ -1,6 +1,6 @@
 // Roll-ups for the diagnostics panel and the comparison view.
 import { addUsage, parseTime, zeroUsage } from './format';
-import type { Result, StageResult, Usage } from './types';
+import type { CallDiagnostics, Cost, Result, StageResult, Usage } from './types';
 
 /** A turn's stages: the workflow's, or for a plain run one implicit stage (as the store saves it). */
 export function stagesOf(result: Result | null | undefined, turnId: string): StageResult[] {
@@ -20,6 +20,7 @@ export function stagesOf(result: Result | null | undefined, turnId: string): Sta
         completed_at: result.completed_at,
         duration_ms: result.duration_ms,
         usage: result.usage,
+        cost: result.cost,
         model_calls: result.model_calls,
         tool_calls: result.tool_calls,
         input_messages: 0,
@@ -37,6 +38,10 @@ export interface Totals {
   failedCalls: number;
   /** The first model call's time to first token, in ms. */
   firstTokenMs: number | null;
+  /** What the calls cost: the turn's, else the stages' sum; undefined when no call had a price. */
+  cost: Cost | undefined;
+  /** Every model call, in order: their prices say whether a $0 cost is free or a replay. */
+  calls: CallDiagnostics[];
 }
 
 export function totalsOf(stages: readonly StageResult[], result?: Result | null): Totals {
@@ -47,10 +52,14 @@ export function totalsOf(stages: readonly StageResult[], result?: Result | null)
   let firstTokenMs: number | null = null;
   let start = Infinity;
   let end = -Infinity;
+  let cost: Cost | undefined;
+  const calls: CallDiagnostics[] = [];
   for (const s of stages) {
     const d = s.diagnostics;
     usage = addUsage(usage, d?.usage);
+    cost = addCost(cost, d?.cost);
     for (const c of d?.model_calls ?? []) {
+      calls.push(c);
       modelCalls++;
       if (!c.ok) failedCalls++;
       if (firstTokenMs === null && c.time_to_first_token_ns) firstTokenMs = c.time_to_first_token_ns / 1e6;
@@ -72,7 +81,27 @@ export function totalsOf(stages: readonly StageResult[], result?: Result | null)
     toolCalls,
     failedCalls,
     firstTokenMs,
+    cost: result?.cost ?? cost,
+    calls,
   };
+}
+
+/** Two sums of costs (llm.Cost.Add); undefined only when both are. */
+export function addCost(a: Cost | undefined, b: Cost | null | undefined): Cost | undefined {
+  if (!b) return a;
+  if (!a) return { ...b };
+  const unpriced = (a.unpriced ?? 0) + (b.unpriced ?? 0);
+  return { usd: a.usd + b.usd, ...(a.estimated || b.estimated ? { estimated: true } : {}), ...(unpriced ? { unpriced } : {}) };
+}
+
+/**
+ * A turn's model calls, for where its cost came from: the result's own
+ * list, else its stages' (a workflow's result may keep them there only).
+ */
+export function callsOf(result: Result | null | undefined): CallDiagnostics[] {
+  if (!result) return [];
+  if (result.model_calls?.length) return result.model_calls;
+  return (result.stages ?? []).flatMap((s) => s.diagnostics?.model_calls ?? []);
 }
 
 /** The time to first token of a stage's first model call, in ms. */

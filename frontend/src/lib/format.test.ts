@@ -1,8 +1,30 @@
 import { describe, expect, it } from 'vitest';
 import { pathsFromText } from './dom';
-import { describeTermination, formatCount, formatDuration, formatSeconds, outcomeClass, parseTime, prettyJSON } from './format';
-import { stagesOf, totalsOf } from './diagnostics';
-import type { Result } from './types';
+import {
+  budgetLine,
+  costOfSum,
+  costSourceOf,
+  costTitle,
+  countMethodLabel,
+  describeTermination,
+  formatCallCost,
+  formatCost,
+  formatCount,
+  formatDuration,
+  formatLimitUSD,
+  formatPercent,
+  formatPerM,
+  formatPrice,
+  formatSeconds,
+  formatUSD,
+  outcomeClass,
+  parseTime,
+  prettyJSON,
+  priceSourceLabel,
+  windowSourceLabel,
+} from './format';
+import { addCost, callsOf, stagesOf, totalsOf } from './diagnostics';
+import type { BudgetState, CallDiagnostics, Price, Result } from './types';
 
 describe('formatDuration', () => {
   it.each([
@@ -103,5 +125,124 @@ describe('stagesOf and totalsOf', () => {
     const t = totalsOf(stagesOf(res, 'turn1'), res);
     expect(t).toMatchObject({ modelCalls: 1, toolCalls: 1, failedCalls: 1, durationMs: 3000, firstTokenMs: 250 });
     expect(t.usage.cached_input_tokens).toBe(2);
+  });
+});
+
+describe('formatUSD', () => {
+  it.each([
+    [0, '$0.00'],
+    [0.0042, '$0.0042'],
+    [0.00004, '<$0.0001'],
+    [0.0099, '$0.0099'],
+    [0.01, '$0.01'],
+    [0.125, '$0.13'],
+    [8.2, '$8.20'],
+    [1234.5, '$1,234.50'],
+    [NaN, '–'],
+  ])('%d', (usd, want) => expect(formatUSD(usd)).toBe(want));
+
+  it('writes a whole limit without cents', () => {
+    expect(formatLimitUSD(10)).toBe('$10');
+    expect(formatLimitUSD(12.5)).toBe('$12.50');
+  });
+
+  it('writes a price per million with the decimals it has', () => {
+    expect([2.5, 10, 0.075, 0.125, 0.0125].map(formatPerM)).toEqual(['$2.50', '$10.00', '$0.075', '$0.125', '$0.0125']);
+  });
+});
+
+const call = (price?: Partial<Price>, usd?: number, extra: Partial<CallDiagnostics> = {}): CallDiagnostics => ({
+  model: 'm',
+  started_at: '',
+  completed_at: '',
+  duration_ns: 0,
+  time_to_first_token_ns: 0,
+  usage: { input_tokens: 100, output_tokens: 10, cached_input_tokens: 0, reasoning_tokens: 0, total_tokens: 110, estimated: false },
+  request_messages: 1,
+  attempts: 1,
+  ok: true,
+  ...(price ? { price: { input_per_m: 0, output_per_m: 0, source: 'user', ...price } } : {}),
+  ...(usd !== undefined ? { cost: { usd } } : {}),
+  ...extra,
+});
+
+describe('formatCost', () => {
+  it.each([
+    ['a priced turn', { usd: 0.0042 }, '', '$0.0042'],
+    ['above a cent', { usd: 1.5 }, '', '$1.50'],
+    ['estimated tokens', { usd: 0.0042, estimated: true }, '', '~$0.0042'],
+    ['some calls unpriced', { usd: 0.02, unpriced: 2 }, '', '$0.02 +2 unpriced'],
+    ['no call priced', undefined, '', 'cost unknown'],
+    ['on this machine', { usd: 0 }, 'local', 'free (local)'],
+    ['a replay', { usd: 0 }, 'replay', 'replay: free'],
+  ] as const)('%s', (_name, cost, source, want) => {
+    expect(formatCost(cost, source)).toBe(want);
+  });
+
+  it('never says $0 for a cost nobody knows', () => {
+    expect(formatCost(null)).toBe('cost unknown');
+    expect(costTitle(undefined)).toMatch(/No price is known/);
+  });
+
+  it('explains an estimate and the calls left out', () => {
+    expect(costTitle({ usd: 1, estimated: true, unpriced: 1 })).toBe('Estimated cost, at the price each call ran at; some tokens were counted by Agentdeck because the server reported none; 1 call has no price and is left out.');
+  });
+
+  it('tells free calls from unknown ones by where their price came from', () => {
+    expect(costSourceOf([call({ source: 'local' }, 0), call({ source: 'local' }, 0)])).toBe('local');
+    expect(costSourceOf([call({ source: 'replay' }, 0)])).toBe('replay');
+    expect(costSourceOf([call({ source: 'local' }, 0), call({ source: 'user' }, 0.1)])).toBe('');
+    expect(costSourceOf([call(), call()])).toBe('');
+    expect(costSourceOf(null)).toBe('');
+    expect(formatCallCost(call({ source: 'local' }, 0))).toBe('free (local)');
+    expect(formatCallCost(call({ source: 'replay' }, 0))).toBe('replay: free');
+    expect(formatCallCost(call({ source: 'user', input_per_m: 2.5 }, 0.00025))).toBe('$0.0003');
+    expect(formatCallCost(call())).toBe('cost unknown');
+  });
+
+  it('reads a usage sum: unknown only when every call was unpriced', () => {
+    const sum = { calls: 3, input_tokens: 1, output_tokens: 1, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: 0.5, unpriced: 1, estimated: false };
+    expect(formatCost(costOfSum(sum))).toBe('$0.50 +1 unpriced');
+    expect(costOfSum({ ...sum, unpriced: 3, cost_usd: 0 })).toBeNull();
+    expect(formatCost(costOfSum({ ...sum, estimated: true, unpriced: 0 }))).toBe('~$0.50');
+  });
+});
+
+describe('prices, windows and budgets', () => {
+  it('says a price and where it came from, with its date', () => {
+    expect(formatPrice({ input_per_m: 2.5, output_per_m: 10, cached_input_per_m: 1.25, source: 'table', as_of: '2025-08-01' })).toBe('$2.50 in · $10.00 out · $1.25 cached, per 1M tokens');
+    expect(formatPrice({ input_per_m: 0, output_per_m: 0, source: 'local' })).toBe('free (a server on this machine)');
+    expect(formatPrice(undefined)).toBe('unknown');
+    expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'table', as_of: '2025-08-01' })).toBe('table of well-known models, as of 2025-08-01');
+    expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'user' })).toBe('set by you');
+    expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'server', as_of: '2026-01-02' })).toBe('listed by the server, as of 2026-01-02');
+  });
+
+  it('says where a window came from and how tokens were counted', () => {
+    expect(['server', 'user', 'known', 'default'].map(windowSourceLabel)).toEqual(['from the server', 'set by you', 'table of well-known models', 'assumed default']);
+    expect(countMethodLabel('tiktoken:o200k_base')).toBe('exact (tiktoken)');
+    expect(countMethodLabel('estimate')).toBe('estimated');
+    expect(countMethodLabel('estimate', true)).toBe("estimated, corrected by the server's last count");
+  });
+
+  it('writes shares as whole percentages', () => {
+    expect([0, 0.001, 0.823, 1, 1.26].map(formatPercent)).toEqual(['0%', '1%', '82%', '100%', '126%']);
+  });
+
+  it('says where a budget stands', () => {
+    const b: BudgetState = { provider: 'openai', budget: { monthly_usd: 10, over_limit: 'ask' }, spent_usd: 8.2, state: 'warning', since: '' };
+    expect(budgetLine(b)).toBe("82% of this month's budget for openai is spent ($8.20 of $10).");
+    expect(budgetLine({ ...b, spent_usd: 10.5, state: 'over' })).toBe("This month's budget for openai is spent ($10.50 of $10).");
+  });
+});
+
+describe('costs in diagnostics', () => {
+  it('sums stage costs when the turn has none, and finds the calls of a workflow', () => {
+    expect(addCost(undefined, undefined)).toBeUndefined();
+    expect(addCost({ usd: 0.1 }, { usd: 0.2, estimated: true, unpriced: 1 })).toEqual({ usd: 0.30000000000000004, estimated: true, unpriced: 1 });
+    const c = call({ source: 'user' }, 0.1);
+    const result = { model_calls: null, stages: [{ diagnostics: { model_calls: [c] } }] } as unknown as Result;
+    expect(callsOf(result)).toEqual([c]);
+    expect(callsOf(null)).toEqual([]);
   });
 });

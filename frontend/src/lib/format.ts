@@ -1,5 +1,7 @@
-// Formatting for people: durations, token counts, times, terminations.
-import type { Outcome, Termination, Usage } from './types';
+// Formatting for people: durations, token counts, times, terminations,
+// and what model calls cost, where a price came from, and how full a
+// model's context is.
+import type { BudgetState, CallDiagnostics, Cost, CountMethod, Outcome, Price, Termination, Usage, UsageSum } from './types';
 
 export function formatDuration(ms: number | null | undefined): string {
   if (ms == null || !Number.isFinite(ms) || ms < 0) return '–';
@@ -142,4 +144,155 @@ export function prettyJSON(v: unknown): string {
   } catch {
     return String(v);
   }
+}
+
+// ---- cost ----
+
+/**
+ * US dollars: four decimals under a cent ("$0.0042"), two from a cent on
+ * ("$1.25", "$1,234.50"); a cost too small for four decimals is "<$0.0001",
+ * never "$0.0000", which would read as free.
+ */
+export function formatUSD(usd: number | null | undefined): string {
+  if (usd == null || !Number.isFinite(usd)) return '–';
+  const sign = usd < 0 ? '-' : '';
+  const a = Math.abs(usd);
+  if (a === 0) return '$0.00';
+  if (a < 0.0001) return `${sign}<$0.0001`;
+  if (a < 0.01) return `${sign}$${a.toFixed(4)}`;
+  return `${sign}$${a.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
+}
+
+/** A limit in dollars, whole when it is: "$10", "$12.50". */
+export function formatLimitUSD(usd: number): string {
+  return Number.isInteger(usd) ? `$${usd.toLocaleString('en-US')}` : formatUSD(usd);
+}
+
+/** A price per million tokens, with as many decimals as it has (at least two): "$2.50", "$0.075". */
+export function formatPerM(usd: number): string {
+  if (!Number.isFinite(usd)) return '–';
+  // Four decimals less up to two trailing zeros: 2.5000 is $2.50, 0.0750 is $0.075.
+  return `$${usd.toFixed(4).replace(/0{1,2}$/, '')}`;
+}
+
+/**
+ * Where a set of calls' prices came from, when that says more than a sum
+ * of $0 would: every priced call was replayed from a recording ('replay')
+ * or ran on this machine ('local'); '' otherwise.
+ */
+export type CostSource = 'local' | 'replay' | '';
+
+export function costSourceOf(calls: readonly CallDiagnostics[] | null | undefined): CostSource {
+  const sources = new Set((calls ?? []).flatMap((c) => (c.price ? [c.price.source] : [])));
+  if (sources.size !== 1) return '';
+  const [only] = sources;
+  return only === 'local' || only === 'replay' ? only : '';
+}
+
+/**
+ * A cost for people: "$0.0042", "~$0.0042" when some tokens were
+ * estimated, "+2 unpriced" when some calls had no price, "free (local)" on
+ * this machine, "replay: free" for a replay, and "cost unknown" when no
+ * call had a price (never $0: nobody knows it).
+ */
+export function formatCost(cost: Cost | null | undefined, source: CostSource = ''): string {
+  if (source === 'replay') return 'replay: free';
+  const unpriced = cost?.unpriced ? ` +${cost.unpriced} unpriced` : '';
+  if (source === 'local' && (!cost || cost.usd === 0)) return `free (local)${unpriced}`;
+  if (!cost) return 'cost unknown';
+  return `${cost.estimated ? '~' : ''}${formatUSD(cost.usd)}${unpriced}`;
+}
+
+/** Why a cost reads as it does, for its tooltip. */
+export function costTitle(cost: Cost | null | undefined, source: CostSource = ''): string {
+  if (source === 'replay') return 'Served from a recording: a replay costs nothing.';
+  if (source === 'local') return 'A server on this machine: free.';
+  if (!cost) return 'No price is known for this model: set one in Settings → Providers.';
+  const parts = ['Estimated cost, at the price each call ran at'];
+  if (cost.estimated) parts.push('some tokens were counted by Agentdeck because the server reported none');
+  if (cost.unpriced) parts.push(`${cost.unpriced} ${cost.unpriced === 1 ? 'call has' : 'calls have'} no price and ${cost.unpriced === 1 ? 'is' : 'are'} left out`);
+  return `${parts.join('; ')}.`;
+}
+
+/** A call's cost: its own price's source decides free from unknown. */
+export function formatCallCost(c: CallDiagnostics): string {
+  return formatCost(c.cost, c.price?.source === 'local' || c.price?.source === 'replay' ? c.price.source : '');
+}
+
+/** A usage sum's cost; null when every call in it was unpriced. */
+export function costOfSum(s: UsageSum): Cost | null {
+  if (s.calls > 0 && s.unpriced >= s.calls) return null;
+  return { usd: s.cost_usd, estimated: s.estimated || undefined, unpriced: s.unpriced || undefined };
+}
+
+/** A price for people: "$2.50 in · $10.00 out · $1.25 cached, per 1M tokens", or why it is free. */
+export function formatPrice(p: Price | null | undefined): string {
+  if (!p) return 'unknown';
+  if (p.source === 'local') return 'free (a server on this machine)';
+  if (p.source === 'replay') return 'free (replayed from a recording)';
+  const cached = p.cached_input_per_m ? ` · ${formatPerM(p.cached_input_per_m)} cached` : '';
+  return `${formatPerM(p.input_per_m)} in · ${formatPerM(p.output_per_m)} out${cached}, per 1M tokens`;
+}
+
+/** Where a price came from, with its date where it has one. */
+export function priceSourceLabel(p: Price): string {
+  const asOf = p.as_of ? `, as of ${p.as_of}` : '';
+  switch (p.source) {
+    case 'user':
+      return 'set by you';
+    case 'table':
+      return `table of well-known models${asOf}`;
+    case 'server':
+      return `listed by the server${asOf}`;
+    case 'local':
+      return 'a server on this machine';
+    case 'replay':
+      return 'a replay';
+  }
+  return p.source;
+}
+
+// ---- context ----
+
+/** Where a model's window came from (llm.Window.Source). */
+export function windowSourceLabel(source: string): string {
+  switch (source) {
+    case 'server':
+      return 'from the server';
+    case 'user':
+      return 'set by you';
+    case 'known':
+      return 'table of well-known models';
+    case 'default':
+      return 'assumed default';
+  }
+  return source;
+}
+
+/** How the meter counted (tokens.Method). */
+export function countMethodLabel(method: CountMethod | string, corrected = false): string {
+  const how = method.startsWith('tiktoken') ? 'exact (tiktoken)' : 'estimated';
+  return corrected ? `${how}, corrected by the server's last count` : how;
+}
+
+/** A part of the prompt the meter counts, for people. */
+export function meterPartLabel(name: string): string {
+  const labels: Record<string, string> = { system: 'System prompt', tools: 'Tool definitions', history: 'Conversation', images: 'Images', draft: 'This message' };
+  return labels[name] ?? name;
+}
+
+/** A share as a whole percentage: 0.823 is "82%"; anything above 0 shows at least 1%. */
+export function formatPercent(share: number): string {
+  if (!Number.isFinite(share) || share <= 0) return '0%';
+  return `${Math.max(1, Math.floor(share * 100))}%`;
+}
+
+/**
+ * Where a provider's monthly budget stands, for the line near the
+ * composer: "82% of this month's budget for openai is spent ($8.20 of $10)".
+ */
+export function budgetLine(b: BudgetState): string {
+  const of = `(${formatUSD(b.spent_usd)} of ${formatLimitUSD(b.budget.monthly_usd)})`;
+  if (b.state === 'over') return `This month's budget for ${b.provider} is spent ${of}.`;
+  return `${formatPercent(b.spent_usd / b.budget.monthly_usd)} of this month's budget for ${b.provider} is spent ${of}.`;
 }
