@@ -16,6 +16,7 @@ import {
   formatPerM,
   formatPrice,
   formatSeconds,
+  formatTokens,
   formatUSD,
   outcomeClass,
   parseTime,
@@ -223,6 +224,11 @@ describe('prices, windows and budgets', () => {
     expect(countMethodLabel('tiktoken:o200k_base')).toBe('exact (tiktoken)');
     expect(countMethodLabel('estimate')).toBe('estimated');
     expect(countMethodLabel('estimate', true)).toBe("estimated, corrected by the server's last count");
+  });
+
+  it('writes a window in full', () => {
+    expect([8192, 128_000, 1_000_000].map(formatTokens)).toEqual(['8,192', '128,000', '1,000,000']);
+    expect(formatTokens(undefined)).toBe('–');
   });
 
   it('writes shares as whole percentages', () => {

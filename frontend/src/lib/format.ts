@@ -32,6 +32,12 @@ export function formatCount(n: number | null | undefined): string {
   return `${(n / 1_000_000).toFixed(2)}M`;
 }
 
+/** A count in full, with separators: "128,000". For a window, whose exact size matters. */
+export function formatTokens(n: number | null | undefined): string {
+  if (n == null || !Number.isFinite(n)) return '–';
+  return Math.round(n).toLocaleString('en-US');
+}
+
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '';
   const d = new Date(iso);

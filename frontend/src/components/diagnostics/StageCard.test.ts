@@ -38,3 +38,22 @@ describe('StageCard', () => {
     expect(container.querySelector('.notes')).toBeNull();
   });
 });
+
+describe('StageCard cost', () => {
+  it("shows the stage's cost and each call's, free on this machine and unknown without a price", () => {
+    const priced = call({ model: 'gpt-4o', price: { input_per_m: 2.5, output_per_m: 10, source: 'table', as_of: '2025-08-01' }, cost: { usd: 0.0042 } });
+    const local = call({ model: 'llama3.2', price: { input_per_m: 0, output_per_m: 0, source: 'local' }, cost: { usd: 0 } });
+    const s = stage([priced, local, call({ model: 'mystery' })]);
+    s.diagnostics.cost = { usd: 0.0042, unpriced: 1 };
+    const { container } = render(StageCard, { stage: s, index: 0 });
+    const dd = [...container.querySelectorAll('dt')].find((d) => d.textContent === 'Cost')!.nextElementSibling!;
+    expect(dd.textContent).toBe('$0.0042 +1 unpriced');
+    expect([...container.querySelectorAll('.calls .cost')].map((c) => c.textContent)).toEqual(['$0.0042', 'free (local)', 'cost unknown']);
+  });
+
+  it('says cost unknown, not $0, for a stage no call of which had a price', () => {
+    const { container } = render(StageCard, { stage: stage([call()]), index: 0 });
+    const dd = [...container.querySelectorAll('dt')].find((d) => d.textContent === 'Cost')!.nextElementSibling!;
+    expect(dd.textContent).toBe('cost unknown');
+  });
+});
