@@ -61,4 +61,39 @@ describe('providers tab', () => {
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(backend.providers[0]!.ignore_text_tool_calls).toBe(false));
   });
+
+  it("sets a provider's prices, window and budget, and shows what applies and where it came from", async () => {
+    const backend = demoBackend();
+    render(App, { backend });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Settings' });
+    await fireEvent.click(await within(dialog).findByRole('button', { name: 'Edit' }));
+    const facts = await within(dialog).findByTestId('model-facts');
+    expect(facts.textContent).toContain('Window of llama3.2:3b: 8,192 tokens (assumed default)');
+    expect(facts.textContent).toContain('free (a server on this machine)');
+
+    const field = (name: string) => within(dialog).getByRole('spinbutton', { name }) as HTMLInputElement;
+    await fireEvent.input(field('Input, $ per 1M tokens'), { target: { value: '2.5' } });
+    await fireEvent.input(field('Output, $ per 1M tokens'), { target: { value: '10' } });
+    await fireEvent.input(field('Context window, tokens'), { target: { value: '32000' } });
+    await fireEvent.input(field('Monthly budget, $'), { target: { value: '20' } });
+    await fireEvent.change(within(dialog).getByRole('combobox', { name: 'Past the budget' }), { target: { value: 'refuse' } });
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(backend.providers[0]!.budget).toEqual({ monthly_usd: 20, over_limit: 'refuse' }));
+    expect(backend.providers[0]!.prices).toEqual({ 'llama3.2:3b': { input_per_m: 2.5, output_per_m: 10, source: 'user' } });
+    expect(backend.providers[0]!.windows).toEqual({ 'llama3.2:3b': 32000 });
+
+    // Edited again: the fields show what was saved, now set by you, and
+    // moving them to every model moves the entries.
+    await fireEvent.click(await within(dialog).findByRole('button', { name: 'Edit' }));
+    await waitFor(() => expect(within(dialog).getByTestId('model-facts').textContent).toContain('32,000 tokens (set by you)'));
+    expect(within(dialog).getByTestId('model-facts').textContent).toContain('$2.50 in · $10.00 out, per 1M tokens (set by you)');
+    expect(field('Input, $ per 1M tokens').value).toBe('2.5');
+    await fireEvent.change(within(dialog).getByRole('combobox', { name: 'Prices and window apply to' }), { target: { value: 'all' } });
+    await fireEvent.input(field('Monthly budget, $'), { target: { value: '' } });
+    await fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(backend.providers[0]!.windows).toEqual({ '': 32000 }));
+    expect(backend.providers[0]!.prices).toEqual({ '': { input_per_m: 2.5, output_per_m: 10, source: 'user' } });
+    expect(backend.providers[0]!.budget).toBeUndefined();
+  });
 });
