@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { formatRoute, home, parseHash, Router } from './route';
+import { formatRoute, home, parseHash, Router, usagePage } from './route';
 import { FakeWindow } from './routetest';
 
 const sid = '0190d3c4-6a1e-7b2a-9c3d-1234567890ab';
@@ -12,16 +12,17 @@ describe('parseHash and formatRoute', () => {
     ['#/', home],
     [`#/s/${sid}`, { kind: 'session', sessionId: sid, turnId: '' }],
     [`#/s/${sid}/t/${tid}`, { kind: 'session', sessionId: sid, turnId: tid }],
+    ['#/usage', usagePage],
   ])('reads %j', (hash, want) => {
     expect(parseHash(hash)).toEqual(want);
   });
 
-  it.each(['#/x/1', '#/s/', '#/s/a/t/', '#/s/a/b/c', '#/s/a/t/b/extra', '#/s/%E0%A4%A', '#/s/a%20b', '#/s/..', '#section', '#/s/<img>'])('refuses %j', (hash) => {
+  it.each(['#/x/1', '#/usage/x', '#/usages', '#/s/', '#/s/a/t/', '#/s/a/b/c', '#/s/a/t/b/extra', '#/s/%E0%A4%A', '#/s/a%20b', '#/s/..', '#section', '#/s/<img>'])('refuses %j', (hash) => {
     expect(parseHash(hash)).toBeNull();
   });
 
   it('writes what it reads', () => {
-    for (const r of [home, { kind: 'session', sessionId: sid, turnId: '' }, { kind: 'session', sessionId: sid, turnId: tid }] as const) {
+    for (const r of [home, usagePage, { kind: 'session', sessionId: sid, turnId: '' }, { kind: 'session', sessionId: sid, turnId: tid }] as const) {
       expect(parseHash(formatRoute(r))).toEqual(r);
     }
     expect(formatRoute(home)).toBe('');

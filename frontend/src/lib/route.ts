@@ -1,6 +1,6 @@
 // Where the window is, in the location hash: `#/s/<session>` for an open
-// session and `#/s/<session>/t/<turn>` for a turn in it; no hash for a new,
-// unsaved session. The hash survives a reload, makes a link to a turn, and
+// session, `#/s/<session>/t/<turn>` for a turn in it, `#/usage` for the
+// Usage page; no hash for a new, unsaved session. The hash survives a reload, makes a link to a turn, and
 // gives back and forward something to move between.
 //
 // Only the hash is ever written: the page's path and query are kept as
@@ -8,9 +8,10 @@
 // of the address bar before the app starts) is not undone, and a URL with
 // both (`/?token=…#/s/…`) works.
 
-export type Route = { kind: 'home' } | { kind: 'session'; sessionId: string; turnId: string };
+export type Route = { kind: 'home' } | { kind: 'usage' } | { kind: 'session'; sessionId: string; turnId: string };
 
 export const home: Route = { kind: 'home' };
+export const usagePage: Route = { kind: 'usage' };
 
 /** Ids are UUIDs; anything else in a hash is refused before reaching the backend. */
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
@@ -22,6 +23,7 @@ const idPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 export function parseHash(hash: string): Route | null {
   const h = hash.replace(/^#/, '');
   if (h === '' || h === '/') return home;
+  if (h === '/usage') return usagePage;
   const parts = h.split('/');
   if (parts[0] !== '' || parts[1] !== 's') return null;
   const sessionId = decode(parts[2]);
@@ -35,6 +37,7 @@ export function parseHash(hash: string): Route | null {
 /** The hash for a route ('' for home). */
 export function formatRoute(r: Route): string {
   if (r.kind === 'home') return '';
+  if (r.kind === 'usage') return '#/usage';
   const s = `#/s/${encodeURIComponent(r.sessionId)}`;
   return r.turnId ? `${s}/t/${encodeURIComponent(r.turnId)}` : s;
 }

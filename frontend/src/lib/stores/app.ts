@@ -2,7 +2,7 @@
 // actions that span several stores (send, stop, replay...). Components get
 // it from the Svelte context (see context.ts).
 import { get, writable } from 'svelte/store';
-import { isDamaged, messageOf, type Backend } from '../api';
+import { isDamaged, isOverBudget, messageOf, type Backend } from '../api';
 import { filesFromDrop } from '../dom';
 import { imageTypeOfName, splitImages } from '../images';
 import type { Router } from '../route';
@@ -52,6 +52,20 @@ export interface UIState {
    * person decides (answerDamaged) whether to store it anyway.
    */
   damagedSend: string;
+  /**
+   * Why a message was not sent: its provider's monthly budget is spent.
+   * Set while the person decides (answerOverBudget) whether to go over it;
+   * a provider whose budget refuses only says so, with the way to Settings.
+   */
+  overBudget: OverBudget | null;
+}
+
+/** A send the provider's spent budget stopped. */
+export interface OverBudget {
+  message: string;
+  provider: string;
+  /** The budget refuses: no sending past it this month, only raising it. */
+  refuses: boolean;
 }
 
 /** An image to send with a message: its bytes, and the thumbnail the page has of it, if any. */
@@ -100,7 +114,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const composerImages = new ComposerImages();
   /** The images turns show, by id. */
   const imageCache = new ImageCache((id) => backend.getImage(id));
-  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, rerunMode: 'rerun', editTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '' });
+  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, rerunMode: 'rerun', editTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '', overBudget: null });
 
   const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
 
@@ -143,6 +157,20 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     return new Promise((resolve) => (decide = resolve));
   }
 
+  // The person's answer to "the budget is spent: send anyway?".
+  let decideBudget: ((ok: boolean) => void) | null = null;
+  async function askOverBudget(message: string, provider: string): Promise<boolean> {
+    decideBudget?.(false);
+    let refuses = false;
+    try {
+      refuses = (await backend.budgetState(provider)).budget.over_limit === 'refuse';
+    } catch {
+      // Ask: the backend refuses a provider that refuses anyway.
+    }
+    ui.update((u) => ({ ...u, overBudget: { message, provider, refuses } }));
+    return new Promise((resolve) => (decideBudget = resolve));
+  }
+
   /** What post sends: a message, a new version of a turn, or a continuation. */
   interface Post {
     message: string;
@@ -155,7 +183,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   }
 
   // Starts a turn in the open session (creating a draft first) and shows it.
-  async function post(p: Post, force = false): Promise<string | null> {
+  async function post(p: Post, force = false, overBudget = false): Promise<string | null> {
     let { session } = get(conversation);
     try {
       if (!session) {
@@ -175,6 +203,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         model: model || undefined,
         attach: attach.length ? attach : undefined,
         force: force || undefined,
+        over_budget: overBudget || undefined,
         version_of: p.versionOf || undefined,
         continue: p.continueOf || undefined,
         images: images.length ? images.map(({ name, mime, width, height, data }): ImageData => ({ name, mime, width, height, data })) : undefined,
@@ -192,7 +221,11 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     } catch (err) {
       if (isDamaged(err) && !force) {
         void app.refreshStatus();
-        return (await askForce(messageOf(err))) ? post(p, true) : null;
+        return (await askForce(messageOf(err))) ? post(p, true, overBudget) : null;
+      }
+      if (isOverBudget(err) && !overBudget && session) {
+        const provider = session.provider || get(settings.settings).default_provider;
+        return (await askOverBudget(messageOf(err), provider)) ? post(p, force, true) : null;
       }
       toast(messageOf(err));
       return null;
@@ -243,6 +276,8 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     imageCache,
     composerText,
     toast,
+    /** What the main pane shows: the conversation or the Usage page. */
+    view: nav.view,
 
     /** Puts a suggestion (the empty state's) in the composer. */
     suggest(text: string) {
@@ -456,6 +491,26 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
       } catch (err) {
         toast(messageOf(err));
       }
+    },
+
+    /** Answers the question overBudget asks: send past the spent budget? */
+    answerOverBudget(ok: boolean) {
+      const d = decideBudget;
+      decideBudget = null;
+      ui.update((u) => ({ ...u, overBudget: null }));
+      d?.(ok);
+    },
+
+    /** Opens Settings at the providers, editing the one named if it is saved. */
+    openProviderSettings(name = '') {
+      const p = get(settings.providers).find((x) => x.name === name) ?? null;
+      ui.update((u) => ({ ...u, settingsOpen: true, settingsTab: 'providers', providerDraft: p }));
+    },
+
+    /** Shows the Usage page: tokens and cost over time. */
+    openUsage() {
+      ui.update((u) => ({ ...u, diagnosticsTurn: null }));
+      nav.usage();
     },
 
     /** Answers the question damagedSend asks: store the message anyway? */

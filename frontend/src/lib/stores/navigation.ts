@@ -2,9 +2,10 @@
 // opening a session or a turn writes the hash, and a hash the page was
 // loaded with, or that Back, Forward or the address bar brings, opens what
 // it names. A hash naming nothing that exists says so and shows a new
-// session, with the session list beside it.
-import { get } from 'svelte/store';
-import { home, sameRoute, type Route, type Router } from '../route';
+// session, with the session list beside it. The Usage page is a place
+// too: the main pane shows it (view) until a session is opened.
+import { get, writable, type Readable } from 'svelte/store';
+import { home, sameRoute, usagePage, type Route, type Router } from '../route';
 import type { ConversationStore, TurnTarget } from './conversation';
 
 export interface NavigationDeps {
@@ -18,8 +19,12 @@ export interface NavigationDeps {
 /** How an action changes the history: a new entry, the same entry renamed, or not at all (it came from the history). */
 export type HistoryMode = 'push' | 'replace' | 'none';
 
+/** What the main pane shows: the conversation (a session, or a new one) or the Usage page. */
+export type View = 'conversation' | 'usage';
+
 export function createNavigation({ conversation, router, showHome }: NavigationDeps) {
   let stopListening: (() => void) | null = null;
+  const view = writable<View>('conversation');
 
   function write(r: Route, mode: HistoryMode, terms?: string[]) {
     if (router && mode !== 'none') router.go(r, { replace: mode === 'replace', terms });
@@ -33,6 +38,7 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
 
   async function open(sessionId: string, target: TurnTarget | null = null, mode: HistoryMode = 'push'): Promise<boolean> {
     const route: Route = { kind: 'session', sessionId, turnId: target?.turnId ?? '' };
+    view.set('conversation');
     write(route, mode, target?.terms);
     const cur = get(conversation);
     if (target && cur.sessionId === sessionId && !cur.loading) {
@@ -54,6 +60,11 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
 
   // A route the address brought: open what it names, unless it is shown.
   async function follow(r: Route | null, initial: boolean) {
+    if (r?.kind === 'usage') {
+      view.set('usage');
+      return;
+    }
+    view.set('conversation');
     if (!r) {
       showHome();
       conversation.setError('This address does not name a session or a turn. Here is a new session; your sessions are in the list.');
@@ -74,6 +85,7 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
 
   return {
     open,
+    view: { subscribe: view.subscribe } as Readable<View>,
 
     /** Opens what the address names (the page was loaded or reloaded) and follows Back and Forward. */
     start() {
@@ -89,7 +101,14 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
 
     /** A new session is shown. */
     home(mode: HistoryMode = 'push') {
+      view.set('conversation');
       write(home, mode);
+    },
+
+    /** The Usage page is shown. */
+    usage(mode: HistoryMode = 'push') {
+      view.set('usage');
+      write(usagePage, mode);
     },
 
     /** The new session shown got its id (its first message): the same place, named. */
