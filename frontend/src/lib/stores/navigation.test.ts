@@ -104,6 +104,29 @@ describe('navigation', () => {
     app.stop();
   });
 
+  it('keeps the Usage page in the hash: a reload shows it, opening a session leaves it, Back returns to it', async () => {
+    const { b, short } = seeded();
+    const w = new FakeWindow('/#/usage');
+    const app = await load(b, w);
+    expect(get(app.view)).toBe('usage');
+    await app.openSession(short.id);
+    expect(get(app.view)).toBe('conversation');
+    app.openUsage();
+    expect(get(app.view)).toBe('usage');
+    expect(w.urls()).toEqual(['/#/usage', `/#/s/${short.id}`, '/#/usage']);
+    w.go(-1);
+    await settle(app);
+    expect(get(app.view)).toBe('conversation');
+    expect(get(app.conversation).session?.id).toBe(short.id);
+    w.go(1);
+    await settle(app);
+    expect(get(app.view)).toBe('usage');
+    app.newSession();
+    expect(get(app.view)).toBe('conversation');
+    expect(w.urls().at(-1)).toBe('/');
+    app.stop();
+  });
+
   it('names the new session once its first message creates it, in place of the empty hash', async () => {
     const { b } = seeded();
     const w = new FakeWindow('/');
