@@ -5,9 +5,13 @@
 #
 #   bash scripts/e2e.sh [path/to/agentdeck] [playwright args...]
 #
-# The database has three providers: "fake" (fakellm, the default), "dead"
-# (a closed port, for the unreachable-server test) and "second" (a second
-# fakellm, with the model second-model, that answers "whoami" as second).
+# The database has five providers: "fake" (fakellm, the default), "dead"
+# (a closed port, for the unreachable-server test), "second" (a second
+# fakellm, with the model second-model, that answers "whoami" as second),
+# and two more on the first fakellm for the usage tests: "small", whose
+# model has a 2,000-token window and a price (the context meter's warnings,
+# costs), and "capped", priced high with a $0.10 monthly budget that asks
+# (the budget's warning and Send anyway).
 # Named screenshots, failure screenshots and traces, and the servers' logs
 # go to build/e2e/. Everything started here is stopped on exit.
 set -euo pipefail
@@ -69,6 +73,9 @@ mkdir -p "$work/data"
 "$bin" providers add fake --db "$db" --base-url "$model_url" --model smoke-model --default 2>/dev/null
 "$bin" providers add dead --db "$db" --base-url "http://127.0.0.1:$dead_port/v1" --model dead-model 2>/dev/null
 "$bin" providers add second --db "$db" --base-url "$second_url" --model second-model 2>/dev/null
+# Their own providers, so the default one's window and cost stay as the other tests expect.
+"$bin" providers add small --db "$db" --base-url "$model_url" --model smoke-model --window 2000 --price 2.5,10 2>/dev/null
+"$bin" providers add capped --db "$db" --base-url "$model_url" --model smoke-model --price 250,1000 --budget 0.1 --over ask 2>/dev/null
 
 # Port 0: the kernel picks a free port and serve prints the URL it got.
 "$bin" serve --db "$db" --addr 127.0.0.1:0 >"$work/serve.out" 2>"$out/serve.log" &

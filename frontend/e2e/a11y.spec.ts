@@ -1,7 +1,9 @@
 // axe-core (WCAG 2.1 AA rules) over the main states of the app, in light
 // and in dark: the empty session; a conversation with a chart and its tool
 // cards open; the diagnostics panel; settings; search results; a stopped
-// turn; images waiting in the composer, in a turn, and one full size. No serious or critical violation may remain. Each audit's counts
+// turn; images waiting in the composer, in a turn, and one full size; the
+// context meter's warning and details, and the Usage page with its charts.
+// No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
 import AxeBuilder from '@axe-core/playwright';
@@ -106,6 +108,34 @@ for (const scheme of ['light', 'dark'] as const) {
       await finished(turn);
       await expect(turn.getByText('Stopped', { exact: true })).toBeVisible();
       await audit(page, 'stopped', scheme);
+    });
+
+    test(`the context meter's warning and details, and the Usage page (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      // scripts/e2e.sh's "small" provider: a 2,000-token window, priced.
+      await page.getByRole('form', { name: 'Message' }).getByRole('combobox', { name: 'Model' }).selectOption('small/smoke-model');
+      await finished(await send(page, `Please remember the audit ${uid()}`));
+      // About 85% of the window (near), then well past it (over): each warns in its colours.
+      const meter = page.getByTestId('context-meter');
+      const sentence = 'The quarterly figures by region, with the notes from every team. ';
+      await composer(page).fill(sentence.repeat(170));
+      await expect(meter).toHaveAttribute('data-state', /^(near|over)$/);
+      await expect(page.getByTestId('context-warning')).toBeVisible();
+      await meter.getByRole('button', { name: /tokens/ }).click();
+      await expect(meter.getByRole('group', { name: 'What the next message would send' })).toBeVisible();
+      await audit(page, 'meter', scheme);
+      await page.keyboard.press('Escape');
+      await composer(page).fill(sentence.repeat(400));
+      await expect(meter).toHaveAttribute('data-state', 'over');
+      await audit(page, 'meter-over', scheme);
+      await composer(page).fill('');
+
+      await page.getByRole('button', { name: 'Usage and cost' }).click();
+      const usage = page.getByTestId('usage-page');
+      await expect(usage.getByTestId('usage-chart-tokens').locator('svg.marks g.mark-rect.role-mark > path').filter({ visible: true }).first()).toBeVisible();
+      await expect(usage.getByTestId('usage-chart-cached').locator('svg.marks g.mark-arc.role-mark > path').filter({ visible: true }).first()).toBeVisible();
+      await expect(usage.getByTestId('usage-top-turns').getByRole('link').first()).toBeVisible();
+      await audit(page, 'usage', scheme);
     });
 
     test(`images in the composer, in a turn, and full size (${scheme})`, async ({ page }) => {

@@ -21,7 +21,7 @@ test('a session started by agentdeck run --base-url continues in the window', as
   // The picker offers the saved providers, starting at the default one with the session's model.
   const picker = page.getByRole('form', { name: 'Message' }).getByRole('combobox', { name: 'Model' });
   await expect(picker).toHaveValue('fake/cli-model');
-  await expect(picker.locator('optgroup')).toHaveCount(3);
+  await expect(picker.locator('optgroup')).toHaveCount(5);
 
   await composer(page).fill('whoami, again');
   await composer(page).press('Enter');
