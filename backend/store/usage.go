@@ -279,8 +279,13 @@ func (db *DB) ModelInfo(ctx context.Context, provider, model string) (info Model
 }
 
 // SaveModelInfo keeps what a server said about a model, replacing what
-// was kept before.
+// was kept before. It is a cache, asked for by nobody: in a file this
+// process has met damage in, it writes nothing (the server is asked again
+// next time), since a damaged file is written only when a person agrees.
 func (db *DB) SaveModelInfo(ctx context.Context, info ModelInfo) error {
+	if met, _ := db.Damaged(); met {
+		return nil
+	}
 	price := ""
 	if info.Price != nil {
 		b, err := json.Marshal(info.Price)
