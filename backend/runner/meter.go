@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tokens"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -72,10 +73,12 @@ type Meter struct {
 	Note   string       `json:"note,omitempty"`
 }
 
-// meterStore reads what the meter corrects an estimate by: what the
-// server counted of a turn's first call.
+// meterStore reads what the meter corrects an estimate by, what the
+// server counted of a turn's first call, and whether the turn a draft
+// follows still runs.
 type meterStore interface {
 	FirstCallInput(ctx context.Context, turnID string) (input int, estimated, ok bool, err error)
+	TurnOwnership(ctx context.Context, turnID string) (store.Ownership, error)
 }
 
 // meterBase is what a meter counts before the draft, kept for the next
@@ -169,7 +172,17 @@ func (r *Runner) meterBase(ctx context.Context, sessionID, parent string, def *w
 	if err != nil {
 		return meterBase{}, err
 	}
-	key := strings.Join([]string{sessionID, parent, def.Name, model, system, strconv.Itoa(len(toolDefs))}, "\x00")
+	// The parent's state is in the key: a count taken while it runs (its
+	// answer not yet kept) is not the conversation once it has ended.
+	var state store.TurnState
+	if parent != "" {
+		o, err := r.cfg.DB.TurnOwnership(ctx, parent)
+		if err != nil {
+			return meterBase{}, err
+		}
+		state = o.State
+	}
+	key := strings.Join([]string{sessionID, parent, string(state), def.Name, model, system, strconv.Itoa(len(toolDefs))}, "\x00")
 	r.meter.mu.Lock()
 	cached := r.meter.base
 	r.meter.mu.Unlock()

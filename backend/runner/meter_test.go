@@ -134,6 +134,48 @@ func TestMeterGrowsWithTheDraftAndWarns(t *testing.T) {
 	}
 }
 
+// TestMeterCountsATurnOnceItHasEnded: the meter keeps its count of the
+// conversation for the next keystroke, but a count taken while the turn
+// the draft follows runs (its answer not yet kept) is taken again once
+// the turn has ended, not served from before.
+func TestMeterCountsATurnOnceItHasEnded(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	ctx := context.Background()
+	srv := llmtest.NewServer(t)
+	arrived, release := make(chan struct{}), make(chan struct{})
+	srv.Respond(func(llmtest.Request) llmtest.Reply {
+		close(arrived)
+		<-release
+		return llmtest.Reply{Chunks: llmtest.Text(strings.Repeat("answer ", 200), 4)}
+	})
+	p := llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}
+	if err := db.SaveProvider(ctx, p); err != nil {
+		t.Fatal(err)
+	}
+	sess, _ := db.CreateSession(ctx, store.Session{Title: "meter mid-turn", Model: "llama3", Provider: "local"})
+	h, err := eng.Runner.Start(ctx, runner.Request{SessionID: sess.ID, Message: "tell me at length"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-arrived
+	during, err := eng.Runner.Meter(ctx, runner.MeterRequest{SessionID: sess.ID, Draft: "next"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if res := h.Wait(); !res.OK {
+		t.Fatalf("turn: %+v", res)
+	}
+	after, err := eng.Runner.Meter(ctx, runner.MeterRequest{SessionID: sess.ID, Draft: "next"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.HistoryMessages != 2 || part(after, "history") < part(during, "history")+150 {
+		t.Fatalf("after the turn: %d messages, %d history tokens (during it: %d messages, %d tokens)",
+			after.HistoryMessages, part(after, "history"), during.HistoryMessages, part(during, "history"))
+	}
+}
+
 // TestBudgetRefusesUntilTheOwnerAgrees: a provider past its monthly
 // budget refuses a turn with OverBudget, unless the request says the
 // person agreed; the state says warning past 80%.
