@@ -13,7 +13,7 @@ BIN     := build/bin/agentdeck
 STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)
 
-.PHONY: run test setup frontend build vet go-test resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean
+.PHONY: run test setup frontend build vet go-test resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons
 
 run: build
 	./$(BIN) $(ARGS)
@@ -95,6 +95,11 @@ dev: setup
 
 bench: setup
 	bash scripts/bench.sh
+
+# The app's icons, drawn from build/appicon.svg (needs librsvg2-bin); the
+# results are committed, so no other target needs this one.
+icons:
+	bash scripts/icons.sh
 
 clean:
 	rm -rf build/bin frontend/dist/assets frontend/dist/index.html
