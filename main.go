@@ -21,6 +21,11 @@ import (
 //go:embed all:frontend/dist
 var assets embed.FS
 
+// The window's icon on Linux: drawn by scripts/icons.sh from build/appicon.svg.
+//
+//go:embed build/linux/icons/hicolor/256x256/apps/agentdeck.png
+var icon []byte
+
 func main() {
 	dist, _ := fs.Sub(assets, "frontend/dist") // the embed pattern guarantees the folder
 	signals := make(chan os.Signal, 2)
@@ -41,7 +46,7 @@ func main() {
 				ReadyFile: os.Getenv("AGENTDECK_READY_FILE"),
 			})
 			defer closeEngine()
-			return app.RunDesktop(ctx, svc, app.DesktopConfig{Assets: dist})
+			return app.RunDesktop(ctx, svc, app.DesktopConfig{Assets: dist, Icon: icon})
 		},
 		Serve: func(ctx context.Context, start cli.ServeStart) error {
 			svc, closeEngine := app.Open(ctx, app.OpenConfig{Logger: start.Logger, Info: info, DB: start.DB, DBPath: start.DBPath})

@@ -25,6 +25,10 @@ const (
 // DesktopConfig is what the window needs beyond the Service.
 type DesktopConfig struct {
 	Assets fs.FS // the built frontend (frontend/dist)
+	// Icon is the window's icon on Linux, a PNG (build/linux/icons/
+	// hicolor/256x256/apps/agentdeck.png); macOS and Windows take theirs
+	// from the bundle and the .exe's resources.
+	Icon []byte
 }
 
 // RunDesktop opens the desktop window and blocks until it is closed. This
@@ -74,6 +78,7 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 		ErrorFormatter:     ErrorReply,
 		Linux: &linux.Options{
 			ProgramName:      "agentdeck",
+			Icon:             cfg.Icon,
 			WebviewGpuPolicy: linux.WebviewGpuPolicyNever,
 		},
 	})

@@ -7,10 +7,10 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 # Packages for the desktop build (WebKitGTK 4.1), the window smoke test
-# (Xvfb, ImageMagick, xdotool, xclip) and the browser tests (Debian's Chromium).
+# (Xvfb, ImageMagick, xdotool, xclip, xprop) and the browser tests (Debian's Chromium).
 apt_packages=(
   libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential
-  xvfb xauth imagemagick xdotool xclip
+  xvfb xauth imagemagick xdotool xclip x11-utils
   chromium chromium-driver fonts-noto-color-emoji
 )
 

@@ -58,6 +58,9 @@ ready_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 
 wid="$(xdotool search --sync --onlyvisible --name '^Agentdeck$' | head -1)"
 [[ -n "$wid" ]] || fail "no window titled Agentdeck"
+# The window carries the app's icon (build/linux/icons/.../256x256), not GTK's default.
+wm_icon="$(xprop -id "$wid" -f _NET_WM_ICON 32c ' = $0, $1\n' _NET_WM_ICON 2>&1)"
+[[ "$wm_icon" == "_NET_WM_ICON(CARDINAL) = 256, 256" ]] || fail "the window has no 256 px icon: $wm_icon"
 sleep 0.5 # let the first paint settle after the ready report
 import -window root "$out/window.png"
 
