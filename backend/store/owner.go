@@ -4,7 +4,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Owner identifies the process that runs a turn. Several processes may use
@@ -30,7 +29,7 @@ func (o Owner) Alive() bool {
 	if o.PID <= 0 {
 		return false
 	}
-	if err := syscall.Kill(o.PID, 0); err != nil && err != syscall.EPERM {
+	if !pidLive(o.PID) {
 		return false
 	}
 	state, start := procStat(o.PID)
