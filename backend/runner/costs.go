@@ -26,6 +26,13 @@ const factsMaxAge = 24 * time.Hour
 // factsTimeout bounds asking a server, so a slow one never holds a turn.
 const factsTimeout = 3 * time.Second
 
+// factsRetry is how long an answer that could not be kept (the server
+// could not be reached, or the file refused it) is used before the server
+// is asked again: the meter reads facts after every pause in typing, and
+// a server that drops packets would otherwise hold each reading for
+// factsTimeout.
+const factsRetry = time.Minute
+
 // Facts is what is known of a model on a provider.
 type Facts struct {
 	Provider string     `json:"provider"`
@@ -67,7 +74,13 @@ func (r *Runner) facts(ctx context.Context, p llm.Provider, model string) Facts 
 		r.log.Warn("reading what is known of a model", "provider", p.Name, "model", model, "err", err)
 	}
 	if !ok || time.Since(info.ReadAt) > factsMaxAge {
-		info, f.Note = r.askServer(ctx, p, model)
+		key := factsKey{p.Name, string(p.Kind), p.BaseURL, model}
+		var hold bool
+		if info, f.Note, ok = r.unkept.get(key); !ok {
+			if info, f.Note, hold = r.askServer(ctx, p, model); hold {
+				r.unkept.put(key, info, f.Note)
+			}
+		}
 	}
 	switch w, ok := p.UserWindow(model); {
 	case ok:
@@ -84,20 +97,21 @@ func (r *Runner) facts(ctx context.Context, p llm.Provider, model string) Facts 
 }
 
 // askServer asks p's server what it says of model and keeps the answer;
-// a server that could not be asked is asked again next time, and note
-// says why.
-func (r *Runner) askServer(ctx context.Context, p llm.Provider, model string) (store.ModelInfo, string) {
+// when the server could not be asked, note says why. hold says the answer
+// was not kept and asking again at once would only wait on the server
+// again, so it is to be held in memory for factsRetry.
+func (r *Runner) askServer(ctx context.Context, p llm.Provider, model string) (info store.ModelInfo, note string, hold bool) {
 	key, err := r.apiKey(ctx, p)
-	if err != nil {
-		return store.ModelInfo{}, apperr.MessageOf(err)
+	if err != nil { // read here, not from the server: asked again next time
+		return store.ModelInfo{}, apperr.MessageOf(err), false
 	}
 	ctx, cancel := context.WithTimeout(ctx, factsTimeout)
 	defer cancel()
 	window, price, err := llm.ServerFacts(ctx, r.cfg.HTTPClient, p, key, model)
-	info := store.ModelInfo{Provider: p.Name, Model: model, Window: window, Price: price, ReadAt: time.Now()}
+	info = store.ModelInfo{Provider: p.Name, Model: model, Window: window, Price: price, ReadAt: time.Now()}
 	if errors.Is(err, llm.ErrUnreachable) {
 		r.log.Info("asking a server about a model", "provider", p.Name, "model", model, "err", err)
-		return info, fmt.Sprintf("%s could not be asked about %s; the window and price are from the table of well-known models.", p.Name, model)
+		return info, fmt.Sprintf("%s could not be asked about %s; the window and price are from the table of well-known models.", p.Name, model), true
 	}
 	if err != nil {
 		// It answered, without what was asked (an endpoint it does not
@@ -106,8 +120,60 @@ func (r *Runner) askServer(ctx context.Context, p llm.Provider, model string) (s
 	}
 	if err := r.cfg.DB.SaveModelInfo(ctx, info); err != nil {
 		r.log.Warn("keeping what a server said about a model", "provider", p.Name, "model", model, "err", err)
+		return info, "", true
 	}
-	return info, ""
+	return info, "", false
+}
+
+// factsKey names a model on a provider as it is now set up: a provider
+// saved with another server is another key.
+type factsKey struct{ provider, kind, baseURL, model string }
+
+// factsMemo holds, for factsRetry, the answers askServer could not keep
+// and says to hold.
+// The zero value is ready; now is time.Now unless a test sets it.
+type factsMemo struct {
+	mu      sync.Mutex
+	now     func() time.Time
+	entries map[factsKey]memoEntry
+}
+
+type memoEntry struct {
+	info store.ModelInfo
+	note string
+	at   time.Time
+}
+
+func (m *factsMemo) clock() time.Time {
+	if m.now != nil {
+		return m.now()
+	}
+	return time.Now()
+}
+
+func (m *factsMemo) get(k factsKey) (store.ModelInfo, string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e, ok := m.entries[k]
+	if !ok || m.clock().Sub(e.at) >= factsRetry {
+		return store.ModelInfo{}, "", false
+	}
+	return e.info, e.note, true
+}
+
+func (m *factsMemo) put(k factsKey, info store.ModelInfo, note string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.clock()
+	if m.entries == nil {
+		m.entries = map[factsKey]memoEntry{}
+	}
+	for key, e := range m.entries { // few providers: drop what has expired
+		if now.Sub(e.at) >= factsRetry {
+			delete(m.entries, key)
+		}
+	}
+	m.entries[k] = memoEntry{info: info, note: note, at: now}
 }
 
 // turnPrices prices a turn's calls by their model on p, each model's

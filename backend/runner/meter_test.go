@@ -3,7 +3,9 @@ package runner_test
 import (
 	"context"
 	"math"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -237,8 +239,9 @@ func estimateOf(r llmtest.Request) int {
 }
 
 // TestModelFactsAskOnceUnlessUnreachable: a server that answers without a
-// window (no /props) is not asked again; one that cannot be reached is,
-// next time, and meanwhile the table's window is used with a note.
+// window (no /props) is not asked again; one that cannot be reached is
+// not kept (it is asked again once factsRetry has passed), and meanwhile
+// the table's window is used with a note.
 func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
 	_, db, eng := setuptest.NewEngine(t)
 	ctx := context.Background()
@@ -268,5 +271,53 @@ func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
 	}
 	if _, ok, _ := db.ModelInfo(ctx, "gone", "qwen3"); ok {
 		t.Fatal("an unreachable server's silence was kept")
+	}
+}
+
+// TestUnreachableServerIsNotAskedOnEveryReading: the meter reads a
+// model's facts after every pause in typing; a server that cannot be
+// reached is asked once, and the readings after it use the answer held
+// in memory instead of waiting on the server again.
+func TestUnreachableServerIsNotAskedOnEveryReading(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted atomic.Int32
+	done := make(chan struct{})
+	go func() { // a server that hangs up on every connection
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { ln.Close(); <-done })
+	url := "http://" + ln.Addr().String() + "/v1"
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "flaky", Kind: llm.KindLlamaCpp, BaseURL: url, Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := eng.Runner.ModelFacts(ctx, "flaky", "qwen3")
+	if err != nil || !strings.Contains(f.Note, "could not be asked") {
+		t.Fatalf("first reading: %+v %v", f, err)
+	}
+	asked := accepted.Load()
+	if asked == 0 {
+		t.Fatal("the server was never asked")
+	}
+	for range 3 {
+		g, err := eng.Runner.ModelFacts(ctx, "flaky", "qwen3")
+		if err != nil || g.Window != f.Window || g.Note != f.Note {
+			t.Fatalf("a later reading: %+v %v, want %+v", g, err, f)
+		}
+	}
+	if n := accepted.Load(); n != asked {
+		t.Fatalf("the server was asked on %d connections after the first reading's %d", n, asked)
 	}
 }

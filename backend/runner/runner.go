@@ -58,6 +58,7 @@ type Runner struct {
 	approvals *agent.Approvals
 	counter   *tokens.Counter
 	meter     meterCache
+	unkept    factsMemo
 
 	mu      sync.Mutex
 	running map[string]*Handle // by turn id
