@@ -6,9 +6,15 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
-VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+# One version from git for the binary, the packages and the About box (the
+# tag, or 0.0.0~git<date>.<sha>: scripts/version.sh), read once per make.
+VERSION ?= $(shell bash scripts/version.sh)
+COMMIT  ?= $(shell bash scripts/version.sh --commit)
+VERSION := $(VERSION)
+COMMIT  := $(COMMIT)
 TAGS    := desktop,production,webkit2_41
-LDFLAGS := -s -w -X github.com/agentdeck/agentdeck/backend/buildinfo.Version=$(VERSION)
+LDFLAGS := -s -w -X github.com/agentdeck/agentdeck/backend/buildinfo.Version=$(VERSION) \
+           -X github.com/agentdeck/agentdeck/backend/buildinfo.Commit=$(COMMIT)
 BIN     := build/bin/agentdeck
 STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)

@@ -158,7 +158,13 @@ func cmdVersion(args []string, env Env) int {
 	if *asJSON {
 		return printJSON(env, env.Info)
 	}
-	fmt.Fprintf(env.Stdout, "agentdeck %s\n", env.Info.Version)
+	// The version first and alone on its line's start: scripts read it
+	// with awk '{print $2}'.
+	fmt.Fprintf(env.Stdout, "agentdeck %s", env.Info.Version)
+	if env.Info.Commit != "" {
+		fmt.Fprintf(env.Stdout, " (commit %s)", env.Info.Commit)
+	}
+	fmt.Fprintln(env.Stdout)
 	return ExitOK
 }
 

@@ -28,7 +28,7 @@ func runMain(t *testing.T, home string, args ...string) run {
 		Stderr: &errb,
 		Paths:  paths.Env{GOOS: "linux", Home: home, Getenv: func(string) string { return "" }},
 		Getenv: func(string) string { return "" },
-		Info:   buildinfo.Info{Version: "1.4.2"},
+		Info:   buildinfo.Info{Version: "1.4.2", Commit: "f3138d48c6c1"},
 		Desktop: func(ctx context.Context, s DesktopStart) error {
 			got = &s
 			return nil
@@ -40,7 +40,7 @@ func runMain(t *testing.T, home string, args ...string) run {
 
 func TestVersion(t *testing.T) {
 	r := runMain(t, t.TempDir(), "version")
-	if r.code != ExitOK || r.stdout != "agentdeck 1.4.2\n" {
+	if r.code != ExitOK || r.stdout != "agentdeck 1.4.2 (commit f3138d48c6c1)\n" {
 		t.Fatalf("version: code %d, out %q", r.code, r.stdout)
 	}
 	if r.desktop != nil {
@@ -48,7 +48,7 @@ func TestVersion(t *testing.T) {
 	}
 	r = runMain(t, t.TempDir(), "version", "--json")
 	var info buildinfo.Info
-	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil || info.Version != "1.4.2" {
+	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil || info.Version != "1.4.2" || info.Commit != "f3138d48c6c1" {
 		t.Fatalf("version --json: %q, %v", r.stdout, err)
 	}
 }
