@@ -2,7 +2,8 @@
 #   make run    set up what is missing, build, open the desktop window
 #   make test   set up, then every check: vet, Go tests with -race, the
 #               frontend's type check and unit tests, a release build, the
-#               browser end-to-end tests and the window smoke test
+#               browser end-to-end tests, the window smoke test, and the
+#               packages built, installed, launched and removed
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 
@@ -19,12 +20,12 @@ BIN     := build/bin/agentdeck
 STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)
 
-.PHONY: run test setup frontend build vet go-test resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons
+.PHONY: run test setup frontend build vet go-test resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
 
 run: build
 	./$(BIN) $(ARGS)
 
-test: setup vet go-test fuzz fe-check fe-test build e2e smoke
+test: setup vet go-test fuzz fe-check fe-test build e2e smoke package package-test
 	@echo "make test: all checks passed"
 
 setup:
@@ -107,5 +108,17 @@ bench: setup
 icons:
 	bash scripts/icons.sh
 
+# The packages, into build/package/: a .deb (nfpm), a Linux tarball, the
+# Windows .exe (cross-compiled, with its icon and version resources) and
+# SHA256SUMS. scripts/package.sh says what is in each.
+package: build
+	bash scripts/package.sh '$(VERSION)' '$(COMMIT)'
+
+# Installs the .deb (root or sudo), starts it from its desktop entry under
+# Xvfb, removes it, and does the same with the tarball's install.sh: see
+# scripts/package-test.sh. It refuses where agentdeck is already installed.
+package-test: package
+	bash scripts/package-test.sh '$(VERSION)'
+
 clean:
-	rm -rf build/bin frontend/dist/assets frontend/dist/index.html
+	rm -rf build/bin build/package frontend/dist/assets frontend/dist/index.html

@@ -7,11 +7,15 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
 # Packages for the desktop build (WebKitGTK 4.1), the window smoke test
-# (Xvfb, ImageMagick, xdotool, xclip, xprop) and the browser tests (Debian's Chromium).
+# (Xvfb, ImageMagick, xdotool, xclip, xprop), the browser tests (Debian's
+# Chromium), and make package and its install test (dpkg-shlibdeps from
+# dpkg-dev, desktop-file-validate, and a window manager, IceWM, that shows
+# the installed window's icon).
 apt_packages=(
   libgtk-3-dev libwebkit2gtk-4.1-dev pkg-config build-essential
   xvfb xauth imagemagick xdotool xclip x11-utils
   chromium chromium-driver fonts-noto-color-emoji
+  dpkg-dev desktop-file-utils icewm
 )
 
 step() { printf '==> %s\n' "$*"; }
