@@ -2,7 +2,11 @@
 
 package store
 
-import "golang.org/x/sys/windows"
+import (
+	"strconv"
+
+	"golang.org/x/sys/windows"
+)
 
 // stillActive is the exit code GetExitCodeProcess reports for a process
 // that has not exited (STILL_ACTIVE).
@@ -25,4 +29,19 @@ func pidLive(pid int) bool {
 		return true
 	}
 	return code == stillActive
+}
+
+// procStat reads the process's creation time, which tells a reused pid
+// from the process that had it; Windows has no zombie state to report.
+func procStat(pid int) (state, start string) {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return "", ""
+	}
+	defer windows.CloseHandle(h)
+	var created, exited, kernel, user windows.Filetime
+	if err := windows.GetProcessTimes(h, &created, &exited, &kernel, &user); err != nil {
+		return "", ""
+	}
+	return "", strconv.FormatInt(created.Nanoseconds(), 10)
 }
