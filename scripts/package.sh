@@ -49,8 +49,33 @@ if [[ -z "$maintainer" ]] && git config user.email >/dev/null 2>&1; then
   maintainer="$(git config user.name || echo Agentdeck maintainers) <$(git config user.email)>"
 fi
 [[ -n "$maintainer" ]] || maintainer="$(git log -1 --format='%an <%ae>')"
+# Debian wants a changelog, even for a package built from its own source:
+# one entry, this build, from its commit.
+mkdir -p "$out/.stage"
+{
+  printf 'agentdeck (%s) unstable; urgency=medium\n\n' "$version"
+  printf '  * Built from commit %s.\n\n' "$commit"
+  printf ' -- %s  %s\n' "$maintainer" "$(git log -1 --format=%cD)"
+} | gzip -9n > "$out/.stage/changelog.gz"
+# A manual page from the binary's own usage text, so `man agentdeck` says
+# what `agentdeck help` does.
+{
+  printf '.TH AGENTDECK 1 "%s" "agentdeck %s" "User Commands"\n' "$(git log -1 --format=%cs)" "$version"
+  printf '.SH NAME\nagentdeck \\- local workbench for LLM agents and workflows\n'
+  printf '.SH SYNOPSIS\n.nf\n'
+  env -u DISPLAY "$bin" help | sed -e 's/\\/\\\\/g' -e 's/-/\\-/g' -e "s/^[.']/\\\\\&&/"
+  printf '.fi\n.SH DESCRIPTION\n'
+  printf 'Agentdeck runs LLM agents and multi\\-stage workflows against any OpenAI\\-compatible model, '
+  printf 'streams every step, and keeps every session, turn and model call in one SQLite file '
+  printf 'to review, search, export and replay offline.\n'
+  printf '.SH FILES\n.TP\n.I ~/.local/share/agentdeck/agentdeck.db\n'
+  printf 'the database (\\fB$XDG_DATA_HOME/agentdeck\\fR if set); the log, workflows and MCP servers are beside it. '
+  printf 'Removing the package leaves it.\n'
+  printf '.SH ENVIRONMENT\n.TP\n.B AGENTDECK_DB\nthe database file, as \\fB\\-\\-db\\fR.\n'
+} | gzip -9n > "$out/.stage/agentdeck.1.gz"
 VERSION="$version" DEPENDS="$depends" MAINTAINER="$maintainer" \
   .bin/nfpm package --config build/linux/nfpm.yaml --packager deb --target "$out/" >/dev/null
+rm -rf "$out/.stage"
 deb="$out/agentdeck_${version}_amd64.deb"
 [[ -f "$deb" ]] || fail "nfpm wrote no $deb: $(ls "$out")"
 
