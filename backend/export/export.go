@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/buildinfo"
+
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -155,6 +157,7 @@ func writeWhole(ctx context.Context, src Source, sessionID string, format Format
 	if err != nil {
 		return err
 	}
+	doc.AppVersion = buildinfo.Version
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if format == Markdown {
 		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches), opts.ImageFile)

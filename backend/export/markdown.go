@@ -95,7 +95,11 @@ func mdHeader(b *strings.Builder, doc *Document) {
 		b.WriteString("\n")
 	}
 	fmt.Fprintf(b, "- Workflow: %s\n", mdEscape(s.Workflow))
-	fmt.Fprintf(b, "- Turns: %d\n\n", len(doc.Turns))
+	fmt.Fprintf(b, "- Turns: %d\n", len(doc.Turns))
+	if doc.AppVersion != "" {
+		fmt.Fprintf(b, "- Exported by: Agentdeck %s\n", mdEscape(doc.AppVersion))
+	}
+	b.WriteString("\n")
 }
 
 // mdTurn writes a turn and the turns that continue its answer (parts, see
