@@ -358,6 +358,13 @@ func (a *API) Version() (buildinfo.Info, error) {
 	return call(a, anyTime, func(context.Context) (buildinfo.Info, error) { return a.s.info, nil })
 }
 
+// About is what the About box shows: the version and commit, the
+// platform, the data folder and the database's size, and the project's
+// links. It answers without a database, saying why there is none.
+func (a *API) About() (AboutInfo, error) {
+	return call(a, anyTime, func(context.Context) (AboutInfo, error) { return a.s.about(), nil })
+}
+
 // UIReady records that the UI rendered. It is logged, and written to the
 // ready file when one is configured.
 func (a *API) UIReady(r ReadyReport) (Done, error) {

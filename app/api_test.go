@@ -31,7 +31,7 @@ var apiTable = map[string]need{
 	"ListProviders": needDB, "Presets": anyTime, "SaveProvider": needDB, "DeleteProvider": needDB,
 	"TestProvider": anyTime, "DetectLocal": anyTime, "ListWorkflows": anyTime, "ValidateWorkflow": anyTime,
 	"GetSettings": needDB, "SaveSettings": needDB,
-	"Status": anyTime, "Version": anyTime, "UIReady": anyTime,
+	"Status": anyTime, "Version": anyTime, "About": anyTime, "UIReady": anyTime,
 	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
 }
 

@@ -172,6 +172,36 @@ type Status struct {
 	Damaged string `json:"damaged,omitempty"`
 }
 
+// AboutInfo is what the About box shows: the build, the platform, where
+// the data lives and how much room the database takes, and where to read
+// about Agentdeck or report a problem. Its "Copy details" is this, as text.
+type AboutInfo struct {
+	Version   string `json:"version"`
+	Commit    string `json:"commit"`
+	GoVersion string `json:"go_version"`
+	OS        string `json:"os"`
+	Arch      string `json:"arch"`
+	// DataDir is the database's folder, where the workflows, mcp.json,
+	// the session data and the log are kept beside it.
+	DataDir string `json:"data_dir"`
+	DBPath  string `json:"db_path"`
+	// DBBytes is what the database takes on disk: the file, its
+	// write-ahead log (-wal) and its shared index (-shm); a missing one
+	// counts 0.
+	DBBytes int64 `json:"db_bytes"`
+	// DBError is set when the database could not be opened: why.
+	DBError *apperr.Error `json:"db_error,omitempty"`
+	// LogPath is the log file, when there is one.
+	LogPath string `json:"log_path,omitempty"`
+	Links   []Link `json:"links"`
+}
+
+// Link is a web page the UI offers to open outside the app.
+type Link struct {
+	Label string `json:"label"`
+	URL   string `json:"url"`
+}
+
 // ReadyReport is what the UI tells the backend once its shell is on screen.
 type ReadyReport struct {
 	// VersionShown is the version text as rendered in the page.

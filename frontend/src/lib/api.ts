@@ -9,6 +9,7 @@
 // lacks, or with arguments it does not take, does not compile.
 import type { API } from './generated';
 import type {
+  AboutInfo,
   AgentEvent,
   BranchPage,
   BudgetState,
@@ -129,6 +130,8 @@ export interface Backend {
   budgetState(provider: string): Promise<BudgetState>;
   status(): Promise<Status>;
   version(): Promise<VersionInfo>;
+  /** What the About box shows: the build, the platform, the data folder and the database's size, the project's links. */
+  about(): Promise<AboutInfo>;
   uiReady(report: ReadyReport): Promise<void>;
   /**
    * Starts the one event subscription. onResync, if given, is called when
@@ -368,6 +371,7 @@ function methods(call: Call): Transport {
     budgetState: (provider) => call('BudgetState', provider),
     status: () => call('Status'),
     version: () => call('Version'),
+    about: () => call('About'),
     uiReady: (r) => done(call('UIReady', r)),
   };
 }

@@ -9,6 +9,7 @@ import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
+  AboutInfo,
   AgentEvent,
   BudgetState,
   CallDiagnostics,
@@ -104,6 +105,20 @@ export class FakeBackend implements Backend {
   /** Every call, by method name, for assertions. */
   calls: Array<{ method: string; args: unknown[] }> = [];
   version_ = '0.0.0-dev';
+  /** What about() answers besides the version; tests change it. */
+  about_: Omit<AboutInfo, 'version'> = {
+    commit: 'demo',
+    go_version: 'go1.26.8',
+    os: 'linux',
+    arch: 'amd64',
+    data_dir: '/tmp',
+    db_path: '/tmp/agentdeck-demo.db',
+    db_bytes: 12_400_000,
+    links: [
+      { label: 'Project home', url: 'https://github.com/agentdeck/agentdeck' },
+      { label: 'Report a problem', url: 'https://github.com/agentdeck/agentdeck/issues' },
+    ],
+  };
 
   private subs = new Set<Subscriber>();
   private running = new Map<string, Running>();
@@ -661,6 +676,11 @@ export class FakeBackend implements Backend {
 
   async version() {
     return { version: this.version_, commit: 'demo', go_version: '' };
+  }
+
+  async about(): Promise<AboutInfo> {
+    this.log('about');
+    return clone({ ...this.about_, version: this.version_ });
   }
 
   async uiReady() {

@@ -250,6 +250,46 @@ export interface Status {
   damaged?: string;
 }
 /**
+ * AboutInfo is what the About box shows: the build, the platform, where
+ * the data lives and how much room the database takes, and where to read
+ * about Agentdeck or report a problem. Its "Copy details" is this, as text.
+ */
+export interface AboutInfo {
+  version: string;
+  commit: string;
+  go_version: string;
+  os: string;
+  arch: string;
+  /**
+   * DataDir is the database's folder, where the workflows, mcp.json,
+   * the session data and the log are kept beside it.
+   */
+  data_dir: string;
+  db_path: string;
+  /**
+   * DBBytes is what the database takes on disk: the file, its
+   * write-ahead log (-wal) and its shared index (-shm); a missing one
+   * counts 0.
+   */
+  db_bytes: number /* int64 */;
+  /**
+   * DBError is set when the database could not be opened: why.
+   */
+  db_error?: Error;
+  /**
+   * LogPath is the log file, when there is one.
+   */
+  log_path?: string;
+  links: Link[] | null;
+}
+/**
+ * Link is a web page the UI offers to open outside the app.
+ */
+export interface Link {
+  label: string;
+  url: string;
+}
+/**
  * ReadyReport is what the UI tells the backend once its shell is on screen.
  */
 export interface ReadyReport {
@@ -1715,6 +1755,12 @@ export interface API {
    */
   Version: { args: []; result: Info };
   /**
+   * About is what the About box shows: the version and commit, the
+   * platform, the data folder and the database's size, and the project's
+   * links. It answers without a database, saying why there is none.
+   */
+  About: { args: []; result: AboutInfo };
+  /**
    * UIReady records that the UI rendered. It is logged, and written to the
    * ready file when one is configured.
    */
@@ -1768,5 +1814,6 @@ export const APIMethods = [
   "BudgetState",
   "Status",
   "Version",
+  "About",
   "UIReady",
 ] as const satisfies readonly (keyof API)[];

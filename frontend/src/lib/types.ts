@@ -7,6 +7,7 @@ import type * as gen from './generated';
 
 export type {
   // app: the API's requests and replies, and the event stream's messages
+  AboutInfo,
   ApprovalAnswer,
   ApprovalMessage,
   Delivered,
@@ -109,6 +110,7 @@ export type {
   Image as ImageRef,
   Format as ExportFormat,
   Info as VersionInfo,
+  Link as AboutLink,
   Problem as WorkflowProblem,
   Window as ModelWindow,
   Method as CountMethod,
