@@ -223,11 +223,14 @@ test("a session row's actions are reached with the arrow keys, not with Tab", as
   await expect(input).toBeFocused();
   await page.keyboard.press('Escape');
   await expect(newest).toBeFocused();
-  // Tab leaves the list at once, for the sidebar's footer.
+  // Tab leaves the list at once, for the sidebar's footer: the version (About), then its buttons.
   await page.keyboard.press('ArrowDown');
   await expect(older).toBeFocused();
   await page.keyboard.press('Tab');
+  await expect(page.getByRole('button', { name: /^About Agentdeck v/ })).toBeFocused();
+  await page.keyboard.press('Tab');
   await expect(page.getByRole('button', { name: 'Import a session' })).toBeFocused();
+  await page.keyboard.press('Shift+Tab');
   // And Shift+Tab comes back to the row last visited.
   await page.keyboard.press('Shift+Tab');
   await expect(older).toBeFocused();

@@ -128,6 +128,8 @@ describe('the warning about the total', () => {
     [(23.4 * (1 << 20)) | 0, '23.4 MB'],
     [(20 << 20) + 1, '20 MB'],
     [150 << 20, '150 MB'],
+    [2 ** 30, '1 GB'],
+    [2.25 * 2 ** 30, '2.3 GB'],
   ])('%i bytes read as %s', (n, want) => {
     expect(formatBytes(n)).toBe(want);
   });

@@ -101,12 +101,14 @@ export function seesImages(model: string): boolean {
   return base !== '' && visionFamilies.some((f) => base.startsWith(f));
 }
 
-/** A size for people: bytes, KB or MB (binary, as the limits are). */
+/** A size for people: bytes, KB, MB or GB (binary, as the limits are). */
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1 << 20) return `${Math.round(n / 1024)} KB`;
-  const mb = Math.round((n / (1 << 20)) * 10) / 10;
-  return `${mb < 100 && !Number.isInteger(mb) ? mb.toFixed(1) : Math.round(mb)} MB`;
+  // A database outgrows megabytes; an image never does.
+  const [unit, size] = n < 1 << 30 ? ['MB', n / (1 << 20)] : ['GB', n / (1 << 30)];
+  const x = Math.round(size * 10) / 10;
+  return `${x < 100 && !Number.isInteger(x) ? x.toFixed(1) : Math.round(x)} ${unit}`;
 }
 
 /** A decoded image: its size in pixels, and what the encoder draws from. */

@@ -36,6 +36,8 @@ export interface CompareTarget {
 export interface UIState {
   diagnosticsTurn: string | null;
   settingsOpen: boolean;
+  /** The About box (from the version in the sidebar, or from Settings). */
+  aboutOpen: boolean;
   settingsTab: 'providers' | 'defaults' | 'appearance' | 'workflows';
   compare: CompareTarget | null;
   rerunTurn: string | null;
@@ -114,7 +116,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
   const composerImages = new ComposerImages();
   /** The images turns show, by id. */
   const imageCache = new ImageCache((id) => backend.getImage(id));
-  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, rerunMode: 'rerun', editTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '', overBudget: null });
+  const ui = writable<UIState>({ diagnosticsTurn: null, settingsOpen: false, aboutOpen: false, settingsTab: 'providers', compare: null, rerunTurn: null, rerunMode: 'rerun', editTurn: null, exportSession: null, providerDraft: null, toast: '', damagedSend: '', overBudget: null });
 
   const nav = createNavigation({ conversation, router: opts.router ?? null, showHome: () => showNew() });
 
