@@ -25,3 +25,12 @@ export function aboutDetails(info: AboutInfo, kind: 'wails' | 'http'): string {
   if (info.log_path) lines.push(`Log: ${info.log_path}`);
   return lines.join('\n') + '\n';
 }
+
+/**
+ * A path cut into pieces that each end at a separator, so a long path
+ * shown with a line-break chance after each piece breaks between folders,
+ * not inside a name. The pieces join back into the path.
+ */
+export function pathPieces(path: string): string[] {
+  return path.match(/[^/\\]*(?:[/\\]|$)/g)?.filter((p) => p !== '') ?? [];
+}

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
-import { aboutDetails } from '../../lib/about';
+import { aboutDetails, pathPieces } from '../../lib/about';
 import { FakeBackend } from '../../lib/fake';
 import AppIcon from './AppIcon.svelte';
 
@@ -179,4 +179,17 @@ it('draws the icon as build/appicon.svg does', async () => {
   expect(shapes(file)).toHaveLength(6); // two stops, two cards, the prompt's two strokes
   expect(shapes(container)).toEqual(shapes(file));
   expect(container.querySelector('svg')!.getAttribute('viewBox')).toBe(file.documentElement.getAttribute('viewBox'));
+});
+
+describe('pathPieces', () => {
+  it.each([
+    ['/home/ann/.local/share/agentdeck/agentdeck.db', ['/', 'home/', 'ann/', '.local/', 'share/', 'agentdeck/', 'agentdeck.db']],
+    ['C:\\Users\\Ann\\AppData\\Roaming\\agentdeck', ['C:\\', 'Users\\', 'Ann\\', 'AppData\\', 'Roaming\\', 'agentdeck']],
+    ['agentdeck.db', ['agentdeck.db']],
+    ['/tmp/', ['/', 'tmp/']],
+    ['', []],
+  ])('cuts %j after each separator, and the pieces join back', (path, want) => {
+    expect(pathPieces(path)).toEqual(want);
+    expect(pathPieces(path).join('')).toBe(path);
+  });
 });
