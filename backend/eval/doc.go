@@ -1,0 +1,19 @@
+// Package eval runs evaluation suites: cases (a prompt and what its answer
+// must satisfy) run as real turns across a matrix of models, repeated for
+// stability, each result stored with its turn so it can be opened,
+// replayed and compared like any other.
+//
+// Rules:
+//   - A suite is a file (YAML, or JSON, with a JSON Schema); every problem
+//     in it is reported with its file:line:col, and a suite with problems
+//     runs nothing.
+//   - A case's assertions read only what its turn stored (Observation):
+//     what a reviewer opening the turn sees is what was judged.
+//   - Assertions that need no model (all but judge) are pure functions of
+//     the Observation; judge asks a critic model through the Judge
+//     interface, and its verdict is read in the critique format
+//     (workflow.ParseVerdict).
+//   - Running one case is one function with a small input and output
+//     (ids in, result ids and scores out), idempotent: a case already
+//     finished in its run returns its stored result.
+package eval
