@@ -35,7 +35,8 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 				('step-t', 1, 'e1', '', '', '` + at + `', 'turn_started', 'start', 1, '{}'),
 				('step-t', 2, 'e2', '', '', '` + at + `', 'token', 'progress', 0, '{"text":"here"}')`,
 			`INSERT INTO stages (id, turn_id, idx, name, agent, phase, outcome, termination, diagnostics) VALUES ('step-t', 'step-t', 0, 'chat', 'assistant', 'end', 'succeeded', '{}', '{}')`,
-			`INSERT INTO model_calls VALUES ('step-t', 'step-t', 0, 'm', '` + at + `', 10, 5, 3, 4, 0, 0, 0, 1, '')`,
+			`INSERT INTO model_calls (turn_id, stage_id, idx, model, started_at, duration_ms, ttft_ms, input_tokens, output_tokens, cached_tokens, reasoning_tokens, estimated, ok, error)
+				VALUES ('step-t', 'step-t', 0, 'm', '` + at + `', 10, 5, 3, 4, 0, 0, 0, 1, '')`,
 			`INSERT INTO tool_calls VALUES ('step-t', 'step-t', 'c1', 'read_file', '{}', 10, '` + at + `', 1, 1, '')`,
 			`INSERT INTO captures VALUES ('k1', 'm', '{}', '[]', '{}', '` + at + `')`,
 			`INSERT INTO capture_refs VALUES ('k1', 'step-t')`,
@@ -75,6 +76,12 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		const at = "2024-04-05T06:07:08Z"
 		stepExec(t, db, `UPDATE model_calls SET provider = 'work', price = '{"input_per_m":1,"output_per_m":2,"source":"user"}', cost_usd = 0.000011 WHERE turn_id = 'step-t'`)
 		stepExec(t, db, `INSERT INTO model_info (provider, model, window_tokens, price, read_at) VALUES ('work', 'm', 32768, '', '`+at+`')`)
+	},
+	11: func(t *testing.T, db *sql.DB) {
+		const at = "2024-05-06T07:08:09Z"
+		stepExec(t, db, `INSERT INTO eval_runs (id, suite_name, suite, state, started_at, ended_at) VALUES ('step-r', 'smoke', '{"name":"smoke"}', 'completed', '`+at+`', '`+at+`')`)
+		stepExec(t, db, `INSERT INTO eval_results (id, run_id, case_id, model, repeat, session_id, turn_id, state, score, outcomes, started_at, ended_at)
+			VALUES ('step-er', 'step-r', 'case-1', 'work/m', 1, 'step-s', 'step-t', 'passed', 1, '[{"kind":"contains","passed":true,"score":1,"reason":""}]', '`+at+`', '`+at+`')`)
 	},
 }
 

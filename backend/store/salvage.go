@@ -143,7 +143,7 @@ func removeDB(path string) {
 // salvageFirst are copied first, in this order, so parents come before
 // the rows that refer to them; other tables follow by name.
 var salvageFirst = []string{"app_meta", "settings", "providers", "sessions", "turns", "messages", "images", "events",
-	"stages", "model_calls", "tool_calls", "recordings", "turn_calls", "attachments", "approvals"}
+	"stages", "model_calls", "tool_calls", "recordings", "turn_calls", "attachments", "approvals", "eval_runs", "eval_results"}
 
 // salvageSkip is not copied: the new file has its own migrations and
 // AUTOINCREMENT counters, and the search index is rebuilt.

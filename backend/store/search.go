@@ -121,7 +121,9 @@ func ftsQuery(query string) string {
 	return strings.Join(words, " ")
 }
 
-// search runs the FTS query; kind "" means every kind. The FTS table is
+// search runs the FTS query; kind "" means every kind. Evaluation
+// sessions are never searched: they are test runs, not what a person or
+// recall memory looks for. The FTS table is
 // ranked and cut in a subquery, so the joins only see the hits returned.
 func (db *DB) search(ctx context.Context, query string, limit int, kind string) ([]SearchHit, error) {
 	hits := []SearchHit{}
@@ -132,7 +134,9 @@ func (db *DB) search(ctx context.Context, query string, limit int, kind string) 
 	rows, err := db.reader.QueryContext(ctx, `SELECT f.kind, f.session_id, f.turn_id, f.snip, f.rank, s.title,
 			COALESCE(t.seq, 0), COALESCE(t.started_at, s.updated_at)
 		FROM (SELECT rowid, kind, session_id, turn_id, snippet(search, 0, ?, ?, '…', 16) AS snip, rank
-			FROM search WHERE search MATCH ? AND (? = '' OR kind = ?) ORDER BY rank LIMIT ?) f
+			FROM search WHERE search MATCH ? AND (? = '' OR kind = ?)
+				AND session_id NOT IN (SELECT id FROM sessions WHERE kind = 'eval')
+			ORDER BY rank LIMIT ?) f
 		JOIN sessions s ON s.id = f.session_id
 		LEFT JOIN turns t ON t.id = f.turn_id
 		ORDER BY f.rank, f.rowid DESC`,

@@ -37,7 +37,17 @@ type Session struct {
 	// turn. Either may since have been deleted.
 	ForkedFromSession string `json:"forked_from_session,omitempty"`
 	ForkedFromTurn    string `json:"forked_from_turn,omitempty"`
+	// Kind is SessionChat ("" is taken as chat), or SessionEval for an
+	// evaluation case's session: hidden from ListSessions unless asked for
+	// (Page.Eval), and never searched (Search, SearchMemory).
+	Kind string `json:"kind"`
 }
+
+// The kinds of session.
+const (
+	SessionChat = "chat"
+	SessionEval = "eval"
+)
 
 const timeFmt = time.RFC3339Nano
 
@@ -69,10 +79,16 @@ func (db *DB) CreateSession(ctx context.Context, s Session) (Session, error) {
 	if len(s.Settings) == 0 {
 		s.Settings = json.RawMessage(`{}`)
 	}
+	if s.Kind == "" {
+		s.Kind = SessionChat
+	}
+	if s.Kind != SessionChat && s.Kind != SessionEval {
+		return Session{}, apperr.New(apperr.Invalid, "A session is a %s or an %s session, not %q.", SessionChat, SessionEval, s.Kind)
+	}
 	err := db.tx(ctx, "saving the session", func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings)); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings, kind)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings), s.Kind); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, s.Title, s.ID)
@@ -99,6 +115,9 @@ func (db *DB) GetSession(ctx context.Context, id string) (Session, error) {
 type Page struct {
 	Limit  int    `json:"limit"`
 	Cursor string `json:"cursor"`
+	// Eval lists evaluation sessions too (ListSessions only: they are
+	// hidden by default).
+	Eval bool `json:"eval,omitempty"`
 }
 
 // SessionPage is one page of sessions.
@@ -114,16 +133,16 @@ type SessionPage struct {
 const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings,
 	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id),
 	COALESCE((SELECT r.id FROM turns r WHERE r.state = 'running' AND +r.session_id = s.id LIMIT 1), ''),
-	COALESCE(s.active_turn_id, ''), COALESCE(s.forked_from_session_id, ''), COALESCE(s.forked_from_turn_id, '')
+	COALESCE(s.active_turn_id, ''), COALESCE(s.forked_from_session_id, ''), COALESCE(s.forked_from_turn_id, ''), s.kind
 	FROM sessions s`
 
 // ListSessions pages through sessions by most recent activity.
 func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
 	limit := clampLimit(p.Limit, 50, 500)
-	q, args := sessionSelect, []any{}
+	q, args := sessionSelect+` WHERE (? OR s.kind = 'chat')`, []any{p.Eval}
 	if p.Cursor != "" {
 		at, id, _ := strings.Cut(p.Cursor, "|")
-		q += ` WHERE (s.updated_at, s.id) < (?, ?)`
+		q += ` AND (s.updated_at, s.id) < (?, ?)`
 		args = append(args, at, id)
 	}
 	q += ` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`
@@ -197,7 +216,7 @@ type scanner interface{ Scan(...any) error }
 func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated, settings string
-	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID, &s.ForkedFromSession, &s.ForkedFromTurn)
+	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID, &s.ForkedFromSession, &s.ForkedFromTurn, &s.Kind)
 	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), json.RawMessage(settings)
 	return s, err
 }
