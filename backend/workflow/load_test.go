@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/yamlcheck"
 	"github.com/goccy/go-yaml"
 )
 
@@ -139,7 +140,7 @@ func TestParseErrors(t *testing.T) {
 			[]string{`agent: "nobody" is not an agent of this workflow`}},
 		{"aliases that expand too far", laughs(), 2,
 			[]string{"more than 100000 values, counting what its aliases repeat"}},
-		{"too many values", strings.Repeat("- a\n", maxExpandedNodes+1), 1,
+		{"too many values", strings.Repeat("- a\n", yamlcheck.MaxExpandedNodes+1), 1,
 			[]string{"more than 100000 values"}},
 		{"pass_check with a bad regex", critique + "pass_check: {matches: '(ok'}\n", 7,
 			[]string{`pass_check.matches: "(ok" is not a valid regular expression`, "missing closing )"}},

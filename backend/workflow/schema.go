@@ -1,20 +1,13 @@
 package workflow
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"maps"
-	"math/big"
 	"slices"
-	"strconv"
 	"strings"
 
+	"github.com/agentdeck/agentdeck/backend/yamlcheck"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // SchemaURL is the $id of the workflow schema: the address of
@@ -37,38 +30,23 @@ func Schema() []byte {
 	return generateSchema(executors())
 }
 
-// schemaSet is the schema of one registry: its text, its tree (for the
-// fields allowed at a place) and the compiled validator. It is made on
-// first use: compiling takes longer than checking a file.
+// schemaSet is the schema of one registry: its text and its compiled
+// form. It is made on first use: compiling takes longer than checking a
+// file.
 type schemaSet struct {
-	doc  []byte
-	tree map[string]any
-	sch  *jsonschema.Schema
+	doc []byte
+	sch *yamlcheck.Schema
 }
 
 func newSchemaSet(r *registry) (*schemaSet, error) {
 	set := &schemaSet{doc: generateSchema(r)}
-	if err := json.Unmarshal(set.doc, &set.tree); err != nil {
-		return nil, fmt.Errorf("workflow: read the schema: %w", err)
-	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(set.doc))
-	if err != nil {
-		return nil, fmt.Errorf("workflow: read the schema: %w", err)
-	}
-	c := jsonschema.NewCompiler()
-	c.DefaultDraft(jsonschema.Draft2020)
-	c.UseLoader(refuseLoader{})
-	if err := c.AddResource(SchemaURL, doc); err != nil {
-		return nil, fmt.Errorf("workflow: add the schema: %w", err)
-	}
-	if set.sch, err = c.Compile(SchemaURL); err != nil {
-		return nil, fmt.Errorf("workflow: compile the schema: %w", err)
-	}
-	return set, nil
+	var err error
+	set.sch, err = yamlcheck.CompileSchema(SchemaURL, set.doc, "workflow")
+	return set, err
 }
 
-// compiledSchema is the validator of the registered executors' schema.
-func compiledSchema() (*jsonschema.Schema, error) {
+// compiledSchema is the registered executors' schema.
+func compiledSchema() (*yamlcheck.Schema, error) {
 	set, err := executors().schema()
 	if err != nil {
 		return nil, err
@@ -76,85 +54,43 @@ func compiledSchema() (*jsonschema.Schema, error) {
 	return set.sch, nil
 }
 
-// refuseLoader keeps compiling off the network and the file system: the
-// schema refers only to itself, and the draft 2020-12 metaschema is built
-// into the library.
-type refuseLoader struct{}
-
-func (refuseLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("workflow: refusing to load %q: only the workflow schema is available", url)
-}
-
 // schemaIssues checks a decoded file against the schema. v is the file as
-// jsonValue made it.
+// yamlcheck.Read made it.
 func schemaIssues(v any) []issue {
 	sch, err := compiledSchema()
 	if err != nil {
-		return []issue{{msg: err.Error()}}
+		return []issue{{Msg: err.Error()}}
 	}
-	err = sch.Validate(v)
-	if err == nil {
-		return nil
-	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []issue{{msg: err.Error()}}
-	}
-	var issues []issue
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok {
-			// Only agents restricts its keys. The error's own instance
-			// location is not reliable (the validator reuses its array).
-			issues = append(issues, issue{path: []string{"agents", pn.Property}, key: true, msg: agentNameMessage(pn.Property)})
-			return
-		}
-		if len(e.Causes) == 0 {
-			issues = append(issues, leafIssues(e, v)...)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return issues
+	return sch.Check(v, func(e *jsonschema.ValidationError) ([]issue, bool) { return explain(e, v) })
 }
 
-// leafIssues says what one failed schema keyword means for the user.
-func leafIssues(e *jsonschema.ValidationError, root any) []issue {
+// explain words the schema's errors that a workflow says its own way; the
+// rest yamlcheck words.
+func explain(e *jsonschema.ValidationError, root any) ([]issue, bool) {
+	if pn, ok := e.ErrorKind.(*kind.PropertyNames); ok {
+		// Only agents restricts its keys. The error's own instance
+		// location is not reliable (the validator reuses its array).
+		return []issue{{Path: []string{"agents", pn.Property}, Key: true, Msg: agentNameMessage(pn.Property)}}, true
+	}
 	path := e.InstanceLocation
 	field := ""
 	if len(path) > 0 {
 		field = path[len(path)-1]
 	}
-	one := func(msg string) []issue { return []issue{{path: path, msg: at(path, msg)}} }
+	one := func(msg string) ([]issue, bool) { return []issue{{Path: path, Msg: at(path, msg)}}, true }
 	switch k := e.ErrorKind.(type) {
-	case *kind.AdditionalProperties:
-		allowed := fieldsAt(path)
-		var out []issue
-		for _, prop := range k.Properties {
-			p := append(slices.Clone(path), prop)
-			out = append(out, issue{path: p, key: true, msg: at(path, unknownFieldMessage(prop, allowed))})
-		}
-		return out
 	case *kind.Required:
 		var out []issue
 		for _, f := range k.Missing {
-			out = append(out, issue{path: path, msg: at(path, missingMessage(path, f, root))})
+			out = append(out, issue{Path: path, Msg: at(path, missingMessage(path, f, root))})
 		}
-		return out
+		return out, true
 	case *kind.Type:
 		return one(typeMessage(path, k))
 	case *kind.Enum:
 		if field == "kind" && len(path) > 1 && k.Got == string(KindPipeline) {
 			return one("a stage cannot itself be a pipeline; use one of " + strings.Join(executors().kindNames(false), ", "))
 		}
-		want := make([]string, len(k.Want))
-		for i, w := range k.Want {
-			want[i] = fmt.Sprint(w)
-		}
-		return one(enumMessage(fmt.Sprint(k.Got), want))
 	case *kind.Pattern:
 		switch field {
 		case "name":
@@ -163,51 +99,29 @@ func leafIssues(e *jsonschema.ValidationError, root any) []issue {
 			return one(fmt.Sprintf("%q is not a duration: %s", k.Got, durationHint))
 		}
 		return one(agentNameMessage(k.Got))
-	case *kind.Minimum:
-		return one(fmt.Sprintf("must be at least %s, got %s", ratString(k.Want), ratString(k.Got)))
-	case *kind.Maximum:
-		return one(fmt.Sprintf("must be at most %s, got %s", ratString(k.Want), ratString(k.Got)))
 	case *kind.MinItems:
 		return one(fmt.Sprintf("needs at least %d %s", k.Want, plural(k.Want, itemNoun(field))))
 	case *kind.MinProperties, *kind.MaxProperties:
 		if field == "pass_check" {
 			return one(passCheckHint)
 		}
-	case *kind.MinLength:
-		return one("must not be empty")
-	case *kind.MaxLength:
-		return one(fmt.Sprintf("must be at most %d characters, got %d", k.Want, k.Got))
-	case *kind.UniqueItems:
-		return []issue{{path: append(slices.Clone(path), strconv.Itoa(k.Duplicates[1])),
-			msg: at(path, fmt.Sprintf("lists the same entry twice (items %d and %d)", k.Duplicates[0]+1, k.Duplicates[1]+1))}}
-	case *kind.InvalidJsonValue:
-		return one("not a value a workflow can hold (infinite or not a number?)")
 	}
-	return one(e.ErrorKind.LocalizedString(message.NewPrinter(language.English)))
+	return nil, false
 }
 
 // typeMessage says what type was expected at path, and what was found.
 func typeMessage(path []string, k *kind.Type) string {
 	if len(path) == 0 {
-		return "a workflow file is a mapping of fields such as name, kind and agents; got " + typeName(k.Got)
+		return "a workflow file is a mapping of fields such as name, kind and agents; got " + yamlcheck.TypeName(k.Got)
 	}
 	if slices.Equal(k.Want, []string{"integer", "string"}) || slices.Equal(k.Want, []string{"string", "integer"}) {
-		return durationHint + ", got " + typeName(k.Got)
+		return durationHint + ", got " + yamlcheck.TypeName(k.Got)
 	}
 	want := make([]string, len(k.Want))
 	for i, w := range k.Want {
-		want[i] = typeName(w)
+		want[i] = yamlcheck.TypeName(w)
 	}
-	return "expected " + strings.Join(want, " or ") + ", got " + typeName(k.Got)
-}
-
-// ratString writes a number as the file would: 2, 0.5.
-func ratString(r *big.Rat) string {
-	if r.IsInt() {
-		return r.RatString()
-	}
-	f, _ := r.Float64()
-	return strconv.FormatFloat(f, 'g', -1, 64)
+	return "expected " + strings.Join(want, " or ") + ", got " + yamlcheck.TypeName(k.Got)
 }
 
 // missingMessage explains a missing required field at path.
@@ -222,7 +136,7 @@ func missingMessage(path []string, field string, root any) string {
 	case "stages":
 		return "a phase needs stages: a list of at least one stage"
 	}
-	obj, _ := valueAt(root, path).(map[string]any)
+	obj, _ := yamlcheck.ValueAt(root, path).(map[string]any)
 	k, _ := obj["kind"].(string)
 	return missingRoleMessage(Kind(k), len(path) == 0, field)
 }
@@ -244,61 +158,4 @@ func missingRoleMessage(k Kind, top bool, field string) string {
 		}
 	}
 	return msg
-}
-
-// valueAt returns the value at path in a jsonValue tree, or nil.
-func valueAt(v any, path []string) any {
-	for _, tok := range path {
-		switch c := v.(type) {
-		case map[string]any:
-			v = c[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(c) {
-				return nil
-			}
-			v = c[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
-
-// fieldsAt lists the fields the schema allows at path, sorted.
-func fieldsAt(path []string) []string {
-	set, err := executors().schema()
-	if err != nil {
-		return nil
-	}
-	node := set.resolve(set.tree)
-	for _, tok := range path {
-		props, _ := node["properties"].(map[string]any)
-		switch next := props[tok]; {
-		case next != nil:
-			node = set.resolve(next)
-		case node["additionalProperties"] != nil && node["additionalProperties"] != false:
-			node = set.resolve(node["additionalProperties"])
-		case node["items"] != nil && isIndex(tok):
-			node = set.resolve(node["items"])
-		default:
-			return nil
-		}
-	}
-	props, _ := node["properties"].(map[string]any)
-	return slices.Sorted(maps.Keys(props))
-}
-
-// resolve follows a schema node's $ref within the schema.
-func (set *schemaSet) resolve(v any) map[string]any {
-	node, _ := v.(map[string]any)
-	for range 8 {
-		ref, ok := node["$ref"].(string)
-		if !ok {
-			break
-		}
-		defs, _ := set.tree["$defs"].(map[string]any)
-		node, _ = defs[strings.TrimPrefix(ref, "#/$defs/")].(map[string]any)
-	}
-	return node
 }

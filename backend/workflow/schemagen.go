@@ -1,11 +1,9 @@
 package workflow
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
-	"strconv"
 	"strings"
+
+	"github.com/agentdeck/agentdeck/backend/yamlcheck"
 )
 
 // generateSchema writes the JSON Schema of a workflow file for the
@@ -13,10 +11,7 @@ import (
 // their specs; the rest of the file format (agents, phases, policies, the
 // check blocks) is written here.
 func generateSchema(r *registry) []byte {
-	var b bytes.Buffer
-	writeSchemaJSON(&b, schemaDoc(r), "")
-	b.WriteByte('\n')
-	return b.Bytes()
+	return yamlcheck.WriteSchema(schemaDoc(r))
 }
 
 const agentNamePattern = "^[a-z0-9][a-z0-9_-]{0,47}$"
@@ -120,7 +115,7 @@ func fieldDoc(r *registry, f *field) string {
 				doc += " (default: the " + rl.deflt + ")"
 			}
 		} else if n, ok := s.number(f.name); ok {
-			doc, more = n.doc+" (default "+formatNumber(n.deflt)+")", n.more
+			doc, more = n.doc+" (default "+yamlcheck.FormatNumber(n.deflt)+")", n.more
 		}
 		part := string(k) + ": " + doc + "."
 		if more != "" {
@@ -210,17 +205,17 @@ func schemaDefs(r *registry, exec obj) obj {
 // withKinds starts a block's description with the kinds that read it.
 func withKinds(r *registry, name string, def obj) obj {
 	out := append(obj(nil), def...)
-	desc := out[0].val.(string)
+	desc := out[0][1].(string)
 	f := r.byName[name]
 	if f == nil {
-		out[0].val = strings.ToUpper(desc[:1]) + desc[1:]
+		out[0][1] = strings.ToUpper(desc[:1]) + desc[1:]
 		return out
 	}
 	kinds := make([]string, len(f.kinds))
 	for i, k := range f.kinds {
 		kinds[i] = string(k)
 	}
-	out[0].val = strings.Join(kinds, ", ") + ": " + desc
+	out[0][1] = strings.Join(kinds, ", ") + ": " + desc
 	return out
 }
 
@@ -246,131 +241,11 @@ func orList(items []string) string {
 	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
-func formatNumber(f float64) string {
-	return strconv.FormatFloat(f, 'f', -1, 64)
-}
-
 // obj is a JSON object that keeps its keys in the order written.
-type obj []member
-
-type member struct {
-	key string
-	val any // string, bool, int, float64, []any or obj
-}
-
-// writeSchemaJSON writes v indented by two spaces, with lists of plain
-// values, references and other short objects without a description on
-// one line, as a person would write the schema.
-func writeSchemaJSON(b *bytes.Buffer, v any, indent string) {
-	switch v := v.(type) {
-	case obj:
-		if oneLine(v) {
-			b.WriteString(compactJSON(v))
-			return
-		}
-		b.WriteString("{\n")
-		for i, m := range v {
-			b.WriteString(indent + "  " + jsonString(m.key) + ": ")
-			writeSchemaJSON(b, m.val, indent+"  ")
-			if i < len(v)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "}")
-	case []any:
-		if oneLineList(v) {
-			b.WriteString(compactJSON(v))
-			return
-		}
-		b.WriteString("[\n")
-		for i, e := range v {
-			b.WriteString(indent + "  ")
-			writeSchemaJSON(b, e, indent+"  ")
-			if i < len(v)-1 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('\n')
-		}
-		b.WriteString(indent + "]")
-	default:
-		b.WriteString(compactJSON(v))
-	}
-}
-
-func oneLine(o obj) bool {
-	if len(o) > 0 && o[0].key == "$ref" && len(o) <= 2 {
-		return true
-	}
-	for _, m := range o {
-		if m.key == "description" {
-			return false
-		}
-		if inner, ok := m.val.(obj); ok && !oneLine(inner) {
-			return false
-		}
-	}
-	return len(compactJSON(o)) <= 100
-}
-
-func oneLineList(l []any) bool {
-	for _, e := range l {
-		switch e := e.(type) {
-		case []any:
-			return false
-		case obj:
-			if !oneLine(e) {
-				return false
-			}
-		}
-	}
-	return len(compactJSON(l)) <= 100
-}
-
-// compactJSON writes v on one line: { "a": 1 }, ["x", "y"].
-func compactJSON(v any) string {
-	switch v := v.(type) {
-	case obj:
-		if len(v) == 0 {
-			return "{}"
-		}
-		parts := make([]string, len(v))
-		for i, m := range v {
-			parts[i] = jsonString(m.key) + ": " + compactJSON(m.val)
-		}
-		return "{ " + strings.Join(parts, ", ") + " }"
-	case []any:
-		parts := make([]string, len(v))
-		for i, e := range v {
-			parts[i] = compactJSON(e)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case []string:
-		parts := make([]any, len(v))
-		for i, e := range v {
-			parts[i] = e
-		}
-		return compactJSON(parts)
-	case string:
-		return jsonString(v)
-	case float64:
-		return formatNumber(v)
-	case int:
-		return strconv.Itoa(v)
-	case bool:
-		return strconv.FormatBool(v)
-	}
-	panic(fmt.Sprintf("workflow: no JSON for %T in the schema", v))
-}
-
-// jsonString quotes s for JSON, leaving <, > and & as they are.
-func jsonString(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	return strings.TrimSuffix(b.String(), "\n")
-}
+type (
+	obj    = yamlcheck.Obj
+	member = yamlcheck.Member
+)
 
 // kindsTable is the table of kinds in docs/WORKFLOWS.md: what each kind
 // needs, and what it may be given with its default.
@@ -390,7 +265,7 @@ func kindsTable(r *registry) string {
 			}
 		}
 		for _, n := range s.numbers {
-			optional = append(optional, "`"+n.name+"` ("+formatNumber(n.deflt)+")")
+			optional = append(optional, "`"+n.name+"` ("+yamlcheck.FormatNumber(n.deflt)+")")
 		}
 		for _, name := range s.blocks {
 			cell := "`" + name + "`"

@@ -75,7 +75,7 @@ func (st *Stage) UnmarshalJSON(data []byte) error {
 	}
 	*st = Stage(p)
 	if issues := st.readSettings(m, nil); len(issues) > 0 {
-		return fmt.Errorf("workflow stage: %s", issues[0].msg)
+		return fmt.Errorf("workflow stage: %s", issues[0].Msg)
 	}
 	return nil
 }
@@ -135,21 +135,21 @@ func (st *Stage) readSettings(m map[string]any, path []string) []issue {
 		case fieldRole:
 			s, ok := v.(string)
 			if !ok {
-				issues = append(issues, issue{path: p, msg: at(p, "expected a string, got "+jsonTypeName(v))})
+				issues = append(issues, issue{Path: p, Msg: at(p, "expected a string, got "+jsonTypeName(v))})
 			} else if s != "" {
 				st.Roles = setIn(st.Roles, name, s)
 			}
 		case fieldTeam:
 			list, err := stringList(v)
 			if err != "" {
-				issues = append(issues, issue{path: p, msg: at(p, err)})
+				issues = append(issues, issue{Path: p, Msg: at(p, err)})
 			} else if len(list) > 0 {
 				st.Teams = setIn(st.Teams, name, list)
 			}
 		case fieldNumber:
 			n, err := numberValue(v, f.num.integer)
 			if err != "" {
-				issues = append(issues, issue{path: p, msg: at(p, err)})
+				issues = append(issues, issue{Path: p, Msg: at(p, err)})
 			} else if n != 0 {
 				st.Numbers = setIn(st.Numbers, name, n)
 			}

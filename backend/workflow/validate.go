@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/agentdeck/agentdeck/backend/yamlcheck"
 )
 
 // Normalize fills in what a file may leave out, so that executors, the UI
@@ -70,7 +72,7 @@ func (d *Definition) Validate() []Problem {
 	}
 	ps := make([]Problem, len(issues))
 	for i, is := range issues {
-		ps[i] = Problem{File: d.Source, Message: is.msg}
+		ps[i] = Problem{File: d.Source, Message: is.Msg}
 	}
 	return ps
 }
@@ -79,7 +81,6 @@ var (
 	policyFields = []string{"input", "skip_if", "max_attempts", "validate", "on_failure"}
 	slugRe       = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 	agentNameRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,47}$`)
-	yamlPosRe    = regexp.MustCompile(`\[(\d+):\d+\]`) // go-yaml's "[line:col]" in a message
 )
 
 // fieldSet reports whether a stage field (by its file name) has a value.
@@ -133,7 +134,7 @@ type checker struct {
 }
 
 func (c *checker) add(path []string, key bool, msg string) {
-	c.issues = append(c.issues, issue{path: path, key: key, msg: at(path, msg)})
+	c.issues = append(c.issues, issue{Path: path, Key: key, Msg: at(path, msg)})
 }
 
 func (d *Definition) validate() []issue {
@@ -154,7 +155,7 @@ func (d *Definition) validate() []issue {
 	case d.Kind == KindPipeline:
 		c.checkPipeline()
 	case c.reg.lookup(d.Kind) == nil:
-		c.add([]string{"kind"}, false, enumMessage(string(d.Kind), c.reg.kindNames(true)))
+		c.add([]string{"kind"}, false, yamlcheck.EnumMessage(string(d.Kind), c.reg.kindNames(true)))
 	default:
 		if len(d.Phases) > 0 {
 			c.add([]string{"phases"}, true, fmt.Sprintf("only read by a pipeline workflow, and this one's kind is %s", d.Kind))
@@ -243,7 +244,7 @@ func (c *checker) checkStage(p []string, st *Stage, first bool) {
 	case st.Kind == KindPipeline:
 		c.add(sub(p, "kind"), false, "a stage cannot itself be a pipeline; use one of "+strings.Join(c.reg.kindNames(false), ", "))
 	case spec == nil:
-		c.add(sub(p, "kind"), false, enumMessage(string(st.Kind), c.reg.kindNames(false)))
+		c.add(sub(p, "kind"), false, yamlcheck.EnumMessage(string(st.Kind), c.reg.kindNames(false)))
 	default:
 		for _, rl := range spec.roles {
 			if rl.required && !st.fieldSet(rl.name) {
@@ -253,7 +254,7 @@ func (c *checker) checkStage(p []string, st *Stage, first bool) {
 		for _, f := range st.executorFields(c.reg) {
 			switch {
 			case c.reg.byName[f] == nil:
-				c.add(sub(p, f), true, unknownFieldMessage(f, c.reg.fieldNames()))
+				c.add(sub(p, f), true, yamlcheck.UnknownFieldMessage(f, c.reg.fieldNames()))
 			case !spec.reads(f):
 				c.add(sub(p, f), true, fmt.Sprintf("not read by %s %s; only %s", withArticle(string(st.Kind)), noun, c.kindsUsing(f)))
 			}
@@ -383,7 +384,7 @@ func (c *checker) agentRef(p []string, name string) {
 	if len(names) > 0 {
 		msg += " (defined: " + strings.Join(names, ", ") + ")"
 	}
-	if s := suggest(name, names); s != "" {
+	if s := yamlcheck.Suggest(name, names); s != "" {
 		msg += fmt.Sprintf("; did you mean %q?", s)
 	}
 	c.add(p, false, msg)
@@ -397,7 +398,7 @@ func (c *checker) nonNegative(p []string, n int) {
 
 func (c *checker) oneOf(p []string, got string, want ...string) {
 	if got != "" && !slices.Contains(want, got) {
-		c.add(p, false, enumMessage(got, want))
+		c.add(p, false, yamlcheck.EnumMessage(got, want))
 	}
 }
 
@@ -405,9 +406,8 @@ func (c *checker) regexp(p []string, expr string) {
 	if expr == "" {
 		return
 	}
-	if _, err := regexp.Compile(expr); err != nil {
-		c.add(p, false, fmt.Sprintf("%q is not a valid regular expression (Go RE2 syntax): %s", expr,
-			strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
+	if msg := yamlcheck.RegexpMessage(expr); msg != "" {
+		c.add(p, false, msg)
 	}
 }
 

@@ -1,11 +1,7 @@
-package workflow
+package yamlcheck
 
 import (
-	"cmp"
-	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/token"
@@ -25,23 +21,6 @@ func newLocator(body ast.Node) *locator {
 		}
 	}
 	return l
-}
-
-func (l *locator) problems(file string, issues []issue) Problems {
-	ps := make(Problems, 0, len(issues))
-	for _, is := range issues {
-		line, col := l.pos(is.path, is.key)
-		ps = append(ps, Problem{File: file, Line: line, Column: col, Message: is.msg})
-	}
-	slices.SortStableFunc(ps, func(a, b Problem) int {
-		return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column), strings.Compare(a.Message, b.Message))
-	})
-	ps = slices.CompactFunc(ps, func(a, b Problem) bool { return a == b })
-	if len(ps) > maxProblems {
-		more := len(ps) - maxProblems
-		ps = append(ps[:maxProblems], Problem{File: file, Message: fmt.Sprintf("... and %d more problems", more)})
-	}
-	return ps
 }
 
 // pos returns where path is written: the deepest node found along it, or
