@@ -174,7 +174,7 @@ export class FakeBackend implements Backend {
 
   /** Adds a session; with `turns`, that many short finished turns without events. */
   addSession(title: string, at: Date, turns = 0): Session {
-    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0, running_turn: '', active_turn_id: '' };
+    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0, running_turn: '', active_turn_id: '', kind: 'chat' };
     this.sessions.unshift(s);
     for (let i = 1; i <= turns; i++) {
       const t = this.newTurn(s.id, `Question number ${i}: what is ${i} squared?`, 'chat', at);
@@ -199,6 +199,7 @@ export class FakeBackend implements Backend {
     this.log('createSession', req);
     const at = this.now().toISOString();
     const s: Session = {
+      kind: 'chat',
       active_turn_id: '',
       id: this.id('s'),
       title: req.title?.trim() || 'New session',

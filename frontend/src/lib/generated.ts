@@ -882,6 +882,12 @@ export interface Session {
    */
   forked_from_session?: string;
   forked_from_turn?: string;
+  /**
+   * Kind is SessionChat ("" is taken as chat), or SessionEval for an
+   * evaluation case's session: hidden from ListSessions unless asked for
+   * (Page.Eval), and never searched (Search, SearchMemory).
+   */
+  kind: string;
 }
 /**
  * Page asks for one page of a list, newest first. Cursor is the value of
@@ -890,6 +896,11 @@ export interface Session {
 export interface Page {
   limit: number /* int */;
   cursor: string;
+  /**
+   * Eval lists evaluation sessions too (ListSessions only: they are
+   * hidden by default).
+   */
+  eval?: boolean;
 }
 /**
  * SessionPage is one page of sessions.
