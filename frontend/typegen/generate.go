@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/constant"
@@ -216,8 +217,17 @@ func (g *generator) generate(version string) ([]byte, error) {
 	for k, v := range g.external {
 		mappings[k] = v
 	}
+	// Aliases last: an alias of a type already written (workflow.Problem
+	// = yamlcheck.Problem) is that type, not a second one of its name.
+	slices.SortStableFunc(decls, func(a, b *decl) int {
+		return cmp.Compare(boolInt(a.spec.Assign.IsValid()), boolInt(b.spec.Assign.IsValid()))
+	})
 	for _, d := range decls {
 		name := d.spec.Name.Name
+		if o := owner[name]; o != nil && aliasOf(d, o) {
+			mappings[d.pkg.name+"."+name] = name
+			continue
+		}
 		if o := owner[name]; o != nil {
 			return nil, fmt.Errorf("two types are called %s: in %s and %s; the file has one namespace", name, o.pkg.path, d.pkg.path)
 		}
@@ -517,4 +527,24 @@ func (c converter) expr(e ast.Expr) (string, error) {
 		return "", fmt.Errorf("tygo fell back to %s", m)
 	}
 	return got[1], nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// aliasOf reports whether d is an alias of o: type Name = opkg.Name.
+func aliasOf(d, o *decl) bool {
+	if !d.spec.Assign.IsValid() || o.spec.Assign.IsValid() {
+		return false
+	}
+	sel, ok := d.spec.Type.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == o.pkg.name && sel.Sel.Name == o.spec.Name.Name
 }

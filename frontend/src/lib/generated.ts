@@ -1331,17 +1331,6 @@ export const KindValues = [
   "reflection",
 ] as const;
 export type Kind = (typeof KindValues)[number];
-/**
- * Problem is one thing wrong with a workflow file, with where it is when
- * that is known (Line and Column are 1-based; 0 when unknown). Message says
- * what was found and what was expected, and is safe to show a user.
- */
-export interface Problem {
-  file: string;
-  line: number /* int */;
-  column: number /* int */;
-  message: string;
-}
 
 // ---- backend/agent ----
 
@@ -1538,6 +1527,20 @@ export interface Chart {
   id: string;
   title: string;
   spec: unknown;
+}
+
+// ---- backend/yamlcheck ----
+
+/**
+ * Problem is one thing wrong with a file, with where it is when that is
+ * known (Line and Column are 1-based; 0 when unknown). Message says what
+ * was found and what was expected, and is safe to show a user.
+ */
+export interface Problem {
+  file: string;
+  line: number /* int */;
+  column: number /* int */;
+  message: string;
 }
 
 // ---- app.API ----
