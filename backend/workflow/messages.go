@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/yamlcheck"
@@ -10,21 +9,9 @@ import (
 // The wording of problems: what was found, what was expected, and a likely
 // fix ("did you mean"), with the place in the file they are about.
 
-func nameMessage(got string) string {
-	msg := fmt.Sprintf("%q is not a valid workflow name: use lowercase letters, digits, '-' and '_', starting with a letter or digit, at most 64 characters", got)
-	if s := yamlcheck.Slugify(got, 64); s != "" {
-		msg += fmt.Sprintf(" (such as %q)", s)
-	}
-	return msg
-}
+func nameMessage(got string) string { return yamlcheck.SlugMessage(got, "workflow name", 64) }
 
-func agentNameMessage(got string) string {
-	msg := fmt.Sprintf("%q is not a valid agent name: use lowercase letters, digits, '-' and '_', starting with a letter or digit, at most 48 characters", got)
-	if s := yamlcheck.Slugify(got, 48); s != "" && s != got {
-		msg += fmt.Sprintf(" (such as %q)", s)
-	}
-	return msg
-}
+func agentNameMessage(got string) string { return yamlcheck.SlugMessage(got, "agent name", 48) }
 
 func itemNoun(field string) string {
 	switch field {

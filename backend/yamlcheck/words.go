@@ -134,6 +134,17 @@ func Slugify(s string, maxLen int) string {
 	return out
 }
 
+// SlugMessage says got is not a valid name of the slug form (lowercase
+// letters, digits, '-' and '_', at most maxLen bytes): what names noun
+// ("workflow name"), and a valid name like it is suggested.
+func SlugMessage(got, noun string, maxLen int) string {
+	msg := fmt.Sprintf("%q is not a valid %s: use lowercase letters, digits, '-' and '_', starting with a letter or digit, at most %d characters", got, noun, maxLen)
+	if s := Slugify(got, maxLen); s != "" && s != got {
+		msg += fmt.Sprintf(" (such as %q)", s)
+	}
+	return msg
+}
+
 // JSONValue turns a value decoded from YAML into one the schema validator
 // takes: string keys, and plain strings for anything JSON has no type for.
 func JSONValue(v any) any {
