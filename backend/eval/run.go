@@ -1,0 +1,235 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// Running one case: the unit an evaluation is made of, and what a worker
+// elsewhere runs (a later issue runs RunCase as a Temporal activity). Its
+// input is ids and its output ids and scores; the transcript stays in the
+// database, as a real turn in an evaluation session of its own.
+
+// CaseInput names one case × model × repeat of a run.
+type CaseInput struct {
+	RunID  string `json:"run_id"`
+	CaseID string `json:"case_id"`
+	Model  string `json:"model"`  // provider/model
+	Repeat int    `json:"repeat"` // 1-based
+}
+
+// CaseOutput is what came of it.
+type CaseOutput struct {
+	ResultID  string  `json:"result_id"`
+	SessionID string  `json:"session_id"`
+	TurnID    string  `json:"turn_id"`
+	State     string  `json:"state"` // store.EvalPassed, EvalFailedCase, EvalCancelled, EvalError
+	Score     float64 `json:"score"`
+	// Stored is true when the case had already ended in this run and its
+	// stored result was returned without running it again.
+	Stored bool `json:"stored"`
+}
+
+// Store is what running a case needs of the database.
+type Store interface {
+	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
+	EvalResults(ctx context.Context, runID string) ([]store.EvalResult, error)
+	ClaimEvalResult(ctx context.Context, key store.EvalResult) (store.EvalResult, bool, error)
+	SetEvalResultTurn(ctx context.Context, id, sessionID, turnID string) error
+	FinishEvalResult(ctx context.Context, r store.EvalResult) error
+	CreateSession(ctx context.Context, s store.Session) (store.Session, error)
+}
+
+// Turns starts and stops turns: the runner. A turn runs on in the
+// background whatever becomes of the context that started it; Stop ends it.
+type Turns interface {
+	Start(ctx context.Context, req runner.Request) (*runner.Handle, error)
+	Stop(turnID string) error
+}
+
+// Runner runs cases of stored runs.
+type Runner struct {
+	db    Store
+	turns Turns
+	judge Judge // nil: judge assertions fail, saying no critic could be asked
+	log   *slog.Logger
+}
+
+// NewRunner returns a Runner; log may be nil.
+func NewRunner(db Store, turns Turns, judge Judge, log *slog.Logger) *Runner {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{db: db, turns: turns, judge: judge, log: log}
+}
+
+// RunCase runs one case × model × repeat of a run as a turn in a new
+// evaluation session, checks its assertions against what the turn stored,
+// and stores the result. It is idempotent: a case that already ended in
+// this run returns its stored result (Stored). Cancelling ctx stops the
+// turn; the result is stored as cancelled, with what the turn had kept.
+func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) {
+	run, err := r.db.EvalRun(ctx, in.RunID)
+	if err != nil {
+		return CaseOutput{}, err
+	}
+	var suite Suite
+	if err := json.Unmarshal(run.Suite, &suite); err != nil {
+		return CaseOutput{}, apperr.Wrap(err, apperr.Internal, "The suite stored with run %s cannot be read.", run.ID)
+	}
+	c, ok := findCase(&suite, in.CaseID)
+	if !ok {
+		return CaseOutput{}, apperr.New(apperr.Invalid, "Suite %s has no case %q.", suite.Name, in.CaseID)
+	}
+	provider, model, ok := strings.Cut(in.Model, "/")
+	if !ok || provider == "" || model == "" {
+		return CaseOutput{}, apperr.New(apperr.Invalid, "%q is not a provider/model.", in.Model)
+	}
+	res, claimed, err := r.db.ClaimEvalResult(ctx, store.EvalResult{RunID: in.RunID, CaseID: in.CaseID, Model: in.Model, Repeat: in.Repeat})
+	if err != nil {
+		return CaseOutput{}, err
+	}
+	if !claimed {
+		return CaseOutput{ResultID: res.ID, SessionID: res.SessionID, TurnID: res.TurnID, State: res.State, Score: res.Score, Stored: true}, nil
+	}
+
+	req, err := r.request(ctx, run, &suite, c, in, provider, model)
+	if err != nil {
+		return r.finish(ctx, res, c.Assert, Observation{}, nil, err)
+	}
+	sess, err := r.db.CreateSession(ctx, store.Session{
+		Title:    fmt.Sprintf("%s · %s · %s #%d", suite.Name, c.ID, in.Model, in.Repeat),
+		Kind:     store.SessionEval,
+		Provider: provider, Model: model, Workflow: suite.Workflow,
+	})
+	if err != nil {
+		return r.finish(ctx, res, c.Assert, Observation{}, nil, err)
+	}
+	req.SessionID = sess.ID
+	var charts atomic.Int32
+	req.Sinks = append(req.Sinks, turn.SinkFunc(func(e turn.Event) error {
+		if e.Type == turn.EventChart {
+			charts.Add(1)
+		}
+		return nil
+	}))
+	h, err := r.turns.Start(ctx, req)
+	if err != nil {
+		res.SessionID = sess.ID
+		return r.finish(ctx, res, c.Assert, Observation{}, nil, err)
+	}
+	res.SessionID, res.TurnID = sess.ID, h.TurnID
+	if err := r.db.SetEvalResultTurn(ctx, res.ID, sess.ID, h.TurnID); err != nil {
+		r.log.Warn("linking an evaluation case to its turn", "result", res.ID, "turn", h.TurnID, "err", err)
+	}
+	select {
+	case <-h.Done():
+	case <-ctx.Done(): // Stop: the turn ends as it would by the Stop button
+		if err := r.turns.Stop(h.TurnID); err != nil {
+			r.log.Warn("stopping an evaluation case's turn", "turn", h.TurnID, "err", err)
+		}
+	}
+	result := h.Wait()
+	obs := Observation{Answer: result.FinalText, Result: result, Charts: int(charts.Load()), Prompt: req.Message}
+	return r.finish(ctx, res, c.Assert, obs, &result, nil)
+}
+
+// request is the turn a case runs as: its prompt with the vars filled,
+// its conversation before it, the suite's workflow, and the run's capture
+// (a replay run replays the turn the same case × model × repeat ran as in
+// the run it names, so repeats replay as they happened).
+func (r *Runner) request(ctx context.Context, run store.EvalRun, s *Suite, c Case, in CaseInput, provider, model string) (runner.Request, error) {
+	message, history := s.Render(c)
+	req := runner.Request{
+		Message: message, Workflow: s.Workflow, Provider: provider, Model: model,
+		Attach: c.Attach, Capture: llm.CaptureMode(run.Capture),
+	}
+	for _, m := range history {
+		req.History = append(req.History, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
+	}
+	if run.Capture != string(llm.CaptureReplay) {
+		return req, nil
+	}
+	from, err := r.db.EvalResults(ctx, run.FromRunID)
+	if err != nil {
+		return runner.Request{}, err
+	}
+	for _, f := range from {
+		if f.CaseID == in.CaseID && f.Model == in.Model && f.Repeat == in.Repeat && f.TurnID != "" {
+			req.Replay = &runner.Replay{TurnID: f.TurnID}
+			return req, nil
+		}
+	}
+	return runner.Request{}, apperr.New(apperr.NotFound,
+		"Run %s has no recorded turn of case %s on %s (repeat %d) to replay; run the suite with --capture record first.", run.FromRunID, in.CaseID, in.Model, in.Repeat)
+}
+
+// finish checks the assertions (when the turn ran to an answer) and
+// stores the result. A case that could not run is an error result, with
+// the reason a person can act on.
+func (r *Runner) finish(ctx context.Context, res store.EvalResult, asserts []Assert, obs Observation, result *turn.Result, runErr error) (CaseOutput, error) {
+	switch {
+	case runErr != nil:
+		res.State, res.Error = store.EvalError, apperr.MessageOf(runErr)
+		if errors.Is(runErr, context.Canceled) {
+			res.State = store.EvalCancelled
+		}
+	case result.Cancelled || result.Termination.Kind == turn.TermCancelled:
+		res.State, res.Error = store.EvalCancelled, "Stopped before the case's turn ended."
+	default:
+		res.State = store.EvalPassed
+	}
+	if result != nil {
+		if result.Error != "" {
+			res.Error = result.Error // why the turn failed, beside what the assertions say
+		}
+		res.LatencyMS, res.Tokens = result.DurationMS, tokensOf(result.Usage)
+		if result.Cost != nil && result.Cost.Unpriced == 0 {
+			usd := result.Cost.USD
+			res.CostUSD = &usd
+		}
+	}
+	// The store's context may be cancelled (Stop): the result is still
+	// stored, so a cancelled case says so.
+	storeCtx := context.WithoutCancel(ctx)
+	if res.State == store.EvalPassed {
+		outcomes, passed, score := CheckAll(storeCtx, asserts, obs, r.judge)
+		b, _ := json.Marshal(outcomes)
+		res.Outcomes, res.Score = b, score
+		if !passed {
+			res.State = store.EvalFailedCase
+		}
+	}
+	if err := r.db.FinishEvalResult(storeCtx, res); err != nil {
+		return CaseOutput{}, err
+	}
+	return CaseOutput{ResultID: res.ID, SessionID: res.SessionID, TurnID: res.TurnID, State: res.State, Score: res.Score}, nil
+}
+
+func findCase(s *Suite, id string) (Case, bool) {
+	for _, c := range s.Cases {
+		if c.ID == id {
+			return c, true
+		}
+	}
+	return Case{}, false
+}
+
+// tokensOf is a turn's tokens: the server's total, else input + output.
+func tokensOf(u llm.Usage) int64 {
+	if u.TotalTokens > 0 {
+		return int64(u.TotalTokens)
+	}
+	return int64(u.InputTokens + u.OutputTokens)
+}

@@ -1,0 +1,186 @@
+package eval_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+func ptr[T any](v T) *T { return &v }
+
+// geoSuite has a case that passes on the answer "Paris" and one that
+// fails on it.
+func geoSuite() eval.Suite {
+	return eval.Suite{Name: "geo", Models: []string{"fake/m"}, Repeat: 2, Cases: []eval.Case{
+		{ID: "capital", Prompt: "Capital of {{country}}?", Vars: map[string]string{"country": "France"},
+			Assert: []eval.Assert{{Contains: ptr("Paris")}, {Termination: &eval.TerminationRule{NotLimit: true}}}},
+		{ID: "wrong", Prompt: "Capital of Germany?", Assert: []eval.Assert{{Contains: ptr("Berlin")}}},
+	}}
+}
+
+func newRun(t *testing.T, db *store.DB, s eval.Suite, capture, from string) store.EvalRun {
+	t.Helper()
+	raw, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := db.CreateEvalRun(context.Background(), store.EvalRun{SuiteName: s.Name, Suite: raw, Capture: capture, FromRunID: from})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// TestRunCase: each case runs as a real turn in an evaluation session of
+// its own, with its vars filled; its assertions decide passed or failed,
+// with their reasons stored; running it again returns the stored result
+// without a model call; and a replay run, with the server gone, serves
+// each repeat's own recordings and gives the same results.
+func TestRunCase(t *testing.T) {
+	ctx := context.Background()
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		llmtest.Reply{Chunks: llmtest.Text("It is Paris.", 2)},
+		llmtest.Reply{Chunks: llmtest.Text("Paris, of course.", 2)},
+		llmtest.Reply{Chunks: llmtest.Text("It is Paris.", 2)},
+	)
+	runner := eval.NewRunner(db, eng.Runner, nil, nil)
+	run := newRun(t, db, geoSuite(), "record", "")
+
+	cells := []struct {
+		in    eval.CaseInput
+		state string
+	}{
+		{eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}, store.EvalPassed},
+		{eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 2}, store.EvalPassed},
+		{eval.CaseInput{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1}, store.EvalFailedCase},
+	}
+	var outs []eval.CaseOutput
+	for _, c := range cells {
+		out, err := runner.RunCase(ctx, c.in)
+		if err != nil || out.State != c.state || out.Stored || out.TurnID == "" {
+			t.Fatalf("%+v: %+v %v, want %s", c.in, out, err, c.state)
+		}
+		outs = append(outs, out)
+	}
+	reqs := srv.Requests()
+	if first, _ := json.Marshal(reqs[0].Body); len(reqs) != 3 || !strings.Contains(string(first), "Capital of France?") {
+		t.Fatalf("the model was asked %d times; first: %s", len(reqs), first)
+	}
+	detail, err := db.GetTurn(ctx, outs[0].TurnID, false)
+	if err != nil || detail.FinalText != "It is Paris." {
+		t.Fatalf("the case's turn: %+v %v", detail.Turn, err)
+	}
+	sess, err := db.GetSession(ctx, outs[0].SessionID)
+	if err != nil || sess.Kind != store.SessionEval || !strings.Contains(sess.Title, "capital") {
+		t.Fatalf("the case's session: %+v %v", sess, err)
+	}
+	results, err := db.EvalResults(ctx, run.ID)
+	if err != nil || len(results) != 3 {
+		t.Fatalf("results: %+v %v", results, err)
+	}
+	var outcomes []eval.Outcome
+	if err := json.Unmarshal(results[2].Outcomes, &outcomes); err != nil || len(outcomes) != 1 || outcomes[0].Passed || !strings.Contains(outcomes[0].Reason, "Berlin") {
+		t.Fatalf("the failing case's outcomes: %s %v", results[2].Outcomes, err)
+	}
+
+	// Again: the stored result, and no model call.
+	again, err := runner.RunCase(ctx, cells[0].in)
+	if err != nil || !again.Stored || again.ResultID != outs[0].ResultID || again.State != store.EvalPassed {
+		t.Fatalf("running a finished case again: %+v %v", again, err)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("a finished case asked the model again: %d requests", n)
+	}
+
+	// A replay of the run, offline: each repeat serves its own turn's recording.
+	srv.Close()
+	replay := newRun(t, db, geoSuite(), "replay", run.ID)
+	for i, c := range cells {
+		c.in.RunID = replay.ID
+		out, err := runner.RunCase(ctx, c.in)
+		if err != nil || out.State != c.state {
+			t.Fatalf("replaying %+v: %+v %v", c.in, out, err)
+		}
+		d, err := db.GetTurn(ctx, out.TurnID, false)
+		orig, _ := db.GetTurn(ctx, outs[i].TurnID, false)
+		if err != nil || d.FinalText != orig.FinalText {
+			t.Fatalf("repeat %d replayed %q, recorded %q (%v)", c.in.Repeat, d.FinalText, orig.FinalText, err)
+		}
+	}
+}
+
+// TestRunCaseErrors: a case that cannot run is stored as an error result
+// with a reason; unknown cases and models are refused before anything is
+// stored.
+func TestRunCaseErrors(t *testing.T) {
+	ctx := context.Background()
+	_, db, eng := setuptest.NewEngine(t)
+	runner := eval.NewRunner(db, eng.Runner, nil, nil)
+	run := newRun(t, db, geoSuite(), "record", "")
+	if _, err := runner.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "nope", Model: "fake/m", Repeat: 1}); err == nil || !strings.Contains(err.Error(), "no case") {
+		t.Fatalf("an unknown case: %v", err)
+	}
+	if _, err := runner.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "nomodel", Repeat: 1}); err == nil {
+		t.Fatal("a model without a provider was run")
+	}
+	out, err := runner.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "absent/m", Repeat: 1})
+	if err != nil || out.State != store.EvalError {
+		t.Fatalf("an unknown provider: %+v %v", out, err)
+	}
+	results, _ := db.EvalResults(ctx, run.ID)
+	if len(results) != 1 || results[0].Error == "" || !strings.Contains(results[0].Error, "absent") {
+		t.Fatalf("the error result: %+v", results)
+	}
+	replay := newRun(t, db, geoSuite(), "replay", run.ID)
+	out, err = runner.RunCase(ctx, eval.CaseInput{RunID: replay.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1})
+	if err != nil || out.State != store.EvalError {
+		t.Fatalf("replaying a case never recorded: %+v %v", out, err)
+	}
+}
+
+// TestStoppedCaseIsStoredCancelled: Stop (the context cancelled) while
+// the model is answering stops the case's turn, and its result is stored
+// as cancelled, linked to the turn that kept what it had.
+func TestStoppedCaseIsStoredCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	asked := make(chan struct{}, 1)
+	srv.Respond(func(llmtest.Request) llmtest.Reply {
+		asked <- struct{}{}
+		return llmtest.Reply{Hang: true}
+	})
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	run := newRun(t, db, geoSuite(), "record", "")
+	go func() {
+		<-asked
+		cancel()
+	}()
+	out, err := eval.NewRunner(db, eng.Runner, nil, nil).RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1})
+	if err != nil || out.State != store.EvalCancelled || out.TurnID == "" {
+		t.Fatalf("a stopped case: %+v %v", out, err)
+	}
+	results, _ := db.EvalResults(context.Background(), run.ID)
+	if len(results) != 1 || results[0].State != store.EvalCancelled || results[0].EndedAt == nil {
+		t.Fatalf("stored: %+v", results)
+	}
+	d, err := db.GetTurn(context.Background(), out.TurnID, false)
+	if err != nil || d.State != store.StateCancelled {
+		t.Fatalf("the turn: %+v %v", d.Turn, err)
+	}
+}
