@@ -62,11 +62,12 @@ type Turns interface {
 type Runner struct {
 	db    Store
 	turns Turns
-	judge Judge // nil: judge assertions fail, saying no critic could be asked
+	judge Judge // nil: each case's critic runs as a turn (turnJudge)
 	log   *slog.Logger
 }
 
-// NewRunner returns a Runner; log may be nil.
+// NewRunner returns a Runner; judge and log may be nil (a nil judge runs
+// each judge assertion's critic as a turn of its own, see turnJudge).
 func NewRunner(db Store, turns Turns, judge Judge, log *slog.Logger) *Runner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -106,7 +107,7 @@ func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) 
 
 	req, err := r.request(ctx, run, &suite, c, in, provider, model)
 	if err != nil {
-		return r.finish(ctx, res, c.Assert, Observation{}, nil, err)
+		return r.finish(ctx, res, c.Assert, Observation{}, nil, nil, err)
 	}
 	sess, err := r.db.CreateSession(ctx, store.Session{
 		Title:    fmt.Sprintf("%s · %s · %s #%d", suite.Name, c.ID, in.Model, in.Repeat),
@@ -114,7 +115,7 @@ func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) 
 		Provider: provider, Model: model, Workflow: suite.Workflow,
 	})
 	if err != nil {
-		return r.finish(ctx, res, c.Assert, Observation{}, nil, err)
+		return r.finish(ctx, res, c.Assert, Observation{}, nil, nil, err)
 	}
 	req.SessionID = sess.ID
 	var charts atomic.Int32
@@ -127,22 +128,32 @@ func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) 
 	h, err := r.turns.Start(ctx, req)
 	if err != nil {
 		res.SessionID = sess.ID
-		return r.finish(ctx, res, c.Assert, Observation{}, nil, err)
+		return r.finish(ctx, res, c.Assert, Observation{}, nil, nil, err)
 	}
 	res.SessionID, res.TurnID = sess.ID, h.TurnID
 	if err := r.db.SetEvalResultTurn(ctx, res.ID, sess.ID, h.TurnID); err != nil {
 		r.log.Warn("linking an evaluation case to its turn", "result", res.ID, "turn", h.TurnID, "err", err)
 	}
+	result := r.wait(ctx, h)
+	obs := Observation{Answer: result.FinalText, Result: result, Charts: int(charts.Load()), Prompt: req.Message}
+	judge := r.judge
+	if judge == nil {
+		judge = turnJudge{r: r, title: sess.Title, capture: llm.CaptureMode(run.Capture)}
+	}
+	return r.finish(ctx, res, c.Assert, obs, &result, judge, nil)
+}
+
+// wait waits for a turn to end; Stop (ctx cancelled) stops it as the Stop
+// button would, and it still returns what the turn kept.
+func (r *Runner) wait(ctx context.Context, h *runner.Handle) turn.Result {
 	select {
 	case <-h.Done():
-	case <-ctx.Done(): // Stop: the turn ends as it would by the Stop button
+	case <-ctx.Done():
 		if err := r.turns.Stop(h.TurnID); err != nil {
-			r.log.Warn("stopping an evaluation case's turn", "turn", h.TurnID, "err", err)
+			r.log.Warn("stopping an evaluation turn", "turn", h.TurnID, "err", err)
 		}
 	}
-	result := h.Wait()
-	obs := Observation{Answer: result.FinalText, Result: result, Charts: int(charts.Load()), Prompt: req.Message}
-	return r.finish(ctx, res, c.Assert, obs, &result, nil)
+	return h.Wait()
 }
 
 // request is the turn a case runs as: its prompt with the vars filled,
@@ -178,7 +189,7 @@ func (r *Runner) request(ctx context.Context, run store.EvalRun, s *Suite, c Cas
 // finish checks the assertions (when the turn ran to an answer) and
 // stores the result. A case that could not run is an error result, with
 // the reason a person can act on.
-func (r *Runner) finish(ctx context.Context, res store.EvalResult, asserts []Assert, obs Observation, result *turn.Result, runErr error) (CaseOutput, error) {
+func (r *Runner) finish(ctx context.Context, res store.EvalResult, asserts []Assert, obs Observation, result *turn.Result, judge Judge, runErr error) (CaseOutput, error) {
 	switch {
 	case runErr != nil:
 		res.State, res.Error = store.EvalError, apperr.MessageOf(runErr)
@@ -204,10 +215,13 @@ func (r *Runner) finish(ctx context.Context, res store.EvalResult, asserts []Ass
 	// stored, so a cancelled case says so.
 	storeCtx := context.WithoutCancel(ctx)
 	if res.State == store.EvalPassed {
-		outcomes, passed, score := CheckAll(storeCtx, asserts, obs, r.judge)
+		outcomes, passed, score := CheckAll(ctx, asserts, obs, judge)
 		b, _ := json.Marshal(outcomes)
 		res.Outcomes, res.Score = b, score
-		if !passed {
+		switch {
+		case ctx.Err() != nil: // stopped while a judge was asked
+			res.State, res.Error = store.EvalCancelled, "Stopped while the case's answer was judged."
+		case !passed:
 			res.State = store.EvalFailedCase
 		}
 	}

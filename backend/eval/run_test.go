@@ -184,3 +184,56 @@ func TestStoppedCaseIsStoredCancelled(t *testing.T) {
 		t.Fatalf("the turn: %+v %v", d.Turn, err)
 	}
 }
+
+// TestJudgeRunsAsATurn: a judge assertion's critic runs as a turn of its
+// own (a stored evaluation session named after the case), its verdict
+// decides the assertion, and a replay run serves the critic's recorded
+// call, offline, with the same verdict.
+func TestJudgeRunsAsATurn(t *testing.T) {
+	ctx := context.Background()
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Enqueue(
+		llmtest.Reply{Chunks: llmtest.Text("Paris is the capital of France.", 2)},
+		llmtest.Reply{Chunks: llmtest.Text(`{"passed": true, "score": 0.9, "feedback": "Correct and direct."}`, 3)},
+	)
+	s := eval.Suite{Name: "judged", Models: []string{"fake/m"}, Cases: []eval.Case{{ID: "capital", Prompt: "Capital of France?",
+		Assert: []eval.Assert{{Judge: &eval.JudgeRule{Rubric: "Names Paris as the capital.", Model: "fake/critic"}}}}}}
+	r := eval.NewRunner(db, eng.Runner, nil, nil)
+	run := newRun(t, db, s, "record", "")
+	in := eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
+	out, err := r.RunCase(ctx, in)
+	if err != nil || out.State != store.EvalPassed || out.Score != 0.9 {
+		t.Fatalf("a judged case: %+v %v", out, err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[1].Model != "critic" {
+		t.Fatalf("the critic was not asked: %d requests", len(reqs))
+	}
+	critic, _ := json.Marshal(reqs[1].Body)
+	if !strings.Contains(string(critic), "Names Paris as the capital.") || !strings.Contains(string(critic), "Paris is the capital of France.") {
+		t.Fatalf("the critic was asked %s", critic)
+	}
+	page, err := db.ListSessions(ctx, store.Page{Eval: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var judged bool
+	for _, s := range page.Sessions {
+		judged = judged || (strings.HasSuffix(s.Title, "· judge") && s.Turns == 1 && s.Kind == store.SessionEval)
+	}
+	if !judged {
+		t.Fatalf("no judge session among %+v", page.Sessions)
+	}
+
+	srv.Close()
+	replay := newRun(t, db, s, "replay", run.ID)
+	in.RunID = replay.ID
+	again, err := r.RunCase(ctx, in)
+	if err != nil || again.State != store.EvalPassed || again.Score != 0.9 {
+		t.Fatalf("the judged case replayed: %+v %v", again, err)
+	}
+}
