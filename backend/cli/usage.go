@@ -15,7 +15,7 @@ import (
 // cmdUsage prints tokens and cost over time, from the costs kept with each
 // model call (replays cost nothing and are left out):
 //
-//	agentdeck usage [--since 30d|YYYY-MM-DD] [--until YYYY-MM-DD] [--by model|provider|workflow|day] [--json|--csv]
+//	agentdeck usage [--since 30d|YYYY-MM-DD] [--until YYYY-MM-DD] [--by model|provider|workflow|day|kind] [--json|--csv]
 func cmdUsage(ctx context.Context, args []string, env Env) int {
 	fs := newFlagSet("usage", env)
 	dbFlag := dbFlagOf(fs)
@@ -27,7 +27,7 @@ func cmdUsage(ctx context.Context, args []string, env Env) int {
 	top := fs.Int("top", 10, "how many of the costliest sessions and turns to list")
 	pos, err := parseInterleaved(fs, args)
 	if err != nil || len(pos) != 0 || (*asJSON && *asCSV) {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck usage [--since 30d] [--by model|provider|workflow|day] [--json|--csv]")
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck usage [--since 30d] [--by model|provider|workflow|day|kind] [--json|--csv]")
 		return ExitUsage
 	}
 	now := time.Now()
@@ -106,6 +106,10 @@ func usageText(env Env, rep store.UsageReport) {
 	t := rep.Total
 	fmt.Fprintf(env.Stdout, "Usage %s: %d model %s · %d in / %d out tokens · %s cached · %s\n\n", span, t.Calls, plural(t.Calls, "call", "calls"),
 		t.InputTokens, t.OutputTokens, share(t.CachedInputTokens, t.InputTokens), sumCostText(t))
+	if e := rep.Evaluations; e.Calls > 0 {
+		fmt.Fprintf(env.Stdout, "Of which evaluation runs: %d %s · %d in / %d out tokens · %s\n\n", e.Calls, plural(e.Calls, "call", "calls"),
+			e.InputTokens, e.OutputTokens, sumCostText(e))
+	}
 	if len(rep.Rows) == 0 {
 		fmt.Fprintln(env.Stdout, "No model calls in this span.")
 		return

@@ -24,6 +24,9 @@ const (
 	UsageByProvider = "provider"
 	UsageByWorkflow = "workflow"
 	UsageByDay      = "day"
+	// UsageByKind groups by the kind of session: chat or eval (the calls
+	// of evaluation runs, their own category).
+	UsageByKind = "kind"
 )
 
 // usageKeys are the SQL of each grouping, over model_calls c joined to
@@ -33,6 +36,7 @@ var usageKeys = map[string]string{
 	UsageByProvider: `c.provider`,
 	UsageByWorkflow: `t.workflow`,
 	UsageByDay:      `substr(c.started_at, 1, 10)`,
+	UsageByKind:     `s.kind`,
 }
 
 // UsageQuery says which calls to sum and how to group them.
@@ -96,6 +100,8 @@ type UsageReport struct {
 	Since string   `json:"since,omitempty"`
 	Until string   `json:"until,omitempty"`
 	Total UsageSum `json:"total"`
+	// Evaluations is the part of Total that evaluation runs spent.
+	Evaluations UsageSum `json:"evaluations"`
 	// Rows are the groups, costliest first (by day: in order).
 	Rows []UsageRow `json:"rows"`
 	// Series is each day's use by the same grouping (by day: by model).
@@ -124,7 +130,7 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) (UsageReport, error) {
 	}
 	key, ok := usageKeys[q.By]
 	if !ok {
-		return UsageReport{}, apperr.New(apperr.Invalid, "Usage can be grouped by model, provider, workflow or day, not %q.", q.By)
+		return UsageReport{}, apperr.New(apperr.Invalid, "Usage can be grouped by model, provider, workflow, day or kind, not %q.", q.By)
 	}
 	if q.Top <= 0 {
 		q.Top = 10
@@ -146,6 +152,9 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) (UsageReport, error) {
 	if err == nil {
 		defer tx.Rollback()
 		err = tx.QueryRowContext(ctx, `SELECT `+usageSums+calls+where, args...).Scan(rep.Total.dest()...)
+	}
+	if err == nil {
+		err = tx.QueryRowContext(ctx, `SELECT `+usageSums+calls+where+` AND s.kind = 'eval'`, args...).Scan(rep.Evaluations.dest()...)
 	}
 	if err == nil {
 		order := costliest + `, 1`

@@ -240,3 +240,32 @@ func TestModelInfoIsKeptWithItsProvider(t *testing.T) {
 		t.Fatal("kept after the provider was removed")
 	}
 }
+
+// TestUsageCountsEvaluationsApart: the calls of evaluation sessions are
+// in the total, and also summed apart, and grouped as their own kind.
+func TestUsageCountsEvaluationsApart(t *testing.T) {
+	db := mustOpen(t)
+	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	price := &llm.Price{InputPerM: 1, OutputPerM: 2, Source: llm.PriceUser}
+	chat, _ := db.CreateSession(ctx, Session{Title: "chat"})
+	ev, _ := db.CreateSession(ctx, Session{Title: "suite · case", Kind: SessionEval})
+	storeCalls(t, db, chat.ID, "chat", "hi", pricedCall("p", "m", price, at, 1000, 500))
+	storeCalls(t, db, ev.ID, "chat", "case", pricedCall("p", "m", price, at, 3000, 1000), pricedCall("p", "m", price, at, 1000, 0))
+	rep, err := db.Usage(ctx, UsageQuery{By: UsageByKind})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Total.Calls != 3 || rep.Evaluations.Calls != 2 || rep.Evaluations.InputTokens != 4000 {
+		t.Fatalf("total %+v, evaluations %+v", rep.Total, rep.Evaluations)
+	}
+	if math.Abs(rep.Evaluations.CostUSD-0.006) > 1e-12 {
+		t.Fatalf("evaluations cost $%v, want $0.006", rep.Evaluations.CostUSD)
+	}
+	byKind := map[string]int{}
+	for _, r := range rep.Rows {
+		byKind[r.Key] = r.Calls
+	}
+	if byKind["eval"] != 2 || byKind["chat"] != 1 || len(byKind) != 2 {
+		t.Fatalf("rows by kind: %+v", rep.Rows)
+	}
+}

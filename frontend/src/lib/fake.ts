@@ -633,7 +633,7 @@ export class FakeBackend implements Backend {
     const turns = new Map<string, UsageItem>();
     const total = emptySum();
     for (const c of calls) {
-      const key = by === 'day' ? c.day : by === 'provider' ? c.provider : by === 'workflow' ? c.turn.workflow : c.call.model;
+      const key = by === 'day' ? c.day : by === 'provider' ? c.provider : by === 'workflow' ? c.turn.workflow : by === 'kind' ? 'chat' : c.call.model;
       addCall(total, c.call);
       addCall(getOr(groups, key, () => ({ key, ...emptySum() })), c.call);
       const seriesKey = by === 'day' ? c.call.model : key;
@@ -645,7 +645,8 @@ export class FakeBackend implements Backend {
     const costliest = (a: UsageSum, b: UsageSum) => b.cost_usd - a.cost_usd || b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens);
     const rows = [...groups.values()].sort(by === 'day' ? (a, b) => a.key.localeCompare(b.key) : costliest);
     const points = [...series.values()].sort((a, b) => a.day.localeCompare(b.day));
-    const report = { by, since, until, total, rows, series: points, top_sessions: [...sessions.values()].sort(costliest).slice(0, 10), top_turns: [...turns.values()].sort(costliest).slice(0, 10) };
+    // The fake keeps no evaluation runs: their part is nothing.
+    const report = { by, since, until, total, evaluations: emptySum(), rows, series: points, top_sessions: [...sessions.values()].sort(costliest).slice(0, 10), top_turns: [...turns.values()].sort(costliest).slice(0, 10) };
     return { report, charts: total.calls ? usageCharts(rows, points, total, by) : [], since, until };
   }
 

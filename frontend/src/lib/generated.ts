@@ -1011,6 +1011,10 @@ export interface UsageReport {
   until?: string;
   total: UsageSum;
   /**
+   * Evaluations is the part of Total that evaluation runs spent.
+   */
+  evaluations: UsageSum;
+  /**
    * Rows are the groups, costliest first (by day: in order).
    */
   rows: UsageRow[] | null;
