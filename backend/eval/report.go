@@ -1,0 +1,229 @@
+package eval
+
+import (
+	"encoding/json"
+	"sort"
+
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+// Reading a run back: its results with their outcomes, a summary per
+// model, and the comparison of two runs case by case. The command line
+// and the window show the same Report and Diff.
+
+// Result is one stored result with its outcomes read.
+type Result struct {
+	ID        string    `json:"id"`
+	CaseID    string    `json:"case_id"`
+	Model     string    `json:"model"`
+	Repeat    int       `json:"repeat"`
+	State     string    `json:"state"`
+	Score     float64   `json:"score"`
+	Outcomes  []Outcome `json:"outcomes"`
+	Error     string    `json:"error,omitempty"`
+	LatencyMS int64     `json:"latency_ms"`
+	Tokens    int64     `json:"tokens"`
+	CostUSD   *float64  `json:"cost_usd,omitempty"`
+	SessionID string    `json:"session_id,omitempty"`
+	TurnID    string    `json:"turn_id,omitempty"`
+}
+
+// Reason is why a result did not pass, in a line: its error, else its
+// first failing assertion's reason ("" for a pass).
+func (r Result) Reason() string {
+	if r.State == store.EvalPassed {
+		return ""
+	}
+	if r.Error != "" {
+		return r.Error
+	}
+	for _, o := range r.Outcomes {
+		if !o.Passed {
+			return o.Kind + ": " + o.Reason
+		}
+	}
+	return r.State
+}
+
+// ModelSummary is how one model did in a run.
+type ModelSummary struct {
+	Model     string  `json:"model"`
+	Total     int     `json:"total"`
+	Passed    int     `json:"passed"`
+	Failed    int     `json:"failed"`
+	Errors    int     `json:"errors"`
+	Cancelled int     `json:"cancelled"`
+	PassRate  float64 `json:"pass_rate"` // of the results that ended passed or failed
+	MeanScore float64 `json:"mean_score"`
+	// MedianLatencyMS is the median latency of its cases' turns.
+	MedianLatencyMS int64   `json:"median_latency_ms"`
+	CostUSD         float64 `json:"cost_usd"`
+	// Unpriced counts results whose cost is unknown (not in CostUSD).
+	Unpriced int `json:"unpriced"`
+}
+
+// Report is a run with its results and a summary per model, in the order
+// of the suite's models.
+type Report struct {
+	Run     store.EvalRun  `json:"run"`
+	Results []Result       `json:"results"`
+	Models  []ModelSummary `json:"models"`
+	Passed  int            `json:"passed"`
+	Total   int            `json:"total"`
+}
+
+// AllPassed says whether every result passed (and there was one).
+func (r Report) AllPassed() bool { return r.Total > 0 && r.Passed == r.Total }
+
+// NewReport reads a run's stored results into a Report.
+func NewReport(run store.EvalRun, stored []store.EvalResult) Report {
+	rep := Report{Run: run, Results: make([]Result, 0, len(stored))}
+	var order []string
+	var suite Suite
+	if json.Unmarshal(run.Suite, &suite) == nil {
+		order = append(order, suite.Models...)
+	}
+	byModel := map[string]*ModelSummary{}
+	latencies := map[string][]int64{}
+	for _, s := range stored {
+		r := Result{ID: s.ID, CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat, State: s.State, Score: s.Score, Error: s.Error,
+			LatencyMS: s.LatencyMS, Tokens: s.Tokens, CostUSD: s.CostUSD, SessionID: s.SessionID, TurnID: s.TurnID}
+		_ = json.Unmarshal(s.Outcomes, &r.Outcomes)
+		if r.Outcomes == nil {
+			r.Outcomes = []Outcome{}
+		}
+		rep.Results = append(rep.Results, r)
+		m := byModel[r.Model]
+		if m == nil {
+			m = &ModelSummary{Model: r.Model}
+			byModel[r.Model] = m
+			if !contains(order, r.Model) {
+				order = append(order, r.Model)
+			}
+		}
+		m.Total++
+		rep.Total++
+		switch r.State {
+		case store.EvalPassed:
+			m.Passed++
+			rep.Passed++
+		case store.EvalFailedCase:
+			m.Failed++
+		case store.EvalError:
+			m.Errors++
+		case store.EvalCancelled:
+			m.Cancelled++
+		}
+		m.MeanScore += r.Score
+		if r.CostUSD != nil {
+			m.CostUSD += *r.CostUSD
+		} else if r.State != store.EvalRunning {
+			m.Unpriced++
+		}
+		if r.TurnID != "" {
+			latencies[r.Model] = append(latencies[r.Model], r.LatencyMS)
+		}
+	}
+	for _, name := range order {
+		m := byModel[name]
+		if m == nil {
+			continue
+		}
+		if judged := m.Passed + m.Failed; judged > 0 {
+			m.PassRate = float64(m.Passed) / float64(judged)
+		}
+		if m.Total > 0 {
+			m.MeanScore /= float64(m.Total)
+		}
+		m.MedianLatencyMS = median(latencies[name])
+		rep.Models = append(rep.Models, *m)
+	}
+	return rep
+}
+
+func median(xs []int64) int64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]int64(nil), xs...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Diff compares two runs case by case (a case × model × repeat in both).
+type Diff struct {
+	A string `json:"a"`
+	B string `json:"b"`
+	// Regressions passed in A and not in B; Fixes the reverse;
+	// StillFailing passed in neither.
+	Regressions  []DiffCase `json:"regressions"`
+	Fixes        []DiffCase `json:"fixes"`
+	StillFailing []DiffCase `json:"still_failing"`
+	// Same counts the cells that passed in both.
+	Same int `json:"same"`
+	// OnlyA and OnlyB are cells one run has and the other does not.
+	OnlyA []DiffCase `json:"only_a"`
+	OnlyB []DiffCase `json:"only_b"`
+}
+
+// DiffCase is one cell of a Diff, with its result in each run that has it.
+type DiffCase struct {
+	CaseID string  `json:"case_id"`
+	Model  string  `json:"model"`
+	Repeat int     `json:"repeat"`
+	A      *Result `json:"a,omitempty"`
+	B      *Result `json:"b,omitempty"`
+}
+
+// DiffRuns compares run a with run b, in b's order (then a's cells b lacks).
+func DiffRuns(a, b Report) Diff {
+	d := Diff{A: a.Run.ID, B: b.Run.ID, Regressions: []DiffCase{}, Fixes: []DiffCase{}, StillFailing: []DiffCase{}, OnlyA: []DiffCase{}, OnlyB: []DiffCase{}}
+	type cell struct {
+		c, m string
+		r    int
+	}
+	inA := map[cell]*Result{}
+	for i := range a.Results {
+		r := &a.Results[i]
+		inA[cell{r.CaseID, r.Model, r.Repeat}] = r
+	}
+	seen := map[cell]bool{}
+	for i := range b.Results {
+		rb := &b.Results[i]
+		k := cell{rb.CaseID, rb.Model, rb.Repeat}
+		seen[k] = true
+		ra := inA[k]
+		dc := DiffCase{CaseID: rb.CaseID, Model: rb.Model, Repeat: rb.Repeat, A: ra, B: rb}
+		switch pa, pb := ra != nil && ra.State == store.EvalPassed, rb.State == store.EvalPassed; {
+		case ra == nil:
+			d.OnlyB = append(d.OnlyB, dc)
+		case pa && !pb:
+			d.Regressions = append(d.Regressions, dc)
+		case !pa && pb:
+			d.Fixes = append(d.Fixes, dc)
+		case !pa && !pb:
+			d.StillFailing = append(d.StillFailing, dc)
+		default:
+			d.Same++
+		}
+	}
+	for i := range a.Results {
+		ra := &a.Results[i]
+		if k := (cell{ra.CaseID, ra.Model, ra.Repeat}); !seen[k] {
+			d.OnlyA = append(d.OnlyA, DiffCase{CaseID: ra.CaseID, Model: ra.Model, Repeat: ra.Repeat, A: ra})
+		}
+	}
+	return d
+}
