@@ -97,6 +97,9 @@ const usage = `Usage:
   agentdeck db check | db backup FILE | db salvage NEW_FILE   check, copy, or rescue a damaged database
   agentdeck providers list | add NAME --base-url URL [--model M] [--default] [--price IN,OUT[,CACHED]] [--window N] [--budget USD [--over ask|refuse]] | remove NAME
   agentdeck usage [--since 30d] [--by model|provider|workflow|day] [--json|--csv]   tokens and cost over time
+  agentdeck eval SUITE.yaml [--models a,b] [--filter REGEX] [--repeat N] [--concurrency N] [--capture record|replay|auto] [--from RUN_ID] [--json] [--junit FILE]
+                                             run an evaluation suite: exit 0 all passed, 1 some did not, 2 a bad suite
+  agentdeck eval runs [--suite NAME] [--json] | eval show RUN_ID [--json] | eval diff RUN_A RUN_B [--json]
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)
@@ -144,6 +147,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 		return cmdProviders(ctx, rest, env)
 	case "usage":
 		return cmdUsage(ctx, rest, env)
+	case "eval":
+		return cmdEval(ctx, rest, env)
 	}
 	fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", cmd, usage)
 	return ExitUsage

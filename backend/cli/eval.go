@@ -1,0 +1,750 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/setup"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/yamlcheck"
+)
+
+// cmdEval runs an evaluation suite, or looks at the runs there were:
+//
+//	agentdeck eval SUITE.yaml [--models a,b] [--filter REGEX] [--repeat N] [--concurrency N]
+//	                          [--capture record|replay|auto] [--from RUN_ID] [--json] [--junit FILE]
+//	agentdeck eval runs [--suite NAME] [--json]
+//	agentdeck eval show RUN_ID [--json]
+//	agentdeck eval diff RUN_A RUN_B [--json]
+//
+// A suite file named runs, show or diff is given as ./runs.
+func cmdEval(ctx context.Context, args []string, env Env) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "runs", "show", "diff":
+			return cmdEvalLook(ctx, args[0], args[1:], env)
+		}
+	}
+	return cmdEvalRun(ctx, args, env)
+}
+
+const evalUsage = "agentdeck eval SUITE.yaml [--models a,b] [--filter REGEX] [--repeat N] [--concurrency N] [--capture record|replay|auto] [--from RUN_ID] [--json] [--junit FILE]"
+
+// evalStore is what looking at evaluation runs uses of the database.
+type evalStore interface {
+	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
+	EvalRuns(ctx context.Context, suite string, limit int) ([]store.EvalRun, error)
+	EvalResults(ctx context.Context, runID string) ([]store.EvalResult, error)
+}
+
+var (
+	_ evalStore       = (*store.DB)(nil)
+	_ eval.SuiteStore = (*store.DB)(nil)
+)
+
+func cmdEvalRun(ctx context.Context, args []string, env Env) int {
+	fs := newFlagSet("eval", env)
+	dbFlag := dbFlagOf(fs)
+	models := fs.String("models", "", "run these provider/model, comma-separated, instead of the suite's")
+	filter := fs.String("filter", "", "run only the cases whose id matches this regular expression")
+	repeat := fs.Int("repeat", 0, "run each case on each model N times (default: the suite's)")
+	concurrency := fs.Int("concurrency", 1, "how many cases run at once")
+	capture := fs.String("capture", "", "record (default), replay (offline, from an earlier run's recordings) or auto")
+	from := fs.String("from", "", "with --capture replay: the run whose recordings are served (default: the suite's latest recorded run)")
+	asJSON := fs.Bool("json", false, "print the run's report as JSON")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	var mcpf mcpFlags
+	mcpf.register(fs)
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(env.Stderr, "agentdeck: usage: %s\n", evalUsage)
+		return ExitUsage
+	}
+	opts, err := evalOptions(*models, *filter, *repeat, *concurrency, *capture, *from)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
+		return ExitUsage
+	}
+	if code := mcpf.check(env); code != ExitOK {
+		return code
+	}
+	suite, err := eval.Load(pos[0])
+	if err != nil {
+		return suiteProblems(env, err)
+	}
+	db, path, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	log := quietLogger(env, path)
+	eng, err := setup.Build(ctx, db, mcpf.options(setup.Options{DataDir: dataDir(path), Logger: log}))
+	if err != nil {
+		return fail(env, err)
+	}
+	defer eng.Close()
+	if code := connectMCP(ctx, eng, mcpf, env); code != ExitOK {
+		return code
+	}
+
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	release := stopOnSignal(env, cancel)
+	bar := &evalProgress{w: env.Stderr, tty: isTerminal(env.Stderr)}
+	run, err := eval.RunSuite(runCtx, db, eval.NewRunner(db, eng.Runner, nil, log), suite, opts, bar.update)
+	bar.finish()
+	release()
+	if err != nil {
+		return fail(env, err)
+	}
+	rep, err := evalReportOf(context.WithoutCancel(ctx), db, run.ID)
+	if err != nil {
+		return fail(env, err)
+	}
+	if code := printEvalReport(env, rep, *asJSON); code != ExitOK {
+		return code
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, rep); err != nil {
+			return fail(env, apperr.Wrap(err, apperr.Internal, "The JUnit file %s could not be written: %v", *junit, err))
+		}
+	}
+	switch {
+	case run.State == store.EvalCancelled:
+		return ExitCancelled
+	case rep.Passed == rep.Planned:
+		return ExitOK
+	}
+	return ExitFailed
+}
+
+// evalOptions checks the run flags.
+func evalOptions(models, filter string, repeat, concurrency int, capture, from string) (eval.RunOptions, error) {
+	opts := eval.RunOptions{Repeat: repeat, Concurrency: concurrency, Capture: capture, FromRunID: from}
+	for m := range strings.SplitSeq(models, ",") {
+		if m = strings.TrimSpace(m); m == "" {
+			continue
+		}
+		if p, name, ok := strings.Cut(m, "/"); !ok || p == "" || name == "" {
+			return opts, fmt.Errorf("--models: %q is not a provider/model", m)
+		}
+		opts.Models = append(opts.Models, m)
+	}
+	if filter != "" {
+		re, err := regexp.Compile(filter)
+		if err != nil {
+			return opts, fmt.Errorf("--filter: %v", err)
+		}
+		opts.Filter = re
+	}
+	switch {
+	case repeat < 0:
+		return opts, fmt.Errorf("--repeat must be 1 or more")
+	case concurrency < 1:
+		return opts, fmt.Errorf("--concurrency must be 1 or more")
+	}
+	if from != "" && capture == "" {
+		opts.Capture = "replay" // --from names what to replay
+	}
+	switch opts.Capture {
+	case "", "record", "auto":
+		if from != "" {
+			return opts, fmt.Errorf("--from needs --capture replay: it names the run whose recordings a replay serves")
+		}
+	case "replay":
+	default:
+		return opts, fmt.Errorf("--capture must be record, replay or auto, not %q", capture)
+	}
+	return opts, nil
+}
+
+// suiteProblems prints each problem of a suite file on a line of its own,
+// file:line:col first as compilers do, so an editor can jump to it.
+func suiteProblems(env Env, err error) int {
+	var ps yamlcheck.Problems
+	if !errors.As(err, &ps) || len(ps) == 0 {
+		return fail(env, err)
+	}
+	for _, p := range ps {
+		fmt.Fprintln(env.Stderr, p.Error())
+	}
+	fmt.Fprintf(env.Stderr, "agentdeck: the suite has %d %s; nothing was run\n", len(ps), plural(len(ps), "problem", "problems"))
+	return ExitUsage
+}
+
+// stopOnSignal cancels the run at the first signal (its running cases
+// stop and are stored cancelled) and exits at once at a second. release
+// stops watching.
+func stopOnSignal(env Env, cancel context.CancelFunc) (release func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		stopped := false
+		for {
+			select {
+			case <-done:
+				return
+			case <-env.Signals:
+				if stopped {
+					fmt.Fprintln(env.Stderr, "agentdeck: stopped at once")
+					env.Exit(ExitCancelled)
+					return
+				}
+				stopped = true
+				fmt.Fprintln(env.Stderr, "\nagentdeck: stopping the running cases (press Ctrl+C again to quit at once)")
+				cancel()
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// evalProgress shows on stderr how far a run is: a bar redrawn in place
+// on a terminal, else a line per finished case (a CI log).
+type evalProgress struct {
+	w     io.Writer
+	tty   bool
+	drawn bool
+}
+
+// update is an eval.Progress; RunSuite calls it one case at a time.
+func (p *evalProgress) update(done, total int, in eval.CaseInput, out eval.CaseOutput, err error) {
+	state := out.State
+	if err != nil {
+		state = "error: " + apperr.MessageOf(err)
+	}
+	line := fmt.Sprintf("[%d/%d] %s · %s #%d %s", done, total, in.CaseID, in.Model, in.Repeat, state)
+	if !p.tty {
+		fmt.Fprintln(p.w, line)
+		return
+	}
+	const width = 20
+	filled := width * done / max(total, 1)
+	fmt.Fprintf(p.w, "\r\x1b[K%s%s %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled), oneLine(line, 100))
+	p.drawn = true
+}
+
+// finish ends the bar's line.
+func (p *evalProgress) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// oneLine is s on one line, cut to n characters (not bytes: a reason may
+// quote any text).
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func valueOr(p *float64) float64 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// evalReport is a run as eval and eval show print it.
+type evalReport struct {
+	Run     evalRunRow       `json:"run"`
+	Results []evalResultView `json:"results"`
+	Models  []evalModelStats `json:"models"`
+	Passed  int              `json:"passed"`
+	// Planned is the run's cases × models × repeats; fewer results than
+	// that were stopped before they started.
+	Planned int `json:"planned"`
+}
+
+// evalRunRow is a run with what came of it, as runs lists it.
+type evalRunRow struct {
+	store.EvalRun
+	Passed int `json:"passed"`
+	Total  int `json:"total"`
+}
+
+// evalResultView is a result with its outcomes decoded.
+type evalResultView struct {
+	store.EvalResult
+	Outcomes []eval.Outcome `json:"outcomes"`
+}
+
+// evalModelStats is how one model did.
+type evalModelStats struct {
+	Model     string  `json:"model"`
+	Passed    int     `json:"passed"`
+	Failed    int     `json:"failed"`
+	Errors    int     `json:"errors"`
+	Cancelled int     `json:"cancelled"`
+	Total     int     `json:"total"`
+	PassRate  float64 `json:"pass_rate"`
+	LatencyMS int64   `json:"avg_latency_ms"`
+	// CostUSD is the cost of the results whose cost is known; nil when
+	// none is.
+	CostUSD *float64 `json:"cost_usd,omitempty"`
+}
+
+// evalReportOf reads run id and its results, in the suite's order.
+func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, error) {
+	run, err := db.EvalRun(ctx, id)
+	if err != nil {
+		return evalReport{}, err
+	}
+	results, err := db.EvalResults(ctx, id)
+	if err != nil {
+		return evalReport{}, err
+	}
+	var s eval.Suite
+	_ = json.Unmarshal(run.Suite, &s) // a run always stores its suite; an unreadable one only loses the order
+	rep := evalReport{Planned: len(s.Cases) * len(s.Models) * max(s.Repeat, 1)}
+	sortResults(results, &s)
+	byModel := map[string]*evalModelStats{}
+	models := slices.Clone(s.Models)
+	for _, r := range results {
+		v := evalResultView{EvalResult: r}
+		_ = json.Unmarshal(r.Outcomes, &v.Outcomes) // none for a case that did not run to an answer
+		rep.Results = append(rep.Results, v)
+		m := byModel[r.Model]
+		if m == nil {
+			m = &evalModelStats{Model: r.Model}
+			byModel[r.Model] = m
+			if !slices.Contains(models, r.Model) {
+				models = append(models, r.Model)
+			}
+		}
+		m.Total++
+		m.LatencyMS += r.LatencyMS
+		if r.CostUSD != nil {
+			m.CostUSD = new(*r.CostUSD + valueOr(m.CostUSD))
+		}
+		switch r.State {
+		case store.EvalPassed:
+			m.Passed++
+			rep.Passed++
+		case store.EvalFailedCase:
+			m.Failed++
+		case store.EvalError:
+			m.Errors++
+		case store.EvalCancelled:
+			m.Cancelled++
+		}
+	}
+	for _, name := range models {
+		if m := byModel[name]; m != nil {
+			m.PassRate = float64(m.Passed) / float64(m.Total)
+			m.LatencyMS /= int64(m.Total)
+			rep.Models = append(rep.Models, *m)
+		}
+	}
+	rep.Planned = max(rep.Planned, len(results))
+	rep.Run = evalRunRow{EvalRun: run, Passed: rep.Passed, Total: rep.Planned}
+	return rep, nil
+}
+
+// sortResults puts results in the suite's order: case, model, repeat.
+func sortResults(results []store.EvalResult, s *eval.Suite) {
+	index := func(list []string, v string) int {
+		if i := slices.Index(list, v); i >= 0 {
+			return i
+		}
+		return len(list)
+	}
+	cases := make([]string, len(s.Cases))
+	for i, c := range s.Cases {
+		cases[i] = c.ID
+	}
+	slices.SortStableFunc(results, func(a, b store.EvalResult) int {
+		return cmp.Or(
+			cmp.Compare(index(cases, a.CaseID), index(cases, b.CaseID)), strings.Compare(a.CaseID, b.CaseID),
+			cmp.Compare(index(s.Models, a.Model), index(s.Models, b.Model)), strings.Compare(a.Model, b.Model),
+			cmp.Compare(a.Repeat, b.Repeat))
+	})
+}
+
+// reason is why a result did not pass: its first failing assertion's
+// reason, else its error.
+func (v evalResultView) reason() string {
+	for _, o := range v.Outcomes {
+		if !o.Passed {
+			return o.Kind + ": " + o.Reason
+		}
+	}
+	return cmp.Or(v.Error, v.State)
+}
+
+func printEvalReport(env Env, rep evalReport, asJSON bool) int {
+	if asJSON {
+		return printJSON(env, rep)
+	}
+	run := rep.Run
+	fmt.Fprintf(env.Stdout, "Suite %s · %s · capture %s", run.SuiteName, run.State, run.Capture)
+	if run.FromRunID != "" {
+		fmt.Fprintf(env.Stdout, " from run %s", run.FromRunID)
+	}
+	fmt.Fprintf(env.Stdout, " · %d of %d passed\n\n", rep.Passed, rep.Planned)
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "MODEL\tPASSED\tRATE\tAVG LATENCY\tCOST")
+	for _, m := range rep.Models {
+		cost := "-"
+		if m.CostUSD != nil {
+			cost = usd(*m.CostUSD)
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%.0f%%\t%d ms\t%s\n", m.Model, m.Passed, m.Total, 100*m.PassRate, m.LatencyMS, cost)
+	}
+	tw.Flush()
+	var failing []evalResultView
+	for _, r := range rep.Results {
+		if r.State != store.EvalPassed {
+			failing = append(failing, r)
+		}
+	}
+	if len(failing) > 0 {
+		fmt.Fprintf(env.Stdout, "\nNot passed (%d):\n", len(failing))
+		tw = tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "CASE\tMODEL\t#\tSTATE\tREASON\tTURN")
+		for _, r := range failing {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.CaseID, r.Model, r.Repeat, r.State,
+				oneLine(r.reason(), 80), cmp.Or(r.TurnID, "-"))
+		}
+		tw.Flush()
+		fmt.Fprintln(env.Stdout, "Open a case's turn with: agentdeck turns show TURN")
+	}
+	if n := rep.Planned - len(rep.Results); n > 0 {
+		fmt.Fprintf(env.Stdout, "\n%d %s not run (the run was stopped).\n", n, plural(n, "case was", "cases were"))
+	}
+	fmt.Fprintf(env.Stdout, "\nRun %s; see it again with: agentdeck eval show %s\n", run.ID, run.ID)
+	return ExitOK
+}
+
+// cmdEvalLook runs eval runs, show or diff.
+func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
+	fs := newFlagSet("eval "+sub, env)
+	dbFlag := dbFlagOf(fs)
+	asJSON := fs.Bool("json", false, "print JSON")
+	suite := ""
+	if sub == "runs" {
+		fs.StringVar(&suite, "suite", "", "only the runs of this suite (its name)")
+	}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		return ExitUsage
+	}
+	if want := map[string]int{"runs": 0, "show": 1, "diff": 2}[sub]; len(pos) != want {
+		fmt.Fprintf(env.Stderr, "agentdeck: usage: agentdeck eval %s\n",
+			map[string]string{"runs": "runs [--suite NAME] [--json]", "show": "show RUN_ID [--json]", "diff": "diff RUN_A RUN_B [--json]"}[sub])
+		return ExitUsage
+	}
+	db, _, code := openDB(ctx, *dbFlag, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	switch sub {
+	case "runs":
+		return evalRuns(ctx, db, suite, *asJSON, env)
+	case "show":
+		rep, err := evalReportOf(ctx, db, pos[0])
+		if err != nil {
+			return fail(env, err)
+		}
+		return printEvalReport(env, rep, *asJSON)
+	}
+	return evalDiffCmd(ctx, db, pos[0], pos[1], *asJSON, env)
+}
+
+func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env Env) int {
+	runs, err := db.EvalRuns(ctx, suite, 0)
+	if err != nil {
+		return fail(env, err)
+	}
+	// The list leaves out each run's suite: eval show has it.
+	type listed struct {
+		evalRunRow
+		Suite json.RawMessage `json:"suite,omitempty"`
+	}
+	rows := []listed{}
+	for _, r := range runs {
+		rep, err := evalReportOf(ctx, db, r.ID)
+		if err != nil {
+			return fail(env, err)
+		}
+		rows = append(rows, listed{evalRunRow: rep.Run})
+	}
+	if asJSON {
+		return printJSON(env, struct {
+			Runs []listed `json:"runs"`
+		}{rows})
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(env.Stdout, "No evaluation runs yet. Run one with: agentdeck eval SUITE.yaml")
+		return ExitOK
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSUITE\tSTATE\tSTARTED\tPASSED\tCAPTURE")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d/%d\t%s\n", r.ID, r.SuiteName, r.State, r.StartedAt.Local().Format("2006-01-02 15:04"), r.Passed, r.Total, r.Capture)
+	}
+	tw.Flush()
+	return ExitOK
+}
+
+// evalDiff compares two runs case by case (case id × model × repeat).
+type evalDiff struct {
+	RunA         string         `json:"run_a"`
+	RunB         string         `json:"run_b"`
+	Regressions  []evalDiffCell `json:"regressions"`   // passed in A, not in B
+	Fixes        []evalDiffCell `json:"fixes"`         // not passed in A, passed in B
+	StillFailing []evalDiffCell `json:"still_failing"` // passed in neither
+	OnlyInA      []evalDiffCell `json:"only_in_a"`
+	OnlyInB      []evalDiffCell `json:"only_in_b"`
+	StillPassing int            `json:"still_passing"`
+}
+
+// evalDiffCell is one case × model × repeat in either run or both.
+type evalDiffCell struct {
+	CaseID string        `json:"case_id"`
+	Model  string        `json:"model"`
+	Repeat int           `json:"repeat"`
+	A      *evalDiffSide `json:"a,omitempty"`
+	B      *evalDiffSide `json:"b,omitempty"`
+}
+
+// evalDiffSide is how a cell went in one run.
+type evalDiffSide struct {
+	State  string  `json:"state"`
+	Score  float64 `json:"score"`
+	Reason string  `json:"reason,omitempty"`
+	TurnID string  `json:"turn_id"`
+}
+
+func evalDiffCmd(ctx context.Context, db evalStore, a, b string, asJSON bool, env Env) int {
+	repA, err := evalReportOf(ctx, db, a)
+	if err != nil {
+		return fail(env, err)
+	}
+	repB, err := evalReportOf(ctx, db, b)
+	if err != nil {
+		return fail(env, err)
+	}
+	d := diffReports(repA, repB)
+	if asJSON {
+		return printJSON(env, d)
+	}
+	fmt.Fprintf(env.Stdout, "Run A %s (%s, %s) vs run B %s (%s, %s)\n", a, repA.Run.SuiteName, repA.Run.StartedAt.Local().Format("2006-01-02 15:04"),
+		b, repB.Run.SuiteName, repB.Run.StartedAt.Local().Format("2006-01-02 15:04"))
+	for _, g := range []struct {
+		title string
+		cells []evalDiffCell
+	}{
+		{"Regressions (passed in A, not in B)", d.Regressions},
+		{"Fixes (passed in B, not in A)", d.Fixes},
+		{"Still failing", d.StillFailing},
+		{"Only in A", d.OnlyInA},
+		{"Only in B", d.OnlyInB},
+	} {
+		fmt.Fprintf(env.Stdout, "\n%s: %d\n", g.title, len(g.cells))
+		for _, c := range g.cells {
+			fmt.Fprintf(env.Stdout, "  %s · %s #%d: %s → %s", c.CaseID, c.Model, c.Repeat, c.A.state(), c.B.state())
+			if last := cmp.Or(c.B, c.A); last.Reason != "" {
+				fmt.Fprintf(env.Stdout, " (%s)", oneLine(last.Reason, 80))
+			}
+			fmt.Fprintln(env.Stdout)
+		}
+	}
+	fmt.Fprintf(env.Stdout, "\nStill passing: %d\n", d.StillPassing)
+	return ExitOK
+}
+
+func (s *evalDiffSide) state() string {
+	if s == nil {
+		return "-"
+	}
+	return s.State
+}
+
+// diffReports matches the cells of two runs, in A's order then B's.
+func diffReports(a, b evalReport) evalDiff {
+	type key struct {
+		caseID, model string
+		repeat        int
+	}
+	keyOf := func(r evalResultView) key { return key{r.CaseID, r.Model, r.Repeat} }
+	side := func(r evalResultView) *evalDiffSide {
+		s := &evalDiffSide{State: r.State, Score: r.Score, TurnID: r.TurnID}
+		if r.State != store.EvalPassed {
+			s.Reason = r.reason()
+		}
+		return s
+	}
+	inB := map[key]evalResultView{}
+	for _, r := range b.Results {
+		inB[keyOf(r)] = r
+	}
+	d := evalDiff{RunA: a.Run.ID, RunB: b.Run.ID}
+	seen := map[key]bool{}
+	for _, ra := range a.Results {
+		k := keyOf(ra)
+		seen[k] = true
+		cell := evalDiffCell{CaseID: ra.CaseID, Model: ra.Model, Repeat: ra.Repeat, A: side(ra)}
+		rb, ok := inB[k]
+		if !ok {
+			d.OnlyInA = append(d.OnlyInA, cell)
+			continue
+		}
+		cell.B = side(rb)
+		passedA, passedB := ra.State == store.EvalPassed, rb.State == store.EvalPassed
+		switch {
+		case passedA && passedB:
+			d.StillPassing++
+		case passedA:
+			d.Regressions = append(d.Regressions, cell)
+		case passedB:
+			d.Fixes = append(d.Fixes, cell)
+		default:
+			d.StillFailing = append(d.StillFailing, cell)
+		}
+	}
+	for _, rb := range b.Results {
+		if !seen[keyOf(rb)] {
+			d.OnlyInB = append(d.OnlyInB, evalDiffCell{CaseID: rb.CaseID, Model: rb.Model, Repeat: rb.Repeat, B: side(rb)})
+		}
+	}
+	return d
+}
+
+// JUnit XML, as CI systems read it: a testsuite per model, a testcase per
+// case × repeat.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Time      string      `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr,omitempty"`
+	Cases     []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitProblem `xml:"failure,omitempty"`
+	Error     *junitProblem `xml:"error,omitempty"`
+	Skipped   *junitProblem `xml:"skipped,omitempty"`
+	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr,omitempty"`
+	Text    string `xml:",chardata"`
+}
+
+// junitOf is the report as JUnit; a result still running is skipped.
+func junitOf(rep evalReport) junitSuites {
+	out := junitSuites{Name: rep.Run.SuiteName}
+	var total int64
+	for _, m := range rep.Models {
+		js := junitSuite{Name: rep.Run.SuiteName + "." + m.Model, Timestamp: rep.Run.StartedAt.UTC().Format(time.RFC3339)}
+		var ms int64
+		for _, r := range rep.Results {
+			if r.Model != m.Model {
+				continue
+			}
+			ms += r.LatencyMS
+			c := junitCase{Name: fmt.Sprintf("%s #%d", r.CaseID, r.Repeat), Classname: js.Name, Time: seconds(r.LatencyMS)}
+			if r.TurnID != "" {
+				c.SystemOut = "turn " + r.TurnID + " (agentdeck turns show " + r.TurnID + ")"
+			}
+			switch r.State {
+			case store.EvalPassed:
+			case store.EvalFailedCase:
+				c.Failure = &junitProblem{Message: r.reason(), Text: failedOutcomes(r)}
+				js.Failures++
+			case store.EvalError:
+				c.Error = &junitProblem{Message: r.reason(), Text: r.Error}
+				js.Errors++
+			default:
+				c.Skipped = &junitProblem{Message: cmp.Or(r.Error, r.State)}
+				js.Skipped++
+			}
+			js.Cases = append(js.Cases, c)
+		}
+		js.Tests, js.Time = len(js.Cases), seconds(ms)
+		total += ms
+		out.Tests += js.Tests
+		out.Failures += js.Failures
+		out.Errors += js.Errors
+		out.Skipped += js.Skipped
+		out.Suites = append(out.Suites, js)
+	}
+	out.Time = seconds(total)
+	return out
+}
+
+// failedOutcomes lists every failing assertion, a line each.
+func failedOutcomes(r evalResultView) string {
+	var lines []string
+	for _, o := range r.Outcomes {
+		if !o.Passed {
+			lines = append(lines, o.Kind+": "+o.Reason)
+		}
+	}
+	if r.Error != "" {
+		lines = append(lines, r.Error)
+	}
+	return strings.Join(lines, "\n")
+}
+
+func seconds(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
+
+func writeJUnit(path string, rep evalReport) error {
+	b, err := xml.MarshalIndent(junitOf(rep), "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+}
