@@ -260,13 +260,6 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-func valueOr(p *float64) float64 {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
 // isTerminal reports whether w is a terminal (a character device).
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
@@ -277,46 +270,17 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// evalReport is a run as eval and eval show print it.
+// evalReport is a run as eval and eval show print it: eval.Report (what
+// the window shows too), its results in the suite's order, and how many
+// cells the run planned.
 type evalReport struct {
-	Run     evalRunRow       `json:"run"`
-	Results []evalResultView `json:"results"`
-	Models  []evalModelStats `json:"models"`
-	Passed  int              `json:"passed"`
-	// Planned is the run's cases × models × repeats; fewer results than
-	// that were stopped before they started.
+	eval.Report
+	// Planned is the run's cases × models × repeats; a run stopped early
+	// has fewer results.
 	Planned int `json:"planned"`
 }
 
-// evalRunRow is a run with what came of it, as runs lists it.
-type evalRunRow struct {
-	store.EvalRun
-	Passed int `json:"passed"`
-	Total  int `json:"total"`
-}
-
-// evalResultView is a result with its outcomes decoded.
-type evalResultView struct {
-	store.EvalResult
-	Outcomes []eval.Outcome `json:"outcomes"`
-}
-
-// evalModelStats is how one model did.
-type evalModelStats struct {
-	Model     string  `json:"model"`
-	Passed    int     `json:"passed"`
-	Failed    int     `json:"failed"`
-	Errors    int     `json:"errors"`
-	Cancelled int     `json:"cancelled"`
-	Total     int     `json:"total"`
-	PassRate  float64 `json:"pass_rate"`
-	LatencyMS int64   `json:"avg_latency_ms"`
-	// CostUSD is the cost of the results whose cost is known; nil when
-	// none is.
-	CostUSD *float64 `json:"cost_usd,omitempty"`
-}
-
-// evalReportOf reads run id and its results, in the suite's order.
+// evalReportOf reads run id and its results.
 func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, error) {
 	run, err := db.EvalRun(ctx, id)
 	if err != nil {
@@ -326,55 +290,17 @@ func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, err
 	if err != nil {
 		return evalReport{}, err
 	}
+	rep := evalReport{Report: eval.NewReport(run, results)}
 	var s eval.Suite
 	_ = json.Unmarshal(run.Suite, &s) // a run always stores its suite; an unreadable one only loses the order
-	rep := evalReport{Planned: len(s.Cases) * len(s.Models) * max(s.Repeat, 1)}
-	sortResults(results, &s)
-	byModel := map[string]*evalModelStats{}
-	models := slices.Clone(s.Models)
-	for _, r := range results {
-		v := evalResultView{EvalResult: r}
-		_ = json.Unmarshal(r.Outcomes, &v.Outcomes) // none for a case that did not run to an answer
-		rep.Results = append(rep.Results, v)
-		m := byModel[r.Model]
-		if m == nil {
-			m = &evalModelStats{Model: r.Model}
-			byModel[r.Model] = m
-			if !slices.Contains(models, r.Model) {
-				models = append(models, r.Model)
-			}
-		}
-		m.Total++
-		m.LatencyMS += r.LatencyMS
-		if r.CostUSD != nil {
-			m.CostUSD = new(*r.CostUSD + valueOr(m.CostUSD))
-		}
-		switch r.State {
-		case store.EvalPassed:
-			m.Passed++
-			rep.Passed++
-		case store.EvalFailedCase:
-			m.Failed++
-		case store.EvalError:
-			m.Errors++
-		case store.EvalCancelled:
-			m.Cancelled++
-		}
-	}
-	for _, name := range models {
-		if m := byModel[name]; m != nil {
-			m.PassRate = float64(m.Passed) / float64(m.Total)
-			m.LatencyMS /= int64(m.Total)
-			rep.Models = append(rep.Models, *m)
-		}
-	}
-	rep.Planned = max(rep.Planned, len(results))
-	rep.Run = evalRunRow{EvalRun: run, Passed: rep.Passed, Total: rep.Planned}
+	sortResults(rep.Results, &s)
+	rep.Planned = max(len(s.Cases)*len(s.Models)*max(s.Repeat, 1), rep.Total)
 	return rep, nil
 }
 
-// sortResults puts results in the suite's order: case, model, repeat.
-func sortResults(results []store.EvalResult, s *eval.Suite) {
+// sortResults puts results in the suite's order (case, model, repeat)
+// rather than the order they started in, which concurrency shuffles.
+func sortResults(results []eval.Result, s *eval.Suite) {
 	index := func(list []string, v string) int {
 		if i := slices.Index(list, v); i >= 0 {
 			return i
@@ -385,23 +311,12 @@ func sortResults(results []store.EvalResult, s *eval.Suite) {
 	for i, c := range s.Cases {
 		cases[i] = c.ID
 	}
-	slices.SortStableFunc(results, func(a, b store.EvalResult) int {
+	slices.SortStableFunc(results, func(a, b eval.Result) int {
 		return cmp.Or(
 			cmp.Compare(index(cases, a.CaseID), index(cases, b.CaseID)), strings.Compare(a.CaseID, b.CaseID),
 			cmp.Compare(index(s.Models, a.Model), index(s.Models, b.Model)), strings.Compare(a.Model, b.Model),
 			cmp.Compare(a.Repeat, b.Repeat))
 	})
-}
-
-// reason is why a result did not pass: its first failing assertion's
-// reason, else its error.
-func (v evalResultView) reason() string {
-	for _, o := range v.Outcomes {
-		if !o.Passed {
-			return o.Kind + ": " + o.Reason
-		}
-	}
-	return cmp.Or(v.Error, v.State)
 }
 
 func printEvalReport(env Env, rep evalReport, asJSON bool) int {
@@ -415,16 +330,19 @@ func printEvalReport(env Env, rep evalReport, asJSON bool) int {
 	}
 	fmt.Fprintf(env.Stdout, " · %d of %d passed\n\n", rep.Passed, rep.Planned)
 	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tPASSED\tRATE\tAVG LATENCY\tCOST")
+	fmt.Fprintln(tw, "MODEL\tPASSED\tRATE\tMEDIAN LATENCY\tCOST")
 	for _, m := range rep.Models {
-		cost := "-"
-		if m.CostUSD != nil {
-			cost = usd(*m.CostUSD)
+		cost := usd(m.CostUSD)
+		switch {
+		case m.Unpriced == m.Total:
+			cost = "-"
+		case m.Unpriced > 0:
+			cost += "+" // some costs unknown
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.0f%%\t%d ms\t%s\n", m.Model, m.Passed, m.Total, 100*m.PassRate, m.LatencyMS, cost)
+		fmt.Fprintf(tw, "%s\t%d/%d\t%.0f%%\t%d ms\t%s\n", m.Model, m.Passed, m.Total, 100*m.PassRate, m.MedianLatencyMS, cost)
 	}
 	tw.Flush()
-	var failing []evalResultView
+	var failing []eval.Result
 	for _, r := range rep.Results {
 		if r.State != store.EvalPassed {
 			failing = append(failing, r)
@@ -436,12 +354,12 @@ func printEvalReport(env Env, rep evalReport, asJSON bool) int {
 		fmt.Fprintln(tw, "CASE\tMODEL\t#\tSTATE\tREASON\tTURN")
 		for _, r := range failing {
 			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.CaseID, r.Model, r.Repeat, r.State,
-				oneLine(r.reason(), 80), cmp.Or(r.TurnID, "-"))
+				oneLine(r.Reason(), 80), cmp.Or(r.TurnID, "-"))
 		}
 		tw.Flush()
 		fmt.Fprintln(env.Stdout, "Open a case's turn with: agentdeck turns show TURN")
 	}
-	if n := rep.Planned - len(rep.Results); n > 0 {
+	if n := rep.Planned - rep.Total; n > 0 {
 		fmt.Fprintf(env.Stdout, "\n%d %s not run (the run was stopped).\n", n, plural(n, "case was", "cases were"))
 	}
 	fmt.Fprintf(env.Stdout, "\nRun %s; see it again with: agentdeck eval show %s\n", run.ID, run.ID)
@@ -481,7 +399,7 @@ func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 		}
 		return printEvalReport(env, rep, *asJSON)
 	}
-	return evalDiffCmd(ctx, db, pos[0], pos[1], *asJSON, env)
+	return evalDiff(ctx, db, pos[0], pos[1], *asJSON, env)
 }
 
 func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env Env) int {
@@ -489,10 +407,13 @@ func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env 
 	if err != nil {
 		return fail(env, err)
 	}
-	// The list leaves out each run's suite: eval show has it.
+	// A run with how many of its cells passed; the list leaves out its
+	// suite (eval show has it).
 	type listed struct {
-		evalRunRow
-		Suite json.RawMessage `json:"suite,omitempty"`
+		store.EvalRun
+		Suite  json.RawMessage `json:"suite,omitempty"`
+		Passed int             `json:"passed"`
+		Total  int             `json:"total"` // planned
 	}
 	rows := []listed{}
 	for _, r := range runs {
@@ -500,7 +421,7 @@ func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env 
 		if err != nil {
 			return fail(env, err)
 		}
-		rows = append(rows, listed{evalRunRow: rep.Run})
+		rows = append(rows, listed{EvalRun: r, Passed: rep.Passed, Total: rep.Planned})
 	}
 	if asJSON {
 		return printJSON(env, struct {
@@ -520,36 +441,9 @@ func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env 
 	return ExitOK
 }
 
-// evalDiff compares two runs case by case (case id × model × repeat).
-type evalDiff struct {
-	RunA         string         `json:"run_a"`
-	RunB         string         `json:"run_b"`
-	Regressions  []evalDiffCell `json:"regressions"`   // passed in A, not in B
-	Fixes        []evalDiffCell `json:"fixes"`         // not passed in A, passed in B
-	StillFailing []evalDiffCell `json:"still_failing"` // passed in neither
-	OnlyInA      []evalDiffCell `json:"only_in_a"`
-	OnlyInB      []evalDiffCell `json:"only_in_b"`
-	StillPassing int            `json:"still_passing"`
-}
-
-// evalDiffCell is one case × model × repeat in either run or both.
-type evalDiffCell struct {
-	CaseID string        `json:"case_id"`
-	Model  string        `json:"model"`
-	Repeat int           `json:"repeat"`
-	A      *evalDiffSide `json:"a,omitempty"`
-	B      *evalDiffSide `json:"b,omitempty"`
-}
-
-// evalDiffSide is how a cell went in one run.
-type evalDiffSide struct {
-	State  string  `json:"state"`
-	Score  float64 `json:"score"`
-	Reason string  `json:"reason,omitempty"`
-	TurnID string  `json:"turn_id"`
-}
-
-func evalDiffCmd(ctx context.Context, db evalStore, a, b string, asJSON bool, env Env) int {
+// evalDiff prints how run b differs from run a, case by case
+// (eval.DiffRuns, as the window shows it).
+func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env Env) int {
 	repA, err := evalReportOf(ctx, db, a)
 	if err != nil {
 		return fail(env, err)
@@ -558,7 +452,7 @@ func evalDiffCmd(ctx context.Context, db evalStore, a, b string, asJSON bool, en
 	if err != nil {
 		return fail(env, err)
 	}
-	d := diffReports(repA, repB)
+	d := eval.DiffRuns(repA.Report, repB.Report)
 	if asJSON {
 		return printJSON(env, d)
 	}
@@ -566,82 +460,32 @@ func evalDiffCmd(ctx context.Context, db evalStore, a, b string, asJSON bool, en
 		b, repB.Run.SuiteName, repB.Run.StartedAt.Local().Format("2006-01-02 15:04"))
 	for _, g := range []struct {
 		title string
-		cells []evalDiffCell
+		cells []eval.DiffCase
 	}{
 		{"Regressions (passed in A, not in B)", d.Regressions},
 		{"Fixes (passed in B, not in A)", d.Fixes},
 		{"Still failing", d.StillFailing},
-		{"Only in A", d.OnlyInA},
-		{"Only in B", d.OnlyInB},
+		{"Only in A", d.OnlyA},
+		{"Only in B", d.OnlyB},
 	} {
 		fmt.Fprintf(env.Stdout, "\n%s: %d\n", g.title, len(g.cells))
 		for _, c := range g.cells {
-			fmt.Fprintf(env.Stdout, "  %s · %s #%d: %s → %s", c.CaseID, c.Model, c.Repeat, c.A.state(), c.B.state())
-			if last := cmp.Or(c.B, c.A); last.Reason != "" {
-				fmt.Fprintf(env.Stdout, " (%s)", oneLine(last.Reason, 80))
+			fmt.Fprintf(env.Stdout, "  %s · %s #%d: %s → %s", c.CaseID, c.Model, c.Repeat, stateOf(c.A), stateOf(c.B))
+			if last := cmp.Or(c.B, c.A); last.Reason() != "" {
+				fmt.Fprintf(env.Stdout, " (%s; turn %s)", oneLine(last.Reason(), 80), cmp.Or(last.TurnID, "-"))
 			}
 			fmt.Fprintln(env.Stdout)
 		}
 	}
-	fmt.Fprintf(env.Stdout, "\nStill passing: %d\n", d.StillPassing)
+	fmt.Fprintf(env.Stdout, "\nPassed in both: %d\n", d.Same)
 	return ExitOK
 }
 
-func (s *evalDiffSide) state() string {
-	if s == nil {
+func stateOf(r *eval.Result) string {
+	if r == nil {
 		return "-"
 	}
-	return s.State
-}
-
-// diffReports matches the cells of two runs, in A's order then B's.
-func diffReports(a, b evalReport) evalDiff {
-	type key struct {
-		caseID, model string
-		repeat        int
-	}
-	keyOf := func(r evalResultView) key { return key{r.CaseID, r.Model, r.Repeat} }
-	side := func(r evalResultView) *evalDiffSide {
-		s := &evalDiffSide{State: r.State, Score: r.Score, TurnID: r.TurnID}
-		if r.State != store.EvalPassed {
-			s.Reason = r.reason()
-		}
-		return s
-	}
-	inB := map[key]evalResultView{}
-	for _, r := range b.Results {
-		inB[keyOf(r)] = r
-	}
-	d := evalDiff{RunA: a.Run.ID, RunB: b.Run.ID}
-	seen := map[key]bool{}
-	for _, ra := range a.Results {
-		k := keyOf(ra)
-		seen[k] = true
-		cell := evalDiffCell{CaseID: ra.CaseID, Model: ra.Model, Repeat: ra.Repeat, A: side(ra)}
-		rb, ok := inB[k]
-		if !ok {
-			d.OnlyInA = append(d.OnlyInA, cell)
-			continue
-		}
-		cell.B = side(rb)
-		passedA, passedB := ra.State == store.EvalPassed, rb.State == store.EvalPassed
-		switch {
-		case passedA && passedB:
-			d.StillPassing++
-		case passedA:
-			d.Regressions = append(d.Regressions, cell)
-		case passedB:
-			d.Fixes = append(d.Fixes, cell)
-		default:
-			d.StillFailing = append(d.StillFailing, cell)
-		}
-	}
-	for _, rb := range b.Results {
-		if !seen[keyOf(rb)] {
-			d.OnlyInB = append(d.OnlyInB, evalDiffCell{CaseID: rb.CaseID, Model: rb.Model, Repeat: rb.Repeat, B: side(rb)})
-		}
-	}
-	return d
+	return r.State
 }
 
 // JUnit XML, as CI systems read it: a testsuite per model, a testcase per
@@ -702,10 +546,10 @@ func junitOf(rep evalReport) junitSuites {
 			switch r.State {
 			case store.EvalPassed:
 			case store.EvalFailedCase:
-				c.Failure = &junitProblem{Message: r.reason(), Text: failedOutcomes(r)}
+				c.Failure = &junitProblem{Message: r.Reason(), Text: failedOutcomes(r)}
 				js.Failures++
 			case store.EvalError:
-				c.Error = &junitProblem{Message: r.reason(), Text: r.Error}
+				c.Error = &junitProblem{Message: r.Reason(), Text: r.Error}
 				js.Errors++
 			default:
 				c.Skipped = &junitProblem{Message: cmp.Or(r.Error, r.State)}
@@ -726,7 +570,7 @@ func junitOf(rep evalReport) junitSuites {
 }
 
 // failedOutcomes lists every failing assertion, a line each.
-func failedOutcomes(r evalResultView) string {
+func failedOutcomes(r eval.Result) string {
 	var lines []string
 	for _, o := range r.Outcomes {
 		if !o.Passed {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
@@ -113,7 +114,7 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 		if res.TurnID == "" || len(res.Outcomes) == 0 {
 			t.Fatalf("a result without its turn or outcomes: %+v", res)
 		}
-		if res.CaseID == "wrong" && (res.Outcomes[0].Passed || res.reason() == "") {
+		if res.CaseID == "wrong" && (res.Outcomes[0].Passed || res.Reason() == "") {
 			t.Fatalf("the failing case's outcome %+v", res.Outcomes)
 		}
 	}
@@ -165,7 +166,12 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 		t.Fatalf("eval runs: %d %s %s", runs.code, runs.stdout, runs.stderr)
 	}
 	runs = agentdeck(t, db, "", nil, nil, "eval", "runs", "--suite", "geo", "--json")
-	var list struct{ Runs []evalRunRow }
+	var list struct {
+		Runs []struct {
+			ID            string
+			Passed, Total int
+		}
+	}
 	if err := json.Unmarshal([]byte(runs.stdout), &list); err != nil || len(list.Runs) != 2 || list.Runs[0].ID != replay.Run.ID ||
 		list.Runs[1].Passed != 4 || list.Runs[1].Total != 6 || strings.Contains(runs.stdout, `"suite":`) {
 		t.Fatalf("eval runs --json: %v %s", err, runs.stdout)
@@ -195,11 +201,11 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 	}
 
 	diff := agentdeck(t, db, "", nil, nil, "eval", "diff", first.Run.ID, replay.Run.ID, "--json")
-	var d evalDiff
+	var d eval.Diff
 	if err := json.Unmarshal([]byte(diff.stdout), &d); err != nil || diff.code != 0 {
 		t.Fatalf("eval diff --json: %d %v %s", diff.code, err, diff.stderr)
 	}
-	if len(d.Regressions) != 0 || len(d.Fixes) != 0 || len(d.StillFailing) != 2 || d.StillPassing != 4 || len(d.OnlyInA)+len(d.OnlyInB) != 0 {
+	if len(d.Regressions) != 0 || len(d.Fixes) != 0 || len(d.StillFailing) != 2 || d.Same != 4 || len(d.OnlyA)+len(d.OnlyB) != 0 {
 		t.Fatalf("diff of a run and its replay: %+v", d)
 	}
 	diff = agentdeck(t, db, "", nil, nil, "eval", "diff", first.Run.ID, replay.Run.ID)
@@ -236,9 +242,9 @@ func TestEvalTextSummaryAndDiff(t *testing.T) {
 	if id == nil {
 		t.Fatalf("no run id in:\n%s", r.stdout)
 	}
-	var d evalDiff
+	var d eval.Diff
 	json.Unmarshal([]byte(agentdeck(t, db, "", nil, nil, "eval", "diff", full.Run.ID, id[1], "--json").stdout), &d)
-	if d.StillPassing != 1 || len(d.OnlyInA) != 1 || d.OnlyInA[0].CaseID != "wrong" || d.OnlyInA[0].A.State != store.EvalFailedCase || len(d.OnlyInB) != 0 {
+	if d.Same != 1 || len(d.OnlyA) != 1 || d.OnlyA[0].CaseID != "wrong" || d.OnlyA[0].A.State != store.EvalFailedCase || len(d.OnlyB) != 0 {
 		t.Fatalf("diff %+v", d)
 	}
 }
