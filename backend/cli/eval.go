@@ -339,7 +339,11 @@ func printEvalReport(env Env, rep evalReport, asJSON bool) int {
 		case m.Unpriced > 0:
 			cost += "+" // some costs unknown
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.0f%%\t%d ms\t%s\n", m.Model, m.Passed, m.Total, 100*m.PassRate, m.MedianLatencyMS, cost)
+		rate := fmt.Sprintf("%.0f%%", 100*m.PassRate)
+		if m.Passed+m.Failed == 0 {
+			rate = "-" // none ran to an answer that was checked
+		}
+		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%d ms\t%s\n", m.Model, m.Passed, m.Total, rate, m.MedianLatencyMS, cost)
 	}
 	tw.Flush()
 	var failing []eval.Result
@@ -472,7 +476,10 @@ func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env E
 		for _, c := range g.cells {
 			fmt.Fprintf(env.Stdout, "  %s · %s #%d: %s → %s", c.CaseID, c.Model, c.Repeat, stateOf(c.A), stateOf(c.B))
 			if last := cmp.Or(c.B, c.A); last.Reason() != "" {
-				fmt.Fprintf(env.Stdout, " (%s; turn %s)", oneLine(last.Reason(), 80), cmp.Or(last.TurnID, "-"))
+				fmt.Fprintf(env.Stdout, " (%s)", oneLine(last.Reason(), 80))
+				if last.TurnID != "" {
+					fmt.Fprintf(env.Stdout, " turn %s", last.TurnID)
+				}
 			}
 			fmt.Fprintln(env.Stdout)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -124,14 +125,7 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 		t.Fatalf("progress on stderr: %q", r.stderr)
 	}
 
-	b, err := os.ReadFile(junitPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ju junitSuites
-	if err := xml.Unmarshal(b, &ju); err != nil {
-		t.Fatalf("the JUnit file does not parse: %v\n%s", err, b)
-	}
+	ju := readJUnit(t, junitPath)
 	if ju.Tests != 6 || ju.Failures != 2 || ju.Errors != 0 || len(ju.Suites) != 1 || ju.Suites[0].Name != "geo.fake/m" ||
 		ju.Suites[0].Failures != 2 || len(ju.Suites[0].Cases) != 6 {
 		t.Fatalf("JUnit %+v", ju)
@@ -264,7 +258,8 @@ func TestEvalStopsOnSIGINT(t *testing.T) {
 		<-asked
 		signals <- os.Interrupt
 	}()
-	r := agentdeck(t, db, "", signals, nil, "eval", suite, "--json")
+	junitPath := filepath.Join(t.TempDir(), "junit.xml")
+	r := agentdeck(t, db, "", signals, nil, "eval", suite, "--json", "--junit", junitPath)
 	if r.code != ExitCancelled {
 		t.Fatalf("exit %d, want 130: %s", r.code, r.stderr)
 	}
@@ -274,6 +269,64 @@ func TestEvalStopsOnSIGINT(t *testing.T) {
 	}
 	if !strings.Contains(r.stderr, "stopping the running cases") {
 		t.Fatalf("stderr %q", r.stderr)
+	}
+	if ju := readJUnit(t, junitPath); ju.Tests != 1 || ju.Skipped != 1 || ju.Suites[0].Cases[0].Skipped == nil {
+		t.Fatalf("JUnit of a stopped run: %+v", ju)
+	}
+}
+
+// TestEvalCaseThatCannotRun: a model whose provider does not exist is an
+// error result, with why, in the table and as a JUnit error.
+func TestEvalCaseThatCannotRun(t *testing.T) {
+	srv := geoServer(t)
+	db, suite, dir := evalSetup(t, srv, geoSuite)
+	junitPath := filepath.Join(dir, "junit.xml")
+	r := agentdeck(t, db, "", nil, nil, "eval", suite, "--models", "fake/m,nope/m", "--filter", "^capital$", "--repeat", "1", "--junit", junitPath)
+	if r.code != ExitFailed {
+		t.Fatalf("exit %d, want 1: %s", r.code, r.stderr)
+	}
+	if !regexp.MustCompile(`(?m)^capital\s+nope/m\s+1\s+error\s+\S.*\s+-$`).MatchString(r.stdout) || !regexp.MustCompile(`fake/m\s+1/1\s+100%`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`nope/m\s+0/1\s+-\s`).MatchString(r.stdout) {
+		t.Fatalf("summary:\n%s", r.stdout)
+	}
+	ju := readJUnit(t, junitPath)
+	if ju.Tests != 2 || ju.Errors != 1 || ju.Failures != 0 || len(ju.Suites) != 2 || ju.Suites[1].Name != "geo.nope/m" ||
+		ju.Suites[1].Cases[0].Error == nil || ju.Suites[1].Cases[0].Error.Message == "" {
+		t.Fatalf("JUnit %+v", ju)
+	}
+}
+
+func readJUnit(t *testing.T, path string) junitSuites {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ju junitSuites
+	if err := xml.Unmarshal(b, &ju); err != nil {
+		t.Fatalf("the JUnit file does not parse: %v\n%s", err, b)
+	}
+	return ju
+}
+
+// TestEvalProgressOnATerminal: on a terminal the bar is redrawn in place
+// and its line ended once; elsewhere a line a case.
+func TestEvalProgressOnATerminal(t *testing.T) {
+	in := eval.CaseInput{CaseID: "capital", Model: "a/m", Repeat: 1}
+	var tty strings.Builder
+	p := &evalProgress{w: &tty, tty: true}
+	p.update(1, 2, in, eval.CaseOutput{State: "passed"}, nil)
+	p.update(2, 2, in, eval.CaseOutput{}, apperr.New(apperr.NotFound, "no provider"))
+	p.finish()
+	if got := tty.String(); strings.Count(got, "\r") != 2 || strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, "[2/2] capital · a/m #1 error: no provider\n") {
+		t.Fatalf("bar %q", got)
+	}
+	var log strings.Builder
+	p = &evalProgress{w: &log}
+	p.update(3, 8, in, eval.CaseOutput{State: "passed"}, nil)
+	p.finish()
+	if log.String() != "[3/8] capital · a/m #1 passed\n" {
+		t.Fatalf("log %q", log.String())
 	}
 }
 
