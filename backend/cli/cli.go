@@ -99,7 +99,7 @@ const usage = `Usage:
   agentdeck usage [--since 30d] [--by model|provider|workflow|day] [--json|--csv]   tokens and cost over time
   agentdeck eval SUITE.yaml [--models a,b] [--filter REGEX] [--repeat N] [--concurrency N] [--capture record|replay|auto] [--from RUN_ID] [--json] [--junit FILE]
                                              run an evaluation suite: exit 0 all passed, 1 some did not, 2 a bad suite
-  agentdeck eval runs [--suite NAME] [--json] | eval show RUN_ID [--json] | eval diff RUN_A RUN_B [--json]
+  agentdeck eval runs [--suite NAME] [--json] | eval show RUN_ID [--json] [--junit FILE] | eval diff RUN_A RUN_B [--json]
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)

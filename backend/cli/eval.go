@@ -94,6 +94,12 @@ func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
+	return runEvalSuite(ctx, db, path, suite, opts, mcpf, *asJSON, *junit, env)
+}
+
+// runEvalSuite runs the suite on the engine, Ctrl+C stopping it, and
+// reports the run: 0 every case passed, 1 some did not, 130 stopped.
+func runEvalSuite(ctx context.Context, db *store.DB, path string, suite *eval.Suite, opts eval.RunOptions, mcpf mcpFlags, asJSON bool, junit string, env Env) int {
 	log := quietLogger(env, path)
 	eng, err := setup.Build(ctx, db, mcpf.options(setup.Options{DataDir: dataDir(path), Logger: log}))
 	if err != nil {
@@ -118,13 +124,11 @@ func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	if code := printEvalReport(env, rep, *asJSON); code != ExitOK {
+	if code := printEvalReport(env, rep, asJSON); code != ExitOK {
 		return code
 	}
-	if *junit != "" {
-		if err := writeJUnit(*junit, rep); err != nil {
-			return fail(env, apperr.Wrap(err, apperr.Internal, "The JUnit file %s could not be written: %v", *junit, err))
-		}
+	if code := reportJUnit(junit, rep, env); code != ExitOK {
+		return code
 	}
 	switch {
 	case run.State == store.EvalCancelled:
@@ -375,9 +379,12 @@ func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 	fs := newFlagSet("eval "+sub, env)
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	suite := ""
-	if sub == "runs" {
+	suite, junit := "", ""
+	switch sub {
+	case "runs":
 		fs.StringVar(&suite, "suite", "", "only the runs of this suite (its name)")
+	case "show":
+		fs.StringVar(&junit, "junit", "", "also write the run's results as JUnit XML to FILE")
 	}
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -385,7 +392,7 @@ func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 	}
 	if want := map[string]int{"runs": 0, "show": 1, "diff": 2}[sub]; len(pos) != want {
 		fmt.Fprintf(env.Stderr, "agentdeck: usage: agentdeck eval %s\n",
-			map[string]string{"runs": "runs [--suite NAME] [--json]", "show": "show RUN_ID [--json]", "diff": "diff RUN_A RUN_B [--json]"}[sub])
+			map[string]string{"runs": "runs [--suite NAME] [--json]", "show": "show RUN_ID [--json] [--junit FILE]", "diff": "diff RUN_A RUN_B [--json]"}[sub])
 		return ExitUsage
 	}
 	db, _, code := openDB(ctx, *dbFlag, env)
@@ -401,7 +408,10 @@ func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 		if err != nil {
 			return fail(env, err)
 		}
-		return printEvalReport(env, rep, *asJSON)
+		if code := printEvalReport(env, rep, *asJSON); code != ExitOK {
+			return code
+		}
+		return reportJUnit(junit, rep, env)
 	}
 	return evalDiff(ctx, db, pos[0], pos[1], *asJSON, env)
 }
@@ -591,6 +601,19 @@ func failedOutcomes(r eval.Result) string {
 }
 
 func seconds(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
+
+// reportJUnit writes the report as JUnit XML to path, if one is given.
+// It is written after the summary, so a path that cannot be written loses
+// nothing else: eval show RUN_ID --junit FILE writes it again.
+func reportJUnit(path string, rep evalReport, env Env) int {
+	if path == "" {
+		return ExitOK
+	}
+	if err := writeJUnit(path, rep); err != nil {
+		return fail(env, apperr.Wrap(err, apperr.Unavailable, "The JUnit file %s could not be written (%v); write it again with: agentdeck eval show %s --junit FILE", path, err, rep.Run.ID))
+	}
+	return ExitOK
+}
 
 func writeJUnit(path string, rep evalReport) error {
 	b, err := xml.MarshalIndent(junitOf(rep), "", "  ")

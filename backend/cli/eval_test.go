@@ -194,6 +194,18 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 		t.Fatalf("eval show --json: %+v", showJSON)
 	}
 
+	again := filepath.Join(dir, "again.xml")
+	if r := agentdeck(t, db, "", nil, nil, "eval", "show", replay.Run.ID, "--junit", again); r.code != 0 {
+		t.Fatalf("eval show --junit: %d %s", r.code, r.stderr)
+	}
+	if ju := readJUnit(t, again); ju.Tests != 6 || ju.Failures != 2 {
+		t.Fatalf("JUnit of eval show: %+v", ju)
+	}
+	if r := agentdeck(t, db, "", nil, nil, "eval", "show", replay.Run.ID, "--junit", filepath.Join(dir, "no", "such.xml")); r.code != ExitFailed ||
+		!strings.Contains(r.stderr, "could not be written") || !strings.Contains(r.stderr, "agentdeck eval show "+replay.Run.ID+" --junit FILE") {
+		t.Fatalf("a JUnit file that cannot be written: %d %s", r.code, r.stderr)
+	}
+
 	diff := agentdeck(t, db, "", nil, nil, "eval", "diff", first.Run.ID, replay.Run.ID, "--json")
 	var d eval.Diff
 	if err := json.Unmarshal([]byte(diff.stdout), &d); err != nil || diff.code != 0 {
