@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -88,6 +89,11 @@ func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 	suite, err := eval.Load(pos[0])
 	if err != nil {
 		return suiteProblems(env, err)
+	}
+	// The run keeps where its suite came from; absolute, it still names
+	// the file when read from another folder (the window, a later replay).
+	if abs, err := filepath.Abs(suite.Source); err == nil {
+		suite.Source = abs
 	}
 	db, path, code := openDB(ctx, *dbFlag, env)
 	if db == nil {

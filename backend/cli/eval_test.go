@@ -107,7 +107,7 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 	if got := cells(t, first); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("results %v, want %v", got, want)
 	}
-	if first.Run.State != store.EvalCompleted || first.Passed != 4 || first.Planned != 6 ||
+	if first.Run.State != store.EvalCompleted || first.Run.SuiteFile != suite || first.Passed != 4 || first.Planned != 6 ||
 		len(first.Models) != 1 || first.Models[0].Model != "fake/m" || first.Models[0].PassRate < 0.66 || first.Models[0].PassRate > 0.67 {
 		t.Fatalf("report %+v", first)
 	}
@@ -231,8 +231,14 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 // stdout; diffed against a fuller run, the cells it left out are only in A.
 func TestEvalTextSummaryAndDiff(t *testing.T) {
 	srv := geoServer(t)
-	db, suite, _ := evalSetup(t, srv, geoSuite)
-	full := parseReport(t, agentdeck(t, db, "", nil, nil, "eval", suite, "--json", "--filter", "^(capital|wrong)$", "--repeat", "1"))
+	db, suite, dir := evalSetup(t, srv, geoSuite)
+	// A suite named relative to the working folder is stored by its
+	// absolute path, which names it from anywhere.
+	t.Chdir(dir)
+	full := parseReport(t, agentdeck(t, db, "", nil, nil, "eval", "suite.yaml", "--json", "--filter", "^(capital|wrong)$", "--repeat", "1"))
+	if got, _ := filepath.EvalSymlinks(full.Run.SuiteFile); !filepath.IsAbs(full.Run.SuiteFile) || got != mustEvalSymlinks(t, suite) {
+		t.Fatalf("the run's suite file is %q, want %q", full.Run.SuiteFile, suite)
+	}
 
 	r := agentdeck(t, db, "", nil, nil, "eval", suite, "--filter", "^capital$", "--repeat", "1")
 	if r.code != ExitOK {
@@ -306,6 +312,15 @@ func TestEvalCaseThatCannotRun(t *testing.T) {
 		ju.Suites[1].Cases[0].Error == nil || ju.Suites[1].Cases[0].Error.Message == "" {
 		t.Fatalf("JUnit %+v", ju)
 	}
+}
+
+func mustEvalSymlinks(t *testing.T, path string) string {
+	t.Helper()
+	p, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 func readJUnit(t *testing.T, path string) junitSuites {
