@@ -280,11 +280,11 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// evalReport is a run as eval and eval show print it: eval.Report (what
+// evalReport is a run as eval and eval show print it: eval.RunReport (what
 // the window shows too), its results in the suite's order, and how many
 // cells the run planned.
 type evalReport struct {
-	eval.Report
+	eval.RunReport
 	// Planned is the run's cases × models × repeats; a run stopped early
 	// has fewer results.
 	Planned int `json:"planned"`
@@ -300,7 +300,7 @@ func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, err
 	if err != nil {
 		return evalReport{}, err
 	}
-	rep := evalReport{Report: eval.NewReport(run, results)}
+	rep := evalReport{RunReport: eval.NewReport(run, results)}
 	var s eval.Suite
 	_ = json.Unmarshal(run.Suite, &s) // a run always stores its suite; an unreadable one only loses the order
 	sortResults(rep.Results, &s)
@@ -310,7 +310,7 @@ func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, err
 
 // sortResults puts results in the suite's order (case, model, repeat)
 // rather than the order they started in, which concurrency shuffles.
-func sortResults(results []eval.Result, s *eval.Suite) {
+func sortResults(results []eval.CaseResult, s *eval.Suite) {
 	index := func(list []string, v string) int {
 		if i := slices.Index(list, v); i >= 0 {
 			return i
@@ -321,7 +321,7 @@ func sortResults(results []eval.Result, s *eval.Suite) {
 	for i, c := range s.Cases {
 		cases[i] = c.ID
 	}
-	slices.SortStableFunc(results, func(a, b eval.Result) int {
+	slices.SortStableFunc(results, func(a, b eval.CaseResult) int {
 		return cmp.Or(
 			cmp.Compare(index(cases, a.CaseID), index(cases, b.CaseID)), strings.Compare(a.CaseID, b.CaseID),
 			cmp.Compare(index(s.Models, a.Model), index(s.Models, b.Model)), strings.Compare(a.Model, b.Model),
@@ -356,7 +356,7 @@ func printEvalReport(env Env, rep evalReport, asJSON bool) int {
 		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%d ms\t%s\n", m.Model, m.Passed, m.Total, rate, m.MedianLatencyMS, cost)
 	}
 	tw.Flush()
-	var failing []eval.Result
+	var failing []eval.CaseResult
 	for _, r := range rep.Results {
 		if r.State != store.EvalPassed {
 			failing = append(failing, r)
@@ -472,7 +472,7 @@ func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env E
 	if err != nil {
 		return fail(env, err)
 	}
-	d := eval.DiffRuns(repA.Report, repB.Report)
+	d := eval.DiffRuns(repA.RunReport, repB.RunReport)
 	if asJSON {
 		return printJSON(env, d)
 	}
@@ -504,7 +504,7 @@ func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env E
 	return ExitOK
 }
 
-func stateOf(r *eval.Result) string {
+func stateOf(r *eval.CaseResult) string {
 	if r == nil {
 		return "-"
 	}
@@ -593,7 +593,7 @@ func junitOf(rep evalReport) junitSuites {
 }
 
 // failedOutcomes lists every failing assertion, a line each.
-func failedOutcomes(r eval.Result) string {
+func failedOutcomes(r eval.CaseResult) string {
 	var lines []string
 	for _, o := range r.Outcomes {
 		if !o.Passed {

@@ -207,7 +207,7 @@ func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
 	}
 
 	diff := agentdeck(t, db, "", nil, nil, "eval", "diff", first.Run.ID, replay.Run.ID, "--json")
-	var d eval.Diff
+	var d eval.RunDiff
 	if err := json.Unmarshal([]byte(diff.stdout), &d); err != nil || diff.code != 0 {
 		t.Fatalf("eval diff --json: %d %v %s", diff.code, err, diff.stderr)
 	}
@@ -254,7 +254,7 @@ func TestEvalTextSummaryAndDiff(t *testing.T) {
 	if id == nil {
 		t.Fatalf("no run id in:\n%s", r.stdout)
 	}
-	var d eval.Diff
+	var d eval.RunDiff
 	json.Unmarshal([]byte(agentdeck(t, db, "", nil, nil, "eval", "diff", full.Run.ID, id[1], "--json").stdout), &d)
 	if d.Same != 1 || len(d.OnlyA) != 1 || d.OnlyA[0].CaseID != "wrong" || d.OnlyA[0].A.State != store.EvalFailedCase || len(d.OnlyB) != 0 {
 		t.Fatalf("diff %+v", d)

@@ -29,23 +29,23 @@ func (a Assert) Kind() string {
 
 // Check runs one assertion on what a case's turn stored. It never panics
 // and never returns an error: anything that stops an assertion from being
-// checked (a bad regex, a judge that cannot be asked) is a failing Outcome
+// checked (a bad regex, a judge that cannot be asked) is a failing AssertOutcome
 // whose Reason says why, since a reviewer reads it beside the others.
 //
 // Text kinds (contains, not_contains, regex, equals) read obs.Answer and
 // are case-sensitive; equals ignores surrounding whitespace only. Kinds
 // with no score of their own score 1 when they pass and 0 when they fail;
 // judge and similar_to score what they measured.
-func Check(ctx context.Context, a Assert, obs Observation, j Judge) Outcome {
+func Check(ctx context.Context, a Assert, obs Observation, j Judge) AssertOutcome {
 	kinds := a.kinds()
 	switch len(kinds) {
 	case 0:
-		return Outcome{Reason: "the assertion has no kind: it must set exactly one of " + strings.Join(assertKinds, ", ")}
+		return AssertOutcome{Reason: "the assertion has no kind: it must set exactly one of " + strings.Join(assertKinds, ", ")}
 	case 1:
 	default:
-		return Outcome{Reason: "the assertion must have exactly one kind; this one has " + strings.Join(kinds, " and ")}
+		return AssertOutcome{Reason: "the assertion must have exactly one kind; this one has " + strings.Join(kinds, " and ")}
 	}
-	var o Outcome
+	var o AssertOutcome
 	switch {
 	case a.Contains != nil:
 		o = checkContains(*a.Contains, obs.Answer)
@@ -81,8 +81,8 @@ func Check(ctx context.Context, a Assert, obs Observation, j Judge) Outcome {
 // CheckAll runs every assertion, never stopping at the first failure (a
 // reviewer wants every reason at once). passed is true when all passed;
 // score is the mean of the scores, 1 for no assertions (nothing failed).
-func CheckAll(ctx context.Context, asserts []Assert, obs Observation, j Judge) (outcomes []Outcome, passed bool, score float64) {
-	outcomes = make([]Outcome, 0, len(asserts))
+func CheckAll(ctx context.Context, asserts []Assert, obs Observation, j Judge) (outcomes []AssertOutcome, passed bool, score float64) {
+	outcomes = make([]AssertOutcome, 0, len(asserts))
 	passed = true
 	sum := 0.0
 	for _, a := range asserts {
@@ -138,20 +138,20 @@ const (
 	feedbackRunes = 600 // of a critic's feedback
 )
 
-// holds and fails make the Outcome of a kind with no score of its own.
-func holds(reason string) Outcome { return Outcome{Passed: true, Score: 1, Reason: reason} }
-func fails(reason string) Outcome { return Outcome{Reason: reason} }
+// holds and fails make the AssertOutcome of a kind with no score of its own.
+func holds(reason string) AssertOutcome { return AssertOutcome{Passed: true, Score: 1, Reason: reason} }
+func fails(reason string) AssertOutcome { return AssertOutcome{Reason: reason} }
 
-func failsf(format string, args ...any) Outcome { return fails(fmt.Sprintf(format, args...)) }
+func failsf(format string, args ...any) AssertOutcome { return fails(fmt.Sprintf(format, args...)) }
 
-func checkContains(want, answer string) Outcome {
+func checkContains(want, answer string) AssertOutcome {
 	if strings.Contains(answer, want) {
 		return holds(fmt.Sprintf("contains %q", want))
 	}
 	return failsf("the answer does not contain %q (case-sensitive); %s", want, answerExcerpt(answer))
 }
 
-func checkNotContains(unwanted, answer string) Outcome {
+func checkNotContains(unwanted, answer string) AssertOutcome {
 	i := strings.Index(answer, unwanted)
 	if i < 0 {
 		return holds(fmt.Sprintf("does not contain %q", unwanted))
@@ -159,7 +159,7 @@ func checkNotContains(unwanted, answer string) Outcome {
 	return failsf("the answer contains %q (case-sensitive), here: %q", unwanted, excerptAround(answer, i))
 }
 
-func checkEquals(want, answer string) Outcome {
+func checkEquals(want, answer string) AssertOutcome {
 	if strings.TrimSpace(answer) == strings.TrimSpace(want) {
 		return holds("equals the expected text")
 	}
@@ -167,7 +167,7 @@ func checkEquals(want, answer string) Outcome {
 		clipRunes(strings.TrimSpace(want), excerptRunes), answerExcerpt(strings.TrimSpace(answer)))
 }
 
-func checkRegex(expr, answer string) Outcome {
+func checkRegex(expr, answer string) AssertOutcome {
 	re, err := regexp.Compile(expr)
 	if err != nil {
 		return failsf("the regex does not compile: %v", err)
@@ -183,7 +183,7 @@ func checkRegex(expr, answer string) Outcome {
 // not labelled at all), since models wrap JSON in fences. The schema is
 // compiled per check (draft 2020-12 unless it says otherwise) and may not
 // refer to anything outside itself.
-func checkJSONSchema(schema json.RawMessage, answer string) Outcome {
+func checkJSONSchema(schema json.RawMessage, answer string) AssertOutcome {
 	sch, err := compileAssertSchema(schema)
 	if err != nil {
 		return failsf("the schema does not compile: %v", err)
@@ -284,7 +284,7 @@ func pointerTokens(tokens []string) []string {
 // checkToolCalled passes when some successful call of the tool has
 // arguments matching every matcher. A string argument is matched as the
 // string; any other value as its compact JSON text (42, true, {"a":1}).
-func checkToolCalled(rule ToolCalled, calls []turn.ToolCallDiagnostics) Outcome {
+func checkToolCalled(rule ToolCalled, calls []turn.ToolCallDiagnostics) AssertOutcome {
 	var why []string // why each successful call of the tool did not match
 	failed := 0
 	for _, c := range calls {
@@ -407,7 +407,7 @@ func calledTools(calls []turn.ToolCallDiagnostics) string {
 	return strings.Join(names, ", ")
 }
 
-func checkChart(want bool, charts int) Outcome {
+func checkChart(want bool, charts int) AssertOutcome {
 	switch {
 	case want && charts > 0:
 		return holds("drew " + countNoun(charts, "chart"))
@@ -419,7 +419,7 @@ func checkChart(want bool, charts int) Outcome {
 	return failsf("drew %s, where none was wanted", countNoun(charts, "chart"))
 }
 
-func checkLatency(maxMS float64, ms int64) Outcome {
+func checkLatency(maxMS float64, ms int64) AssertOutcome {
 	if float64(ms) <= maxMS {
 		return holds(fmt.Sprintf("took %d ms (max %s ms)", ms, fmtNum(maxMS)))
 	}
@@ -428,7 +428,7 @@ func checkLatency(maxMS float64, ms int64) Outcome {
 
 // checkTokens bounds the turn's total tokens: the total the server
 // reported, else input plus output.
-func checkTokens(maxTokens int64, r turn.Result) Outcome {
+func checkTokens(maxTokens int64, r turn.Result) AssertOutcome {
 	u := r.Usage
 	total := int64(u.TotalTokens)
 	if total == 0 {
@@ -447,7 +447,7 @@ func checkTokens(maxTokens int64, r turn.Result) Outcome {
 // checkCost bounds the turn's cost in US dollars. A cost nobody can know
 // fails: no price at all, or calls left out of the sum for want of a
 // price, unless the priced calls alone are already over.
-func checkCost(maxUSD float64, r turn.Result) Outcome {
+func checkCost(maxUSD float64, r turn.Result) AssertOutcome {
 	c := r.Cost
 	switch {
 	case c == nil:
@@ -466,7 +466,7 @@ func checkCost(maxUSD float64, r turn.Result) Outcome {
 // IsLimit defines them (max_iterations_reached, max_tool_calls_reached,
 // budget_exceeded, stall_detected, timeout), even when the run then gave
 // a concluding answer. With both, both must hold.
-func checkTermination(rule TerminationRule, t turn.Termination) Outcome {
+func checkTermination(rule TerminationRule, t turn.Termination) AssertOutcome {
 	if len(rule.Is) == 0 && !rule.NotLimit {
 		return fails("the termination rule sets neither is nor not_limit")
 	}
@@ -493,7 +493,7 @@ const defaultJudgeThreshold = 0.5
 // checkJudge asks the critic. A verdict that passes with no score (0) is
 // taken as a score of 1: a critic that answers PASS, or leaves the score
 // out, means the answer is good, not worthless.
-func checkJudge(ctx context.Context, rule JudgeRule, obs Observation, j Judge) Outcome {
+func checkJudge(ctx context.Context, rule JudgeRule, obs Observation, j Judge) AssertOutcome {
 	if j == nil {
 		return fails("the judge could not be asked: no judge is set up for this run")
 	}
@@ -516,11 +516,11 @@ func checkJudge(ctx context.Context, rule JudgeRule, obs Observation, j Judge) O
 	head := fmt.Sprintf("score %.2f (threshold %.2f)", score, threshold)
 	switch {
 	case !v.Passed:
-		return Outcome{Score: score, Reason: "the critic did not pass it, " + head + ": " + feedback}
+		return AssertOutcome{Score: score, Reason: "the critic did not pass it, " + head + ": " + feedback}
 	case score < threshold:
-		return Outcome{Score: score, Reason: "the critic passed it but " + head + ": " + feedback}
+		return AssertOutcome{Score: score, Reason: "the critic passed it but " + head + ": " + feedback}
 	}
-	return Outcome{Passed: true, Score: score, Reason: head + ": " + feedback}
+	return AssertOutcome{Passed: true, Score: score, Reason: head + ": " + feedback}
 }
 
 // answerExcerpt shows the start of the answer in a failure's reason,

@@ -20,8 +20,8 @@ type Observation struct {
 	Prompt string
 }
 
-// Outcome is one assertion's result.
-type Outcome struct {
+// AssertOutcome is one assertion's result.
+type AssertOutcome struct {
 	// Kind is the assertion's kind: its field's JSON name ("contains", ...).
 	Kind string `json:"kind"`
 	// Passed says whether it held.

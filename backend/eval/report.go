@@ -9,17 +9,17 @@ import (
 
 // Reading a run back: its results with their outcomes, a summary per
 // model, and the comparison of two runs case by case. The command line
-// and the window show the same Report and Diff.
+// and the window show the same RunReport and RunDiff.
 
-// Result is one stored result with its outcomes read.
-type Result struct {
+// CaseResult is one stored result with its outcomes read.
+type CaseResult struct {
 	ID        string    `json:"id"`
 	CaseID    string    `json:"case_id"`
 	Model     string    `json:"model"`
 	Repeat    int       `json:"repeat"`
 	State     string    `json:"state"`
 	Score     float64   `json:"score"`
-	Outcomes  []Outcome `json:"outcomes"`
+	Outcomes  []AssertOutcome `json:"outcomes"`
 	Error     string    `json:"error,omitempty"`
 	LatencyMS int64     `json:"latency_ms"`
 	Tokens    int64     `json:"tokens"`
@@ -30,7 +30,7 @@ type Result struct {
 
 // Reason is why a result did not pass, in a line: its error, else its
 // first failing assertion's reason ("" for a pass).
-func (r Result) Reason() string {
+func (r CaseResult) Reason() string {
 	if r.State == store.EvalPassed {
 		return ""
 	}
@@ -62,22 +62,22 @@ type ModelSummary struct {
 	Unpriced int `json:"unpriced"`
 }
 
-// Report is a run with its results and a summary per model, in the order
+// RunReport is a run with its results and a summary per model, in the order
 // of the suite's models.
-type Report struct {
+type RunReport struct {
 	Run     store.EvalRun  `json:"run"`
-	Results []Result       `json:"results"`
+	Results []CaseResult       `json:"results"`
 	Models  []ModelSummary `json:"models"`
 	Passed  int            `json:"passed"`
 	Total   int            `json:"total"`
 }
 
 // AllPassed says whether every result passed (and there was one).
-func (r Report) AllPassed() bool { return r.Total > 0 && r.Passed == r.Total }
+func (r RunReport) AllPassed() bool { return r.Total > 0 && r.Passed == r.Total }
 
-// NewReport reads a run's stored results into a Report.
-func NewReport(run store.EvalRun, stored []store.EvalResult) Report {
-	rep := Report{Run: run, Results: make([]Result, 0, len(stored))}
+// NewReport reads a run's stored results into a RunReport.
+func NewReport(run store.EvalRun, stored []store.EvalResult) RunReport {
+	rep := RunReport{Run: run, Results: make([]CaseResult, 0, len(stored))}
 	var order []string
 	var suite Suite
 	if json.Unmarshal(run.Suite, &suite) == nil {
@@ -86,11 +86,11 @@ func NewReport(run store.EvalRun, stored []store.EvalResult) Report {
 	byModel := map[string]*ModelSummary{}
 	latencies := map[string][]int64{}
 	for _, s := range stored {
-		r := Result{ID: s.ID, CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat, State: s.State, Score: s.Score, Error: s.Error,
+		r := CaseResult{ID: s.ID, CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat, State: s.State, Score: s.Score, Error: s.Error,
 			LatencyMS: s.LatencyMS, Tokens: s.Tokens, CostUSD: s.CostUSD, SessionID: s.SessionID, TurnID: s.TurnID}
 		_ = json.Unmarshal(s.Outcomes, &r.Outcomes)
 		if r.Outcomes == nil {
-			r.Outcomes = []Outcome{}
+			r.Outcomes = []AssertOutcome{}
 		}
 		rep.Results = append(rep.Results, r)
 		m := byModel[r.Model]
@@ -162,8 +162,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// Diff compares two runs case by case (a case × model × repeat in both).
-type Diff struct {
+// RunDiff compares two runs case by case (a case × model × repeat in both).
+type RunDiff struct {
 	A string `json:"a"`
 	B string `json:"b"`
 	// Regressions passed in A and not in B; Fixes the reverse;
@@ -178,23 +178,23 @@ type Diff struct {
 	OnlyB []DiffCase `json:"only_b"`
 }
 
-// DiffCase is one cell of a Diff, with its result in each run that has it.
+// DiffCase is one cell of a RunDiff, with its result in each run that has it.
 type DiffCase struct {
 	CaseID string  `json:"case_id"`
 	Model  string  `json:"model"`
 	Repeat int     `json:"repeat"`
-	A      *Result `json:"a,omitempty"`
-	B      *Result `json:"b,omitempty"`
+	A      *CaseResult `json:"a,omitempty"`
+	B      *CaseResult `json:"b,omitempty"`
 }
 
 // DiffRuns compares run a with run b, in b's order (then a's cells b lacks).
-func DiffRuns(a, b Report) Diff {
-	d := Diff{A: a.Run.ID, B: b.Run.ID, Regressions: []DiffCase{}, Fixes: []DiffCase{}, StillFailing: []DiffCase{}, OnlyA: []DiffCase{}, OnlyB: []DiffCase{}}
+func DiffRuns(a, b RunReport) RunDiff {
+	d := RunDiff{A: a.Run.ID, B: b.Run.ID, Regressions: []DiffCase{}, Fixes: []DiffCase{}, StillFailing: []DiffCase{}, OnlyA: []DiffCase{}, OnlyB: []DiffCase{}}
 	type cell struct {
 		c, m string
 		r    int
 	}
-	inA := map[cell]*Result{}
+	inA := map[cell]*CaseResult{}
 	for i := range a.Results {
 		r := &a.Results[i]
 		inA[cell{r.CaseID, r.Model, r.Repeat}] = r

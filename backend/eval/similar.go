@@ -42,7 +42,7 @@ func TokenF1(a, b string) float64 {
 
 // checkSimilar compares the answer with the reference by the rule's
 // measure; only token_f1 is known.
-func checkSimilar(rule Similarity, answer string) Outcome {
+func checkSimilar(rule Similarity, answer string) AssertOutcome {
 	threshold := defaultSimilarThreshold
 	if rule.Threshold != nil {
 		threshold = *rule.Threshold
@@ -50,11 +50,11 @@ func checkSimilar(rule Similarity, answer string) Outcome {
 	switch rule.Measure {
 	case "", MeasureTokenF1:
 	default:
-		return Outcome{Reason: fmt.Sprintf("unknown similarity measure %q (known: %s)", rule.Measure, MeasureTokenF1)}
+		return AssertOutcome{Reason: fmt.Sprintf("unknown similarity measure %q (known: %s)", rule.Measure, MeasureTokenF1)}
 	}
 	f1 := TokenF1(answer, rule.Reference)
 	reason := fmt.Sprintf("token F1 %.2f (threshold %.2f)", f1, threshold)
-	return Outcome{Passed: f1 >= threshold, Score: f1, Reason: reason}
+	return AssertOutcome{Passed: f1 >= threshold, Score: f1, Reason: reason}
 }
 
 func tokenSet(s string) map[string]struct{} {

@@ -62,7 +62,7 @@ type EvalResult struct {
 	// not be run or judged: Error says why).
 	State string  `json:"state"`
 	Score float64 `json:"score"`
-	// Outcomes are the assertions' outcomes (eval.Outcome as JSON).
+	// Outcomes are the assertions' outcomes (eval.AssertOutcome as JSON).
 	Outcomes  json.RawMessage `json:"outcomes"`
 	Error     string          `json:"error"`
 	LatencyMS int64           `json:"latency_ms"`
