@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 
@@ -163,8 +164,11 @@ func (r *Runner) wait(ctx context.Context, h *runner.Handle) turn.Result {
 func (r *Runner) request(ctx context.Context, run store.EvalRun, s *Suite, c Case, in CaseInput, provider, model string) (runner.Request, error) {
 	message, history := s.Render(c)
 	req := runner.Request{
-		Message: message, Workflow: s.Workflow, Provider: provider, Model: model,
-		Attach: c.Attach, Capture: llm.CaptureMode(run.Capture),
+		Message: message, Workflow: fromSuite(run.SuiteFile, s.Workflow, isWorkflowFile(s.Workflow)), Provider: provider, Model: model,
+		Capture: llm.CaptureMode(run.Capture),
+	}
+	for _, a := range c.Attach {
+		req.Attach = append(req.Attach, fromSuite(run.SuiteFile, a, true))
 	}
 	for _, m := range history {
 		req.History = append(req.History, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
@@ -246,4 +250,23 @@ func tokensOf(u llm.Usage) int64 {
 		return int64(u.TotalTokens)
 	}
 	return int64(u.InputTokens + u.OutputTokens)
+}
+
+// fromSuite is path as the suite file means it: relative to the suite's
+// folder (file paths only; a workflow's name is left as it is).
+func fromSuite(suiteFile, path string, isFile bool) string {
+	if !isFile || path == "" || filepath.IsAbs(path) || suiteFile == "" {
+		return path
+	}
+	return filepath.Join(filepath.Dir(suiteFile), path)
+}
+
+// isWorkflowFile says whether a suite's workflow names a file rather than
+// a workflow: it has a folder or a YAML or JSON extension.
+func isWorkflowFile(w string) bool {
+	switch strings.ToLower(filepath.Ext(w)) {
+	case ".yaml", ".yml", ".json":
+		return true
+	}
+	return strings.ContainsAny(w, `/\`)
 }

@@ -3,6 +3,8 @@ package eval_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -90,7 +92,7 @@ func TestRunCase(t *testing.T) {
 	if err != nil || len(results) != 3 {
 		t.Fatalf("results: %+v %v", results, err)
 	}
-	var outcomes []eval.Outcome
+	var outcomes []eval.AssertOutcome
 	if err := json.Unmarshal(results[2].Outcomes, &outcomes); err != nil || len(outcomes) != 1 || outcomes[0].Passed || !strings.Contains(outcomes[0].Reason, "Berlin") {
 		t.Fatalf("the failing case's outcomes: %s %v", results[2].Outcomes, err)
 	}
@@ -235,5 +237,36 @@ func TestJudgeRunsAsATurn(t *testing.T) {
 	again, err := r.RunCase(ctx, in)
 	if err != nil || again.State != store.EvalPassed || again.Score != 0.9 {
 		t.Fatalf("the judged case replayed: %+v %v", again, err)
+	}
+}
+
+// TestSuitePathsAreTheSuiteFolders: a case's attachments and a workflow
+// file are read relative to the suite file, wherever the command runs.
+func TestSuitePathsAreTheSuiteFolders(t *testing.T) {
+	ctx := context.Background()
+	dir, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("ok", 1)} })
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	suiteDir := filepath.Join(dir, "suites")
+	if err := os.MkdirAll(suiteDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(suiteDir, "sales.csv"), []byte("region,sales\\nnorth,3\\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := eval.Suite{Name: "paths", Models: []string{"fake/m"}, Cases: []eval.Case{{ID: "table", Prompt: "Sum the sales.", Attach: []string{"sales.csv"},
+		Assert: []eval.Assert{{Contains: ptr("ok")}}}}}
+	raw, _ := json.Marshal(s)
+	run, err := db.CreateEvalRun(ctx, store.EvalRun{SuiteName: s.Name, SuiteFile: filepath.Join(suiteDir, "paths.yaml"), Suite: raw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := eval.NewRunner(db, eng.Runner, nil, nil).RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "table", Model: "fake/m", Repeat: 1})
+	if err != nil || out.State != store.EvalPassed {
+		results, _ := db.EvalResults(ctx, run.ID)
+		t.Fatalf("a case attaching a file beside its suite: %+v %v %+v", out, err, results)
 	}
 }
