@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/runner"
@@ -343,6 +344,32 @@ func (a *API) ModelFacts(provider, model string) (runner.Facts, error) {
 // BudgetState is where a provider's monthly budget stands.
 func (a *API) BudgetState(provider string) (runner.BudgetState, error) {
 	return call(a, needDB, func(ctx context.Context) (runner.BudgetState, error) { return a.s.budgetState(ctx, provider) })
+}
+
+// ---- evaluations ----
+
+// EvalRuns lists evaluation runs, newest first, with how each did; of one
+// suite when suite is set.
+func (a *API) EvalRuns(suite string) ([]EvalRunSummary, error) {
+	return call(a, needDB, func(ctx context.Context) ([]EvalRunSummary, error) { return a.s.evalRuns(ctx, suite) })
+}
+
+// EvalReport is one run: its results (each cell of the matrix, linked to
+// its turn) and a summary per model.
+func (a *API) EvalReport(runID string) (eval.RunReport, error) {
+	return call(a, needDB, func(ctx context.Context) (eval.RunReport, error) { return a.s.evalReport(ctx, runID) })
+}
+
+// EvalDiff compares two runs case by case: regressions, fixes, still failing.
+func (a *API) EvalDiff(runA, runB string) (eval.RunDiff, error) {
+	return call(a, needDB, func(ctx context.Context) (eval.RunDiff, error) { return a.s.evalDiff(ctx, runA, runB) })
+}
+
+// EvalCaseFromTurn is a suite of one case made from a turn (Add to
+// evaluation), as YAML to edit: its message, and its answer as a
+// reference the next runs are compared with.
+func (a *API) EvalCaseFromTurn(turnID string) (string, error) {
+	return call(a, needDB, func(ctx context.Context) (string, error) { return a.s.evalCaseFromTurn(ctx, turnID) })
 }
 
 // ---- the app itself ----

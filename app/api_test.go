@@ -33,6 +33,7 @@ var apiTable = map[string]need{
 	"GetSettings": needDB, "SaveSettings": needDB,
 	"Status": anyTime, "Version": anyTime, "About": anyTime, "UIReady": anyTime,
 	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
+	"EvalRuns": needDB, "EvalReport": needDB, "EvalDiff": needDB, "EvalCaseFromTurn": needDB,
 }
 
 // What Wails binds and the browser mode serves is exactly the table, and

@@ -36,6 +36,11 @@ type Store interface {
 	RecoverTurn(ctx context.Context, turnID string) (bool, error)
 	RecoverOrphans(ctx context.Context, sessionID string) ([]store.Orphan, error)
 
+	// Evaluation runs and their results.
+	EvalRuns(ctx context.Context, suite string, limit int) ([]store.EvalRun, error)
+	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
+	EvalResults(ctx context.Context, runID string) ([]store.EvalResult, error)
+
 	// The turn tree: branches, versions, forks.
 	SessionTree(ctx context.Context, sessionID string) ([]store.Turn, []string, error)
 	ActivateBranch(ctx context.Context, turnID string) (string, error)

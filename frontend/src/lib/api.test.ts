@@ -156,6 +156,13 @@ describe('calls', () => {
     expect(fn.mock.calls).toEqual([[{ limit: 0, cursor: '' }], ['s1', { limit: 0, cursor: '40' }]]);
   });
 
+  it('list every evaluation run when no suite is named, and none as an empty list', async () => {
+    const fn = vi.fn().mockResolvedValue(null);
+    const b = wailsBackend({ EvalRuns: fn });
+    await expect(b.evalRuns()).resolves.toEqual([]);
+    expect(fn.mock.calls).toEqual([['']]);
+  });
+
   it('resolve to nothing when Go answers Done', async () => {
     const b = wailsBackend({ RenameSession: vi.fn().mockResolvedValue({}) });
     await expect(b.renameSession('s1', 'New')).resolves.toBeUndefined();

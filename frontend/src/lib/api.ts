@@ -10,6 +10,9 @@
 import type { API } from './generated';
 import type {
   AboutInfo,
+  EvalRunSummary,
+  RunDiff,
+  RunReport,
   AgentEvent,
   BranchPage,
   BudgetState,
@@ -132,6 +135,14 @@ export interface Backend {
   version(): Promise<VersionInfo>;
   /** What the About box shows: the build, the platform, the data folder and the database's size, the project's links. */
   about(): Promise<AboutInfo>;
+  /** Evaluation runs, newest first, with how each did (of one suite when given). */
+  evalRuns(suite?: string): Promise<EvalRunSummary[]>;
+  /** One run: each case × model × repeat's result, linked to its turn, and a summary per model. */
+  evalReport(runID: string): Promise<RunReport>;
+  /** Two runs compared case by case: regressions, fixes, still failing. */
+  evalDiff(runA: string, runB: string): Promise<RunDiff>;
+  /** A suite of one case made from a turn, as YAML to edit (Add to evaluation). */
+  evalCaseFromTurn(turnID: string): Promise<string>;
   uiReady(report: ReadyReport): Promise<void>;
   /**
    * Starts the one event subscription. onResync, if given, is called when
@@ -372,6 +383,10 @@ function methods(call: Call): Transport {
     status: () => call('Status'),
     version: () => call('Version'),
     about: () => call('About'),
+    evalRuns: async (suite) => (await call('EvalRuns', suite ?? '')) ?? [],
+    evalReport: (runID) => call('EvalReport', runID),
+    evalDiff: (a, b) => call('EvalDiff', a, b),
+    evalCaseFromTurn: (turnID) => call('EvalCaseFromTurn', turnID),
     uiReady: (r) => done(call('UIReady', r)),
   };
 }

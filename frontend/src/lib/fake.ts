@@ -10,6 +10,9 @@ import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AboutInfo,
+  EvalRunSummary,
+  RunDiff,
+  RunReport,
   AgentEvent,
   BudgetState,
   CallDiagnostics,
@@ -105,6 +108,10 @@ export class FakeBackend implements Backend {
   /** Every call, by method name, for assertions. */
   calls: Array<{ method: string; args: unknown[] }> = [];
   version_ = '0.0.0-dev';
+  /** Evaluation runs and their reports and diffs, as tests set them (the fake runs no suite). */
+  evalRuns_: EvalRunSummary[] = [];
+  evalReports_: Record<string, RunReport> = {};
+  evalDiffs_: Record<string, RunDiff> = {};
   /** What about() answers besides the version; tests change it. */
   about_: Omit<AboutInfo, 'version'> = {
     commit: 'demo',
@@ -683,6 +690,35 @@ export class FakeBackend implements Backend {
   async about(): Promise<AboutInfo> {
     this.log('about');
     return clone({ ...this.about_, version: this.version_ });
+  }
+
+  async evalRuns(suite?: string): Promise<EvalRunSummary[]> {
+    this.log('evalRuns', suite);
+    return clone(this.evalRuns_.filter((r) => !suite || r.run.suite_name === suite));
+  }
+
+  async evalReport(runID: string): Promise<RunReport> {
+    this.log('evalReport', runID);
+    const r = this.evalReports_[runID];
+    if (!r) throw new BackendError('not_found', `There is no evaluation run ${runID}.`);
+    return clone(r);
+  }
+
+  async evalDiff(a: string, b: string): Promise<RunDiff> {
+    this.log('evalDiff', a, b);
+    const d = this.evalDiffs_[`${a}|${b}`];
+    if (!d) throw new BackendError('not_found', `There is no evaluation run ${this.evalReports_[a] ? b : a}.`);
+    return clone(d);
+  }
+
+  // JSON is YAML: a suite of one case, the turn's message and its answer as a reference.
+  async evalCaseFromTurn(turnID: string): Promise<string> {
+    this.log('evalCaseFromTurn', turnID);
+    const t = this.turns.get(turnID);
+    if (!t) throw new BackendError('not_found', `There is no turn ${turnID}.`);
+    const assert: unknown[] = t.final_text ? [{ similar_to: { reference: t.final_text, measure: 'token_f1', threshold: 0.5 } }] : [];
+    assert.push({ termination: { not_limit: true } });
+    return JSON.stringify({ name: 'from-turn', models: [`${this.settings.default_provider}/${t.model}`], cases: [{ id: 'case', prompt: t.user_message, assert }] }, null, 2) + '\n';
   }
 
   async uiReady() {

@@ -19,6 +19,14 @@ export interface Delivered extends Event {
   first_seq: number /* int64 */;
 }
 /**
+ * EvalRunSummary is a run in the list, with how it did.
+ */
+export interface EvalRunSummary {
+  run: EvalRun;
+  passed: number /* int */;
+  total: number /* int */;
+}
+/**
  * TurnChange says that a turn's stored state changed with no event of its
  * own: its process died (kill -9, a crash) and this process marked it
  * interrupted. A UI that shows the turn or its session reloads them.
@@ -768,6 +776,27 @@ export interface AppSettings {
   theme: string; // system (default), light, dark
 }
 /**
+ * EvalRun is one run of a suite.
+ */
+export interface EvalRun {
+  id: string;
+  suite_name: string;
+  suite_file: string;
+  /**
+   * Suite is the suite as it ran (eval.Suite as JSON).
+   */
+  suite: unknown;
+  /**
+   * Capture is record, replay or auto; FromRunID names the run whose
+   * recordings a replay serves.
+   */
+  capture: string;
+  from_run_id: string;
+  state: string;
+  started_at: string /* RFC 3339 */;
+  ended_at?: string /* RFC 3339 */;
+}
+/**
  * TurnDetail is everything needed to review a turn offline.
  */
 export interface TurnDetail extends Turn {
@@ -1392,6 +1421,115 @@ export interface Info {
   go_version: string;
 }
 
+// ---- backend/eval ----
+
+/**
+ * AssertOutcome is one assertion's result.
+ */
+export interface AssertOutcome {
+  /**
+   * Kind is the assertion's kind: its field's JSON name ("contains", ...).
+   */
+  kind: string;
+  /**
+   * Passed says whether it held.
+   */
+  passed: boolean;
+  /**
+   * Score is 0-1 where the kind has one (judge, similar_to), else 1 or 0.
+   */
+  score: number /* float64 */;
+  /**
+   * Reason says, in words a reviewer reads, why it failed (or what it
+   * measured when it passed: "token F1 0.72 ≥ 0.5").
+   */
+  reason: string;
+}
+/**
+ * CaseResult is one stored result with its outcomes read.
+ */
+export interface CaseResult {
+  id: string;
+  case_id: string;
+  model: string;
+  repeat: number /* int */;
+  state: string;
+  score: number /* float64 */;
+  outcomes: AssertOutcome[] | null;
+  error?: string;
+  latency_ms: number /* int64 */;
+  tokens: number /* int64 */;
+  cost_usd?: number /* float64 */;
+  session_id?: string;
+  turn_id?: string;
+}
+/**
+ * ModelSummary is how one model did in a run.
+ */
+export interface ModelSummary {
+  model: string;
+  total: number /* int */;
+  passed: number /* int */;
+  failed: number /* int */;
+  errors: number /* int */;
+  cancelled: number /* int */;
+  pass_rate: number /* float64 */; // of the results that ended passed or failed
+  mean_score: number /* float64 */;
+  /**
+   * MedianLatencyMS is the median latency of its cases' turns.
+   */
+  median_latency_ms: number /* int64 */;
+  cost_usd: number /* float64 */;
+  /**
+   * Unpriced counts results whose cost is unknown (not in CostUSD).
+   */
+  unpriced: number /* int */;
+}
+/**
+ * RunReport is a run with its results and a summary per model, in the order
+ * of the suite's models.
+ */
+export interface RunReport {
+  run: EvalRun;
+  results: CaseResult[] | null;
+  models: ModelSummary[] | null;
+  passed: number /* int */;
+  total: number /* int */;
+}
+/**
+ * RunDiff compares two runs case by case (a case × model × repeat in both).
+ */
+export interface RunDiff {
+  a: string;
+  b: string;
+  /**
+   * Regressions passed in A and not in B; Fixes the reverse;
+   * StillFailing passed in neither.
+   */
+  regressions: DiffCase[] | null;
+  fixes: DiffCase[] | null;
+  still_failing: DiffCase[] | null;
+  /**
+   * Same counts the cells that passed in both.
+   */
+  same: number /* int */;
+  /**
+   * OnlyA and OnlyB are cells one run has and the other does not.
+   */
+  only_a: DiffCase[] | null;
+  only_b: DiffCase[] | null;
+}
+/**
+ * DiffCase is one cell of a RunDiff, with its result in each run that has it.
+ */
+export interface DiffCase {
+  case_id: string;
+  model: string;
+  repeat: number /* int */;
+  a?: CaseResult;
+  b?: CaseResult;
+}
+
 // ---- backend/export ----
 
 /**
@@ -1764,6 +1902,26 @@ export interface API {
    */
   BudgetState: { args: [provider: string]; result: BudgetState };
   /**
+   * EvalRuns lists evaluation runs, newest first, with how each did; of one
+   * suite when suite is set.
+   */
+  EvalRuns: { args: [suite: string]; result: EvalRunSummary[] | null };
+  /**
+   * EvalReport is one run: its results (each cell of the matrix, linked to
+   * its turn) and a summary per model.
+   */
+  EvalReport: { args: [runID: string]; result: RunReport };
+  /**
+   * EvalDiff compares two runs case by case: regressions, fixes, still failing.
+   */
+  EvalDiff: { args: [runA: string, runB: string]; result: RunDiff };
+  /**
+   * EvalCaseFromTurn is a suite of one case made from a turn (Add to
+   * evaluation), as YAML to edit: its message, and its answer as a
+   * reference the next runs are compared with.
+   */
+  EvalCaseFromTurn: { args: [turnID: string]; result: string };
+  /**
    * Status reports the version and the database's health. It answers
    * without a database: the UI shows why there is none.
    */
@@ -1830,6 +1988,10 @@ export const APIMethods = [
   "UsageCSV",
   "ModelFacts",
   "BudgetState",
+  "EvalRuns",
+  "EvalReport",
+  "EvalDiff",
+  "EvalCaseFromTurn",
   "Status",
   "Version",
   "About",

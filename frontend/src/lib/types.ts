@@ -8,6 +8,7 @@ import type * as gen from './generated';
 export type {
   // app: the API's requests and replies, and the event stream's messages
   AboutInfo,
+  EvalRunSummary,
   ApprovalAnswer,
   ApprovalMessage,
   Delivered,
@@ -134,3 +135,6 @@ export interface Settings extends Omit<gen.Settings, 'capture' | 'theme'> {
   capture: CaptureMode | '';
   theme: Theme | '';
 }
+
+// eval: evaluation runs as the window reads them
+export type { AssertOutcome, CaseResult, DiffCase, ModelSummary, RunDiff, RunReport } from './generated';

@@ -1,0 +1,96 @@
+package app
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+// Evaluations as the window reads them: the runs, one run's report (its
+// matrix of results and a summary per model), two runs compared case by
+// case, and a case made from a turn (Add to evaluation). The command
+// line prints the same eval.RunReport and eval.RunDiff.
+
+// EvalRunSummary is a run in the list, with how it did.
+type EvalRunSummary struct {
+	Run    store.EvalRun `json:"run"`
+	Passed int           `json:"passed"`
+	Total  int           `json:"total"`
+}
+
+// evalRuns lists the runs, newest first (of one suite when suite is set).
+func (s *Service) evalRuns(ctx context.Context, suite string) ([]EvalRunSummary, error) {
+	runs, err := s.db.EvalRuns(ctx, suite, 200)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]EvalRunSummary, 0, len(runs))
+	for _, r := range runs {
+		results, err := s.db.EvalResults(ctx, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		rep := eval.NewReport(r, results)
+		out = append(out, EvalRunSummary{Run: r, Passed: rep.Passed, Total: rep.Total})
+	}
+	return out, nil
+}
+
+// evalReport is one run with its results.
+func (s *Service) evalReport(ctx context.Context, id string) (eval.RunReport, error) {
+	run, err := s.db.EvalRun(ctx, id)
+	if err != nil {
+		return eval.RunReport{}, err
+	}
+	results, err := s.db.EvalResults(ctx, id)
+	if err != nil {
+		return eval.RunReport{}, err
+	}
+	return eval.NewReport(run, results), nil
+}
+
+// evalDiff compares run a with run b.
+func (s *Service) evalDiff(ctx context.Context, a, b string) (eval.RunDiff, error) {
+	var reps [2]eval.RunReport
+	var errs [2]error
+	var wg sync.WaitGroup
+	for i, id := range []string{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = s.evalReport(ctx, id)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return eval.RunDiff{}, err
+		}
+	}
+	return eval.DiffRuns(reps[0], reps[1]), nil
+}
+
+// evalCaseFromTurn is a suite of one case made from a turn, as YAML to
+// edit and save: the turn's model is the suite's.
+func (s *Service) evalCaseFromTurn(ctx context.Context, turnID string) (string, error) {
+	t, err := s.db.GetTurn(ctx, turnID, false)
+	if err != nil {
+		return "", err
+	}
+	sess, err := s.db.GetSession(ctx, t.SessionID)
+	if err != nil {
+		return "", err
+	}
+	history, err := s.db.History(ctx, t.SessionID, t.Seq)
+	if err != nil {
+		return "", err
+	}
+	suite := eval.Suite{Name: "from-" + sess.ID[:min(8, len(sess.ID))], Workflow: t.Workflow, Cases: []eval.Case{eval.FromTurn(t, history)}}
+	if sess.Provider != "" && t.Model != "" {
+		suite.Models = []string{sess.Provider + "/" + t.Model}
+	}
+	y, err := eval.SuiteYAML(suite)
+	return string(y), err
+}
