@@ -84,6 +84,8 @@ type Session struct {
 	// ActiveTurnID is the newest turn of the branch last looked at; an
 	// older document has none (its turns are one line, the last active).
 	ActiveTurnID string `json:"active_turn_id,omitempty"`
+	// Kind is "eval" for an evaluation case's session, "" for a chat.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Turn is one turn with everything stored about it.

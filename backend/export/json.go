@@ -67,6 +67,7 @@ func (j *jsonWriter) start(format string, version int, exportedAt time.Time, app
 	o.str("workspace", s.Workspace)
 	o.raw("settings", s.Settings)
 	o.strOmit("active_turn_id", s.ActiveTurnID)
+	o.strOmit("kind", s.Kind)
 	o.end()
 	j.list("turns")
 }

@@ -1,11 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -191,5 +193,34 @@ func TestEvalSessionsAreKeptApart(t *testing.T) {
 	}
 	if _, err := db.CreateSession(ctx, Session{Title: "x", Kind: "test"}); apperr.CodeOf(err) != apperr.Invalid {
 		t.Fatalf("a session of kind test: %v", err)
+	}
+}
+
+// TestEvalSessionsExportAsThemselves: an evaluation session exported and
+// imported stays one, kept apart from chats; a chat's export names no kind.
+func TestEvalSessionsExportAsThemselves(t *testing.T) {
+	db := mustOpen(t)
+	ev, err := db.CreateSession(ctx, Session{Title: "suite · case", Kind: SessionEval})
+	if err != nil {
+		t.Fatal(err)
+	}
+	chat, _ := db.CreateSession(ctx, Session{Title: "chat"})
+	var evDoc, chatDoc bytes.Buffer
+	if err := export.Write(ctx, db, ev.ID, export.JSON, &evDoc, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := export.Write(ctx, db, chat.ID, export.JSON, &chatDoc, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(evDoc.String(), `"kind": "eval"`) || strings.Contains(chatDoc.String(), `"kind"`) {
+		t.Fatalf("exports:\n%s\n%s", evDoc.String(), chatDoc.String())
+	}
+	other := mustOpen(t)
+	back, err := other.Import(ctx, &evDoc)
+	if err != nil || back.Kind != SessionEval {
+		t.Fatalf("imported: %+v %v", back, err)
+	}
+	if page, _ := other.ListSessions(ctx, Page{}); len(page.Sessions) != 0 {
+		t.Fatalf("the imported evaluation session is listed: %+v", page.Sessions)
 	}
 }

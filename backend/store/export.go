@@ -105,8 +105,9 @@ func (r *sessionReader) read() error {
 
 func (r *sessionReader) session(s *export.Session) error {
 	var created, updated, settings string
-	err := r.tx.QueryRowContext(r.ctx, `SELECT id, title, created_at, updated_at, provider, model, workflow, workspace, settings, COALESCE(active_turn_id, '') FROM sessions WHERE id = ?`, r.sessionID).
-		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.ActiveTurnID)
+	err := r.tx.QueryRowContext(r.ctx, `SELECT id, title, created_at, updated_at, provider, model, workflow, workspace, settings, COALESCE(active_turn_id, ''),
+			CASE kind WHEN 'chat' THEN '' ELSE kind END FROM sessions WHERE id = ?`, r.sessionID).
+		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.ActiveTurnID, &s.Kind)
 	if errors.Is(err, sql.ErrNoRows) {
 		return apperr.New(apperr.NotFound, "There is no session %s. It may have been deleted.", r.sessionID)
 	}

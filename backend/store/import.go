@@ -146,8 +146,8 @@ func (im *importer) run() (Session, error) {
 	}
 	s := im.session(copyOf)
 	im.sid = s.ID
-	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings)); err != nil {
+	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings), s.Kind); err != nil {
 		return Session{}, err
 	}
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, s.Title, s.ID); err != nil {
@@ -290,6 +290,12 @@ func (im *importer) session(copyOf bool) Session {
 	}
 	if s.Workflow == "" {
 		s.Workflow = "chat"
+	}
+	// An evaluation case's session stays one (kept apart from chats); a
+	// fork of one, or anything else, is a chat.
+	s.Kind = SessionChat
+	if f.Kind == SessionEval && !im.fork {
+		s.Kind = SessionEval
 	}
 	return s
 }
