@@ -15,7 +15,7 @@ import (
 // with a digit) and sort the way the history runs.
 func TestVersionScript(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed; the script needs it")
+		t.Fatal("git is not installed: make and scripts/version.sh need it to build Agentdeck")
 	}
 	src, err := os.ReadFile("../../scripts/version.sh")
 	if err != nil {

@@ -81,16 +81,12 @@ func TestRunSuite(t *testing.T) {
 func TestStoppedSuiteEndsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, db, eng := setuptest.NewEngine(t)
-	srv := llmtest.NewServer(t)
+	_, db, eng, srv := fakeEngine(t)
 	asked := make(chan struct{}, 8)
 	srv.Respond(func(llmtest.Request) llmtest.Reply {
 		asked <- struct{}{}
 		return llmtest.Reply{Hang: true}
 	})
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
-		t.Fatal(err)
-	}
 	go func() {
 		<-asked
 		cancel()

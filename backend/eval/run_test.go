@@ -11,11 +11,24 @@ import (
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 func ptr[T any](v T) *T { return &v }
+
+// fakeEngine is an engine on a temporary database with the provider
+// "fake" on a scripted server.
+func fakeEngine(t *testing.T) (string, *store.DB, *setup.Engine, *llmtest.Server) {
+	t.Helper()
+	dir, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, db, eng, srv
+}
 
 // geoSuite has a case that passes on the answer "Paris" and one that
 // fails on it.
@@ -158,16 +171,12 @@ func TestRunCaseErrors(t *testing.T) {
 func TestStoppedCaseIsStoredCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, db, eng := setuptest.NewEngine(t)
-	srv := llmtest.NewServer(t)
+	_, db, eng, srv := fakeEngine(t)
 	asked := make(chan struct{}, 1)
 	srv.Respond(func(llmtest.Request) llmtest.Reply {
 		asked <- struct{}{}
 		return llmtest.Reply{Hang: true}
 	})
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
-		t.Fatal(err)
-	}
 	run := newRun(t, db, geoSuite(), "record", "")
 	go func() {
 		<-asked
