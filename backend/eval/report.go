@@ -13,19 +13,19 @@ import (
 
 // CaseResult is one stored result with its outcomes read.
 type CaseResult struct {
-	ID        string    `json:"id"`
-	CaseID    string    `json:"case_id"`
-	Model     string    `json:"model"`
-	Repeat    int       `json:"repeat"`
-	State     string    `json:"state"`
-	Score     float64   `json:"score"`
+	ID        string          `json:"id"`
+	CaseID    string          `json:"case_id"`
+	Model     string          `json:"model"`
+	Repeat    int             `json:"repeat"`
+	State     string          `json:"state"`
+	Score     float64         `json:"score"`
 	Outcomes  []AssertOutcome `json:"outcomes"`
-	Error     string    `json:"error,omitempty"`
-	LatencyMS int64     `json:"latency_ms"`
-	Tokens    int64     `json:"tokens"`
-	CostUSD   *float64  `json:"cost_usd,omitempty"`
-	SessionID string    `json:"session_id,omitempty"`
-	TurnID    string    `json:"turn_id,omitempty"`
+	Error     string          `json:"error,omitempty"`
+	LatencyMS int64           `json:"latency_ms"`
+	Tokens    int64           `json:"tokens"`
+	CostUSD   *float64        `json:"cost_usd,omitempty"`
+	SessionID string          `json:"session_id,omitempty"`
+	TurnID    string          `json:"turn_id,omitempty"`
 }
 
 // Reason is why a result did not pass, in a line: its error, else its
@@ -66,7 +66,7 @@ type ModelSummary struct {
 // of the suite's models.
 type RunReport struct {
 	Run     store.EvalRun  `json:"run"`
-	Results []CaseResult       `json:"results"`
+	Results []CaseResult   `json:"results"`
 	Models  []ModelSummary `json:"models"`
 	Passed  int            `json:"passed"`
 	Total   int            `json:"total"`
@@ -180,9 +180,9 @@ type RunDiff struct {
 
 // DiffCase is one cell of a RunDiff, with its result in each run that has it.
 type DiffCase struct {
-	CaseID string  `json:"case_id"`
-	Model  string  `json:"model"`
-	Repeat int     `json:"repeat"`
+	CaseID string      `json:"case_id"`
+	Model  string      `json:"model"`
+	Repeat int         `json:"repeat"`
 	A      *CaseResult `json:"a,omitempty"`
 	B      *CaseResult `json:"b,omitempty"`
 }
