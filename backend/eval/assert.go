@@ -15,6 +15,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 // Kind returns the JSON name of the assertion's one set field
@@ -497,7 +498,14 @@ func checkJudge(ctx context.Context, rule JudgeRule, obs Observation, j Judge) A
 	if j == nil {
 		return fails("the judge could not be asked: no judge is set up for this run")
 	}
-	v, err := j.Judge(ctx, rule.Model, rule.Rubric, obs.Prompt, obs.Answer)
+	judged, err := j.Judge(ctx, rule.Model, rule.Rubric, obs.Prompt, obs.Answer)
+	o := judgeOutcome(rule, judged.Verdict, err)
+	o.SessionID, o.TurnID = judged.SessionID, judged.TurnID
+	return o
+}
+
+// judgeOutcome reads a critic's verdict (or why there is none) against the rule.
+func judgeOutcome(rule JudgeRule, v workflow.Verdict, err error) AssertOutcome {
 	if err != nil {
 		return failsf("the judge could not be asked: %s", clipRunes(err.Error(), feedbackRunes))
 	}

@@ -196,9 +196,9 @@ type fakeJudge struct {
 	model, rubric, prompt, answer string
 }
 
-func (f *fakeJudge) Judge(_ context.Context, model, rubric, prompt, answer string) (workflow.Verdict, error) {
+func (f *fakeJudge) Judge(_ context.Context, model, rubric, prompt, answer string) (Judged, error) {
 	f.model, f.rubric, f.prompt, f.answer = model, rubric, prompt, answer
-	return f.v, f.err
+	return Judged{Verdict: f.v}, f.err
 }
 
 func TestCheckJudge(t *testing.T) {

@@ -31,10 +31,24 @@ type AssertOutcome struct {
 	// Reason says, in words a reviewer reads, why it failed (or what it
 	// measured when it passed: "token F1 0.72 ≥ 0.5").
 	Reason string `json:"reason"`
+	// SessionID and TurnID are the critic's turn, for a judge that ran as
+	// one: what it was asked and answered can be opened.
+	SessionID string `json:"session_id,omitempty"`
+	TurnID    string `json:"turn_id,omitempty"`
 }
 
 // Judge asks a critic model (model is "provider/model") to judge answer,
-// the reply to prompt, against rubric.
+// the reply to prompt, against rubric. The ids of the critic's turn, where
+// it ran as one, come back even with an error, so a judge that failed can
+// be looked at.
 type Judge interface {
-	Judge(ctx context.Context, model, rubric, prompt, answer string) (workflow.Verdict, error)
+	Judge(ctx context.Context, model, rubric, prompt, answer string) (Judged, error)
+}
+
+// Judged is a critic's verdict, and the turn it gave it in ("" when the
+// judge is not a turn).
+type Judged struct {
+	Verdict   workflow.Verdict
+	SessionID string
+	TurnID    string
 }

@@ -24,28 +24,30 @@ type turnJudge struct {
 	capture llm.CaptureMode
 }
 
-func (j turnJudge) Judge(ctx context.Context, model, rubric, prompt, answer string) (workflow.Verdict, error) {
+func (j turnJudge) Judge(ctx context.Context, model, rubric, prompt, answer string) (Judged, error) {
 	provider, name, ok := strings.Cut(model, "/")
 	if !ok || provider == "" || name == "" {
-		return workflow.Verdict{}, apperr.New(apperr.Invalid, "The judge's model %q is not a provider/model.", model)
+		return Judged{}, apperr.New(apperr.Invalid, "The judge's model %q is not a provider/model.", model)
 	}
 	sess, err := j.r.db.CreateSession(ctx, store.Session{Title: j.title + " · judge", Kind: store.SessionEval, Provider: provider, Model: name})
 	if err != nil {
-		return workflow.Verdict{}, err
+		return Judged{}, err
 	}
 	system, user := JudgePrompt(rubric, prompt, answer)
 	h, err := j.r.turns.Start(ctx, runner.Request{SessionID: sess.ID, Message: system + "\n\n" + user, Workflow: "chat",
 		Provider: provider, Model: name, Capture: j.capture})
 	if err != nil {
-		return workflow.Verdict{}, err
+		return Judged{}, err
 	}
+	out := Judged{SessionID: sess.ID, TurnID: h.TurnID}
 	res := j.r.wait(ctx, h)
 	if !res.OK || strings.TrimSpace(res.FinalText) == "" {
 		why := res.Error
 		if why == "" {
 			why = fmt.Sprintf("it ended %s with no answer", res.Termination.Kind)
 		}
-		return workflow.Verdict{}, apperr.New(apperr.Unavailable, "The judge %s gave no verdict: %s", model, why)
+		return out, apperr.New(apperr.Unavailable, "The judge %s gave no verdict: %s", model, why)
 	}
-	return workflow.ParseVerdict(res.FinalText), nil
+	out.Verdict = workflow.ParseVerdict(res.FinalText)
+	return out, nil
 }

@@ -232,12 +232,27 @@ func TestJudgeRunsAsATurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var judged bool
+	var judge store.Session
 	for _, s := range page.Sessions {
-		judged = judged || (strings.HasSuffix(s.Title, "· judge") && s.Turns == 1 && s.Kind == store.SessionEval)
+		if strings.HasSuffix(s.Title, "· judge") && s.Turns == 1 && s.Kind == store.SessionEval {
+			judge = s
+		}
 	}
-	if !judged {
+	if judge.ID == "" {
 		t.Fatalf("no judge session among %+v", page.Sessions)
+	}
+	// The outcome links to the critic's turn, so a reviewer can open it.
+	results, err := db.EvalResults(ctx, run.ID)
+	if err != nil || len(results) != 1 {
+		t.Fatalf("results: %+v %v", results, err)
+	}
+	var outcomes []eval.AssertOutcome
+	if err := json.Unmarshal(results[0].Outcomes, &outcomes); err != nil || len(outcomes) != 1 {
+		t.Fatalf("outcomes %s: %v", results[0].Outcomes, err)
+	}
+	critTurn, err := db.GetTurn(ctx, outcomes[0].TurnID, false)
+	if err != nil || outcomes[0].SessionID != judge.ID || critTurn.SessionID != judge.ID {
+		t.Fatalf("the judge's outcome links to %s/%s, not the critic's turn in %s: %v", outcomes[0].SessionID, outcomes[0].TurnID, judge.ID, err)
 	}
 
 	srv.Close()
