@@ -17,23 +17,21 @@ import (
 type EvalRunSummary struct {
 	Run    store.EvalRun `json:"run"`
 	Passed int           `json:"passed"`
-	Total  int           `json:"total"`
+	// Total counts its results; Planned its cases × models × repeats, more
+	// than Total while it runs or when it was stopped early.
+	Total   int `json:"total"`
+	Planned int `json:"planned"`
 }
 
 // evalRuns lists the runs, newest first (of one suite when suite is set).
 func (s *Service) evalRuns(ctx context.Context, suite string) ([]EvalRunSummary, error) {
-	runs, err := s.db.EvalRuns(ctx, suite, 200)
+	runs, err := s.db.EvalRunTallies(ctx, suite, 200)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]EvalRunSummary, 0, len(runs))
 	for _, r := range runs {
-		results, err := s.db.EvalResults(ctx, r.ID)
-		if err != nil {
-			return nil, err
-		}
-		rep := eval.NewReport(r, results)
-		out = append(out, EvalRunSummary{Run: r, Passed: rep.Passed, Total: rep.Total})
+		out = append(out, EvalRunSummary{Run: r.Run, Passed: r.Passed, Total: r.Results, Planned: max(eval.PlannedOf(r.Run), r.Results)})
 	}
 	return out, nil
 }

@@ -43,9 +43,11 @@ func TestEvalAPI(t *testing.T) {
 	}
 	a := mkRun(store.EvalPassed, store.EvalPassed)
 	b := mkRun(store.EvalPassed, store.EvalFailedCase)
+	stopped := mkRun(store.EvalFailedCase) // one of its two cases ran
 
 	runs, err := api.EvalRuns("")
-	if err != nil || len(runs) != 2 || runs[0].Run.ID != b || runs[0].Passed != 1 || runs[0].Total != 2 || runs[1].Passed != 2 {
+	if err != nil || len(runs) != 3 || runs[0].Run.ID != stopped || runs[0].Passed != 0 || runs[0].Total != 1 || runs[0].Planned != 2 ||
+		runs[1].Run.ID != b || runs[1].Passed != 1 || runs[1].Total != 2 || runs[2].Passed != 2 || runs[2].Planned != 2 {
 		t.Fatalf("runs: %+v %v", runs, err)
 	}
 	rep, err := api.EvalReport(b)

@@ -38,6 +38,7 @@ type Store interface {
 
 	// Evaluation runs and their results.
 	EvalRuns(ctx context.Context, suite string, limit int) ([]store.EvalRun, error)
+	EvalRunTallies(ctx context.Context, suite string, limit int) ([]store.EvalRunTally, error)
 	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
 	EvalResults(ctx context.Context, runID string) ([]store.EvalResult, error)
 

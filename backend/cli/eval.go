@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -49,6 +48,7 @@ const evalUsage = "agentdeck eval SUITE.yaml [--models a,b] [--filter REGEX] [--
 type evalStore interface {
 	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
 	EvalRuns(ctx context.Context, suite string, limit int) ([]store.EvalRun, error)
+	EvalRunTallies(ctx context.Context, suite string, limit int) ([]store.EvalRunTally, error)
 	EvalResults(ctx context.Context, runID string) ([]store.EvalResult, error)
 }
 
@@ -280,15 +280,8 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// evalReport is a run as eval and eval show print it: eval.RunReport (what
-// the window shows too), its results in the suite's order, and how many
-// cells the run planned.
-type evalReport struct {
-	eval.RunReport
-	// Planned is the run's cases × models × repeats; a run stopped early
-	// has fewer results.
-	Planned int `json:"planned"`
-}
+// evalReport is a run as eval and eval show print it: what the window shows.
+type evalReport = eval.RunReport
 
 // evalReportOf reads run id and its results.
 func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, error) {
@@ -300,33 +293,7 @@ func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, err
 	if err != nil {
 		return evalReport{}, err
 	}
-	rep := evalReport{RunReport: eval.NewReport(run, results)}
-	var s eval.Suite
-	_ = json.Unmarshal(run.Suite, &s) // a run always stores its suite; an unreadable one only loses the order
-	sortResults(rep.Results, &s)
-	rep.Planned = max(len(s.Cases)*len(s.Models)*max(s.Repeat, 1), rep.Total)
-	return rep, nil
-}
-
-// sortResults puts results in the suite's order (case, model, repeat)
-// rather than the order they started in, which concurrency shuffles.
-func sortResults(results []eval.CaseResult, s *eval.Suite) {
-	index := func(list []string, v string) int {
-		if i := slices.Index(list, v); i >= 0 {
-			return i
-		}
-		return len(list)
-	}
-	cases := make([]string, len(s.Cases))
-	for i, c := range s.Cases {
-		cases[i] = c.ID
-	}
-	slices.SortStableFunc(results, func(a, b eval.CaseResult) int {
-		return cmp.Or(
-			cmp.Compare(index(cases, a.CaseID), index(cases, b.CaseID)), strings.Compare(a.CaseID, b.CaseID),
-			cmp.Compare(index(s.Models, a.Model), index(s.Models, b.Model)), strings.Compare(a.Model, b.Model),
-			cmp.Compare(a.Repeat, b.Repeat))
-	})
+	return eval.NewReport(run, results), nil
 }
 
 func printEvalReport(env Env, rep evalReport, asJSON bool) int {
@@ -423,7 +390,7 @@ func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 }
 
 func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env Env) int {
-	runs, err := db.EvalRuns(ctx, suite, 0)
+	runs, err := db.EvalRunTallies(ctx, suite, 0)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -437,11 +404,7 @@ func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env 
 	}
 	rows := []listed{}
 	for _, r := range runs {
-		rep, err := evalReportOf(ctx, db, r.ID)
-		if err != nil {
-			return fail(env, err)
-		}
-		rows = append(rows, listed{EvalRun: r, Passed: rep.Passed, Total: rep.Planned})
+		rows = append(rows, listed{EvalRun: r.Run, Passed: r.Passed, Total: max(eval.PlannedOf(r.Run), r.Results)})
 	}
 	if asJSON {
 		return printJSON(env, struct {
@@ -472,7 +435,7 @@ func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env E
 	if err != nil {
 		return fail(env, err)
 	}
-	d := eval.DiffRuns(repA.RunReport, repB.RunReport)
+	d := eval.DiffRuns(repA, repB)
 	if asJSON {
 		return printJSON(env, d)
 	}

@@ -1,8 +1,11 @@
 package eval
 
 import (
+	"cmp"
 	"encoding/json"
+	"slices"
 	"sort"
+	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/store"
 )
@@ -62,14 +65,17 @@ type ModelSummary struct {
 	Unpriced int `json:"unpriced"`
 }
 
-// RunReport is a run with its results and a summary per model, in the order
-// of the suite's models.
+// RunReport is a run with its results, in the suite's order (case, model,
+// repeat), and a summary per model, in the order of the suite's models.
 type RunReport struct {
 	Run     store.EvalRun  `json:"run"`
 	Results []CaseResult   `json:"results"`
 	Models  []ModelSummary `json:"models"`
 	Passed  int            `json:"passed"`
-	Total   int            `json:"total"`
+	// Total counts the results there are; Planned is the run's cases ×
+	// models × repeats, more than Total while it runs or when stopped early.
+	Total   int `json:"total"`
+	Planned int `json:"planned"`
 }
 
 // AllPassed says whether every result passed (and there was one).
@@ -83,6 +89,7 @@ func NewReport(run store.EvalRun, stored []store.EvalResult) RunReport {
 	if json.Unmarshal(run.Suite, &suite) == nil {
 		order = append(order, suite.Models...)
 	}
+	rep.Planned = Planned(suite)
 	byModel := map[string]*ModelSummary{}
 	latencies := map[string][]int64{}
 	for _, s := range stored {
@@ -138,7 +145,42 @@ func NewReport(run store.EvalRun, stored []store.EvalResult) RunReport {
 		m.MedianLatencyMS = median(latencies[name])
 		rep.Models = append(rep.Models, *m)
 	}
+	rep.Planned = max(rep.Planned, rep.Total)
+	sortResults(rep.Results, &suite)
 	return rep
+}
+
+// Planned is how many cells a run of s has: its cases × models × repeats.
+func Planned(s Suite) int { return len(s.Cases) * len(s.Models) * max(s.Repeat, 1) }
+
+// PlannedOf is Planned of the suite a run stored (0 if it cannot be read).
+func PlannedOf(run store.EvalRun) int {
+	var s Suite
+	if json.Unmarshal(run.Suite, &s) != nil {
+		return 0
+	}
+	return Planned(s)
+}
+
+// sortResults puts results in the suite's order (case, model, repeat)
+// rather than the order they started in, which concurrency shuffles.
+func sortResults(results []CaseResult, s *Suite) {
+	index := func(list []string, v string) int {
+		if i := slices.Index(list, v); i >= 0 {
+			return i
+		}
+		return len(list)
+	}
+	cases := make([]string, len(s.Cases))
+	for i, c := range s.Cases {
+		cases[i] = c.ID
+	}
+	slices.SortStableFunc(results, func(a, b CaseResult) int {
+		return cmp.Or(
+			cmp.Compare(index(cases, a.CaseID), index(cases, b.CaseID)), strings.Compare(a.CaseID, b.CaseID),
+			cmp.Compare(index(s.Models, a.Model), index(s.Models, b.Model)), strings.Compare(a.Model, b.Model),
+			cmp.Compare(a.Repeat, b.Repeat))
+	})
 }
 
 func median(xs []int64) int64 {

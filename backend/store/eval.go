@@ -152,12 +152,50 @@ func (db *DB) EvalRuns(ctx context.Context, suite string, limit int) ([]EvalRun,
 	return runs, nil
 }
 
-func scanEvalRun(r scanner) (EvalRun, error) {
+// EvalRunTally is a run with how many results it has and how many of
+// them passed.
+type EvalRunTally struct {
+	Run     EvalRun
+	Results int
+	Passed  int
+}
+
+// EvalRunTallies lists runs as EvalRuns does, each with its tally, in one
+// query however many runs there are.
+func (db *DB) EvalRunTallies(ctx context.Context, suite string, limit int) ([]EvalRunTally, error) {
+	rows, err := db.reader.QueryContext(ctx, `SELECT r.id, r.suite_name, r.suite_file, r.suite, r.capture, r.from_run_id, r.state, r.started_at, r.ended_at, r.owner_pid, r.owner_start,
+			COUNT(e.id), COALESCE(SUM(e.state = 'passed'), 0)
+		FROM eval_runs r LEFT JOIN eval_results e ON e.run_id = r.id
+		WHERE (? = '' OR r.suite_name = ?)
+		GROUP BY r.id ORDER BY r.started_at DESC, r.id DESC LIMIT ?`,
+		suite, suite, clampLimit(limit, 50, 1000))
+	if err != nil {
+		return nil, readError(err, "listing evaluation runs")
+	}
+	defer rows.Close()
+	out := []EvalRunTally{}
+	for rows.Next() {
+		var t EvalRunTally
+		if t.Run, err = scanEvalRun(rows, &t.Results, &t.Passed); err != nil {
+			return nil, readError(err, "listing evaluation runs")
+		}
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, readError(err, "listing evaluation runs")
+	}
+	return out, nil
+}
+
+// scanEvalRun reads a row of evalRunSelect's columns, then into extra
+// any columns after them.
+func scanEvalRun(r scanner, extra ...any) (EvalRun, error) {
 	var run EvalRun
 	var suite, started string
 	var ended sql.NullString
 	var own Owner
-	if err := r.Scan(&run.ID, &run.SuiteName, &run.SuiteFile, &suite, &run.Capture, &run.FromRunID, &run.State, &started, &ended, &own.PID, &own.Start); err != nil {
+	dest := append([]any{&run.ID, &run.SuiteName, &run.SuiteFile, &suite, &run.Capture, &run.FromRunID, &run.State, &started, &ended, &own.PID, &own.Start}, extra...)
+	if err := r.Scan(dest...); err != nil {
 		return EvalRun{}, err
 	}
 	run.Suite, run.StartedAt, run.EndedAt = json.RawMessage(suite), parseTime(started), nullTime(ended)

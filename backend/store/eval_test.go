@@ -98,6 +98,21 @@ func TestEvalRunsAndResults(t *testing.T) {
 	if all, _ := db.EvalRuns(ctx, "", 0); len(all) != 2 {
 		t.Fatalf("all runs: %+v", all)
 	}
+	// Tallied in one query: geo has a pass and an error, other nothing.
+	tallies, err := db.EvalRunTallies(ctx, "", 0)
+	if err != nil || len(tallies) != 2 {
+		t.Fatalf("tallies: %+v %v", tallies, err)
+	}
+	byName := map[string]EvalRunTally{}
+	for _, tl := range tallies {
+		byName[tl.Run.SuiteName] = tl
+	}
+	if g, o := byName["geo"], byName["other"]; g.Results != 2 || g.Passed != 1 || g.Run.ID != run.ID || g.Run.State != EvalCompleted || o.Results != 0 || o.Passed != 0 {
+		t.Fatalf("tallies: geo %+v, other %+v", g, o)
+	}
+	if geo, _ := db.EvalRunTallies(ctx, "geo", 0); len(geo) != 1 || geo[0].Run.ID != run.ID {
+		t.Fatalf("tallies of geo: %+v", geo)
+	}
 
 	// A run its process left running reads as cancelled.
 	if _, err := db.writer.ExecContext(ctx, `UPDATE eval_runs SET state = 'running', ended_at = NULL, owner_pid = 2147483600 WHERE id = ?`, run.ID); err != nil {

@@ -24,7 +24,12 @@ export interface Delivered extends Event {
 export interface EvalRunSummary {
   run: EvalRun;
   passed: number /* int */;
+  /**
+   * Total counts its results; Planned its cases × models × repeats, more
+   * than Total while it runs or when it was stopped early.
+   */
   total: number /* int */;
+  planned: number /* int */;
 }
 /**
  * TurnChange says that a turn's stored state changed with no event of its
@@ -1444,6 +1449,12 @@ export interface AssertOutcome {
    * measured when it passed: "token F1 0.72 ≥ 0.5").
    */
   reason: string;
+  /**
+   * SessionID and TurnID are the critic's turn, for a judge that ran as
+   * one: what it was asked and answered can be opened.
+   */
+  session_id?: string;
+  turn_id?: string;
 }
 /**
  * CaseResult is one stored result with its outcomes read.
@@ -1486,15 +1497,20 @@ export interface ModelSummary {
   unpriced: number /* int */;
 }
 /**
- * RunReport is a run with its results and a summary per model, in the order
- * of the suite's models.
+ * RunReport is a run with its results, in the suite's order (case, model,
+ * repeat), and a summary per model, in the order of the suite's models.
  */
 export interface RunReport {
   run: EvalRun;
   results: CaseResult[] | null;
   models: ModelSummary[] | null;
   passed: number /* int */;
+  /**
+   * Total counts the results there are; Planned is the run's cases ×
+   * models × repeats, more than Total while it runs or when stopped early.
+   */
   total: number /* int */;
+  planned: number /* int */;
 }
 /**
  * RunDiff compares two runs case by case (a case × model × repeat in both).
