@@ -81,7 +81,9 @@ func (s *Service) evalCaseFromTurn(ctx context.Context, turnID string) (string, 
 	if err != nil {
 		return "", err
 	}
-	history, err := s.db.History(ctx, t.SessionID, t.Seq)
+	// The turn's own branch, not the session's active one: an earlier
+	// version of a message is made into a case as it was asked.
+	history, err := s.db.PathHistory(ctx, t.ParentTurnID)
 	if err != nil {
 		return "", err
 	}

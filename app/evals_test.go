@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -67,7 +68,8 @@ func TestEvalAPI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FinishTurn(ctx, tr.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "Paris.", Termination: turn.Termination{Kind: turn.TermNaturalCompletion}}); err != nil {
+	if err := db.FinishTurn(ctx, tr.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "Paris.",
+		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Capital of France?"}, {Role: llm.RoleAssistant, Content: "Paris."}}, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}}); err != nil {
 		t.Fatal(err)
 	}
 	y, err := api.EvalCaseFromTurn(tr.ID)
@@ -80,5 +82,38 @@ func TestEvalAPI(t *testing.T) {
 	}
 	if s.Models[0] != "local/qwen3" || s.Cases[0].Prompt != "Capital of France?" || s.Cases[0].Assert[0].SimilarTo.Reference != "Paris." {
 		t.Fatalf("the case: %+v", s)
+	}
+
+	// A follow-up, then the first message edited: the follow-up is on a
+	// branch no longer shown, and its case is the conversation it had.
+	finish := func(tr store.Turn, answer string) {
+		t.Helper()
+		said := []llm.Message{{Role: llm.RoleUser, Content: tr.UserMessage}, {Role: llm.RoleAssistant, Content: answer}}
+		if err := db.FinishTurn(ctx, tr.ID, 0, turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: answer, Messages: said, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	follow, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: "And Germany?", Workflow: "chat", Model: "qwen3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(follow, "Berlin.")
+	edit, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: "Capital of Spain?", Workflow: "chat", Model: "qwen3"}, store.StartOptions{Follows: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	finish(edit, "Madrid.")
+	if y, err = api.EvalCaseFromTurn(follow.ID); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = eval.Parse("case.yaml", []byte(y)); err != nil {
+		t.Fatalf("not a valid suite: %v\n%s", err, y)
+	}
+	var said []string
+	for _, m := range s.Cases[0].Messages {
+		said = append(said, m.Role+": "+m.Content)
+	}
+	if got := strings.Join(said, " | "); got != "user: Capital of France? | assistant: Paris. | user: And Germany?" {
+		t.Fatalf("the follow-up's case has %q", got)
 	}
 }

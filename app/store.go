@@ -32,6 +32,7 @@ type Store interface {
 	Image(ctx context.Context, id string) (llm.Image, error)
 	UserImages(ctx context.Context, turnID string) ([]llm.Image, error)
 	History(ctx context.Context, sessionID string, beforeSeq int) ([]llm.Message, error)
+	PathHistory(ctx context.Context, turnID string) ([]llm.Message, error)
 	TurnOwnership(ctx context.Context, turnID string) (store.Ownership, error)
 	RecoverTurn(ctx context.Context, turnID string) (bool, error)
 	RecoverOrphans(ctx context.Context, sessionID string) ([]store.Orphan, error)
