@@ -49,9 +49,27 @@ type SuiteStore interface {
 // cancelled, starts no more, and ends the run cancelled. A case that could
 // not run is an error result; the run still completes.
 func RunSuite(ctx context.Context, db SuiteStore, r *Runner, s *Suite, opts RunOptions, progress Progress) (store.EvalRun, error) {
-	ran, err := effective(s, opts)
+	sr, err := NewSuiteRun(ctx, db, s, opts)
 	if err != nil {
 		return store.EvalRun{}, err
+	}
+	return sr.Execute(ctx, r, progress)
+}
+
+// SuiteRun is a run stored and about to run: RunSuite in two steps, for a
+// caller that shows the run before its first case ends (the window).
+type SuiteRun struct {
+	Run         store.EvalRun
+	db          SuiteStore
+	cells       []CaseInput
+	concurrency int
+}
+
+// NewSuiteRun stores a run of s with opts, running, with nothing run yet.
+func NewSuiteRun(ctx context.Context, db SuiteStore, s *Suite, opts RunOptions) (*SuiteRun, error) {
+	ran, err := effective(s, opts)
+	if err != nil {
+		return nil, err
 	}
 	capture := opts.Capture
 	if capture == "" {
@@ -60,26 +78,34 @@ func RunSuite(ctx context.Context, db SuiteStore, r *Runner, s *Suite, opts RunO
 	from := opts.FromRunID
 	if capture == "replay" && from == "" {
 		if from, err = latestRecorded(ctx, db, s.Name); err != nil {
-			return store.EvalRun{}, err
+			return nil, err
 		}
 	}
 	raw, err := json.Marshal(ran)
 	if err != nil {
-		return store.EvalRun{}, err
+		return nil, err
 	}
 	run, err := db.CreateEvalRun(ctx, store.EvalRun{SuiteName: s.Name, SuiteFile: s.Source, Suite: raw, Capture: capture, FromRunID: from})
 	if err != nil {
-		return store.EvalRun{}, err
+		return nil, err
 	}
+	return &SuiteRun{Run: run, db: db, cells: matrix(run.ID, ran), concurrency: max(opts.Concurrency, 1)}, nil
+}
 
-	cells := matrix(run.ID, ran)
+// Planned is how many cells the run has.
+func (sr *SuiteRun) Planned() int { return len(sr.cells) }
+
+// Execute runs the run's cells through r, a few at a time, and ends the
+// run: completed, or cancelled when ctx was.
+func (sr *SuiteRun) Execute(ctx context.Context, r *Runner, progress Progress) (store.EvalRun, error) {
+	cells := sr.cells
 	work := make(chan CaseInput)
 	var (
 		mu   sync.Mutex
 		done int
 		wg   sync.WaitGroup
 	)
-	for range max(opts.Concurrency, 1) {
+	for range sr.concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -112,10 +138,10 @@ feed:
 	if ctx.Err() != nil {
 		state = store.EvalCancelled
 	}
-	if err := db.EndEvalRun(context.WithoutCancel(ctx), run.ID, state); err != nil {
-		return run, err
+	if err := sr.db.EndEvalRun(context.WithoutCancel(ctx), sr.Run.ID, state); err != nil {
+		return sr.Run, err
 	}
-	return db.EvalRun(context.WithoutCancel(ctx), run.ID)
+	return sr.db.EvalRun(context.WithoutCancel(ctx), sr.Run.ID)
 }
 
 // effective is s as opts run it.

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -19,10 +20,11 @@ func stored(caseID, model string, repeat int, state string, score float64, laten
 // TestNewReport: results are summed per model in the suite's order, the
 // pass rate is of the results judged (errors and cancellations apart),
 // latency is a median, unknown costs are counted, and a failing result's
-// reason is its first failing assertion's.
+// reason is its first failing assertion's; results are in the suite's
+// order, whatever order they ran in.
 func TestNewReport(t *testing.T) {
 	c := func(v float64) *float64 { return &v }
-	run := store.EvalRun{ID: "r", Suite: json.RawMessage(`{"name":"s","models":["b/m","a/m"]}`)}
+	run := store.EvalRun{ID: "r", Suite: json.RawMessage(`{"name":"s","models":["b/m","a/m"],"cases":[{"id":"one"},{"id":"two"},{"id":"three"}]}`)}
 	rep := NewReport(run, []store.EvalResult{
 		stored("one", "a/m", 1, store.EvalPassed, 1, 100, c(0.01)),
 		stored("two", "a/m", 1, store.EvalFailedCase, 0.5, 300, c(0.02)),
@@ -30,8 +32,15 @@ func TestNewReport(t *testing.T) {
 		stored("two", "b/m", 1, store.EvalError, 0, 0, nil),
 		stored("three", "a/m", 1, store.EvalPassed, 1, 200, c(0.01)),
 	})
-	if rep.Total != 5 || rep.Passed != 3 || rep.AllPassed() {
-		t.Fatalf("totals: %d of %d", rep.Passed, rep.Total)
+	if rep.Total != 5 || rep.Passed != 3 || rep.AllPassed() || rep.Planned != 6 {
+		t.Fatalf("totals: %d of %d, %d planned", rep.Passed, rep.Total, rep.Planned)
+	}
+	var order []string
+	for _, r := range rep.Results {
+		order = append(order, r.CaseID+" "+r.Model)
+	}
+	if got := strings.Join(order, ", "); got != "one b/m, one a/m, two b/m, two a/m, three a/m" {
+		t.Fatalf("results in the order %s", got)
 	}
 	if len(rep.Models) != 2 || rep.Models[0].Model != "b/m" {
 		t.Fatalf("models out of the suite's order: %+v", rep.Models)
@@ -43,7 +52,7 @@ func TestNewReport(t *testing.T) {
 	if b.Errors != 1 || b.PassRate != 1 || b.Unpriced != 2 {
 		t.Fatalf("b/m: %+v", b)
 	}
-	if got := rep.Results[1].Reason(); got != "regex: no match" {
+	if got := rep.Results[3].Reason(); got != "regex: no match" {
 		t.Fatalf("reason %q", got)
 	}
 	if got := rep.Results[0].Reason(); got != "" {
