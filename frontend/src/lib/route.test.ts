@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { formatRoute, home, parseHash, Router, usagePage } from './route';
+import { evalsPage, formatRoute, home, parseHash, Router, usagePage, type Route } from './route';
 import { FakeWindow } from './routetest';
 
 const sid = '0190d3c4-6a1e-7b2a-9c3d-1234567890ab';
@@ -13,19 +13,31 @@ describe('parseHash and formatRoute', () => {
     [`#/s/${sid}`, { kind: 'session', sessionId: sid, turnId: '' }],
     [`#/s/${sid}/t/${tid}`, { kind: 'session', sessionId: sid, turnId: tid }],
     ['#/usage', usagePage],
+    ['#/evals', evalsPage],
+    [`#/evals/${sid}`, { kind: 'evals', runId: sid, otherId: '' }],
+    [`#/evals/${sid}/diff/${tid}`, { kind: 'evals', runId: sid, otherId: tid }],
   ])('reads %j', (hash, want) => {
     expect(parseHash(hash)).toEqual(want);
   });
 
-  it.each(['#/x/1', '#/usage/x', '#/usages', '#/s/', '#/s/a/t/', '#/s/a/b/c', '#/s/a/t/b/extra', '#/s/%E0%A4%A', '#/s/a%20b', '#/s/..', '#section', '#/s/<img>'])('refuses %j', (hash) => {
+  it.each(['#/x/1', '#/usage/x', '#/usages', '#/s/', '#/s/a/t/', '#/s/a/b/c', '#/s/a/t/b/extra', '#/s/%E0%A4%A', '#/s/a%20b', '#/s/..', '#section', '#/s/<img>', '#/evals/', '#/evals/a/', '#/evals/a/b', '#/evals/a/diff', '#/evals/a/diff/', '#/evals/a/diff/b/c', '#/evals/a/t/b', '#/evals/..', '#/evals/a%20b', '#/evals/a/diff/<b>', '#/evalsx'])('refuses %j', (hash) => {
     expect(parseHash(hash)).toBeNull();
   });
 
   it('writes what it reads', () => {
-    for (const r of [home, usagePage, { kind: 'session', sessionId: sid, turnId: '' }, { kind: 'session', sessionId: sid, turnId: tid }] as const) {
-      expect(parseHash(formatRoute(r))).toEqual(r);
-    }
+    const routes: Route[] = [
+      home,
+      usagePage,
+      { kind: 'session', sessionId: sid, turnId: '' },
+      { kind: 'session', sessionId: sid, turnId: tid },
+      evalsPage,
+      { kind: 'evals', runId: sid, otherId: '' },
+      { kind: 'evals', runId: sid, otherId: tid },
+    ];
+    for (const r of routes) expect(parseHash(formatRoute(r))).toEqual(r);
     expect(formatRoute(home)).toBe('');
+    expect(formatRoute(evalsPage)).toBe('#/evals');
+    expect(formatRoute({ kind: 'evals', runId: 'r1', otherId: 'r0' })).toBe('#/evals/r1/diff/r0');
   });
 });
 

@@ -1,6 +1,8 @@
 // Where the window is, in the location hash: `#/s/<session>` for an open
 // session, `#/s/<session>/t/<turn>` for a turn in it, `#/usage` for the
-// Usage page; no hash for a new, unsaved session. The hash survives a reload, makes a link to a turn, and
+// Usage page, `#/evals` for the Evaluations page (its newest run),
+// `#/evals/<run>` for one run and `#/evals/<run>/diff/<other>` for a run
+// compared with another; no hash for a new, unsaved session. The hash survives a reload, makes a link to a turn, and
 // gives back and forward something to move between.
 //
 // Only the hash is ever written: the page's path and query are kept as
@@ -8,10 +10,16 @@
 // of the address bar before the app starts) is not undone, and a URL with
 // both (`/?token=…#/s/…`) works.
 
-export type Route = { kind: 'home' } | { kind: 'usage' } | { kind: 'session'; sessionId: string; turnId: string };
+export type Route =
+  | { kind: 'home' }
+  | { kind: 'usage' }
+  | { kind: 'session'; sessionId: string; turnId: string }
+  /** runId '' is the newest run; otherId, when set, is the run runId is compared with. */
+  | { kind: 'evals'; runId: string; otherId: string };
 
 export const home: Route = { kind: 'home' };
 export const usagePage: Route = { kind: 'usage' };
+export const evalsPage: Route = { kind: 'evals', runId: '', otherId: '' };
 
 /** Ids are UUIDs; anything else in a hash is refused before reaching the backend. */
 const idPattern = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
@@ -25,6 +33,7 @@ export function parseHash(hash: string): Route | null {
   if (h === '' || h === '/') return home;
   if (h === '/usage') return usagePage;
   const parts = h.split('/');
+  if (parts[0] === '' && parts[1] === 'evals') return parseEvals(parts.slice(2));
   if (parts[0] !== '' || parts[1] !== 's') return null;
   const sessionId = decode(parts[2]);
   if (!sessionId) return null;
@@ -38,12 +47,28 @@ export function parseHash(hash: string): Route | null {
 export function formatRoute(r: Route): string {
   if (r.kind === 'home') return '';
   if (r.kind === 'usage') return '#/usage';
+  if (r.kind === 'evals') {
+    if (!r.runId) return '#/evals';
+    const run = `#/evals/${encodeURIComponent(r.runId)}`;
+    return r.otherId ? `${run}/diff/${encodeURIComponent(r.otherId)}` : run;
+  }
   const s = `#/s/${encodeURIComponent(r.sessionId)}`;
   return r.turnId ? `${s}/t/${encodeURIComponent(r.turnId)}` : s;
 }
 
 export function sameRoute(a: Route, b: Route): boolean {
   return formatRoute(a) === formatRoute(b);
+}
+
+// The parts after `#/evals`: none, a run, or a run, "diff" and another run.
+function parseEvals(parts: string[]): Route | null {
+  if (parts.length === 0) return evalsPage;
+  const runId = decode(parts[0]);
+  if (!runId) return null;
+  if (parts.length === 1) return { kind: 'evals', runId, otherId: '' };
+  if (parts.length !== 3 || parts[1] !== 'diff') return null;
+  const otherId = decode(parts[2]);
+  return otherId ? { kind: 'evals', runId, otherId } : null;
 }
 
 function decode(part: string | undefined): string {

@@ -278,8 +278,10 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     imageCache,
     composerText,
     toast,
-    /** What the main pane shows: the conversation or the Usage page. */
+    /** What the main pane shows: the conversation, the Usage page or the Evaluations page. */
     view: nav.view,
+    /** The run the Evaluations page shows, and the run it is compared with. */
+    evalsAt: nav.evalsAt,
 
     /** Puts a suggestion (the empty state's) in the composer. */
     suggest(text: string) {
@@ -513,6 +515,16 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
     openUsage() {
       ui.update((u) => ({ ...u, diagnosticsTurn: null }));
       nav.usage();
+    },
+
+    /**
+     * Shows the Evaluations page at a run ('' for the newest), compared
+     * with otherId when that is set; replace renames the place (a run
+     * picked where the newest was shown) rather than adding one to Back.
+     */
+    openEvals(runId = '', otherId = '', opts: { replace?: boolean } = {}) {
+      ui.update((u) => ({ ...u, diagnosticsTurn: null }));
+      nav.evals(runId, otherId, opts.replace ? 'replace' : 'push');
     },
 
     /** Answers the question damagedSend asks: store the message anyway? */

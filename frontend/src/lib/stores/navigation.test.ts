@@ -127,6 +127,28 @@ describe('navigation', () => {
     app.stop();
   });
 
+  it('keeps the Evaluations page and its run in the hash: a reload shows them, Back and Forward move between runs', async () => {
+    const { b, short } = seeded();
+    const w = new FakeWindow('/#/evals/r2');
+    const app = await load(b, w);
+    expect(get(app.view)).toBe('evals');
+    expect(get(app.evalsAt)).toEqual({ runId: 'r2', otherId: '' });
+    app.openEvals('r2', 'r1');
+    expect(get(app.evalsAt)).toEqual({ runId: 'r2', otherId: 'r1' });
+    await app.openSession(short.id);
+    expect(get(app.view)).toBe('conversation');
+    app.openEvals();
+    expect(get(app.evalsAt)).toEqual({ runId: '', otherId: '' });
+    expect(w.urls()).toEqual(['/#/evals/r2', '/#/evals/r2/diff/r1', `/#/s/${short.id}`, '/#/evals']);
+    w.go(-2);
+    await settle(app);
+    expect(get(app.view)).toBe('evals');
+    expect(get(app.evalsAt)).toEqual({ runId: 'r2', otherId: 'r1' });
+    app.openEvals('r3', '', { replace: true });
+    expect(w.urls()[1]).toBe('/#/evals/r3');
+    app.stop();
+  });
+
   it('names the new session once its first message creates it, in place of the empty hash', async () => {
     const { b } = seeded();
     const w = new FakeWindow('/');

@@ -2,10 +2,11 @@
 // opening a session or a turn writes the hash, and a hash the page was
 // loaded with, or that Back, Forward or the address bar brings, opens what
 // it names. A hash naming nothing that exists says so and shows a new
-// session, with the session list beside it. The Usage page is a place
-// too: the main pane shows it (view) until a session is opened.
+// session, with the session list beside it. The Usage and Evaluations
+// pages are places too: the main pane shows one (view) until a session is
+// opened; which run the Evaluations page shows is in evalsAt.
 import { get, writable, type Readable } from 'svelte/store';
-import { home, sameRoute, usagePage, type Route, type Router } from '../route';
+import { evalsPage, home, sameRoute, usagePage, type Route, type Router } from '../route';
 import type { ConversationStore, TurnTarget } from './conversation';
 
 export interface NavigationDeps {
@@ -19,12 +20,19 @@ export interface NavigationDeps {
 /** How an action changes the history: a new entry, the same entry renamed, or not at all (it came from the history). */
 export type HistoryMode = 'push' | 'replace' | 'none';
 
-/** What the main pane shows: the conversation (a session, or a new one) or the Usage page. */
-export type View = 'conversation' | 'usage';
+/** What the main pane shows: the conversation (a session, or a new one), the Usage page or the Evaluations page. */
+export type View = 'conversation' | 'usage' | 'evals';
+
+/** The run the Evaluations page shows ('' for the newest), and the run it is compared with ('' for none). */
+export interface EvalsPlace {
+  runId: string;
+  otherId: string;
+}
 
 export function createNavigation({ conversation, router, showHome }: NavigationDeps) {
   let stopListening: (() => void) | null = null;
   const view = writable<View>('conversation');
+  const evalsAt = writable<EvalsPlace>({ runId: '', otherId: '' });
 
   function write(r: Route, mode: HistoryMode, terms?: string[]) {
     if (router && mode !== 'none') router.go(r, { replace: mode === 'replace', terms });
@@ -64,6 +72,11 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
       view.set('usage');
       return;
     }
+    if (r?.kind === 'evals') {
+      evalsAt.set({ runId: r.runId, otherId: r.otherId });
+      view.set('evals');
+      return;
+    }
     view.set('conversation');
     if (!r) {
       showHome();
@@ -86,6 +99,7 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
   return {
     open,
     view: { subscribe: view.subscribe } as Readable<View>,
+    evalsAt: { subscribe: evalsAt.subscribe } as Readable<EvalsPlace>,
 
     /** Opens what the address names (the page was loaded or reloaded) and follows Back and Forward. */
     start() {
@@ -109,6 +123,13 @@ export function createNavigation({ conversation, router, showHome }: NavigationD
     usage(mode: HistoryMode = 'push') {
       view.set('usage');
       write(usagePage, mode);
+    },
+
+    /** The Evaluations page is shown: a run ('' for the newest), compared with another when otherId is set. */
+    evals(runId = '', otherId = '', mode: HistoryMode = 'push') {
+      evalsAt.set({ runId, otherId: runId ? otherId : '' });
+      view.set('evals');
+      write(runId ? { kind: 'evals', runId, otherId } : evalsPage, mode);
     },
 
     /** The new session shown got its id (its first message): the same place, named. */
