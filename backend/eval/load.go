@@ -53,6 +53,12 @@ func Load(path string) (*Suite, error) {
 	return parse(path, data, filepath.Dir(path))
 }
 
+// ParseAt parses data as the suite file it is to be saved as at path: the
+// files its cases attach are checked in path's folder, as Load would.
+func ParseAt(path string, data []byte) (*Suite, error) {
+	return parse(path, data, filepath.Dir(path))
+}
+
 // parse is Parse, and with dir also checks attachments exist in dir.
 func parse(name string, data []byte, dir string) (*Suite, error) {
 	doc, err := fileFormat.Read(name, data)
