@@ -193,9 +193,10 @@ export class FakeBackend implements Backend {
 
   // ---- Backend ----
 
-  async listSessions(p?: { limit?: number; cursor?: string }) {
+  async listSessions(p?: { limit?: number; cursor?: string; eval?: boolean }) {
     this.log('listSessions', p);
-    const sorted = [...this.sessions].sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    // Evaluation sessions are hidden unless asked for, as the Go side does.
+    const sorted = this.sessions.filter((s) => p?.eval || s.kind !== 'eval').sort((a, b) => b.updated_at.localeCompare(a.updated_at));
     const start = p?.cursor ? Number(p.cursor) : 0;
     const limit = p?.limit || 50;
     const page = sorted.slice(start, start + limit).map((s) => this.withCounts(s));

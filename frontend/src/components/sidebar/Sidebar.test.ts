@@ -23,6 +23,7 @@ function turnOf(b: FakeBackend, sessionId: string, seq: number) {
 
 afterEach(() => {
   history.replaceState(null, '', '/');
+  localStorage.clear();
 });
 
 describe('sidebar and address', () => {
@@ -84,5 +85,35 @@ describe('sidebar and address', () => {
     expect(alert.getAttribute('role')).toBe('alert');
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('New session');
     expect(location.hash).toBe('');
+  });
+
+  it('lists evaluation sessions, marked "eval", only when asked, and remembers it after a reload', async () => {
+    const b = backend();
+    b.addSession('A chat', at, 1);
+    b.addSession('geography · capital · openai/gpt-4o-mini #1', new Date(2025, 5, 18, 10), 1).kind = 'eval';
+    const first = render(App, { backend: b });
+    const list = await screen.findByRole('navigation', { name: 'Session list' });
+    await within(list).findByRole('button', { name: 'A chat' });
+    expect(within(list).queryByRole('button', { name: /geography/ })).toBeNull();
+    expect(b.calls.filter((c) => c.method === 'listSessions').every((c) => !(c.args[0] as { eval?: boolean }).eval)).toBe(true);
+
+    const toggle = screen.getByRole('checkbox', { name: 'Show evaluation sessions' });
+    expect((toggle as HTMLInputElement).checked).toBe(false);
+    await fireEvent.click(toggle);
+    const row = await within(list).findByRole('button', { name: 'geography · capital · openai/gpt-4o-mini #1 eval' });
+    expect(row.querySelector('.badge')?.textContent).toBe('eval');
+    expect(b.calls.filter((c) => c.method === 'listSessions').at(-1)!.args[0]).toMatchObject({ eval: true });
+    // A chat has no badge.
+    expect(within(list).getByRole('button', { name: 'A chat' }).querySelector('.badge')).toBeNull();
+
+    first.unmount();
+    render(App, { backend: b });
+    const again = await screen.findByRole('navigation', { name: 'Session list' });
+    expect(await within(again).findByRole('button', { name: /geography.* eval$/ })).toBeTruthy();
+    expect((screen.getByRole('checkbox', { name: 'Show evaluation sessions' }) as HTMLInputElement).checked).toBe(true);
+
+    await fireEvent.click(screen.getByRole('checkbox', { name: 'Show evaluation sessions' }));
+    await waitFor(() => expect(within(again).queryByRole('button', { name: /geography/ })).toBeNull());
+    expect(within(again).getByRole('button', { name: 'A chat' })).toBeTruthy();
   });
 });

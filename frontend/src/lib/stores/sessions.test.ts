@@ -37,6 +37,40 @@ describe('sessions store', () => {
     expect(get(s).nextCursor).toBe('');
   });
 
+  it('lists evaluation sessions only while asked to, keeps the choice, and drops an answer to the list as it was', async () => {
+    const b = seeded();
+    b.addSession('A case', new Date(2025, 5, 18, 11)).kind = 'eval';
+    const kept = new Map<string, boolean>();
+    const prefs = { flag: (n: string, f: boolean) => kept.get(n) ?? f, setFlag: (n: string, on: boolean) => void kept.set(n, on) };
+    const s = createSessions(b, () => now, prefs);
+    await s.refresh();
+    expect(get(s).items.map((x) => x.title)).toEqual(['Today', 'Yesterday', 'Old']);
+    expect(b.calls.at(-1)!.args[0]).toEqual({ limit: 100 });
+
+    await s.setShowEval(true);
+    expect(get(s.showEval)).toBe(true);
+    expect(b.calls.at(-1)!.args[0]).toEqual({ limit: 100, eval: true });
+    expect(get(s).items.map((x) => x.title)).toEqual(['A case', 'Today', 'Yesterday', 'Old']);
+    // A new store (a reload) starts as it was left.
+    expect(get(createSessions(b, () => now, prefs).showEval)).toBe(true);
+
+    // An older answer (asked without eval) arriving after the switch back on is dropped.
+    await s.setShowEval(false);
+    const list = b.listSessions.bind(b);
+    let release = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    b.listSessions = async (p) => {
+      const page = await list(p);
+      if (!p?.eval) await gate;
+      return page;
+    };
+    const slow = s.refresh();
+    await s.setShowEval(true);
+    release();
+    await slow;
+    expect(get(s).items.map((x) => x.title)).toContain('A case');
+  });
+
   it('renames optimistically and reverts when the backend refuses', async () => {
     const b = seeded();
     const s = createSessions(b, () => now);

@@ -1,11 +1,14 @@
 // The sessions the window knows, held once: a paged list by last
 // activity, grouped by date, plus the open session wherever it falls (the
 // conversation names it by id and reads it here). Which of them have a
-// running turn, and full-text search with a debounce.
+// running turn, and full-text search with a debounce. Evaluation sessions
+// (a case's turn, kind "eval") are listed only while showEval is on, a
+// preference the window keeps (prefs.ts).
 import { derived, get, writable, type Readable } from 'svelte/store';
 import { messageOf, type Backend } from '../api';
 import { groupByDate, type DateGroup } from '../dates';
-import type { NewSession, SearchHit, Session, TurnState } from '../types';
+import { storagePrefs, type Prefs } from '../prefs';
+import type { NewSession, Page, SearchHit, Session, TurnState } from '../types';
 
 export interface SessionsState {
   items: Session[];
@@ -19,8 +22,14 @@ export type SessionsBackend = Pick<Backend, 'listSessions' | 'createSession' | '
 
 const PAGE = 100;
 
-export function createSessions(backend: SessionsBackend, now: () => Date = () => new Date()) {
+const showEvalPref = 'sidebar.showEvalSessions';
+
+export function createSessions(backend: SessionsBackend, now: () => Date = () => new Date(), prefs: Prefs = storagePrefs()) {
   const state = writable<SessionsState>({ items: [], nextCursor: '', loading: false, loaded: false, error: '' });
+  /** Evaluation sessions are listed too. */
+  const showEval = writable(prefs.flag(showEvalPref, false));
+  /** The list's request: eval is sent only when asked for, as the Go side's default is to hide them. */
+  const pageOf = (cursor = ''): Partial<Page> => ({ limit: PAGE, ...(cursor ? { cursor } : {}), ...(get(showEval) ? { eval: true } : {}) });
   const grouped: Readable<Array<{ group: DateGroup; items: Session[] }>> = derived(state, (s) => groupByDate(s.items, (x) => x.updated_at, now()));
   const live = writable<LiveTurns>({ started: new Map(), ended: new Set() });
   /**
@@ -46,6 +55,15 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
     subscribe: state.subscribe,
     grouped,
     running,
+    showEval: { subscribe: showEval.subscribe } as Readable<boolean>,
+
+    /** Lists evaluation sessions too, or stops: kept as a preference, and the list is read again. */
+    async setShowEval(on: boolean) {
+      if (on === get(showEval)) return;
+      showEval.set(on);
+      prefs.setFlag(showEvalPref, on);
+      await this.refresh();
+    },
 
     /**
      * A turn's state as its events (or a turns_changed notice) tell it: a
@@ -66,8 +84,11 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
 
     async refresh() {
       state.update((s) => ({ ...s, loading: true, error: '' }));
+      const withEval = get(showEval);
       try {
-        const page = await backend.listSessions({ limit: PAGE });
+        const page = await backend.listSessions(pageOf());
+        // An answer to the list as it was before showEval changed: the newer refresh sets it.
+        if (withEval !== get(showEval)) return;
         const items = page.sessions ?? [];
         const open = held && !items.some((x) => x.id === held) ? get(state).items.find((x) => x.id === held) : undefined;
         state.set({ items: open ? sortItems([...items, open]) : items, nextCursor: page.next_cursor, loading: false, loaded: true, error: '' });
@@ -80,8 +101,10 @@ export function createSessions(backend: SessionsBackend, now: () => Date = () =>
       const cur = get(state);
       if (!cur.nextCursor || cur.loading) return;
       state.update((s) => ({ ...s, loading: true }));
+      const withEval = get(showEval);
       try {
-        const page = await backend.listSessions({ limit: PAGE, cursor: cur.nextCursor });
+        const page = await backend.listSessions(pageOf(cur.nextCursor));
+        if (withEval !== get(showEval)) return;
         state.update((s) => {
           const known = new Set(s.items.map((x) => x.id));
           return { ...s, items: [...s.items, ...(page.sessions ?? []).filter((x) => !known.has(x.id))], nextCursor: page.next_cursor, loading: false };
