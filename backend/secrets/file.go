@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/atomicfile"
 )
 
 // maxFileSize bounds the secrets file; a few hundred keys take kilobytes.
@@ -152,44 +153,8 @@ func (s *fileStore) save(m map[string]string) (err error) {
 	if err != nil {
 		return fmt.Errorf("encoding secrets: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.path)+".tmp-*")
-	if err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "The secrets file cannot be written in %s.", dir)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	// CreateTemp already uses 0600; say so explicitly for other umasks and
-	// future changes.
-	if err := tmp.Chmod(0o600); err != nil && runtime.GOOS != "windows" {
-		return apperr.Wrap(err, apperr.Unavailable, "The secrets file cannot be made private.")
-	}
-	if _, err := tmp.Write(append(data, '\n')); err != nil {
+	if err := atomicfile.Write(s.path, append(data, '\n'), 0o600); err != nil {
 		return apperr.Wrap(err, apperr.Unavailable, "The secrets file %s cannot be written.", s.path)
 	}
-	if err := tmp.Sync(); err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "The secrets file %s cannot be written.", s.path)
-	}
-	if err := tmp.Close(); err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "The secrets file %s cannot be written.", s.path)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
-		return apperr.Wrap(err, apperr.Unavailable, "The secrets file %s cannot be replaced.", s.path)
-	}
-	syncDir(dir)
 	return nil
-}
-
-// syncDir makes the rename durable where the platform allows it.
-func syncDir(dir string) {
-	if runtime.GOOS == "windows" {
-		return
-	}
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		d.Close()
-	}
 }

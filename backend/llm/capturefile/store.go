@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/atomicfile"
 	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
@@ -95,7 +96,10 @@ func (s *Store) PutCapture(ctx context.Context, c *llm.Capture) error {
 	if err := enc.Encode(c); err != nil {
 		return fmt.Errorf("capturefile: encode capture %s: %w", c.Key, err)
 	}
-	return writeAtomic(s.dir, s.Path(c.Key), buf.Bytes())
+	if err := atomicfile.Write(s.Path(c.Key), buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("capturefile: %w", err)
+	}
+	return nil
 }
 
 // CaptureRequests lists the captures of model ("" for all), newest first,
@@ -179,44 +183,4 @@ func checkKey(key string) error {
 		}
 	}
 	return nil
-}
-
-// writeAtomic writes data to path through a synced temporary file in the
-// same folder and a rename, so path never holds a partial write.
-func writeAtomic(dir, path string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("capturefile: create temporary file: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return fmt.Errorf("capturefile: write %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("capturefile: sync %s: %w", tmp.Name(), err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("capturefile: close %s: %w", tmp.Name(), err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("capturefile: rename into %s: %w", path, err)
-	}
-	syncDir(dir)
-	return nil
-}
-
-// syncDir makes the rename durable where the platform allows it; Windows
-// cannot sync a directory, and the rename itself is already atomic.
-func syncDir(dir string) {
-	d, err := os.Open(dir)
-	if err != nil {
-		return
-	}
-	_ = d.Sync()
-	_ = d.Close()
 }
