@@ -372,6 +372,31 @@ func (a *API) EvalCaseFromTurn(turnID string) (string, error) {
 	return call(a, needDB, func(ctx context.Context) (string, error) { return a.s.evalCaseFromTurn(ctx, turnID) })
 }
 
+// EvalSuites lists the suite files in the data folder's evals/, each read
+// as a run reads it (with its problems, if it has any).
+func (a *API) EvalSuites() ([]EvalSuiteInfo, error) {
+	return call(a, needDB, func(context.Context) ([]EvalSuiteInfo, error) { return a.s.evalSuites() })
+}
+
+// SaveEvalCases adds cases (Add to evaluation's, edited) to a suite file,
+// or starts a new one; a suite that would not read back is not saved, and
+// its problems are the answer.
+func (a *API) SaveEvalCases(req EvalCasesSave) (EvalCasesSaved, error) {
+	return call(a, needDB, func(context.Context) (EvalCasesSaved, error) { return a.s.saveEvalCases(req) })
+}
+
+// StartEval starts running a suite file and returns the run, running; its
+// progress comes as EvalProgress events.
+func (a *API) StartEval(req EvalStart) (store.EvalRun, error) {
+	return call(a, needDB, func(ctx context.Context) (store.EvalRun, error) { return a.s.startEval(ctx, req) })
+}
+
+// StopEval stops a run this app started: its running cases are stored
+// cancelled, and the run ends cancelled.
+func (a *API) StopEval(runID string) (Done, error) {
+	return call(a, needDB, func(ctx context.Context) (Done, error) { return done(a.s.stopEval(ctx, runID)) })
+}
+
 // ---- the app itself ----
 
 // Status reports the version and the database's health. It answers

@@ -20,6 +20,7 @@ const (
 	EventBatch        = "agentdeck:events"        // []Delivered
 	EventApproval     = "agentdeck:approval"      // PendingApproval
 	EventTurnsChanged = "agentdeck:turns_changed" // []TurnChange
+	EventEvalProgress = "agentdeck:eval_progress" // EvalProgress
 )
 
 // DesktopConfig is what the window needs beyond the Service.
@@ -56,6 +57,7 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 				unTurns = hub.SubscribeTurns(func(c []TurnChange) { runtime.EventsEmit(wctx, EventTurnsChanged, c) })
 			}
 			svc.onApproval(func(p PendingApproval) { runtime.EventsEmit(wctx, EventApproval, p) })
+			svc.onEvalProgress(func(p EvalProgress) { runtime.EventsEmit(wctx, EventEvalProgress, p) })
 			// After the subscriptions: startup starts the watcher of dead
 			// processes' turns, whose first look is at once.
 			svc.startup(wctx)

@@ -267,6 +267,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	defer unApprove()
 	unTurns := hub.SubscribeTurns(func(c []TurnChange) { q.push(TurnsChangedMessage{Kind: "turns_changed", Turns: c}) })
 	defer unTurns()
+	unEval := s.svc.onEvalProgress(func(p EvalProgress) { q.push(EvalProgressMessage{Kind: "eval_progress", Progress: p}) })
+	defer unEval()
 	fmt.Fprint(w, ": connected\n\n")
 	fl.Flush()
 	keepAlive := time.NewTicker(15 * time.Second)
@@ -311,6 +313,12 @@ type ApprovalMessage struct {
 type TurnsChangedMessage struct {
 	Kind  string       `json:"kind" tstype:"'turns_changed'"`
 	Turns []TurnChange `json:"turns"`
+}
+
+// EvalProgressMessage is an evaluation run as it goes ({"kind":"eval_progress"}).
+type EvalProgressMessage struct {
+	Kind     string       `json:"kind" tstype:"'eval_progress'"`
+	Progress EvalProgress `json:"progress"`
 }
 
 // sendQueue is a bounded queue between the event producers and one client.

@@ -33,6 +33,7 @@ type Service struct {
 	hub       *Hub
 	secrets   secrets.Store
 	approvals *approvals
+	evals     *evalRuns // runs started from a UI
 	workflows func() ([]*workflow.Definition, []workflow.Problem)
 	maxUpload int       // the largest upload; zero: MaxUploadBytes (tests set less)
 	clipboard Clipboard // the window's, where its web view cannot paste images; else nil
@@ -98,6 +99,7 @@ func NewService(cfg Config) *Service {
 		s.hub = NewHub(cfg.DB)
 	}
 	s.approvals = newApprovals()
+	s.evals = newEvalRuns()
 	s.api = &API{s: s}
 	return s
 }
@@ -126,9 +128,9 @@ func (s *Service) startup(ctx context.Context) {
 	go s.watchOrphans(wctx, s.watchDone)
 }
 
-// shutdown stops the watcher, then stops running turns as if Stop had been
-// pressed and waits for them to be stored, at most 1.5 s, so quitting
-// takes under 2 s.
+// shutdown stops the watcher, then stops evaluation runs and running turns
+// as if Stop had been pressed and waits for them to be stored, at most
+// 1.5 s, so quitting takes under 2 s.
 func (s *Service) shutdown() {
 	s.mu.Lock()
 	stop, done := s.stopWatch, s.watchDone
@@ -137,9 +139,13 @@ func (s *Service) shutdown() {
 		stop()
 		<-done
 	}
+	// A run stops its own turns as it is stopped; StopAll then waits for
+	// them, and the runs store how they ended as the turns do.
+	s.evals.stopAll(0)
 	if s.runner != nil {
 		s.runner.StopAll(1500 * time.Millisecond)
 	}
+	s.evals.stopAll(500 * time.Millisecond)
 }
 
 // watchOrphans marks interrupted, now and every orphanEvery, the turns

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -37,11 +38,10 @@ type Store interface {
 	RecoverTurn(ctx context.Context, turnID string) (bool, error)
 	RecoverOrphans(ctx context.Context, sessionID string) ([]store.Orphan, error)
 
-	// Evaluation runs and their results.
-	EvalRuns(ctx context.Context, suite string, limit int) ([]store.EvalRun, error)
+	// Evaluation runs and their results: what running a suite needs, and
+	// the runs list.
+	eval.SuiteStore
 	EvalRunTallies(ctx context.Context, suite string, limit int) ([]store.EvalRunTally, error)
-	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
-	EvalResults(ctx context.Context, runID string) ([]store.EvalResult, error)
 
 	// The turn tree: branches, versions, forks.
 	SessionTree(ctx context.Context, sessionID string) ([]store.Turn, []string, error)

@@ -71,7 +71,7 @@ var agentdeck = config{
 
 var roots = []root{
 	// What the event stream carries besides the API's replies.
-	{pkg: "app", names: []string{"Delivered", "TurnChange", "EventsMessage", "ApprovalMessage", "TurnsChangedMessage"}},
+	{pkg: "app", names: []string{"Delivered", "TurnChange", "EventsMessage", "ApprovalMessage", "TurnsChangedMessage", "EvalProgressMessage"}},
 	// The event envelope, every event type and every payload.
 	{pkg: "backend/turn", file: "event.go"},
 	// A stored turn's result arrives as raw JSON (store.TurnDetail.Result).

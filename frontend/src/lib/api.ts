@@ -10,6 +10,13 @@
 import type { API } from './generated';
 import type {
   AboutInfo,
+  EvalCasesSave,
+  EvalCasesSaved,
+  EvalProgress,
+  EvalProgressMessage,
+  EvalRun,
+  EvalStart,
+  EvalSuiteInfo,
   EvalRunSummary,
   RunDiff,
   RunReport,
@@ -63,6 +70,7 @@ export type * from './types';
 export const EVENT_BATCH = 'agentdeck:events';
 export const EVENT_APPROVAL = 'agentdeck:approval';
 export const EVENT_TURNS_CHANGED = 'agentdeck:turns_changed';
+export const EVENT_EVAL_PROGRESS = 'agentdeck:eval_progress';
 
 export interface Backend {
   readonly kind: 'wails' | 'http';
@@ -143,19 +151,29 @@ export interface Backend {
   evalDiff(runA: string, runB: string): Promise<RunDiff>;
   /** A suite of one case made from a turn, as YAML to edit (Add to evaluation). */
   evalCaseFromTurn(turnID: string): Promise<string>;
+  /** The suite files in the data folder's evals/, each with its problems if it has any. */
+  evalSuites(): Promise<EvalSuiteInfo[]>;
+  /** Adds cases to a suite file (or starts a new one); a suite that would not read back is not saved, and its problems come back. */
+  saveEvalCases(req: EvalCasesSave): Promise<EvalCasesSaved>;
+  /** Starts running a suite file; its progress comes to subscribe's onEvalProgress. */
+  startEval(req: EvalStart): Promise<EvalRun>;
+  /** Stops a run this app started: running cases are stored cancelled. */
+  stopEval(runID: string): Promise<void>;
   uiReady(report: ReadyReport): Promise<void>;
   /**
    * Starts the one event subscription. onResync, if given, is called when
    * the stream reconnected after a drop: events may have been missed.
    * onTurnsChanged, if given, hears of turns whose state changed with no
-   * event (a dead process's turn marked interrupted). Returns the function
-   * that ends it.
+   * event (a dead process's turn marked interrupted). onEvalProgress hears
+   * of evaluation runs started from a window as each case ends. Returns the
+   * function that ends it.
    */
   subscribe(
     onBatch: (batch: Delivered[]) => void,
     onApproval: (p: PendingApproval) => void,
     onResync?: () => void,
     onTurnsChanged?: (changes: TurnChange[]) => void,
+    onEvalProgress?: (p: EvalProgress) => void,
   ): () => void;
   /** Opens a link outside the app; the app window never navigates. */
   openURL(url: string): void;
@@ -220,12 +238,13 @@ export function wailsBackend(b: Binding, rt?: WailsRuntime, win?: Pick<Window, '
   return {
     ...methods(call),
     kind: 'wails',
-    subscribe(onBatch, onApproval, _onResync, onTurnsChanged) {
+    subscribe(onBatch, onApproval, _onResync, onTurnsChanged, onEvalProgress) {
       if (!rt) return () => {};
       const offs = [
         rt.EventsOn(EVENT_BATCH, (batch) => onBatch(Array.isArray(batch) ? (batch as Delivered[]) : [])),
         rt.EventsOn(EVENT_APPROVAL, (p) => p && onApproval(p as PendingApproval)),
         rt.EventsOn(EVENT_TURNS_CHANGED, (c) => Array.isArray(c) && c.length > 0 && onTurnsChanged?.(c as TurnChange[])),
+        rt.EventsOn(EVENT_EVAL_PROGRESS, (p) => p && onEvalProgress?.(p as EvalProgress)),
       ];
       return () => {
         for (const off of offs) if (typeof off === 'function') off();
@@ -254,7 +273,7 @@ interface EventSourceLike {
 }
 
 /** A message of the browser's event stream (app/serve.go). */
-type StreamMessage = EventsMessage | ApprovalMessage | TurnsChangedMessage;
+type StreamMessage = EventsMessage | ApprovalMessage | TurnsChangedMessage | EvalProgressMessage;
 
 export function httpBackend(
   url: URL,
@@ -291,7 +310,7 @@ export function httpBackend(
   return {
     ...methods(call),
     kind: 'http',
-    subscribe(onBatch, onApproval, onResync, onTurnsChanged) {
+    subscribe(onBatch, onApproval, onResync, onTurnsChanged, onEvalProgress) {
       if (!openStream) return () => {};
       const es = openStream(`/api/events?token=${encodeURIComponent(token)}`);
       let dropped = false;
@@ -305,6 +324,7 @@ export function httpBackend(
         if (msg.kind === 'events') onBatch(msg.batch ?? []);
         else if (msg.kind === 'approval' && msg.approval) onApproval(msg.approval);
         else if (msg.kind === 'turns_changed' && msg.turns?.length) onTurnsChanged?.(msg.turns);
+        else if (msg.kind === 'eval_progress' && msg.progress) onEvalProgress?.(msg.progress);
       };
       // EventSource reconnects by itself; whatever was sent meanwhile is
       // lost, so the stores catch up from the last seq they have.
@@ -387,6 +407,10 @@ function methods(call: Call): Transport {
     evalReport: (runID) => call('EvalReport', runID),
     evalDiff: (a, b) => call('EvalDiff', a, b),
     evalCaseFromTurn: (turnID) => call('EvalCaseFromTurn', turnID),
+    evalSuites: async () => (await call('EvalSuites')) ?? [],
+    saveEvalCases: (req) => call('SaveEvalCases', req),
+    startEval: (req) => call('StartEval', req),
+    stopEval: (runID) => done(call('StopEval', runID)),
     uiReady: (r) => done(call('UIReady', r)),
   };
 }

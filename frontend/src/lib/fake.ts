@@ -10,6 +10,12 @@ import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AboutInfo,
+  EvalCasesSave,
+  EvalCasesSaved,
+  EvalProgress,
+  EvalRun,
+  EvalStart,
+  EvalSuiteInfo,
   EvalRunSummary,
   RunDiff,
   RunReport,
@@ -46,7 +52,12 @@ import type {
   WorkflowList,
 } from './types';
 
-type Subscriber = { onBatch: (b: Delivered[]) => void; onApproval: (p: PendingApproval) => void; onTurnsChanged?: (c: TurnChange[]) => void };
+type Subscriber = {
+  onBatch: (b: Delivered[]) => void;
+  onApproval: (p: PendingApproval) => void;
+  onTurnsChanged?: (c: TurnChange[]) => void;
+  onEvalProgress?: (p: EvalProgress) => void;
+};
 
 interface Running {
   turn: TurnDetail;
@@ -112,6 +123,8 @@ export class FakeBackend implements Backend {
   evalRuns_: EvalRunSummary[] = [];
   evalReports_: Record<string, RunReport> = {};
   evalDiffs_: Record<string, RunDiff> = {};
+  /** The suite files in the evaluations folder; saveEvalCases adds to them, startEval runs one (and the test ends it). */
+  evalSuites_: EvalSuiteInfo[] = [];
   /** What about() answers besides the version; tests change it. */
   about_: Omit<AboutInfo, 'version'> = {
     commit: 'demo',
@@ -726,8 +739,61 @@ export class FakeBackend implements Backend {
     this.log('uiReady');
   }
 
-  subscribe(onBatch: (b: Delivered[]) => void, onApproval: (p: PendingApproval) => void, _onResync?: () => void, onTurnsChanged?: (c: TurnChange[]) => void) {
-    const s = { onBatch, onApproval, onTurnsChanged };
+  async evalSuites(): Promise<EvalSuiteInfo[]> {
+    this.log('evalSuites');
+    return clone(this.evalSuites_);
+  }
+
+  // A suite that would have no cases is refused with a problem, as the backend refuses one that would not read back.
+  async saveEvalCases(req: EvalCasesSave): Promise<EvalCasesSaved> {
+    this.log('saveEvalCases', req);
+    const file = req.file || `${(req.name ?? '').trim().toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'suite'}.yaml`;
+    let suite = this.evalSuites_.find((s) => s.file === file);
+    if (!req.yaml.includes('cases')) {
+      return { suite: suite ? clone(suite) : { file, path: `/tmp/evals/${file}`, name: '', cases: 0, models: [], repeat: 0 }, problems: [{ file, line: 1, column: 1, message: 'The suite has no cases: list them under cases:.' }] };
+    }
+    if (!suite) {
+      suite = { file, path: `/tmp/evals/${file}`, name: req.name || file.replace(/\.ya?ml$/, ''), cases: 0, models: ['local/qwen3'], repeat: 1 };
+      this.evalSuites_.push(suite);
+    }
+    suite.cases++;
+    return { suite: clone(suite) };
+  }
+
+  async startEval(req: EvalStart): Promise<EvalRun> {
+    this.log('startEval', req);
+    const suite = this.evalSuites_.find((s) => s.file === req.file);
+    if (!suite) throw new BackendError('not_found', `There is no suite file ${req.file}.`);
+    const models = (req.models?.length ? req.models : suite.models) ?? [];
+    const planned = suite.cases * models.length * (req.repeat || suite.repeat || 1);
+    const run: EvalRun = { id: `run-${this.evalRuns_.length + 1}`, suite_name: suite.name, suite_file: suite.path, suite: { name: suite.name, models }, capture: req.capture || 'record', from_run_id: req.from_run_id ?? '', state: 'running', started_at: new Date().toISOString() };
+    this.evalRuns_.unshift({ run, passed: 0, total: 0, planned });
+    this.emitEvalProgress({ run_id: run.id, suite: suite.name, state: 'running', done: 0, planned, passed: 0, failed: 0 });
+    return clone(run);
+  }
+
+  async stopEval(runID: string): Promise<void> {
+    this.log('stopEval', runID);
+    const r = this.evalRuns_.find((x) => x.run.id === runID);
+    if (!r) throw new BackendError('not_found', `There is no evaluation run ${runID}.`);
+    if (r.run.state !== 'running') return;
+    r.run.state = 'cancelled';
+    this.emitEvalProgress({ run_id: runID, suite: r.run.suite_name, state: 'cancelled', done: r.total, planned: r.planned, passed: r.passed, failed: r.total - r.passed });
+  }
+
+  /** Tells subscribers how an evaluation run goes, as the backend does while it runs one. */
+  emitEvalProgress(p: EvalProgress) {
+    for (const s of this.subs) s.onEvalProgress?.(clone(p));
+  }
+
+  subscribe(
+    onBatch: (b: Delivered[]) => void,
+    onApproval: (p: PendingApproval) => void,
+    _onResync?: () => void,
+    onTurnsChanged?: (c: TurnChange[]) => void,
+    onEvalProgress?: (p: EvalProgress) => void,
+  ) {
+    const s = { onBatch, onApproval, onTurnsChanged, onEvalProgress };
     this.subs.add(s);
     return () => void this.subs.delete(s);
   }

@@ -19,6 +19,91 @@ export interface Delivered extends Event {
   first_seq: number /* int64 */;
 }
 /**
+ * EvalSuiteInfo is a suite file in the evaluations folder.
+ */
+export interface EvalSuiteInfo {
+  /**
+   * File is its name in the folder (geo.yaml): what StartEval and
+   * SaveEvalCases name it by. Path is where it is, to edit it by hand.
+   */
+  file: string;
+  path: string;
+  /**
+   * Name is the suite's name, which its runs are listed under; the rest
+   * is what a run of it runs. A file with Problems has none of them.
+   */
+  name: string;
+  cases: number /* int */;
+  models: string[] | null;
+  repeat: number /* int */;
+  problems?: Problem[];
+}
+/**
+ * EvalCasesSave adds cases to a suite file: YAML as EvalCaseFromTurn makes
+ * it, perhaps edited, to the suite File, or to a new suite called Name.
+ */
+export interface EvalCasesSave {
+  file?: string;
+  name?: string;
+  yaml: string;
+}
+/**
+ * EvalCasesSaved is the suite as saved, or the problems that kept it from
+ * being saved (by line and column of the suite as it would have been).
+ */
+export interface EvalCasesSaved {
+  suite: EvalSuiteInfo;
+  problems?: Problem[];
+}
+/**
+ * EvalStart is a run to start: a suite file in the folder, and what
+ * eval's command line flags would change.
+ */
+export interface EvalStart {
+  file: string;
+  models?: string[];
+  filter?: string;
+  repeat?: number /* int */;
+  concurrency?: number /* int */;
+  capture?: string;
+  from_run_id?: string;
+}
+/**
+ * EvalProgress is a run started from the window as it goes: one when it
+ * starts, one as each case ends, one when it ends.
+ */
+export interface EvalProgress {
+  run_id: string;
+  suite: string;
+  state: string; // store.EvalRunning, EvalCompleted, EvalCancelled or EvalFailed
+  done: number /* int */;
+  planned: number /* int */;
+  passed: number /* int */;
+  /**
+   * Failed counts the cases that ended any other way (failed, error,
+   * cancelled).
+   */
+  failed: number /* int */;
+  /**
+   * Case is the case that just ended, if one did.
+   */
+  case?: EvalCaseEnded;
+  /**
+   * Error says why a run failed.
+   */
+  error?: string;
+}
+/**
+ * EvalCaseEnded is one case × model × repeat as it ended.
+ */
+export interface EvalCaseEnded {
+  case_id: string;
+  model: string;
+  repeat: number /* int */;
+  state: string;
+  turn_id?: string;
+}
+/**
  * EvalRunSummary is a run in the list, with how it did.
  */
 export interface EvalRunSummary {
@@ -63,6 +148,13 @@ export interface ApprovalMessage {
 export interface TurnsChangedMessage {
   kind: 'turns_changed';
   turns: TurnChange[] | null;
+}
+/**
+ * EvalProgressMessage is an evaluation run as it goes ({"kind":"eval_progress"}).
+ */
+export interface EvalProgressMessage {
+  kind: 'eval_progress';
+  progress: EvalProgress;
 }
 /**
  * Done is the reply of a call that has nothing else to say: every API
@@ -1938,6 +2030,27 @@ export interface API {
    */
   EvalCaseFromTurn: { args: [turnID: string]; result: string };
   /**
+   * EvalSuites lists the suite files in the data folder's evals/, each read
+   * as a run reads it (with its problems, if it has any).
+   */
+  EvalSuites: { args: []; result: EvalSuiteInfo[] | null };
+  /**
+   * SaveEvalCases adds cases (Add to evaluation's, edited) to a suite file,
+   * or starts a new one; a suite that would not read back is not saved, and
+   * its problems are the answer.
+   */
+  SaveEvalCases: { args: [req: EvalCasesSave]; result: EvalCasesSaved };
+  /**
+   * StartEval starts running a suite file and returns the run, running; its
+   * progress comes as EvalProgress events.
+   */
+  StartEval: { args: [req: EvalStart]; result: EvalRun };
+  /**
+   * StopEval stops a run this app started: its running cases are stored
+   * cancelled, and the run ends cancelled.
+   */
+  StopEval: { args: [runID: string]; result: Done };
+  /**
    * Status reports the version and the database's health. It answers
    * without a database: the UI shows why there is none.
    */
@@ -2008,6 +2121,10 @@ export const APIMethods = [
   "EvalReport",
   "EvalDiff",
   "EvalCaseFromTurn",
+  "EvalSuites",
+  "SaveEvalCases",
+  "StartEval",
+  "StopEval",
   "Status",
   "Version",
   "About",

@@ -9,6 +9,13 @@ export type {
   // app: the API's requests and replies, and the event stream's messages
   AboutInfo,
   EvalRunSummary,
+  EvalCaseEnded,
+  EvalCasesSave,
+  EvalCasesSaved,
+  EvalProgress,
+  EvalProgressMessage,
+  EvalStart,
+  EvalSuiteInfo,
   ApprovalAnswer,
   ApprovalMessage,
   Delivered,
@@ -137,4 +144,4 @@ export interface Settings extends Omit<gen.Settings, 'capture' | 'theme'> {
 }
 
 // eval: evaluation runs as the window reads them
-export type { AssertOutcome, CaseResult, DiffCase, ModelSummary, RunDiff, RunReport } from './generated';
+export type { AssertOutcome, CaseResult, DiffCase, EvalRun, ModelSummary, RunDiff, RunReport } from './generated';

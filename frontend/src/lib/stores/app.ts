@@ -17,6 +17,7 @@ import { createSearch, createSessions } from './sessions';
 import { createSettings } from './settings';
 import { TurnStore, type TurnsOptions } from './turns.svelte';
 import { Uploads } from './uploads.svelte';
+import { noteEvalProgress } from './evalprogress';
 import type { TurnView, UserImage } from './turnview';
 
 export interface CompareTarget {
@@ -301,6 +302,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         (p) => approvals.add(p),
         () => turns.resync(),
         (changes) => void onTurnsChanged(changes),
+        (p) => noteEvalProgress(p),
       );
       void approvals.load();
       void sessions.refresh();
