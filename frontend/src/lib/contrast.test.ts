@@ -55,6 +55,9 @@ const pairs: Array<[string, string]> = [
   ['--warn', '--warn-bg'],
   ['--danger', '--danger-bg'],
   ['--danger', '--surface'],
+  ['--danger', '--bg'], // a run diff's regressions count
+  ['--ok', '--bg'], // a run diff's fixes count
+  ['--text', '--code-bg'], // the Evaluations page's command to run
   ['--accent-text', '--accent'], // primary buttons
   ['--ok-text', '--ok'], // done plan steps
   ['--danger-text', '--danger'], // danger buttons, failed plan steps
