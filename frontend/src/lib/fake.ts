@@ -5,6 +5,7 @@
 import type { Backend } from './api';
 import { BackendError } from './api';
 import { localDay } from './dates';
+import { seedEvals } from './fake-evals';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
@@ -1186,5 +1187,6 @@ export function demoBackend(opts: FakeOptions & { long?: number; fresh?: boolean
   if (opts.long) b.addSession(`Long session (${opts.long} turns)`, new Date(now - 2 * 3600_000), opts.long);
   const today = b.addSession('Explore the regions', new Date(now - 600_000));
   b.addTurn(today.id, 'Summarise the regions and draw a chart', { at: new Date(now - 600_000) });
+  seedEvals(b, new Date(now - 300_000));
   return b;
 }
