@@ -97,8 +97,9 @@ describe('sidebar and address', () => {
     expect(within(list).queryByRole('button', { name: /geography/ })).toBeNull();
     expect(b.calls.filter((c) => c.method === 'listSessions').every((c) => !(c.args[0] as { eval?: boolean }).eval)).toBe(true);
 
-    const toggle = screen.getByRole('checkbox', { name: 'Show evaluation sessions' });
-    expect((toggle as HTMLInputElement).checked).toBe(false);
+    const toggle = screen.getByRole('button', { name: 'Show evaluation sessions' });
+    expect(toggle.getAttribute('aria-pressed')).toBe('false');
+    expect(screen.queryByTestId('showing-eval')).toBeNull();
     await fireEvent.click(toggle);
     const row = await within(list).findByRole('button', { name: 'geography · capital · openai/gpt-4o-mini #1 eval' });
     expect(row.querySelector('.badge')?.textContent).toBe('eval');
@@ -110,9 +111,10 @@ describe('sidebar and address', () => {
     render(App, { backend: b });
     const again = await screen.findByRole('navigation', { name: 'Session list' });
     expect(await within(again).findByRole('button', { name: /geography.* eval$/ })).toBeTruthy();
-    expect((screen.getByRole('checkbox', { name: 'Show evaluation sessions' }) as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByRole('button', { name: 'Show evaluation sessions' }).getAttribute('aria-pressed')).toBe('true');
+    expect(screen.getByTestId('showing-eval').textContent).toBe('Evaluation sessions are listed too.');
 
-    await fireEvent.click(screen.getByRole('checkbox', { name: 'Show evaluation sessions' }));
+    await fireEvent.click(screen.getByRole('button', { name: 'Show evaluation sessions' }));
     await waitFor(() => expect(within(again).queryByRole('button', { name: /geography/ })).toBeNull());
     expect(within(again).getByRole('button', { name: 'A chat' })).toBeTruthy();
   });
