@@ -1,0 +1,66 @@
+// Running a suite from the Evaluations page: the suite files are offered
+// (a broken one with its problems, never run), Run starts the run with
+// what was changed and shows it, progress shows as the backend tells it,
+// and Stop stops it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
+import App from '../../App.svelte';
+import { FakeBackend } from '../../lib/fake';
+import { evalProgress } from '../../lib/stores/evalprogress';
+
+afterEach(() => {
+  history.replaceState(null, '', '/');
+  evalProgress.set({});
+});
+
+function withSuites() {
+  const b = new FakeBackend();
+  b.evalSuites_ = [
+    { file: 'geo.yaml', path: '/data/evals/geo.yaml', name: 'geo', cases: 3, models: ['local/qwen3'], repeat: 1 },
+    { file: 'broken.yaml', path: '/data/evals/broken.yaml', name: '', cases: 0, models: [], repeat: 0, problems: [{ file: 'broken.yaml', line: 4, column: 7, message: 'unknown field "contain" (did you mean "contains"?)' }] },
+  ];
+  return b;
+}
+
+describe('Run a suite', () => {
+  it('runs the suite picked with what was changed, shows its progress, and stops it', async () => {
+    const b = withSuites();
+    render(App, { backend: b });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Evaluations' }));
+    // No runs yet: the panel is open.
+    const panel = await screen.findByRole('region', { name: 'Run a suite' });
+    const suite = (await within(panel).findByRole('combobox', { name: 'Suite' })) as HTMLSelectElement;
+    await waitFor(() => expect(suite.value).toBe('geo.yaml'));
+    expect([...suite.options].map((o) => o.value)).toEqual(['geo.yaml']); // the broken one cannot run
+    expect(panel.textContent).toContain('1 suite file cannot run');
+    expect(panel.textContent).toContain('line 4:7: unknown field "contain"');
+    expect((within(panel).getByRole('textbox', { name: 'Models' }) as HTMLInputElement).value).toBe('local/qwen3');
+
+    await fireEvent.input(within(panel).getByRole('spinbutton', { name: 'Repeat' }), { target: { value: '3' } });
+    await fireEvent.click(within(panel).getByRole('button', { name: /Run$/ }));
+    await waitFor(() => expect(b.calls.some((c) => c.method === 'startEval')).toBe(true));
+    expect(b.calls.find((c) => c.method === 'startEval')?.args[0]).toMatchObject({ file: 'geo.yaml', repeat: 3, capture: 'record', models: undefined });
+    await waitFor(() => expect(location.hash).toBe('#/evals/run-1'));
+
+    // The backend tells how it goes.
+    b.emitEvalProgress({ run_id: 'run-1', suite: 'geo', state: 'running', done: 4, planned: 9, passed: 3, failed: 1 });
+    const going = await within(panel).findByRole('list', { name: 'Runs in progress' });
+    await waitFor(() => expect(going.textContent).toContain('4 of 9 done · 3 passed, 1 not'));
+    expect((within(going).getByRole('progressbar') as HTMLProgressElement).value).toBe(4);
+
+    await fireEvent.click(within(going).getByRole('button', { name: /Stop/ }));
+    await waitFor(() => expect(b.calls.some((c) => c.method === 'stopEval' && c.args[0] === 'run-1')).toBe(true));
+    await waitFor(() => expect(within(panel).queryByRole('list', { name: 'Runs in progress' })).toBeNull());
+  });
+
+  it('says what went wrong when a run cannot start', async () => {
+    const b = withSuites();
+    b.evalSuites_[0]!.file = 'gone.yaml'; // listed, then removed: the fake finds no such file
+    render(App, { backend: b });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Evaluations' }));
+    const panel = await screen.findByRole('region', { name: 'Run a suite' });
+    b.evalSuites_ = [];
+    await fireEvent.click(await within(panel).findByRole('button', { name: /Run$/ }));
+    expect((await within(panel).findByRole('alert')).textContent).toContain('There is no suite file gone.yaml');
+  });
+});
