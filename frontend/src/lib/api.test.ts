@@ -156,6 +156,14 @@ describe('calls', () => {
     expect(fn.mock.calls).toEqual([[{ limit: 0, cursor: '' }], ['s1', { limit: 0, cursor: '40' }]]);
   });
 
+  it('ask for evaluation sessions only when the sidebar shows them', async () => {
+    const fn = vi.fn().mockResolvedValue({ sessions: [] });
+    const b = wailsBackend({ ListSessions: fn });
+    await b.listSessions({ limit: 100, eval: true });
+    await b.listSessions({ limit: 100, eval: false });
+    expect(fn.mock.calls).toEqual([[{ limit: 100, cursor: '', eval: true }], [{ limit: 100, cursor: '' }]]);
+  });
+
   it('list every evaluation run when no suite is named, and none as an empty list', async () => {
     const fn = vi.fn().mockResolvedValue(null);
     const b = wailsBackend({ EvalRuns: fn });

@@ -352,7 +352,8 @@ type Transport = Omit<Backend, 'kind' | 'subscribe' | 'openURL' | 'onFileDrop'>;
 // the order of the Go signature. The Go methods with nothing to return
 // answer Done ({}); here they resolve to nothing.
 function methods(call: Call): Transport {
-  const page = (p?: Partial<Page>): Page => ({ limit: p?.limit ?? 0, cursor: p?.cursor ?? '' });
+  // Only what Page has; eval goes only when set, as the Go side's omitempty.
+  const page = (p?: Partial<Page>): Page => ({ limit: p?.limit ?? 0, cursor: p?.cursor ?? '', ...(p?.eval ? { eval: true } : {}) });
   const done = async (p: Promise<unknown>): Promise<void> => void (await p);
   return {
     listSessions: (p) => call('ListSessions', page(p)),

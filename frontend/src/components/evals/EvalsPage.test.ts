@@ -109,7 +109,7 @@ describe('Evaluations page', () => {
     expect(states('follow-up')).toEqual(['passed:Passed 0.72', 'failed:Failed 0.40', '-:–', '-:–']);
     // Each says what it is, not only by colour: an icon and its word, in its name too.
     expect(cell(matrix, 'capital', 2).getAttribute('aria-label')).toBe('capital, ollama/llama3.2, repeat 1: Failed');
-    expect(cell(matrix, 'follow-up', 0).getAttribute('aria-label')).toBe('follow-up, openai/gpt-4o-mini, repeat 1: Passed, score 0.72');
+    expect(cell(matrix, 'follow-up', 0).getAttribute('aria-label')).toBe('follow-up, openai/gpt-4o-mini, repeat 1: Passed 0.72');
     expect(cell(matrix, 'capital', 2).querySelector('svg')).toBeTruthy();
 
     // A result that ran is a link to its turn; an error before any turn is not.

@@ -32,7 +32,9 @@ async function openDialog(turn: HTMLElement) {
 describe('Add to evaluation', () => {
   it('makes a case of the turn and adds it to a new suite, then to the same one', async () => {
     const { b, turn } = await openTurn();
-    let { dialog, yaml } = await openDialog(turn);
+    const opened = await openDialog(turn);
+    let dialog = opened.dialog;
+    const yaml = opened.yaml;
     expect(yaml.value).toContain('Capital of France?');
     expect(yaml.value).toContain('similar_to');
     const add = within(dialog).getByRole('button', { name: 'Add to suite' }) as HTMLButtonElement;
@@ -45,7 +47,7 @@ describe('Add to evaluation', () => {
     await screen.findByText(/Added to Capitals of Europe: 1 case now/);
 
     // The next time, the suite just used is chosen, and its models are named.
-    ({ dialog, yaml } = await openDialog(turn));
+    ({ dialog } = await openDialog(turn));
     const suite = within(dialog).getByRole('combobox', { name: 'Suite' }) as HTMLSelectElement;
     await waitFor(() => expect(suite.value).toBe('capitals-of-europe.yaml'));
     expect(dialog.textContent).toContain("runs on the suite's models: local/qwen3");
