@@ -53,10 +53,13 @@ test('the Evaluations page shows a run, opens a result, and compares two runs', 
     await openApp(page);
     await page.getByRole('button', { name: 'Evaluations' }).click();
     await expect(page).toHaveURL(/#\/evals$/);
+    // Other tests make runs at the same time: this suite's newest run is
+    // found by its name, not by being first.
     const runs = page.getByRole('navigation', { name: 'Runs' }).getByRole('link');
-    await expect(runs.first()).toHaveAttribute('aria-current', 'page');
-    await expect(runs.first()).toContainText(name);
-    await expect(runs.first()).toContainText('1/4');
+    const mine = runs.filter({ hasText: name }).first();
+    await mine.click();
+    await expect(mine).toHaveAttribute('aria-current', 'page');
+    await expect(mine).toContainText('1/4');
 
     const matrix = page.getByTestId('eval-matrix');
     const row = (id: string) => matrix.locator(`tr[data-case="${id}"] .cell`);
