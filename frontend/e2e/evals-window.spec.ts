@@ -84,6 +84,11 @@ test('a suite made from turns runs in the window, opens a failing turn, replays,
     await shot(page, `browser-evals-run-${scheme}.png`);
   }
   await page.emulateMedia({ colorScheme: 'light' });
+  // The README's picture: the run alone, the Run panel folded away.
+  await page.getByRole('button', { name: /Run a suite/ }).click();
+  await expect(page.getByRole('region', { name: 'Run a suite' })).toBeHidden();
+  await cells(`whoami-second-${id}`).focus();
+  await shot(page, 'browser-evals-matrix.png');
 
   // The failing result is a turn like any other: what the model said is there.
   await matrix.locator(`tr[data-case="whoami-second-${id}"] a.cell`).click();
