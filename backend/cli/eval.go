@@ -449,6 +449,7 @@ func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env E
 		{"Fixes (passed in B, not in A)", d.Fixes},
 		{"Still failing", d.StillFailing},
 		{"Only in A", d.OnlyA},
+		{"Still running", d.Running},
 		{"Only in B", d.OnlyB},
 	} {
 		fmt.Fprintf(env.Stdout, "\n%s: %d\n", g.title, len(g.cells))

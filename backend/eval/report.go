@@ -218,6 +218,9 @@ type RunDiff struct {
 	// OnlyA and OnlyB are cells one run has and the other does not.
 	OnlyA []DiffCase `json:"only_a"`
 	OnlyB []DiffCase `json:"only_b"`
+	// Running are cells still running in either run: not yet a
+	// regression or a fix.
+	Running []DiffCase `json:"running"`
 }
 
 // DiffCase is one cell of a RunDiff, with its result in each run that has it.
@@ -231,7 +234,7 @@ type DiffCase struct {
 
 // DiffRuns compares run a with run b, in b's order (then a's cells b lacks).
 func DiffRuns(a, b RunReport) RunDiff {
-	d := RunDiff{A: a.Run.ID, B: b.Run.ID, Regressions: []DiffCase{}, Fixes: []DiffCase{}, StillFailing: []DiffCase{}, OnlyA: []DiffCase{}, OnlyB: []DiffCase{}}
+	d := RunDiff{A: a.Run.ID, B: b.Run.ID, Regressions: []DiffCase{}, Fixes: []DiffCase{}, StillFailing: []DiffCase{}, OnlyA: []DiffCase{}, OnlyB: []DiffCase{}, Running: []DiffCase{}}
 	type cell struct {
 		c, m string
 		r    int
@@ -251,6 +254,8 @@ func DiffRuns(a, b RunReport) RunDiff {
 		switch pa, pb := ra != nil && ra.State == store.EvalPassed, rb.State == store.EvalPassed; {
 		case ra == nil:
 			d.OnlyB = append(d.OnlyB, dc)
+		case ra.State == store.EvalRunning || rb.State == store.EvalRunning:
+			d.Running = append(d.Running, dc)
 		case pa && !pb:
 			d.Regressions = append(d.Regressions, dc)
 		case !pa && pb:

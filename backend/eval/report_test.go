@@ -62,7 +62,7 @@ func TestNewReport(t *testing.T) {
 
 // TestDiffRuns: cells are matched by case, model and repeat: a pass that
 // fails is a regression, the reverse a fix, cells in one run only are
-// listed apart.
+// listed apart, and a cell still running is neither yet.
 func TestDiffRuns(t *testing.T) {
 	a := NewReport(store.EvalRun{ID: "a"}, []store.EvalResult{
 		stored("keeps", "m/x", 1, store.EvalPassed, 1, 1, nil),
@@ -70,6 +70,7 @@ func TestDiffRuns(t *testing.T) {
 		stored("mends", "m/x", 1, store.EvalFailedCase, 0, 1, nil),
 		stored("stays", "m/x", 1, store.EvalError, 0, 1, nil),
 		stored("gone", "m/x", 1, store.EvalPassed, 1, 1, nil),
+		stored("pending", "m/x", 1, store.EvalPassed, 1, 1, nil),
 	})
 	b := NewReport(store.EvalRun{ID: "b"}, []store.EvalResult{
 		stored("keeps", "m/x", 1, store.EvalPassed, 1, 1, nil),
@@ -77,6 +78,7 @@ func TestDiffRuns(t *testing.T) {
 		stored("mends", "m/x", 1, store.EvalPassed, 1, 1, nil),
 		stored("stays", "m/x", 1, store.EvalFailedCase, 0, 1, nil),
 		stored("keeps", "m/x", 2, store.EvalPassed, 1, 1, nil),
+		stored("pending", "m/x", 1, store.EvalRunning, 0, 0, nil),
 	})
 	d := DiffRuns(a, b)
 	ids := func(cs []DiffCase) (out []string) {
@@ -84,6 +86,9 @@ func TestDiffRuns(t *testing.T) {
 			out = append(out, c.CaseID)
 		}
 		return out
+	}
+	if got := ids(d.Running); len(got) != 1 || got[0] != "pending" {
+		t.Fatalf("running %v", got)
 	}
 	if got := ids(d.Regressions); len(got) != 1 || got[0] != "breaks" {
 		t.Fatalf("regressions %v", got)

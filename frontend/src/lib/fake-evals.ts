@@ -132,7 +132,7 @@ export function report(run: EvalRun, results: CaseResult[]): RunReport {
 
 /** Run a against run b, as eval.DiffRuns does: in b's order, then a's cells b lacks. */
 export function diffRuns(a: RunReport, b: RunReport): RunDiff {
-  const d: RunDiff = { a: a.run.id, b: b.run.id, regressions: [], fixes: [], still_failing: [], same: 0, only_a: [], only_b: [] };
+  const d: RunDiff = { a: a.run.id, b: b.run.id, regressions: [], fixes: [], still_failing: [], same: 0, only_a: [], only_b: [], running: [] };
   const key = (r: CaseResult) => JSON.stringify([r.case_id, r.model, r.repeat]);
   const inA = new Map((a.results ?? []).map((r) => [key(r), r]));
   const seen = new Set<string>();
@@ -143,6 +143,7 @@ export function diffRuns(a: RunReport, b: RunReport): RunDiff {
     const pa = ra?.state === 'passed';
     const pb = rb.state === 'passed';
     if (!ra) d.only_b!.push(dc);
+    else if (ra.state === 'running' || rb.state === 'running') d.running!.push(dc);
     else if (pa && !pb) d.regressions!.push(dc);
     else if (!pa && pb) d.fixes!.push(dc);
     else if (!pa && !pb) d.still_failing!.push(dc);

@@ -1626,6 +1626,11 @@ export interface RunDiff {
    */
   only_a: DiffCase[] | null;
   only_b: DiffCase[] | null;
+  /**
+   * Running are cells still running in either run: not yet a
+   * regression or a fix.
+   */
+  running: DiffCase[] | null;
 }
 /**
  * DiffCase is one cell of a RunDiff, with its result in each run that has it.
