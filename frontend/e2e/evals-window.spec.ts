@@ -123,4 +123,16 @@ test('a suite made from turns runs in the window, opens a failing turn, replays,
   await expect(run.getByTestId('eval-run-state')).toHaveText('Cancelled', { timeout: 30_000 });
   await expect(cells(`whoami-first-${id}`)).toHaveText([/Cancelled/]);
   await expect(going).toBeHidden();
+
+  // The sessions the runs made stay out of the sidebar until asked for.
+  await page.reload();
+  const list = page.getByRole('navigation', { name: 'Session list' });
+  const evalSession = list.locator('li.item').filter({ hasText: `Slow ${id} · whoami-first-${id}` });
+  await expect(list.getByText(`whoami first ${id}`).first()).toBeVisible();
+  await expect(evalSession).toHaveCount(0);
+  await page.getByRole('button', { name: 'Show evaluation sessions' }).click();
+  await expect(evalSession.first()).toBeVisible();
+  await expect(evalSession.first().getByText('eval', { exact: true })).toBeVisible();
+  await page.getByRole('button', { name: 'Show evaluation sessions' }).click();
+  await expect(evalSession).toHaveCount(0);
 });
