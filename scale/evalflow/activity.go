@@ -1,0 +1,94 @@
+package evalflow
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// CaseRunner runs one cell where the worker keeps its turns:
+// eval.Runner.RunCase over the worker's own database.
+type CaseRunner interface {
+	RunCase(ctx context.Context, in eval.CaseInput) (eval.CaseOutput, error)
+}
+
+// Activities are what a worker registers: each cell it is given runs
+// through Cases, heartbeating while it runs.
+type Activities struct {
+	Cases CaseRunner
+	// Worker names this worker in the scores (whose database holds a
+	// cell's turn).
+	Worker string
+	// HeartbeatEvery is how often a running cell heartbeats (default 2 s;
+	// it must be well under the activity's HeartbeatTimeout).
+	HeartbeatEvery time.Duration
+}
+
+// RunCase runs one cell. Its context ends when the workflow is cancelled
+// (Stop) or the server stops hearing the heartbeat; the cell's turn is
+// then stopped and stored cancelled by eval.
+func (a *Activities) RunCase(ctx context.Context, in eval.CaseInput) (CellScore, error) {
+	ctx, stop := a.heartbeat(ctx)
+	defer stop()
+	out, err := a.Cases.RunCase(ctx, in)
+	if err != nil {
+		return CellScore{}, Classify(err)
+	}
+	return CellScore{CaseInput: in, ResultID: out.ResultID, SessionID: out.SessionID, TurnID: out.TurnID, State: out.State, Score: out.Score, Worker: a.Worker}, nil
+}
+
+// heartbeat records a heartbeat now and every HeartbeatEvery until stop.
+func (a *Activities) heartbeat(ctx context.Context) (context.Context, func()) {
+	every := a.HeartbeatEvery
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	activity.RecordHeartbeat(ctx)
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return ctx, func() { cancel(); <-done }
+}
+
+// Classify makes a cell's error one Temporal retries or not: a model
+// call that may succeed later (429, 5xx, a dead server) is retried, after
+// its Retry-After when it sent one; a bad suite, a bad request or an
+// unknown model is not; a cancelled cell is left as cancelled.
+func Classify(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	var le *llm.Error
+	if errors.As(err, &le) {
+		if !llm.Retryable(err) {
+			return temporal.NewNonRetryableApplicationError(le.Message, string(le.Kind), err)
+		}
+		return temporal.NewApplicationErrorWithOptions(le.Message, string(le.Kind), temporal.ApplicationErrorOptions{Cause: err, NextRetryDelay: le.RetryAfter})
+	}
+	msg := apperr.MessageOf(err)
+	switch code := apperr.CodeOf(err); code {
+	case apperr.Unavailable, apperr.Conflict:
+		return temporal.NewApplicationErrorWithCause(msg, string(code), err)
+	default:
+		return temporal.NewNonRetryableApplicationError(msg, string(code), err)
+	}
+}

@@ -1,0 +1,149 @@
+package evalflow
+
+import (
+	"strconv"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentdeck/agentdeck/backend/eval"
+)
+
+// TaskQueue is where runs' cells wait for a worker.
+const TaskQueue = "agentdeck-eval"
+
+// DefaultBatchSize is how many cells one workflow runs before a run fans
+// out in child workflows: 500 activities keep a history far below
+// Temporal's 50,000 events.
+const DefaultBatchSize = 500
+
+// SuiteRunInput is a stored run's cells: ids only.
+type SuiteRunInput struct {
+	RunID string           `json:"run_id"`
+	Cells []eval.CaseInput `json:"cells"`
+	// BatchSize is how many cells a workflow runs itself (0: DefaultBatchSize).
+	BatchSize int `json:"batch_size,omitempty"`
+	// Options are the cells' activity options (zero: DefaultActivity).
+	Options ActivityTimeouts `json:"options"`
+}
+
+// ActivityTimeouts bound a cell's activity.
+type ActivityTimeouts struct {
+	// StartToClose is the longest a cell may run (its turn, and a judge's).
+	StartToClose time.Duration `json:"start_to_close,omitempty"`
+	// Heartbeat is how long a cell may go without a heartbeat before its
+	// worker is taken for dead and the cell is given to another.
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
+	// MaxAttempts bounds the retries of a retryable failure.
+	MaxAttempts int32 `json:"max_attempts,omitempty"`
+}
+
+// DefaultActivity is a cell's bounds when a run names none.
+// The SDK sends heartbeats at most every 80% of Heartbeat, so a Stop reaches
+// a running cell within about 8 s, and a dead worker is noticed in 10.
+var DefaultActivity = ActivityTimeouts{StartToClose: 30 * time.Minute, Heartbeat: 10 * time.Second, MaxAttempts: 5}
+
+// CellScore is what came of one cell, as the workflow carries it home.
+type CellScore struct {
+	eval.CaseInput
+	ResultID  string  `json:"result_id"`
+	SessionID string  `json:"session_id"`
+	TurnID    string  `json:"turn_id"`
+	State     string  `json:"state"`
+	Score     float64 `json:"score"`
+	// Worker names the worker whose database holds the cell's turn.
+	Worker string `json:"worker"`
+}
+
+// SuiteRunOutput is every cell's score, in the order of the input's cells.
+type SuiteRunOutput struct {
+	Scores []CellScore `json:"scores"`
+}
+
+// SuiteRun runs a run's cells: itself when they fit in a batch, else in
+// a child workflow per batch, one after another's start, all at once.
+func SuiteRun(ctx workflow.Context, in SuiteRunInput) (SuiteRunOutput, error) {
+	size := in.BatchSize
+	if size <= 0 {
+		size = DefaultBatchSize
+	}
+	if len(in.Cells) <= size {
+		scores, err := Batch(ctx, BatchInput{Cells: in.Cells, Options: in.Options})
+		return SuiteRunOutput{Scores: scores}, err
+	}
+	var futures []workflow.ChildWorkflowFuture
+	for start := 0; start < len(in.Cells); start += size {
+		end := min(start+size, len(in.Cells))
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
+			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID + "-batch-" + strconv.Itoa(start/size),
+		})
+		futures = append(futures, workflow.ExecuteChildWorkflow(cctx, Batch, BatchInput{Cells: in.Cells[start:end], Options: in.Options}))
+	}
+	out := SuiteRunOutput{Scores: make([]CellScore, 0, len(in.Cells))}
+	var firstErr error
+	for _, f := range futures {
+		var scores []CellScore
+		if err := f.Get(ctx, &scores); err != nil && firstErr == nil {
+			firstErr = err
+		}
+		out.Scores = append(out.Scores, scores...)
+	}
+	return out, firstErr
+}
+
+// BatchInput is some of a run's cells.
+type BatchInput struct {
+	Cells   []eval.CaseInput `json:"cells"`
+	Options ActivityTimeouts `json:"options"`
+}
+
+// Batch runs cells as activities, all started at once: the workers'
+// own limits say how many run at a time. A cell that failed for good is
+// a score with state error; the batch goes on.
+func Batch(ctx workflow.Context, in BatchInput) ([]CellScore, error) {
+	ctx = workflow.WithActivityOptions(ctx, activityOptions(in.Options))
+	futures := make([]workflow.Future, len(in.Cells))
+	for i, c := range in.Cells {
+		futures[i] = workflow.ExecuteActivity(ctx, ActivityRunCase, c)
+	}
+	scores := make([]CellScore, len(in.Cells))
+	for i, f := range futures {
+		if err := f.Get(ctx, &scores[i]); err != nil {
+			if temporal.IsCanceledError(err) || ctx.Err() != nil {
+				return scores, err
+			}
+			scores[i] = CellScore{CaseInput: in.Cells[i], State: "error"}
+			workflow.GetLogger(ctx).Warn("a cell failed for good", "case", in.Cells[i].CaseID, "model", in.Cells[i].Model, "repeat", in.Cells[i].Repeat, "err", err)
+		}
+	}
+	return scores, nil
+}
+
+// ActivityRunCase is the registered name of Activities.RunCase.
+const ActivityRunCase = "RunCase"
+
+func activityOptions(t ActivityTimeouts) workflow.ActivityOptions {
+	if t.StartToClose <= 0 {
+		t.StartToClose = DefaultActivity.StartToClose
+	}
+	if t.Heartbeat <= 0 {
+		t.Heartbeat = DefaultActivity.Heartbeat
+	}
+	if t.MaxAttempts <= 0 {
+		t.MaxAttempts = DefaultActivity.MaxAttempts
+	}
+	return workflow.ActivityOptions{
+		TaskQueue:           TaskQueue,
+		StartToCloseTimeout: t.StartToClose,
+		HeartbeatTimeout:    t.Heartbeat,
+		// Stop waits for a cell to store itself cancelled.
+		WaitForCancellation: true,
+		RetryPolicy: &temporal.RetryPolicy{
+			InitialInterval:    time.Second,
+			BackoffCoefficient: 2,
+			MaximumInterval:    time.Minute,
+			MaximumAttempts:    t.MaxAttempts,
+		},
+	}
+}

@@ -1,0 +1,217 @@
+package evalflow
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/store"
+)
+
+// fakeCases runs cells in memory: each cell fails with its errors in
+// turn, then passes; "slow" cells wait for their context to end.
+type fakeCases struct {
+	mu        sync.Mutex
+	calls     map[string]int
+	fail      map[string][]error
+	cancelled []string
+	started   chan struct{} // a slow cell started
+	stopped   chan struct{} // a slow cell saw its context end
+}
+
+func newFake() *fakeCases {
+	return &fakeCases{calls: map[string]int{}, fail: map[string][]error{}, started: make(chan struct{}, 8), stopped: make(chan struct{}, 8)}
+}
+
+func (f *fakeCases) RunCase(ctx context.Context, in eval.CaseInput) (eval.CaseOutput, error) {
+	key := fmt.Sprintf("%s/%s/%d", in.CaseID, in.Model, in.Repeat)
+	f.mu.Lock()
+	n := f.calls[key]
+	f.calls[key]++
+	errs := f.fail[key]
+	f.mu.Unlock()
+	if n < len(errs) {
+		return eval.CaseOutput{}, errs[n]
+	}
+	if in.CaseID == "slow" {
+		f.started <- struct{}{}
+		<-ctx.Done()
+		f.mu.Lock()
+		f.cancelled = append(f.cancelled, key)
+		f.mu.Unlock()
+		f.stopped <- struct{}{}
+		return eval.CaseOutput{}, ctx.Err()
+	}
+	return eval.CaseOutput{ResultID: "r-" + key, TurnID: "t-" + key, State: store.EvalPassed, Score: 1}, nil
+}
+
+func (f *fakeCases) callsOf(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.calls[key]
+}
+
+func cells(ids ...string) []eval.CaseInput {
+	var out []eval.CaseInput
+	for _, id := range ids {
+		out = append(out, eval.CaseInput{RunID: "run", CaseID: id, Model: "p/m", Repeat: 1})
+	}
+	return out
+}
+
+func newEnv(t *testing.T, f *fakeCases) *testsuite.TestWorkflowEnvironment {
+	t.Helper()
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetTestTimeout(time.Minute)
+	env.RegisterWorkflow(SuiteRun)
+	env.RegisterWorkflow(Batch)
+	acts := &Activities{Cases: f, Worker: "w1", HeartbeatEvery: time.Second}
+	env.RegisterActivityWithOptions(acts.RunCase, activity.RegisterOptions{Name: ActivityRunCase})
+	return env
+}
+
+// TestSuiteRun: a run's cells come home as one score each, in order,
+// whether the run fits in one workflow or fans out in child workflows.
+func TestSuiteRun(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		batch    int
+		children int
+	}{
+		{"in one workflow", 0, 0},
+		{"in batches", 2, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake()
+			env := newEnv(t, f)
+			var children int
+			env.SetOnChildWorkflowStartedListener(func(*workflow.Info, workflow.Context, converter.EncodedValues) { children++ })
+			in := SuiteRunInput{RunID: "run", Cells: cells("a", "b", "c", "d", "e"), BatchSize: tt.batch}
+			env.ExecuteWorkflow(SuiteRun, in)
+			if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
+				t.Fatalf("completed %v: %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
+			}
+			var out SuiteRunOutput
+			if err := env.GetWorkflowResult(&out); err != nil {
+				t.Fatal(err)
+			}
+			var got string
+			for _, s := range out.Scores {
+				got += s.CaseID + ":" + s.State + ":" + s.Worker + " "
+			}
+			if want := "a:passed:w1 b:passed:w1 c:passed:w1 d:passed:w1 e:passed:w1 "; got != want {
+				t.Fatalf("scores %q, want %q", got, want)
+			}
+			if children != tt.children {
+				t.Fatalf("%d child workflows, want %d", children, tt.children)
+			}
+		})
+	}
+}
+
+// TestRetries: a rate limit and a server error are retried until the cell
+// passes; a bad suite is not retried and is scored an error; the batch
+// goes on past it.
+func TestRetries(t *testing.T) {
+	f := newFake()
+	f.fail["busy/p/m/1"] = []error{
+		&llm.Error{Kind: llm.ErrRateLimited, Status: 429, Message: "Too many requests."},
+		&llm.Error{Kind: llm.ErrServer, Status: 502, Message: "Bad gateway."},
+	}
+	f.fail["bad/p/m/1"] = []error{apperr.New(apperr.Invalid, "Suite s has no case %q.", "bad")}
+	f.fail["auth/p/m/1"] = []error{&llm.Error{Kind: llm.ErrAuth, Status: 401, Message: "The API key was refused."}}
+	env := newEnv(t, f)
+	env.ExecuteWorkflow(SuiteRun, SuiteRunInput{RunID: "run", Cells: cells("busy", "bad", "auth", "fine")})
+	if err := env.GetWorkflowError(); err != nil {
+		t.Fatal(err)
+	}
+	var out SuiteRunOutput
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	states := map[string]string{}
+	for _, s := range out.Scores {
+		states[s.CaseID] = s.State
+	}
+	if states["busy"] != store.EvalPassed || states["bad"] != "error" || states["auth"] != "error" || states["fine"] != store.EvalPassed {
+		t.Fatalf("states %v", states)
+	}
+	for key, want := range map[string]int{"busy/p/m/1": 3, "bad/p/m/1": 1, "auth/p/m/1": 1, "fine/p/m/1": 1} {
+		if got := f.callsOf(key); got != want {
+			t.Errorf("%s ran %d times, want %d", key, got, want)
+		}
+	}
+}
+
+// TestStop: cancelling the workflow (Stop) reaches a running cell's
+// context, and the run ends cancelled.
+func TestStop(t *testing.T) {
+	f := newFake()
+	env := newEnv(t, f)
+	go func() {
+		<-f.started
+		env.CancelWorkflow()
+	}()
+	// A short heartbeat timeout: the SDK heartbeats at most every 80% of it,
+	// and Stop reaches the cell with a heartbeat.
+	env.ExecuteWorkflow(SuiteRun, SuiteRunInput{RunID: "run", Cells: cells("slow"), Options: ActivityTimeouts{Heartbeat: 2 * time.Second}})
+	if err := env.GetWorkflowError(); !temporal.IsCanceledError(err) {
+		t.Fatalf("the run ended %v, want cancelled", err)
+	}
+	// The cell's context ends through its heartbeat (the test's deadline
+	// bounds a cell that never hears of Stop).
+	<-f.stopped
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.cancelled) != 1 {
+		t.Fatalf("cells that saw Stop: %v", f.cancelled)
+	}
+}
+
+// TestClassify: which failures Temporal retries.
+func TestClassify(t *testing.T) {
+	for _, tt := range []struct {
+		err       error
+		retryable bool
+		delay     time.Duration
+	}{
+		{&llm.Error{Kind: llm.ErrRateLimited, Status: 429, RetryAfter: 7 * time.Second}, true, 7 * time.Second},
+		{&llm.Error{Kind: llm.ErrServer, Status: 503}, true, 0},
+		{&llm.Error{Kind: llm.ErrNetwork}, true, 0},
+		{&llm.Error{Kind: llm.ErrBadRequest, Status: 400}, false, 0},
+		{&llm.Error{Kind: llm.ErrModelNotFound, Status: 404}, false, 0},
+		{apperr.New(apperr.Invalid, "bad suite"), false, 0},
+		{apperr.New(apperr.NotFound, "no run"), false, 0},
+		{apperr.New(apperr.Unavailable, "disk"), true, 0},
+		{apperr.New(apperr.Conflict, "its turn runs"), true, 0},
+		{errors.New("a bug"), false, 0},
+	} {
+		var ae *temporal.ApplicationError
+		got := Classify(tt.err)
+		if !errors.As(got, &ae) {
+			t.Fatalf("%v: not an application error: %T", tt.err, got)
+		}
+		if ae.NonRetryable() == tt.retryable || ae.NextRetryDelay() != tt.delay {
+			t.Errorf("%v: non-retryable %v, delay %v", tt.err, ae.NonRetryable(), ae.NextRetryDelay())
+		}
+	}
+	if err := Classify(context.Canceled); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a cancelled cell: %v", err)
+	}
+}
