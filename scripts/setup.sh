@@ -48,6 +48,7 @@ done
 
 step "Go modules"
 go mod download
+(cd scale && go mod download)
 
 # npm ci only when the lock file changed since the last install.
 lock_sum="$(sha256sum frontend/package-lock.json | cut -d' ' -f1)"
