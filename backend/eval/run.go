@@ -65,6 +65,9 @@ type Runner struct {
 	turns Turns
 	judge Judge // nil: each case's critic runs as a turn (turnJudge)
 	log   *slog.Logger
+	// giveBack returns a case whose model call failed in a way that may
+	// pass later as an error instead of storing it (GiveBackRetryable).
+	giveBack bool
 }
 
 // NewRunner returns a Runner; judge and log may be nil (a nil judge runs
@@ -74,6 +77,17 @@ func NewRunner(db Store, turns Turns, judge Judge, log *slog.Logger) *Runner {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{db: db, turns: turns, judge: judge, log: log}
+}
+
+// GiveBackRetryable makes RunCase give back a case whose turn ended on a
+// model call that may succeed later (a 429, a 5xx, a dead server, once
+// the call's own retries are spent): it returns the call's *llm.Error
+// and leaves the result unended, so running the case again claims it
+// afresh. A scheduler that retries (a Temporal worker) wants this; a
+// local run stores such a case as an error, which is the default.
+func (r *Runner) GiveBackRetryable() *Runner {
+	r.giveBack = true
+	return r
 }
 
 // RunCase runs one case × model × repeat of a run as a turn in a new
@@ -136,6 +150,9 @@ func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) 
 		r.log.Warn("linking an evaluation case to its turn", "result", res.ID, "turn", h.TurnID, "err", err)
 	}
 	result := r.wait(ctx, h)
+	if err := r.retryable(ctx, result); err != nil {
+		return CaseOutput{}, err
+	}
 	obs := Observation{Answer: result.FinalText, Result: result, Charts: int(charts.Load()), Prompt: req.Message}
 	judge := r.judge
 	if judge == nil {
@@ -155,6 +172,21 @@ func (r *Runner) wait(ctx context.Context, h *runner.Handle) turn.Result {
 		}
 	}
 	return h.Wait()
+}
+
+// retryable is the error a case is given back with (GiveBackRetryable):
+// its turn failed, not stopped, and its last model call failed in a way
+// llm.Retryable says may pass later. nil otherwise.
+func (r *Runner) retryable(ctx context.Context, result turn.Result) error {
+	if !r.giveBack || result.Error == "" || result.Cancelled || ctx.Err() != nil || len(result.ModelCalls) == 0 {
+		return nil
+	}
+	last := result.ModelCalls[len(result.ModelCalls)-1]
+	err := &llm.Error{Kind: last.ErrorKind, Message: result.Error}
+	if last.OK || !llm.Retryable(err) {
+		return nil
+	}
+	return err
 }
 
 // request is the turn a case runs as: its prompt with the vars filled,

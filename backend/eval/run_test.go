@@ -294,3 +294,59 @@ func TestSuitePathsAreTheSuiteFolders(t *testing.T) {
 		t.Fatalf("a case attaching a file beside its suite: %+v %v %+v", out, err, results)
 	}
 }
+
+// TestGiveBackRetryable: a runner that gives back retryable failures
+// returns a case whose model answered 503 (after the call's own retries)
+// as the call's error, storing no ended result, so the next run of the
+// case claims it afresh and stores what that run gets; a bad request
+// ends the case (failed, with the turn's error) as before; and a runner
+// that does not give back ends a 503's case the same way.
+func TestGiveBackRetryable(t *testing.T) {
+	ctx := context.Background()
+	noRetries := func(o *setup.Options) { o.ModelCalls.MaxRetries = -1 }
+	_, db, eng := setuptest.NewEngine(t, noRetries)
+	srv := llmtest.NewServer(t)
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	run := newRun(t, db, geoSuite(), "record", "")
+	capital := eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
+	giving := eval.NewRunner(db, eng.Runner, nil, nil).GiveBackRetryable()
+
+	srv.Enqueue(llmtest.ErrorReply(503, "server_error", "overloaded"))
+	_, err := giving.RunCase(ctx, capital)
+	if kind := llm.KindOf(err); kind != llm.ErrServer || !llm.Retryable(err) {
+		t.Fatalf("a 503 was not given back as retryable: %v (kind %q)", err, kind)
+	}
+	results, _ := db.EvalResults(ctx, run.ID)
+	if len(results) != 1 || results[0].State != store.EvalRunning || results[0].EndedAt != nil {
+		t.Fatalf("a given-back case was stored as ended: %+v", results)
+	}
+
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("It is Paris.", 2)})
+	out, err := giving.RunCase(ctx, capital)
+	if err != nil || out.Stored || out.State != store.EvalPassed {
+		t.Fatalf("the case run again: %+v %v", out, err)
+	}
+	if results, _ = db.EvalResults(ctx, run.ID); len(results) != 1 || results[0].TurnID != out.TurnID {
+		t.Fatalf("one result, the second run's: %+v", results)
+	}
+
+	srv.Enqueue(llmtest.ErrorReply(400, "invalid_request_error", "bad"))
+	out, err = giving.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1})
+	if err != nil || out.State != store.EvalFailedCase {
+		t.Fatalf("a bad request is a failed case, not given back: %+v %v", out, err)
+	}
+
+	srv.Enqueue(llmtest.ErrorReply(503, "server_error", "overloaded"))
+	out, err = eval.NewRunner(db, eng.Runner, nil, nil).RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 2})
+	if err != nil || out.State != store.EvalFailedCase {
+		t.Fatalf("a local run stores a 503 as a failed case: %+v %v", out, err)
+	}
+	results, _ = db.EvalResults(ctx, run.ID)
+	for _, r := range results[1:] {
+		if r.EndedAt == nil || !strings.Contains(r.Error, "HTTP") {
+			t.Fatalf("an ended case keeps why its turn failed: %+v", r)
+		}
+	}
+}
