@@ -53,6 +53,34 @@ describe('Run a suite', () => {
     await waitFor(() => expect(within(panel).queryByRole('list', { name: 'Runs in progress' })).toBeNull());
   });
 
+  it('reads the suite folder again on Refresh and on a run started here, not as runs go', async () => {
+    const b = withSuites();
+    render(App, { backend: b });
+    await fireEvent.click(await screen.findByRole('button', { name: 'Evaluations' }));
+    const panel = await screen.findByRole('region', { name: 'Run a suite' });
+    await waitFor(() => expect((within(panel).getByRole('combobox', { name: 'Suite' }) as HTMLSelectElement).value).toBe('geo.yaml'));
+    const count = (method: string) => b.calls.filter((c) => c.method === method).length;
+    const suitesAtOpen = count('evalSuites');
+    expect(suitesAtOpen).toBe(1);
+
+    // Progress of a run (here, one from another window) reads the runs list again, never the suites.
+    for (let done = 1; done <= 5; done++) {
+      const runsBefore = count('evalRuns');
+      b.emitEvalProgress({ run_id: 'elsewhere', suite: 'geo', state: 'running', done, planned: 9, passed: done, failed: 0 });
+      await waitFor(() => expect(count('evalRuns')).toBeGreaterThan(runsBefore));
+    }
+    b.emitEvalProgress({ run_id: 'elsewhere', suite: 'geo', state: 'completed', done: 9, planned: 9, passed: 9, failed: 0 });
+    await within(panel).findByRole('combobox', { name: 'Suite' });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(count('evalSuites')).toBe(suitesAtOpen);
+
+    await fireEvent.click(screen.getByRole('button', { name: /Refresh/ }));
+    await waitFor(() => expect(count('evalSuites')).toBe(suitesAtOpen + 1));
+
+    await fireEvent.click(within(panel).getByRole('button', { name: /Run$/ }));
+    await waitFor(() => expect(count('evalSuites')).toBe(suitesAtOpen + 2));
+  });
+
   it('says what went wrong when a run cannot start', async () => {
     const b = withSuites();
     b.evalSuites_[0]!.file = 'gone.yaml'; // listed, then removed: the fake finds no such file
