@@ -95,6 +95,10 @@ func NewSuiteRun(ctx context.Context, db SuiteStore, s *Suite, opts RunOptions) 
 // Planned is how many cells the run has.
 func (sr *SuiteRun) Planned() int { return len(sr.cells) }
 
+// Cells are the run's cells, case by case: what a scheduler elsewhere
+// runs instead of Execute (scale/, issue 26).
+func (sr *SuiteRun) Cells() []CaseInput { return append([]CaseInput(nil), sr.cells...) }
+
 // Execute runs the run's cells through r, a few at a time, and ends the
 // run: completed, or cancelled when ctx was.
 func (sr *SuiteRun) Execute(ctx context.Context, r *Runner, progress Progress) (store.EvalRun, error) {

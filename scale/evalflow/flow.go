@@ -1,9 +1,11 @@
 package evalflow
 
 import (
+	"errors"
 	"strconv"
 	"time"
 
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -54,6 +56,9 @@ type CellScore struct {
 	Score     float64 `json:"score"`
 	// Worker names the worker whose database holds the cell's turn.
 	Worker string `json:"worker"`
+	// Error says why a cell that failed for good has no result (state
+	// error, no ResultID): what its last attempt failed on.
+	Error string `json:"error,omitempty"`
 }
 
 // SuiteRunOutput is every cell's score, in the order of the input's cells.
@@ -113,11 +118,25 @@ func Batch(ctx workflow.Context, in BatchInput) ([]CellScore, error) {
 			if temporal.IsCanceledError(err) || ctx.Err() != nil {
 				return scores, err
 			}
-			scores[i] = CellScore{CaseInput: in.Cells[i], State: "error"}
+			scores[i] = CellScore{CaseInput: in.Cells[i], State: "error", Error: messageOf(err)}
 			workflow.GetLogger(ctx).Warn("a cell failed for good", "case", in.Cells[i].CaseID, "model", in.Cells[i].Model, "repeat", in.Cells[i].Repeat, "err", err)
 		}
 	}
 	return scores, nil
+}
+
+// messageOf is what a cell's activity failed on, for people: the
+// application error's message (ours, see Classify), else the error's.
+func messageOf(err error) string {
+	var ae *temporal.ApplicationError
+	if errors.As(err, &ae) {
+		return ae.Message()
+	}
+	var te *temporal.TimeoutError
+	if errors.As(err, &te) {
+		return "The cell's worker stopped answering, on every attempt: " + te.Error()
+	}
+	return err.Error()
 }
 
 // ActivityRunCase is the registered name of Activities.RunCase.
@@ -146,4 +165,18 @@ func activityOptions(t ActivityTimeouts) workflow.ActivityOptions {
 			MaximumAttempts:    t.MaxAttempts,
 		},
 	}
+}
+
+// Registry is where a worker (or a test's environment) registers the
+// workflows and the cell activity.
+type Registry interface {
+	RegisterWorkflow(w any)
+	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+}
+
+// Register registers SuiteRun, Batch and acts.RunCase under their names.
+func Register(r Registry, acts *Activities) {
+	r.RegisterWorkflow(SuiteRun)
+	r.RegisterWorkflow(Batch)
+	r.RegisterActivityWithOptions(acts.RunCase, activity.RegisterOptions{Name: ActivityRunCase})
 }

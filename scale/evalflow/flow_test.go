@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/temporal"
@@ -79,10 +78,7 @@ func newEnv(t *testing.T, f *fakeCases) *testsuite.TestWorkflowEnvironment {
 	s.SetLogger(log.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
 	env.SetTestTimeout(time.Minute)
-	env.RegisterWorkflow(SuiteRun)
-	env.RegisterWorkflow(Batch)
-	acts := &Activities{Cases: f, Worker: "w1", HeartbeatEvery: time.Second}
-	env.RegisterActivityWithOptions(acts.RunCase, activity.RegisterOptions{Name: ActivityRunCase})
+	Register(env, &Activities{Cases: f, Worker: "w1", HeartbeatEvery: time.Second})
 	return env
 }
 
@@ -126,8 +122,8 @@ func TestSuiteRun(t *testing.T) {
 }
 
 // TestRetries: a rate limit and a server error are retried until the cell
-// passes; a bad suite is not retried and is scored an error; the batch
-// goes on past it.
+// passes; a bad suite is not retried and is scored an error, with its
+// reason; the batch goes on past it.
 func TestRetries(t *testing.T) {
 	f := newFake()
 	f.fail["busy/p/m/1"] = []error{
@@ -145,12 +141,16 @@ func TestRetries(t *testing.T) {
 	if err := env.GetWorkflowResult(&out); err != nil {
 		t.Fatal(err)
 	}
-	states := map[string]string{}
+	states, errs := map[string]string{}, map[string]string{}
 	for _, s := range out.Scores {
-		states[s.CaseID] = s.State
+		states[s.CaseID], errs[s.CaseID] = s.State, s.Error
 	}
 	if states["busy"] != store.EvalPassed || states["bad"] != "error" || states["auth"] != "error" || states["fine"] != store.EvalPassed {
 		t.Fatalf("states %v", states)
+	}
+	// A cell failed for good says why, in the words of its last failure.
+	if errs["bad"] != `Suite s has no case "bad".` || errs["auth"] != "The API key was refused." || errs["fine"] != "" {
+		t.Fatalf("errors %q", errs)
 	}
 	for key, want := range map[string]int{"busy/p/m/1": 3, "bad/p/m/1": 1, "auth/p/m/1": 1, "fine/p/m/1": 1} {
 		if got := f.callsOf(key); got != want {
