@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -281,9 +280,10 @@ func (s *Service) startEval(ctx context.Context, req EvalStart) (store.EvalRun, 
 	if err != nil {
 		return store.EvalRun{}, err
 	}
-	opts, err := startOptions(req)
+	opts, err := eval.ParseRunOptions(eval.RunFlags{Models: req.Models, Filter: req.Filter, Repeat: req.Repeat,
+		Concurrency: req.Concurrency, MaxConcurrency: MaxEvalConcurrency, Capture: req.Capture, FromRunID: req.FromRunID})
 	if err != nil {
-		return store.EvalRun{}, err
+		return store.EvalRun{}, apperr.Wrap(err, apperr.Invalid, "%s.", optionProblem(err))
 	}
 	suite, err := eval.Load(path)
 	if err != nil {
@@ -342,34 +342,24 @@ func (s *Service) executeEval(ctx context.Context, cancel context.CancelFunc, sr
 	s.evals.tell(p)
 }
 
-// startOptions checks a UI's run options as the command line checks its flags.
-func startOptions(req EvalStart) (eval.RunOptions, error) {
-	opts := eval.RunOptions{Repeat: req.Repeat, Concurrency: max(req.Concurrency, 1), Capture: req.Capture, FromRunID: req.FromRunID}
-	for _, m := range req.Models {
-		m = strings.TrimSpace(m)
-		if p, name, ok := strings.Cut(m, "/"); !ok || p == "" || name == "" {
-			return opts, apperr.New(apperr.Invalid, "%q is not a model to run: name it provider/model.", m)
-		}
-		opts.Models = append(opts.Models, m)
+// optionProblem says a refused run option by its name in the window.
+func optionProblem(err error) string {
+	var fe *eval.RunFlagError
+	if !errors.As(err, &fe) {
+		return err.Error()
 	}
-	if req.Filter != "" {
-		re, err := regexp.Compile(req.Filter)
-		if err != nil {
-			return opts, apperr.Wrap(err, apperr.Invalid, "The filter is not a regular expression: %v", err)
-		}
-		opts.Filter = re
-	}
-	switch {
-	case req.Repeat < 0 || req.Repeat > 100:
-		return opts, apperr.New(apperr.Invalid, "Repeat each case 1 to 100 times, not %d.", req.Repeat)
-	case opts.Concurrency > MaxEvalConcurrency:
-		return opts, apperr.New(apperr.Invalid, "Run at most %d cases at once, not %d.", MaxEvalConcurrency, opts.Concurrency)
-	case !slices.Contains([]string{"", "record", "replay", "auto"}, req.Capture):
-		return opts, apperr.New(apperr.Invalid, "A run records, replays or does either (auto), not %q.", req.Capture)
-	case req.FromRunID != "" && req.Capture != "replay":
-		return opts, apperr.New(apperr.Invalid, "Only a replay serves another run's recordings.")
-	}
-	return opts, nil
+	return fe.Say(func(flag string) string { return runFormNames[flag] })
+}
+
+// runFormNames are the options of a run as the window's Run form and a
+// run's page call them.
+var runFormNames = map[string]string{
+	eval.FlagModels:      "Models",
+	eval.FlagFilter:      "The filter",
+	eval.FlagRepeat:      "Repeat",
+	eval.FlagConcurrency: "Cases at once",
+	eval.FlagCapture:     "Capture",
+	eval.FlagFrom:        "The run to replay",
 }
 
 // stopEval stops a run this process is running. A run that has ended is

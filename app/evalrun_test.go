@@ -139,13 +139,22 @@ func TestStartEval(t *testing.T) {
 		return llmtest.Reply{Chunks: llmtest.Text("I believe it is Paris.", 3)}
 	})
 
-	for _, bad := range []EvalStart{
-		{File: "nope.yaml"}, {File: "../geo.yaml"}, {File: "geo.yaml", Models: []string{"m"}},
-		{File: "geo.yaml", Filter: "("}, {File: "geo.yaml", Concurrency: 99}, {File: "geo.yaml", Capture: "sometimes"},
-		{File: "geo.yaml", Filter: "^nothing$"},
+	for _, bad := range []struct {
+		start EvalStart
+		says  string
+	}{
+		{EvalStart{File: "nope.yaml"}, "nope.yaml"},
+		{EvalStart{File: "../geo.yaml"}, "is not a suite file's name"},
+		{EvalStart{File: "geo.yaml", Models: []string{"m"}}, `Models: "m" is not a provider/model.`},
+		{EvalStart{File: "geo.yaml", Filter: "("}, "The filter is not a regular expression"},
+		{EvalStart{File: "geo.yaml", Repeat: 101}, "Repeat must be 1 to 100 (0: the suite's), not 101."},
+		{EvalStart{File: "geo.yaml", Concurrency: 99}, "Cases at once must be 1 to 8, not 99."},
+		{EvalStart{File: "geo.yaml", Capture: "sometimes"}, `Capture must be record, replay or auto, not "sometimes".`},
+		{EvalStart{File: "geo.yaml", Capture: "record", FromRunID: "r1"}, "The run to replay needs Capture replay"},
+		{EvalStart{File: "geo.yaml", Filter: "^nothing$"}, "No case"},
 	} {
-		if _, err := api.StartEval(bad); err == nil {
-			t.Errorf("started %+v", bad)
+		if _, err := api.StartEval(bad.start); err == nil || !strings.Contains(apperr.MessageOf(err), bad.says) {
+			t.Errorf("start %+v: %v, want it refused saying %q", bad.start, err, bad.says)
 		}
 	}
 	if runs, _ := db.EvalRuns(context.Background(), "", 0); len(runs) != 0 {

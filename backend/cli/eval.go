@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -60,12 +59,12 @@ var (
 func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 	fs := newFlagSet("eval", env)
 	dbFlag := dbFlagOf(fs)
-	models := fs.String("models", "", "run these provider/model, comma-separated, instead of the suite's")
-	filter := fs.String("filter", "", "run only the cases whose id matches this regular expression")
-	repeat := fs.Int("repeat", 0, "run each case on each model N times (default: the suite's)")
-	concurrency := fs.Int("concurrency", 1, "how many cases run at once")
-	capture := fs.String("capture", "", "record (default), replay (offline, from an earlier run's recordings) or auto")
-	from := fs.String("from", "", "with --capture replay: the run whose recordings are served (default: the suite's latest recorded run)")
+	models := fs.String(eval.FlagModels, "", "run these provider/model, comma-separated, instead of the suite's")
+	filter := fs.String(eval.FlagFilter, "", "run only the cases whose id matches this regular expression")
+	repeat := fs.Int(eval.FlagRepeat, 0, "run each case on each model N times (default: the suite's)")
+	concurrency := fs.Int(eval.FlagConcurrency, 1, "how many cases run at once")
+	capture := fs.String(eval.FlagCapture, "", "record (default), replay (offline, from an earlier run's recordings) or auto")
+	from := fs.String(eval.FlagFrom, "", "with --capture replay: the run whose recordings are served (default: the suite's latest recorded run)")
 	asJSON := fs.Bool("json", false, "print the run's report as JSON")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
 	var mcpf mcpFlags
@@ -78,9 +77,10 @@ func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "agentdeck: usage: %s\n", evalUsage)
 		return ExitUsage
 	}
-	opts, err := evalOptions(*models, *filter, *repeat, *concurrency, *capture, *from)
+	opts, err := eval.ParseRunOptions(eval.RunFlags{Models: strings.Split(*models, ","), Filter: *filter, Repeat: *repeat,
+		Concurrency: *concurrency, Capture: *capture, FromRunID: *from})
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
+		fmt.Fprintf(env.Stderr, "agentdeck: %s\n", flagProblem(err))
 		return ExitUsage
 	}
 	if code := mcpf.check(env); code != ExitOK {
@@ -145,44 +145,13 @@ func runEvalSuite(ctx context.Context, db *store.DB, path string, suite *eval.Su
 	return ExitFailed
 }
 
-// evalOptions checks the run flags.
-func evalOptions(models, filter string, repeat, concurrency int, capture, from string) (eval.RunOptions, error) {
-	opts := eval.RunOptions{Repeat: repeat, Concurrency: concurrency, Capture: capture, FromRunID: from}
-	for m := range strings.SplitSeq(models, ",") {
-		if m = strings.TrimSpace(m); m == "" {
-			continue
-		}
-		if p, name, ok := strings.Cut(m, "/"); !ok || p == "" || name == "" {
-			return opts, fmt.Errorf("--models: %q is not a provider/model", m)
-		}
-		opts.Models = append(opts.Models, m)
+// flagProblem says a refused run option by its flag (--models).
+func flagProblem(err error) string {
+	var fe *eval.RunFlagError
+	if errors.As(err, &fe) {
+		return fe.Say(func(flag string) string { return "--" + flag })
 	}
-	if filter != "" {
-		re, err := regexp.Compile(filter)
-		if err != nil {
-			return opts, fmt.Errorf("--filter: %v", err)
-		}
-		opts.Filter = re
-	}
-	switch {
-	case repeat < 0:
-		return opts, fmt.Errorf("--repeat must be 1 or more")
-	case concurrency < 1:
-		return opts, fmt.Errorf("--concurrency must be 1 or more")
-	}
-	if from != "" && capture == "" {
-		opts.Capture = "replay" // --from names what to replay
-	}
-	switch opts.Capture {
-	case "", "record", "auto":
-		if from != "" {
-			return opts, fmt.Errorf("--from needs --capture replay: it names the run whose recordings a replay serves")
-		}
-	case "replay":
-	default:
-		return opts, fmt.Errorf("--capture must be record, replay or auto, not %q", capture)
-	}
-	return opts, nil
+	return err.Error()
 }
 
 // suiteProblems prints each problem of a suite file on a line of its own,
