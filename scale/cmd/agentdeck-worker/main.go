@@ -1,0 +1,311 @@
+// Command agentdeck-worker runs evaluations on Temporal: as a worker
+// that runs cells on its own database, or as the side that starts a run
+// and collects it home. `agentdeck eval --temporal HOST:PORT` hands over
+// to it, so the app's binary carries no Temporal code.
+//
+//	agentdeck-worker worker --temporal HOST:PORT --share DIR [--db FILE] [--name NAME] [--concurrency N]
+//	agentdeck-worker eval SUITE.yaml --temporal HOST:PORT --share DIR [--db FILE]
+//	    [--models a,b] [--filter REGEX] [--repeat N] [--batch N] [--json] [--junit FILE]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/cli"
+	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/paths"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/scale/evalflow"
+	"github.com/agentdeck/agentdeck/scale/exchange"
+	"github.com/agentdeck/agentdeck/scale/submit"
+	"github.com/agentdeck/agentdeck/scale/worker"
+)
+
+// Exit codes, as agentdeck's: 0 every case passed, 1 some did not (or a
+// failure), 2 bad usage, 130 stopped.
+const (
+	exitOK        = 0
+	exitFailed    = 1
+	exitUsage     = 2
+	exitCancelled = 130
+)
+
+const usage = `Usage:
+  agentdeck-worker worker --temporal HOST:PORT --share DIR [--db FILE] [--name NAME] [--concurrency N]
+      run cells of evaluation runs: turns are stored in FILE, ended cells put in DIR
+  agentdeck-worker eval SUITE.yaml --temporal HOST:PORT --share DIR [--db FILE] [--models a,b]
+      [--filter REGEX] [--repeat N] [--batch N] [--json] [--junit FILE]
+      run a suite on the workers and collect every cell into FILE (default: agentdeck's database)
+`
+
+func main() {
+	signals := make(chan os.Signal, 2)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	os.Exit(run(os.Args[1:], signals, os.Stdout, os.Stderr))
+}
+
+func run(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	switch args[0] {
+	case "worker":
+		return cmdWorker(args[1:], signals, stderr)
+	case "eval":
+		return cmdEval(args[1:], signals, stdout, stderr)
+	case "-h", "--help", "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	}
+	fmt.Fprintf(stderr, "agentdeck-worker: unknown command %q\n%s", args[0], usage)
+	return exitUsage
+}
+
+// common are the flags both commands take.
+type common struct {
+	temporal, namespace, share, db *string
+	verbose                        *bool
+}
+
+func commonFlags(fs *flag.FlagSet) common {
+	return common{
+		temporal:  fs.String("temporal", "", "the Temporal server, HOST:PORT"),
+		namespace: fs.String("namespace", "default", "the Temporal namespace"),
+		share:     fs.String("share", "", "the folder runs and their cells are exchanged through (the same for every worker)"),
+		db:        fs.String("db", "", "database file (default: agentdeck's; env AGENTDECK_DB)"),
+		verbose:   fs.Bool("verbose", false, "log to stderr"),
+	}
+}
+
+func (c common) check(stderr io.Writer) bool {
+	if *c.temporal == "" || *c.share == "" {
+		fmt.Fprintln(stderr, "agentdeck-worker: --temporal and --share are needed")
+		return false
+	}
+	return true
+}
+
+func (c common) logger(stderr io.Writer) *slog.Logger {
+	if !*c.verbose {
+		return slog.New(slog.DiscardHandler)
+	}
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func (c common) dbPath() (string, error) {
+	p, err := paths.DBPath(*c.db, paths.OSEnv())
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.Invalid, "Cannot find the data directory (%v); pass --db.", err)
+	}
+	return p, nil
+}
+
+func cmdWorker(args []string, signals <-chan os.Signal, stderr io.Writer) int {
+	fs := flag.NewFlagSet("worker", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := commonFlags(fs)
+	name := fs.String("name", "", "this worker's name in scores (default: host-pid)")
+	concurrency := fs.Int("concurrency", 4, "how many cells run at once here")
+	heartbeat := fs.Duration("heartbeat-every", time.Second, "how often a running cell tells Temporal it is alive")
+	if err := fs.Parse(args); err != nil || fs.NArg() != 0 || !c.check(stderr) {
+		return exitUsage
+	}
+	if *concurrency < 1 {
+		fmt.Fprintln(stderr, "agentdeck-worker: --concurrency must be 1 or more")
+		return exitUsage
+	}
+	path, err := c.dbPath()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		<-signals
+		cancel()
+	}()
+	err = worker.Serve(ctx, worker.Config{HostPort: *c.temporal, Namespace: *c.namespace, DBPath: path, Share: *c.share,
+		Name: *name, Concurrency: *concurrency, Heartbeat: *heartbeat, Logger: c.logger(stderr)})
+	if err != nil {
+		return fail(stderr, err)
+	}
+	return exitOK
+}
+
+func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := commonFlags(fs)
+	models := fs.String("models", "", "run these provider/model, comma-separated, instead of the suite's")
+	filter := fs.String("filter", "", "run only the cases whose id matches this regular expression")
+	repeat := fs.Int("repeat", 0, "run each case on each model N times (default: the suite's)")
+	batch := fs.Int("batch", 0, "cells per workflow before the run fans out in child workflows (default 500)")
+	heartbeat := fs.Duration("heartbeat", evalflow.DefaultActivity.Heartbeat, "how long a cell's worker may go unheard before the cell is given to another")
+	attempts := fs.Int("attempts", int(evalflow.DefaultActivity.MaxAttempts), "how many times a cell is tried when its worker dies or its model is busy")
+	asJSON := fs.Bool("json", false, "print the run's report as JSON")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	suitePath, rest := splitPositional(args)
+	if err := fs.Parse(rest); err != nil || suitePath == "" || fs.NArg() != 0 || !c.check(stderr) {
+		if suitePath == "" {
+			fmt.Fprint(stderr, usage)
+		}
+		return exitUsage
+	}
+	if *heartbeat < time.Second || *attempts < 1 || *batch < 0 {
+		fmt.Fprintln(stderr, "agentdeck-worker: --heartbeat must be 1s or more, --attempts 1 or more, --batch 0 or more")
+		return exitUsage
+	}
+	opts, err := eval.ParseRunOptions(eval.RunFlags{Models: strings.Split(*models, ","), Filter: *filter, Repeat: *repeat})
+	if err != nil {
+		fmt.Fprintf(stderr, "agentdeck-worker: %v\n", flagged(err))
+		return exitUsage
+	}
+	suite, err := eval.Load(suitePath)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	if abs, err := filepath.Abs(suite.Source); err == nil {
+		suite.Source = abs
+	}
+	share, err := exchange.New(*c.share)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	path, err := c.dbPath()
+	if err != nil {
+		return fail(stderr, err)
+	}
+	log := c.logger(stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer db.Close()
+	tc, err := worker.Dial(*c.temporal, *c.namespace, log)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer tc.Close()
+	sr, err := eval.NewSuiteRun(ctx, db, suite, opts)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	go stopOnSignal(ctx, signals, cancel, stderr)
+	fmt.Fprintf(stderr, "agentdeck-worker: run %s: %d cells on Temporal at %s\n", sr.Run.ID, sr.Planned(), *c.temporal)
+	timeouts := evalflow.ActivityTimeouts{Heartbeat: *heartbeat, MaxAttempts: int32(*attempts)}
+	out, err := submit.Run(ctx, db, sr, submit.Config{Client: tc, Share: share, BatchSize: *batch, Activity: timeouts, Logger: log,
+		Started: func(id string) { fmt.Fprintf(stderr, "agentdeck-worker: workflow %s started\n", id) }})
+	fmt.Fprintf(stderr, "agentdeck-worker: %d cells came home (%d sessions, %d run more than once), %d failed on every attempt\n",
+		out.Collected.Results, out.Collected.Sessions, out.Collected.Duplicates, out.Failed)
+	if err != nil {
+		fail(stderr, err)
+	}
+	db.Close()
+
+	// The report is agentdeck's own, read from the database.
+	show := []string{"eval", "show", sr.Run.ID, "--db", path}
+	if *asJSON {
+		show = append(show, "--json")
+	}
+	if *junit != "" {
+		show = append(show, "--junit", *junit)
+	}
+	if code := cli.Main(context.Background(), show, cli.Env{Stdout: stdout, Stderr: stderr, Paths: paths.OSEnv(), Getenv: os.Getenv, Info: buildinfo.Read()}); code != exitOK {
+		return code
+	}
+	return exitCode(out, err)
+}
+
+// exitCode is 0 when every planned cell passed, 130 when stopped, else 1.
+func exitCode(out submit.Outcome, err error) int {
+	switch {
+	case out.Run.State == store.EvalCancelled:
+		return exitCancelled
+	case err != nil || out.Run.State != store.EvalCompleted:
+		return exitFailed
+	}
+	return exitOK
+}
+
+// stopOnSignal stops the run at the first signal (its running cells are
+// stopped and come home cancelled) and exits at once at a second.
+func stopOnSignal(ctx context.Context, signals <-chan os.Signal, stop context.CancelFunc, stderr io.Writer) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-signals:
+	}
+	fmt.Fprintln(stderr, "\nagentdeck-worker: stopping the run's cells (press Ctrl+C again to quit at once)")
+	stop()
+	<-signals
+	fmt.Fprintln(stderr, "agentdeck-worker: stopped at once")
+	os.Exit(exitCancelled)
+}
+
+// splitPositional takes the suite's path from args, wherever it is among
+// the flags.
+func splitPositional(args []string) (string, []string) {
+	var rest []string
+	path := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			if i+1 < len(args) && path == "" {
+				path = args[i+1]
+			}
+			return path, rest
+		case strings.HasPrefix(a, "-"):
+			rest = append(rest, a)
+			if !strings.Contains(a, "=") && takesValue(a) && i+1 < len(args) {
+				i++
+				rest = append(rest, args[i])
+			}
+		case path == "":
+			path = a
+		default:
+			rest = append(rest, a)
+		}
+	}
+	return path, rest
+}
+
+func takesValue(flagArg string) bool {
+	switch strings.TrimLeft(flagArg, "-") {
+	case "json", "verbose":
+		return false
+	}
+	return true
+}
+
+// flagged says a run option's problem with its flag's name.
+func flagged(err error) string {
+	var fe *eval.RunFlagError
+	if errors.As(err, &fe) {
+		return fe.Say(func(f string) string { return "--" + f })
+	}
+	return err.Error()
+}
+
+func fail(stderr io.Writer, err error) int {
+	fmt.Fprintf(stderr, "agentdeck-worker: %s\n", apperr.MessageOf(err))
+	return exitFailed
+}
+
+
