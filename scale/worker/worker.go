@@ -171,4 +171,3 @@ func Dial(hostPort, namespace string, log *slog.Logger) (client.Client, error) {
 	}
 	return c, nil
 }
-

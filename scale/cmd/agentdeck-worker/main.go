@@ -307,5 +307,3 @@ func fail(stderr io.Writer, err error) int {
 	fmt.Fprintf(stderr, "agentdeck-worker: %s\n", apperr.MessageOf(err))
 	return exitFailed
 }
-
-
