@@ -288,7 +288,7 @@ func (s *Service) startEval(ctx context.Context, req EvalStart) (store.EvalRun, 
 	suite, err := eval.Load(path)
 	if err != nil {
 		ps := problemsOf(path, err)
-		return store.EvalRun{}, apperr.Wrap(err, apperr.Invalid, "Suite %s has %d %s, the first: %s", req.File, len(ps), plural(len(ps), "problem", "problems"), ps[0].Error())
+		return store.EvalRun{}, apperr.Wrap(err, apperr.Invalid, "Suite %s has %d %s, the first: %s", req.File, len(ps), eval.Plural(len(ps), "problem", "problems"), ps[0].Error())
 	}
 	sr, err := eval.NewSuiteRun(ctx, s.db, suite, opts)
 	if err != nil {
@@ -380,11 +380,4 @@ func (s *Service) stopEval(ctx context.Context, runID string) error {
 		return apperr.New(apperr.Conflict, "Run %s is going on in another Agentdeck (the command line, or another window); stop it there.", runID)
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
@@ -161,7 +162,7 @@ func dbSalvage(ctx context.Context, db dbStore, out string, asJSON bool, env Env
 			default:
 				line += "  some lost"
 			}
-			line += fmt.Sprintf(" (%d unreadable %s skipped)", t.Unreadable, plural(t.Unreadable, "stretch", "stretches"))
+			line += fmt.Sprintf(" (%d unreadable %s skipped)", t.Unreadable, eval.Plural(t.Unreadable, "stretch", "stretches"))
 		}
 		fmt.Fprintln(w, line)
 		if len(t.Affected) > 0 {
@@ -169,11 +170,11 @@ func dbSalvage(ctx context.Context, db dbStore, out string, asJSON bool, env Env
 		}
 	}
 	if rep.PlaceholderSessions > 0 {
-		fmt.Fprintf(w, "%d %s lost; their turns are kept in placeholder sessions titled \"Recovered session\"\n", rep.PlaceholderSessions, plural(rep.PlaceholderSessions, "session was", "sessions were"))
+		fmt.Fprintf(w, "%d %s lost; their turns are kept in placeholder sessions titled \"Recovered session\"\n", rep.PlaceholderSessions, eval.Plural(rep.PlaceholderSessions, "session was", "sessions were"))
 	}
 	if rep.RecoveredTurns > 0 {
 		fmt.Fprintf(w, "%d %s lost; %s made again from %s messages (state failed, with a note)\n", rep.RecoveredTurns,
-			plural(rep.RecoveredTurns, "turn's record was", "turns' records were"), plural(rep.RecoveredTurns, "it was", "they were"), plural(rep.RecoveredTurns, "its", "their"))
+			eval.Plural(rep.RecoveredTurns, "turn's record was", "turns' records were"), eval.Plural(rep.RecoveredTurns, "it was", "they were"), eval.Plural(rep.RecoveredTurns, "its", "their"))
 	}
 	fmt.Fprintf(w, "search index rebuilt: %d entries\n", rep.SearchEntries)
 	if rep.Complete {

@@ -164,7 +164,7 @@ func suiteProblems(env Env, err error) int {
 	for _, p := range ps {
 		fmt.Fprintln(env.Stderr, p.Error())
 	}
-	fmt.Fprintf(env.Stderr, "agentdeck: the suite has %d %s; nothing was run\n", len(ps), plural(len(ps), "problem", "problems"))
+	fmt.Fprintf(env.Stderr, "agentdeck: the suite has %d %s; nothing was run\n", len(ps), eval.Plural(len(ps), "problem", "problems"))
 	return ExitUsage
 }
 
@@ -310,7 +310,7 @@ func printEvalReport(env Env, rep evalReport, asJSON bool) int {
 		fmt.Fprintln(env.Stdout, "Open a case's turn with: agentdeck turns show TURN")
 	}
 	if n := rep.Planned - rep.Total; n > 0 {
-		fmt.Fprintf(env.Stdout, "\n%d %s not run (the run was stopped).\n", n, plural(n, "case was", "cases were"))
+		fmt.Fprintf(env.Stdout, "\n%d %s not run (the run was stopped).\n", n, eval.Plural(n, "case was", "cases were"))
 	}
 	fmt.Fprintf(env.Stdout, "\nRun %s; see it again with: agentdeck eval show %s\n", run.ID, run.ID)
 	return ExitOK

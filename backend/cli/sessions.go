@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -134,17 +135,10 @@ func sessionsList(ctx context.Context, db sessionsStore, asJSON bool, env Env) i
 		}
 	}
 	if lost > 0 {
-		fmt.Fprintf(env.Stderr, "agentdeck: %d %s could not be read (damaged pages); the list shows the %d that could\n", lost, plural(lost, "session", "sessions"), len(all))
+		fmt.Fprintf(env.Stderr, "agentdeck: %d %s could not be read (damaged pages); the list shows the %d that could\n", lost, eval.Plural(lost, "session", "sessions"), len(all))
 		return ExitFailed
 	}
 	return ExitOK
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func sessionsShow(ctx context.Context, db sessionsStore, id string, asJSON bool, env Env) int {
@@ -183,7 +177,7 @@ func sessionsShow(ctx context.Context, db sessionsStore, id string, asJSON bool,
 		} else {
 			fmt.Fprintf(env.Stdout, "%s\n%s · %s · %s\n", sess.Title, sess.ID, sess.Model, sess.Workflow)
 		}
-		fmt.Fprintf(env.Stdout, "%d model %s · %d in / %d out tokens · %s\n", usage.Calls, plural(usage.Calls, "call", "calls"), usage.InputTokens, usage.OutputTokens, sumCostText(usage))
+		fmt.Fprintf(env.Stdout, "%d model %s · %d in / %d out tokens · %s\n", usage.Calls, eval.Plural(usage.Calls, "call", "calls"), usage.InputTokens, usage.OutputTokens, sumCostText(usage))
 		printTurns(env, turns, lostSeqs)
 	}
 	if partial {

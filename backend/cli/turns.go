@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -164,7 +165,7 @@ func costText(c *llm.Cost) string {
 		s += " (estimated tokens)"
 	}
 	if c.Unpriced > 0 {
-		s += fmt.Sprintf(" + %d %s with no price", c.Unpriced, plural(c.Unpriced, "call", "calls"))
+		s += fmt.Sprintf(" + %d %s with no price", c.Unpriced, eval.Plural(c.Unpriced, "call", "calls"))
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/store"
 	usagefmt "github.com/agentdeck/agentdeck/backend/usage"
 )
@@ -104,10 +105,10 @@ func usageText(env Env, rep store.UsageReport) {
 		span += " until " + rep.Until[:10]
 	}
 	t := rep.Total
-	fmt.Fprintf(env.Stdout, "Usage %s: %d model %s · %d in / %d out tokens · %s cached · %s\n\n", span, t.Calls, plural(t.Calls, "call", "calls"),
+	fmt.Fprintf(env.Stdout, "Usage %s: %d model %s · %d in / %d out tokens · %s cached · %s\n\n", span, t.Calls, eval.Plural(t.Calls, "call", "calls"),
 		t.InputTokens, t.OutputTokens, share(t.CachedInputTokens, t.InputTokens), sumCostText(t))
 	if e := rep.Evaluations; e.Calls > 0 {
-		fmt.Fprintf(env.Stdout, "Of which evaluation runs: %d %s · %d in / %d out tokens · %s\n\n", e.Calls, plural(e.Calls, "call", "calls"),
+		fmt.Fprintf(env.Stdout, "Of which evaluation runs: %d %s · %d in / %d out tokens · %s\n\n", e.Calls, eval.Plural(e.Calls, "call", "calls"),
 			e.InputTokens, e.OutputTokens, sumCostText(e))
 	}
 	if len(rep.Rows) == 0 {

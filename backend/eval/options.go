@@ -108,3 +108,12 @@ func ParseRunOptions(f RunFlags) (RunOptions, error) {
 func flagError(flag, format string, args ...any) *RunFlagError {
 	return &RunFlagError{Flag: flag, format: format, args: args}
 }
+
+// Plural is one when n is 1, else many: a count in a message ("1 case
+// was", "3 cases were"), worded alike by the command line and the window.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
