@@ -10,15 +10,5 @@
 set -euo pipefail
 
 TEMPORAL_VERSION="${TEMPORAL_VERSION:-v1.5.1}"
-root="$(cd "$(dirname "$0")/.." && pwd)"
-bin="$root/.bin"
-stamp="$bin/.temporal-$TEMPORAL_VERSION"
-
-if [[ -x "$bin/temporal" && -f "$stamp" ]]; then
-  exit 0
-fi
-echo "==> building the Temporal CLI $TEMPORAL_VERSION into .bin/ (about 5 minutes the first time)"
-mkdir -p "$bin"
-GOBIN="$bin" go install "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION"
-rm -f "$bin"/.temporal-*
-touch "$stamp"
+exec bash "$(dirname "$0")/install-go-tool.sh" "github.com/temporalio/cli/cmd/temporal@$TEMPORAL_VERSION" temporal \
+  "the Temporal CLI: about 5 minutes the first time"
