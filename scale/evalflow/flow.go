@@ -113,16 +113,23 @@ func Batch(ctx workflow.Context, in BatchInput) ([]CellScore, error) {
 		futures[i] = workflow.ExecuteActivity(ctx, ActivityRunCase, c)
 	}
 	scores := make([]CellScore, len(in.Cells))
+	var cancelled error
 	for i, f := range futures {
+		// Every future is waited for, also after Stop: a cell not started
+		// ends at once, but a running one only once its worker has stored
+		// it cancelled (WaitForCancellation), and the run must not end
+		// before its cells have.
 		if err := f.Get(ctx, &scores[i]); err != nil {
 			if temporal.IsCanceledError(err) || ctx.Err() != nil {
-				return scores, err
+				cancelled = err
+				scores[i] = CellScore{CaseInput: in.Cells[i], State: "cancelled"}
+				continue
 			}
 			scores[i] = CellScore{CaseInput: in.Cells[i], State: "error", Error: messageOf(err)}
 			workflow.GetLogger(ctx).Warn("a cell failed for good", "case", in.Cells[i].CaseID, "model", in.Cells[i].Model, "repeat", in.Cells[i].Repeat, "err", err)
 		}
 	}
-	return scores, nil
+	return scores, cancelled
 }
 
 // messageOf is what a cell's activity failed on, for people: the

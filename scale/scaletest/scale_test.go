@@ -262,7 +262,7 @@ func TestStopCancelsTheRest(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Hang: true} })
 	w := start(t, "worker", workerBin, "worker", "--temporal", addr, "--share", share, "--db", workerDB(t, srv),
-		"--name", "w1", "--concurrency", "2", "--heartbeat-every", "200ms")
+		"--name", "w1", "--concurrency", "2", "--heartbeat-every", "200ms", "--verbose")
 	client := start(t, "client", workerBin, "eval", suiteFile(t, 6), "--temporal", addr, "--share", share, "--db", home,
 		"--heartbeat", "2s")
 	if !srv.WaitRequests(2, 2*time.Minute) {
