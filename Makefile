@@ -20,7 +20,7 @@ BIN     := build/bin/agentdeck
 STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)
 
-.PHONY: run test setup frontend build vet go-test resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
+.PHONY: run test setup frontend build vet go-test test-scale worker resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
 
 run: build
 	./$(BIN) $(ARGS)
@@ -42,7 +42,7 @@ build: frontend
 vet: setup
 	go vet ./...
 	go vet -tags $(TAGS) ./...
-	go vet -C scale ./...
+	go vet -C scale -tags scale ./...
 	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'ed (run gofmt -w):" $$unformatted >&2; exit 1; fi
 	@if go list -deps ./backend/... | grep -q wailsapp; then echo "backend/ must not import Wails" >&2; exit 1; fi
@@ -52,6 +52,21 @@ vet: setup
 go-test: setup
 	go test -race -count=1 -timeout 30m ./...
 	go test -C scale -race -count=1 -timeout 10m ./...
+
+# Evaluations on a real Temporal server (temporal server start-dev, on
+# loopback): two agentdeck-workers against the scripted model, one killed
+# with SIGKILL mid-run, and Stop. The Temporal CLI is built into .bin/
+# once (about 5 minutes cold); see docs/SCALE.md.
+WORKER_BIN := build/bin/agentdeck-worker
+test-scale: setup worker
+	bash scripts/install-temporal.sh
+	AGENTDECK_WORKER_BIN=$(CURDIR)/$(WORKER_BIN) TEMPORAL_BIN=$(CURDIR)/.bin/temporal \
+		go test -C scale -tags scale -race -count=1 -timeout 20m ./scaletest/
+
+# agentdeck-worker, from its own module (scale/), beside agentdeck so that
+# agentdeck eval --temporal finds it.
+worker: setup
+	go build -C scale -ldflags "$(LDFLAGS)" -o $(CURDIR)/$(WORKER_BIN) ./cmd/agentdeck-worker
 
 # The end-to-end resilience suite alone (it also runs in go-test). The
 # 10,000-turn soak: AGENTDECK_SOAK=1 go test -count=1 -run TestSoak -timeout 60m ./backend/resilience/
