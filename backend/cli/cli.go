@@ -70,6 +70,9 @@ type Env struct {
 	Signals <-chan os.Signal
 	// Exit ends the process at once (a second SIGINT); default os.Exit.
 	Exit func(code int)
+	// FindWorker finds agentdeck-worker for eval --temporal; default: beside
+	// this binary, else on PATH (handover.go).
+	FindWorker func() (string, error)
 
 	// logs are the command's log files (see quietLogger), set by Main
 	// from --verbose and closed when it returns.
@@ -100,6 +103,8 @@ const usage = `Usage:
   agentdeck eval SUITE.yaml [--models a,b] [--filter REGEX] [--repeat N] [--concurrency N] [--capture record|replay|auto] [--from RUN_ID] [--json] [--junit FILE]
                                              run an evaluation suite: exit 0 all passed, 1 some did not, 2 a bad suite
   agentdeck eval runs [--suite NAME] [--json] | eval show RUN_ID [--json] [--junit FILE] | eval diff RUN_A RUN_B [--json]
+  agentdeck eval SUITE.yaml --temporal HOST:PORT --share DIR [...]
+                                             run it on Temporal workers, through agentdeck-worker (docs/SCALE.md)
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)

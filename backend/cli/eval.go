@@ -29,6 +29,7 @@ import (
 //	agentdeck eval runs [--suite NAME] [--json]
 //	agentdeck eval show RUN_ID [--json]
 //	agentdeck eval diff RUN_A RUN_B [--json]
+//	agentdeck eval SUITE.yaml --temporal HOST:PORT --share DIR [...]   on Temporal workers (handover.go)
 //
 // A suite file named runs, show or diff is given as ./runs.
 func cmdEval(ctx context.Context, args []string, env Env) int {
@@ -37,6 +38,9 @@ func cmdEval(ctx context.Context, args []string, env Env) int {
 		case "runs", "show", "diff":
 			return cmdEvalLook(ctx, args[0], args[1:], env)
 		}
+	}
+	if wantsTemporal(args) {
+		return handOver(ctx, args, env)
 	}
 	return cmdEvalRun(ctx, args, env)
 }
