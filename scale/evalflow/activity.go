@@ -44,25 +44,39 @@ func (a *Activities) RunCase(ctx context.Context, in eval.CaseInput) (CellScore,
 	return CellScore{CaseInput: in, ResultID: out.ResultID, SessionID: out.SessionID, TurnID: out.TurnID, State: out.State, Score: out.Score, Worker: a.Worker}, nil
 }
 
-// heartbeat records a heartbeat now and every HeartbeatEvery until stop.
+// heartbeat records a heartbeat every HeartbeatEvery until stop, the
+// first only at half the activity's heartbeat timeout: each heartbeat
+// that reaches the server is a billed action on Temporal Cloud, and the
+// SDK sends the first at once, so a cell quicker than that sends none.
+// (The SDK then sends at most one per 80% of the timeout.)
 func (a *Activities) heartbeat(ctx context.Context) (context.Context, func()) {
 	every := a.HeartbeatEvery
 	if every <= 0 {
 		every = 2 * time.Second
 	}
+	first := every
+	if timeout := activity.GetInfo(ctx).HeartbeatTimeout; timeout > 0 {
+		first = max(timeout/2, every)
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	activity.RecordHeartbeat(ctx)
 	go func() {
 		defer close(done)
+		wait := time.NewTimer(first)
+		defer wait.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-wait.C:
+		}
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for {
+			activity.RecordHeartbeat(ctx)
 			select {
 			case <-ctx.Done():
 				return
 			case <-tick.C:
-				activity.RecordHeartbeat(ctx)
 			}
 		}
 	}()
