@@ -126,8 +126,9 @@ func (e *evalRuns) tell(p EvalProgress) {
 	}
 }
 
-// stopAll stops every run and waits for them to be stored, at most wait.
-func (e *evalRuns) stopAll(wait time.Duration) {
+// stopAll stops every run and waits for them to be stored, at most wait;
+// it reports whether they all were.
+func (e *evalRuns) stopAll(wait time.Duration) bool {
 	e.mu.Lock()
 	for _, cancel := range e.cancel {
 		cancel()
@@ -137,7 +138,9 @@ func (e *evalRuns) stopAll(wait time.Duration) {
 	go func() { e.wg.Wait(); close(done) }()
 	select {
 	case <-done:
+		return true
 	case <-time.After(wait):
+		return false
 	}
 }
 

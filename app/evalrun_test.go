@@ -16,15 +16,20 @@ import (
 )
 
 // evalService is a Service over a fresh database whose provider "fake"
-// is the scripted server, with the progress of its runs on a channel.
-func evalService(t *testing.T) (*Service, *store.DB, *llmtest.Server, string, <-chan EvalProgress) {
+// is the scripted server, with the progress of its runs on a channel;
+// opts may change its Config (DB is the *store.DB) before it is made.
+func evalService(t *testing.T, opts ...func(*Config)) (*Service, *store.DB, *llmtest.Server, string, <-chan EvalProgress) {
 	t.Helper()
 	dir, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
 	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows})
+	cfg := Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	svc := NewService(cfg)
 	progress := make(chan EvalProgress, 64)
 	t.Cleanup(svc.onEvalProgress(func(p EvalProgress) { progress <- p }))
 	t.Cleanup(svc.shutdown)

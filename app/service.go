@@ -128,9 +128,15 @@ func (s *Service) startup(ctx context.Context) {
 	go s.watchOrphans(wctx, s.watchDone)
 }
 
+// quitGrace is how long quitting waits for running turns and evaluation
+// runs, together, to stop and be stored, so that quitting takes under
+// 2 s. One that takes longer is left: the next start marks its turn
+// interrupted, and a run of a process that ended reads as cancelled.
+const quitGrace = 1500 * time.Millisecond
+
 // shutdown stops the watcher, then stops evaluation runs and running turns
 // as if Stop had been pressed and waits for them to be stored, at most
-// 1.5 s, so quitting takes under 2 s.
+// quitGrace in all.
 func (s *Service) shutdown() {
 	s.mu.Lock()
 	stop, done := s.stopWatch, s.watchDone
@@ -140,12 +146,17 @@ func (s *Service) shutdown() {
 		<-done
 	}
 	// A run stops its own turns as it is stopped; StopAll then waits for
-	// them, and the runs store how they ended as the turns do.
+	// them, and the runs store how they ended as the turns do. One
+	// deadline serves both waits: a turn that ignores Stop uses it up, and
+	// the runs waiting on it are not waited for again.
+	deadline := time.Now().Add(quitGrace)
 	s.evals.stopAll(0)
 	if s.runner != nil {
-		s.runner.StopAll(1500 * time.Millisecond)
+		s.runner.StopAll(time.Until(deadline))
 	}
-	s.evals.stopAll(500 * time.Millisecond)
+	if !s.evals.stopAll(time.Until(deadline)) {
+		s.log.Warn("evaluation runs still stopping at quit", "grace", quitGrace)
+	}
 }
 
 // watchOrphans marks interrupted, now and every orphanEvery, the turns
