@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -52,12 +50,7 @@ func TestQuitDuringEvalWithAStuckTurn(t *testing.T) {
 	release := func() { releaseOnce.Do(func() { close(stuck.release) }) }
 	t.Cleanup(release) // before the service quits and the engine closes the database
 
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "geo.yaml"), []byte(geoSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSuite(t, dir, "geo.yaml", geoSuite)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Hang: true} })
 	run, err := svc.api.StartEval(EvalStart{File: "geo.yaml"})
 	if err != nil {

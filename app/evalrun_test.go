@@ -64,6 +64,17 @@ cases:
       - contains: Madrid
 `
 
+// writeSuite writes a suite file into the evaluations folder dir.
+func writeSuite(t *testing.T, dir, file, text string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestEvalSuitesFolder: suite files live in the data folder's evals/;
 // cases are added to one as text, a new one is started under a name, and
 // nothing that would not read back is written.
@@ -79,12 +90,8 @@ func TestEvalSuitesFolder(t *testing.T) {
 	if err != nil || len(saved.Problems) != 0 || saved.Suite.File != "capitals-of-europe.yaml" || saved.Suite.Name != "Capitals of Europe" || saved.Suite.Cases != 1 {
 		t.Fatalf("a new suite: %+v %v", saved, err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "geo.yaml"), []byte(geoSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "broken.yaml"), []byte("name: broken\nmodels: [fake/m]\ncases: [{id: x, prompt: hi, assert: [{contain: x}]}]\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSuite(t, dir, "geo.yaml", geoSuite)
+	writeSuite(t, dir, "broken.yaml", "name: broken\nmodels: [fake/m]\ncases: [{id: x, prompt: hi, assert: [{contain: x}]}]\n")
 	saved, err = api.SaveEvalCases(EvalCasesSave{File: "geo.yaml", YAML: fromTurn})
 	if err != nil || len(saved.Problems) != 0 || saved.Suite.Cases != 3 || saved.Suite.Name != "geo" {
 		t.Fatalf("added to geo: %+v %v", saved, err)
@@ -134,12 +141,7 @@ func TestEvalSuitesFolder(t *testing.T) {
 func TestStartEval(t *testing.T) {
 	svc, db, srv, dir, progress := evalService(t)
 	api := svc.api
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "geo.yaml"), []byte(geoSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSuite(t, dir, "geo.yaml", geoSuite)
 	srv.Respond(func(r llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Text("I believe it is Paris.", 3)}
 	})
@@ -203,12 +205,7 @@ func TestStartEval(t *testing.T) {
 func TestStopEval(t *testing.T) {
 	svc, db, srv, dir, progress := evalService(t)
 	api := svc.api
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "geo.yaml"), []byte(geoSuite), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeSuite(t, dir, "geo.yaml", geoSuite)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Hang: true} })
 
 	run, err := api.StartEval(EvalStart{File: "geo.yaml"})
