@@ -20,7 +20,7 @@ BIN     := build/bin/agentdeck
 STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)
 
-.PHONY: run test setup frontend build vet go-test test-scale worker resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
+.PHONY: run test setup frontend build vet go-test test-scale bench-scale worker resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
 
 run: build
 	./$(BIN) $(ARGS)
@@ -62,6 +62,13 @@ test-scale: setup worker
 	bash scripts/install-temporal.sh
 	AGENTDECK_WORKER_BIN=$(CURDIR)/$(WORKER_BIN) TEMPORAL_BIN=$(CURDIR)/.bin/temporal \
 		go test -C scale -tags scale -race -count=1 -timeout 20m ./scaletest/
+
+# Throughput locally and on Temporal with 1, 2 and 4 workers, and the
+# overhead of a cell as an activity (docs/SCALE.md has the figures).
+bench-scale: setup worker
+	bash scripts/install-temporal.sh
+	AGENTDECK_WORKER_BIN=$(CURDIR)/$(WORKER_BIN) TEMPORAL_BIN=$(CURDIR)/.bin/temporal \
+		go test -C scale -tags scale -run '^$$' -bench BenchmarkScale -benchtime 1x -count $(or $(COUNT),3) -timeout 60m ./scaletest/
 
 # agentdeck-worker, from its own module (scale/), beside agentdeck so that
 # agentdeck eval --temporal finds it.

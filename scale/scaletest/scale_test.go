@@ -26,7 +26,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // bins are the binaries under test, built by make test-scale.
-func bins(t *testing.T) (worker, temporal string) {
+func bins(t testing.TB) (worker, temporal string) {
 	t.Helper()
 	worker, temporal = os.Getenv("AGENTDECK_WORKER_BIN"), os.Getenv("TEMPORAL_BIN")
 	if worker == "" || temporal == "" {
@@ -36,7 +36,7 @@ func bins(t *testing.T) (worker, temporal string) {
 }
 
 // freePort is a loopback port nothing listens on now.
-func freePort(t *testing.T) int {
+func freePort(t testing.TB) int {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -55,7 +55,7 @@ type proc struct {
 	err  error
 }
 
-func start(t *testing.T, name, bin string, args ...string) *proc {
+func start(t testing.TB, name, bin string, args ...string) *proc {
 	t.Helper()
 	out, err := os.Create(filepath.Join(t.TempDir(), name+".log"))
 	if err != nil {
@@ -100,7 +100,7 @@ func (p *proc) exitCode() int {
 
 // temporalServer starts temporal server start-dev on loopback and returns
 // its address once it says it serves.
-func temporalServer(t *testing.T, bin string) string {
+func temporalServer(t testing.TB, bin string) string {
 	t.Helper()
 	port := freePort(t)
 	cmd := exec.Command(bin, "server", "start-dev", "--ip", "127.0.0.1", "--port", fmt.Sprint(port),
@@ -144,7 +144,7 @@ func temporalServer(t *testing.T, bin string) string {
 
 // workerDB is a worker's own database, its provider "fake" the scripted
 // server srv.
-func workerDB(t *testing.T, srv *llmtest.Server) string {
+func workerDB(t testing.TB, srv *llmtest.Server) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "worker.db")
 	db, err := store.Open(context.Background(), path, store.Options{})
@@ -159,7 +159,7 @@ func workerDB(t *testing.T, srv *llmtest.Server) string {
 }
 
 // suiteFile writes a suite of n cases on fake/m.
-func suiteFile(t *testing.T, n int) string {
+func suiteFile(t testing.TB, n int) string {
 	t.Helper()
 	var b strings.Builder
 	b.WriteString("name: spread\nmodels: [fake/m]\ncases:\n")
