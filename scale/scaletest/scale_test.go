@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -288,5 +289,52 @@ func TestStopCancelsTheRest(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 2 {
 		t.Fatalf("%d model calls, want 2: a cell started after Stop", n)
+	}
+}
+
+var runLine = regexp.MustCompile(`agentdeck-worker: run (\S+): `)
+
+// TestStartingSideKilledThenCollected: the process that started a run is
+// killed with SIGKILL while the workers run it; the run goes on, and
+// collect, started afterwards, waits for it and brings every case home,
+// each once, passed, and ends the run completed.
+func TestStartingSideKilledThenCollected(t *testing.T) {
+	workerBin, temporalBin := bins(t)
+	addr := temporalServer(t, temporalBin)
+	share, home := t.TempDir(), filepath.Join(t.TempDir(), "home.db")
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("It is Paris, the capital.", 10), Delay: 50 * time.Millisecond}
+	})
+	w := start(t, "worker", workerBin, "worker", "--temporal", addr, "--share", share, "--db", workerDB(t, srv),
+		"--name", "w1", "--concurrency", "2", "--heartbeat-every", "200ms")
+	const cases = 6
+	client := start(t, "client", workerBin, "eval", suiteFile(t, cases), "--temporal", addr, "--share", share, "--db", home)
+	if !srv.WaitRequests(2, 2*time.Minute) {
+		t.Fatal("the worker never started two cells")
+	}
+	client.stop(syscall.SIGKILL)
+	out, err := os.ReadFile(client.out.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := runLine.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("the client did not say its run: %s", out)
+	}
+	collect := start(t, "collect", workerBin, "collect", string(m[1]), "--temporal", addr, "--share", share, "--db", home, "--json")
+	if code := collect.exitCode(); code != 0 {
+		t.Fatalf("collect exited %d, want 0 (every case passed)", code)
+	}
+	w.stop(syscall.SIGTERM)
+
+	run, results := homeResults(t, home)
+	if run.State != store.EvalCompleted || len(results) != cases {
+		t.Fatalf("run %s with %d results, want completed with %d", run.State, len(results), cases)
+	}
+	for _, r := range results {
+		if r.State != store.EvalPassed || r.TurnID == "" {
+			t.Fatalf("a collected result: %+v", r)
+		}
 	}
 }

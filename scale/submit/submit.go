@@ -17,6 +17,7 @@ import (
 	"errors"
 	"log/slog"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -61,23 +62,11 @@ func WorkflowID(runID string) string { return "agentdeck-eval-" + runID }
 
 // Run runs sr's cells on the workers and collects them into db.
 func Run(ctx context.Context, db DB, sr *eval.SuiteRun, cfg Config) (Outcome, error) {
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	if sr.Run.Capture == "replay" {
 		return Outcome{}, apperr.New(apperr.Invalid, "A replay needs no model and reads this database's recordings: run it here, without --temporal.")
 	}
-	// Past this point the run is stored: it is ended whatever happens.
-	bg := context.WithoutCancel(ctx)
-	end := func(state string, out Outcome, err error) (Outcome, error) {
-		if endErr := db.EndEvalRun(bg, sr.Run.ID, state); endErr != nil {
-			return out, errors.Join(err, endErr)
-		}
-		run, readErr := db.EvalRun(bg, sr.Run.ID)
-		out.Run = run
-		return out, errors.Join(err, readErr)
-	}
+	// The run is stored: it is ended whatever happens.
+	end := ender(ctx, db, sr.Run.ID)
 	if err := cfg.Share.PutRun(sr.Run); err != nil {
 		return end(store.EvalFailed, Outcome{}, err)
 	}
@@ -90,11 +79,35 @@ func Run(ctx context.Context, db DB, sr *eval.SuiteRun, cfg Config) (Outcome, er
 	if cfg.Started != nil {
 		cfg.Started(id)
 	}
+	return wait(ctx, db, sr.Run.ID, we, cfg)
+}
 
+// Resume waits for the workflow of a run started here earlier, by a
+// process that ended before it (killed, or the machine restarted), and
+// collects it: what Run would have done had it lived. A run whose
+// workflow has ended is collected at once.
+func Resume(ctx context.Context, db DB, runID string, cfg Config) (Outcome, error) {
+	if _, err := db.EvalRun(ctx, runID); err != nil {
+		return Outcome{}, err
+	}
+	return wait(ctx, db, runID, cfg.Client.GetWorkflow(ctx, WorkflowID(runID), ""), cfg)
+}
+
+// wait waits for the run's workflow (Stop, ctx, cancels it and waits for
+// its cells to end), collects every cell home, and ends the run.
+func wait(ctx context.Context, db DB, runID string, we client.WorkflowRun, cfg Config) (Outcome, error) {
+	end := ender(ctx, db, runID)
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	bg := context.WithoutCancel(ctx)
+	id := WorkflowID(runID)
 	var res evalflow.SuiteRunOutput
 	done := make(chan error, 1)
 	go func() { done <- we.Get(bg, &res) }()
 	state := store.EvalCompleted
+	var err error
 	select {
 	case err = <-done:
 	case <-ctx.Done():
@@ -106,10 +119,13 @@ func Run(ctx context.Context, db DB, sr *eval.SuiteRun, cfg Config) (Outcome, er
 		state = store.EvalCancelled
 	}
 	var cancelled *temporal.CanceledError
+	var notFound *serviceerror.NotFound
 	switch {
 	case err == nil:
 	case errors.As(err, &cancelled):
 		state, err = store.EvalCancelled, nil
+	case errors.As(err, &notFound):
+		return end(store.EvalFailed, Outcome{}, apperr.Wrap(err, apperr.NotFound, "Temporal has no workflow %s: was the run started on this Temporal server and namespace?", id))
 	default:
 		state, err = store.EvalFailed, apperr.Wrap(err, apperr.Unavailable, "The run's workflow failed: %v", err)
 	}
@@ -121,14 +137,28 @@ func Run(ctx context.Context, db DB, sr *eval.SuiteRun, cfg Config) (Outcome, er
 			chosen[exchange.Key{CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat}] = s.ResultID
 		}
 	}
-	collected, cerr := cfg.Share.Collect(bg, db, sr.Run.ID, chosen)
+	collected, cerr := cfg.Share.Collect(bg, db, runID, chosen)
 	out.Collected = collected
 	if cerr != nil {
 		return end(store.EvalFailed, out, errors.Join(err, cerr))
 	}
-	failed, ferr := storeFailures(bg, db, sr.Run.ID, res.Scores)
+	failed, ferr := storeFailures(bg, db, runID, res.Scores)
 	out.Failed = failed
 	return end(state, out, errors.Join(err, ferr))
+}
+
+// ender returns what ends the run: it stores state (whatever else failed,
+// and whatever became of ctx) and reads the run back into the outcome.
+func ender(ctx context.Context, db DB, runID string) func(state string, out Outcome, err error) (Outcome, error) {
+	bg := context.WithoutCancel(ctx)
+	return func(state string, out Outcome, err error) (Outcome, error) {
+		if endErr := db.EndEvalRun(bg, runID, state); endErr != nil {
+			return out, errors.Join(err, endErr)
+		}
+		run, readErr := db.EvalRun(bg, runID)
+		out.Run = run
+		return out, errors.Join(err, readErr)
+	}
 }
 
 // storeFailures stores an error result for each cell that failed for good

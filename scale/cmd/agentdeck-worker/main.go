@@ -6,6 +6,7 @@
 //	agentdeck-worker worker --temporal HOST:PORT --share DIR [--db FILE] [--name NAME] [--concurrency N]
 //	agentdeck-worker eval SUITE.yaml --temporal HOST:PORT --share DIR [--db FILE]
 //	    [--models a,b] [--filter REGEX] [--repeat N] [--batch N] [--json] [--junit FILE]
+//	agentdeck-worker collect RUN_ID --temporal HOST:PORT --share DIR [--db FILE]
 package main
 
 import (
@@ -19,8 +20,11 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"go.temporal.io/sdk/client"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
@@ -49,6 +53,8 @@ const usage = `Usage:
   agentdeck-worker eval SUITE.yaml --temporal HOST:PORT --share DIR [--db FILE] [--models a,b]
       [--filter REGEX] [--repeat N] [--batch N] [--json] [--junit FILE]
       run a suite on the workers and collect every cell into FILE (default: agentdeck's database)
+  agentdeck-worker collect RUN_ID --temporal HOST:PORT --share DIR [--db FILE] [--json] [--junit FILE]
+      wait for a run whose eval process ended before it did, and collect it
 `
 
 func main() {
@@ -67,6 +73,8 @@ func run(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) int 
 		return cmdWorker(args[1:], signals, stderr)
 	case "eval":
 		return cmdEval(args[1:], signals, stdout, stderr)
+	case "collect":
+		return cmdCollect(args[1:], signals, stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -181,50 +189,108 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	if abs, err := filepath.Abs(suite.Source); err == nil {
 		suite.Source = abs
 	}
-	share, err := exchange.New(*c.share)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	path, err := c.dbPath()
-	if err != nil {
-		return fail(stderr, err)
-	}
-	log := c.logger(stderr)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	db, err := store.Open(ctx, path, store.Options{})
+	h, err := c.openHome(ctx, stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	defer db.Close()
-	tc, err := worker.Dial(*c.temporal, *c.namespace, log)
-	if err != nil {
-		return fail(stderr, err)
-	}
-	defer tc.Close()
-	sr, err := eval.NewSuiteRun(ctx, db, suite, opts)
+	defer h.close()
+	sr, err := eval.NewSuiteRun(ctx, h.db, suite, opts)
 	if err != nil {
 		return fail(stderr, err)
 	}
 	go stopOnSignal(ctx, signals, cancel, stderr)
 	fmt.Fprintf(stderr, "agentdeck-worker: run %s: %d cells on Temporal at %s\n", sr.Run.ID, sr.Planned(), *c.temporal)
 	timeouts := evalflow.ActivityTimeouts{Heartbeat: *heartbeat, MaxAttempts: int32(*attempts)}
-	out, err := submit.Run(ctx, db, sr, submit.Config{Client: tc, Share: share, BatchSize: *batch, Activity: timeouts, Logger: log,
+	out, err := submit.Run(ctx, h.db, sr, submit.Config{Client: h.tc, Share: h.share, BatchSize: *batch, Activity: timeouts, Logger: h.log,
 		Started: func(id string) { fmt.Fprintf(stderr, "agentdeck-worker: workflow %s started\n", id) }})
+	h.close()
+	return reportRun(sr.Run.ID, h.path, out, err, *asJSON, *junit, stdout, stderr)
+}
+
+// cmdCollect waits for a run an earlier eval started, whose process
+// ended before the run did, and collects it home.
+func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := commonFlags(fs)
+	asJSON := fs.Bool("json", false, "print the run's report as JSON")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	runID, rest := splitPositional(args)
+	if err := fs.Parse(rest); err != nil || runID == "" || fs.NArg() != 0 || !c.check(stderr) {
+		if runID == "" {
+			fmt.Fprint(stderr, usage)
+		}
+		return exitUsage
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	h, err := c.openHome(ctx, stderr)
+	if err != nil {
+		return fail(stderr, err)
+	}
+	defer h.close()
+	go stopOnSignal(ctx, signals, cancel, stderr)
+	fmt.Fprintf(stderr, "agentdeck-worker: waiting for run %s on Temporal at %s\n", runID, *c.temporal)
+	out, err := submit.Resume(ctx, h.db, runID, submit.Config{Client: h.tc, Share: h.share, Logger: h.log})
+	h.close()
+	return reportRun(runID, h.path, out, err, *asJSON, *junit, stdout, stderr)
+}
+
+// home is the side that starts runs and collects them: its database, the
+// shared folder, and Temporal.
+type home struct {
+	db    *store.DB
+	path  string
+	share *exchange.Dir
+	tc    client.Client
+	log   *slog.Logger
+	close func() // closes the database and the client, once
+}
+
+func (c common) openHome(ctx context.Context, stderr io.Writer) (*home, error) {
+	share, err := exchange.New(*c.share)
+	if err != nil {
+		return nil, err
+	}
+	path, err := c.dbPath()
+	if err != nil {
+		return nil, err
+	}
+	log := c.logger(stderr)
+	db, err := store.Open(ctx, path, store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	tc, err := worker.Dial(*c.temporal, *c.namespace, log)
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	return &home{db: db, path: path, share: share, tc: tc, log: log, close: sync.OnceFunc(func() {
+		tc.Close()
+		db.Close()
+	})}, nil
+}
+
+// reportRun says what came home, then prints the run's report as
+// agentdeck eval show does, from the database, and returns the exit code.
+func reportRun(runID, dbPath string, out submit.Outcome, err error, asJSON bool, junit string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "agentdeck-worker: %d cells came home (%d sessions, %d run more than once), %d failed on every attempt\n",
 		out.Collected.Results, out.Collected.Sessions, out.Collected.Duplicates, out.Failed)
 	if err != nil {
 		fail(stderr, err)
 	}
-	db.Close()
-
-	// The report is agentdeck's own, read from the database.
-	show := []string{"eval", "show", sr.Run.ID, "--db", path}
-	if *asJSON {
+	if out.Run.ID == "" {
+		return exitFailed
+	}
+	show := []string{"eval", "show", runID, "--db", dbPath}
+	if asJSON {
 		show = append(show, "--json")
 	}
-	if *junit != "" {
-		show = append(show, "--junit", *junit)
+	if junit != "" {
+		show = append(show, "--junit", junit)
 	}
 	if code := cli.Main(context.Background(), show, cli.Env{Stdout: stdout, Stderr: stderr, Paths: paths.OSEnv(), Getenv: os.Getenv, Info: buildinfo.Read()}); code != exitOK {
 		return code
