@@ -295,15 +295,29 @@ func reportRun(runID, dbPath string, out submit.Outcome, err error, asJSON bool,
 	if code := cli.Main(context.Background(), show, cli.Env{Stdout: stdout, Stderr: stderr, Paths: paths.OSEnv(), Getenv: os.Getenv, Info: buildinfo.Read()}); code != exitOK {
 		return code
 	}
-	return exitCode(out, err)
+	return exitCode(runID, dbPath, out, err)
 }
 
-// exitCode is 0 when every planned cell passed, 130 when stopped, else 1.
-func exitCode(out submit.Outcome, err error) int {
+// exitCode is agentdeck eval's: 0 when every planned cell passed, 130
+// when stopped, else 1 (read from the database, as the report was).
+func exitCode(runID, dbPath string, out submit.Outcome, err error) int {
 	switch {
 	case out.Run.State == store.EvalCancelled:
 		return exitCancelled
 	case err != nil || out.Run.State != store.EvalCompleted:
+		return exitFailed
+	}
+	ctx := context.Background()
+	db, err := store.OpenReadOnly(ctx, dbPath)
+	if err != nil {
+		return exitFailed
+	}
+	defer db.Close()
+	results, err := db.EvalResults(ctx, runID)
+	if err != nil {
+		return exitFailed
+	}
+	if rep := eval.NewReport(out.Run, results); rep.Passed != rep.Planned {
 		return exitFailed
 	}
 	return exitOK
