@@ -164,6 +164,9 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	batch := fs.Int("batch", 0, "cells per workflow before the run fans out in child workflows (default 500)")
 	heartbeat := fs.Duration("heartbeat", evalflow.DefaultActivity.Heartbeat, "how long a cell's worker may go unheard before the cell is given to another")
 	attempts := fs.Int("attempts", int(evalflow.DefaultActivity.MaxAttempts), "how many times a cell is tried when its worker dies or its model is busy")
+	capture := fs.String("capture", "", "record (default) or auto; a replay runs here, without --temporal")
+	from := fs.String("from", "", "not on Temporal: a replay runs here, without --temporal")
+	concurrency := fs.Int("concurrency", 0, "not on Temporal: each worker's own --concurrency says how many cells it runs at once")
 	asJSON := fs.Bool("json", false, "print the run's report as JSON")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
 	suitePath, rest := splitPositional(args)
@@ -177,9 +180,17 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 		fmt.Fprintln(stderr, "agentdeck-worker: --heartbeat must be 1s or more, --attempts 1 or more, --batch 0 or more")
 		return exitUsage
 	}
-	opts, err := eval.ParseRunOptions(eval.RunFlags{Models: strings.Split(*models, ","), Filter: *filter, Repeat: *repeat})
+	if *concurrency != 0 {
+		fmt.Fprintln(stderr, "agentdeck-worker: --concurrency is each worker's on Temporal: give it to agentdeck-worker worker")
+		return exitUsage
+	}
+	opts, err := eval.ParseRunOptions(eval.RunFlags{Models: strings.Split(*models, ","), Filter: *filter, Repeat: *repeat, Capture: *capture, FromRunID: *from})
 	if err != nil {
 		fmt.Fprintf(stderr, "agentdeck-worker: %v\n", flagged(err))
+		return exitUsage
+	}
+	if opts.Capture == "replay" {
+		fmt.Fprintln(stderr, "agentdeck-worker: a replay needs no model and reads the recordings in this database: run it here, without --temporal")
 		return exitUsage
 	}
 	suite, err := eval.Load(suitePath)
@@ -368,7 +379,7 @@ func splitPositional(args []string) (string, []string) {
 
 func takesValue(flagArg string) bool {
 	switch strings.TrimLeft(flagArg, "-") {
-	case "json", "verbose":
+	case "json", "verbose", "help", "h":
 		return false
 	}
 	return true
