@@ -14,9 +14,12 @@ import (
 )
 
 // CaseRunner runs one cell where the worker keeps its turns:
-// eval.Runner.RunCase over the worker's own database.
+// eval.Runner.RunCase over the worker's own database. A failure that may
+// pass later is given back as an error to retry, but on the last attempt
+// (last) stored as the cell's result, so the cell comes home with the
+// turn that failed.
 type CaseRunner interface {
-	RunCase(ctx context.Context, in eval.CaseInput) (eval.CaseOutput, error)
+	RunCase(ctx context.Context, in eval.CaseInput, last bool) (eval.CaseOutput, error)
 }
 
 // Activities are what a worker registers: each cell it is given runs
@@ -34,10 +37,14 @@ type Activities struct {
 // RunCase runs one cell. Its context ends when the workflow is cancelled
 // (Stop) or the server stops hearing the heartbeat; the cell's turn is
 // then stopped and stored cancelled by eval.
-func (a *Activities) RunCase(ctx context.Context, in eval.CaseInput) (CellScore, error) {
+//
+// attempts is the retry policy's most attempts (0: no bound), so the
+// last one is known.
+func (a *Activities) RunCase(ctx context.Context, in eval.CaseInput, attempts int32) (CellScore, error) {
+	last := attempts > 0 && activity.GetInfo(ctx).Attempt >= attempts
 	ctx, stop := a.heartbeat(ctx)
 	defer stop()
-	out, err := a.Cases.RunCase(ctx, in)
+	out, err := a.Cases.RunCase(ctx, in, last)
 	if err != nil {
 		return CellScore{}, Classify(err)
 	}

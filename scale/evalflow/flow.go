@@ -107,10 +107,11 @@ type BatchInput struct {
 // own limits say how many run at a time. A cell that failed for good is
 // a score with state error; the batch goes on.
 func Batch(ctx workflow.Context, in BatchInput) ([]CellScore, error) {
-	ctx = workflow.WithActivityOptions(ctx, activityOptions(in.Options))
+	opts := activityOptions(in.Options)
+	ctx = workflow.WithActivityOptions(ctx, opts)
 	futures := make([]workflow.Future, len(in.Cells))
 	for i, c := range in.Cells {
-		futures[i] = workflow.ExecuteActivity(ctx, ActivityRunCase, c)
+		futures[i] = workflow.ExecuteActivity(ctx, ActivityRunCase, c, opts.RetryPolicy.MaximumAttempts)
 	}
 	scores := make([]CellScore, len(in.Cells))
 	var cancelled error

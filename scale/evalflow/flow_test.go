@@ -28,6 +28,7 @@ type fakeCases struct {
 	calls     map[string]int
 	fail      map[string][]error
 	cancelled []string
+	lasts     []int         // the calls (1-based) of "busy-always" told they were the last
 	started   chan struct{} // a slow cell started
 	stopped   chan struct{} // a slow cell saw its context end
 }
@@ -36,13 +37,22 @@ func newFake() *fakeCases {
 	return &fakeCases{calls: map[string]int{}, fail: map[string][]error{}, started: make(chan struct{}, 8), stopped: make(chan struct{}, 8)}
 }
 
-func (f *fakeCases) RunCase(ctx context.Context, in eval.CaseInput) (eval.CaseOutput, error) {
+func (f *fakeCases) RunCase(ctx context.Context, in eval.CaseInput, last bool) (eval.CaseOutput, error) {
 	key := fmt.Sprintf("%s/%s/%d", in.CaseID, in.Model, in.Repeat)
 	f.mu.Lock()
 	n := f.calls[key]
 	f.calls[key]++
 	errs := f.fail[key]
 	f.mu.Unlock()
+	if in.CaseID == "busy-always" {
+		if !last {
+			return eval.CaseOutput{}, &llm.Error{Kind: llm.ErrRateLimited, Status: 429, Message: "Too many requests."}
+		}
+		f.mu.Lock()
+		f.lasts = append(f.lasts, n+1)
+		f.mu.Unlock()
+		return eval.CaseOutput{ResultID: "r-" + key, TurnID: "t-" + key, State: store.EvalError}, nil
+	}
 	if n < len(errs) {
 		return eval.CaseOutput{}, errs[n]
 	}
@@ -156,6 +166,29 @@ func TestRetries(t *testing.T) {
 		if got := f.callsOf(key); got != want {
 			t.Errorf("%s ran %d times, want %d", key, got, want)
 		}
+	}
+}
+
+// TestLastAttemptIsStored: a cell whose model is always busy is given
+// back on every attempt but the last, which is told it is the last and
+// stores the failure as the cell's result, so the cell comes home with
+// its turn.
+func TestLastAttemptIsStored(t *testing.T) {
+	f := newFake()
+	env := newEnv(t, f)
+	env.ExecuteWorkflow(SuiteRun, SuiteRunInput{RunID: "run", Cells: cells("busy-always"), Options: ActivityTimeouts{MaxAttempts: 3}})
+	var out SuiteRunOutput
+	if err := env.GetWorkflowResult(&out); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.callsOf("busy-always/p/m/1"); got != 3 {
+		t.Fatalf("ran %d times, want 3", got)
+	}
+	if len(f.lasts) != 1 || f.lasts[0] != 3 {
+		t.Fatalf("the calls told they were the last: %v, want [3]", f.lasts)
+	}
+	if s := out.Scores[0]; s.State != store.EvalError || s.TurnID == "" || s.ResultID == "" {
+		t.Fatalf("the score: %+v", s)
 	}
 }
 

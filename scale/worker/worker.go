@@ -38,7 +38,8 @@ import (
 // database, which puts each ended cell in the shared folder.
 type Cells struct {
 	db     *store.DB
-	runner *eval.Runner
+	runner *eval.Runner // gives back failures that may pass later
+	last   *eval.Runner // stores them: for a cell's last attempt
 	share  *exchange.Dir
 	name   string
 
@@ -46,18 +47,25 @@ type Cells struct {
 	copied map[string]bool // runs already copied from the shared folder
 }
 
-// NewCells returns the cells of worker name, run by runner on db (which
-// gives back retryable failures) and exchanged through share.
-func NewCells(db *store.DB, runner *eval.Runner, share *exchange.Dir, name string) *Cells {
-	return &Cells{db: db, runner: runner.GiveBackRetryable(), share: share, name: name, copied: map[string]bool{}}
+// NewCells returns the cells of worker name, run on db by turns (the
+// engine's runner), and exchanged through share.
+func NewCells(db *store.DB, turns eval.Turns, log *slog.Logger, share *exchange.Dir, name string) *Cells {
+	return &Cells{db: db, runner: eval.NewRunner(db, turns, nil, log).GiveBackRetryable(), last: eval.NewRunner(db, turns, nil, log),
+		share: share, name: name, copied: map[string]bool{}}
 }
 
-// RunCase runs one cell and puts it in the shared folder.
-func (c *Cells) RunCase(ctx context.Context, in eval.CaseInput) (eval.CaseOutput, error) {
+// RunCase runs one cell and puts it in the shared folder. A model
+// failure that may pass later is given back to be retried, unless this
+// is the cell's last attempt: then it is the cell's result.
+func (c *Cells) RunCase(ctx context.Context, in eval.CaseInput, last bool) (eval.CaseOutput, error) {
 	if err := c.copyRun(ctx, in.RunID); err != nil {
 		return eval.CaseOutput{}, err
 	}
-	out, err := c.runner.RunCase(ctx, in)
+	runner := c.runner
+	if last {
+		runner = c.last
+	}
+	out, err := runner.RunCase(ctx, in)
 	if err != nil {
 		return out, err
 	}
@@ -146,7 +154,7 @@ func Serve(ctx context.Context, cfg Config) error {
 		// itself; Temporal gives what is left to another worker.
 		WorkerStopTimeout: 10 * time.Second,
 	})
-	cells := NewCells(db, eval.NewRunner(db, eng.Runner, nil, log), share, name)
+	cells := NewCells(db, eng.Runner, log, share, name)
 	evalflow.Register(w, &evalflow.Activities{Cases: cells, Worker: name, HeartbeatEvery: cfg.Heartbeat})
 	if err := w.Start(); err != nil {
 		return apperr.Wrap(err, apperr.Unavailable, "The worker could not start on Temporal at %s: %v", cfg.HostPort, err)
