@@ -20,14 +20,42 @@ const TaskQueue = "agentdeck-eval"
 // Temporal's 50,000 events.
 const DefaultBatchSize = 500
 
-// SuiteRunInput is a stored run's cells: ids only.
+// SuiteRunInput is a stored run's matrix, ids only. Its cells (Cells) are
+// made in the workflow, not listed: a payload is limited to 2 MB, and a
+// run of 40,000 cells listed would pass that; its case ids do not.
 type SuiteRunInput struct {
-	RunID string           `json:"run_id"`
-	Cells []eval.CaseInput `json:"cells"`
+	RunID   string   `json:"run_id"`
+	CaseIDs []string `json:"case_ids"`
+	Models  []string `json:"models"`
+	Repeat  int      `json:"repeat"`
 	// BatchSize is how many cells a workflow runs itself (0: DefaultBatchSize).
 	BatchSize int `json:"batch_size,omitempty"`
 	// Options are the cells' activity options (zero: DefaultActivity).
 	Options ActivityTimeouts `json:"options"`
+}
+
+// InputOf is the matrix of suite s (as a run stores it, after its options:
+// eval.SuiteRun) for run runID.
+func InputOf(runID string, s *eval.Suite) SuiteRunInput {
+	in := SuiteRunInput{RunID: runID, Models: s.Models, Repeat: max(s.Repeat, 1)}
+	for _, c := range s.Cases {
+		in.CaseIDs = append(in.CaseIDs, c.ID)
+	}
+	return in
+}
+
+// Cells are every case × model × repeat, case by case: the order
+// eval.SuiteRun.Cells gives.
+func (in SuiteRunInput) Cells() []eval.CaseInput {
+	cells := make([]eval.CaseInput, 0, len(in.CaseIDs)*len(in.Models)*max(in.Repeat, 1))
+	for _, c := range in.CaseIDs {
+		for _, m := range in.Models {
+			for rep := 1; rep <= max(in.Repeat, 1); rep++ {
+				cells = append(cells, eval.CaseInput{RunID: in.RunID, CaseID: c, Model: m, Repeat: rep})
+			}
+		}
+	}
+	return cells
 }
 
 // ActivityTimeouts bound a cell's activity.
@@ -61,38 +89,44 @@ type CellScore struct {
 	Error string `json:"error,omitempty"`
 }
 
-// SuiteRunOutput is every cell's score, in the order of the input's cells.
+// SuiteRunOutput is what came of a run's cells: their scores in the order
+// of Cells when the run ran them itself; when it fanned out, the child
+// workflows', in order, each of whose results is its batch's scores
+// (carrying them all home in one payload would pass its 2 MB limit).
 type SuiteRunOutput struct {
-	Scores []CellScore `json:"scores"`
+	Scores  []CellScore `json:"scores,omitempty"`
+	Batches []string    `json:"batches,omitempty"`
 }
 
 // SuiteRun runs a run's cells: itself when they fit in a batch, else in
-// a child workflow per batch, one after another's start, all at once.
+// a child workflow per batch, all at once. Stop (cancelling it) cancels
+// every cell and waits for each to end, so a run ends after its cells.
 func SuiteRun(ctx workflow.Context, in SuiteRunInput) (SuiteRunOutput, error) {
 	size := in.BatchSize
 	if size <= 0 {
 		size = DefaultBatchSize
 	}
-	if len(in.Cells) <= size {
-		scores, err := Batch(ctx, BatchInput{Cells: in.Cells, Options: in.Options})
+	cells := in.Cells()
+	if len(cells) <= size {
+		scores, err := Batch(ctx, BatchInput{Cells: cells, Options: in.Options})
 		return SuiteRunOutput{Scores: scores}, err
 	}
-	var futures []workflow.ChildWorkflowFuture
-	for start := 0; start < len(in.Cells); start += size {
-		end := min(start+size, len(in.Cells))
-		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-			WorkflowID: workflow.GetInfo(ctx).WorkflowExecution.ID + "-batch-" + strconv.Itoa(start/size),
-		})
-		futures = append(futures, workflow.ExecuteChildWorkflow(cctx, Batch, BatchInput{Cells: in.Cells[start:end], Options: in.Options}))
+	var (
+		out     SuiteRunOutput
+		futures []workflow.ChildWorkflowFuture
+	)
+	for start := 0; start < len(cells); start += size {
+		end := min(start+size, len(cells))
+		id := workflow.GetInfo(ctx).WorkflowExecution.ID + "-batch-" + strconv.Itoa(start/size)
+		cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{WorkflowID: id, WaitForCancellation: true})
+		futures = append(futures, workflow.ExecuteChildWorkflow(cctx, Batch, BatchInput{Cells: cells[start:end], Options: in.Options}))
+		out.Batches = append(out.Batches, id)
 	}
-	out := SuiteRunOutput{Scores: make([]CellScore, 0, len(in.Cells))}
 	var firstErr error
 	for _, f := range futures {
-		var scores []CellScore
-		if err := f.Get(ctx, &scores); err != nil && firstErr == nil {
+		if err := f.Get(ctx, nil); err != nil && firstErr == nil {
 			firstErr = err
 		}
-		out.Scores = append(out.Scores, scores...)
 	}
 	return out, firstErr
 }

@@ -74,12 +74,14 @@ func (f *fakeCases) callsOf(key string) int {
 	return f.calls[key]
 }
 
-func cells(ids ...string) []eval.CaseInput {
-	var out []eval.CaseInput
-	for _, id := range ids {
-		out = append(out, eval.CaseInput{RunID: "run", CaseID: id, Model: "p/m", Repeat: 1})
-	}
-	return out
+// matrix is a run of the cases given on the model p/m, once each.
+func matrix(ids ...string) SuiteRunInput {
+	return SuiteRunInput{RunID: "run", CaseIDs: ids, Models: []string{"p/m"}, Repeat: 1}
+}
+
+func withOptions(in SuiteRunInput, o ActivityTimeouts) SuiteRunInput {
+	in.Options = o
+	return in
 }
 
 func newEnv(t *testing.T, f *fakeCases) *testsuite.TestWorkflowEnvironment {
@@ -92,8 +94,9 @@ func newEnv(t *testing.T, f *fakeCases) *testsuite.TestWorkflowEnvironment {
 	return env
 }
 
-// TestSuiteRun: a run's cells come home as one score each, in order,
-// whether the run fits in one workflow or fans out in child workflows.
+// TestSuiteRun: a run's cells (case × model × repeat, case by case) come
+// home as one score each, in order, whether the run fits in one workflow
+// or fans out in child workflows (whose results hold their batches').
 func TestSuiteRun(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -101,14 +104,19 @@ func TestSuiteRun(t *testing.T) {
 		children int
 	}{
 		{"in one workflow", 0, 0},
-		{"in batches", 2, 3},
+		{"in batches", 4, 3},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake()
 			env := newEnv(t, f)
-			var children int
-			env.SetOnChildWorkflowStartedListener(func(*workflow.Info, workflow.Context, converter.EncodedValues) { children++ })
-			in := SuiteRunInput{RunID: "run", Cells: cells("a", "b", "c", "d", "e"), BatchSize: tt.batch}
+			batches := map[string][]CellScore{}
+			env.SetOnChildWorkflowCompletedListener(func(info *workflow.Info, result converter.EncodedValue, err error) {
+				var scores []CellScore
+				if err == nil && result.Get(&scores) == nil {
+					batches[info.WorkflowExecution.ID] = scores
+				}
+			})
+			in := SuiteRunInput{RunID: "run", CaseIDs: []string{"a", "b", "c", "d", "e"}, Models: []string{"p/m", "p/n"}, Repeat: 1, BatchSize: tt.batch}
 			env.ExecuteWorkflow(SuiteRun, in)
 			if !env.IsWorkflowCompleted() || env.GetWorkflowError() != nil {
 				t.Fatalf("completed %v: %v", env.IsWorkflowCompleted(), env.GetWorkflowError())
@@ -117,17 +125,43 @@ func TestSuiteRun(t *testing.T) {
 			if err := env.GetWorkflowResult(&out); err != nil {
 				t.Fatal(err)
 			}
-			var got string
-			for _, s := range out.Scores {
-				got += s.CaseID + ":" + s.State + ":" + s.Worker + " "
+			scores := out.Scores
+			for _, id := range out.Batches {
+				scores = append(scores, batches[id]...)
 			}
-			if want := "a:passed:w1 b:passed:w1 c:passed:w1 d:passed:w1 e:passed:w1 "; got != want {
+			var got string
+			for _, s := range scores {
+				got += s.CaseID + "/" + s.Model + ":" + s.State + ":" + s.Worker + " "
+			}
+			want := ""
+			for _, c := range []string{"a", "b", "c", "d", "e"} {
+				want += c + "/p/m:passed:w1 " + c + "/p/n:passed:w1 "
+			}
+			if got != want {
 				t.Fatalf("scores %q, want %q", got, want)
 			}
-			if children != tt.children {
-				t.Fatalf("%d child workflows, want %d", children, tt.children)
+			if len(out.Batches) != tt.children || len(batches) != tt.children {
+				t.Fatalf("%d child workflows (%d ended), want %d", len(out.Batches), len(batches), tt.children)
 			}
 		})
+	}
+}
+
+// TestCellsMatchEval: the workflow makes a run's cells in the order and
+// with the ids eval gives them.
+func TestCellsMatchEval(t *testing.T) {
+	s := &eval.Suite{Name: "s", Models: []string{"p/m", "q/n"}, Repeat: 2, Cases: []eval.Case{{ID: "x"}, {ID: "y"}}}
+	got := InputOf("run", s).Cells()
+	var want []eval.CaseInput
+	for _, c := range []string{"x", "y"} {
+		for _, m := range s.Models {
+			for rep := 1; rep <= 2; rep++ {
+				want = append(want, eval.CaseInput{RunID: "run", CaseID: c, Model: m, Repeat: rep})
+			}
+		}
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("cells %v, want %v", got, want)
 	}
 }
 
@@ -143,7 +177,7 @@ func TestRetries(t *testing.T) {
 	f.fail["bad/p/m/1"] = []error{apperr.New(apperr.Invalid, "Suite s has no case %q.", "bad")}
 	f.fail["auth/p/m/1"] = []error{&llm.Error{Kind: llm.ErrAuth, Status: 401, Message: "The API key was refused."}}
 	env := newEnv(t, f)
-	env.ExecuteWorkflow(SuiteRun, SuiteRunInput{RunID: "run", Cells: cells("busy", "bad", "auth", "fine")})
+	env.ExecuteWorkflow(SuiteRun, matrix("busy", "bad", "auth", "fine"))
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +210,7 @@ func TestRetries(t *testing.T) {
 func TestLastAttemptIsStored(t *testing.T) {
 	f := newFake()
 	env := newEnv(t, f)
-	env.ExecuteWorkflow(SuiteRun, SuiteRunInput{RunID: "run", Cells: cells("busy-always"), Options: ActivityTimeouts{MaxAttempts: 3}})
+	env.ExecuteWorkflow(SuiteRun, withOptions(matrix("busy-always"), ActivityTimeouts{MaxAttempts: 3}))
 	var out SuiteRunOutput
 	if err := env.GetWorkflowResult(&out); err != nil {
 		t.Fatal(err)
@@ -203,7 +237,7 @@ func TestStop(t *testing.T) {
 	}()
 	// A short heartbeat timeout: the SDK heartbeats at most every 80% of it,
 	// and Stop reaches the cell with a heartbeat.
-	env.ExecuteWorkflow(SuiteRun, SuiteRunInput{RunID: "run", Cells: cells("slow"), Options: ActivityTimeouts{Heartbeat: 2 * time.Second}})
+	env.ExecuteWorkflow(SuiteRun, withOptions(matrix("slow"), ActivityTimeouts{Heartbeat: 2 * time.Second}))
 	if err := env.GetWorkflowError(); !temporal.IsCanceledError(err) {
 		t.Fatalf("the run ended %v, want cancelled", err)
 	}

@@ -205,7 +205,8 @@ func homeResults(t *testing.T, path string) (store.EvalRun, []store.EvalResult) 
 // TestWorkerKilledMidRun: two workers share a suite's cells; one is
 // killed with SIGKILL while its cells' model calls are streaming. Its
 // cells are given to the other when their heartbeat stops, and every case
-// ends with exactly one result at home, passed, with its turn.
+// ends with exactly one result at home, passed, with its turn. The run
+// fans out in three child workflows of 5, 5 and 2 cells.
 func TestWorkerKilledMidRun(t *testing.T) {
 	workerBin, temporalBin := bins(t)
 	addr := temporalServer(t, temporalBin)
@@ -224,7 +225,7 @@ func TestWorkerKilledMidRun(t *testing.T) {
 	w2 := start(t, "worker-2", workerBin, "worker", "--temporal", addr, "--share", share, "--db", workerDB(t, survivor),
 		"--name", "w2", "--concurrency", "2", "--heartbeat-every", "200ms")
 	client := start(t, "client", workerBin, "eval", suiteFile(t, cases), "--temporal", addr, "--share", share, "--db", home,
-		"--heartbeat", "2s", "--json")
+		"--heartbeat", "2s", "--batch", "5", "--json")
 
 	// Worker 1 is mid-call on its third cell: it has ended some already.
 	if !doomed.WaitRequests(3, 2*time.Minute) {
@@ -255,7 +256,8 @@ func TestWorkerKilledMidRun(t *testing.T) {
 // TestStopCancelsTheRest: Ctrl+C on the starting side stops a run whose
 // model never answers: the running cells are stopped, stored cancelled
 // by their workers, and come home as that; no further cell starts; the
-// run is stored cancelled and the client exits 130.
+// run is stored cancelled and the client exits 130. The run fans out in
+// two child workflows, which Stop reaches too.
 func TestStopCancelsTheRest(t *testing.T) {
 	workerBin, temporalBin := bins(t)
 	addr := temporalServer(t, temporalBin)
@@ -265,7 +267,7 @@ func TestStopCancelsTheRest(t *testing.T) {
 	w := start(t, "worker", workerBin, "worker", "--temporal", addr, "--share", share, "--db", workerDB(t, srv),
 		"--name", "w1", "--concurrency", "2", "--heartbeat-every", "200ms", "--verbose")
 	client := start(t, "client", workerBin, "eval", suiteFile(t, 6), "--temporal", addr, "--share", share, "--db", home,
-		"--heartbeat", "2s")
+		"--heartbeat", "2s", "--batch", "4")
 	if !srv.WaitRequests(2, 2*time.Minute) {
 		t.Fatal("the worker never started two cells")
 	}

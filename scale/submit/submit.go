@@ -14,8 +14,10 @@ package submit
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
+	"slices"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -70,9 +72,13 @@ func Run(ctx context.Context, db DB, sr *eval.SuiteRun, cfg Config) (Outcome, er
 	if err := cfg.Share.PutRun(sr.Run); err != nil {
 		return end(store.EvalFailed, Outcome{}, err)
 	}
+	in, err := inputOf(sr)
+	if err != nil {
+		return end(store.EvalFailed, Outcome{}, err)
+	}
+	in.BatchSize, in.Options = cfg.BatchSize, cfg.Activity
 	id := WorkflowID(sr.Run.ID)
-	we, err := cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: evalflow.TaskQueue}, evalflow.SuiteRun,
-		evalflow.SuiteRunInput{RunID: sr.Run.ID, Cells: sr.Cells(), BatchSize: cfg.BatchSize, Options: cfg.Activity})
+	we, err := cfg.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: evalflow.TaskQueue}, evalflow.SuiteRun, in)
 	if err != nil {
 		return end(store.EvalFailed, Outcome{}, apperr.Wrap(err, apperr.Unavailable, "Temporal did not start the run: %v", err))
 	}
@@ -131,8 +137,9 @@ func wait(ctx context.Context, db DB, runID string, we client.WorkflowRun, cfg C
 	}
 
 	out := Outcome{}
+	scores := append(res.Scores, batchScores(bg, cfg.Client, res.Batches, log)...)
 	chosen := map[exchange.Key]string{}
-	for _, s := range res.Scores {
+	for _, s := range scores {
 		if s.ResultID != "" {
 			chosen[exchange.Key{CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat}] = s.ResultID
 		}
@@ -142,9 +149,40 @@ func wait(ctx context.Context, db DB, runID string, we client.WorkflowRun, cfg C
 	if cerr != nil {
 		return end(store.EvalFailed, out, errors.Join(err, cerr))
 	}
-	failed, ferr := storeFailures(bg, db, runID, res.Scores)
+	failed, ferr := storeFailures(bg, db, runID, scores)
 	out.Failed = failed
 	return end(state, out, errors.Join(err, ferr))
+}
+
+// inputOf is the workflow's input for sr: its matrix, which must make
+// the cells eval made.
+func inputOf(sr *eval.SuiteRun) (evalflow.SuiteRunInput, error) {
+	var s eval.Suite
+	if err := json.Unmarshal(sr.Run.Suite, &s); err != nil {
+		return evalflow.SuiteRunInput{}, apperr.Wrap(err, apperr.Internal, "The suite stored with run %s cannot be read.", sr.Run.ID)
+	}
+	in := evalflow.InputOf(sr.Run.ID, &s)
+	if got, want := in.Cells(), sr.Cells(); !slices.Equal(got, want) {
+		return evalflow.SuiteRunInput{}, apperr.New(apperr.Internal, "Run %s's %d cells and its matrix's %d differ.", sr.Run.ID, len(want), len(got))
+	}
+	return in, nil
+}
+
+// batchScores are the scores of a fanned-out run's child workflows, read
+// from each one's result. One that cannot be read is logged and left
+// out: its cells come home all the same, each keeping the result that
+// ended last.
+func batchScores(ctx context.Context, tc client.Client, ids []string, log *slog.Logger) []evalflow.CellScore {
+	var all []evalflow.CellScore
+	for _, id := range ids {
+		var scores []evalflow.CellScore
+		if err := tc.GetWorkflow(ctx, id, "").Get(ctx, &scores); err != nil {
+			log.Warn("reading a batch's scores", "workflow", id, "err", err)
+			continue
+		}
+		all = append(all, scores...)
+	}
+	return all
 }
 
 // ender returns what ends the run: it stores state (whatever else failed,
