@@ -95,7 +95,7 @@ func commonFlags(fs *flag.FlagSet) common {
 		namespace: fs.String("namespace", "default", "the Temporal namespace"),
 		share:     fs.String("share", "", "the folder runs and their cells are exchanged through (the same for every worker)"),
 		db:        fs.String("db", "", "database file (default: agentdeck's; env AGENTDECK_DB)"),
-		verbose:   fs.Bool("verbose", false, "log to stderr"),
+		verbose:   fs.Bool("verbose", false, "log everything to stderr (a worker logs its warnings and errors without it)"),
 	}
 }
 
@@ -107,11 +107,17 @@ func (c common) check(stderr io.Writer) bool {
 	return true
 }
 
-func (c common) logger(stderr io.Writer) *slog.Logger {
-	if !*c.verbose {
-		return slog.New(slog.DiscardHandler)
+// logger logs to stderr: everything from Info with --verbose; else a
+// worker (a service someone looks after) its warnings and errors, and the
+// starting side nothing (its output is the report).
+func (c common) logger(stderr io.Writer, service bool) *slog.Logger {
+	switch {
+	case *c.verbose:
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	case service:
+		return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
-	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return slog.New(slog.DiscardHandler)
 }
 
 func (c common) dbPath() (string, error) {
@@ -147,7 +153,7 @@ func cmdWorker(args []string, signals <-chan os.Signal, stderr io.Writer) int {
 		cancel()
 	}()
 	err = worker.Serve(ctx, worker.Config{HostPort: *c.temporal, Namespace: *c.namespace, DBPath: path, Share: *c.share,
-		Name: *name, Concurrency: *concurrency, Heartbeat: *heartbeat, Logger: c.logger(stderr)})
+		Name: *name, Concurrency: *concurrency, Heartbeat: *heartbeat, Logger: c.logger(stderr, true)})
 	if err != nil {
 		return fail(stderr, err)
 	}
@@ -269,7 +275,7 @@ func (c common) openHome(ctx context.Context, stderr io.Writer) (*home, error) {
 	if err != nil {
 		return nil, err
 	}
-	log := c.logger(stderr)
+	log := c.logger(stderr, false)
 	db, err := store.Open(ctx, path, store.Options{})
 	if err != nil {
 		return nil, err
