@@ -316,6 +316,28 @@ func endOf(c Cell) time.Time {
 	return c.Result.StartedAt
 }
 
+// CellsPut counts the cells put for the run so far (a cell put by two
+// attempts counts twice): how far a run is, read from the folder.
+func (d *Dir) CellsPut(runID string) (int, error) {
+	if err := checkID("run", runID); err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir(filepath.Join(d.runDir(runID), "cells"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, unavailable(err, "reading the run's cells")
+	}
+	n := 0
+	for _, e := range entries {
+		if e.IsDir() && safeID.MatchString(e.Name()) {
+			n++
+		}
+	}
+	return n, nil
+}
+
 // cells reads every cell put for the run, in name order.
 func (d *Dir) cells(runID string) ([]Cell, error) {
 	dir := filepath.Join(d.runDir(runID), "cells")

@@ -104,6 +104,9 @@ func TestRunsAndCellsComeHome(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(share.RunFolder(run.ID), "cells", ".put-unfinished"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if n, err := share.CellsPut(run.ID); err != nil || n != 2 {
+		t.Fatalf("cells put: %d %v, want the 2 whole ones", n, err)
+	}
 
 	chosen := map[exchange.Key]string{{CaseID: "capital", Model: "fake/m", Repeat: 1}: outs[0].ResultID}
 	got, err := share.Collect(ctx, home, run.ID, chosen)

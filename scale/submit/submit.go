@@ -18,6 +18,7 @@ import (
 	"errors"
 	"log/slog"
 	"slices"
+	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -42,7 +43,12 @@ type Config struct {
 	Activity  evalflow.ActivityTimeouts
 	// Started, if set, is told the workflow's id once it runs.
 	Started func(workflowID string)
-	Logger  *slog.Logger
+	// Progress, if set, is told how many cells are in the shared folder
+	// (of the run's planned, when known; 0 when not) as that changes,
+	// read every ProgressEvery (default 2 s).
+	Progress      func(home, planned int)
+	ProgressEvery time.Duration
+	Logger        *slog.Logger
 }
 
 // DB is what submitting uses of this side's database.
@@ -112,6 +118,8 @@ func wait(ctx context.Context, db DB, runID string, we client.WorkflowRun, cfg C
 	var res evalflow.SuiteRunOutput
 	done := make(chan error, 1)
 	go func() { done <- we.Get(bg, &res) }()
+	stopWatching := watch(cfg, runID, planned(ctx, db, runID))
+	defer stopWatching()
 	state := store.EvalCompleted
 	var err error
 	select {
@@ -152,6 +160,50 @@ func wait(ctx context.Context, db DB, runID string, we client.WorkflowRun, cfg C
 	failed, ferr := storeFailures(bg, db, runID, scores)
 	out.Failed = failed
 	return end(state, out, errors.Join(err, ferr))
+}
+
+// watch tells cfg.Progress how many cells are home, as that changes,
+// until the returned func is called.
+func watch(cfg Config, runID string, total int) (stop func()) {
+	if cfg.Progress == nil {
+		return func() {}
+	}
+	every := cfg.ProgressEvery
+	if every <= 0 {
+		every = 2 * time.Second
+	}
+	quit, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		last := -1
+		for {
+			if n, err := cfg.Share.CellsPut(runID); err == nil && n != last {
+				last = n
+				if total > 0 {
+					n = min(n, total) // cells put twice can pass the total
+				}
+				cfg.Progress(n, total)
+			}
+			select {
+			case <-quit:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() { close(quit); <-done }
+}
+
+// planned is how many cells the run has, from its stored suite (0 when
+// it cannot be read: the count then goes without a total).
+func planned(ctx context.Context, db DB, runID string) int {
+	run, err := db.EvalRun(ctx, runID)
+	if err != nil {
+		return 0
+	}
+	return eval.PlannedOf(run)
 }
 
 // inputOf is the workflow's input for sr: its matrix, which must make

@@ -220,8 +220,11 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	go stopOnSignal(ctx, signals, cancel, stderr)
 	fmt.Fprintf(stderr, "agentdeck-worker: run %s: %d cells on Temporal at %s\n", sr.Run.ID, sr.Planned(), *c.temporal)
 	timeouts := evalflow.ActivityTimeouts{Heartbeat: *heartbeat, MaxAttempts: int32(*attempts)}
+	bar := newProgress(stderr)
 	out, err := submit.Run(ctx, h.db, sr, submit.Config{Client: h.tc, Share: h.share, BatchSize: *batch, Activity: timeouts, Logger: h.log,
-		Started: func(id string) { fmt.Fprintf(stderr, "agentdeck-worker: workflow %s started\n", id) }})
+		Started:  func(id string) { fmt.Fprintf(stderr, "agentdeck-worker: workflow %s started\n", id) },
+		Progress: bar.update, ProgressEvery: bar.every})
+	bar.finish()
 	h.close()
 	return reportRun(sr.Run.ID, h.path, out, err, *asJSON, *junit, stdout, stderr)
 }
@@ -250,9 +253,59 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 	defer h.close()
 	go stopOnSignal(ctx, signals, cancel, stderr)
 	fmt.Fprintf(stderr, "agentdeck-worker: waiting for run %s on Temporal at %s\n", runID, *c.temporal)
-	out, err := submit.Resume(ctx, h.db, runID, submit.Config{Client: h.tc, Share: h.share, Logger: h.log})
+	bar := newProgress(stderr)
+	out, err := submit.Resume(ctx, h.db, runID, submit.Config{Client: h.tc, Share: h.share, Logger: h.log, Progress: bar.update, ProgressEvery: bar.every})
+	bar.finish()
 	h.close()
 	return reportRun(runID, h.path, out, err, *asJSON, *junit, stdout, stderr)
+}
+
+// progress shows how many cells are home: a bar redrawn in place on a
+// terminal, else a line when the count changes, at most every 10 s (a
+// CI log of a 40,000-cell run stays readable).
+type progress struct {
+	w     io.Writer
+	tty   bool
+	every time.Duration
+	drawn bool
+}
+
+func newProgress(w io.Writer) *progress {
+	f, ok := w.(*os.File)
+	tty := false
+	if ok {
+		fi, err := f.Stat()
+		tty = err == nil && fi.Mode()&os.ModeCharDevice != 0
+	}
+	p := &progress{w: w, tty: tty, every: 10 * time.Second}
+	if tty {
+		p.every = time.Second
+	}
+	return p
+}
+
+func (p *progress) update(home, planned int) {
+	line := fmt.Sprintf("%d cells home", home)
+	if planned > 0 {
+		line = fmt.Sprintf("%d of %d cells home", home, planned)
+	}
+	if !p.tty {
+		fmt.Fprintf(p.w, "agentdeck-worker: %s\n", line)
+		return
+	}
+	const width = 20
+	filled := 0
+	if planned > 0 {
+		filled = width * home / planned
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s%s %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled), line)
+	p.drawn = true
+}
+
+func (p *progress) finish() {
+	if p.drawn {
+		fmt.Fprintln(p.w)
+	}
 }
 
 // home is the side that starts runs and collects them: its database, the
