@@ -41,6 +41,9 @@ type Config struct {
 	// BatchSize and Activity tune the workflow (zero: evalflow's defaults).
 	BatchSize int
 	Activity  evalflow.ActivityTimeouts
+	// Detached makes Stop (ctx) stop waiting, not the run: the workflow
+	// goes on, and nothing is collected or ended here (collect it later).
+	Detached bool
 	// Started, if set, is told the workflow's id once it runs.
 	Started func(workflowID string)
 	// Progress, if set, is told how many cells are in the shared folder
@@ -70,11 +73,11 @@ func WorkflowID(runID string) string { return "agentdeck-eval-" + runID }
 
 // Run runs sr's cells on the workers and collects them into db.
 func Run(ctx context.Context, db DB, sr *eval.SuiteRun, cfg Config) (Outcome, error) {
-	if sr.Run.Capture == "replay" {
-		return Outcome{}, apperr.New(apperr.Invalid, "A replay needs no model and reads this database's recordings: run it here, without --temporal.")
-	}
 	// The run is stored: it is ended whatever happens.
 	end := ender(ctx, db, sr.Run.ID)
+	if sr.Run.Capture == "replay" {
+		return end(store.EvalFailed, Outcome{}, apperr.New(apperr.Invalid, "A replay needs no model and reads this database's recordings: run it here, without --temporal."))
+	}
 	if err := cfg.Share.PutRun(sr.Run); err != nil {
 		return end(store.EvalFailed, Outcome{}, err)
 	}
@@ -117,7 +120,11 @@ func wait(ctx context.Context, db DB, runID string, we client.WorkflowRun, cfg C
 	id := WorkflowID(runID)
 	var res evalflow.SuiteRunOutput
 	done := make(chan error, 1)
-	go func() { done <- we.Get(bg, &res) }()
+	getCtx := bg // Stop waits for the cancelled run to end
+	if cfg.Detached {
+		getCtx = ctx // Stop stops waiting
+	}
+	go func() { done <- we.Get(getCtx, &res) }()
 	stopWatching := watch(cfg, runID, planned(ctx, db, runID))
 	defer stopWatching()
 	state := store.EvalCompleted
@@ -125,6 +132,10 @@ func wait(ctx context.Context, db DB, runID string, we client.WorkflowRun, cfg C
 	select {
 	case err = <-done:
 	case <-ctx.Done():
+		if cfg.Detached {
+			<-done
+			return Outcome{}, apperr.New(apperr.Cancelled, "Stopped waiting; run %s goes on. Collect it later with: agentdeck-worker collect %s", runID, runID)
+		}
 		log.Info("stopping the run", "workflow", id)
 		if cerr := cfg.Client.CancelWorkflow(bg, id, ""); cerr != nil {
 			log.Warn("cancelling the run's workflow", "workflow", id, "err", cerr)

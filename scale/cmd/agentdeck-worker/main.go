@@ -217,7 +217,7 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	if err != nil {
 		return fail(stderr, err)
 	}
-	go stopOnSignal(ctx, signals, cancel, stderr)
+	go stopOnSignal(ctx, signals, cancel, stderr, "stopping the run's cells")
 	fmt.Fprintf(stderr, "agentdeck-worker: run %s: %d cells on Temporal at %s\n", sr.Run.ID, sr.Planned(), *c.temporal)
 	timeouts := evalflow.ActivityTimeouts{Heartbeat: *heartbeat, MaxAttempts: int32(*attempts)}
 	bar := newProgress(stderr)
@@ -251,12 +251,17 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 		return fail(stderr, err)
 	}
 	defer h.close()
-	go stopOnSignal(ctx, signals, cancel, stderr)
+	go stopOnSignal(ctx, signals, cancel, stderr, "stopping waiting; the run goes on")
 	fmt.Fprintf(stderr, "agentdeck-worker: waiting for run %s on Temporal at %s\n", runID, *c.temporal)
 	bar := newProgress(stderr)
-	out, err := submit.Resume(ctx, h.db, runID, submit.Config{Client: h.tc, Share: h.share, Logger: h.log, Progress: bar.update, ProgressEvery: bar.every})
+	out, err := submit.Resume(ctx, h.db, runID, submit.Config{Client: h.tc, Share: h.share, Logger: h.log, Detached: true,
+		Progress: bar.update, ProgressEvery: bar.every})
 	bar.finish()
 	h.close()
+	if apperr.CodeOf(err) == apperr.Cancelled {
+		fail(stderr, err)
+		return exitCancelled
+	}
 	return reportRun(runID, h.path, out, err, *asJSON, *junit, stdout, stderr)
 }
 
@@ -393,15 +398,16 @@ func exitCode(runID, dbPath string, out submit.Outcome, err error) int {
 	return exitOK
 }
 
-// stopOnSignal stops the run at the first signal (its running cells are
-// stopped and come home cancelled) and exits at once at a second.
-func stopOnSignal(ctx context.Context, signals <-chan os.Signal, stop context.CancelFunc, stderr io.Writer) {
+// stopOnSignal calls stop at the first signal, saying what that stops
+// (eval: the run, whose running cells come home cancelled; collect: the
+// waiting), and exits at once at a second.
+func stopOnSignal(ctx context.Context, signals <-chan os.Signal, stop context.CancelFunc, stderr io.Writer, stopping string) {
 	select {
 	case <-ctx.Done():
 		return
 	case <-signals:
 	}
-	fmt.Fprintln(stderr, "\nagentdeck-worker: stopping the run's cells (press Ctrl+C again to quit at once)")
+	fmt.Fprintf(stderr, "\nagentdeck-worker: %s (press Ctrl+C again to quit at once)\n", stopping)
 	stop()
 	<-signals
 	fmt.Fprintln(stderr, "agentdeck-worker: stopped at once")
