@@ -175,11 +175,8 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	concurrency := fs.Int("concurrency", 0, "not on Temporal: each worker's own --concurrency says how many cells it runs at once")
 	asJSON := fs.Bool("json", false, "print the run's report as JSON")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
-	suitePath, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil || suitePath == "" || fs.NArg() != 0 || !c.check(stderr) {
-		if suitePath == "" {
-			fmt.Fprint(stderr, usage)
-		}
+	suitePath, ok := parseOne(fs, args, c, stderr)
+	if !ok {
 		return exitUsage
 	}
 	if *heartbeat < time.Second || *attempts < 1 || *batch < 0 {
@@ -237,11 +234,8 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 	c := commonFlags(fs)
 	asJSON := fs.Bool("json", false, "print the run's report as JSON")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
-	runID, rest := splitPositional(args)
-	if err := fs.Parse(rest); err != nil || runID == "" || fs.NArg() != 0 || !c.check(stderr) {
-		if runID == "" {
-			fmt.Fprint(stderr, usage)
-		}
+	runID, ok := parseOne(fs, args, c, stderr)
+	if !ok {
 		return exitUsage
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -412,6 +406,19 @@ func stopOnSignal(ctx context.Context, signals <-chan os.Signal, stop context.Ca
 	<-signals
 	fmt.Fprintln(stderr, "agentdeck-worker: stopped at once")
 	os.Exit(exitCancelled)
+}
+
+// parseOne parses a command of one positional argument (a suite, a run)
+// and its flags, in any order; false is bad usage, already said.
+func parseOne(fs *flag.FlagSet, args []string, c common, stderr io.Writer) (string, bool) {
+	arg, rest := splitPositional(args)
+	if err := fs.Parse(rest); err != nil || arg == "" || fs.NArg() != 0 || !c.check(stderr) {
+		if arg == "" {
+			fmt.Fprint(stderr, usage)
+		}
+		return "", false
+	}
+	return arg, true
 }
 
 // splitPositional takes the suite's path from args, wherever it is among
