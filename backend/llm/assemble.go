@@ -52,12 +52,15 @@ type callState struct {
 	content   strings.Builder
 	reasoning strings.Builder
 	details   reasoningDetails
-	calls     []streamCall // ordered by index
-	newest    []indexCall  // the newest call at each index a server sent
-	finishRsn string
-	usage     *Usage
-	diag      CallDiagnostics
-	start     time.Time
+	// detailBlock is the reasoning_details block whose text was read last
+	// (detailsText), when reasoning came only in those blocks.
+	detailBlock string
+	calls       []streamCall // ordered by index
+	newest      []indexCall  // the newest call at each index a server sent
+	finishRsn   string
+	usage       *Usage
+	diag        CallDiagnostics
+	start       time.Time
 	// chunks counts deltas handed to the callback; delivered is chunks > 0.
 	chunks    int
 	delivered bool
@@ -110,6 +113,13 @@ func (s *callState) deliver(c Chunk, fn func(Chunk) error) error {
 	if c.Content != "" || c.Reasoning != "" || len(c.ToolCalls) > 0 {
 		s.received = true
 	}
+	if c.Reasoning == "" && len(c.ReasoningDetails) > 0 {
+		// A gateway that sends reasoning only as reasoning_details blocks.
+		c.Reasoning = detailsText(c.ReasoningDetails, &s.detailBlock)
+		if c.Reasoning != "" {
+			s.received = true
+		}
+	}
 	if raw := c.Content; raw != "" {
 		c.Content = ""
 		s.apply(&c, s.filter.push(raw))
@@ -134,6 +144,20 @@ func (s *callState) deliver(c Chunk, fn func(Chunk) error) error {
 		return callbackError{err}
 	}
 	return nil
+}
+
+// finishUnsaid ends an answer whose server said it was whole without a
+// finish reason (a whole JSON body, or [DONE]): "tool_calls" when it
+// called tools, else "stop", as the server would have said.
+func (s *callState) finishUnsaid(fn func(Chunk) error) error {
+	if s.finished {
+		return nil
+	}
+	reason := "stop"
+	if len(s.calls) > 0 {
+		reason = "tool_calls"
+	}
+	return s.deliver(Chunk{FinishReason: reason}, fn)
 }
 
 // flush releases what the filter still holds, at the end of an answer

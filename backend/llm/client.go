@@ -166,12 +166,13 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, call *callState, fn f
 		return call.deliver(chunk, fn)
 	}
 	whole := false
+	var end streamEnd
 	if body.whole {
 		var streamed bool
-		streamed, err = readWhole(body, deliver)
+		streamed, end, err = readWhole(body, deliver)
 		whole = !streamed
 	} else {
-		err = readStream(body, deliver)
+		end, err = readStream(body, deliver)
 	}
 	var cb callbackError
 	if errors.As(err, &cb) {
@@ -182,11 +183,17 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, call *callState, fn f
 	}
 	if whole && call.received {
 		call.note("The server answered with one JSON body instead of a stream (it ignored \"stream\": true); the answer was read whole.")
-		if !call.finished {
-			// A whole answer is complete, finish_reason or not.
-			if err := call.deliver(Chunk{FinishReason: "stop"}, fn); err != nil {
-				return err
-			}
+		if err := call.finishUnsaid(fn); err != nil {
+			return err
+		}
+	}
+	if end == endDone && call.chunks > 0 && !call.finished {
+		// [DONE] is the server's word that the answer is whole; some
+		// gateways (a hosted Claude behind an OpenAI-compatible proxy)
+		// send usage and [DONE] but never a finish reason.
+		call.note("The server ended the stream with [DONE] but sent no finish reason; the answer was taken as complete.")
+		if err := call.finishUnsaid(fn); err != nil {
+			return err
 		}
 	}
 	if err := call.flush(fn); err != nil {
@@ -198,7 +205,8 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, call *callState, fn f
 	case call.chunks == 0:
 		return &Error{Kind: ErrMalformedStream, Message: c.cfg.Label + " ended the answer without sending anything. Check that the model name is right and the server is healthy."}
 	default:
-		// No finish_reason: the server closed the stream mid-answer.
+		// No finish_reason and no [DONE]: the server closed the stream
+		// mid-answer.
 		return &Error{Kind: ErrMalformedStream, Message: "The answer from " + c.cfg.Label + " was cut short: the stream ended before the model finished. Check the server's log."}
 	}
 }

@@ -56,6 +56,7 @@ func TestReasoningDialects(t *testing.T) {
 		calls     []llm.ToolCall
 		finish    string
 		usage     llm.Usage
+		note      string // a diagnostics note that must be there
 	}{
 		{
 			file:      "openrouter-claude-thinking.sse",
@@ -98,6 +99,32 @@ func TestReasoningDialects(t *testing.T) {
 			reasoning: "\nOkay, 17 + 25 = 42.\n",
 			finish:    "stop",
 			usage:     llm.Usage{InputTokens: 14, OutputTokens: 30, TotalTokens: 44},
+		},
+		{
+			// Every chunk has the delta and, beside it, the whole answer
+			// so far as message: the delta is the answer.
+			file:    "perplexity-cumulative-message.sse",
+			content: "There are approximately 100 billion stars in the Milky Way galaxy.",
+			finish:  "stop",
+			usage:   llm.Usage{InputTokens: 14, OutputTokens: 19, TotalTokens: 33},
+		},
+		{
+			// Usage and [DONE], never a finish reason: whole all the same.
+			file:    "gateway-claude-no-finish-reason.sse",
+			content: "The largest country by area is Russia, at about 17.1 million km².",
+			finish:  "stop",
+			usage:   llm.Usage{InputTokens: 16, OutputTokens: 21, TotalTokens: 37},
+			note:    "[DONE] but sent no finish reason",
+		},
+		{
+			// Reasoning only as reasoning_details: text and summary read,
+			// each block its own paragraph; the encrypted block has none.
+			file:      "openrouter-reasoning-details-only.sse",
+			content:   "17 + 25 = 42.",
+			reasoning: "The user asks for 17 plus 25. That is 42.\n\n**Adding**: 17 + 25.",
+			details:   `[{"type":"reasoning.text","text":"The user asks for 17 plus 25. That is 42.","format":"google-gemini-v1","index":0},{"type":"reasoning.summary","summary":"**Adding**: 17 + 25.","format":"openai-responses-v1","index":1},{"type":"reasoning.encrypted","data":"CiQB0e2Kb7Xq","format":"google-gemini-v1","index":2}]`,
+			finish:    "stop",
+			usage:     llm.Usage{InputTokens: 12, OutputTokens: 58, TotalTokens: 70, ReasoningTokens: 45},
 		},
 		{
 			file:    "lmstudio-hermes-toolcall.sse",
@@ -152,6 +179,9 @@ func TestReasoningDialects(t *testing.T) {
 				}
 				if tt.usage != (llm.Usage{}) && resp.Usage != tt.usage {
 					t.Errorf("usage = %+v, want %+v", resp.Usage, tt.usage)
+				}
+				if tt.note != "" && !strings.Contains(strings.Join(resp.Diagnostics.Notes, "\n"), tt.note) {
+					t.Errorf("diagnostics notes %q lack %q", resp.Diagnostics.Notes, tt.note)
 				}
 			})
 		}

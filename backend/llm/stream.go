@@ -99,11 +99,22 @@ func statusErrorOf(resp *http.Response, body []byte) *httpStatusError {
 	return e
 }
 
+// streamEnd says how a stream ended: at "data: [DONE]", the server's own
+// word that the answer is whole, or at the end of the body, which is only
+// a proper end when a finish reason came before it.
+type streamEnd int
+
+const (
+	endOfBody streamEnd = iota
+	endDone
+)
+
 // readStream reads server-sent events and hands each data payload, decoded,
-// to fn. It returns nil at "data: [DONE]" or the end of the body; what
-// the answer lacked then is the caller's to judge. Comments (": ping",
-// OpenRouter's ": OPENROUTER PROCESSING"), event names and ids are skipped.
-func readStream(body io.Reader, fn func(*wireChunk) error) error {
+// to fn. It returns at "data: [DONE]" or the end of the body, saying which
+// it saw; what the answer lacked then is the caller's to judge. Comments
+// (": ping", OpenRouter's ": OPENROUTER PROCESSING"), event names and ids
+// are skipped.
+func readStream(body io.Reader, fn func(*wireChunk) error) (streamEnd, error) {
 	r := bufio.NewReaderSize(body, 64<<10)
 	var long []byte // a line longer than the buffer, being gathered
 	for {
@@ -118,15 +129,18 @@ func readStream(body io.Reader, fn func(*wireChunk) error) error {
 		}
 		if len(line) > 0 {
 			done, perr := streamLine(line, fn)
-			if perr != nil || done {
-				return perr
+			if perr != nil {
+				return endOfBody, perr
+			}
+			if done {
+				return endDone, nil
 			}
 		}
 		if err == io.EOF {
-			return nil
+			return endOfBody, nil
 		}
 		if err != nil {
-			return err
+			return endOfBody, err
 		}
 	}
 }
@@ -164,25 +178,28 @@ func streamLine(line []byte, fn func(*wireChunk) error) (done bool, err error) {
 }
 
 // readWhole reads an answer labelled as one JSON object and hands it to
-// fn as one chunk, its message as the delta. streamed is true when the
-// body was a stream after all, whatever its label said.
-func readWhole(body io.Reader, fn func(*wireChunk) error) (streamed bool, err error) {
+// fn as one chunk (chunkOf then reads its message, not a delta). streamed
+// is true when the body was a stream after all, whatever its label said;
+// end is then how that stream ended.
+func readWhole(body io.Reader, fn func(*wireChunk) error) (streamed bool, end streamEnd, err error) {
 	b, err := io.ReadAll(io.LimitReader(body, maxWholeBody))
 	if err != nil {
-		return false, err
+		return false, endOfBody, err
 	}
 	t := bytes.TrimSpace(b)
 	if len(t) == 0 {
-		return false, nil
+		return false, endOfBody, nil
 	}
 	if bytes.HasPrefix(t, dataPrefix) || t[0] == ':' {
-		return true, readStream(bytes.NewReader(b), fn)
+		end, err := readStream(bytes.NewReader(b), fn)
+		return true, end, err
 	}
 	var w wireChunk
 	if err := decodeWire(t, &w); err != nil {
-		return false, err
+		return false, endOfBody, err
 	}
-	return false, fn(&w)
+	w.whole = true
+	return false, endOfBody, fn(&w)
 }
 
 // wireOptions make the decoder of chunks as forgiving as encoding/json,

@@ -133,6 +133,11 @@ type wireChunk struct {
 	Choices []wireChoice `json:"choices"`
 	Usage   *wireUsage   `json:"usage"`
 	Error   *wireError   `json:"error"`
+	// whole marks a whole, non-streamed answer (readWhole): only then is a
+	// choice's message read. In a stream, delta is the delta and message,
+	// where a server sends one beside it (Perplexity), is the whole answer
+	// so far.
+	whole bool
 }
 
 type wireChoice struct {
@@ -325,15 +330,20 @@ func isReasoningModel(model string) bool {
 
 // chunkOf maps one decoded chunk (or whole answer) to a Chunk; ok is false
 // for a chunk that carries nothing (a role-only delta, a keep-alive).
-// Reasoning is read from reasoning_content, else reasoning (vLLM sends
-// both, the same text, while it renames the field); reasoning_details are
-// passed on raw for the call to merge and keep.
+// A streamed chunk is read from its delta alone: Perplexity sends, beside
+// each delta, the whole answer so far as message, and reading that would
+// repeat the answer in every chunk. A whole answer is read from its
+// message (else its delta). Reasoning is read from reasoning_content,
+// else reasoning (vLLM sends both, the same text, while it renames the
+// field); reasoning_details are passed on raw for the call to merge and
+// keep, and to read their text from when a chunk has no reasoning field
+// (callState.deliver).
 func chunkOf(w *wireChunk) (Chunk, bool) {
 	var c Chunk
 	if len(w.Choices) > 0 {
 		ch := &w.Choices[0]
 		d := &ch.Delta
-		if ch.Message != nil {
+		if w.whole && ch.Message != nil {
 			d = ch.Message
 		}
 		c.Content = d.Content
