@@ -182,6 +182,13 @@ func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) 
 	r.em.Emit(turn.Draft{Type: turn.EventThinkStart, StageID: r.stageID})
 	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
 	waiting := r.waitNotice()
+	req.OnRetry = func(rt llm.Retry) {
+		// The retry says what is happening; "waiting for the model (it
+		// may be loading)" would not be true of a server that failed.
+		waiting.arrived()
+		r.em.Emit(turn.Draft{Type: turn.EventModelRetry, StageID: r.stageID, Data: turn.ModelRetryData{
+			Attempt: rt.Attempt, MaxAttempts: rt.MaxAttempts, Status: rt.Status, Kind: string(rt.Kind), Message: rt.Message, WaitMS: rt.Wait.Milliseconds()}})
+	}
 	resp, err := r.a.Client.Stream(ctx, req, func(c llm.Chunk) error {
 		waiting.arrived()
 		if c.Reasoning != "" {

@@ -497,6 +497,14 @@ func progressLine(e turn.Event) string {
 		return "error: " + d.Message
 	case turn.EventModelWaiting:
 		return "waiting for the model (it may be loading)…"
+	case turn.EventModelRetry:
+		var d turn.ModelRetryData
+		_ = json.Unmarshal(e.Data, &d)
+		what := "no answer"
+		if d.Status > 0 {
+			what = fmt.Sprintf("HTTP %d", d.Status)
+		}
+		return fmt.Sprintf("retrying (%s): attempt %d of %d in %s", what, d.Attempt, d.MaxAttempts, (time.Duration(d.WaitMS) * time.Millisecond).Round(100*time.Millisecond))
 	case turn.EventCancelled:
 		return "[stopped; the partial answer is saved]"
 	}

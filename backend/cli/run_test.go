@@ -557,3 +557,24 @@ func echoServer(t *testing.T) *llmtest.Server {
 	})
 	return srv
 }
+
+// TestProgressLineSaysRetries: a retry reads as what failed, the attempt
+// of how many and the wait, in the human output of agentdeck run.
+func TestProgressLineSaysRetries(t *testing.T) {
+	tests := []struct {
+		name string
+		data turn.ModelRetryData
+		want string
+	}{
+		{"rate limited", turn.ModelRetryData{Attempt: 2, MaxAttempts: 4, Status: 429, Kind: "rate_limited", WaitMS: 3000}, "retrying (HTTP 429): attempt 2 of 4 in 3s"},
+		{"dropped connection", turn.ModelRetryData{Attempt: 3, MaxAttempts: 4, Kind: "network", WaitMS: 1240}, "retrying (no answer): attempt 3 of 4 in 1.2s"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, _ := json.Marshal(tt.data)
+			if got := progressLine(turn.Event{Type: turn.EventModelRetry, Data: raw}); got != tt.want {
+				t.Errorf("progressLine = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

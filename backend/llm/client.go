@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -109,14 +110,21 @@ func (c *OpenAI) Stream(ctx context.Context, req Request, fn func(Chunk) error) 
 		if call.received || call.delivered || !Retryable(lerr) || attempt > c.cfg.MaxRetries || c.cfg.MaxRetries < 0 {
 			// Whatever the filter still holds is part of the partial answer.
 			_ = call.flush(fn)
+			lerr = triedTimes(lerr, attempt)
 			return call.finish(lerr), lerr
 		}
 		wait := bo.NextBackOff()
 		if lerr.RetryAfter > 0 {
 			if lerr.RetryAfter > c.cfg.RetryMax {
+				lerr = triedTimes(lerr, attempt)
 				return call.finish(lerr), lerr
 			}
 			wait = max(wait, lerr.RetryAfter)
+		}
+		retry := Retry{Attempt: attempt + 1, MaxAttempts: c.cfg.MaxRetries + 1, Status: lerr.Status, Kind: lerr.Kind, Message: lerr.Message, Wait: wait}
+		call.diag.Retries = append(call.diag.Retries, retry)
+		if req.OnRetry != nil {
+			req.OnRetry(retry)
 		}
 		c.log.Info("retrying model call", "kind", lerr.Kind, "status", lerr.Status, "attempt", attempt, "wait", wait)
 		if err := sleepCtx(ctx, wait); err != nil {
@@ -209,6 +217,18 @@ func (c *OpenAI) attempt(ctx context.Context, req Request, call *callState, fn f
 		// mid-answer.
 		return &Error{Kind: ErrMalformedStream, Message: "The answer from " + c.cfg.Label + " was cut short: the stream ended before the model finished. Check the server's log."}
 	}
+}
+
+// triedTimes is e, saying it failed every one of attempts tries when
+// there was more than one: a user who waited through the retries is told
+// they happened.
+func triedTimes(e *Error, attempts int) *Error {
+	if attempts < 2 || e.Kind == ErrCancelled {
+		return e
+	}
+	out := *e
+	out.Message = strings.TrimSpace(out.Message) + fmt.Sprintf(" (Tried %d times.)", attempts)
+	return &out
 }
 
 // sleepCtx waits for d or until ctx is done.

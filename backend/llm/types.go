@@ -109,6 +109,24 @@ type Request struct {
 	MaxTokens      int             `json:"max_tokens,omitempty"`
 	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
 	Stop           []string        `json:"stop,omitempty"`
+	// OnRetry, when set, is told of each retry before its wait begins, so
+	// the caller can say so while the call goes on (the agent's
+	// model_retry event). It is not part of the request as sent or
+	// recorded.
+	OnRetry func(Retry) `json:"-"`
+}
+
+// Retry is one retry of a model call that failed before its answer began:
+// which attempt comes next and of how many, what failed (the HTTP status,
+// 0 for a network error, and the error's kind and message), and how long
+// the client waits first (a Retry-After, else backoff).
+type Retry struct {
+	Attempt     int           `json:"attempt"`
+	MaxAttempts int           `json:"max_attempts"`
+	Status      int           `json:"status,omitempty"`
+	Kind        ErrorKind     `json:"kind"`
+	Message     string        `json:"message"`
+	Wait        time.Duration `json:"wait_ns"`
 }
 
 // Chunk is one streamed delta. A chunk with nothing set comes at most
@@ -178,6 +196,9 @@ type CallDiagnostics struct {
 	Usage            Usage         `json:"usage"`
 	RequestMessages  int           `json:"request_messages"`
 	Attempts         int           `json:"attempts"`
+	// Retries are the failed attempts before the last, each as it was
+	// retried.
+	Retries []Retry `json:"retries,omitempty"`
 	// Capture is "", "recorded" or "replayed".
 	Capture string `json:"capture,omitempty"`
 	// Provider names the configured server the call went to ("" for a

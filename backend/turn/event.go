@@ -15,7 +15,11 @@ const (
 	EventReasoning EventType = "reasoning"
 	// EventModelWaiting says a model call has received nothing yet, a few
 	// seconds after it started (a local server loading a model).
-	EventModelWaiting      EventType = "model_waiting"
+	EventModelWaiting EventType = "model_waiting"
+	// EventModelRetry says a model call failed before its answer began
+	// and will be tried again after a wait (a 429, a 5xx, a dropped
+	// connection): one per retry.
+	EventModelRetry        EventType = "model_retry"
 	EventThinkStart        EventType = "think_start"
 	EventThinkEnd          EventType = "think_end"
 	EventToolCall          EventType = "tool_call"
@@ -66,6 +70,7 @@ var kinds = map[EventType]struct {
 	EventToken:             {PhaseThinking, false},
 	EventReasoning:         {PhaseThinking, false},
 	EventModelWaiting:      {PhaseThinking, false},
+	EventModelRetry:        {PhaseThinking, false},
 	EventThinkStart:        {PhaseThinking, false},
 	EventThinkEnd:          {PhaseThinking, true},
 	EventToolCall:          {PhaseActing, false},
@@ -192,6 +197,18 @@ type (
 	// byte WaitedMS milliseconds after it started.
 	ModelWaitingData struct {
 		WaitedMS int64 `json:"waited_ms"`
+	}
+	// ModelRetryData is one retry of a model call: the attempt that comes
+	// next of how many, what the failed one got (HTTP status, 0 for a
+	// network error; the error's kind and message), and the wait before
+	// the next (a Retry-After, else backoff).
+	ModelRetryData struct {
+		Attempt     int    `json:"attempt"`
+		MaxAttempts int    `json:"max_attempts"`
+		Status      int    `json:"status,omitempty"`
+		Kind        string `json:"kind"`
+		Message     string `json:"message"`
+		WaitMS      int64  `json:"wait_ms"`
 	}
 	ThinkEndData struct {
 		PromptTokens     int `json:"prompt_tokens"`

@@ -302,3 +302,23 @@ export function budgetLine(b: BudgetState): string {
   if (b.state === 'over') return `This month's budget for ${b.provider} is spent ${of}.`;
   return `${formatPercent(b.spent_usd / b.budget.monthly_usd)} of this month's budget for ${b.provider} is spent ${of}.`;
 }
+
+/**
+ * One retry of a model call as a person reads it: what failed and what
+ * happens next, e.g. "HTTP 429, rate limited · attempt 2 of 4 after 3 s".
+ */
+export function describeRetry(r: { attempt: number; max_attempts: number; status?: number; kind: string; wait_ms?: number; wait_ns?: number }): string {
+  const what = r.status ? `HTTP ${r.status}` : 'no answer';
+  const kind = RETRY_KINDS[r.kind] ?? r.kind.replace(/_/g, ' ');
+  const waitMs = r.wait_ms ?? (r.wait_ns ?? 0) / 1e6;
+  const wait = waitMs < 1000 ? `${Math.max(0, Math.round(waitMs))} ms` : `${(waitMs / 1000).toFixed(waitMs < 10_000 ? 1 : 0)} s`;
+  return `${what}${kind ? `, ${kind}` : ''} · attempt ${r.attempt} of ${r.max_attempts} after ${wait}`;
+}
+
+const RETRY_KINDS: Record<string, string> = {
+  rate_limited: 'rate limited',
+  server: 'server error',
+  network: 'connection failed',
+  timeout: 'timed out',
+  html_page: 'a web page instead of the API',
+};

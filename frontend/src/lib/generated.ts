@@ -481,6 +481,7 @@ export const EventTypeValues = [
   "token",
   "reasoning",
   "model_waiting",
+  "model_retry",
   "think_start",
   "think_end",
   "tool_call",
@@ -558,6 +559,20 @@ export interface ReasoningData {
  */
 export interface ModelWaitingData {
   waited_ms: number /* int64 */;
+}
+/**
+ * ModelRetryData is one retry of a model call: the attempt that comes
+ * next of how many, what the failed one got (HTTP status, 0 for a
+ * network error; the error's kind and message), and the wait before
+ * the next (a Retry-After, else backoff).
+ */
+export interface ModelRetryData {
+  attempt: number /* int */;
+  max_attempts: number /* int */;
+  status?: number /* int */;
+  kind: string;
+  message: string;
+  wait_ms: number /* int64 */;
 }
 export interface ThinkEndData {
   prompt_tokens: number /* int */;
@@ -1373,6 +1388,20 @@ export interface ToolCall {
   arguments: string;
 }
 /**
+ * Retry is one retry of a model call that failed before its answer began:
+ * which attempt comes next and of how many, what failed (the HTTP status,
+ * 0 for a network error, and the error's kind and message), and how long
+ * the client waits first (a Retry-After, else backoff).
+ */
+export interface Retry {
+  attempt: number /* int */;
+  max_attempts: number /* int */;
+  status?: number /* int */;
+  kind: ErrorKind;
+  message: string;
+  wait_ns: number /* nanoseconds */;
+}
+/**
  * Usage counts tokens for one call, or a sum of calls.
  */
 export interface Usage {
@@ -1399,6 +1428,11 @@ export interface CallDiagnostics {
   usage: Usage;
   request_messages: number /* int */;
   attempts: number /* int */;
+  /**
+   * Retries are the failed attempts before the last, each as it was
+   * retried.
+   */
+  retries?: Retry[];
   /**
    * Capture is "", "recorded" or "replayed".
    */

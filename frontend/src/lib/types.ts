@@ -56,6 +56,7 @@ export type {
   HandoffStartData,
   Limits,
   MemoryData,
+  ModelRetryData,
   ModelWaitingData,
   Outcome,
   PlanData,

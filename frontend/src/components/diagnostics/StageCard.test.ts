@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { render } from '@testing-library/svelte';
 import StageCard from './StageCard.svelte';
 import type { CallDiagnostics, StageResult } from '../../lib/types';
+import type { Retry } from '../../lib/generated';
 
 const call = (over: Partial<CallDiagnostics> = {}): CallDiagnostics =>
   ({ model: 'm', ok: true, attempts: 1, usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0, reasoning_tokens: 0, total_tokens: 2, estimated: false }, ...over }) as CallDiagnostics;
@@ -31,6 +32,19 @@ describe('StageCard', () => {
     expect(items).toEqual(['Model call 2: The model wrote its tool calls as text; they were read as calls.', 'Model call 2: <b>not markup</b>']);
     expect(container.querySelector('.notes b')).toBeNull();
     expect(container.querySelector('.errors')).toBeNull();
+  });
+
+  it("lists each model call's retries: what failed, the attempt of how many, the wait", () => {
+    const retries = [
+      { attempt: 2, max_attempts: 4, status: 429, kind: 'rate_limited', message: 'Slow down.', wait_ns: 3e9 },
+      { attempt: 3, max_attempts: 4, kind: 'network', message: 'Dropped.', wait_ns: 250e6 },
+    ] satisfies Retry[];
+    const { container } = render(StageCard, { stage: stage([call({ attempts: 3, retries })]), index: 0 });
+    const items = [...container.querySelectorAll('.retries li')].map((li) => li.textContent);
+    expect(items).toEqual([
+      'Model call 1 retried: HTTP 429, rate limited · attempt 2 of 4 after 3.0 s. Slow down.',
+      'Model call 1 retried: no answer, connection failed · attempt 3 of 4 after 250 ms. Dropped.',
+    ]);
   });
 
   it('shows no notes list when no call has notes', () => {

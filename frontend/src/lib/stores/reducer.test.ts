@@ -316,6 +316,19 @@ describe('thinking and waiting', () => {
     expect(applyEvent(waiting, ev('error', { source: 'llm', message: 'x' }, { stage_id: 'other' })).waiting).toBeNull();
   });
 
+  it('keeps each retry as a note where it happened, and a retry ends the wait', () => {
+    const retry = { attempt: 2, max_attempts: 4, status: 429, kind: 'rate_limited', message: 'slow down', wait_ms: 3000 };
+    const waiting = run(ev('think_start', {}, { at: at(1) }), ev('model_waiting', { waited_ms: 3000 }, { at: at(4) }));
+    const v = applyEvents(waiting, [ev('model_retry', retry), ev('model_retry', { ...retry, attempt: 3 }), ev('token', { text: 'Hi' })]);
+    expect(v.waiting).toBeNull();
+    const notes = v.blocks.filter((b) => b.kind === 'note').map((b) => (b as NoteBlock).note);
+    expect(notes).toEqual([
+      { type: 'retry', data: retry },
+      { type: 'retry', data: { ...retry, attempt: 3 } },
+    ]);
+    expect(textOf(v.blocks)).toBe('Hi');
+  });
+
   it('counts the wait back from the event when the call start is unknown', () => {
     const v = run(ev('model_waiting', { waited_ms: 5000 }, { at: at(10) }));
     expect(v.waiting?.since).toBe(at(5));

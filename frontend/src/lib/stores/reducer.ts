@@ -15,6 +15,7 @@ import type {
   HandoffStartData,
   MemoryData,
   Message,
+  ModelRetryData,
   ModelWaitingData,
   PlanData,
   PlanStep,
@@ -200,6 +201,12 @@ const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
     const at = Date.parse(ev.at);
     const since = v.callStartedAt || (Number.isFinite(at) ? new Date(at - waitedMs).toISOString() : ev.at);
     v.waiting = { stageId: ev.stage_id, since, waitedMs };
+  },
+  model_retry(v, ev) {
+    // A call that failed before its answer began and is tried again: a
+    // note that stays where it happened, so a turn that was slow to start
+    // says why, live and when read back.
+    pushNote(v, ev, { type: 'retry', data: data<ModelRetryData>(ev) });
   },
   think_start(v, ev) {
     v.thinking = true;

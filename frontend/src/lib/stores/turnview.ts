@@ -5,6 +5,7 @@ import type {
   CompressedData,
   CritiqueData,
   ErrorData,
+  ModelRetryData,
   GuardData,
   PlanStep,
   ReplayDivergenceData,
@@ -90,7 +91,8 @@ export interface NoteBlock {
     | { type: 'divergence'; data: ReplayDivergenceData }
     | { type: 'compressed'; data: CompressedData }
     | { type: 'memory'; count: number }
-    | { type: 'guard'; data: GuardData };
+    | { type: 'guard'; data: GuardData }
+    | { type: 'retry'; data: ModelRetryData };
 }
 
 export interface ErrorBlock {

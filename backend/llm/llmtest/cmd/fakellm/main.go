@@ -20,13 +20,18 @@
 //	stream a table  a long table streamed slowly, to be seen mid-stream
 //	list my data  calls list_data (offered once a file is attached), then
 //	              repeats what it said
+//	rate limited  HTTP 429 with Retry-After: 3 to the first request of this
+//	              exact message, then a short answer to its retry
+//	server error  HTTP 500 every time (the client retries, then gives up)
 //
 // A continuation (Continue after Stop) is answered before any keyword: a
 // request that ends with the partial answer (a prefix) or with the
 // instruction to continue gets the short rest of the answer, continueAnswer.
 //
 // Every reply depends only on the request, never on earlier requests, so
-// concurrent turns and retried tests cannot disturb each other.
+// concurrent turns and retried tests cannot disturb each other; the one
+// exception, "rate limited", remembers which messages it refused once, so
+// a test sends a message no other test sends.
 //
 // A message holding "whoami" is answered "Answered by NAME as MODEL." (NAME
 // from -name, MODEL the one the request asked for): the browser tests run
@@ -42,6 +47,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -112,11 +118,42 @@ func main() {
 	srv := llmtest.NewStandalone(func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) })
 	defer srv.Close()
 	srv.SetModels(strings.Split(*models, ",")...)
-	srv.Respond(func(r llmtest.Request) llmtest.Reply { return answerAs(*name, r) })
+	limited := &refusedOnce{seen: map[string]bool{}}
+	srv.Respond(func(r llmtest.Request) llmtest.Reply {
+		if reply, ok := limited.reply(r); ok {
+			return reply
+		}
+		return answerAs(*name, r)
+	})
 	fmt.Println(srv.URL())
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	<-sig
+}
+
+// refusedOnce answers "rate limited" and "server error" messages: the
+// first request of a "rate limited" message gets a 429 with Retry-After,
+// its retry an answer; a "server error" message gets a 500 every time.
+type refusedOnce struct {
+	mu   sync.Mutex
+	seen map[string]bool
+}
+
+func (o *refusedOnce) reply(r llmtest.Request) (llmtest.Reply, bool) {
+	last := strings.ToLower(lastUser(r))
+	switch {
+	case strings.Contains(last, "server error"):
+		return llmtest.ErrorReply(500, "", "The scripted server failed on purpose."), true
+	case strings.Contains(last, "rate limited"):
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if o.seen[last] {
+			return text("Answered after waiting out the rate limit.", 4), true
+		}
+		o.seen[last] = true
+		return llmtest.RateLimited("3"), true
+	}
+	return llmtest.Reply{}, false
 }
 
 // answerAs says who answered a message holding "whoami", and which model

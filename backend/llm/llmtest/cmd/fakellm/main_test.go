@@ -127,3 +127,30 @@ func critiquePrompt(task, draft string) string {
 func revisePrompt(task, draft string) string {
 	return "Task:\n" + task + "\n\nYour previous draft:\n" + draft + "\n\nFeedback:\nbetter\n\nRewrite the draft applying the feedback. Reply with the new draft only."
 }
+
+// "rate limited" refuses the first request of a message with a 429 and
+// Retry-After, and answers its retry; "server error" always fails.
+func TestRefusedOnce(t *testing.T) {
+	o := &refusedOnce{seen: map[string]bool{}}
+	msg := func(s string) llmtest.Request {
+		return llmtest.Request{Messages: []llmtest.Message{{Role: "user", Content: s}}}
+	}
+	first, ok := o.reply(msg("Rate limited 1"))
+	if !ok || first.Status != 429 || first.Header["Retry-After"] != "3" {
+		t.Fatalf("first request: %+v", first)
+	}
+	if again, _ := o.reply(msg("Rate limited 1")); again.Status != 0 || llmtest.Content(again.Chunks) == "" {
+		t.Errorf("the retry got %+v, want an answer", again)
+	}
+	if other, _ := o.reply(msg("Rate limited 2")); other.Status != 429 {
+		t.Errorf("another message got %d, want its own 429", other.Status)
+	}
+	for range 2 {
+		if r, _ := o.reply(msg("a server error please")); r.Status != 500 {
+			t.Errorf("server error got %d, want 500 every time", r.Status)
+		}
+	}
+	if _, ok := o.reply(msg("hello")); ok {
+		t.Error("an ordinary message was taken")
+	}
+}
