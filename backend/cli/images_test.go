@@ -261,3 +261,63 @@ func TestExportMarkdownWithImages(t *testing.T) {
 
 // mdBytes is the size of a file under 1 KB as the Markdown gives it.
 func mdBytes(n int) string { return strconv.Itoa(n) + " bytes" }
+
+// TestImportRefusesAnExportMissingItsImage: a JSON export whose images
+// list was removed is refused by sessions import, naming where the image
+// is missing, with a non-zero exit, and the database's bytes are as they
+// were. The export as written imports.
+func TestImportRefusesAnExportMissingItsImage(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("A red square.", 2)} })
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--image", writeFile(t, dir, "square.png", squarePNG(t)), "What is it?")
+	if r.code != ExitOK {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	sess, _ := idsOf(t, r.stderr)
+	good := filepath.Join(dir, "good.json")
+	if e := agentdeck(t, db, "", nil, nil, "sessions", "export", sess, "--format", "json", "-o", good); e.code != ExitOK {
+		t.Fatalf("export: exit %d: %s", e.code, e.stderr)
+	}
+	var doc map[string]any
+	b, _ := os.ReadFile(good)
+	if err := json.Unmarshal(b, &doc); err != nil || doc["images"] == nil {
+		t.Fatalf("the export holds no images: %v\n%s", err, b)
+	}
+	delete(doc, "images")
+	b, _ = json.Marshal(doc)
+	broken := writeFile(t, dir, "broken.json", b)
+
+	other := filepath.Join(dir, "other.db")
+	if e := agentdeck(t, other, srv.URL(), nil, nil, "run", "hello"); e.code != ExitOK {
+		t.Fatalf("exit %d: %s", e.code, e.stderr)
+	}
+	before := dbBytes(t, other)
+	e := agentdeck(t, other, "", nil, nil, "sessions", "import", broken)
+	if e.code == ExitOK || !strings.Contains(e.stderr, "turns[0].messages[0].images[0] names image") || !strings.Contains(e.stderr, "(square.png)") ||
+		!strings.Contains(e.stderr, "Nothing was imported") || strings.Contains(e.stdout, "imported session") {
+		t.Fatalf("sessions import of a file without its images: exit %d\n%s%s", e.code, e.stdout, e.stderr)
+	}
+	if !bytes.Equal(before, dbBytes(t, other)) {
+		t.Fatal("the refused import changed the database's bytes")
+	}
+	if e := agentdeck(t, other, "", nil, nil, "sessions", "import", good); e.code != ExitOK || !strings.Contains(e.stdout, "imported session "+sess) {
+		t.Fatalf("sessions import of the export as written: exit %d\n%s%s", e.code, e.stdout, e.stderr)
+	}
+}
+
+// dbBytes is what the database at path holds on disk: the file and its
+// write-ahead log (a command closes it, which empties the log).
+func dbBytes(t *testing.T, path string) []byte {
+	t.Helper()
+	var out []byte
+	for _, p := range []string{path, path + "-wal"} {
+		b, err := os.ReadFile(p)
+		if err != nil && !os.IsNotExist(err) {
+			t.Fatal(err)
+		}
+		out = append(out, b...)
+	}
+	return out
+}
