@@ -17,6 +17,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/store/storetest"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -271,15 +272,7 @@ func TestImportRefusesAnExportMissingItsImage(t *testing.T) {
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("A red square.", 2)} })
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
-	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--image", writeFile(t, dir, "square.png", squarePNG(t)), "What is it?")
-	if r.code != ExitOK {
-		t.Fatalf("exit %d: %s", r.code, r.stderr)
-	}
-	sess, _ := idsOf(t, r.stderr)
-	good := filepath.Join(dir, "good.json")
-	if e := agentdeck(t, db, "", nil, nil, "sessions", "export", sess, "--format", "json", "-o", good); e.code != ExitOK {
-		t.Fatalf("export: exit %d: %s", e.code, e.stderr)
-	}
+	sess, _, good := runAndExport(t, db, srv.URL(), "--image", writeFile(t, dir, "square.png", squarePNG(t)), "What is it?")
 	var doc map[string]any
 	b, _ := os.ReadFile(good)
 	if err := json.Unmarshal(b, &doc); err != nil || doc["images"] == nil {
@@ -293,13 +286,13 @@ func TestImportRefusesAnExportMissingItsImage(t *testing.T) {
 	if e := agentdeck(t, other, srv.URL(), nil, nil, "run", "hello"); e.code != ExitOK {
 		t.Fatalf("exit %d: %s", e.code, e.stderr)
 	}
-	before := dbBytes(t, other)
+	before := storetest.Files(t, other)
 	e := agentdeck(t, other, "", nil, nil, "sessions", "import", broken)
 	if e.code == ExitOK || !strings.Contains(e.stderr, "turns[0].messages[0].images[0] names image") || !strings.Contains(e.stderr, "(square.png)") ||
 		!strings.Contains(e.stderr, "Nothing was imported") || strings.Contains(e.stdout, "imported session") {
 		t.Fatalf("sessions import of a file without its images: exit %d\n%s%s", e.code, e.stdout, e.stderr)
 	}
-	if !bytes.Equal(before, dbBytes(t, other)) {
+	if !bytes.Equal(before, storetest.Files(t, other)) {
 		t.Fatal("the refused import changed the database's bytes")
 	}
 	if e := agentdeck(t, other, "", nil, nil, "sessions", "import", good); e.code != ExitOK || !strings.Contains(e.stdout, "imported session "+sess) {
@@ -307,17 +300,19 @@ func TestImportRefusesAnExportMissingItsImage(t *testing.T) {
 	}
 }
 
-// dbBytes is what the database at path holds on disk: the file and its
-// write-ahead log (a command closes it, which empties the log).
-func dbBytes(t *testing.T, path string) []byte {
+// runAndExport runs a turn into a new session of the database at db and
+// exports the session as JSON beside it; it returns the session, the turn
+// and the file.
+func runAndExport(t *testing.T, db, baseURL string, args ...string) (sess, tr, file string) {
 	t.Helper()
-	var out []byte
-	for _, p := range []string{path, path + "-wal"} {
-		b, err := os.ReadFile(p)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		out = append(out, b...)
+	r := agentdeck(t, db, baseURL, nil, nil, append([]string{"run"}, args...)...)
+	if r.code != ExitOK {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
 	}
-	return out
+	sess, tr = idsOf(t, r.stderr)
+	file = filepath.Join(filepath.Dir(db), "session.json")
+	if e := agentdeck(t, db, "", nil, nil, "sessions", "export", sess, "--format", "json", "-o", file); e.code != ExitOK {
+		t.Fatalf("export: exit %d: %s", e.code, e.stderr)
+	}
+	return sess, tr, file
 }

@@ -20,15 +20,7 @@ import (
 func TestEveryWriteRefusesADamagedDatabase(t *testing.T) {
 	srv := geoServer(t)
 	base, suite, dir := evalSetup(t, srv, geoSuite)
-	first := agentdeck(t, base, srv.URL(), nil, nil, "run", "hello")
-	if first.code != ExitOK {
-		t.Fatalf("setup run: %d %s", first.code, first.stderr)
-	}
-	sess, tr := idsOf(t, first.stderr)
-	file := filepath.Join(dir, "session.json")
-	if r := agentdeck(t, base, "", nil, nil, "sessions", "export", sess, "--format", "json", "-o", file); r.code != ExitOK {
-		t.Fatalf("setup export: %d %s", r.code, r.stderr)
-	}
+	sess, tr, file := runAndExport(t, base, srv.URL(), "hello")
 
 	tests := []struct {
 		name string
@@ -57,13 +49,13 @@ func TestEveryWriteRefusesADamagedDatabase(t *testing.T) {
 			if err := os.WriteFile(store.DamageMark(path), []byte("the events table has a damaged page\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			before := dbBytes(t, path)
+			before := storetest.Files(t, path)
 			r := agentdeck(t, path, srv.URL(), nil, nil, tt.args...)
 			if r.code != ExitFailed || !strings.Contains(r.stderr, "Agentdeck did not "+tt.what+": the database is damaged (the events table has a damaged page)") ||
 				!strings.Contains(r.stderr, "--force") || strings.Count(r.stderr, salvageAdvice) != 1 {
 				t.Fatalf("not refused as a write into a damaged file: %d\n%s", r.code, r.stderr)
 			}
-			if !bytes.Equal(before, dbBytes(t, path)) {
+			if !bytes.Equal(before, storetest.Files(t, path)) {
 				t.Fatal("the refused command changed the database's bytes")
 			}
 			if leftovers := dirNames(t, filepath.Dir(path)); !slices.Equal(leftovers, []string{"agentdeck.db", "agentdeck.db.damaged"}) {
@@ -76,7 +68,7 @@ func TestEveryWriteRefusesADamagedDatabase(t *testing.T) {
 			if r.code != tt.forced || strings.Contains(r.stderr, "did not "+tt.what) {
 				t.Fatalf("with --force: %d\n%s", r.code, r.stderr)
 			}
-			if bytes.Equal(before, dbBytes(t, path)) {
+			if bytes.Equal(before, storetest.Files(t, path)) {
 				t.Fatal("with --force the command wrote nothing")
 			}
 		})

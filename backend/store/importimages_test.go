@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -195,7 +194,7 @@ func TestImportRefusesAMissingImage(t *testing.T) {
 			}
 			storeTurn(t, seed, newSession(t, seed, "already here").ID, "q", "a")
 			seed.Close()
-			before := dbFileBytes(t, path)
+			before := fileBytes(t, path)
 			dst, err := Open(ctx, path, Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -204,7 +203,7 @@ func TestImportRefusesAMissingImage(t *testing.T) {
 			_, err = dst.Import(ctx, bytes.NewReader(broken))
 			if tt.wants == nil { // the control: an import changes the bytes
 				dst.Close()
-				if err != nil || bytes.Equal(before, dbFileBytes(t, path)) {
+				if err != nil || reflect.DeepEqual(before, fileBytes(t, path)) {
 					t.Fatalf("the file as exported: %v, or its import left the bytes as they were", err)
 				}
 				return
@@ -214,7 +213,7 @@ func TestImportRefusesAMissingImage(t *testing.T) {
 				t.Fatalf("a refused file left rows behind: %v -> %v", counts, after)
 			}
 			dst.Close()
-			if after := dbFileBytes(t, path); !bytes.Equal(before, after) {
+			if after := fileBytes(t, path); !reflect.DeepEqual(before, after) {
 				t.Fatal("a refused file changed the database's bytes")
 			}
 		})
@@ -388,21 +387,6 @@ func checkSentAgain(t *testing.T, db *DB, turnID string) {
 	if err != nil || len(h) != 4 || len(h[0].Images) != 1 || !bytes.Equal(h[0].Images[0].Data, catPNG) {
 		t.Fatalf("history %+v %v", h, err)
 	}
-}
-
-// dbFileBytes is what the database at path holds on disk: the file and
-// its write-ahead log.
-func dbFileBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	var out []byte
-	for _, p := range []string{path, path + "-wal"} {
-		b, err := os.ReadFile(p)
-		if err != nil && !os.IsNotExist(err) {
-			t.Fatal(err)
-		}
-		out = append(out, b...)
-	}
-	return out
 }
 
 // jsonList, jsonObject and jsonRef reach into a JSON document decoded as
