@@ -16,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
+	"github.com/agentdeck/agentdeck/backend/export/exporttest"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
@@ -152,5 +154,28 @@ func TestClipboardImage(t *testing.T) {
 				t.Fatalf("ClipboardImage error = %v (%s), want %s: %q", err, apperr.CodeOf(err), tc.code, tc.msg)
 			}
 		})
+	}
+}
+
+// TestImportSessionRefusesAFileMissingItsImage: the window's (and serve's)
+// import refuses an export whose image was removed from it, naming the
+// place, and imports nothing; the file as exported imports.
+func TestImportSessionRefusesAFileMissingItsImage(t *testing.T) {
+	f := newFixture(t)
+	doc := exporttest.Chat(exporttest.Exchange{ID: "a", User: "What is it?", Answer: "A cat."})
+	exporttest.AddImage(&doc, export.Image{ID: "img-a", TurnID: "a", MIME: "image/png", Name: "cat.png", Data: []byte("\x89PNG\r\n\x1a\n not really pixels")})
+	good := exporttest.JSON(t, doc)
+	doc.Images = nil
+	broken := exporttest.JSON(t, doc)
+
+	_, err := f.api.ImportSession(string(broken))
+	if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(apperr.MessageOf(err), "turns[0].messages[0].images[0] names image img-a (cat.png)") {
+		t.Fatalf("ImportSession of a file without its image: %v", err)
+	}
+	if page, err := f.api.ListSessions(store.Page{}); err != nil || len(page.Sessions) != 0 {
+		t.Fatalf("the refused import left %+v (%v)", page.Sessions, err)
+	}
+	if s, err := f.api.ImportSession(string(good)); err != nil || s.Turns != 1 {
+		t.Fatalf("ImportSession of the file as exported: %+v %v", s, err)
 	}
 }

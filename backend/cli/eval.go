@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/eval"
+	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/yamlcheck"
@@ -40,7 +41,11 @@ func cmdEval(ctx context.Context, args []string, env Env) int {
 		}
 	}
 	if wantsTemporal(args) {
-		return handOver(ctx, args, env)
+		rest, code := mayHandOver(args, env)
+		if code != ExitOK {
+			return code
+		}
+		return handOver(ctx, rest, env)
 	}
 	return cmdEvalRun(ctx, args, env)
 }
@@ -71,6 +76,7 @@ func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 	from := fs.String(eval.FlagFrom, "", "with --capture replay: the run whose recordings are served (default: the suite's latest recorded run)")
 	asJSON := fs.Bool("json", false, "print the run's report as JSON")
 	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	force := forceFlagOf(fs)
 	var mcpf mcpFlags
 	mcpf.register(fs)
 	pos, err := parseInterleaved(fs, args)
@@ -104,12 +110,24 @@ func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	return runEvalSuite(ctx, db, path, suite, opts, mcpf, *asJSON, *junit, env)
+	if code := mayWrite(db, "run the suite", *force, env); code != ExitOK {
+		return code
+	}
+	return runEvalSuite(ctx, db, path, suite, opts, mcpf, *force, *asJSON, *junit, env)
+}
+
+// forcedTurns starts every turn of an evaluation with Force: the person
+// passed --force to write into a damaged file (mayWrite).
+type forcedTurns struct{ eval.Turns }
+
+func (f forcedTurns) Start(ctx context.Context, req runner.Request) (*runner.Handle, error) {
+	req.Force = true
+	return f.Turns.Start(ctx, req)
 }
 
 // runEvalSuite runs the suite on the engine, Ctrl+C stopping it, and
 // reports the run: 0 every case passed, 1 some did not, 130 stopped.
-func runEvalSuite(ctx context.Context, db *store.DB, path string, suite *eval.Suite, opts eval.RunOptions, mcpf mcpFlags, asJSON bool, junit string, env Env) int {
+func runEvalSuite(ctx context.Context, db *store.DB, path string, suite *eval.Suite, opts eval.RunOptions, mcpf mcpFlags, force, asJSON bool, junit string, env Env) int {
 	log := quietLogger(env, path)
 	eng, err := setup.Build(ctx, db, mcpf.options(setup.Options{DataDir: dataDir(path), Logger: log}))
 	if err != nil {
@@ -124,7 +142,11 @@ func runEvalSuite(ctx context.Context, db *store.DB, path string, suite *eval.Su
 	defer cancel()
 	release := stopOnSignal(env, cancel)
 	bar := &evalProgress{w: env.Stderr, tty: isTerminal(env.Stderr)}
-	run, err := eval.RunSuite(runCtx, db, eval.NewRunner(db, eng.Runner, nil, log), suite, opts, bar.update)
+	var turns eval.Turns = eng.Runner
+	if force {
+		turns = forcedTurns{turns}
+	}
+	run, err := eval.RunSuite(runCtx, db, eval.NewRunner(db, turns, nil, log), suite, opts, bar.update)
 	bar.finish()
 	release()
 	if err != nil {

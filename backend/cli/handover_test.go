@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
+	"github.com/agentdeck/agentdeck/backend/paths"
 )
 
 // fakeWorker is a script standing in for agentdeck-worker: it says its
@@ -36,8 +37,9 @@ func TestEvalHandsOverToTheWorker(t *testing.T) {
 	pr, pw := io.Pipe()
 	signals := make(chan os.Signal, 1)
 	var stderr syncBuffer
-	env := Env{Stdout: pw, Stderr: &stderr, Signals: signals, Info: buildinfo.Info{Version: "test"},
-		Getenv: func(string) string { return "" }, FindWorker: func() (string, error) { return bin, nil }}
+	noVars := func(string) string { return "" }
+	env := Env{Stdout: pw, Stderr: &stderr, Signals: signals, Info: buildinfo.Info{Version: "test"}, Paths: paths.Env{GOOS: "linux", Home: t.TempDir(), Getenv: noVars},
+		Getenv: noVars, FindWorker: func() (string, error) { return bin, nil }}
 	codes := make(chan int, 1)
 	go func() {
 		codes <- Main(context.Background(), []string{"eval", "suite.yaml", "--temporal=127.0.0.1:7233", "--share", "/x", "--repeat", "2"}, env)

@@ -17,6 +17,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/store/storetest"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -261,3 +262,57 @@ func TestExportMarkdownWithImages(t *testing.T) {
 
 // mdBytes is the size of a file under 1 KB as the Markdown gives it.
 func mdBytes(n int) string { return strconv.Itoa(n) + " bytes" }
+
+// TestImportRefusesAnExportMissingItsImage: a JSON export whose images
+// list was removed is refused by sessions import, naming where the image
+// is missing, with a non-zero exit, and the database's bytes are as they
+// were. The export as written imports.
+func TestImportRefusesAnExportMissingItsImage(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("A red square.", 2)} })
+	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
+	sess, _, good := runAndExport(t, db, srv.URL(), "--image", writeFile(t, dir, "square.png", squarePNG(t)), "What is it?")
+	var doc map[string]any
+	b, _ := os.ReadFile(good)
+	if err := json.Unmarshal(b, &doc); err != nil || doc["images"] == nil {
+		t.Fatalf("the export holds no images: %v\n%s", err, b)
+	}
+	delete(doc, "images")
+	b, _ = json.Marshal(doc)
+	broken := writeFile(t, dir, "broken.json", b)
+
+	other := filepath.Join(dir, "other.db")
+	if e := agentdeck(t, other, srv.URL(), nil, nil, "run", "hello"); e.code != ExitOK {
+		t.Fatalf("exit %d: %s", e.code, e.stderr)
+	}
+	before := storetest.Files(t, other)
+	e := agentdeck(t, other, "", nil, nil, "sessions", "import", broken)
+	if e.code == ExitOK || !strings.Contains(e.stderr, "turns[0].messages[0].images[0] names image") || !strings.Contains(e.stderr, "(square.png)") ||
+		!strings.Contains(e.stderr, "Nothing was imported") || strings.Contains(e.stdout, "imported session") {
+		t.Fatalf("sessions import of a file without its images: exit %d\n%s%s", e.code, e.stdout, e.stderr)
+	}
+	if !bytes.Equal(before, storetest.Files(t, other)) {
+		t.Fatal("the refused import changed the database's bytes")
+	}
+	if e := agentdeck(t, other, "", nil, nil, "sessions", "import", good); e.code != ExitOK || !strings.Contains(e.stdout, "imported session "+sess) {
+		t.Fatalf("sessions import of the export as written: exit %d\n%s%s", e.code, e.stdout, e.stderr)
+	}
+}
+
+// runAndExport runs a turn into a new session of the database at db and
+// exports the session as JSON beside it; it returns the session, the turn
+// and the file.
+func runAndExport(t *testing.T, db, baseURL string, args ...string) (sess, tr, file string) {
+	t.Helper()
+	r := agentdeck(t, db, baseURL, nil, nil, append([]string{"run"}, args...)...)
+	if r.code != ExitOK {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	sess, tr = idsOf(t, r.stderr)
+	file = filepath.Join(filepath.Dir(db), "session.json")
+	if e := agentdeck(t, db, "", nil, nil, "sessions", "export", sess, "--format", "json", "-o", file); e.code != ExitOK {
+		t.Fatalf("export: exit %d: %s", e.code, e.stderr)
+	}
+	return sess, tr, file
+}

@@ -44,6 +44,7 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 	window := fs.Int("window", 0, "the context window in tokens, for --model (or every model)")
 	budget := fs.Float64("budget", 0, "a monthly budget in US dollars (0: none)")
 	over := fs.String("over", llm.BudgetAsk, "past the budget: ask before each send, or refuse")
+	force := forceFlagOf(fs)
 	pos, err := parseInterleaved(fs, args[1:])
 	if err != nil {
 		return ExitUsage
@@ -53,7 +54,7 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
-	f := providerFlags{asJSON: *asJSON, baseURL: *baseURL, kind: *kind, model: *model, keyEnv: *keyEnv, makeDefault: *makeDefault, window: *window}
+	f := providerFlags{asJSON: *asJSON, baseURL: *baseURL, kind: *kind, model: *model, keyEnv: *keyEnv, makeDefault: *makeDefault, window: *window, force: *force}
 	if *price != "" {
 		p, err := parsePrice(*price)
 		if err != nil {
@@ -78,6 +79,8 @@ type providerStore interface {
 	DeleteProvider(ctx context.Context, name string) error
 	AppSettings(ctx context.Context) (store.AppSettings, error)
 	SaveAppSettings(ctx context.Context, st store.AppSettings) error
+	// add and remove write (write.go)
+	writeStore
 }
 
 var _ providerStore = (*store.DB)(nil)
@@ -90,6 +93,7 @@ type providerFlags struct {
 	price                        *llm.Price
 	window                       int
 	budget                       *llm.Budget
+	force                        bool
 }
 
 // parsePrice reads "IN,OUT[,CACHED]" in dollars per million tokens.
@@ -132,6 +136,9 @@ func providers(ctx context.Context, db providerStore, sub string, pos []string, 
 			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck providers remove NAME")
 			return ExitUsage
 		}
+		if code := mayWrite(db, "remove the provider", f.force, env); code != ExitOK {
+			return code
+		}
 		if err := db.DeleteProvider(ctx, pos[0]); err != nil {
 			return fail(env, err)
 		}
@@ -140,6 +147,10 @@ func providers(ctx context.Context, db providerStore, sub string, pos []string, 
 		if len(pos) != 1 || f.baseURL == "" {
 			fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck providers add NAME --base-url URL [--model M] [--api-key-env VAR] [--default]")
 			return ExitUsage
+		}
+		// Before the key goes to the keyring: nothing of a refused add is kept.
+		if code := mayWrite(db, "save the provider", f.force, env); code != ExitOK {
+			return code
 		}
 		p := llm.Provider{Name: pos[0], Kind: f.kind, BaseURL: strings.TrimRight(f.baseURL, "/"), DefaultModel: f.model, Local: llm.IsLocalURL(f.baseURL)}
 		if f.model != "" {

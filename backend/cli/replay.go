@@ -31,11 +31,12 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	strict := fs.Bool("strict", false, "fail when a model request differs from the recorded one")
+	force := forceFlagOf(fs)
 	var mcpf mcpFlags
 	mcpf.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil || len(pos) != 1 {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]")
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck replay TURN_ID [--strict] [--json] [--force] [--no-mcp | --mcp-config FILE]")
 		return ExitUsage
 	}
 	if code := mcpf.check(env); code != ExitOK {
@@ -46,6 +47,9 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
+	if code := mayWrite(db, "start the replay", *force, env); code != ExitOK {
+		return code
+	}
 	orig, err := db.GetTurn(ctx, pos[0], true)
 	if err != nil {
 		return fail(env, err)
@@ -65,12 +69,12 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 	if code := connectMCP(ctx, eng, mcpf, env); code != ExitOK {
 		return code
 	}
-	return replayTurn(ctx, db, eng, orig, sess, *strict, *asJSON, env)
+	return replayTurn(ctx, db, eng, orig, sess, *strict, *force, *asJSON, env)
 }
 
 // replayTurn replays orig, a turn of sess, in a new session, compares the
 // two and prints how they compare.
-func replayTurn(ctx context.Context, db sessionWriter, eng *setup.Engine, orig store.TurnDetail, sess store.Session, strict, asJSON bool, env Env) int {
+func replayTurn(ctx context.Context, db sessionWriter, eng *setup.Engine, orig store.TurnDetail, sess store.Session, strict, force, asJSON bool, env Env) int {
 	settings, _ := json.Marshal(map[string]string{"source_turn_id": orig.ID, "kind": "replay"})
 	copySess, err := db.CreateSession(ctx, store.Session{Title: fmt.Sprintf("Replay of %s #%d", sess.Title, orig.Seq), Model: orig.Model,
 		Workflow: orig.Workflow, Workspace: sess.Workspace, Settings: settings})
@@ -81,6 +85,7 @@ func replayTurn(ctx context.Context, db sessionWriter, eng *setup.Engine, orig s
 	h, err := eng.Runner.Start(ctx, runner.Request{
 		SessionID: copySess.ID,
 		Replay:    &runner.Replay{TurnID: orig.ID, Strict: strict},
+		Force:     force,
 		Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {
 			events = append(events, e)
 			return nil

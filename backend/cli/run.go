@@ -60,7 +60,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.StringVar(&f.approve, "approve", "none", "all|none: allow or deny tools with side effects")
 	fs.BoolVar(&f.json, "json", false, "print events as NDJSON on stdout")
 	fs.BoolVar(&f.overBudget, "over-budget", false, "send even though the provider's monthly budget is spent")
-	force := fs.Bool("force", false, "store the turn even in a database known to be damaged")
+	force := forceFlagOf(fs)
 	f.mcp.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -91,6 +91,9 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
+	if code := mayWrite(db, "start the turn", *force, env); code != ExitOK {
+		return code
+	}
 	eng, err := setup.Build(ctx, db, f.mcp.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env, path)}))
 	if err != nil {
 		return fail(env, err)

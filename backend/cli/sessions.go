@@ -33,6 +33,8 @@ type sessionsStore interface {
 	DeleteSession(ctx context.Context, id string) error
 	// fork
 	ForkSession(ctx context.Context, turnID string) (store.Session, error)
+	// import, delete and fork write (write.go)
+	writeStore
 }
 
 var _ sessionsStore = (*store.DB)(nil)
@@ -49,6 +51,7 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 	format := fs.String("format", "", "export format: json, md or jsonl")
 	out := fs.String("o", "", "write the export to FILE instead of stdout (md: its images go in FILE_images/ beside it)")
 	allBranches := fs.Bool("all-branches", false, "export md and jsonl with every branch, not only the active one")
+	force := forceFlagOf(fs)
 	pos, err := parseInterleaved(fs, rest)
 	if err != nil {
 		return ExitUsage
@@ -71,8 +74,17 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 		return code
 	}
 	defer db.Close()
+	if what := sessionWrites[sub]; what != "" {
+		if code := mayWrite(db, what, *force, env); code != ExitOK {
+			return code
+		}
+	}
 	return sessions(ctx, db, sub, pos, *asJSON, *format, *out, export.Options{AllBranches: *allBranches}, env)
 }
+
+// sessionWrites are the sessions commands that write, with what each
+// would not do in a damaged file (mayWrite).
+var sessionWrites = map[string]string{"import": "import the session", "delete": "delete the session", "fork": "fork the session"}
 
 // sessions runs a sessions command whose usage was checked.
 func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, asJSON bool, format, out string, opts export.Options, env Env) int {

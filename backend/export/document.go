@@ -27,16 +27,37 @@ import (
 // older Agentdeck would skip the list and import the session without its
 // images, saying nothing, so it must refuse the file instead; a document
 // without images is written as version 3, which it reads as it always did.
-const Version = 4
+//
+// Version 5: every image a message names is accounted for in the list:
+// with its bytes, or marked gone (Image.Gone) when it was no longer stored
+// as the file was written (the turn that owned it was deleted, or a
+// salvage could not read it). Import refuses a file whose message names
+// an image the list lacks, naming where (turns[0].messages[0].images[0]):
+// such a file was changed or damaged, and importing it would lose the
+// image without a word. A file older than 5 does not mark a gone image, so
+// what it lacks may have been gone when it was written (a version 3 file
+// naming images always lacks them): import drops such a name, as it
+// always did, but still refuses what no export of that version holds (a
+// version 4 file with no images, an image no message names). A document
+// whose messages name images is written as version 5, so an older
+// Agentdeck, which cannot check the list, refuses it rather than drop an
+// image silently; a document naming none is still written as version 3.
+const Version = 5
 
-// versionOf is the version Write stamps on a document with this many
-// images: the oldest that reads it completely (see Version 4).
+// versionOf is the version Write stamps on a document whose messages name
+// this many images, stored or gone: the oldest that reads it completely
+// (see Version 5).
 func versionOf(images int) int {
 	if images > 0 {
-		return 4
+		return 5
 	}
 	return 3
 }
+
+// MarksGoneImages reports whether a file of version v marks the images its
+// messages name that were gone when it was written (Version 5), so that a
+// name its list lacks is damage rather than an image already gone.
+func MarksGoneImages(v int) bool { return v >= 5 }
 
 // FormatName marks a JSON document as ours.
 const FormatName = "agentdeck-session"
@@ -183,6 +204,11 @@ type Approval struct {
 // images of the turn it replayed), the first turn that names it. SHA256
 // is the lowercase hex SHA-256 of Data; Import refuses an image whose
 // bytes do not match it. Data comes last, so the file reads well up to it.
+//
+// An image that was no longer stored when the file was written is Gone:
+// it has no bytes, and says what it was as the message names it (type,
+// name, size, hash), so the file accounts for every image its messages
+// name (Version 5). Import keeps the message and drops the name.
 type Image struct {
 	ID        string    `json:"id"`
 	TurnID    string    `json:"turn_id"`
@@ -193,6 +219,7 @@ type Image struct {
 	Size      int       `json:"size"`
 	SHA256    string    `json:"sha256"`
 	CreatedAt time.Time `json:"created_at"`
+	Gone      bool      `json:"gone,omitempty"`
 	Data      []byte    `json:"data"`
 }
 

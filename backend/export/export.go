@@ -43,9 +43,10 @@ type Sink interface {
 // Head is what a Source knows of a session before its turns.
 type Head struct {
 	Session Session
-	// Images is how many images the Source hands on after the turns: the
-	// stored ones the turns' messages name. The JSON document's version
-	// depends on it, and is written first.
+	// Images is how many images the Source hands on after the turns:
+	// every one the turns' messages name, with its bytes or, if it is no
+	// longer stored, marked gone. The JSON document's version depends on
+	// it, and is written first.
 	Images int
 }
 
@@ -61,8 +62,9 @@ type Load struct {
 	PartialAnswers bool
 	// Captures adds the recorded model calls the session's turns used.
 	Captures bool
-	// Images adds the images the messages name, with their bytes
-	// (Sink.Image); without it a message still names its images.
+	// Images adds the images the messages name, with their bytes, or
+	// marked gone if no longer stored (Sink.Image); without it a message
+	// still names its images.
 	Images bool
 }
 

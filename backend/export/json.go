@@ -257,6 +257,9 @@ func (j *jsonWriter) Image(im *Image) error {
 	o.int("size", int64(im.Size))
 	o.str("sha256", im.SHA256)
 	o.time("created_at", im.CreatedAt)
+	if im.Gone {
+		o.bool("gone", true)
+	}
 	if im.Data != nil {
 		o.key("data")
 		j.e.base64(im.Data)

@@ -14,6 +14,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
 )
 
 // Damage to the file is noticed when a statement first meets SQLite's
@@ -46,8 +48,10 @@ type DamageError struct {
 	// Reason is the damage the process knows of (see DB.Damaged).
 	Reason string
 	// Refused: nothing failed; Agentdeck declined to write into the file.
-	Refused bool
-	Err     error
+	// Declined is then what it did not do ("start the turn").
+	Refused  bool
+	Declined string
+	Err      error
 }
 
 func (e *DamageError) Error() string {
@@ -64,15 +68,43 @@ func (e *DamageError) Unwrap() error { return e.Err }
 // command line that already printed the advice once.
 func (e *DamageError) Short() string {
 	if e.Refused {
-		return fmt.Sprintf("Agentdeck did not start the turn: the database is damaged (%s). Pass --force to write into it anyway.", e.Reason)
+		return fmt.Sprintf("Agentdeck did not %s: the database is damaged (%s). Pass --force to write into it anyway.", e.Declined, e.Reason)
 	}
 	return fmt.Sprintf("%s failed: %s.", capitalize(e.Doing), e.Reason)
+}
+
+// RefuseWrite is the one check before a write into a file known to be
+// damaged (a read or a write of this process met damage, or an earlier
+// one left the mark): nil if none is known or force is set, else an
+// apperr.Damaged error that says what was not done (what: "import the
+// session"), why, and how to go on. Writing into a damaged file can spread
+// the damage (SQLite may reuse a damaged page), and a salvage copies
+// everything readable into a new file, where the write is safe. StartTurn
+// refuses the same way; every command of the command line that writes
+// asks it first (cli's mayWrite).
+func (db *DB) RefuseWrite(what string, force bool) error {
+	if met, _ := db.Damaged(); !met || force {
+		return nil
+	}
+	return db.refusal(nil, what, "Pass --force to write into the damaged file anyway")
+}
+
+// refusal is the Damaged error of a write not done into the damaged file:
+// what was not done, why, how to insist, and the safer way on. cause is
+// the read that met the damage, if this call met it.
+func (db *DB) refusal(cause error, what, insist string) error {
+	de := db.dmg.asError(cause, "declining to "+what)
+	de.Refused, de.Declined = true, what
+	return apperr.Wrap(de, apperr.Damaged,
+		"Agentdeck did not %s: the database %s is damaged (%s), and this would write into it. "+
+			"%s, or first copy everything readable into a new file with `agentdeck db salvage NEW_FILE --db %s` and use that.",
+		what, db.path, de.Reason, insist, db.path)
 }
 
 // DamageAdvice says what still works and what to do next about a damaged
 // file at path.
 func DamageAdvice(path string) string {
-	return fmt.Sprintf("What is readable can still be read; Agentdeck writes no new turn into it unless you insist. "+
+	return fmt.Sprintf("What is readable can still be read; Agentdeck writes nothing new into it unless you insist. "+
 		"Run `agentdeck db check --db %s` to see what is damaged, then `agentdeck db salvage NEW_FILE --db %s` to copy everything readable into a new database.", path, path)
 }
 
@@ -100,19 +132,26 @@ type damage struct {
 
 func newDamage(path string, onDamage func(string)) *damage {
 	d := &damage{path: path, onDamage: onDamage}
-	if b, err := os.ReadFile(DamageMark(path)); err == nil {
-		d.met = true
-		d.earlier = strings.TrimSpace(string(b))
-		if d.earlier == "" {
-			d.earlier = "damage was found in it earlier"
-		}
-	}
+	d.met, d.earlier = MarkedDamaged(path)
 	return d
 }
 
 // DamageMark is the file beside the database at path that says it was
 // found damaged.
 func DamageMark(path string) string { return path + ".damaged" }
+
+// MarkedDamaged reports whether the mark beside the database at path
+// says an earlier process found it damaged, and why, without opening it.
+func MarkedDamaged(path string) (bool, string) {
+	b, err := os.ReadFile(DamageMark(path))
+	if err != nil {
+		return false, ""
+	}
+	if reason := strings.TrimSpace(string(b)); reason != "" {
+		return true, reason
+	}
+	return true, "damage was found in it earlier"
+}
 
 // ClearDamageMark forgets damage found earlier: a full check found the
 // file sound (db check). Damage met by this process stays known to it.

@@ -73,6 +73,8 @@ type sessionReader struct {
 	// each.
 	images []string
 	first  map[string]string
+	// refs are the images as the messages name them, by id.
+	refs map[string]llm.Image
 }
 
 func (r *sessionReader) read() error {
@@ -416,9 +418,9 @@ func eventFilter(load export.Load) (string, []any) {
 }
 
 // namedImages finds the images the session's messages name, in the order
-// the turns first name them, and counts those stored. They are found by
-// id, not by session: a replay names the images of the turn it replayed,
-// which may be in another session, and the file must hold them.
+// the turns first name them, and counts them. They are found by id, not
+// by session: a replay names the images of the turn it replayed, which
+// may be in another session, and the file must hold them.
 func (r *sessionReader) namedImages() (int, error) {
 	rows, err := r.tx.QueryContext(r.ctx, `SELECT m.turn_id, m.extra FROM turns t JOIN messages m ON m.turn_id = t.id
 		WHERE t.session_id = ? AND instr(m.extra, '"images"') > 0 ORDER BY t.seq, m.idx`, r.sessionID)
@@ -426,7 +428,7 @@ func (r *sessionReader) namedImages() (int, error) {
 		return 0, err
 	}
 	defer rows.Close()
-	r.first = map[string]string{}
+	r.first, r.refs = map[string]string{}, map[string]llm.Image{}
 	for rows.Next() {
 		var turnID, extra string
 		if err := rows.Scan(&turnID, &extra); err != nil {
@@ -434,17 +436,12 @@ func (r *sessionReader) namedImages() (int, error) {
 		}
 		for _, im := range withExtra(llm.Message{}, extra).Images {
 			if _, ok := r.first[im.ID]; !ok && im.ID != "" {
-				r.first[im.ID] = turnID
+				r.first[im.ID], r.refs[im.ID] = turnID, im
 				r.images = append(r.images, im.ID)
 			}
 		}
 	}
-	if err := rows.Err(); err != nil || len(r.images) == 0 {
-		return 0, err
-	}
-	var n int
-	err = r.tx.QueryRowContext(r.ctx, `SELECT COUNT(*) FROM images WHERE id IN (SELECT value FROM json_each(?))`, r.imageList()).Scan(&n)
-	return n, err
+	return len(r.images), rows.Err()
 }
 
 func (r *sessionReader) imageList() string {
@@ -454,10 +451,14 @@ func (r *sessionReader) imageList() string {
 
 // imageData hands on the images namedImages found, with their bytes, one
 // at a time. Each is owned by a turn of the session (keepImages): its own,
-// else the first that names it.
+// else the first that names it. One no longer stored (its turn was
+// deleted, or a salvage could not read it) is handed on marked gone, as
+// the message names it, so the file says it was gone rather than lacking
+// it, which an import refuses as damage (export.Version 5).
 func (r *sessionReader) imageData() error {
-	rows, err := r.tx.QueryContext(r.ctx, `SELECT i.id, i.turn_id, i.turn_id IN (SELECT id FROM turns WHERE session_id = ?), i.mime, i.name, i.width, i.height, i.size, i.sha256, i.created_at, i.data
-		FROM json_each(?) j JOIN images i ON i.id = j.value ORDER BY j.key`, r.sessionID, r.imageList())
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT j.value, i.id IS NULL, COALESCE(i.turn_id, ''), COALESCE(i.turn_id IN (SELECT id FROM turns WHERE session_id = ?), 0),
+			COALESCE(i.mime, ''), COALESCE(i.name, ''), COALESCE(i.width, 0), COALESCE(i.height, 0), COALESCE(i.size, 0), COALESCE(i.sha256, ''), COALESCE(i.created_at, ''), i.data
+		FROM json_each(?) j LEFT JOIN images i ON i.id = j.value ORDER BY j.key`, r.sessionID, r.imageList())
 	if err != nil {
 		return err
 	}
@@ -466,10 +467,15 @@ func (r *sessionReader) imageData() error {
 		var im export.Image
 		var created string
 		var ours bool
-		if err := rows.Scan(&im.ID, &im.TurnID, &ours, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256, &created, &im.Data); err != nil {
+		if err := rows.Scan(&im.ID, &im.Gone, &im.TurnID, &ours, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256, &created, &im.Data); err != nil {
 			return err
 		}
-		im.CreatedAt = parseTime(created)
+		if im.Gone {
+			ref := r.refs[im.ID]
+			im.MIME, im.Name, im.Width, im.Height, im.Size, im.SHA256 = ref.MIME, ref.Name, ref.Width, ref.Height, ref.Size, ref.SHA256
+		} else {
+			im.CreatedAt = parseTime(created)
+		}
 		if !ours {
 			im.TurnID = r.first[im.ID]
 		}

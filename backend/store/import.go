@@ -76,10 +76,11 @@ type importer struct {
 	// fork is set when the document is a branch being forked
 	// (ForkSession): its title is the fork's, not an import's.
 	fork bool
-	// images are the file's images by the turn that owns them, and
-	// imageIDs every image id of the file (importimages.go).
-	images   map[string][]*export.Image
-	imageIDs map[string]bool
+	// images are the file's images by the turn that owns them, imageIDs
+	// the ids of those it holds the bytes of, and goneIDs those it marks
+	// gone (importimages.go).
+	images            map[string][]*export.Image
+	imageIDs, goneIDs map[string]bool
 }
 
 // parentOf is the stored id of the turn t follows. A file older than
@@ -182,7 +183,9 @@ func (im *importer) alreadyHere() (bool, error) {
 		}
 	}
 	for _, i := range im.doc.Images {
-		images = append(images, i.ID)
+		if !i.Gone {
+			images = append(images, i.ID)
+		}
 	}
 	tj, _ := json.Marshal(turns)
 	sj, _ := json.Marshal(stages)
@@ -214,7 +217,7 @@ func (im *importer) remap() {
 		}
 	}
 	for _, i := range im.doc.Images {
-		if i.ID != "" && im.ids[i.ID] == "" {
+		if i.ID != "" && !i.Gone && im.ids[i.ID] == "" {
 			im.ids[i.ID] = "img_" + turn.NewID()
 		}
 	}

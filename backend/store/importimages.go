@@ -3,6 +3,7 @@ package store
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -18,29 +19,84 @@ import (
 // are stored under.
 
 // groupImages sorts the file's images by the turn that owns them. An image
-// owned by no turn of the file is damage: nothing would own its row.
+// owned by no turn of the file is damage: nothing would own its row. An
+// image marked gone (export.Image.Gone) has no row to store: the messages
+// that name it lose the name (withImageRefs).
 func (im *importer) groupImages() error {
 	turns := map[string]bool{}
 	for _, t := range im.doc.Turns {
 		turns[t.ID] = true
 	}
-	im.images, im.imageIDs = map[string][]*export.Image{}, map[string]bool{}
+	im.images, im.imageIDs, im.goneIDs = map[string][]*export.Image{}, map[string]bool{}, map[string]bool{}
 	for i := range im.doc.Images {
 		x := &im.doc.Images[i]
 		if !turns[x.TurnID] {
 			return apperr.New(apperr.Invalid, "This file is damaged: image %s belongs to no turn in the file. Nothing was imported.", firstOf(x.Name, x.ID, "(with no id)"))
 		}
+		if x.Gone {
+			im.goneIDs[x.ID] = true
+			continue
+		}
 		im.images[x.TurnID] = append(im.images[x.TurnID], x)
 		im.imageIDs[x.ID] = true
+	}
+	return im.checkImageRefs()
+}
+
+// checkImageRefs refuses a file whose messages and images do not match:
+// a message naming an image the file neither holds nor marks gone, or an
+// image no message names. No export writes either (the images are those
+// the messages name), so the file was changed or damaged, and importing
+// it would lose the image without a word. The refusal names the place in
+// the file, as the decoder does (turns[0].messages[0].images[0]).
+//
+// A file older than export.Version 5 does not mark a gone image: a name
+// it lacks may have been gone when it was written, and is dropped as it
+// always was. What no export of its version holds is still refused: a
+// version 4 file was written only with images, so one with none lost them.
+func (im *importer) checkImageRefs() error {
+	named := map[string]bool{}
+	marks := export.MarksGoneImages(im.doc.Version)
+	noneHeld := im.doc.Version == 4 && len(im.doc.Images) == 0
+	for i, t := range im.doc.Turns {
+		for j, m := range t.Messages {
+			for k, ref := range m.Images {
+				named[ref.ID] = true
+				if im.imageIDs[ref.ID] || im.goneIDs[ref.ID] || (!marks && !noneHeld) {
+					continue
+				}
+				return apperr.New(apperr.Invalid, "This file cannot be imported: turns[%d].messages[%d].images[%d] names image %s, which is not in the file's images: "+
+					"the file was changed or damaged after it was exported. Export the session again. Nothing was imported.", i, j, k, imageLabel(ref))
+			}
+		}
+	}
+	if im.doc.Version < 4 {
+		return nil
+	}
+	for i, x := range im.doc.Images {
+		if !named[x.ID] {
+			return apperr.New(apperr.Invalid, "This file cannot be imported: images[%d] (%s) is named by no message: "+
+				"the file was changed or damaged after it was exported. Export the session again. Nothing was imported.", i, firstOf(x.Name, x.ID, "with no id"))
+		}
 	}
 	return nil
 }
 
+// imageLabel names an image reference for a person: its id, and its file
+// name if it has one.
+func imageLabel(ref llm.Image) string {
+	id := firstOf(ref.ID, "(with no id)")
+	if ref.Name != "" {
+		return fmt.Sprintf("%s (%s)", id, ref.Name)
+	}
+	return id
+}
+
 // withImageRefs are msgs with their images named by the ids they are
-// stored under. A message naming an image the file does not hold (its
-// turn was deleted before the export, or an older file) loses the name:
-// with no bytes, it could not be sent to a model again, and a history
-// naming a missing image could not be sent at all.
+// stored under. A name the file holds no bytes for loses the name (one
+// marked gone, or one an older file lacks, checkImageRefs): with no
+// bytes, it could not be sent to a model again, and a history naming a
+// missing image could not be sent at all.
 func (im *importer) withImageRefs(msgs []llm.Message) []llm.Message {
 	out := slices.Clone(msgs)
 	for i := range out {

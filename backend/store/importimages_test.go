@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"encoding/json"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -19,7 +20,7 @@ import (
 var catPNG = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("cat pixels "), 200)...)
 
 // TestImagesExportedAndImported: the JSON export of a session with an
-// image holds the image with its bytes (a version 4 file); it imports into
+// image holds the image with its bytes (a version 5 file); it imports into
 // another database under the same ids and exports the same again, and
 // into the same one as a copy whose message names its own copy of the
 // image; either way the next message is sent the bytes. A session without
@@ -36,8 +37,8 @@ func TestImagesExportedAndImported(t *testing.T) {
 	if err := json.Unmarshal(first, &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc.Version != 4 || len(doc.Images) != 1 {
-		t.Fatalf("version %d with %d images, want 4 with 1", doc.Version, len(doc.Images))
+	if doc.Version != 5 || len(doc.Images) != 1 {
+		t.Fatalf("version %d with %d images, want 5 with 1", doc.Version, len(doc.Images))
 	}
 	want := export.Image{ID: ref.ID, TurnID: one.ID, MIME: "image/png", Name: "cat.png", Width: 4, Height: 3, Size: len(catPNG), SHA256: ref.SHA256,
 		CreatedAt: doc.Images[0].CreatedAt, Data: catPNG}
@@ -138,19 +139,174 @@ func TestImportRefusesABrokenImage(t *testing.T) {
 	}
 }
 
-// TestImportDropsAnImageTheFileLacks: a message naming an image the file
-// does not hold (its turn was deleted before the export) is imported
-// without it: a history naming a missing image could not be sent.
-func TestImportDropsAnImageTheFileLacks(t *testing.T) {
-	db := mustOpen(t)
-	doc := imageChat()
-	doc.Images = nil
-	s, err := db.Import(ctx, bytes.NewReader(exporttest.JSON(t, doc)))
-	if err != nil {
+// TestImportRefusesAMissingImage: an export whose message names an image
+// the file no longer holds (its images list removed, an id changed on
+// either side) is refused, naming the place in the file, and the
+// database's bytes are as they were. So is an image no message names.
+// Refused too: a version 4 file (older Agentdecks wrote it only with
+// images) whose images were removed.
+func TestImportRefusesAMissingImage(t *testing.T) {
+	src := mustOpen(t)
+	s := newSession(t, src, "vision")
+	one := storeImageTurn(t, src, s.ID, "", llm.Image{MIME: "image/png", Name: "cat.png", Data: catPNG})
+	storeImageTurn(t, src, s.ID, one.ID, llm.Image{MIME: "image/png", Name: "dog.png", Data: append(bytes.Clone(catPNG), "dog"...)})
+	file := importExport(t, src, s.ID, export.Options{})
+
+	tests := []struct {
+		name  string
+		edit  func(doc map[string]any)
+		wants []string
+	}{
+		{"as exported", func(map[string]any) {}, nil},
+		{"the images list removed", func(doc map[string]any) { delete(doc, "images") },
+			[]string{"turns[0].messages[0].images[0] names image", "(cat.png)"}},
+		{"the images list emptied", func(doc map[string]any) { doc["images"] = []any{} },
+			[]string{"turns[0].messages[0].images[0]"}},
+		{"one image removed", func(doc map[string]any) { doc["images"] = jsonList(doc["images"])[:1] },
+			[]string{"turns[1].messages[0].images[0]", "(dog.png)"}},
+		{"an image's id changed in the list", func(doc map[string]any) { jsonObject(jsonList(doc["images"])[1])["id"] = "img_other" },
+			[]string{"turns[1].messages[0].images[0]"}},
+		{"an image's id changed in its message", func(doc map[string]any) { jsonObject(jsonRef(doc, 0)["images"].([]any)[0])["id"] = "img_other" },
+			[]string{"turns[0].messages[0].images[0] names image img_other (cat.png)"}},
+		{"an image no message names", func(doc map[string]any) {
+			jsonObject(jsonRef(doc, 1)["images"].([]any)[0])["id"] = jsonObject(jsonList(doc["images"])[0])["id"]
+		}, []string{"images[1] (dog.png) is named by no message"}},
+		{"version 4 without images", func(doc map[string]any) { doc["version"] = 4; delete(doc, "images") },
+			[]string{"turns[0].messages[0].images[0]"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var doc map[string]any
+			if err := json.Unmarshal(file, &doc); err != nil {
+				t.Fatal(err)
+			}
+			tt.edit(doc)
+			broken, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// A database with a session, closed so its background work
+			// (search entries, checkpoints) is done, and opened again.
+			path := filepath.Join(t.TempDir(), "agentdeck.db")
+			seed, err := Open(ctx, path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			storeTurn(t, seed, newSession(t, seed, "already here").ID, "q", "a")
+			seed.Close()
+			before := fileBytes(t, path)
+			dst, err := Open(ctx, path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			counts := importCounts(t, dst)
+			_, err = dst.Import(ctx, bytes.NewReader(broken))
+			if tt.wants == nil { // the control: an import changes the bytes
+				dst.Close()
+				if err != nil || reflect.DeepEqual(before, fileBytes(t, path)) {
+					t.Fatalf("the file as exported: %v, or its import left the bytes as they were", err)
+				}
+				return
+			}
+			importCheckRefused(t, err, apperr.Invalid, append(tt.wants, "changed or damaged", "Nothing was imported")...)
+			if after := importCounts(t, dst); !reflect.DeepEqual(counts, after) {
+				t.Fatalf("a refused file left rows behind: %v -> %v", counts, after)
+			}
+			dst.Close()
+			if after := fileBytes(t, path); !reflect.DeepEqual(before, after) {
+				t.Fatal("a refused file changed the database's bytes")
+			}
+		})
+	}
+}
+
+// TestImportKeepsASessionWhoseImageWasGone: a message naming an image
+// that was deleted before the export (a version of a turn naming that
+// turn's image, the turn deleted since) is exported with the image marked
+// gone, and imports, and forks, with the name dropped: the session can go
+// on (a history naming a missing image could not be sent).
+func TestImportKeepsASessionWhoseImageWasGone(t *testing.T) {
+	src := mustOpen(t)
+	s := newSession(t, src, "vision")
+	one := storeImageTurn(t, src, s.ID, "", llm.Image{MIME: "image/png", Name: "cat.png", Data: catPNG})
+	ref := imageOf(t, src, one.ID)
+	again := storeImageTurn(t, src, s.ID, "", ref) // a version of one, naming its image
+	if _, err := src.DeleteTurn(ctx, one.ID); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := db.PathHistory(ctx, s.ActiveTurnID); err != nil || len(h) != 2 || len(h[0].Images) != 0 {
-		t.Fatalf("history %+v %v", h, err)
+	file := importExport(t, src, s.ID, export.Options{})
+	var doc struct {
+		Version int              `json:"version"`
+		Images  []map[string]any `json:"images"`
+	}
+	if err := json.Unmarshal(file, &doc); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"id": ref.ID, "turn_id": again.ID, "mime": "image/png", "name": "cat.png", "width": 0.0, "height": 0.0,
+		"size": float64(len(catPNG)), "sha256": ref.SHA256, "created_at": "0001-01-01T00:00:00Z", "gone": true, "data": nil}
+	if doc.Version != 5 || len(doc.Images) != 1 || !reflect.DeepEqual(doc.Images[0], want) {
+		t.Fatalf("version %d, images %v; want 5, the image marked gone: %v", doc.Version, doc.Images, want)
+	}
+
+	for _, tt := range []struct {
+		name string
+		into *DB
+	}{{"into another database", mustOpen(t)}, {"as a copy", src}} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.into.Import(ctx, bytes.NewReader(file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if h, err := tt.into.PathHistory(ctx, got.ActiveTurnID); err != nil || len(h) != 2 || len(h[0].Images) != 0 || h[0].Content != "What is it?" {
+				t.Fatalf("history %+v %v", h, err)
+			}
+		})
+	}
+	t.Run("forked", func(t *testing.T) {
+		f, err := src.ForkSession(ctx, again.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h, err := src.PathHistory(ctx, f.ActiveTurnID); err != nil || len(h) != 2 || len(h[0].Images) != 0 {
+			t.Fatalf("the fork's history %+v %v", h, err)
+		}
+	})
+}
+
+// TestImportOlderFilesMissingImages: a file older than version 5 does not
+// mark an image gone, so one it lacks may have been gone when it was
+// written: it imports as it always did, the name dropped. A version 3 file
+// naming images held none (older Agentdecks wrote version 3 when every
+// image named was gone); a version 4 file held the others.
+func TestImportOlderFilesMissingImages(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		version int
+		keep    bool // the file keeps its images list
+		images  int  // images the imported history names
+	}{
+		{"version 3", 3, false, 0},
+		{"version 4, one of two gone", 4, true, 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := exporttest.Chat(exporttest.Exchange{ID: "a", User: "What is it?", Answer: "A cat."}, exporttest.Exchange{ID: "b", Parent: "a", User: "And this?", Answer: "A dog."})
+			exporttest.AddImage(&doc, export.Image{ID: "img-a", TurnID: "a", MIME: "image/png", Name: "cat.png", Data: bytes.Clone(catPNG)})
+			exporttest.AddImage(&doc, export.Image{ID: "img-b", TurnID: "b", MIME: "image/png", Name: "dog.png", Data: bytes.Clone(catPNG)})
+			doc.Version = tt.version
+			doc.Images = doc.Images[:0]
+			if tt.keep {
+				doc.Images = doc.Images[:1]
+			}
+			db := mustOpen(t)
+			s, err := db.Import(ctx, bytes.NewReader(exporttest.JSON(t, doc)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := db.PathHistory(ctx, s.ActiveTurnID)
+			if err != nil || len(h) != 4 || len(h[0].Images)+len(h[2].Images) != tt.images || len(h[2].Images) != 0 {
+				t.Fatalf("history %+v %v", h, err)
+			}
+		})
 	}
 }
 
@@ -231,6 +387,14 @@ func checkSentAgain(t *testing.T, db *DB, turnID string) {
 	if err != nil || len(h) != 4 || len(h[0].Images) != 1 || !bytes.Equal(h[0].Images[0].Data, catPNG) {
 		t.Fatalf("history %+v %v", h, err)
 	}
+}
+
+// jsonList, jsonObject and jsonRef reach into a JSON document decoded as
+// any; jsonRef is the first message of the document's i'th turn.
+func jsonList(v any) []any            { return v.([]any) }
+func jsonObject(v any) map[string]any { return v.(map[string]any) }
+func jsonRef(doc map[string]any, i int) map[string]any {
+	return jsonObject(jsonList(jsonObject(jsonList(doc["turns"])[i])["messages"])[0])
 }
 
 // imageChat is a one-turn document whose message has an image.

@@ -165,17 +165,12 @@ func (db *DB) probeLatestTurn(ctx context.Context, sessionID string) error {
 	return db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM events WHERE turn_id = ?`, id).Scan(&n)
 }
 
-// refuseDamaged is StartTurn's answer for a damaged file: not written,
-// with why and how to go on. cause is the read that met the damage, if
-// this call met it.
+// refuseDamaged is StartTurn's answer for a damaged file (RefuseWrite's,
+// with how to insist in the window too). cause is the read that met the
+// damage, if this call met it.
 func (db *DB) refuseDamaged(cause error) error {
-	de := db.dmg.asError(cause, "starting a new turn")
-	de.Refused = true
-	return apperr.Wrap(de, apperr.Damaged,
-		"Agentdeck did not start the turn: the database %s is damaged (%s), and the turn would be written into it. "+
-			"Send it again with force to write into the damaged file anyway (agentdeck run --force; in the window, confirm), "+
-			"or first copy everything readable into a new file with `agentdeck db salvage NEW_FILE --db %s` and use that.",
-		db.path, de.Reason, db.path)
+	return db.refusal(cause, "start the turn",
+		"Send it again with force to write into the damaged file anyway (agentdeck run --force; in the window, confirm)")
 }
 
 // StateOf maps a turn result to the state it is stored with.
