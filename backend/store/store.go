@@ -33,6 +33,9 @@ type DB struct {
 	// eventBlocks keeps the event logs' emptied blocks (eventlog.go) for
 	// the next batch of any turn.
 	eventBlocks sync.Pool
+	// diskFree, if set, replaces the measure of free space (diskfull.go):
+	// tests that cannot mount a small disk.
+	diskFree func(dir string) (int64, error)
 }
 
 // Options tune Open. The zero value is what the app uses.
