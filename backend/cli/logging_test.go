@@ -13,6 +13,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/logging"
 	"github.com/agentdeck/agentdeck/backend/paths"
+	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -104,11 +105,24 @@ func TestTakeVerbose(t *testing.T) {
 // command opens its own database, whose page limit a test cannot set, so
 // without a tmpfs the runner's test covers the fallback.
 func TestRunOnAFullDiskSaysSoOnce(t *testing.T) {
-	dir, whyNot := storetest.SmallDisk(t, "5m")
+	dir, whyNot := storetest.SmallDisk(t, "16m")
 	if dir == "" {
 		t.Skipf("no tmpfs here (%s); TestTurnStopsOnAFullDisk in backend/runner covers the page-limit fallback", whyNot)
 	}
-	t.Logf("disk full path: a tmpfs of 5 MB at %s", dir)
+	t.Logf("disk full path: a tmpfs of 16 MB at %s, 4 MB of it the reserve and all but 1 MB of the rest filled", dir)
+	// The reserve is made while there is room for it (store.ReserveRoom);
+	// then other programs fill the disk.
+	pre, err := store.Open(context.Background(), filepath.Join(dir, "agentdeck.db"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.KeepReserve(); err != nil {
+		t.Fatal(err)
+	}
+	if err := pre.Close(); err != nil {
+		t.Fatal(err)
+	}
+	storetest.FillDisk(t, dir, 1<<20)
 	var answer strings.Builder
 	for i := range 60_000 {
 		answer.WriteString("word" + strconv.Itoa(i) + " ")

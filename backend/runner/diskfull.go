@@ -16,8 +16,11 @@ import (
 // stopped at once: the person must not watch an answer stream that is not
 // being saved. Its ending says so in one message (how much of the answer
 // is stored, how much space to free) and is stored with the room the
-// store's reserve gives back; if even that fails, the turn stays running
-// and the next start marks it interrupted with the same stored answer.
+// store's reserve gives back. If even that fails, the message says the
+// ending could not be saved; the runner keeps it (pending.go) and stores
+// it once there is room, at the next send, and a note beside the database
+// (store.NoteEnding) lets the next start end the turn with the same cause
+// if this process ends first.
 
 // errDiskFull is the cause of a turn's context when a full disk stopped it.
 var errDiskFull = errors.New("the disk is full")
@@ -44,32 +47,48 @@ func stoppedForDiskFull(ctx context.Context) bool {
 }
 
 // diskFullEnding turns the result of a run stopped by a full disk into its
-// ending. It first makes room (the reserve, the write-ahead log) and
-// stores the events still kept, then takes the answer as far as it is
-// stored: that is the final text, and what the message counts.
-func (r *Runner) diskFullEnding(h *Handle, t turnRun, res turn.Result) turn.Result {
+// ending, and stores it. It first makes room (the reserve, the write-ahead
+// log) and stores the events still kept, then takes the answer as far as
+// it is stored: that is the final text, and what the message counts. An
+// ending that cannot be stored is kept for later, and the message returned
+// (what the person sees) says so. stored reports whether it was stored.
+func (r *Runner) diskFullEnding(h *Handle, t turnRun, res turn.Result) (_ turn.Result, stored bool) {
 	ctx := context.Background()
 	var db diskStore = r.cfg.DB
 	db.ReleaseReserve(ctx)
 	if err := t.evlog.Flush(); err != nil {
 		r.log.Warn("events still not stored after making room", "turn", h.TurnID, "err", err)
 	}
-	stored, streamed, err := t.evlog.Answer(ctx)
+	kept, streamed, err := t.evlog.Answer(ctx)
 	if err != nil {
 		r.log.Error("reading the stored answer", "turn", h.TurnID, "err", err)
-		stored, streamed = "", res.FinalText
+		kept, streamed = "", res.FinalText
 	}
-	n, m := len(strings.Fields(stored)), len(strings.Fields(streamed))
-	msg := diskFullMessage(n, m, diskFullNeed(streamed), filepath.Dir(db.Path()))
+	n, m := len(strings.Fields(kept)), len(strings.Fields(streamed))
+	need, dir := diskFullNeed(streamed), filepath.Dir(db.Path())
+	msg := diskFullMessage(n, m, need, dir, true)
 	r.log.Error("the disk is full: turn stopped", "turn", h.TurnID, "stored_words", n, "streamed_words", m,
-		"stored_bytes", len(stored), "streamed_bytes", len(streamed), "db", db.Path())
+		"stored_bytes", len(kept), "streamed_bytes", len(streamed), "db", db.Path())
 	res.OK, res.Cancelled = false, false
 	res.Outcome = turn.OutcomeFailed
 	res.Termination = turn.Termination{Kind: turn.TermDiskFull, Used: int64(n), Limit: int64(m), Error: msg}
 	res.Error, res.ErrorSource = msg, "storage"
-	res.FinalText, res.FinalNote = stored, ""
-	res.Messages = withStoredAnswer(res.Messages, stored)
-	return res
+	res.FinalText, res.FinalNote = kept, ""
+	res.Messages = withStoredAnswer(res.Messages, kept)
+
+	// The note first, while the reserve's room is free: if the ending
+	// does not fit and this process ends, the next start still knows why.
+	if err := db.NoteEnding(h.TurnID, res); err != nil {
+		r.log.Warn("keeping the turn's ending beside the database", "turn", h.TurnID, "err", err)
+	}
+	if err := r.finishTurn(h, t, res); err != nil {
+		r.log.Error("storing the ending of a turn stopped by a full disk", "turn", h.TurnID, "err", err)
+		r.keepPending(h, len(t.history), res)
+		unsaved := diskFullMessage(n, m, need, dir, false)
+		res.Error, res.Termination.Error = unsaved, unsaved
+		return res, false
+	}
+	return res, true
 }
 
 // withStoredAnswer makes the turn's last reply, the one being streamed,
@@ -89,20 +108,22 @@ func withStoredAnswer(msgs []llm.Message, stored string) []llm.Message {
 	return msgs
 }
 
-// diskFullNeed is how much free space to ask for: the reserve made again,
-// room for the write-ahead log, and about 1 KB a streamed word for an
-// answer as long again (each streamed piece is stored as an event with its
-// time and order, several hundred bytes), at least 10 MB.
+// diskFullNeed is how much free space to ask for: about 1 KB a streamed
+// word for an answer as long again (each streamed piece is stored as an
+// event with its time and order, several hundred bytes), at least 2 MB,
+// and the room the reserve is made in (store.ReserveRoom: the reserve
+// and the headroom it leaves the turns).
 func diskFullNeed(streamed string) int64 {
 	const mb = 1 << 20
-	need := int64(store.ReserveSize) + 2*mb + int64(len(strings.Fields(streamed)))<<10
-	need = max(need, 10*mb)
+	answer := max(int64(len(strings.Fields(streamed)))<<10, 2*mb)
+	need := store.ReserveRoom + answer
 	return (need + mb - 1) / mb * mb
 }
 
 // diskFullMessage is the one message a person gets: the disk is full, how
-// much of the answer is stored, and how much space to free.
-func diskFullMessage(stored, streamed int, need int64, dir string) string {
+// much of the answer is stored, whether the turn's ending is, and how much
+// space to free and why.
+func diskFullMessage(stored, streamed int, need int64, dir string, endingSaved bool) string {
 	var what string
 	switch {
 	case streamed == 0:
@@ -114,9 +135,12 @@ func diskFullMessage(stored, streamed int, need int64, dir string) string {
 	default:
 		what = fmt.Sprintf("the turn was stopped at %d of the %s streamed, and those %s are stored.", stored, words(streamed), words(stored))
 	}
-	return fmt.Sprintf("The disk is full: %s Free at least %d MB on the disk that holds %s "+
-		"(room for the next answers, and %d MB Agentdeck keeps aside so that a turn stopped like this one is still saved), then send again.",
-		what, need>>20, dir, store.ReserveSize>>20)
+	if !endingSaved {
+		what = strings.TrimSuffix(what, ".") + ", but the turn's ending could not be saved: Agentdeck saves it, as stopped by the full disk, once there is room (when you send again, or at the next start)."
+	}
+	return fmt.Sprintf("The disk is full: %s Free at least %s on the disk that holds %s "+
+		"(room for an answer as long as this one, and %s for Agentdeck to set %s aside so that a turn stopped like this one can still be saved), then send again.",
+		what, store.MB(need), dir, store.MB(store.ReserveRoom), store.MB(store.ReserveSize))
 }
 
 func words(n int) string {

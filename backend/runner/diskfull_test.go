@@ -3,12 +3,14 @@ package runner_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,6 +23,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store/storetest"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
+	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 // lockedBuffer is a log destination safe for the turn's goroutines.
@@ -73,10 +76,10 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 			dir := t.TempDir()
 			if disk == "tmpfs" {
 				var whyNot string
-				if dir, whyNot = storetest.SmallDisk(t, "5m"); dir == "" {
+				if dir, whyNot = storetest.SmallDisk(t, "16m"); dir == "" {
 					t.Skipf("no tmpfs here (%s): the page_limit case covers the fallback", whyNot)
 				}
-				t.Logf("disk full path: a tmpfs of 5 MB at %s (4 MB of it the reserve) (the write-ahead log grows against it)", dir)
+				t.Logf("disk full path: a tmpfs of 16 MB at %s, 4 MB of it the reserve and all but 1 MB of the rest filled (the write-ahead log grows against it)", dir)
 			} else {
 				t.Logf("disk full path: SQLite's page limit (max_page_count), 150 pages past the current size")
 			}
@@ -89,6 +92,14 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { db.Close() })
+			if disk == "tmpfs" {
+				// The reserve is made while there is room for it; then
+				// other programs fill the disk.
+				if err := db.KeepReserve(); err != nil {
+					t.Fatal(err)
+				}
+				storetest.FillDisk(t, dir, 1<<20)
+			}
 			var logs lockedBuffer
 			eng, err := setup.Build(ctx, db, setup.Options{DataDir: dir, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 			if err != nil {
@@ -157,6 +168,9 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 					t.Fatalf("stored events are not a prefix: #%d has seq %d", i, e.Seq)
 				}
 			}
+			if saved := !strings.Contains(res.Error, "could not be saved"); saved != (d.State != store.StateRunning) {
+				t.Fatalf("the turn is stored %s, and the message says: %s", d.State, res.Error)
+			}
 			switch {
 			case d.State == store.StateFailed:
 				t.Logf("the ending was stored")
@@ -167,7 +181,7 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 					t.Fatalf("the stored reply is not the stored answer: %d bytes", len(last.Content))
 				}
 			case d.State == store.StateRunning && disk == "page_limit":
-				t.Logf("the ending did not fit under the page limit: the next start recovers the turn")
+				t.Logf("the ending did not fit under the page limit: the next start ends the turn with its cause")
 				next, err := store.Open(ctx, path, store.Options{})
 				if err != nil {
 					t.Fatal(err)
@@ -177,11 +191,112 @@ func TestTurnStopsOnAFullDisk(t *testing.T) {
 					t.Fatalf("recovered %d turns: %v", n, err)
 				}
 				d, err := next.GetTurn(ctx, h.TurnID, false)
-				if err != nil || d.State != store.StateInterrupted || d.FinalText != res.FinalText {
-					t.Fatalf("recovered turn: %s with %d bytes of final text (want %d): %v", d.State, len(d.FinalText), len(res.FinalText), err)
+				if err != nil || d.State != store.StateFailed || d.Termination.Kind != turn.TermDiskFull || d.FinalText != res.FinalText {
+					t.Fatalf("recovered turn: %s (%+v) with %d bytes of final text (want %d): %v", d.State, d.Termination, len(d.FinalText), len(res.FinalText), err)
 				}
 			default:
 				t.Fatalf("stored turn is %s (%+v)", d.State, d.Termination)
+			}
+		})
+	}
+}
+
+// endingFails is the store with no room for a turn's ending (FinishTurn)
+// while full is set, as a disk the reserve could not help would be.
+type endingFails struct {
+	*store.DB
+	full atomic.Bool
+}
+
+func (s *endingFails) FinishTurn(ctx context.Context, turnID string, from int, res turn.Result) error {
+	if s.full.Load() {
+		return errors.New("saving the turn failed: database or disk is full (13)")
+	}
+	return s.DB.FinishTurn(ctx, turnID, from, res)
+}
+
+// A turn stopped by a full disk whose ending cannot be stored says so,
+// and claims only what was stored; the ending, with its cause, is stored
+// once there is room: at the next send in the same process, or by the
+// next start if the process ended first.
+func TestDiskFullEndingNotStored(t *testing.T) {
+	for _, later := range []string{"room returns in this process", "the process ends first"} {
+		t.Run(later, func(t *testing.T) {
+			leaks := goleak.IgnoreCurrent()
+			t.Cleanup(func() { goleak.VerifyNone(t, leaks) })
+			ctx := context.Background()
+			path := filepath.Join(t.TempDir(), "agentdeck.db")
+			earlier := store.Owner{PID: os.Getpid(), Start: "an earlier process"}
+			db, err := store.Open(ctx, path, store.Options{Owner: &earlier})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			st := &endingFails{DB: db}
+			st.full.Store(true)
+			r := runner.New(runner.Config{DB: st, Workflows: workflow.Builtins})
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text(longAnswer(), answerWords/5), Delay: time.Millisecond})
+			sess, err := db.CreateSession(ctx, store.Session{Title: "full", Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := db.LimitPages(ctx, 150); err != nil {
+				t.Fatal(err)
+			}
+			h, err := r.Start(ctx, runner.Request{SessionID: sess.ID, Message: "Write a very long answer", BaseURL: srv.URL()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := h.Wait()
+			n := len(strings.Fields(res.FinalText))
+			t.Logf("message: %s", res.Error)
+			if res.Termination.Kind != turn.TermDiskFull || n == 0 {
+				t.Fatalf("result: termination %+v, %d words stored", res.Termination, n)
+			}
+			if !strings.Contains(res.Error, "the turn's ending could not be saved") || !strings.Contains(res.Error, strconv.Itoa(n)) {
+				t.Fatalf("the message does not say the ending is not saved: %s", res.Error)
+			}
+			if d, err := db.GetTurn(ctx, h.TurnID, false); err != nil || d.State != store.StateRunning {
+				t.Fatalf("the turn is stored %s (%v); its ending could not be", d.State, err)
+			}
+
+			check := db
+			if later == "room returns in this process" {
+				st.full.Store(false)
+				if err := db.LimitPages(ctx, 1_000_000); err != nil {
+					t.Fatal(err)
+				}
+				srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Room again.", 2)})
+				next, err := r.Start(ctx, runner.Request{SessionID: sess.ID, Message: "Go on", BaseURL: srv.URL()})
+				if err != nil {
+					t.Fatalf("sending again once there is room: %v", err)
+				}
+				if res := next.Wait(); !res.OK {
+					t.Fatalf("the next turn: %s", res.Error)
+				}
+			} else {
+				// Another process, the next start: it recovers the turn.
+				if check, err = store.Open(ctx, path, store.Options{}); err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(func() { check.Close() })
+				if n, err := check.RecoverInterrupted(ctx); err != nil || n != 1 {
+					t.Fatalf("recovered %d turns: %v", n, err)
+				}
+			}
+			d, err := check.GetTurn(ctx, h.TurnID, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.State != store.StateFailed || d.Termination.Kind != turn.TermDiskFull || d.FinalText != res.FinalText {
+				t.Fatalf("stored: %s, termination %+v, %d bytes of final text (want %d)", d.State, d.Termination, len(d.FinalText), len(res.FinalText))
+			}
+			if !strings.Contains(d.Termination.Error, "The disk is full") || strings.Contains(d.Termination.Error, "could not be saved") {
+				t.Fatalf("stored message: %s", d.Termination.Error)
+			}
+			if _, err := os.Stat(path + ".ending-" + h.TurnID + ".json"); !os.IsNotExist(err) {
+				t.Fatalf("the note of the ending is still there: %v", err)
 			}
 		})
 	}

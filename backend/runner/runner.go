@@ -62,6 +62,9 @@ type Runner struct {
 
 	mu      sync.Mutex
 	running map[string]*Handle // by turn id
+	// pending holds the endings a full disk kept from being stored, by
+	// turn id (pending.go).
+	pending map[string]pendingEnding
 }
 
 // New returns a Runner.
@@ -77,7 +80,7 @@ func New(cfg Config) *Runner {
 	if counter == nil {
 		counter = tokens.New()
 	}
-	return &Runner{cfg: cfg, log: log, approvals: agent.NewApprovals(), counter: counter, running: map[string]*Handle{}}
+	return &Runner{cfg: cfg, log: log, approvals: agent.NewApprovals(), counter: counter, running: map[string]*Handle{}, pending: map[string]pendingEnding{}}
 }
 
 // Request asks for one turn.
@@ -194,6 +197,9 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		req.Message = continuationMessage(src.cfg.Prefix, def, history)
 	}
 	if err := r.attach(ctx, sess.ID, req.Attach); err != nil {
+		return nil, err
+	}
+	if err := r.storePending(ctx, sess.ID); err != nil {
 		return nil, err
 	}
 	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent, Continues: req.Continue != "", Images: req.Images},
@@ -323,6 +329,7 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		tools.all = t.replay.wrapTools(tools.all, t.em)
 	}
 	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
+	ended := false // the disk-full path stored the ending, or kept it
 	h.res = turn.RunTurn(ctx, t.em, func(ctx context.Context) turn.Result {
 		if toolErr != nil {
 			return turn.Result{Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermFailed, Error: apperr.MessageOf(toolErr)},
@@ -331,29 +338,30 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		}
 		res := eng.Run(ctx, t.em, t.def, agent.Input{History: t.history, User: t.req.Message, Images: t.req.Images})
 		if stoppedForDiskFull(ctx) {
-			res = r.diskFullEnding(h, t, res)
+			// Stored (or kept for later) here: its message must say
+			// which before it goes out.
+			res, _ = r.diskFullEnding(h, t, res)
+			ended = true
 		}
 		return res
 	}, func(res turn.Result) {
 		if t.replay != nil && res.OK {
 			t.replay.missingCalls(t.replayClient, t.em)
 		}
+		if ended {
+			return
+		}
 		// Durable before reported: flush the events so far and store the
 		// result before the terminal events go out.
 		if err := t.evlog.Flush(); err != nil {
 			r.log.Error("flushing events", "turn", h.TurnID, "err", err)
 		}
-		err := r.cfg.DB.FinishTurn(context.Background(), h.TurnID, len(t.history), res)
-		if store.IsDiskFull(err) {
-			// Only this write found no room (the turn itself was stored):
-			// free the reserve and try once more.
-			r.cfg.DB.ReleaseReserve(context.Background())
-			err = r.cfg.DB.FinishTurn(context.Background(), h.TurnID, len(t.history), res)
-		}
-		if err != nil {
-			// The turn stays running; the next start marks it interrupted
-			// with the answer its events stored.
+		if err := r.finishTurn(h, t, res); err != nil {
+			// The turn stays running: the ending is kept and stored once
+			// there is room (pending.go), or the next start marks it
+			// interrupted with the answer its events stored.
 			r.log.Error("storing the turn result", "turn", h.TurnID, "err", err)
+			r.keepPending(h, len(t.history), res)
 		}
 	})
 	if err := t.evlog.Close(); err != nil {

@@ -49,6 +49,7 @@ type diskStore interface {
 	Path() string
 	KeepReserve() error
 	ReleaseReserve(ctx context.Context) int64
+	NoteEnding(turnID string, res turn.Result) error
 }
 
 // recordingStore keeps a turn's model calls (Captures, to record and link

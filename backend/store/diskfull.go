@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -19,14 +21,62 @@ import (
 // stores its ending: state failed, termination disk_full, the answer as far
 // as its events were stored. That ending needs room too, so the database
 // keeps a reserve beside it: a file of ReserveSize bytes that is deleted to
-// make room for the ending, and made again at the next turn when there is
-// space. If even the ending cannot be stored, the turn stays running, and
-// the next start marks it interrupted with the same stored answer.
+// make room for the ending, and made again at a later turn when there is
+// room for it. If even the ending cannot be stored, the runner keeps it and
+// stores it once there is room (PendingEnding), or the next start does.
+//
+// The reserve must never be what fills the disk: it is made (or made
+// whole) only when the disk has ReserveRoom free, so that ReserveHeadroom
+// still remains for the turns once it is taken. With less, the turn runs
+// without it, and KeepReserve says how much the disk lacks.
 
 // ReserveSize is the space kept aside beside the database for the ending of
 // a turn stopped by a full disk: the turn's row, its messages and search
 // entries, and a checkpoint of the write-ahead log.
 const ReserveSize = 4 << 20
+
+// ReserveHeadroom is the free space the disk must keep for the turns
+// themselves once the reserve is taken.
+const ReserveHeadroom = 8 << 20
+
+// ReserveRoom is the free space a disk needs for the reserve to be made:
+// the reserve and the headroom beside it.
+const ReserveRoom = ReserveSize + ReserveHeadroom
+
+// ShortOfSpaceError is why the reserve was not made: the disk that holds
+// the database has less free space than making it needs.
+type ShortOfSpaceError struct {
+	Dir  string // the folder of the database
+	Free int64  // bytes free there
+	Need int64  // bytes free it takes to make the reserve whole
+	Have int64  // bytes of the reserve an earlier turn left
+}
+
+func (e *ShortOfSpaceError) Error() string {
+	return fmt.Sprintf("only %s is free on the disk that holds %s, and Agentdeck sets %s aside there only when %s are free, "+
+		"so that a turn stopped by a full disk can still save its ending; %s",
+		MB(e.Free), e.Dir, MB(ReserveSize), MB(e.Need), e.outcome())
+}
+
+func (e *ShortOfSpaceError) outcome() string {
+	if e.Have > 0 {
+		return fmt.Sprintf("the reserve was left at the %s it holds", MB(e.Have))
+	}
+	return "the reserve was not made, and turns run without it"
+}
+
+// MB writes a size for a person: in KB below 1 MB, in MB with one decimal
+// below 10 MB, in whole MB above.
+func MB(n int64) string {
+	const kb, mb = 1 << 10, 1 << 20
+	switch {
+	case n < mb:
+		return strconv.FormatInt((n+kb-1)/kb, 10) + " KB"
+	case n < 10*mb && n%mb != 0:
+		return strconv.FormatFloat(float64(n)/mb, 'f', 1, 64) + " MB"
+	}
+	return strconv.FormatInt((n+mb/2)/mb, 10) + " MB"
+}
 
 // sqliteFull is SQLITE_FULL, the primary result code of a write that found
 // no room.
@@ -56,20 +106,47 @@ func ReservePath(dbPath string) string { return dbPath + ".reserve" }
 
 // KeepReserve makes sure the reserve beside the database is whole, writing
 // the bytes it lacks (zeros, so the space is really taken, not a sparse
-// hole). It is best effort: on a full or read-only disk it keeps what it
-// could write and reports the error, which callers only log.
+// hole), but only when the disk has the room for it and ReserveHeadroom
+// beside (see ReserveRoom): otherwise it writes nothing and returns a
+// *ShortOfSpaceError. A write that fails all the same (another program
+// took the space meanwhile) is undone. It is best effort: callers log the
+// error and go on.
 func (db *DB) KeepReserve() error {
 	path := ReservePath(db.path)
-	if fi, err := os.Stat(path); err == nil && fi.Size() >= ReserveSize {
-		return nil
+	var have int64
+	if fi, err := os.Stat(path); err == nil {
+		if fi.Size() >= ReserveSize {
+			return nil
+		}
+		have = fi.Size()
+	}
+	dir := filepath.Dir(db.path)
+	free, err := db.free(dir)
+	if err != nil {
+		return fmt.Errorf("measuring the free space beside the database: %w", err)
+	}
+	if need := ReserveSize - have + ReserveHeadroom; free < need {
+		return &ShortOfSpaceError{Dir: dir, Free: free, Need: need, Have: have}
 	}
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	size, err := f.Seek(0, io.SeekEnd)
-	if err != nil {
+	if err := fillReserve(f, have); err != nil {
+		// Give back what this call took: the disk may be short now.
+		_ = f.Truncate(have)
+		f.Close()
+		if have == 0 {
+			os.Remove(path)
+		}
+		return err
+	}
+	return f.Close()
+}
+
+// fillReserve writes zeros from size up to ReserveSize and syncs them.
+func fillReserve(f *os.File, size int64) error {
+	if _, err := f.Seek(size, io.SeekStart); err != nil {
 		return err
 	}
 	zeros := make([]byte, 64<<10)
@@ -81,6 +158,14 @@ func (db *DB) KeepReserve() error {
 		}
 	}
 	return f.Sync()
+}
+
+// free is the space free on the disk that holds dir.
+func (db *DB) free(dir string) (int64, error) {
+	if db.diskFree != nil {
+		return db.diskFree(dir)
+	}
+	return DiskFree(dir)
 }
 
 // ReleaseReserve deletes the reserve, then checkpoints the write-ahead log

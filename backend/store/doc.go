@@ -11,9 +11,13 @@
 //     its own connection (checkpoint.go; the writer's wal_autocheckpoint
 //     of 1,000 pages is a backstop, journal_size_limit 512 KB), and a 4 MB
 //     reserve file beside the database is released to store the ending of
-//     a turn stopped by a full disk.
+//     a turn stopped by a full disk. The reserve is made only when the disk
+//     has room for it and ReserveHeadroom beside: it never fills the disk.
 //   - The schema is a list of embedded SQL files in migrations/, applied in
 //     order, each in its own transaction, and recorded in schema_migrations.
+//     Each transaction takes the write lock first (BEGIN IMMEDIATE) and
+//     reads the version inside it, so processes opening a new file at once
+//     apply each migration once.
 //     A database written by a newer Agentdeck (a version we do not know) is
 //     refused and left untouched.
 //   - Errors returned to callers are *apperr.Error with a message a person

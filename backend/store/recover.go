@@ -65,6 +65,7 @@ func (db *DB) RecoverOrphans(ctx context.Context, sessionID string) ([]Orphan, e
 			return done, err
 		}
 		if ok {
+			db.forgetEndings(o.TurnID)
 			done = append(done, o)
 		}
 	}
@@ -119,12 +120,15 @@ func (db *DB) RecoverTurn(ctx context.Context, turnID string) (bool, error) {
 		ok, err = db.recoverTx(ctx, tx, turnID)
 		return err
 	})
+	if ok && err == nil {
+		db.forgetEndings(turnID)
+	}
 	return ok, err
 }
 
 // claimSession refuses a session with a live running turn and recovers
-// the running turns whose process is gone.
-func (db *DB) claimSession(ctx context.Context, tx *sql.Tx, sessionID string) error {
+// the running turns whose process is gone, adding their ids to recovered.
+func (db *DB) claimSession(ctx context.Context, tx *sql.Tx, sessionID string, recovered *[]string) error {
 	rows, err := tx.QueryContext(ctx, `SELECT id, owner_pid, owner_start FROM turns WHERE session_id = ? AND state = 'running'`, sessionID)
 	if err != nil {
 		return err
@@ -153,8 +157,12 @@ func (db *DB) claimSession(ctx context.Context, tx *sql.Tx, sessionID string) er
 		case r.owner.Alive():
 			return apperr.New(apperr.Conflict, "A turn is already running in this session in another Agentdeck process (pid %d). Stop it there, or wait for it to finish.", r.owner.PID)
 		}
-		if _, err := db.recoverTx(ctx, tx, r.id); err != nil {
+		ok, err := db.recoverTx(ctx, tx, r.id)
+		if err != nil {
 			return err
+		}
+		if ok {
+			*recovered = append(*recovered, r.id)
 		}
 	}
 	return nil
@@ -215,12 +223,19 @@ func (db *DB) recoverTx(ctx context.Context, tx *sql.Tx, turnID string) (bool, e
 	if err != nil {
 		return false, err
 	}
-	term, _ := json.Marshal(turn.Termination{Kind: turn.TermInterrupted})
+	state = StateInterrupted
 	res := turn.Result{FinalText: partial, Outcome: turn.OutcomeFailed, Termination: turn.Termination{Kind: turn.TermInterrupted},
 		Error: "Agentdeck stopped while this turn was running. The answer so far is kept."}
+	if note, ok := db.endingNoteOf(turnID); ok {
+		// Its process stopped it (a full disk) and could not store the
+		// ending: it ends as it said, not as interrupted.
+		state = StateFailed
+		res.Termination, res.Error, res.ErrorSource = note.Termination, note.Error, note.ErrorSource
+	}
+	term, _ := json.Marshal(res.Termination)
 	resultJSON, _ := json.Marshal(turn.TurnCompletedData{Result: res})
-	if _, err := tx.ExecContext(ctx, `UPDATE turns SET state = 'interrupted', completed_at = ?, final_text = ?, outcome = 'failed', termination = ?, result = ?
-		WHERE id = ?`, fmtTime(time.Now()), partial, string(term), string(resultJSON), turnID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE turns SET state = ?, completed_at = ?, final_text = ?, outcome = 'failed', termination = ?, result = ?
+		WHERE id = ?`, state, fmtTime(time.Now()), partial, string(term), string(resultJSON), turnID); err != nil {
 		return false, err
 	}
 	images, err := turnImages(ctx, tx, turnID)

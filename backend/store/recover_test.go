@@ -280,3 +280,58 @@ func fileBytes(t *testing.T, path string) map[string][]byte {
 	}
 	return out
 }
+
+// A turn whose process kept its ending in a note (a full disk left no room
+// for the ending) is recovered with that ending's cause and message, not
+// as interrupted, whichever way it is recovered; the note then goes. A
+// turn with no note is interrupted as before.
+func TestRecoveryEndsATurnAsItsNoteSays(t *testing.T) {
+	full := turn.Result{Outcome: turn.OutcomeFailed, ErrorSource: "storage",
+		Termination: turn.Termination{Kind: turn.TermDiskFull, Used: 2, Limit: 2, Error: "The disk is full: all 2 are stored."},
+		Error:       "The disk is full: all 2 are stored."}
+	tests := []struct {
+		name    string
+		note    bool
+		recover func(db *DB, tr Turn) error
+	}{
+		{"RecoverInterrupted", true, func(db *DB, _ Turn) error { _, err := db.RecoverInterrupted(ctx); return err }},
+		{"RecoverTurn", true, func(db *DB, tr Turn) error { _, err := db.RecoverTurn(ctx, tr.ID); return err }},
+		{"a new turn in the session", true, func(db *DB, tr Turn) error {
+			_, err := db.StartTurn(ctx, Turn{SessionID: tr.SessionID, UserMessage: "again"})
+			return err
+		}},
+		{"no note", false, func(db *DB, _ Turn) error { _, err := db.RecoverInterrupted(ctx); return err }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			db := mustOpen(t)
+			s := newSession(t, db, "full")
+			tr := startTurnAs(t, db, deadOwner(t), s.ID, "two words")
+			if tt.note {
+				if err := db.NoteEnding(tr.ID, full); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tt.recover(db, tr); err != nil {
+				t.Fatal(err)
+			}
+			d, err := db.GetTurn(ctx, tr.ID, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantState, wantKind := StateInterrupted, turn.TermInterrupted
+			if tt.note {
+				wantState, wantKind = StateFailed, turn.TermDiskFull
+			}
+			if d.State != wantState || d.Termination.Kind != wantKind || d.FinalText != "two words" {
+				t.Fatalf("recovered: %s %+v, final text %q", d.State, d.Termination, d.FinalText)
+			}
+			if tt.note && d.Termination.Error != full.Error {
+				t.Fatalf("the note's message was not kept: %q", d.Termination.Error)
+			}
+			if _, err := os.Stat(endingNotePath(db.path, tr.ID)); !os.IsNotExist(err) {
+				t.Fatalf("the note is still there: %v", err)
+			}
+		})
+	}
+}

@@ -33,6 +33,9 @@ type DB struct {
 	// eventBlocks keeps the event logs' emptied blocks (eventlog.go) for
 	// the next batch of any turn.
 	eventBlocks sync.Pool
+	// diskFree, if set, replaces the measure of free space (diskfull.go):
+	// tests that cannot mount a small disk.
+	diskFree func(dir string) (int64, error)
 }
 
 // Options tune Open. The zero value is what the app uses.
@@ -72,11 +75,7 @@ func Open(ctx context.Context, path string, opts Options) (*DB, error) {
 	if opts.Owner != nil {
 		db.owner = *opts.Owner
 	}
-	if err := db.ping(ctx); err != nil {
-		writer.Close()
-		return nil, err
-	}
-	if err := migrate(ctx, writer, migrationFiles); err != nil {
+	if err := db.prepare(ctx); err != nil {
 		writer.Close()
 		return nil, err
 	}
@@ -113,6 +112,40 @@ func (db *DB) Close() error {
 // SchemaVersion returns the newest migration applied to the database.
 func (db *DB) SchemaVersion(ctx context.Context) (int, error) {
 	return currentVersion(ctx, db.reader)
+}
+
+// openAttempts bounds how many times Open tries to set the file up while
+// other processes hold it: each try waits up to the busy timeout (5 s).
+const openAttempts = 6
+
+// prepare opens the writer's connection (which puts a new file in WAL
+// mode) and migrates the schema. Processes that open a new file at once
+// queue for its locks: each wait is the busy timeout, and a try that
+// still finds the file busy (20 processes on a loaded machine can take
+// longer) is made again, up to openAttempts; both steps are safe to
+// repeat (see migrate).
+func (db *DB) prepare(ctx context.Context) error {
+	var err error
+	for range openAttempts {
+		if err = db.ping(ctx); err == nil {
+			err = migrate(ctx, db.writer, migrationFiles)
+		}
+		if err == nil || !isBusy(err) || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+// isBusy reports an error of another connection holding a lock the
+// busy timeout did not see released.
+func isBusy(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff
+	return code == sqlite3.SQLITE_BUSY || code == sqlite3.SQLITE_LOCKED
 }
 
 func (db *DB) ping(ctx context.Context) error {

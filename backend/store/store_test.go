@@ -139,8 +139,13 @@ func TestMigrationsRunInOrderEachInItsOwnTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := migrate(context.Background(), db, fsys); err == nil {
+	err = migrate(context.Background(), db, fsys)
+	if err == nil {
 		t.Fatal("a failing migration reported success")
+	}
+	// What a person is shown names the step and SQLite's cause.
+	if msg := apperr.MessageOf(err); !strings.Contains(msg, "applying migration 0003_c.sql failed") || !strings.Contains(msg, "no such table: nope") {
+		t.Fatalf("the message does not say what failed and why: %q", msg)
 	}
 	v, _ := currentVersion(context.Background(), db)
 	if v != 2 {

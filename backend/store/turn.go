@@ -89,8 +89,10 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 		}
 		return t, readError(err, "reading the session's latest turn")
 	}
+	var recovered []string
 	err := db.tx(ctx, "starting the turn", func(tx *sql.Tx) error {
-		if err := db.claimSession(ctx, tx, t.SessionID); err != nil {
+		recovered = recovered[:0]
+		if err := db.claimSession(ctx, tx, t.SessionID, &recovered); err != nil {
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?`, t.SessionID).Scan(&t.Seq); err != nil {
@@ -118,6 +120,9 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, active_turn_id = ? WHERE id = ?`, fmtTime(t.StartedAt), t.ID, t.SessionID)
 		return err
 	})
+	if err == nil {
+		db.forgetEndings(recovered...)
+	}
 	return t, err
 }
 
@@ -218,6 +223,9 @@ func (db *DB) FinishTurn(ctx context.Context, turnID string, from int, res turn.
 		_, err := tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ? WHERE id = ?`, fmtTime(now), sessionID)
 		return err
 	})
+	if err == nil {
+		db.forgetEndings(turnID) // a note NoteEnding kept while this ending found no room
+	}
 	return err
 }
 

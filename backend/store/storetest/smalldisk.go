@@ -3,8 +3,11 @@ package storetest
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 // SmallDisk mounts a tmpfs of size (e.g. "8m") on a new temp folder and
@@ -29,4 +32,31 @@ func SmallDisk(t testing.TB, size string) (dir, whyNot string) {
 		}
 	})
 	return dir, ""
+}
+
+// FillDisk writes a file into dir that leaves about leave bytes free on its
+// disk (a small disk from SmallDisk), as other programs filling it would.
+// It returns the file, to delete when the space should come back.
+func FillDisk(t testing.TB, dir string, leave int64) string {
+	t.Helper()
+	free, err := store.DiskFree(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "filler")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 64<<10)
+	for left := free - leave; left > 0; left -= int64(len(chunk)) {
+		if _, err := f.Write(chunk[:min(int64(len(chunk)), left)]); err != nil {
+			t.Fatalf("filling the disk to leave %d bytes: %v", leave, err)
+		}
+	}
+	if err := f.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
