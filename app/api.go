@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"runtime"
 	"strings"
@@ -128,6 +129,13 @@ func (a *API) SendMessage(req SendRequest) (TurnRef, error) {
 // that no message attached is removed a day later.
 func (a *API) UploadAttachment(name, content string) (UploadedFile, error) {
 	return call(a, needDB, func(context.Context) (UploadedFile, error) { return a.s.upload(name, content) })
+}
+
+// uploadStream is UploadAttachment with the base64 read from r as it
+// arrives: the browser mode's (servebody.go). Unexported, so the window
+// does not bind it.
+func (a *API) uploadStream(name string, r io.Reader) (UploadedFile, error) {
+	return call(a, needDB, func(context.Context) (UploadedFile, error) { return a.s.uploadFrom(name, r) })
 }
 
 // StopTurn stops a running turn; stopping a finished turn does nothing. A

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -50,12 +49,9 @@ type Server struct {
 	log     *slog.Logger
 	methods map[string]reflect.Value // the API table: API's methods by name
 	host    string                   // host:port as listening
-	maxBody int64                    // the largest call body; maxBody (tests set less)
+	maxBody int64                    // if set, caps every method's body limit (tests)
+	uploadGate
 }
-
-// maxBody bounds a call's body: the largest is an exported session to
-// import, or an upload (MaxUploadBytes, a third more in base64).
-const maxBody = 256 << 20
 
 // NewServer returns a browser-mode server for svc.
 func NewServer(svc *Service, cfg ServeConfig) (*Server, error) {
@@ -80,7 +76,7 @@ func NewServer(svc *Service, cfg ServeConfig) (*Server, error) {
 	if !isLoopback(host) && !cfg.AllowRemote {
 		return nil, apperr.New(apperr.Invalid, "Refusing to listen on %s, which other machines can reach. Pass --allow-remote if you really mean it.", cfg.Addr)
 	}
-	return &Server{svc: svc, cfg: cfg, log: log, methods: apiMethods(svc.api), maxBody: maxBody}, nil
+	return &Server{svc: svc, cfg: cfg, log: log, methods: apiMethods(svc.api), uploadGate: newUploadGate()}, nil
 }
 
 // apiMethods is the API table as the browser mode serves it: the methods
@@ -210,32 +206,24 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, http.StatusNotFound, apperr.New(apperr.NotFound, "There is no method %q.", name))
 		return
 	}
-	var raw []json.RawMessage
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.maxBody))
-	if tooLarge := (*http.MaxBytesError)(nil); errors.As(err, &tooLarge) {
-		writeErr(w, http.StatusRequestEntityTooLarge, apperr.New(apperr.Invalid, "The request to %s is larger than the %s a call may send.", name, megabytes(s.maxBody)))
+	limit := s.bodyLimit(name)
+	if r.ContentLength > limit {
+		tooLarge(w, name, limit) // refused before a byte is read
 		return
 	}
-	if err == nil && len(strings.TrimSpace(string(body))) > 0 {
-		err = json.Unmarshal(body, &raw)
+	body := http.MaxBytesReader(w, r.Body, limit)
+	if name == "UploadAttachment" {
+		s.uploadCall(w, r, body, limit)
+		return
+	}
+	args, err := decodeArgs(body, name, fn.Type())
+	if mb := (*http.MaxBytesError)(nil); errors.As(err, &mb) {
+		tooLarge(w, name, limit)
+		return
 	}
 	if err != nil {
-		writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "The request body must be a JSON array of arguments."))
+		writeErr(w, http.StatusBadRequest, err)
 		return
-	}
-	ft := fn.Type()
-	if len(raw) != ft.NumIn() {
-		writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "%s takes %d arguments, got %d.", name, ft.NumIn(), len(raw)))
-		return
-	}
-	args := make([]reflect.Value, ft.NumIn())
-	for i := range args {
-		v := reflect.New(ft.In(i))
-		if err := json.Unmarshal(raw[i], v.Interface()); err != nil {
-			writeErr(w, http.StatusBadRequest, apperr.New(apperr.Invalid, "Argument %d of %s is not a valid %s.", i+1, name, ft.In(i)))
-			return
-		}
-		args[i] = v.Elem()
 	}
 	out := fn.Call(args)
 	if err, _ := out[1].Interface().(error); err != nil {

@@ -3,7 +3,9 @@ package app
 import (
 	"crypto/rand"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +18,7 @@ import (
 
 // MaxUploadBytes is the largest file UploadAttachment takes: 20 MiB, a
 // table of a few hundred thousand rows. Its base64 (27 MiB) fits in a
-// call's body (maxBody). A larger file is attached by its path, which the
+// call's body (see bodyLimit). A larger file is attached by its path, which the
 // table loader takes up to 100 MiB: dropped on the window, or with
 // `agentdeck run --attach FILE`.
 const MaxUploadBytes = 20 << 20
@@ -48,55 +50,84 @@ type UploadedFile struct {
 
 // upload stores a file the page sent: its name and its bytes in base64.
 func (s *Service) upload(name, content string) (UploadedFile, error) {
-	safeName := uploadName(name)
 	limit := s.uploadLimit()
 	// Refused before decoding: the base64 of a file over the limit is longer.
 	if len(content) > base64.StdEncoding.EncodedLen(limit) {
-		return UploadedFile{}, tooBig(safeName, int64(base64.StdEncoding.DecodedLen(len(content))), limit)
+		return UploadedFile{}, tooBig(uploadName(name), int64(base64.StdEncoding.DecodedLen(len(content))), limit)
 	}
-	data, err := base64.StdEncoding.DecodeString(content)
-	switch {
-	case err != nil:
-		return UploadedFile{}, apperr.Wrap(err, apperr.Invalid, "%s arrived damaged (its content is not base64). Attach it again.", safeName)
-	case len(data) > limit:
-		return UploadedFile{}, tooBig(safeName, int64(len(data)), limit)
-	case len(data) == 0:
-		return UploadedFile{}, apperr.New(apperr.Invalid, "%s is empty: there is nothing to attach.", safeName)
-	}
+	return s.uploadFrom(name, strings.NewReader(content))
+}
+
+// uploadFrom stores a file whose base64 is read from content, decoding it
+// straight into the stored file: the browser mode streams a request's body
+// here (servebody.go), so a file is never held whole in memory.
+func (s *Service) uploadFrom(name string, content io.Reader) (UploadedFile, error) {
+	safeName := uploadName(name)
+	limit := s.uploadLimit()
 	dir, err := s.uploadsDir()
 	if err != nil {
 		return UploadedFile{}, err
 	}
 	s.sweepUploads(time.Now())
-	path, err := storeUpload(dir, safeName, data)
-	if err != nil {
+	path, size, err := storeUpload(dir, safeName, base64.NewDecoder(base64.StdEncoding, content), int64(limit))
+	var corrupt base64.CorruptInputError
+	switch {
+	case errors.As(err, &corrupt), errors.Is(err, io.ErrUnexpectedEOF): // the decoder's: a cut quantum
+		return UploadedFile{}, apperr.Wrap(err, apperr.Invalid, "%s arrived damaged (its content is not base64). Attach it again.", safeName)
+	case errors.Is(err, errUploadTooBig):
+		// Count the rest (the caller bounds it) to say how big the file is.
+		rest, _ := io.Copy(io.Discard, base64.NewDecoder(base64.StdEncoding, content))
+		return UploadedFile{}, tooBig(safeName, size+rest, limit)
+	case err != nil && apperr.CodeOf(err) != apperr.Internal:
+		return UploadedFile{}, err // the request's body ended or was too large: its own message
+	case err != nil:
 		return UploadedFile{}, apperr.Wrap(err, apperr.Unavailable, "Could not store %s in %s. Check that the disk has space and the folder can be written.", safeName, dir)
+	case size == 0:
+		return UploadedFile{}, apperr.New(apperr.Invalid, "%s is empty: there is nothing to attach.", safeName)
 	}
-	return UploadedFile{Path: path, Name: safeName, Size: int64(len(data))}, nil
+	return UploadedFile{Path: path, Name: safeName, Size: size}, nil
 }
 
-// storeUpload writes data as dir/<random>/name. The writes go through an
-// os.Root of dir: whatever the name, nothing is written outside it.
-func storeUpload(dir, name string, data []byte) (string, error) {
+// errUploadTooBig is storeUpload's: the data is over the limit.
+var errUploadTooBig = errors.New("the upload is over the limit")
+
+// storeUpload writes data, at most limit bytes, as dir/<random>/name and
+// answers its path and how many bytes it wrote. The writes go through an
+// os.Root of dir: whatever the name, nothing is written outside it. Data
+// over the limit, empty data, or a failed read or write leave nothing.
+func storeUpload(dir, name string, data io.Reader, limit int64) (path string, size int64, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer root.Close()
 	id := rand.Text()
 	if err := root.Mkdir(id, 0o700); err != nil {
-		return "", err
+		return "", 0, err
 	}
 	rel := filepath.Join(id, name)
-	err = root.WriteFile(rel, data, 0o600)
+	f, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err == nil {
+		size, err = io.Copy(f, io.LimitReader(data, limit+1))
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	switch {
+	case err == nil && size > limit:
+		err = errUploadTooBig
+	case err == nil && size == 0:
+		_ = root.RemoveAll(id)
+		return "", 0, nil
+	}
 	if err != nil {
 		_ = root.RemoveAll(id)
-		return "", err
+		return "", size, err
 	}
-	return filepath.Join(dir, rel), nil
+	return filepath.Join(dir, rel), size, nil
 }
 
 // consumeUploads removes the uploads among the paths a started turn

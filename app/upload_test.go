@@ -228,34 +228,6 @@ func TestUploadOverHTTPThenAttach(t *testing.T) {
 	}
 }
 
-// The body limit takes the largest upload, and a larger body is refused
-// with a message, not cut into invalid JSON.
-func TestServeBodyLimit(t *testing.T) {
-	if need := int64(base64.StdEncoding.EncodedLen(MaxUploadBytes)) + 4096; maxBody < need {
-		t.Fatalf("a call's body may have %d bytes; an upload of MaxUploadBytes needs %d", maxBody, need)
-	}
-	f := newFixture(t)
-	srv, base := startServer(t, f)
-	srv.maxBody = 1 << 20
-	client := httpClient(t)
-	b, _ := json.Marshal([]string{"big.csv", strings.Repeat("A", 1<<20)})
-	req, _ := http.NewRequest("POST", base+"/api/call/UploadAttachment", strings.NewReader(string(b)))
-	req.Header.Set("Authorization", "Bearer "+srv.Token())
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body map[string]string
-	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || body["code"] != "invalid" ||
-		body["message"] != "The request to UploadAttachment is larger than the 1 MB a call may send." {
-		t.Fatalf("an oversized body: %d %v %v", resp.StatusCode, body, err)
-	}
-	if left := uploadsIn(t, f); len(left) > 0 {
-		t.Fatalf("an oversized body stored %v", left)
-	}
-}
-
 // Uploads that no message attached within a day go when the next file is
 // uploaded, or when the app starts; younger ones stay.
 func TestUploadsLeftBehindAreRemoved(t *testing.T) {

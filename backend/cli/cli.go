@@ -80,6 +80,41 @@ type Env struct {
 	// damage prints the damaged-database notice once per command, set
 	// by Main.
 	damage *damageNotice
+	// db is the --db given before the command (`agentdeck --db X run`),
+	// set by Main; a --db after the command overrides it.
+	db string
+}
+
+// takeLeadingDB takes the --db flags before the command, as git and
+// docker take their global flags before theirs: `agentdeck --db X run`
+// is `agentdeck run --db X`. (--verbose is taken wherever it stands,
+// takeVerbose.) A --db without its value is a usage error.
+func takeLeadingDB(args []string, env Env) (rest []string, db string, code int) {
+	for len(args) > 0 {
+		name, val, hasVal := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(args[0], "-"), "-"), "=")
+		if !strings.HasPrefix(args[0], "-") || name != "db" {
+			break
+		}
+		switch {
+		case hasVal:
+			db, args = val, args[1:]
+		case len(args) < 2:
+			fmt.Fprintf(env.Stderr, "agentdeck: --db needs a database file: --db PATH\n\n%s", usage)
+			return nil, "", ExitUsage
+		default:
+			db, args = args[1], args[2:]
+		}
+	}
+	return args, db, ExitOK
+}
+
+// dbOr is the database a command opens: its own --db, else the one given
+// before the command.
+func (env Env) dbOr(flagValue string) string {
+	if flagValue != "" {
+		return flagValue
+	}
+	return env.db
 }
 
 const usage = `Usage:
@@ -108,7 +143,8 @@ const usage = `Usage:
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)
-and --verbose (the log, kept in agentdeck.log beside the database, also goes to stderr).
+and --verbose (the log, kept in agentdeck.log beside the database, also goes to stderr),
+before the command or after it: agentdeck --db X run ... is agentdeck run --db X ....
 Run 'agentdeck run --help' for the run flags.
 `
 
@@ -126,6 +162,10 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 	env.damage = &damageNotice{}
 	args, env.logs = takeVerbose(args)
 	defer env.logs.close()
+	args, env.db, code = takeLeadingDB(args, env)
+	if code != ExitOK {
+		return code
+	}
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return cmdDesktop(ctx, args, env)
 	}
@@ -189,7 +229,7 @@ func cmdDesktop(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	var start DesktopStart
-	start.DBPath, start.DBErr = paths.DBPath(*dbFlag, env.Paths)
+	start.DBPath, start.DBErr = paths.DBPath(env.dbOr(*dbFlag), env.Paths)
 	if start.DBErr == nil {
 		start.DB, start.DBErr = store.Open(ctx, start.DBPath, store.Options{})
 	}
@@ -260,7 +300,7 @@ func dbFlagOf(fs *flag.FlagSet) *string {
 // marks interrupted the turns whose process died (a killed run), so no
 // command shows them as running.
 func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, int) {
-	path, err := paths.DBPath(flagValue, env.Paths)
+	path, err := paths.DBPath(env.dbOr(flagValue), env.Paths)
 	if err != nil {
 		return nil, "", fail(env, apperr.Wrap(err, apperr.Invalid, "cannot find the data directory (%v); pass --db", err))
 	}
@@ -282,7 +322,7 @@ func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, 
 // commands report and copy, and never change the file (no migration, no
 // recovery, no checkpoint).
 func openDBReadOnly(ctx context.Context, flagValue string, env Env) (*store.DB, int) {
-	path, err := paths.DBPath(flagValue, env.Paths)
+	path, err := paths.DBPath(env.dbOr(flagValue), env.Paths)
 	if err != nil {
 		return nil, fail(env, apperr.Wrap(err, apperr.Invalid, "cannot find the data directory (%v); pass --db", err))
 	}

@@ -98,15 +98,26 @@ func dbCheck(ctx context.Context, db dbStore, asJSON bool, env Env) int {
 			Orphans []store.Orphan `json:"orphaned_turns"`
 		}{rep, orphans})
 	} else {
+		// Rows, table by table, as salvage counts them; the events the
+		// rows hold are said beside them.
 		counts := make([]string, 0, len(rep.Tables))
 		for _, c := range rep.Tables {
-			if c.Complete {
+			held := ""
+			if c.Name == "events" {
+				held = fmt.Sprintf("holding %d events: a run of streamed tokens is one row", rep.Events)
+			}
+			switch {
+			case c.Complete && held != "":
+				counts = append(counts, fmt.Sprintf("%d %s (%s)", c.Rows, c.Name, held))
+			case c.Complete:
 				counts = append(counts, fmt.Sprintf("%d %s", c.Rows, c.Name))
-			} else {
+			case held != "":
+				counts = append(counts, fmt.Sprintf("%s unreadable in part (%d rows readable, %s)", c.Name, c.Rows, held))
+			default:
 				counts = append(counts, fmt.Sprintf("%s unreadable in part (%d rows readable)", c.Name, c.Rows))
 			}
 		}
-		fmt.Fprintf(env.Stdout, "schema %d · %s · %d bytes\n", rep.SchemaVersion, strings.Join(counts, " · "), rep.SizeBytes)
+		fmt.Fprintf(env.Stdout, "schema %d · rows: %s · %d bytes\n", rep.SchemaVersion, strings.Join(counts, " · "), rep.SizeBytes)
 		if rep.OK {
 			fmt.Fprintln(env.Stdout, "integrity: ok")
 		}
@@ -145,7 +156,8 @@ func dbSalvage(ctx context.Context, db dbStore, out string, asJSON bool, env Env
 		if t.Read == 0 && t.Unreadable == 0 {
 			continue
 		}
-		line := fmt.Sprintf("  %-12s %7d read %7d copied", t.Name, t.Read, t.Copied)
+		// Rows, as db check counts them.
+		line := fmt.Sprintf("  %-12s %7d rows read %7d copied", t.Name, t.Read, t.Copied)
 		if t.Dropped > 0 {
 			line += fmt.Sprintf(" %5d dropped (they refer to a lost row)", t.Dropped)
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -213,20 +214,56 @@ func TestReplayWorksWithTheServerStopped(t *testing.T) {
 	}
 }
 
+// A turn without recordings says why it cannot be replayed: recording was
+// off when it ran, or it was on and the recordings were lost (a salvage
+// that could not keep turn_calls): the turn's capture setting tells them
+// apart.
 func TestReplayOfAnUnrecordedTurnSaysWhy(t *testing.T) {
-	srv := llmtest.NewServer(t)
-	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("hi", 1)})
-	db := filepath.Join(t.TempDir(), "a.db")
-	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "--capture", "off", "Say hi")
-	var first turn.Event
-	json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
-	rep := agentdeck(t, db, srv.URL(), nil, nil, "replay", first.TurnID)
-	if rep.code == ExitOK || !strings.Contains(rep.stderr, "no recorded model calls") || !strings.Contains(rep.stderr, "Re-run it") {
-		t.Fatalf("exit %d stderr %q", rep.code, rep.stderr)
+	tests := []struct {
+		name    string
+		capture string
+		lose    bool // the turn's recordings are lost after it ran
+		want    string
+	}{
+		{name: "recording off", capture: "off", want: "has no recorded model calls (recording was off when it ran), so it cannot be replayed. Re-run it instead."},
+		{name: "recorded, then lost", capture: "record", lose: true, want: "was recorded, but the recordings of its 1 model call are lost: the database was damaged, or salvaged without them. It cannot be replayed; re-run it instead."},
 	}
-	sessions := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "list")
-	if strings.Contains(sessions.stdout, "Replay of") {
-		t.Fatalf("a replay that could not start left a session behind:\n%s", sessions.stdout)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := llmtest.NewServer(t)
+			srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("hi", 1)})
+			db := filepath.Join(t.TempDir(), "a.db")
+			r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "--capture", tt.capture, "Say hi")
+			var first turn.Event
+			json.Unmarshal([]byte(strings.SplitN(r.stdout, "\n", 2)[0]), &first)
+			if tt.lose {
+				loseRecordings(t, db)
+			}
+			rep := agentdeck(t, db, srv.URL(), nil, nil, "replay", first.TurnID)
+			if rep.code == ExitOK || !strings.Contains(rep.stderr, tt.want) {
+				t.Fatalf("exit %d stderr %q, want %q", rep.code, rep.stderr, tt.want)
+			}
+			sessions := agentdeck(t, db, srv.URL(), nil, nil, "sessions", "list")
+			if strings.Contains(sessions.stdout, "Replay of") {
+				t.Fatalf("a replay that could not start left a session behind:\n%s", sessions.stdout)
+			}
+		})
+	}
+}
+
+// loseRecordings empties turn_calls, as a salvage that could not read it
+// leaves it.
+func loseRecordings(t *testing.T, path string) {
+	t.Helper()
+	raw, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	if res, err := raw.Exec(`DELETE FROM turn_calls`); err != nil {
+		t.Fatal(err)
+	} else if n, _ := res.RowsAffected(); n == 0 {
+		t.Fatal("the turn recorded nothing to lose")
 	}
 }
 

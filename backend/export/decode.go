@@ -313,6 +313,9 @@ func readError(err error, lr *limitReader, started bool) error {
 		return apperr.Wrap(err, apperr.Invalid, "This file is empty.")
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
 		return apperr.Wrap(err, apperr.Invalid, "This file ends too early: it was cut short or not completely written. Export the session again.")
+	case errors.As(err, &syntax) && tooDeep(syntax):
+		// Valid or not further on, the file nests deeper than any export.
+		return apperr.Wrap(err, apperr.Invalid, "This file cannot be imported: its JSON is nested too deeply (more than %d levels, at byte %d). Agentdeck's exports never nest that deep, so the file was changed after it was exported or is not an Agentdeck export.", jsonMaxDepth, syntax.Offset)
 	case errors.As(err, &syntax) && !started:
 		return apperr.Wrap(err, apperr.Invalid, "This file is not JSON. Agentdeck imports the .json files it exports; Markdown and JSONL exports cannot be imported.")
 	case errors.As(err, &syntax):
@@ -328,6 +331,15 @@ func readError(err error, lr *limitReader, started bool) error {
 		return apperr.Wrap(err, apperr.Unavailable, "Reading the file failed.")
 	}
 	return apperr.Wrap(err, apperr.Invalid, "This file is damaged and cannot be imported.")
+}
+
+// jsonMaxDepth is how deep encoding/json reads nested arrays and objects.
+const jsonMaxDepth = 10000
+
+// tooDeep says whether a syntax error is encoding/json's refusal to read
+// deeper than jsonMaxDepth: not invalid JSON, only too deep.
+func tooDeep(err *json.SyntaxError) bool {
+	return strings.HasSuffix(err.Error(), "exceeded max depth")
 }
 
 func sizeText(n int64) string {

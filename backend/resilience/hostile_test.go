@@ -42,6 +42,8 @@ func hostileCases(dir string) []hostileCase {
 	}
 	return []hostileCase{
 		{"arguments that are not JSON", "query_data", `{"sql": "SELECT * FROM sales"`, []string{"not valid JSON"}},
+		{"arguments nested 10^5 deep (valid, only too deep)", "query_data", `{"sql":` + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + `}`,
+			[]string{"the arguments are nested too deeply (more than 10000 levels"}},
 		{"arguments that are not an object", "query_data", `"SELECT 1"`, []string{"do not match the schema"}},
 		{"arguments of the wrong type", "query_data", `{"sql": 42}`, []string{"do not match the schema", "/sql"}},
 		{"an unknown argument", "query_data", `{"sql": "SELECT 1", "mode": "rw"}`, []string{"do not match the schema"}},

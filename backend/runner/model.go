@@ -109,6 +109,16 @@ func (r *Runner) provider(ctx context.Context, name string) (llm.Provider, error
 	return llm.Provider{}, apperr.New(apperr.Invalid, "There is no provider named %q. Add it in Settings.", name)
 }
 
+// captureOf is how a turn records its model calls: the request's
+// setting, record when it has none. A replay links the recordings it
+// serves, so it counts as recorded.
+func captureOf(req Request, replaying bool) llm.CaptureMode {
+	if replaying || req.Capture == "" {
+		return llm.CaptureRecord
+	}
+	return req.Capture
+}
+
 // client builds the turn's model client, recording every call in captures
 // (so the turn can be replayed) unless capture is off.
 func (s source) client(captures *store.Captures, mode llm.CaptureMode) llm.Client {

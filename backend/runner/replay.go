@@ -36,6 +36,11 @@ type Replay struct {
 type runSpec struct {
 	Limits   turn.Limits          `json:"limits"`
 	Workflow *workflow.Definition `json:"workflow,omitempty"`
+	// Capture is the turn's recording setting: with it a turn without
+	// recordings tells "recording was off" from "its recordings were
+	// lost" (a salvage that could not keep them). Empty in turns stored
+	// before it was kept.
+	Capture llm.CaptureMode `json:"capture,omitempty"`
 }
 
 // replaySource is what a replay needs of the original turn.
@@ -78,8 +83,12 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 		// Failed calls are not recorded: a replay of them would only
 		// pretend to ask the model again.
 		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls to replay: its model calls failed. Re-run it instead.", orig.Seq)
-	default:
+	case src.spec.Capture == llm.CaptureOff:
 		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls (recording was off when it ran), so it cannot be replayed. Re-run it instead.", orig.Seq)
+	case src.spec.Capture != "":
+		return nil, apperr.New(apperr.Invalid, "Turn #%d was recorded, but the recordings of its %s are lost: the database was damaged, or salvaged without them. It cannot be replayed; re-run it instead.", orig.Seq, modelCalls(answered))
+	default:
+		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls: recording was off when it ran, or its recordings were lost with damage to the database. It cannot be replayed; re-run it instead.", orig.Seq)
 	}
 	if src.results, err = db.ToolResults(ctx, orig.ID); err != nil {
 		return nil, err
@@ -261,4 +270,12 @@ func clip(s string, n int) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// modelCalls is "1 model call" or "n model calls".
+func modelCalls(n int) string {
+	if n == 1 {
+		return "1 model call"
+	}
+	return fmt.Sprintf("%d model calls", n)
 }

@@ -25,15 +25,16 @@ type CheckReport struct {
 	// Problems are SQLite's findings, one per line, for a bug report.
 	Problems      []string `json:"problems"`
 	SchemaVersion int      `json:"schema_version"`
-	// Sessions, Turns, Events and Messages are the rows that could be
-	// read, events counted one by one (a run of streamed tokens is one row
-	// holding many); a table in Unreadable has more that could not, and is
-	// counted by its rows.
+	// Sessions, Turns and Messages are the rows that could be read;
+	// Events the events in the rows that could be read, counted one by
+	// one (a run of streamed tokens is one row holding many). A table in
+	// Unreadable has more that could not be read.
 	Sessions int64 `json:"sessions"`
 	Turns    int64 `json:"turns"`
 	Events   int64 `json:"events"`
 	Messages int64 `json:"messages"`
-	// Tables are the same counts, each with whether all of it was read.
+	// Tables are each table's rows that could be read (the events table
+	// too: rows, as salvage counts them), with whether all of it was read.
 	Tables []TableCount `json:"tables"`
 	// Unreadable names the tables whose rows could not all be read.
 	Unreadable []string `json:"unreadable"`
@@ -287,18 +288,17 @@ func (db *DB) checkCounts(ctx context.Context, conn *sql.Conn, rep *CheckReport)
 	}
 	rep.SchemaVersion = v
 	for _, t := range countedTables {
+		// Rows, in every table and whether it is whole or damaged, as
+		// salvage counts them; the events they hold are counted too.
 		c := TableCount{Name: t, Complete: true}
-		count := "COUNT(*)"
-		if t == "events" {
-			count = "COALESCE(SUM(run_len), 0)" // events, not rows: a run of tokens is one row
-		}
-		err := conn.QueryRowContext(ctx, `SELECT `+count+` FROM `+t+` NOT INDEXED`).Scan(&c.Rows)
+		events := int64(0)
+		err := conn.QueryRowContext(ctx, `SELECT COUNT(*), `+eventsIn(t)+` FROM `+t+` NOT INDEXED`).Scan(&c.Rows, &events)
 		if err != nil && !isCorrupt(err) {
 			return err
 		}
 		if err != nil {
 			c.Complete = false
-			if c.Rows, err = db.walkCount(ctx, t); err != nil {
+			if c.Rows, events, err = db.walkCount(ctx, t); err != nil {
 				return err
 			}
 			rep.Unreadable = append(rep.Unreadable, t)
@@ -310,7 +310,7 @@ func (db *DB) checkCounts(ctx context.Context, conn *sql.Conn, rep *CheckReport)
 		case "turns":
 			rep.Turns = c.Rows
 		case "events":
-			rep.Events = c.Rows
+			rep.Events = events
 		case "messages":
 			rep.Messages = c.Rows
 		}
@@ -318,28 +318,43 @@ func (db *DB) checkCounts(ctx context.Context, conn *sql.Conn, rep *CheckReport)
 	return nil
 }
 
-// walkCount counts the readable rows of a damaged table.
-func (db *DB) walkCount(ctx context.Context, table string) (int64, error) {
-	var n int64
-	count := func([]any) error { n++; return nil }
+// eventsIn is the SQL that counts the events of table's rows: a row of
+// events holds run_len of them (a run of streamed tokens is one row).
+func eventsIn(table string) string {
+	if table == "events" {
+		return "COALESCE(SUM(run_len), 0)"
+	}
+	return "0"
+}
+
+// walkCount counts the readable rows of a damaged table, and for events
+// the events they hold.
+func (db *DB) walkCount(ctx context.Context, table string) (rows, events int64, err error) {
 	w := walker{src: db, table: table, st: &SalvageTable{}}
 	if table != "events" {
-		return n, w.byRowid(ctx, count)
+		err := w.byRowid(ctx, func([]any) error { rows++; return nil })
+		return rows, 0, err
 	}
 	w.keys, w.firstK2 = [2]string{"turn_id", "seq"}, &eventsFirstSeq
+	w.cols = []string{"turn_id", "seq", "run_len"}
 	// The turns' ids, from their primary key's index: where the walk
 	// goes on after an unreadable stretch of events.
-	if rows, err := db.reader.QueryContext(ctx, `SELECT id FROM turns ORDER BY id`); err == nil {
-		for rows.Next() {
+	if rs, err := db.reader.QueryContext(ctx, `SELECT id FROM turns ORDER BY id`); err == nil {
+		for rs.Next() {
 			var id string
-			if rows.Scan(&id) != nil {
+			if rs.Scan(&id) != nil {
 				break
 			}
 			w.parents = append(w.parents, id)
 		}
-		rows.Close()
+		rs.Close()
 	}
-	return n, w.byPair(ctx, count)
+	err = w.byPair(ctx, func(vals []any) error {
+		rows++
+		events += max(num(vals[2]), 1)
+		return nil
+	})
+	return rows, events, err
 }
 
 func fileSize(path string) int64 {

@@ -253,7 +253,7 @@ func readTurnKeepsWhatIsReadable(t *testing.T, h storetest.History, fresh func(*
 }
 
 func checkCountsEachTableOnItsOwn(t *testing.T, h storetest.History, fresh func(*testing.T) string) {
-	want := map[string]int64{"sessions": int64(len(h.Sessions)), "turns": int64(len(h.Turns)), "events": eventCount(t, fresh(t)), "messages": int64(2 * len(h.Turns))}
+	want := map[string]int64{"sessions": int64(len(h.Sessions)), "turns": int64(len(h.Turns)), "events": eventRows(t, fresh(t)), "messages": int64(2 * len(h.Turns))}
 	for _, table := range damagedTables {
 		t.Run(table, func(t *testing.T) {
 			path, page := damaged(t, fresh, table)

@@ -290,8 +290,15 @@ func wrapf(err error, format string, args ...any) error {
 // backup) without changing it in any way: nothing is created, migrated,
 // recovered or checkpointed, and every write fails.
 func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
-	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, fs.ErrNotExist) {
 		return nil, apperr.Wrap(err, apperr.NotFound, "there is no database at %s; pass --db with the file to look at", path)
+	}
+	if err == nil && fi.Size() == 0 && fileSize(path+"-wal") == 0 {
+		// SQLite reads a 0-byte file as a database with nothing in it;
+		// opened read-only it cannot even be given its log, which used to
+		// end in "check that the file is readable", a false lead.
+		return nil, emptyFile(path)
 	}
 	dmg := newDamage(path, nil)
 	open := func(conns int) (*sql.DB, error) {
@@ -323,6 +330,17 @@ func OpenReadOnly(ctx context.Context, path string) (*DB, error) {
 		return nil, openError(path, err)
 	}
 	return db, nil
+}
+
+// emptyFile is the answer of a command that only reads, given a 0-byte
+// file. Open takes such a file as a new database and sets it up (SQLite
+// reads 0 bytes as an empty database); a command that only looks has
+// nothing to look at, and says what the file is and what to do.
+func emptyFile(path string) error {
+	return apperr.New(apperr.NotFound,
+		"%s is empty (0 bytes): it holds no Agentdeck data, so there is nothing to check or copy. "+
+			"If it is new, any other command (agentdeck, agentdeck run) sets it up as a new database; "+
+			"if it held your history, it was cut to nothing: restore it from a backup", path)
 }
 
 // querier is a pool or a transaction to read from.

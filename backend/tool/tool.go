@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -163,6 +164,10 @@ func (ts *Set) Validate(name string, raw string) (json.RawMessage, error) {
 		trimmed = "{}"
 	}
 	v, err := jsonschema.UnmarshalJSON(strings.NewReader(trimmed))
+	if syntax := (*json.SyntaxError)(nil); errors.As(err, &syntax) && strings.HasSuffix(syntax.Error(), "exceeded max depth") {
+		// Valid JSON perhaps, but deeper than encoding/json reads.
+		return nil, fmt.Errorf("the arguments are nested too deeply (more than 10000 levels of arrays and objects); send a flatter JSON object matching the tool's schema")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("the arguments are not valid JSON (%v); send a JSON object matching the tool's schema", err)
 	}
