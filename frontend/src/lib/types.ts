@@ -90,6 +90,7 @@ export type {
   Turn,
   TurnPage,
   TurnState,
+  Copied,
   UsageItem,
   UsagePoint,
   UsageReport,
