@@ -261,7 +261,7 @@ func printTurns(env Env, turns []TurnView, lost []int) {
 			printPlan(env.Stdout, t.PlanSteps, "  ")
 		}
 		if t.Cost != nil {
-			fmt.Fprintf(env.Stdout, "  %s\n", costText(t.Cost))
+			fmt.Fprintf(env.Stdout, "  %s%s\n", costText(t.Cost), copiedNote(t.Copied))
 		}
 		for _, s := range t.Stages {
 			fmt.Fprintf(env.Stdout, "  stage %-14s %-10s %-9s %s\n", s.Name, s.Agent, s.Outcome, s.Termination)

@@ -141,7 +141,7 @@ func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events boo
 		printPlan(env.Stdout, v.PlanSteps, "  ")
 	}
 	if u, ok := v.Usage.(llm.Usage); ok {
-		fmt.Fprintf(env.Stdout, "tokens %d in / %d out · %s\n", u.InputTokens, u.OutputTokens, costText(v.Cost))
+		fmt.Fprintf(env.Stdout, "tokens %d in / %d out · %s%s\n", u.InputTokens, u.OutputTokens, costText(v.Cost), copiedNote(v.Copied))
 	}
 	for _, s := range v.Stages {
 		fmt.Fprintf(env.Stdout, "stage %-14s %-10s %-9s %-28s %5d ms  %d in / %d out tokens  %s\n", s.Name, s.Agent, s.Outcome, s.Termination.String(), s.Diagnostics.DurationMS, s.Diagnostics.Usage.InputTokens, s.Diagnostics.Usage.OutputTokens, costText(s.Diagnostics.Cost))
@@ -152,6 +152,18 @@ func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events boo
 		}
 	}
 	return code
+}
+
+// copiedNote says, after a copied turn's cost, that it was counted where
+// it ran, not here ("" for a turn that ran here).
+func copiedNote(c store.Copied) string {
+	switch c {
+	case store.CopiedFork:
+		return " · copied from the session it was forked from, not counted"
+	case store.CopiedImport:
+		return " · copied from an imported file, not counted"
+	}
+	return ""
 }
 
 // costText says what some calls cost: "cost $0.0042", marked when the

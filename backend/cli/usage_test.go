@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -169,5 +170,86 @@ func TestABaseURLOnThisMachineIsFree(t *testing.T) {
 	_, turnID := idsOf(t, r.stderr)
 	if show := agentdeck(t, db, "", nil, nil, "turns", "show", turnID); !strings.Contains(show.stdout, "· cost $0 (estimated tokens)\n") {
 		t.Fatalf("turns show: %s", show.stdout)
+	}
+}
+
+// TestUsageIsTheSameAfterAForkAndImports: a fork and two imports of a
+// session copy its turns and their calls, but the server was called only
+// for the turns run: usage --json is the same after as before, the
+// month's budget does not fill up with the copies, and the copies' costs
+// are shown as copied and not counted.
+func TestUsageIsTheSameAfterAForkAndImports(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Respond(func(llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("spent", 1), Usage: &llmtest.Usage{PromptTokens: 1_000_000, CompletionTokens: 0}}
+	})
+	db := filepath.Join(t.TempDir(), "a.db")
+	// $1 a call against a $4 budget: 3 calls are 75%, under the warning.
+	if r := agentdeck(t, db, "", nil, nil, "providers", "add", "paid", "--base-url", srv.URL(), "--model", "m", "--price", "1,0", "--budget", "4", "--over", "refuse"); r.code != ExitOK {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	run := func(args ...string) cliRun {
+		t.Helper()
+		r := agentdeck(t, db, "", nil, nil, append([]string{"run", "--provider", "paid", "--model", "m"}, args...)...)
+		if r.code != ExitOK || strings.Contains(r.stderr, "budget") {
+			t.Fatalf("run %v: %d %s", args, r.code, r.stderr)
+		}
+		return r
+	}
+	sessionID, _ := idsOf(t, run("one").stderr)
+	run("--session", sessionID, "two")
+	_, last := idsOf(t, run("--session", sessionID, "three").stderr)
+	// The report, less its span (which moves with the clock).
+	usage := func() store.UsageReport {
+		t.Helper()
+		u := agentdeck(t, db, "", nil, nil, "usage", "--json")
+		var rep store.UsageReport
+		if err := json.Unmarshal([]byte(u.stdout), &rep); u.code != ExitOK || err != nil {
+			t.Fatalf("usage: %d %v %s", u.code, err, u.stderr)
+		}
+		rep.Since, rep.Until = "", ""
+		return rep
+	}
+	before := usage()
+
+	fork := agentdeck(t, db, "", nil, nil, "sessions", "fork", last)
+	if fork.code != ExitOK {
+		t.Fatalf("fork: %d %s", fork.code, fork.stderr)
+	}
+	forkID := strings.TrimSpace(fork.stdout)
+	file := filepath.Join(t.TempDir(), "s.json")
+	if r := agentdeck(t, db, "", nil, nil, "sessions", "export", sessionID, "--format", "json", "-o", file); r.code != ExitOK {
+		t.Fatalf("export: %d %s", r.code, r.stderr)
+	}
+	for range 2 {
+		if r := agentdeck(t, db, "", nil, nil, "sessions", "import", file); r.code != ExitOK {
+			t.Fatalf("import: %d %s", r.code, r.stderr)
+		}
+	}
+	if after := usage(); !reflect.DeepEqual(after, before) {
+		t.Fatalf("usage changed with a fork and two imports:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if before.Total.Calls != 3 || math.Abs(before.Total.CostUSD-3) > 1e-9 {
+		t.Fatalf("usage: %+v", before.Total)
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Fatalf("the server was called %d times", n)
+	}
+
+	// The fork shows its copied turns' costs, marked, and sums none.
+	show := agentdeck(t, db, "", nil, nil, "sessions", "show", forkID)
+	if !strings.Contains(show.stdout, "0 model calls · 0 in / 0 out tokens") ||
+		strings.Count(show.stdout, "cost $1.00 · copied from the session it was forked from, not counted") != 3 {
+		t.Fatalf("sessions show of the fork:\n%s", show.stdout)
+	}
+
+	// The budget counts the 3 calls made, not the 12 stored: a fourth
+	// run starts at 75% and ends at 100%.
+	r := agentdeck(t, db, "", nil, nil, "run", "--provider", "paid", "--model", "m", "--session", forkID, "four")
+	if r.code != ExitOK || !strings.Contains(r.stderr, "100% of this month's budget for paid is spent: $4.00 of $4.00") {
+		t.Fatalf("a run in the fork: %d %s", r.code, r.stderr)
+	}
+	if rep := usage(); rep.Total.Calls != 4 {
+		t.Fatalf("usage after a turn in the fork: %+v", rep.Total)
 	}
 }

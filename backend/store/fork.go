@@ -12,7 +12,8 @@ import (
 // of the branch that ends at turnID, that turn included, with everything
 // stored about each turn (messages, images, events, stages, calls,
 // recordings, so its turns replay) under new ids. The new session names the session and
-// turn it came from. It is the session's JSON export, cut to the branch,
+// turn it came from, and its turns are marked copied (Turn.Copied): their
+// calls were counted in the original. It is the session's JSON export, cut to the branch,
 // imported as a copy, so a fork keeps exactly what an export keeps.
 func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 	from, err := db.GetTurn(ctx, turnID, false)
@@ -40,7 +41,7 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 
 	var s Session
 	err = db.tx(ctx, "forking the session", func(tx *sql.Tx) error {
-		im := &importer{ctx: ctx, tx: tx, doc: &doc, fork: true}
+		im := &importer{ctx: ctx, tx: tx, doc: &doc, fork: true, copied: CopiedFork}
 		var err error
 		if s, err = im.run(); err != nil {
 			return err

@@ -32,19 +32,34 @@ import (
 // its SHA-256 (importimages.go). Files of a newer export.Version, files
 // that are not Agentdeck exports, and files over MaxImportBytes are
 // refused with a message that says so.
+//
+// Every turn it stores is marked copied (Turn.Copied): its model calls
+// were counted where they ran, so no sum here counts them again.
 func (db *DB) Import(ctx context.Context, r io.Reader) (Session, error) {
 	return db.importLimit(ctx, r, MaxImportBytes)
+}
+
+// ImportCollected is Import for a session this database's own evaluation
+// run ran on another machine (scale/exchange): its turns are this
+// database's work, not copies, and their calls count here.
+func (db *DB) ImportCollected(ctx context.Context, r io.Reader) (Session, error) {
+	return db.importAs(ctx, r, MaxImportBytes, "")
 }
 
 // MaxImportBytes is the largest file Import reads.
 const MaxImportBytes = 512 << 20
 
 func (db *DB) importLimit(ctx context.Context, r io.Reader, limit int64) (Session, error) {
+	return db.importAs(ctx, r, limit, CopiedImport)
+}
+
+// importAs imports with each turn marked copied as given.
+func (db *DB) importAs(ctx context.Context, r io.Reader, limit int64, copied Copied) (Session, error) {
 	doc, err := export.Decode(ctx, r, limit)
 	var s Session
 	if err == nil {
 		err = db.tx(ctx, "importing the session", func(tx *sql.Tx) error {
-			im := &importer{ctx: ctx, tx: tx, doc: &doc}
+			im := &importer{ctx: ctx, tx: tx, doc: &doc, copied: copied}
 			var err error
 			s, err = im.run()
 			return err
@@ -76,6 +91,8 @@ type importer struct {
 	// fork is set when the document is a branch being forked
 	// (ForkSession): its title is the fork's, not an import's.
 	fork bool
+	// copied marks every turn stored (Turn.Copied).
+	copied Copied
 	// images are the file's images by the turn that owns them, imageIDs
 	// the ids of those it holds the bytes of, and goneIDs those it marks
 	// gone (importimages.go).
@@ -350,10 +367,10 @@ func (im *importer) turn(t *export.Turn) error {
 	if t.CompletedAt != nil {
 		completedAt = fmtTime(*t.CompletedAt)
 	}
-	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id, continues)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
+	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id, continues, copied)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)`,
 		tid, im.sid, t.Seq, t.UserMessage, t.State, t.Workflow, t.Model, fmtTime(t.StartedAt), completedAt, t.FinalText, t.Outcome,
-		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != ""); err != nil {
+		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != "", im.copied); err != nil {
 		return err
 	}
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages), true); err != nil {

@@ -60,6 +60,10 @@ func TestExportImportRoundTrip(t *testing.T) {
 			t.Fatal(err)
 		}
 		events += len(a.Events)
+		if b.Copied != CopiedImport {
+			t.Errorf("turn %d: imported, but marked copied %q", b.Seq, b.Copied)
+		}
+		a.Copied = CopiedImport // all else is kept
 		if !reflect.DeepEqual(a.Events, b.Events) {
 			t.Errorf("turn %d: events differ", a.Seq)
 		}

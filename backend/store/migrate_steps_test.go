@@ -83,6 +83,7 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		stepExec(t, db, `INSERT INTO eval_results (id, run_id, case_id, model, repeat, session_id, turn_id, state, score, outcomes, started_at, ended_at)
 			VALUES ('step-er', 'step-r', 'case-1', 'work/m', 1, 'step-s', 'step-t', 'passed', 1, '[{"kind":"contains","passed":true,"score":1,"reason":""}]', '`+at+`', '`+at+`')`)
 	},
+	12: nil, // a column only; the one turn seeded before it is its own, not a copy
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

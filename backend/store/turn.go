@@ -24,6 +24,17 @@ const (
 	StateInterrupted TurnState = "interrupted" // the process died mid-turn
 )
 
+// Copied is where a copied turn came from.
+type Copied string
+
+// Where a copied turn came from.
+const (
+	// CopiedFork is a turn of the branch a fork copied.
+	CopiedFork Copied = "fork"
+	// CopiedImport is a turn an import copied from its file.
+	CopiedImport Copied = "import"
+)
+
 // Turn is one user message and what the workflow did with it.
 type Turn struct {
 	ID          string           `json:"id"`
@@ -46,6 +57,11 @@ type Turn struct {
 	// follows (Continue after Stop or a limit): readers show the two as
 	// one answer with a mark where it resumed.
 	Continues bool `json:"continues"`
+	// Copied says where a turn copied from elsewhere came from (CopiedFork,
+	// CopiedImport), "" for a turn that ran here. A copy keeps its calls'
+	// figures to show, but no sum of usage or cost counts them: they were
+	// counted where they ran.
+	Copied Copied `json:"copied,omitempty"`
 	// Images are the user message's images, stored as the turn starts
 	// (StartTurn gives them back with their ids), so a turn cut short by a
 	// crash keeps them. Read them from the messages.

@@ -15,7 +15,8 @@ import (
 // Usage and cost, read from the model calls as they were stored: each call
 // keeps the price it ran at and its cost (migration 10), so these sums
 // never change when a price does. Replayed calls cost nothing and are left
-// out. A call whose price was unknown counts its tokens and adds to
+// out, and so are the calls of copied turns (Turn.Copied: a fork's or an
+// import's), which were counted where they ran. A call whose price was unknown counts its tokens and adds to
 // Unpriced, never a guessed cost.
 
 // Ways to group usage.
@@ -89,8 +90,11 @@ type UsageItem struct {
 	// TurnID and Seq are set for a turn.
 	TurnID string `json:"turn_id,omitempty"`
 	Seq    int    `json:"seq,omitempty"`
-	// Message is the turn's user message.
-	Message string `json:"message,omitempty"`
+	// Message is the turn's user message; for a continuation (Continues),
+	// the message of the turn whose answer it continues, not the
+	// instruction the continuation sent.
+	Message   string `json:"message,omitempty"`
+	Continues bool   `json:"continues,omitempty"`
 	UsageSum
 }
 
@@ -169,14 +173,19 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) (UsageReport, error) {
 			func(p *UsagePoint) []any { return append([]any{&p.Day, &p.Key}, p.dest()...) })
 	}
 	item := func(it *UsageItem) []any {
-		return append([]any{&it.SessionID, &it.Title, &it.TurnID, &it.Seq, &it.Message}, it.dest()...)
+		return append([]any{&it.SessionID, &it.Title, &it.TurnID, &it.Seq, &it.Message, &it.Continues}, it.dest()...)
 	}
 	top := costliest + fmt.Sprintf(` LIMIT %d`, q.Top)
 	if err == nil {
-		rep.TopSessions, err = queryAll(ctx, tx, `SELECT s.id, s.title, '', 0, '', `+usageSums+calls+where+` GROUP BY s.id`+top, args, item)
+		rep.TopSessions, err = queryAll(ctx, tx, `SELECT s.id, s.title, '', 0, '', 0, `+usageSums+calls+where+` GROUP BY s.id`+top, args, item)
 	}
 	if err == nil {
-		rep.TopTurns, err = queryAll(ctx, tx, `SELECT s.id, s.title, t.id, t.seq, t.user_message, `+usageSums+calls+where+` GROUP BY t.id`+top, args, item)
+		rep.TopTurns, err = queryAll(ctx, tx, `SELECT s.id, s.title, t.id, t.seq, t.user_message, t.continues, `+usageSums+calls+where+` GROUP BY t.id`+top, args, item)
+	}
+	for i := range rep.TopTurns {
+		if err == nil && rep.TopTurns[i].Continues {
+			rep.TopTurns[i].Message, err = continuedMessage(ctx, tx, rep.TopTurns[i].TurnID)
+		}
 	}
 	if err != nil {
 		return UsageReport{}, readError(err, "reading usage")
@@ -203,9 +212,30 @@ func queryAll[T any](ctx context.Context, tx *sql.Tx, query string, args []any, 
 	return out, rows.Err()
 }
 
-// usageWhere is the WHERE clause of q's calls: in its span, not replayed.
+// continuedMessage is the user message a continuation continues the
+// answer to: that of the nearest turn above it that is not itself a
+// continuation ("" when that turn is gone).
+func continuedMessage(ctx context.Context, tx *sql.Tx, turnID string) (string, error) {
+	var msg string
+	err := tx.QueryRowContext(ctx, `WITH RECURSIVE up (parent, continues, message, depth) AS (
+			SELECT parent_turn_id, continues, user_message, 0 FROM turns WHERE id = ?
+			UNION ALL
+			SELECT p.parent_turn_id, p.continues, p.user_message, up.depth + 1 FROM turns p JOIN up ON p.id = up.parent
+			WHERE up.continues = 1 AND up.depth < 10000)
+		SELECT message FROM up WHERE continues = 0 LIMIT 1`, turnID).Scan(&msg)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	return msg, err
+}
+
+// notCopied leaves out the calls of copied turns (turns t).
+const notCopied = ` AND t.copied = ''`
+
+// usageWhere is the WHERE clause of q's calls: in its span, not replayed,
+// not a copied turn's.
 func usageWhere(q UsageQuery) (string, []any) {
-	where, args := `WHERE c.capture != ?`, []any{llm.CaptureReplayed}
+	where, args := `WHERE c.capture != ?`+notCopied, []any{llm.CaptureReplayed}
 	if !q.Since.IsZero() {
 		where += ` AND c.started_at >= ?`
 		args = append(args, fmtTime(q.Since))
@@ -217,11 +247,12 @@ func usageWhere(q UsageQuery) (string, []any) {
 	return where, args
 }
 
-// ProviderSpend is the cost of provider's calls since since, replays left
-// out: what its budget is measured against.
+// ProviderSpend is the cost of provider's calls since since, replays and
+// copied turns left out: what its budget is measured against.
 func (db *DB) ProviderSpend(ctx context.Context, provider string, since time.Time) (float64, error) {
 	var usd float64
-	err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(cost_usd), 0) FROM model_calls WHERE provider = ? AND capture != ? AND started_at >= ?`,
+	err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(SUM(c.cost_usd), 0) FROM model_calls c JOIN turns t ON t.id = c.turn_id
+		WHERE c.provider = ? AND c.capture != ? AND c.started_at >= ?`+notCopied,
 		provider, llm.CaptureReplayed, fmtTime(since)).Scan(&usd)
 	if err != nil {
 		return 0, readError(err, "reading what "+provider+" cost this month")
@@ -230,10 +261,11 @@ func (db *DB) ProviderSpend(ctx context.Context, provider string, since time.Tim
 }
 
 // SessionUsage is what a session's calls used and cost, replays included
-// at their cost (nothing).
+// at their cost (nothing), copied turns left out (a fork's copied branch
+// was counted in the session it came from).
 func (db *DB) SessionUsage(ctx context.Context, sessionID string) (UsageSum, error) {
 	var s UsageSum
-	err := db.reader.QueryRowContext(ctx, `SELECT `+usageSums+` FROM model_calls c JOIN turns t ON t.id = c.turn_id WHERE t.session_id = ?`, sessionID).Scan(s.dest()...)
+	err := db.reader.QueryRowContext(ctx, `SELECT `+usageSums+` FROM model_calls c JOIN turns t ON t.id = c.turn_id WHERE t.session_id = ?`+notCopied, sessionID).Scan(s.dest()...)
 	if err != nil {
 		return UsageSum{}, readError(err, "reading the session's usage")
 	}

@@ -3,10 +3,12 @@
 // window (scripts/e2e.sh's "small" provider: 2,000 tokens, priced); a turn
 // shows its cost; the Usage page draws the Go side's charts, in light and
 // dark, exports CSV and opens a costly turn; and a spent budget ("capped",
-// $0.10 a month) warns, then asks before a send goes past it.
+// $0.10 a month) warns, then asks before a send goes past it. A fork and an
+// import copy turns without counting them again, and a budget changed in
+// Settings shows under the message box at once.
 import { readFileSync } from 'node:fs';
 import type { Locator, Page } from '@playwright/test';
-import { composer, expect, finished, newSession, send, shot, test, uid } from './fixtures';
+import { composer, expect, finished, newSession, ORIGIN, send, shot, test, uid } from './fixtures';
 
 async function onProvider(page: Page, value: string) {
   const picker = page.getByRole('form', { name: 'Message' }).getByRole('combobox', { name: 'Model' });
@@ -155,4 +157,122 @@ test("a provider's budget warns past 80%, then asks before a send goes past it",
   await expect(turn.getByText(third, { exact: true })).toBeVisible();
   await finished(turn);
   await expect(turn.getByTestId('turn-cost')).toHaveText(/^\$0\.\d\d$/);
+});
+
+/** Calls the backend as the page does (browser mode's /api/call). */
+async function call<T>(page: Page, method: string, ...args: unknown[]): Promise<T> {
+  const res = await page.request.post(`${ORIGIN}/api/call/${method}`, { data: args });
+  expect(res.ok(), `${method}: ${await res.text()}`).toBe(true);
+  return (await res.json()) as T;
+}
+
+interface ProviderRow {
+  name: string;
+  budget?: { monthly_usd: number; over_limit: string };
+  [k: string]: unknown;
+}
+
+/**
+ * A provider of this test's own: "small" (the fake model, priced) under a
+ * new name, with a budget if given, so what it spent is this test's
+ * alone while other tests run beside it. The page is reloaded to list it.
+ */
+async function ownProvider(page: Page, budget?: number): Promise<string> {
+  const small = (await call<ProviderRow[]>(page, 'ListProviders')).find((p) => p.name === 'small');
+  expect(small).toBeTruthy();
+  const name = `own-${uid()}`;
+  const { has_key: _k, masked_key: _m, ...provider } = small!;
+  await call(page, 'SaveProvider', { provider: { ...provider, name, budget: budget ? { monthly_usd: budget, over_limit: 'ask' } : undefined } });
+  await page.reload();
+  return name;
+}
+
+interface UsageSumRow {
+  key: string;
+  calls: number;
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+/** What the provider's calls add up to on the Usage page's report. */
+async function providerUsage(page: Page, name: string): Promise<UsageSumRow | undefined> {
+  const view = await call<{ report: { rows: UsageSumRow[] } }>(page, 'Usage', { by: 'provider' });
+  return view.report.rows.find((r) => r.key === name);
+}
+
+test('a fork and an import leave usage as it was, and their copied turns say so', async ({ page }) => {
+  await newSession(page);
+  const provider = await ownProvider(page);
+  await newSession(page);
+  await onProvider(page, `${provider}/smoke-model`);
+  const message = `Please remember the copies ${uid()}`;
+  const turn = await send(page, message);
+  await finished(turn);
+  await expect(turn.getByTestId('turn-cost')).toHaveText(/^\$0\.\d{4}$/);
+  await expect(turn.getByTestId('turn-copied')).toHaveCount(0);
+  const before = await providerUsage(page, provider);
+  expect(before?.calls).toBeGreaterThan(0);
+  const sessionId = await page.evaluate(() => location.hash.split('/')[2] ?? '');
+
+  // Fork from the turn: the copy shows its cost, marked, and is not counted.
+  await turn.getByRole('button', { name: 'More actions' }).click();
+  await turn.getByRole('menuitem', { name: 'Fork from here' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`${message} (fork)`);
+  const forked = page.getByRole('article', { name: 'Turn 1', exact: true });
+  await expect(forked.getByTestId('turn-cost')).toHaveText(/^\$0\.\d{4}$/);
+  await expect(forked.getByTestId('turn-copied')).toHaveText(`copied from “${message}”, not counted`);
+  await shot(page, 'browser-usage-fork-copied.png');
+  expect(await providerUsage(page, provider)).toEqual(before);
+
+  // Import the session's export through the sidebar: the same.
+  const { content } = await call<{ content: string }>(page, 'ExportSession', sessionId, 'json', {});
+  await page.locator('input[type="file"][accept*="json"]').setInputFiles({ name: 'copies.json', mimeType: 'application/json', buffer: Buffer.from(content) });
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(`${message} (imported)`);
+  const imported = page.getByRole('article', { name: 'Turn 1', exact: true });
+  await expect(imported.getByTestId('turn-copied')).toHaveText('copied from an imported file, not counted');
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await shot(page, 'browser-usage-import-copied-dark.png');
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect(await providerUsage(page, provider)).toEqual(before);
+
+  // The Usage page lists the turn once: the copies are not costly turns.
+  await page.getByRole('button', { name: 'Usage and cost' }).click();
+  const usage = page.getByTestId('usage-page');
+  await expect(usage).toBeVisible();
+  await expect(usage.getByTestId('usage-top-turns').getByRole('link').filter({ hasText: message })).toHaveCount(1);
+});
+
+test('a budget changed in Settings shows under the message box at once', async ({ page }) => {
+  await newSession(page);
+  // $0.10 a month: one answer of the fake model at small's price is far under 80%.
+  const provider = await ownProvider(page, 0.1);
+  await newSession(page);
+  await onProvider(page, `${provider}/smoke-model`);
+  await finished(await send(page, `Please remember the budget line ${uid()}`));
+  const warning = page.getByTestId('budget-warning');
+  await expect(page.getByTestId('context-meter')).toBeVisible();
+  await expect(warning).toHaveCount(0);
+
+  // A budget so small that it is spent: the line shows, with no reload and nothing typed.
+  await page.getByRole('button', { name: 'Settings' }).click();
+  const settings = page.getByRole('dialog', { name: 'Settings' });
+  await settings.getByRole('listitem').filter({ hasText: provider }).getByRole('button', { name: 'Edit' }).click();
+  const monthly = settings.getByLabel('Monthly budget, $');
+  await monthly.fill('0.000001');
+  await settings.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(monthly).toBeHidden();
+  await page.keyboard.press('Escape');
+  await expect(settings).toBeHidden();
+  await expect(warning).toContainText(`This month's budget for ${provider} is spent`);
+  await shot(page, 'browser-budget-changed.png');
+
+  // And back to no budget: the line goes.
+  await warning.getByRole('button', { name: 'Budget settings' }).click();
+  await expect(settings.getByLabel('Monthly budget, $')).toBeVisible();
+  await settings.getByLabel('Monthly budget, $').fill('');
+  await settings.getByRole('button', { name: 'Save', exact: true }).click();
+  await expect(settings.getByLabel('Monthly budget, $')).toBeHidden();
+  await page.keyboard.press('Escape');
+  await expect(warning).toHaveCount(0);
 });

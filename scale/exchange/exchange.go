@@ -219,7 +219,7 @@ func writeSession(ctx context.Context, db export.Source, sessionID, path string)
 // Target is what collecting writes to: the starting side's database.
 type Target interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
-	Import(ctx context.Context, r io.Reader) (store.Session, error)
+	ImportCollected(ctx context.Context, r io.Reader) (store.Session, error)
 	PutEvalResult(ctx context.Context, r store.EvalResult) error
 }
 
@@ -382,7 +382,7 @@ func (d *Dir) importSessions(ctx context.Context, db Target, runID string, cell 
 		if err != nil {
 			return n, unavailable(err, "reading a session of cell "+cell.Result.ID)
 		}
-		s, err := db.Import(ctx, f)
+		s, err := db.ImportCollected(ctx, f)
 		f.Close()
 		if err != nil {
 			return n, fmt.Errorf("importing session %s of cell %s: %w", sid, cell.Result.ID, err)

@@ -493,7 +493,7 @@ export class FakeBackend implements Backend {
     f.forked_from_turn = turnId;
     let parent = '';
     for (const [i, x] of branch.entries()) {
-      const copy: TurnDetail = { ...clone(x), id: this.id('t'), session_id: f.id, seq: i + 1, parent_turn_id: parent };
+      const copy: TurnDetail = { ...clone(x), id: this.id('t'), session_id: f.id, seq: i + 1, parent_turn_id: parent, copied: 'fork' };
       this.turns.set(copy.id, copy);
       parent = copy.id;
     }
@@ -662,7 +662,7 @@ export class FakeBackend implements Backend {
       addCall(getOr(series, `${c.day}\x00${seriesKey}`, () => ({ day: c.day, key: seriesKey, ...emptySum() })), c.call);
       const title = this.sessions.find((x) => x.id === c.turn.session_id)?.title ?? '';
       addCall(getOr(sessions, c.turn.session_id, () => ({ session_id: c.turn.session_id, title, ...emptySum() })), c.call);
-      addCall(getOr(turns, c.turn.id, () => ({ session_id: c.turn.session_id, title, turn_id: c.turn.id, seq: c.turn.seq, message: c.turn.user_message, ...emptySum() })), c.call);
+      addCall(getOr(turns, c.turn.id, () => ({ session_id: c.turn.session_id, title, turn_id: c.turn.id, seq: c.turn.seq, message: c.turn.user_message, continues: c.turn.continues || undefined, ...emptySum() })), c.call);
     }
     const costliest = (a: UsageSum, b: UsageSum) => b.cost_usd - a.cost_usd || b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens);
     const rows = [...groups.values()].sort(by === 'day' ? (a, b) => a.key.localeCompare(b.key) : costliest);
@@ -860,6 +860,7 @@ export class FakeBackend implements Backend {
   private callsBetween(since: string, until: string) {
     const out: Array<{ day: string; provider: string; turn: TurnDetail; call: CallDiagnostics }> = [];
     for (const t of this.turns.values()) {
+      if (t.copied) continue; // counted where it ran, as the Go side does
       const provider = this.sessions.find((x) => x.id === t.session_id)?.provider ?? '';
       for (const call of t.result?.model_calls ?? []) {
         const day = localDay(new Date(call.started_at));

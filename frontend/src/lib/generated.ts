@@ -1062,6 +1062,14 @@ export const TurnStateValues = [
 ] as const;
 export type TurnState = (typeof TurnStateValues)[number];
 /**
+ * Copied is where a copied turn came from.
+ */
+export const CopiedValues = [
+  "fork",
+  "import",
+] as const;
+export type Copied = (typeof CopiedValues)[number];
+/**
  * Turn is one user message and what the workflow did with it.
  */
 export interface Turn {
@@ -1089,6 +1097,13 @@ export interface Turn {
    * one answer with a mark where it resumed.
    */
   continues: boolean;
+  /**
+   * Copied says where a turn copied from elsewhere came from (CopiedFork,
+   * CopiedImport), "" for a turn that ran here. A copy keeps its calls'
+   * figures to show, but no sum of usage or cost counts them: they were
+   * counted where they ran.
+   */
+  copied?: Copied;
 }
 /**
  * UsageSum is what some model calls used and cost.
@@ -1139,9 +1154,12 @@ export interface UsageItem extends UsageSum {
   turn_id?: string;
   seq?: number /* int */;
   /**
-   * Message is the turn's user message.
+   * Message is the turn's user message; for a continuation (Continues),
+   * the message of the turn whose answer it continues, not the
+   * instruction the continuation sent.
    */
   message?: string;
+  continues?: boolean;
 }
 /**
  * UsageReport is usage over a span of time.

@@ -91,6 +91,7 @@ export type {
   Turn,
   TurnPage,
   TurnState,
+  Copied,
   UsageItem,
   UsagePoint,
   UsageReport,

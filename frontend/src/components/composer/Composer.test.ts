@@ -55,3 +55,33 @@ describe('composer, in a session made by the CLI', () => {
     await waitFor(() => expect(within(turn).getByRole('button', { name: /Replay/ })).toBeTruthy());
   });
 });
+
+describe('composer, the budget line', () => {
+  it('follows a budget saved in Settings at once, with nothing typed and no reload', async () => {
+    const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
+    b.providers = [
+      { name: 'paid', kind: 'openai', base_url: 'https://example.invalid/v1', local: false, needs_key: false, models: ['m'], has_key: false, masked_key: '', budget: { monthly_usd: 100, over_limit: 'ask' } },
+    ];
+    b.settings.default_provider = 'paid';
+    b.settings.default_model = 'm';
+    b.spent.set('paid', 0.05);
+    const s = b.addSession('Spending', new Date(Date.now() - 60_000));
+    Object.assign(s, { provider: 'paid', model: 'm' });
+    b.addTurn(s.id, 'What did it cost?');
+    render(App, { backend: b });
+    const nav = await screen.findByRole('navigation', { name: 'Session list' });
+    await fireEvent.click(await within(nav).findByRole('button', { name: 'Spending' }));
+    await screen.findByTestId('context-meter');
+    expect(screen.queryByTestId('budget-warning')).toBeNull();
+
+    await fireEvent.click(screen.getByRole('button', { name: 'Settings' }));
+    const settings = await screen.findByRole('dialog', { name: 'Settings' });
+    const row = within(settings).getAllByRole('listitem').find((li) => li.textContent?.includes('paid'))!;
+    await fireEvent.click(within(row).getByRole('button', { name: 'Edit' }));
+    await fireEvent.input(await within(settings).findByLabelText('Monthly budget, $'), { target: { value: '0.01' } });
+    await fireEvent.click(within(settings).getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(within(settings).queryByLabelText('Monthly budget, $')).toBeNull());
+
+    await waitFor(() => expect(screen.getByTestId('budget-warning').textContent).toContain("This month's budget for paid is spent"));
+  });
+});

@@ -72,6 +72,7 @@ export function fromDetail(d: TurnDetail): TurnView {
     userMessage: d.user_message,
     userImages: userImagesOf(d.messages ?? []),
     continues: d.continues,
+    copied: d.copied ?? '',
     parentId: d.parent_turn_id,
     state: d.state,
     model: d.model,

@@ -121,8 +121,8 @@ export class TurnStore {
     const v = e.view;
     const s = e.summary;
     if (!s) return v;
-    if (v.loaded) return v.seq && (v.userMessage || v.continues) && v.parentId === s.parent_turn_id ? v : { ...v, seq: v.seq || s.seq, userMessage: v.userMessage || s.user_message, continues: v.continues || s.continues, parentId: s.parent_turn_id };
-    return { ...v, sessionId: s.session_id, seq: s.seq, userMessage: v.userMessage || s.user_message, continues: s.continues, parentId: s.parent_turn_id, model: s.model, workflow: s.workflow, state: s.state, startedAt: s.started_at, completedAt: s.completed_at, finalText: s.final_text, termination: s.termination?.kind ? s.termination : null };
+    if (v.loaded) return v.seq && (v.userMessage || v.continues) && v.parentId === s.parent_turn_id && v.copied === (s.copied ?? '') ? v : { ...v, seq: v.seq || s.seq, userMessage: v.userMessage || s.user_message, continues: v.continues || s.continues, copied: v.copied || s.copied || '', parentId: s.parent_turn_id };
+    return { ...v, sessionId: s.session_id, seq: s.seq, userMessage: v.userMessage || s.user_message, continues: s.continues, copied: s.copied ?? '', parentId: s.parent_turn_id, model: s.model, workflow: s.workflow, state: s.state, startedAt: s.started_at, completedAt: s.completed_at, finalText: s.final_text, termination: s.termination?.kind ? s.termination : null };
   }
 
   /** The stored stage results of a finished turn, once fetched (fetchStages). */

@@ -2,6 +2,7 @@
 // in the order things happened, so critiques, handoffs and compressions
 // show inline where they happened.
 import type {
+  Copied,
   CompressedData,
   CritiqueData,
   ErrorData,
@@ -113,6 +114,8 @@ export interface TurnView {
   userImages: UserImage[];
   /** It continues the answer of the turn it follows: shown as part of that answer. */
   continues: boolean;
+  /** Copied from elsewhere (a fork's branch, an import): its cost is shown, but counted where it ran. '' when it ran here. */
+  copied: Copied | '';
   /** The turn it follows ('' for a first message, or not known yet). */
   parentId: string;
   state: TurnState;
@@ -197,6 +200,7 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     userMessage: '',
     userImages: [],
     continues: false,
+    copied: '',
     parentId: '',
     state: 'running',
     model: '',
