@@ -38,6 +38,26 @@ describe('sidebar and address', () => {
     expect(within(list).getByRole('button', { name: 'Idle one' })).toBeTruthy();
   });
 
+  it('moves the Tab stop to the session the address opens, away from the row focused before', async () => {
+    const b = backend();
+    const first = b.addSession('First', at, 1);
+    const second = b.addSession('Second', new Date(2025, 5, 18, 10), 1);
+    render(App, { backend: b });
+    const list = await screen.findByRole('navigation', { name: 'Session list' });
+    const one = await within(list).findByRole('button', { name: 'First' });
+    const two = within(list).getByRole('button', { name: 'Second' });
+    await fireEvent.click(one);
+    one.focus();
+    await waitFor(() => expect(location.hash).toBe(`#/s/${first.id}`));
+    expect(one.tabIndex).toBe(0);
+    expect(two.tabIndex).toBe(-1);
+    history.pushState(null, '', `#/s/${second.id}`);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    await waitFor(() => expect(two.getAttribute('aria-current')).toBe('page'));
+    expect(two.tabIndex).toBe(0);
+    expect(one.tabIndex).toBe(-1);
+  });
+
   it('opens a search hit at its turn, marked with what matched, and writes it in the address', async () => {
     const b = backend();
     const s = b.addSession('Squares', at, 80);
