@@ -3,23 +3,14 @@
 // Home and End reach the ends, Escape closes it and gives focus back to
 // the button, and Tab closes it.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import App from '../../App.svelte';
-import { FakeBackend } from '../../lib/fake';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { openTurn } from './turntest';
 
 afterEach(() => localStorage.clear());
 
-async function openTurn() {
-  const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
-  const s = b.addSession('Capitals', new Date(Date.now() - 60_000));
-  b.addTurn(s.id, 'Capital of France?');
-  render(App, { backend: b });
-  const nav = await screen.findByRole('navigation', { name: 'Session list' });
-  await fireEvent.click(await within(nav).findByRole('button', { name: 'Capitals' }));
-  const turn = await screen.findByRole('article', { name: 'Turn 1' });
-  await within(turn).findByRole('button', { name: /Replay/ });
-  const button = within(turn).getByRole('button', { name: 'More actions' });
-  return { turn, button };
+async function openMenuButton() {
+  const { turn } = await openTurn();
+  return { turn, button: within(turn).getByRole('button', { name: 'More actions' }) };
 }
 
 const focusedName = () => document.activeElement?.textContent?.trim();
@@ -27,7 +18,7 @@ const key = (el: Element, k: string) => fireEvent.keyDown(el, { key: k });
 
 describe('the turn menu', () => {
   it('opens from the keyboard and moves with arrows, Home and End', async () => {
-    const { turn, button } = await openTurn();
+    const { turn, button } = await openMenuButton();
     button.focus();
     await key(button, 'ArrowDown');
     const menu = await within(turn).findByRole('menu', { name: 'More actions' });
@@ -54,7 +45,7 @@ describe('the turn menu', () => {
   });
 
   it('opens at the last item with Up, and Escape closes it and focuses the button', async () => {
-    const { turn, button } = await openTurn();
+    const { turn, button } = await openMenuButton();
     button.focus();
     await key(button, 'ArrowUp');
     await waitFor(() => expect(focusedName()).toBe('Delete…'));
@@ -65,7 +56,7 @@ describe('the turn menu', () => {
   });
 
   it('opens with a click at the first item; an item gives focus back to the button before it acts', async () => {
-    const { turn, button } = await openTurn();
+    const { turn, button } = await openMenuButton();
     await fireEvent.click(button);
     await waitFor(() => expect(focusedName()).toBe('Regenerate with…'));
     await key(document.activeElement!, 'Tab');
