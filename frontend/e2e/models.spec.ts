@@ -5,6 +5,7 @@
 // Tab stop after the address changes, and a fork's badge in search hits.
 import type { Page } from '@playwright/test';
 import { answer, composer, expect, finished, newSession, send, shot, test, uid } from './fixtures';
+import { audit } from './axe';
 import { modelBox, modelList, pickModel } from './models';
 
 const MODEL_URL = process.env.E2E_MODEL_URL!;
@@ -17,7 +18,14 @@ test('a model name the server does not list is typed and used for a turn', async
   await box.fill(name);
   const list = await modelList(box);
   await expect(list.getByRole('option').first()).toHaveText(`Use “${name}” on fake`);
-  await shot(page, 'browser-model-typed.png');
+  // Open with every suggestion, then with the name typed, audited in light and dark.
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await expect(page.locator('html')).toHaveAttribute('data-theme', scheme);
+    await shot(page, `browser-model-typed-${scheme}.png`);
+    await audit(page, 'model-typed', scheme);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
   await box.press('Enter');
   await expect(box).toHaveValue(name);
   await expect(box).toHaveAttribute('aria-expanded', 'false');
@@ -72,6 +80,11 @@ test('a provider saved with a default model its server does not list shows it as
   await modelBox(form).click();
   const group = (await modelList(modelBox(form))).getByRole('group', { name: provider, exact: true });
   await expect(group.getByRole('option')).toHaveText([`${deployment} · default`, 'smoke-model']);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
+  await shot(page, 'browser-model-list-dark.png');
+  await audit(page, 'model-list', 'dark');
+  await page.emulateMedia({ colorScheme: 'light' });
   await pickModel(form, provider, deployment);
   const turn = await send(page, `whoami ${uid()}`);
   await finished(turn);
