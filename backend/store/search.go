@@ -43,6 +43,11 @@ type SearchHit struct {
 	// At is when the turn started, or for a title, the session's last
 	// activity.
 	At time.Time `json:"at"`
+	// ForkedFrom names the session a forked session was copied from: a
+	// fork holds the same text as its original, so its hits look the same
+	// but for this (its title's " (fork)" is the first thing cut when a
+	// title is shortened, and a renamed fork has none).
+	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
 // Search finds messages, tool calls, tool results and session titles that
@@ -132,7 +137,7 @@ func (db *DB) search(ctx context.Context, query string, limit int, kind string) 
 		return hits, nil
 	}
 	rows, err := db.reader.QueryContext(ctx, `SELECT f.kind, f.session_id, f.turn_id, f.snip, f.rank, s.title,
-			COALESCE(t.seq, 0), COALESCE(t.started_at, s.updated_at)
+			COALESCE(t.seq, 0), COALESCE(t.started_at, s.updated_at), COALESCE(s.forked_from_session_id, '')
 		FROM (SELECT rowid, kind, session_id, turn_id, snippet(search, 0, ?, ?, '…', 16) AS snip, rank
 			FROM search WHERE search MATCH ? AND (? = '' OR kind = ?)
 				AND session_id NOT IN (SELECT id FROM sessions WHERE kind = 'eval')
@@ -148,7 +153,7 @@ func (db *DB) search(ctx context.Context, query string, limit int, kind string) 
 	for rows.Next() {
 		var h SearchHit
 		var at string
-		if err := rows.Scan(&h.Kind, &h.SessionID, &h.TurnID, &h.Snippet, &h.Rank, &h.SessionTitle, &h.TurnSeq, &at); err != nil {
+		if err := rows.Scan(&h.Kind, &h.SessionID, &h.TurnID, &h.Snippet, &h.Rank, &h.SessionTitle, &h.TurnSeq, &at, &h.ForkedFrom); err != nil {
 			return nil, err
 		}
 		h.Snippet, h.At = balanceHighlights(h.Snippet), parseTime(at)

@@ -264,6 +264,43 @@ func TestSearchFollowsRenameAndDelete(t *testing.T) {
 	}
 }
 
+// TestSearchMarksForks: a fork holds its original's text word for word, so
+// its hits name the session it came from, renamed or not; the original's
+// do not.
+func TestSearchMarksForks(t *testing.T) {
+	f := newSearchFixture(t)
+	fork, err := f.db.ForkSession(ctx, f.turn.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, rename string
+	}{
+		{"as forked", ""},
+		{"renamed", "Winter birds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.rename != "" {
+				if err := f.db.RenameSession(ctx, fork.ID, tt.rename); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hits, err := f.db.Search(ctx, "flamingo", 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			from := map[string]string{}
+			for _, h := range hits {
+				from[h.SessionID] = h.ForkedFrom
+			}
+			if len(from) != 2 || from[fork.ID] != f.session.ID || from[f.session.ID] != "" {
+				t.Fatalf("hits %+v: want the fork's marked as from %s, the original's not", hits, f.session.ID)
+			}
+		})
+	}
+}
+
 func TestSearchMemoryFindsMessagesOnly(t *testing.T) {
 	f := newSearchFixture(t)
 	var searcher recall.Searcher = f.db

@@ -8,6 +8,7 @@
 // shows where the app stands even when it passes.
 import { audit } from './axe';
 import { answer, composer, expect, finished, newSession, pasteImages, send, test, uid } from './fixtures';
+import { pickModel } from './models';
 
 for (const scheme of ['light', 'dark'] as const) {
   test.describe(`axe, ${scheme}`, () => {
@@ -81,7 +82,7 @@ for (const scheme of ['light', 'dark'] as const) {
     test(`the context meter's warning and details, and the Usage page (${scheme})`, async ({ page }) => {
       await newSession(page);
       // scripts/e2e.sh's "small" provider: a 2,000-token window, priced.
-      await page.getByRole('form', { name: 'Message' }).getByRole('combobox', { name: 'Model' }).selectOption('small/smoke-model');
+      await pickModel(page.getByRole('form', { name: 'Message' }), 'small', 'smoke-model');
       await finished(await send(page, `Please remember the audit ${uid()}`));
       // About 85% of the window (near), then well past it (over): each warns in its colours.
       const meter = page.getByTestId('context-meter');

@@ -4,6 +4,7 @@
 // which the session names from then on.
 import { execFileSync } from 'node:child_process';
 import { answer, composer, expect, finished, openApp, shot, test, uid } from './fixtures';
+import { modelList } from './models';
 
 const BIN = process.env.E2E_BIN!;
 const DB = process.env.E2E_DB!;
@@ -20,8 +21,12 @@ test('a session started by agentdeck run --base-url continues in the window', as
 
   // The picker offers the saved providers, starting at the default one with the session's model.
   const picker = page.getByRole('form', { name: 'Message' }).getByRole('combobox', { name: 'Model' });
-  await expect(picker).toHaveValue('fake/cli-model');
-  await expect(picker.locator('optgroup')).toHaveCount(5);
+  await expect(picker).toHaveValue('cli-model');
+  await expect(picker).toHaveAttribute('data-provider', 'fake');
+  await picker.click();
+  const list = await modelList(picker);
+  for (const name of ['fake', 'dead', 'second', 'small', 'capped']) await expect(list.getByRole('group', { name, exact: true })).toHaveCount(1);
+  await picker.press('Escape');
 
   await composer(page).fill('whoami, again');
   await composer(page).press('Enter');

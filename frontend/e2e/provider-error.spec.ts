@@ -1,10 +1,11 @@
 // A provider whose server is down: scripts/e2e.sh adds "dead", pointing at
 // a closed port on 127.0.0.1, with the model dead-model.
 import { expect, finished, newSession, send, shot, test } from './fixtures';
+import { pickModel } from './models';
 
 test('an unreachable provider fails the turn with a clear error card', async ({ page }) => {
   await newSession(page);
-  await page.getByRole('combobox', { name: 'Model' }).selectOption('dead/dead-model');
+  await pickModel(page, 'dead', 'dead-model');
   const turn = await send(page, 'Hello, is anyone there?');
   await finished(turn);
   // Over, the turn's error is a card named by its heading, no longer an

@@ -2,6 +2,7 @@
 // second fakellm whose "whoami" answer names it and the model it was asked
 // for, so the answer shows which server ran the re-run.
 import { answer, expect, finished, newSession, send, shot, test, uid } from './fixtures';
+import { pickModel } from './models';
 import type { Locator } from '@playwright/test';
 
 /** A side of the comparison: its Provider and Model values. */
@@ -20,7 +21,7 @@ test("Re-run on another provider's model runs there, the comparison names both, 
 
   await turn.getByRole('button', { name: /Re-run with/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Re-run with…' });
-  await dialog.getByRole('combobox', { name: 'Model' }).selectOption('second/second-model');
+  await pickModel(dialog, 'second', 'second-model');
   await dialog.getByRole('button', { name: 'Re-run' }).click();
 
   const cmp = page.getByRole('dialog', { name: /^Re-run:/ });

@@ -6,6 +6,7 @@
 // answered, "slow" slowly, and a continuation with its short rest.
 import type { Locator, Page } from '@playwright/test';
 import { answer, composer, E2E_URL, expect, finished, newSession, openApp, send, shot, test, uid } from './fixtures';
+import { pickModel } from './models';
 
 const turnN = (page: Page, n: number) => page.getByRole('article', { name: `Turn ${n}`, exact: true });
 const versions = (turn: Locator) => turn.getByRole('group', { name: 'Versions of this message' });
@@ -81,7 +82,7 @@ test('Regenerate with another model keeps both answers as versions', async ({ pa
   await one.getByRole('button', { name: 'More actions' }).click();
   await one.getByRole('menuitem', { name: /Regenerate with/ }).click();
   const dialog = page.getByRole('dialog', { name: 'Regenerate with…' });
-  await dialog.getByRole('combobox', { name: 'Model' }).selectOption('second/second-model');
+  await pickModel(dialog, 'second', 'second-model');
   await dialog.getByRole('button', { name: 'Regenerate' }).click();
   await expect(dialog).toBeHidden();
 
@@ -96,14 +97,14 @@ test('Regenerate with another model keeps both answers as versions', async ({ pa
 
 test('Retry runs a failed message again as a new version', async ({ page }) => {
   await newSession(page);
-  await page.getByRole('combobox', { name: 'Model' }).selectOption('dead/dead-model');
+  await pickModel(page, 'dead', 'dead-model');
   const msg = `remember retry ${uid()}`;
   const one = await send(page, msg);
   await finished(one);
   await expect(one.getByText('Failed', { exact: true })).toBeVisible();
 
   // The server is back (here: another provider is picked), and Retry.
-  await page.getByRole('combobox', { name: 'Model' }).selectOption('fake/smoke-model');
+  await pickModel(page, 'fake', 'smoke-model');
   await one.getByRole('button', { name: 'Retry' }).click();
   const two = turnN(page, 2);
   await finished(two);

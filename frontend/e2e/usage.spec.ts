@@ -9,11 +9,11 @@
 import { readFileSync } from 'node:fs';
 import type { Locator, Page } from '@playwright/test';
 import { composer, expect, finished, newSession, ORIGIN, send, shot, test, uid } from './fixtures';
+import { pickModel } from './models';
 
 async function onProvider(page: Page, value: string) {
-  const picker = page.getByRole('form', { name: 'Message' }).getByRole('combobox', { name: 'Model' });
-  await picker.selectOption(value);
-  await expect(picker).toHaveValue(value);
+  const [provider, model] = value.split('/') as [string, string];
+  await pickModel(page.getByRole('form', { name: 'Message' }), provider, model);
 }
 
 /** The total the meter shows now, in tokens. */

@@ -8,6 +8,7 @@ import { fireEvent, render, screen, waitFor, within } from '@testing-library/sve
 import App from '../App.svelte';
 import { FakeBackend } from '../lib/fake';
 import type { SendRequest } from '../lib/types';
+import { pickModel } from './ui/combotest';
 import { decodePNGHead, pngBytes, pngFile } from '../lib/stores/testing';
 
 const errors: unknown[] = [];
@@ -150,8 +151,7 @@ describe('images', () => {
     expect(note()).toBeNull(); // no images, no note
     await paste(pngFile('chart.png', 640, 400));
     await waitFor(() => expect(note()?.textContent).toBe('llama3.2:3b is not known to see images. If it refuses them, pick a vision model, such as qwen2.5vl, llava or gemma3.'));
-    const picker = within(form()).getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
-    await fireEvent.change(picker, { target: { value: 'ollama/qwen2.5vl:7b' } });
+    await pickModel(within(form()).getByRole('combobox', { name: 'Model' }), 'ollama', 'qwen2.5vl:7b');
     await waitFor(() => expect(note()).toBeNull());
     await waitFor(() => expect(within(tray()!).getAllByRole('img')).toHaveLength(1));
   });

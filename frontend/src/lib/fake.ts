@@ -275,12 +275,13 @@ export class FakeBackend implements Backend {
     if (!q) return [];
     const hits: SearchHit[] = [];
     for (const s of this.sessions) {
+      const from = s.forked_from_session ? { forked_from: s.forked_from_session } : {};
       const m = snippet(s.title, q);
-      if (m) hits.push({ session_id: s.id, session_title: s.title, turn_id: '', turn_seq: 0, kind: 'title', snippet: m, rank: -2, at: s.updated_at });
+      if (m) hits.push({ session_id: s.id, session_title: s.title, turn_id: '', turn_seq: 0, kind: 'title', snippet: m, rank: -2, at: s.updated_at, ...from });
       for (const t of this.turnsOf(s.id)) {
         for (const [kind, text] of [['message', t.user_message], ['message', t.final_text]] as const) {
           const sn = snippet(text, q);
-          if (sn) hits.push({ session_id: s.id, session_title: s.title, turn_id: t.id, turn_seq: t.seq, kind, snippet: sn, rank: -1, at: t.started_at });
+          if (sn) hits.push({ session_id: s.id, session_title: s.title, turn_id: t.id, turn_seq: t.seq, kind, snippet: sn, rank: -1, at: t.started_at, ...from });
         }
       }
     }

@@ -16,6 +16,7 @@ import {
   formatPerM,
   formatPrice,
   formatSeconds,
+  formatTook,
   formatTokens,
   formatUSD,
   outcomeClass,
@@ -48,6 +49,17 @@ describe('formatSeconds', () => {
     [65_000, '1 min 5 s'],
     [NaN, '1 s'],
   ])('%d', (ms, want) => expect(formatSeconds(ms)).toBe(want));
+});
+
+describe('formatTook', () => {
+  it.each([
+    [63, 'less than a second'],
+    [0, 'less than a second'],
+    [999, 'less than a second'],
+    [1000, '1 s'],
+    [12_400, '12 s'],
+    [65_000, '1 min 5 s'],
+  ])('%d', (ms, want) => expect(formatTook(ms)).toBe(want));
 });
 
 describe('formatCount', () => {

@@ -25,6 +25,16 @@ export function formatSeconds(ms: number): string {
   return s ? `${m} min ${s} s` : `${m} min`;
 }
 
+/**
+ * How long something took that a person did not wait through ("Thought
+ * for …"): under a second says so, since "1 s" for 63 ms overstates it 16
+ * times; longer spans read as formatSeconds does.
+ */
+export function formatTook(ms: number): string {
+  if (!Number.isFinite(ms) || ms < 1000) return 'less than a second';
+  return formatSeconds(ms);
+}
+
 export function formatCount(n: number | null | undefined): string {
   if (n == null || !Number.isFinite(n)) return '–';
   if (Math.abs(n) < 10_000) return n.toLocaleString('en-US');

@@ -987,6 +987,13 @@ export interface SearchHit {
    * activity.
    */
   at: string /* RFC 3339 */;
+  /**
+   * ForkedFrom names the session a forked session was copied from: a
+   * fork holds the same text as its original, so its hits look the same
+   * but for this (its title's " (fork)" is the first thing cut when a
+   * title is shortened, and a renamed fork has none).
+   */
+  forked_from?: string;
 }
 /**
  * Session is one conversation.

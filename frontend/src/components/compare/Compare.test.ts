@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
+import { pickModel } from '../ui/combotest';
 import { FakeBackend } from '../../lib/fake';
 
 const errors: unknown[] = [];
@@ -48,9 +49,8 @@ describe('compare', () => {
     const { b, turn } = await openApp();
     await fireEvent.click(within(turn).getByRole('button', { name: /Re-run with/ }));
     const dialog = await screen.findByRole('dialog', { name: 'Re-run with…' });
-    const picker = within(dialog).getByRole('combobox', { name: 'Model' }) as HTMLSelectElement;
-    await waitFor(() => expect([...picker.options].map((o) => o.value)).toContain('studio/qwen-studio'));
-    await fireEvent.change(picker, { target: { value: 'studio/qwen-studio' } });
+    const picker = within(dialog).getByRole('combobox', { name: 'Model' });
+    await pickModel(picker, 'studio', 'qwen-studio');
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Re-run' }));
 
     const cmp = await screen.findByRole('dialog', { name: /^Re-run:/ });

@@ -38,6 +38,48 @@ describe('sidebar and address', () => {
     expect(within(list).getByRole('button', { name: 'Idle one' })).toBeTruthy();
   });
 
+  it('moves the Tab stop to the session the address opens, away from the row focused before', async () => {
+    const b = backend();
+    const first = b.addSession('First', at, 1);
+    const second = b.addSession('Second', new Date(2025, 5, 18, 10), 1);
+    render(App, { backend: b });
+    const list = await screen.findByRole('navigation', { name: 'Session list' });
+    const one = await within(list).findByRole('button', { name: 'First' });
+    const two = within(list).getByRole('button', { name: 'Second' });
+    await fireEvent.click(one);
+    one.focus();
+    await waitFor(() => expect(location.hash).toBe(`#/s/${first.id}`));
+    expect(one.tabIndex).toBe(0);
+    expect(two.tabIndex).toBe(-1);
+    history.pushState(null, '', `#/s/${second.id}`);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+    await waitFor(() => expect(two.getAttribute('aria-current')).toBe('page'));
+    expect(two.tabIndex).toBe(0);
+    expect(one.tabIndex).toBe(-1);
+  });
+
+  it('marks the search hits of a fork with a badge outside the shortened title', async () => {
+    const b = backend();
+    const s = b.addSession('A very long session title about the regional sales of the last quarter', at, 1);
+    turnOf(b, s.id, 1).final_text = 'The quixotic answer.';
+    const fork = b.addSession(`${s.title} (fork)`, new Date(2025, 5, 18, 10), 1);
+    fork.forked_from_session = s.id;
+    turnOf(b, fork.id, 1).final_text = 'The quixotic answer.';
+    render(App, { backend: b });
+    const box = await screen.findByRole('searchbox', { name: 'Search sessions' });
+    await fireEvent.input(box, { target: { value: 'quixotic' } });
+    const hits = await screen.findAllByRole('button', { name: /quixotic/ }, { timeout: 3000 });
+    expect(hits).toHaveLength(2);
+    const forked = hits.filter((h) => h.querySelector('.fork'));
+    expect(forked).toHaveLength(1);
+    // The badge is its own element, beside the title the ellipsis shortens, not inside it.
+    const title = forked[0]!.querySelector('.title')!;
+    expect(title.textContent).toBe(s.title);
+    expect(title.contains(forked[0]!.querySelector('.fork'))).toBe(false);
+    expect(forked[0]!.querySelector('.fork')!.textContent).toBe('fork');
+    expect(forked[0]!.textContent).toMatch(/fork/);
+  });
+
   it('opens a search hit at its turn, marked with what matched, and writes it in the address', async () => {
     const b = backend();
     const s = b.addSession('Squares', at, 80);

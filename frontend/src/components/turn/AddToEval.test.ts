@@ -3,23 +3,10 @@
 // one used is offered first), and a suite that would not read back shows
 // its problems and keeps the dialog, with the text, open.
 import { afterEach, describe, expect, it } from 'vitest';
-import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
-import App from '../../App.svelte';
-import { FakeBackend } from '../../lib/fake';
+import { fireEvent, screen, waitFor, within } from '@testing-library/svelte';
+import { openTurn } from './turntest';
 
 afterEach(() => localStorage.clear());
-
-async function openTurn() {
-  const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
-  const s = b.addSession('Capitals', new Date(Date.now() - 60_000));
-  b.addTurn(s.id, 'Capital of France?');
-  render(App, { backend: b });
-  const nav = await screen.findByRole('navigation', { name: 'Session list' });
-  await fireEvent.click(await within(nav).findByRole('button', { name: 'Capitals' }));
-  const turn = await screen.findByRole('article', { name: 'Turn 1' });
-  await within(turn).findByRole('button', { name: /Replay/ });
-  return { b, turn };
-}
 
 async function openDialog(turn: HTMLElement) {
   await fireEvent.click(within(turn).getByRole('button', { name: 'More actions' }));

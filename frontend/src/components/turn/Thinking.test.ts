@@ -33,7 +33,9 @@ describe('ThinkingView', () => {
 
   it.each([
     ['12 s', '2025-01-01T00:00:13.200Z'],
-    ['1 s', '2025-01-01T00:00:01.200Z'],
+    ['1 s', '2025-01-01T00:00:02.200Z'],
+    ['less than a second', '2025-01-01T00:00:01.063Z'],
+    ['less than a second', '2025-01-01T00:00:01.000Z'],
     ['1 min 5 s', '2025-01-01T00:01:06.000Z'],
   ])('folds to "Thought for %s" once the call moved on', (want, lastAt) => {
     const { container } = render(ThinkingView, { block: block({ lastAt }) });
@@ -131,7 +133,7 @@ describe('a turn that thinks, in the window', () => {
 
     await within(turn).findByRole('button', { name: /Replay/ });
     const done = turn.querySelector<HTMLDetailsElement>('[data-testid="thinking"]')!;
-    expect(done.querySelector('summary')!.textContent).toMatch(/Thought for \d+ s/);
+    expect(done.querySelector('summary')!.textContent).toMatch(/Thought for (\d+ s|less than a second)/);
     expect(done.open).toBe(false);
     expect(done.textContent).toContain('The person wants to know how the regions compare.');
 

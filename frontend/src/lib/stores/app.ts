@@ -195,7 +195,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         conversation.adopt(session);
         nav.adopted(session.id);
       }
-      const model = p.model || session.model;
+      const model = p.model || settings.modelFor(session.provider || get(settings.settings).default_provider, session.model);
       const workflow = p.workflow || session.workflow;
       const attach = p.attach ?? [];
       const images = p.images ?? [];
@@ -314,7 +314,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
         const st = get(settings.settings);
         conversation.setDraft({
           provider: c.draft.provider || st.default_provider,
-          model: c.draft.model || st.default_model,
+          model: c.draft.model || settings.modelFor(c.draft.provider || st.default_provider, st.default_model),
           workflow: c.draft.workflow || st.default_workflow || 'chat',
         });
       });
@@ -596,7 +596,7 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
   function showNew() {
     const s = get(settings.settings);
-    conversation.newDraft({ provider: s.default_provider, model: s.default_model, workflow: s.default_workflow || 'chat', workspace: '' });
+    conversation.newDraft({ provider: s.default_provider, model: settings.modelFor(s.default_provider, s.default_model), workflow: s.default_workflow || 'chat', workspace: '' });
     ui.update((u) => ({ ...u, diagnosticsTurn: null }));
   }
 

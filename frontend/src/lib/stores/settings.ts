@@ -33,6 +33,15 @@ export function createSettings(backend: SettingsBackend) {
     return p?.models ?? [];
   });
 
+  /**
+   * The model a provider runs when none is named: a session, a draft or
+   * the defaults with a provider but no model use the provider's saved
+   * default, listed by its server or not.
+   */
+  function modelFor(provider: string, model: string): string {
+    return model || get(providers).find((p) => p.name === provider)?.default_model || '';
+  }
+
   async function tryLoad<T>(fn: () => Promise<T>, apply: (v: T) => void) {
     try {
       apply(await fn());
@@ -68,6 +77,7 @@ export function createSettings(backend: SettingsBackend) {
     workflows,
     models,
     modelsOf,
+    modelFor,
     error,
 
     async load() {
