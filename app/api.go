@@ -393,6 +393,13 @@ func (a *API) SaveEvalCases(req EvalCasesSave) (EvalCasesSaved, error) {
 	return call(a, needDB, func(context.Context) (EvalCasesSaved, error) { return a.s.saveEvalCases(req) })
 }
 
+// CreateExampleSuite writes the example suite (every assertion kind) into
+// the evaluations folder, to run or edit; a file of its name that is not
+// the example is never overwritten.
+func (a *API) CreateExampleSuite() (EvalSuiteInfo, error) {
+	return call(a, needDB, func(context.Context) (EvalSuiteInfo, error) { return a.s.createExampleSuite() })
+}
+
 // StartEval starts running a suite file and returns the run, running; its
 // progress comes as EvalProgress events.
 func (a *API) StartEval(req EvalStart) (store.EvalRun, error) {

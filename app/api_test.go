@@ -34,7 +34,7 @@ var apiTable = map[string]need{
 	"Status": anyTime, "Version": anyTime, "About": anyTime, "UIReady": anyTime,
 	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
 	"EvalRuns": needDB, "EvalReport": needDB, "EvalDiff": needDB, "EvalCaseFromTurn": needDB,
-	"EvalSuites": needDB, "SaveEvalCases": needDB, "StartEval": needDB, "StopEval": needDB,
+	"EvalSuites": needDB, "SaveEvalCases": needDB, "CreateExampleSuite": needDB, "StartEval": needDB, "StopEval": needDB,
 }
 
 // What Wails binds and the browser mode serves is exactly the table, and

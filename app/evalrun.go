@@ -238,6 +238,38 @@ func (s *Service) saveEvalCases(req EvalCasesSave) (EvalCasesSaved, error) {
 	return EvalCasesSaved{Suite: suiteInfo(file, path, suite, nil)}, nil
 }
 
+// createExampleSuite writes the example suite (eval.Example: every
+// assertion kind, and the table one case attaches) into the folder, for a
+// person with no suite yet; an installed copy has no docs folder to copy
+// it from. A file of the same name that is not the example's is never
+// overwritten: nothing is written, and the answer names it.
+func (s *Service) createExampleSuite() (EvalSuiteInfo, error) {
+	files := eval.Example()
+	for _, f := range files {
+		old, err := os.ReadFile(filepath.Join(s.evalDir(), f.Name))
+		switch {
+		case errors.Is(err, os.ErrNotExist):
+		case err != nil:
+			return EvalSuiteInfo{}, apperr.Wrap(err, apperr.Unavailable, "%s cannot be read.", filepath.Join(s.evalDir(), f.Name))
+		case string(old) != string(f.Data):
+			return EvalSuiteInfo{}, apperr.New(apperr.Conflict, "The evaluations folder already has a %s of its own; rename or move it to create the example there.", f.Name)
+		}
+	}
+	if err := os.MkdirAll(s.evalDir(), 0o755); err != nil {
+		return EvalSuiteInfo{}, apperr.Wrap(err, apperr.Unavailable, "The evaluations folder %s cannot be made.", s.evalDir())
+	}
+	// The attached files first: the suite is listed only once what it needs is there.
+	for i := len(files) - 1; i >= 0; i-- {
+		if err := atomicfile.Write(filepath.Join(s.evalDir(), files[i].Name), files[i].Data, 0o644); err != nil {
+			return EvalSuiteInfo{}, apperr.Wrap(err, apperr.Unavailable, "%s cannot be written; check the disk has room.", filepath.Join(s.evalDir(), files[i].Name))
+		}
+	}
+	path := filepath.Join(s.evalDir(), files[0].Name)
+	suite, err := eval.Load(path)
+	s.log.Info("example evaluation suite written", "file", path)
+	return suiteInfo(files[0].Name, path, suite, err), nil
+}
+
 // withCases is the suite file at path with the cases of add appended, or,
 // when there is no such file, add itself named name.
 func (s *Service) withCases(path, name string, add []byte) ([]byte, error) {

@@ -21,7 +21,7 @@ var update = flag.Bool("update", false, "rewrite suite.schema.json")
 
 const (
 	schemaFile  = "suite.schema.json"
-	exampleFile = "../../docs/evals/example.yaml"
+	exampleFile = "example/example.yaml"
 )
 
 // good is a valid suite; cases append to it or change it.

@@ -147,3 +147,30 @@ async function expectOnlyOurControls(md: Locator): Promise<void> {
   await expect(md.locator('select, textarea, label, form, details, summary')).toHaveCount(0);
   await expect(md.locator('.code-block .code-lang')).toHaveText('go');
 }
+
+// Chromium reports an inline handler the policy refuses only when a live
+// document (one with a window) compiles it: nothing ran, but the app had
+// let the browser build an element with a handler. The sanitizer must
+// parse in an inert document and hand the page only clean markup, live,
+// and when the turn is opened again from the database.
+test('hostile markup never reaches a live document with its handlers: no CSP report', async ({ page }) => {
+  const refused: string[] = [];
+  page.on('console', (m) => {
+    if (/inline event handler|Content Security Policy/i.test(m.text())) refused.push(`${m.text().slice(0, 120)} at ${m.location().url}:${m.location().lineNumber}`);
+  });
+  await newSession(page);
+  const title = `xss csp ${uid()} <img src=x onerror=alert(8)>`;
+  const turn = await send(page, title);
+  await finished(turn);
+  await expect(answer(turn).last()).toContainText('The end of the xss answer.');
+
+  // Opened again, from the database.
+  await openApp(page, `${ORIGIN}/`);
+  await page.getByRole('navigation', { name: 'Session list' }).getByText(title).click();
+  const again = page.getByRole('article', { name: 'Turn 1', exact: true });
+  await expect(answer(again).last()).toContainText('The end of the xss answer.');
+  // Images that fail to load (what fires onerror) have had their chance:
+  // every image in the page has finished, loaded or not.
+  await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete));
+  expect(refused).toEqual([]);
+});

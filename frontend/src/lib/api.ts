@@ -155,6 +155,8 @@ export interface Backend {
   evalSuites(): Promise<EvalSuiteInfo[]>;
   /** Adds cases to a suite file (or starts a new one); a suite that would not read back is not saved, and its problems come back. */
   saveEvalCases(req: EvalCasesSave): Promise<EvalCasesSaved>;
+  /** Writes the example suite (every assertion kind) into the evaluations folder; a file of its name that is not the example is never overwritten. */
+  createExampleSuite(): Promise<EvalSuiteInfo>;
   /** Starts running a suite file; its progress comes to subscribe's onEvalProgress. */
   startEval(req: EvalStart): Promise<EvalRun>;
   /** Stops a run this app started: running cases are stored cancelled. */
@@ -410,6 +412,7 @@ function methods(call: Call): Transport {
     evalCaseFromTurn: (turnID) => call('EvalCaseFromTurn', turnID),
     evalSuites: async () => (await call('EvalSuites')) ?? [],
     saveEvalCases: (req) => call('SaveEvalCases', req),
+    createExampleSuite: () => call('CreateExampleSuite'),
     startEval: (req) => call('StartEval', req),
     stopEval: (runID) => done(call('StopEval', runID)),
     uiReady: (r) => done(call('UIReady', r)),

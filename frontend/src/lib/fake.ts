@@ -762,6 +762,16 @@ export class FakeBackend implements Backend {
     return { suite: clone(suite) };
   }
 
+  async createExampleSuite(): Promise<EvalSuiteInfo> {
+    this.log('createExampleSuite');
+    let suite = this.evalSuites_.find((s) => s.file === 'example.yaml');
+    if (!suite) {
+      suite = { file: 'example.yaml', path: '/tmp/evals/example.yaml', name: 'example', cases: 4, models: ['openai/gpt-4o-mini', 'ollama/llama3.2'], repeat: 2 };
+      this.evalSuites_.push(suite);
+    }
+    return clone(suite);
+  }
+
   async startEval(req: EvalStart): Promise<EvalRun> {
     this.log('startEval', req);
     const suite = this.evalSuites_.find((s) => s.file === req.file);

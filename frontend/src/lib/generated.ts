@@ -2105,6 +2105,12 @@ export interface API {
    */
   SaveEvalCases: { args: [req: EvalCasesSave]; result: EvalCasesSaved };
   /**
+   * CreateExampleSuite writes the example suite (every assertion kind) into
+   * the evaluations folder, to run or edit; a file of its name that is not
+   * the example is never overwritten.
+   */
+  CreateExampleSuite: { args: []; result: EvalSuiteInfo };
+  /**
    * StartEval starts running a suite file and returns the run, running; its
    * progress comes as EvalProgress events.
    */
@@ -2187,6 +2193,7 @@ export const APIMethods = [
   "EvalCaseFromTurn",
   "EvalSuites",
   "SaveEvalCases",
+  "CreateExampleSuite",
   "StartEval",
   "StopEval",
   "Status",

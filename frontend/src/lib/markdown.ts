@@ -256,7 +256,7 @@ export class MarkdownStream {
 
 /** Sanitizes HTML with the markdown allowlist, then puts in our own controls. */
 export function sanitize(html: string): string {
-  const clean = purify().sanitize(html, {
+  const clean = purify().sanitize(withoutHandlers(html), {
     ALLOWED_TAGS,
     ALLOWED_ATTR,
     ALLOW_DATA_ATTR: false,
@@ -264,6 +264,75 @@ export function sanitize(html: string): string {
     FORBID_ATTR: ['style', 'id', 'name'],
   }) as unknown as string;
   return clean.includes(NONCE) ? clean.replace(MARKER, (_m, cls: string | undefined, control: string | undefined) => (cls ? ` class="${cls}"` : CONTROLS[control!]!)) : clean;
+}
+
+/**
+ * Drops every event handler attribute (on...) from the tags of an HTML
+ * string, read as the browser's tokenizer reads them. DOMPurify would drop
+ * them too, but only after parsing, and Chromium checks a handler against
+ * the page's Content-Security-Policy as soon as any document tied to the
+ * page parses it (DOMParser's, a template's, an iframe's too), so the
+ * console reported an "inline event handler" for every one a model wrote:
+ * nothing ran, but the page tried. Text outside tags, comments and
+ * attribute values are left as they are; DOMPurify remains the sanitizer.
+ */
+export function withoutHandlers(html: string): string {
+  if (!/["'\s/]on/i.test(html)) return html;
+  let out = '';
+  let copied = 0; // html before this is in out
+  let i = 0;
+  while (i < html.length) {
+    const lt = html.indexOf('<', i);
+    if (lt < 0) break;
+    if (html.startsWith('<!--', lt)) {
+      const end = html.indexOf('-->', lt + 4);
+      i = end < 0 ? html.length : end + 3;
+    } else if (/[A-Za-z]/.test(html[lt + 1] ?? '')) {
+      const tag = readTag(html, lt);
+      out += html.slice(copied, lt) + tag.text;
+      copied = i = tag.end;
+    } else {
+      i = lt + 1;
+    }
+  }
+  return out + html.slice(copied);
+}
+
+// readTag reads the start tag at html[at] ("<" and a letter) as HTML's
+// tokenizer does (tag name, then attributes: a name up to whitespace, "/",
+// ">" or "=", a value quoted or up to whitespace or ">"), and returns it
+// without its on... attributes, and where it ends. A tag the text ends
+// inside is returned whole: the browser drops it.
+function readTag(html: string, at: number): { text: string; end: number } {
+  let i = at + 1;
+  while (i < html.length && !/[\s/>]/.test(html[i]!)) i++;
+  let text = html.slice(at, i);
+  while (i < html.length) {
+    const start = i;
+    while (i < html.length && /[\s/]/.test(html[i]!)) i++;
+    if (i >= html.length) return { text: text + html.slice(start), end: i };
+    if (html[i] === '>') return { text: text + html.slice(start, i + 1), end: i + 1 };
+    const nameAt = i;
+    i++; // a name's first character may be "="
+    while (i < html.length && !/[\s/>=]/.test(html[i]!)) i++;
+    const name = html.slice(nameAt, i);
+    let j = i;
+    while (j < html.length && /\s/.test(html[j]!)) j++;
+    if (html[j] === '=') {
+      j++;
+      while (j < html.length && /\s/.test(html[j]!)) j++;
+      const q = html[j];
+      if (q === '"' || q === "'") {
+        const close = html.indexOf(q, j + 1);
+        j = close < 0 ? html.length : close + 1;
+      } else {
+        while (j < html.length && !/[\s>]/.test(html[j]!)) j++;
+      }
+      i = j;
+    }
+    if (!/^on/i.test(name)) text += html.slice(start, i);
+  }
+  return { text, end: i };
 }
 
 // ---------------------------------------------------------------- blocks --

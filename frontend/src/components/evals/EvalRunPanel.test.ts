@@ -22,13 +22,18 @@ function withSuites() {
   return b;
 }
 
+/** Opens the Evaluations page, then its Run panel (it starts closed). */
+async function openPanel(): Promise<HTMLElement> {
+  await fireEvent.click(await screen.findByRole('button', { name: 'Evaluations' }));
+  await fireEvent.click(await screen.findByRole('button', { name: /Run a suite/ }));
+  return screen.findByRole('region', { name: 'Run a suite' });
+}
+
 describe('Run a suite', () => {
   it('runs the suite picked with what was changed, shows its progress, and stops it', async () => {
     const b = withSuites();
     render(App, { backend: b });
-    await fireEvent.click(await screen.findByRole('button', { name: 'Evaluations' }));
-    // No runs yet: the panel is open.
-    const panel = await screen.findByRole('region', { name: 'Run a suite' });
+    const panel = await openPanel();
     const suite = (await within(panel).findByRole('combobox', { name: 'Suite' })) as HTMLSelectElement;
     await waitFor(() => expect(suite.value).toBe('geo.yaml'));
     expect([...suite.options].map((o) => o.value)).toEqual(['geo.yaml']); // the broken one cannot run
@@ -56,8 +61,7 @@ describe('Run a suite', () => {
   it('reads the suite folder again on Refresh and on a run started here, not as runs go', async () => {
     const b = withSuites();
     render(App, { backend: b });
-    await fireEvent.click(await screen.findByRole('button', { name: 'Evaluations' }));
-    const panel = await screen.findByRole('region', { name: 'Run a suite' });
+    const panel = await openPanel();
     await waitFor(() => expect((within(panel).getByRole('combobox', { name: 'Suite' }) as HTMLSelectElement).value).toBe('geo.yaml'));
     const count = (method: string) => b.calls.filter((c) => c.method === method).length;
     const suitesAtOpen = count('evalSuites');
@@ -86,8 +90,7 @@ describe('Run a suite', () => {
     const b = withSuites();
     b.evalSuites_[0]!.file = 'gone.yaml'; // listed, then removed: the fake finds no such file
     render(App, { backend: b });
-    await fireEvent.click(await screen.findByRole('button', { name: 'Evaluations' }));
-    const panel = await screen.findByRole('region', { name: 'Run a suite' });
+    const panel = await openPanel();
     b.evalSuites_ = [];
     await fireEvent.click(await within(panel).findByRole('button', { name: /Run$/ }));
     expect((await within(panel).findByRole('alert')).textContent).toContain('There is no suite file gone.yaml');

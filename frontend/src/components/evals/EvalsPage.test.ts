@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
+import { BackendError } from '../../lib/api';
 import { FakeBackend } from '../../lib/fake';
 import { seedEvals } from '../../lib/fake-evals';
 
@@ -239,7 +240,51 @@ describe('Evaluations page', () => {
     const empty = await screen.findByTestId('evals-empty');
     expect(empty.textContent).toContain('No evaluation runs yet');
     expect(empty.textContent).toContain('agentdeck eval SUITE.yaml');
-    expect(empty.textContent).toContain('docs/EVALUATIONS.md');
+    // An installed copy has no docs folder: nothing sends the person to one.
+    expect(empty.textContent).not.toMatch(/docs\//);
     expect(screen.getByTestId('evals-actions')).toBeTruthy();
+  });
+
+  // A panel that opened itself made the first click on its button close it.
+  it.each([
+    ['there is no run', () => new FakeBackend()],
+    ['a run is going', () => seeded().b],
+  ])('starts with the Run panel closed when %s, and Run a suite… opens it', async (_name, make) => {
+    const b = make();
+    history.replaceState(null, '', '/#/evals');
+    render(App, { backend: b });
+    await screen.findByTestId((id) => id === 'evals-empty' || id === 'eval-runs');
+    const toggle = screen.getByRole('button', { name: /Run a suite/ });
+    expect(toggle.getAttribute('aria-expanded')).toBe('false');
+    expect(screen.queryByRole('region', { name: 'Run a suite' })).toBeNull();
+    await fireEvent.click(toggle);
+    expect(toggle.getAttribute('aria-expanded')).toBe('true');
+    expect(await screen.findByRole('region', { name: 'Run a suite' })).toBeTruthy();
+  });
+
+  it('creates the example suite from the empty state and opens the Run panel on it', async () => {
+    const b = new FakeBackend();
+    history.replaceState(null, '', '/#/evals');
+    render(App, { backend: b });
+    const empty = await screen.findByTestId('evals-empty');
+    await fireEvent.click(within(empty).getByRole('button', { name: 'Create an example suite' }));
+    expect((await within(empty).findByRole('status')).textContent).toContain('/tmp/evals/example.yaml');
+    expect(b.calls.filter((c) => c.method === 'createExampleSuite')).toHaveLength(1);
+    const panel = await screen.findByRole('region', { name: 'Run a suite' });
+    const suite = await within(panel).findByRole('combobox', { name: 'Suite' });
+    await waitFor(() => expect((suite as HTMLSelectElement).value).toBe('example.yaml'));
+  });
+
+  it('says why the example suite was not written', async () => {
+    const b = new FakeBackend();
+    b.createExampleSuite = async () => {
+      throw new BackendError('conflict', 'The evaluations folder already has a example.yaml of its own; rename or move it to create the example there.');
+    };
+    history.replaceState(null, '', '/#/evals');
+    render(App, { backend: b });
+    const empty = await screen.findByTestId('evals-empty');
+    await fireEvent.click(within(empty).getByRole('button', { name: 'Create an example suite' }));
+    expect((await within(empty).findByRole('alert')).textContent).toContain('already has a example.yaml of its own');
+    expect(screen.queryByRole('region', { name: 'Run a suite' })).toBeNull();
   });
 });

@@ -1,0 +1,52 @@
+// Whether the sessions sidebar is shown or folded to a rail of icons.
+// The person's choice (the sidebar's button, Ctrl+B) is kept in prefs, so
+// it outlasts a reload. Besides, a window too narrow for the sidebar, the
+// conversation and the diagnostics panel at once folds the sidebar for as
+// long as that lasts (auto), without changing the kept choice; opening the
+// sidebar then shows it anyway until the narrow spell ends.
+import { storagePrefs, type Prefs } from '../prefs';
+
+const PREF = 'sidebarCollapsed';
+
+export class SidebarState {
+  #prefs: Prefs;
+  /** The person's kept choice. */
+  #collapsed = $state(false);
+  /** Opened by the person while auto would fold it. */
+  #openAnyway = $state(false);
+  /** The window is too narrow for the sidebar beside what is open. */
+  #auto = $state(false);
+
+  constructor(prefs: Prefs = storagePrefs()) {
+    this.#prefs = prefs;
+    this.#collapsed = prefs.flag(PREF, false);
+  }
+
+  /** Whether the sidebar is folded to its rail now. */
+  get collapsed(): boolean {
+    return this.#collapsed || (this.#auto && !this.#openAnyway);
+  }
+
+  /** Tells whether the window is too narrow for the sidebar beside what is open. */
+  setAuto(auto: boolean) {
+    this.#auto = auto;
+    if (!auto) this.#openAnyway = false;
+  }
+
+  /** Folds or shows the sidebar; the choice is kept. */
+  set(collapsed: boolean) {
+    if (collapsed === this.collapsed) return;
+    if (!collapsed && this.#auto) this.#openAnyway = true;
+    if (collapsed && !this.#collapsed && this.#auto && this.#openAnyway) {
+      // Back to what the narrow window asks; the kept choice stays open.
+      this.#openAnyway = false;
+      return;
+    }
+    this.#collapsed = collapsed;
+    this.#prefs.setFlag(PREF, collapsed);
+  }
+
+  toggle() {
+    this.set(!this.collapsed);
+  }
+}
