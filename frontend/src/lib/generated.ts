@@ -457,7 +457,7 @@ export interface UsageView {
 /**
  * MaxUploadBytes is the largest file UploadAttachment takes: 20 MiB, a
  * table of a few hundred thousand rows. Its base64 (27 MiB) fits in a
- * call's body (maxBody). A larger file is attached by its path, which the
+ * call's body (see bodyLimit). A larger file is attached by its path, which the
  * table loader takes up to 100 MiB: dropped on the window, or with
  * `agentdeck run --attach FILE`.
  */
