@@ -264,12 +264,12 @@ func histRawOpen(b *testing.B, q *sql.DB, sessionID string) {
 		b.Fatal(err)
 	}
 	var newest string
-	histScanAll(b, rows, 14, func(v []any) {
+	histScanAll(b, rows, 15, func(v []any) {
 		if newest == "" {
 			newest = *v[0].(*string)
 		}
 	})
-	histScanAll(b, histQuery(b, q, turnSelect+` WHERE id = ?`, newest), 14, nil)
+	histScanAll(b, histQuery(b, q, turnSelect+` WHERE id = ?`, newest), 15, nil)
 	histScanAll(b, histQuery(b, q, `SELECT result FROM turns WHERE id = ?`, newest), 1, nil)
 	histScanAll(b, histQuery(b, q, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, newest), 3, nil)
 	histScanAll(b, histQuery(b, q, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, newest), 8, nil)

@@ -331,13 +331,13 @@ func benchRawFirstPage(b *testing.B, q *sql.DB, query, sessionID string, limit i
 		b.Fatal(err)
 	}
 	defer rows.Close()
-	var id, session, user, state, workflow, model, started, final, outcome, term, parent string
+	var id, session, user, state, workflow, model, started, final, outcome, term, parent, copied string
 	var seq int
 	var completed sql.NullString
 	var continues bool
 	n := 0
 	for rows.Next() {
-		if err := rows.Scan(&id, &session, &seq, &user, &state, &workflow, &model, &started, &completed, &final, &outcome, &term, &parent, &continues); err != nil {
+		if err := rows.Scan(&id, &session, &seq, &user, &state, &workflow, &model, &started, &completed, &final, &outcome, &term, &parent, &continues, &copied); err != nil {
 			b.Fatal(err)
 		}
 		n++
