@@ -6,6 +6,7 @@
 // suite is stopped mid-run and kept cancelled.
 import type { Locator, Page } from '@playwright/test';
 import { audit } from './axe';
+import { runSuite } from './evalsuite';
 import { expect, finished, newSession, openApp, send, shot, test, uid } from './fixtures';
 
 /** Adds a turn to a suite through its menu: a new one when name is given, else file; edit changes the YAML first. */
@@ -31,20 +32,6 @@ async function addToEval(page: Page, turn: Locator, to: { name?: string; file?: 
   }
   await dialog.getByRole('button', { name: 'Add to suite' }).click();
   await expect(dialog).toBeHidden();
-}
-
-/** Opens the Run panel (if it is not) and starts a run of file. */
-async function runSuite(page: Page, file: string, capture: 'record' | 'replay' = 'record') {
-  const toggle = page.getByRole('button', { name: /Run a suite/ });
-  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-  const panel = page.getByRole('region', { name: 'Run a suite' });
-  await panel.getByRole('combobox', { name: 'Suite' }).selectOption(file);
-  await panel.getByRole('combobox', { name: 'Calls' }).selectOption(capture);
-  const before = page.url();
-  await panel.getByRole('button', { name: /Run$/ }).click();
-  await expect(page).not.toHaveURL(before);
-  await expect(page).toHaveURL(/#\/evals\/[^/]+$/);
-  return panel;
 }
 
 test('a suite made from turns runs in the window, opens a failing turn, replays, compares and stops', async ({ page }) => {

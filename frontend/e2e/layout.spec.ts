@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, finished, newSession, openApp, ORIGIN, send, shot, test, uid } from './fixtures';
 import { audit } from './axe';
+import { runSuite } from './evalsuite';
 
 /** The width of the conversation's column. */
 async function chatWidth(page: Page): Promise<number> {
@@ -102,17 +103,11 @@ function writeWideSuite(file: string, name: string) {
   writeFileSync(join(dir, file), `name: ${name}\nmodels: [fake/smoke-model-with-a-long-name-for-the-layout-v1.2-instruct]\ncases:\n${cases}`);
 }
 
-async function runSuite(page: Page, file: string, capture: 'record' | 'replay') {
-  const toggle = page.getByRole('button', { name: /Run a suite/ });
-  if ((await toggle.getAttribute('aria-expanded')) !== 'true') await toggle.click();
-  const panel = page.getByRole('region', { name: 'Run a suite' });
-  await panel.getByRole('combobox', { name: 'Suite' }).selectOption(file);
-  await panel.getByRole('combobox', { name: 'Calls' }).selectOption(capture);
-  const before = page.url();
-  await panel.getByRole('button', { name: /Run$/ }).click();
-  await expect(page).not.toHaveURL(before);
+/** Runs file to its end and folds the Run panel again. */
+async function runSuiteToEnd(page: Page, file: string, capture: 'record' | 'replay') {
+  await runSuite(page, file, capture);
   await expect(page.getByTestId('eval-run').getByTestId('eval-run-state')).toHaveText('Completed', { timeout: 60_000 });
-  await toggle.click();
+  await page.getByRole('button', { name: /Run a suite/ }).click();
 }
 
 test('the evaluation comparison fits at 1280 px: its last column is in view', async ({ page }) => {
@@ -121,8 +116,8 @@ test('the evaluation comparison fits at 1280 px: its last column is in view', as
   const file = `wide-${id}.yaml`;
   writeWideSuite(file, `Wide ${id}`);
   await page.getByRole('button', { name: 'Evaluations' }).click();
-  await runSuite(page, file, 'record');
-  await runSuite(page, file, 'replay');
+  await runSuiteToEnd(page, file, 'record');
+  await runSuiteToEnd(page, file, 'replay');
   await page.getByTestId('eval-compare').selectOption({ index: 1 });
   const diff = page.getByTestId('eval-diff');
   const frame = diff.getByRole('region', { name: 'Results that differ' });
