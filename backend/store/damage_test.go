@@ -46,22 +46,6 @@ func history(t *testing.T) (storetest.History, func(t *testing.T) string) {
 	}
 }
 
-// eventCount is how many events a sound file holds, as its check counts
-// them: one by one, though a run of streamed tokens is one row.
-func eventCount(t *testing.T, path string) int64 {
-	t.Helper()
-	db, err := store.OpenReadOnly(bg, path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	rep, err := db.Check(bg)
-	if err != nil || !rep.OK {
-		t.Fatalf("check of a sound file: %+v %v", rep, err)
-	}
-	return rep.Events
-}
-
 // eventRows is how many rows the events table of a file holds.
 func eventRows(t *testing.T, path string) int64 {
 	t.Helper()
