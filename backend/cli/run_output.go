@@ -1,0 +1,241 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/turn"
+)
+
+// jsonPrinter writes each event as one JSON line, flushed line by line.
+type jsonPrinter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (p *jsonPrinter) Emit(e turn.Event) error {
+	b, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	_, err = p.w.Write(append(b, '\n'))
+	return err
+}
+
+// humanPrinter prints the answer, and only the answer, on stdout: the
+// final stage's text, streamed when the workflow knows in advance which
+// stage gives the answer (stage_start says final), else printed when the
+// turn ends. Everything else (stages, tool calls, critiques, revisions,
+// how the turn ended) goes to stderr as short progress lines.
+type humanPrinter struct {
+	mu       sync.Mutex
+	out, err io.Writer
+	midLine  bool
+	// dim shows reasoning dimmed (stderr is a terminal, NO_COLOR unset);
+	// thinking is set while a line of reasoning is open on stderr.
+	dim      bool
+	thinking bool
+	// final are the stages whose tokens go to stdout; streamed is the one
+	// that printed any.
+	final    map[string]bool
+	streamed string
+}
+
+func (p *humanPrinter) Emit(e turn.Event) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.final == nil {
+		p.final = map[string]bool{}
+	}
+	switch e.Type {
+	case turn.EventReasoning:
+		// The model's thinking streams to stderr, dimmed, never into the
+		// answer on stdout.
+		var d turn.ReasoningData
+		_ = json.Unmarshal(e.Data, &d)
+		p.endAnswerLine()
+		if p.dim {
+			fmt.Fprint(p.err, "\x1b[2m"+d.Text+"\x1b[0m")
+		} else {
+			fmt.Fprint(p.err, d.Text)
+		}
+		p.thinking = !strings.HasSuffix(d.Text, "\n")
+	case turn.EventToken:
+		if p.final[e.StageID] {
+			var d turn.TokenData
+			_ = json.Unmarshal(e.Data, &d)
+			p.endThinkingLine()
+			fmt.Fprint(p.out, d.Text)
+			p.midLine, p.streamed = !strings.HasSuffix(d.Text, "\n"), e.StageID
+		}
+	case turn.EventStageStart:
+		var d turn.StageStartData
+		_ = json.Unmarshal(e.Data, &d)
+		p.final[e.StageID] = d.Final
+		p.progress("── %s (%s)", d.Stage, firstNonEmpty(d.Agent, "no agent"))
+	case turn.EventTurnCompleted:
+		var d turn.TurnCompletedData
+		_ = json.Unmarshal(e.Data, &d)
+		p.end(d.Result)
+	default:
+		if line := progressLine(e); line != "" {
+			p.progress("%s", line)
+		}
+	}
+	return nil
+}
+
+// progress writes a line to stderr, ending stdout's line first so the two
+// streams do not interleave mid-line on a terminal.
+func (p *humanPrinter) progress(format string, args ...any) {
+	p.endAnswerLine()
+	p.endThinkingLine()
+	fmt.Fprintf(p.err, format+"\n", args...)
+}
+
+func (p *humanPrinter) endAnswerLine() {
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+}
+
+func (p *humanPrinter) endThinkingLine() {
+	if p.thinking {
+		fmt.Fprintln(p.err)
+		p.thinking = false
+	}
+}
+
+// colorful reports whether stderr is a terminal that may be styled: a
+// character device, and NO_COLOR (no-color.org) unset.
+func colorful(env Env) bool {
+	if env.Getenv != nil && env.Getenv("NO_COLOR") != "" {
+		return false
+	}
+	f, ok := env.Stderr.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// end prints the answer if it was not streamed, then how the turn ended.
+func (p *humanPrinter) end(res turn.Result) {
+	p.endThinkingLine()
+	if p.streamed == "" || (res.FinalStageID != "" && p.streamed != res.FinalStageID) {
+		if text := strings.TrimSpace(res.FinalText); text != "" {
+			if p.midLine {
+				fmt.Fprintln(p.out)
+			}
+			fmt.Fprintln(p.out, text)
+			p.midLine = false
+		}
+	}
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+	if res.Termination.Kind.IsLimit() {
+		fmt.Fprintf(p.err, "note: the turn %s\n", res.Termination.Describe())
+	}
+	if res.FinalNote != "" {
+		fmt.Fprintf(p.err, "note: %s\n", res.FinalNote)
+	}
+}
+
+// progressLine is the stderr line for an event, "" for none.
+func progressLine(e turn.Event) string {
+	switch e.Type {
+	case turn.EventToolCall:
+		var d turn.ToolCallData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("→ %s %s", d.Name, clip(string(d.Args), 100))
+	case turn.EventToolResult:
+		var d turn.ToolResultData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  ✓ %s (%d ms, %d bytes)", d.Name, d.DurationMS, len(d.Output))
+	case turn.EventToolError:
+		var d turn.ToolErrorData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  ✗ %s: %s", d.Name, clip(d.Error, 200))
+	case turn.EventGuardTriggered:
+		var d turn.GuardData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  ! %s: %s", d.Guard, d.Reason)
+	case turn.EventPlanGenerated:
+		var d turn.PlanData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("plan: %d steps", len(d.Steps))
+	case turn.EventStepEnd:
+		var d turn.StepEndData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  step %d %s", d.StepIndex+1, map[bool]string{true: "done", false: "failed"}[d.Success])
+	case turn.EventCritique:
+		var d turn.CritiqueData
+		_ = json.Unmarshal(e.Data, &d)
+		verdict := map[bool]string{true: "PASS", false: "FAIL"}[d.Passed]
+		return fmt.Sprintf("  critic: %s (score %.2f) %s", verdict, d.Score, clip(strings.ReplaceAll(d.Feedback, "\n", " "), 160))
+	case turn.EventRevision:
+		var d turn.RevisionData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  revision %d done (%d characters)", d.Iteration, len([]rune(d.Text)))
+	case turn.EventReflectionEnd:
+		var d turn.ReflectionEndData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  reflection %d: score %.2f%s", d.Iteration, d.Score, map[bool]string{true: ", passed", false: ""}[d.Passed])
+	case turn.EventHandoffStart:
+		var d turn.HandoffStartData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("  handing off from %s to %s", d.From, d.To)
+	case turn.EventChart:
+		var d turn.ChartData
+		_ = json.Unmarshal(e.Data, &d)
+		return fmt.Sprintf("chart: %s (open the session in the app to see it)", d.Title)
+	case turn.EventReplayDivergence:
+		var d turn.ReplayDivergenceData
+		_ = json.Unmarshal(e.Data, &d)
+		return "  ! replay diverged: " + d.Message
+	case turn.EventError:
+		var d turn.ErrorData
+		_ = json.Unmarshal(e.Data, &d)
+		return "error: " + d.Message
+	case turn.EventModelWaiting:
+		return "waiting for the model (it may be loading)…"
+	case turn.EventModelRetry:
+		var d turn.ModelRetryData
+		_ = json.Unmarshal(e.Data, &d)
+		what := "no answer"
+		if d.Status > 0 {
+			what = fmt.Sprintf("HTTP %d", d.Status)
+		}
+		return fmt.Sprintf("retrying (%s): attempt %d of %d in %s", what, d.Attempt, d.MaxAttempts, (time.Duration(d.WaitMS) * time.Millisecond).Round(100*time.Millisecond))
+	case turn.EventCancelled:
+		return "[stopped; the partial answer is saved]"
+	}
+	return ""
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
