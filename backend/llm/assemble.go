@@ -51,7 +51,7 @@ type callState struct {
 	filter    *contentFilter
 	content   strings.Builder
 	reasoning strings.Builder
-	details   reasoningDetails
+	details   ReasoningDetails
 	// detailBlock is the reasoning_details block whose text was read last
 	// (detailsText), when reasoning came only in those blocks.
 	detailBlock string
@@ -223,7 +223,7 @@ func (s *callState) add(c Chunk) Chunk {
 	s.content.WriteString(c.Content)
 	s.reasoning.WriteString(c.Reasoning)
 	if len(c.ReasoningDetails) > 0 {
-		s.details.add(c.ReasoningDetails)
+		s.details.Add(c.ReasoningDetails)
 	}
 	for i := range c.ToolCalls {
 		s.addToolCall(&c.ToolCalls[i])
@@ -353,7 +353,7 @@ func newCallID() string {
 // finish builds the Response, whether the call succeeded or not.
 func (s *callState) finish(err error) Response {
 	now := time.Now()
-	msg := Message{Role: RoleAssistant, Content: s.content.String(), Reasoning: s.reasoning.String(), ReasoningDetails: s.details.merged()}
+	msg := Message{Role: RoleAssistant, Content: s.content.String(), Reasoning: s.reasoning.String(), ReasoningDetails: s.details.Merged()}
 	if len(s.calls) > 0 {
 		msg.ToolCalls = make([]ToolCall, len(s.calls))
 		for i := range s.calls {
@@ -408,9 +408,4 @@ func (s *callState) estimate(out Message) Usage {
 		o += EstimateTokens(tc.Name) + EstimateTokens(tc.Arguments)
 	}
 	return Usage{InputTokens: in, OutputTokens: o, TotalTokens: in + o, Estimated: true}
-}
-
-// EstimateTokens guesses the token count of s (about four bytes a token).
-func EstimateTokens(s string) int {
-	return (len(s) + 3) / 4
 }

@@ -79,12 +79,6 @@ type CaptureLister interface {
 // could not be read or written.
 const ErrCaptureStore ErrorKind = "capture_store"
 
-// Values of CallDiagnostics.Capture.
-const (
-	CaptureRecorded = "recorded"
-	CaptureReplayed = "replayed"
-)
-
 // CaptureMode says what WithCapture does.
 type CaptureMode string
 
@@ -370,7 +364,7 @@ func (c *captureClient) stampReplay(d *CallDiagnostics, started time.Time) {
 // captureAssemble merges replayed deltas into a partial Response.
 func captureAssemble(chunks []RecordedChunk) Response {
 	var content, reasoning strings.Builder
-	var details reasoningDetails
+	var details ReasoningDetails
 	var resp Response
 	var calls []ToolCall
 	var order []int        // stream index of each call
@@ -380,7 +374,7 @@ func captureAssemble(chunks []RecordedChunk) Response {
 		content.WriteString(ch.Content)
 		reasoning.WriteString(ch.Reasoning)
 		if len(ch.ReasoningDetails) > 0 {
-			details.add(ch.ReasoningDetails)
+			details.Add(ch.ReasoningDetails)
 		}
 		for _, d := range ch.ToolCalls {
 			pos, ok := index[d.Index]
@@ -405,7 +399,7 @@ func captureAssemble(chunks []RecordedChunk) Response {
 	}
 	// Calls are listed by stream index, whatever order they first appeared in.
 	sort.Stable(captureCallOrder{calls, order})
-	resp.Message = Message{Role: RoleAssistant, Content: content.String(), Reasoning: reasoning.String(), ReasoningDetails: details.merged(), ToolCalls: calls}
+	resp.Message = Message{Role: RoleAssistant, Content: content.String(), Reasoning: reasoning.String(), ReasoningDetails: details.Merged(), ToolCalls: calls}
 	return resp
 }
 

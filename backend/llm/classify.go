@@ -31,7 +31,9 @@ func (e *htmlPageError) Error() string {
 
 var titleRE = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
 
-func htmlTitle(body []byte) string {
+// HTMLTitle is the title of an HTML page, for a message about a proxy or
+// login page that answered instead of the model; "" when it has none.
+func HTMLTitle(body []byte) string {
 	m := titleRE.FindSubmatch(body)
 	if m == nil {
 		return ""
@@ -43,8 +45,8 @@ func htmlTitle(body []byte) string {
 	return t
 }
 
-// parseRetryAfter reads delta-seconds or an HTTP date.
-func parseRetryAfter(v string, now time.Time) time.Duration {
+// ParseRetryAfter reads delta-seconds or an HTTP date.
+func ParseRetryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return 0

@@ -244,7 +244,7 @@ func modelsStatusError(srv modelServer, resp *http.Response, body []byte, sentKe
 			"%s has no /models endpoint (HTTP 404): it is not an OpenAI-compatible server, or the base URL is missing its /v1 suffix.", srv.name)
 	case code == http.StatusTooManyRequests:
 		e.Kind = ErrRateLimited
-		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		e.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 		e.Message = fmt.Sprintf("%s is rate limiting requests (HTTP 429): wait a moment and try again.", srv.name)
 	case code >= 500:
 		e.Kind = ErrServer
@@ -293,7 +293,7 @@ func modelsErrorDetail(body []byte) string {
 // callers branch the same way whichever call met it.
 func modelsHTMLError(srv modelServer, resp *http.Response, body []byte) *Error {
 	what := "a web page"
-	if t := htmlTitle(body); t != "" {
+	if t := HTMLTitle(body); t != "" {
 		what = fmt.Sprintf("a web page (%q)", t)
 	}
 	e := &Error{Kind: ErrHTMLPage, Status: resp.StatusCode, Message: fmt.Sprintf(
@@ -302,7 +302,7 @@ func modelsHTMLError(srv modelServer, resp *http.Response, body []byte) *Error {
 	switch {
 	case resp.StatusCode == http.StatusTooManyRequests:
 		e.Kind = ErrRateLimited
-		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		e.RetryAfter = ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	case resp.StatusCode >= 500:
 		e.Kind = ErrServer
 	}

@@ -15,7 +15,7 @@ func TestPresets(t *testing.T) {
 	seen := map[string]bool{}
 	for _, p := range presets {
 		t.Run(p.Name, func(t *testing.T) {
-			if err := p.Validate(); err != nil {
+			if err := Validate(p); err != nil {
 				t.Fatalf("Validate: %v", err)
 			}
 			if seen[p.Name] {
@@ -35,7 +35,7 @@ func TestPresets(t *testing.T) {
 			if pre, _ := presetOf(p.Kind); p.Local && pre.start == "" {
 				t.Errorf("local kind %q does not say how to start it", p.Kind)
 			}
-			if !strings.Contains(Provider{Name: "x", Kind: "nope"}.Validate().Error(), p.Kind) {
+			if !strings.Contains(Validate(Provider{Name: "x", Kind: "nope"}).Error(), p.Kind) {
 				t.Errorf("the unknown-kind error does not offer %q", p.Kind)
 			}
 		})
@@ -94,7 +94,7 @@ func TestProviderValidate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := tt.p.Validate()
+			err := Validate(tt.p)
 			if tt.wantMsg == "" {
 				if err != nil {
 					t.Fatalf("Validate: %v", err)

@@ -55,7 +55,7 @@ func (c *OpenAI) post(ctx context.Context, req Request) (*answerBody, error) {
 		// A proxy's or captive portal's page, not the API.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
-		return nil, &htmlPageError{status: resp.StatusCode, title: htmlTitle(body), retryAfter: retryAfterOf(resp)}
+		return nil, &htmlPageError{status: resp.StatusCode, title: HTMLTitle(body), retryAfter: retryAfterOf(resp)}
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		defer resp.Body.Close()
@@ -66,7 +66,7 @@ func (c *OpenAI) post(ctx context.Context, req Request) (*answerBody, error) {
 }
 
 func retryAfterOf(resp *http.Response) time.Duration {
-	return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+	return ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 }
 
 // httpStatusError is an answer with a failure status, and what its body

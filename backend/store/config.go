@@ -103,7 +103,7 @@ func checkSettingKey(key string) error {
 // looks like a secret: an API key pasted as the key reference, or a base
 // URL with a password or a query.
 func (db *DB) SaveProvider(ctx context.Context, p llm.Provider) error {
-	if err := p.Validate(); err != nil {
+	if err := llm.Validate(p); err != nil {
 		return err
 	}
 	def, err := json.Marshal(p)
