@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -82,7 +82,7 @@ func (r *benchRig) start(b *testing.B, req runner.Request, extra ...turn.Sink) *
 		req.Model = "m"
 	}
 	if req.Capture == "" {
-		req.Capture = llm.CaptureRecord // the app's default setting
+		req.Capture = recording.Record // the app's default setting
 	}
 	h, err := r.runner.Start(context.Background(), req)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -40,7 +41,7 @@ func newFixture(t *testing.T) *fixture {
 // addProvider saves the scripted server as the provider "local".
 func (f *fixture) addProvider(t *testing.T) {
 	t.Helper()
-	if _, err := f.api.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: f.srv.URL(), Local: true}}); err != nil {
+	if _, err := f.api.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: catalog.KindCustom, BaseURL: f.srv.URL(), Local: true}}); err != nil {
 		t.Fatal(err)
 	}
 }

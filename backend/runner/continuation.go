@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
@@ -80,9 +81,9 @@ func (r *Runner) continuable(ctx context.Context, t store.Turn) error {
 
 // continuationMessage is what a continuation sends after the history: ""
 // to continue the partial answer as a prefix, else the instruction.
-func continuationMessage(prefix llm.Prefix, def *workflow.Definition, history []llm.Message) string {
+func continuationMessage(prefix openai.Prefix, def *workflow.Definition, history []llm.Message) string {
 	n := len(history)
-	asPrefix := prefix != llm.PrefixNone && def.Kind == workflow.KindChat && n > 0 &&
+	asPrefix := prefix != openai.PrefixNone && def.Kind == workflow.KindChat && n > 0 &&
 		history[n-1].Role == llm.RoleAssistant && len(history[n-1].ToolCalls) == 0 && strings.TrimSpace(history[n-1].Content) != ""
 	if asPrefix {
 		return ""

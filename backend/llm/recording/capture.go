@@ -1,0 +1,535 @@
+package recording
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/llm"
+)
+
+// Record/replay: WithCapture wraps a Client so that calls are recorded to a
+// CaptureStore and later replayed from it without the model, for
+// deterministic evaluation and offline review. A call is looked up by
+// CaptureKey(req); see CanonicalForm for what the key covers.
+//
+// The middleware starts no goroutines: chunks are delivered on the caller's
+// goroutine, in order, as the Client contract requires.
+
+// Capture is one recorded call.
+type Capture struct {
+	// ID is the store's identity of this recording ("" where a store has
+	// none). Two recordings may share a Key; they never share an ID.
+	ID  string `json:"id,omitempty"`
+	Key string `json:"key"`
+	// Request is CanonicalRequest of the recorded request, for "nearest
+	// miss" explanations and review. Decode it into a CanonicalForm.
+	Request json.RawMessage `json:"request"`
+	// Model is the requested model (Request.Model), not the one the server
+	// reported.
+	Model      string          `json:"model"`
+	Chunks     []RecordedChunk `json:"chunks"`
+	Response   llm.Response    `json:"response"`
+	RecordedAt time.Time       `json:"recorded_at"`
+}
+
+// RecordedChunk is one delta and when it arrived, as an offset from the
+// start of the call.
+type RecordedChunk struct {
+	At    time.Duration `json:"at_ns"`
+	Chunk llm.Chunk     `json:"chunk"`
+}
+
+// CaptureStore keeps recordings by key. Implementations must be safe for
+// concurrent use.
+type Store interface {
+	// GetCapture returns the newest recording of key, (nil, nil) when
+	// there is none.
+	GetCapture(ctx context.Context, key string) (*Capture, error)
+	// PutCapture adds c. A recording is never overwritten: an earlier
+	// recording of the same key stays, so every turn keeps its own answer
+	// (a store that keeps only one per key, like capturefile, says so).
+	// A store that gives recordings an identity sets c.ID.
+	PutCapture(ctx context.Context, c *Capture) error
+}
+
+// CaptureBlocksPutter is an optional CaptureStore extension:
+// PutCaptureBlocks adds c, whose Chunks are nil, with its chunks given in
+// blocks, in order. The recorder gathers a call's chunks in blocks
+// (chunkBuf) and hands them to a store that has it as they are: joining a
+// long answer's tens of thousands of chunks into one slice, only to encode
+// them, cost as much as writing them.
+type BlocksPutter interface {
+	PutCaptureBlocks(ctx context.Context, c *Capture, blocks [][]RecordedChunk) error
+}
+
+// CaptureLister is an optional CaptureStore extension used to explain replay
+// misses. CaptureRequests returns up to limit captures of model ("" means
+// any model; limit <= 0 means no limit), newest first. Only Key, Request,
+// Model and RecordedAt need to be filled in; a lister may leave Chunks and
+// Response empty to stay cheap.
+type Lister interface {
+	CaptureRequests(ctx context.Context, model string, limit int) ([]Capture, error)
+}
+
+// ErrCaptureStore is the kind of error returned when the capture store
+// could not be read or written.
+const ErrStore llm.ErrorKind = "capture_store"
+
+// CaptureMode says what WithCapture does.
+type Mode string
+
+const (
+	// CaptureOff passes every call through untouched.
+	Off Mode = "off"
+	// CaptureRecord calls the model and stores each successful call.
+	Record Mode = "record"
+	// CaptureReplay never calls the model: it replays recorded calls and
+	// fails with ErrReplayMiss when there is none.
+	Replay Mode = "replay"
+	// CaptureAuto replays a recorded call when there is one, and otherwise
+	// calls the model and records the call.
+	Auto Mode = "auto"
+)
+
+// ParseCaptureMode parses "off", "record", "replay" or "auto", ignoring case
+// and surrounding space. The empty string is CaptureOff.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case "", Off:
+		return Off, nil
+	case Record, Replay, Auto:
+		return m, nil
+	}
+	return "", fmt.Errorf("unknown capture mode %q: use off, record, replay or auto", s)
+}
+
+// CaptureOptions configure WithCapture.
+type Options struct {
+	Mode  Mode
+	Store Store
+	// Pace replays chunks at their recorded offsets instead of as fast as
+	// possible.
+	Pace bool
+	// Now stamps RecordedAt, the recorded chunk offsets and the replayed
+	// diagnostics' times. Nil means time.Now.
+	Now func() time.Time
+}
+
+// captureMissCandidates bounds how many recordings a replay miss compares
+// against when explaining itself.
+const captureMissCandidates = 200
+
+// WithCapture wraps inner with record/replay; see CaptureMode.
+//
+// In CaptureOff (or the zero mode) it returns inner itself.
+//
+// A replayed call delivers the recorded chunks in order and returns the
+// recorded Response; only its Diagnostics' Capture ("replayed"), StartedAt,
+// CompletedAt and Duration are new (TimeToFirstToken, Attempts and the rest
+// describe the recorded call). Cancelling ctx stops a replay between chunks,
+// and, with Pace, during the wait for the next chunk. A call is
+// recorded only when it succeeded: a failed or cancelled call, or one whose
+// callback returned an error, is not stored. A recording that cannot be
+// stored fails the call with ErrCaptureStore (the Response is still
+// returned), because a silently missing recording breaks replay later.
+//
+// WithCapture panics when Mode is unknown, or when Store is nil and Mode is
+// not off: both are wiring mistakes, and user input should go through
+// ParseCaptureMode.
+func WithCapture(inner llm.Client, opts Options) llm.Client {
+	switch opts.Mode {
+	case "", Off:
+		return inner
+	case Record, Replay, Auto:
+	default:
+		panic(fmt.Sprintf("llm.WithCapture: unknown capture mode %q", opts.Mode))
+	}
+	if opts.Store == nil {
+		panic("llm.WithCapture: nil Store in capture mode " + string(opts.Mode))
+	}
+	c := &captureClient{inner: inner, opts: opts}
+	if opts.Now == nil {
+		c.opts.Now = time.Now
+		c.since = time.Since
+	} else {
+		c.since = func(t time.Time) time.Duration { return opts.Now().Sub(t) }
+	}
+	return c
+}
+
+type captureClient struct {
+	inner llm.Client
+	opts  Options
+	// since measures chunk offsets. On the real clock it is time.Since,
+	// which reads only the monotonic clock and so costs less than time.Now;
+	// the clock read is most of the per-chunk cost of recording.
+	since func(time.Time) time.Duration
+}
+
+func (c *captureClient) Stream(ctx context.Context, req llm.Request, fn func(llm.Chunk) error) (llm.Response, error) {
+	canon := CanonicalRequest(req)
+	key := captureKeyOf(canon)
+	if c.opts.Mode == Record {
+		return c.record(ctx, req, key, canon, fn)
+	}
+	start := c.opts.Now()
+	rec, err := c.opts.Store.GetCapture(ctx, key)
+	if err != nil {
+		err = &llm.Error{Kind: ErrStore, Message: "could not read the capture store", Err: err}
+		return captureFailed(req, start, c.opts.Now(), err), err
+	}
+	if rec != nil {
+		return c.replay(ctx, rec, fn)
+	}
+	if c.opts.Mode == Auto {
+		return c.record(ctx, req, key, canon, fn)
+	}
+	err = c.missError(ctx, req, key, canon)
+	return captureFailed(req, start, c.opts.Now(), err), err
+}
+
+// record calls inner, buffering each chunk with its offset on its way to fn.
+func (c *captureClient) record(ctx context.Context, req llm.Request, key string, canon []byte, fn func(llm.Chunk) error) (llm.Response, error) {
+	since := c.since
+	start := c.opts.Now()
+	var buf chunkBuf
+	var fnErr error
+	resp, err := c.inner.Stream(ctx, req, func(ch llm.Chunk) error {
+		buf.add(RecordedChunk{At: since(start), Chunk: captureOwnChunk(ch)})
+		if err := fn(ch); err != nil {
+			fnErr = err
+			return err
+		}
+		return nil
+	})
+	if err != nil || fnErr != nil || ctx.Err() != nil {
+		if err == nil {
+			// The inner client swallowed a stop or a cancellation; report
+			// it rather than pretend the call completed.
+			err = fnErr
+			if err == nil {
+				err = captureCtxError(ctx.Err())
+			}
+		}
+		return resp, err
+	}
+	resp.Diagnostics.Capture = llm.CaptureRecorded
+	rec := &Capture{Key: key, Request: canon, Model: req.Model, Response: resp, RecordedAt: c.opts.Now().UTC()}
+	if p, ok := c.opts.Store.(BlocksPutter); ok {
+		err = p.PutCaptureBlocks(ctx, rec, buf.blocks())
+	} else {
+		rec.Chunks = buf.joined()
+		err = c.opts.Store.PutCapture(ctx, rec)
+	}
+	if err != nil {
+		resp.Diagnostics.Capture = ""
+		err = &llm.Error{Kind: ErrStore, Message: "the call succeeded but could not be recorded", Err: err}
+		return resp, err
+	}
+	return resp, nil
+}
+
+// chunkBuf gathers a call's chunks in blocks and joins them once, at the
+// end of the call. A long answer has tens of thousands of chunks of 112
+// bytes each; one growing slice copied them again at every growth (by a
+// quarter, once large) into fresh memory, five times the answer's size in
+// all, which cost more than anything else in recording.
+type chunkBuf struct {
+	full [][]RecordedChunk // filled blocks, in order
+	cur  []RecordedChunk
+}
+
+// chunkBlockMax is the largest block, in chunks (448 KB).
+const chunkBlockMax = 4096
+
+func (b *chunkBuf) add(rc RecordedChunk) {
+	if len(b.cur) == cap(b.cur) {
+		if b.cur != nil {
+			b.full = append(b.full, b.cur)
+		}
+		b.cur = make([]RecordedChunk, 0, min(max(64, 2*cap(b.cur)), chunkBlockMax))
+	}
+	b.cur = append(b.cur, rc)
+}
+
+// blocks returns the blocks, in order; none for a call that sent nothing.
+func (b *chunkBuf) blocks() [][]RecordedChunk {
+	if b.cur == nil {
+		return b.full
+	}
+	return append(b.full, b.cur)
+}
+
+// joined returns every chunk in order, in one slice no larger than twice
+// what it holds.
+func (b *chunkBuf) joined() []RecordedChunk {
+	if len(b.full) == 0 {
+		if b.cur == nil {
+			return []RecordedChunk{} // a call that sent nothing recorded "[]", not null
+		}
+		return b.cur
+	}
+	n := len(b.cur)
+	for _, f := range b.full {
+		n += len(f)
+	}
+	out := make([]RecordedChunk, 0, n)
+	for _, f := range b.full {
+		out = append(out, f...)
+	}
+	return append(out, b.cur...)
+}
+
+// captureOwnChunk copies the parts of ch that share memory with the inner
+// client, which may reuse its buffers. Only tool-call and usage chunks have
+// any, and they are rare, so plain text deltas cost no allocation.
+func captureOwnChunk(ch llm.Chunk) llm.Chunk {
+	if len(ch.ToolCalls) > 0 {
+		ch.ToolCalls = append([]llm.ToolCallDelta(nil), ch.ToolCalls...)
+	}
+	if ch.Usage != nil {
+		u := *ch.Usage
+		ch.Usage = &u
+	}
+	return ch
+}
+
+// replay delivers rec's chunks to fn and returns its response, never
+// calling inner.
+func (c *captureClient) replay(ctx context.Context, rec *Capture, fn func(llm.Chunk) error) (llm.Response, error) {
+	started := c.opts.Now()
+	begin := time.Now() // pacing runs on the real monotonic clock
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for i := range rec.Chunks {
+		rc := &rec.Chunks[i]
+		if err := ctx.Err(); err != nil {
+			return c.replayFailed(rec, i, started, captureCtxError(err))
+		}
+		if c.opts.Pace {
+			if d := rc.At - time.Since(begin); d > 0 {
+				if timer == nil {
+					timer = time.NewTimer(d)
+				} else {
+					timer.Reset(d)
+				}
+				select {
+				case <-ctx.Done():
+					return c.replayFailed(rec, i, started, captureCtxError(ctx.Err()))
+				case <-timer.C:
+				}
+			}
+		}
+		if err := fn(rc.Chunk); err != nil {
+			return c.replayFailed(rec, i+1, started, err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return c.replayFailed(rec, len(rec.Chunks), started, captureCtxError(err))
+	}
+	resp := rec.Response
+	c.stampReplay(&resp.Diagnostics, started)
+	return resp, nil
+}
+
+// replayFailed returns the message assembled from the first delivered
+// chunks, as a live call that failed part-way would.
+func (c *captureClient) replayFailed(rec *Capture, delivered int, started time.Time, err error) (llm.Response, error) {
+	resp := captureAssemble(rec.Chunks[:delivered])
+	resp.Diagnostics = rec.Response.Diagnostics
+	resp.Diagnostics.Usage = resp.Usage
+	c.stampReplay(&resp.Diagnostics, started)
+	resp.Diagnostics.OK = false
+	resp.Diagnostics.ErrorKind = llm.KindOf(err)
+	resp.Diagnostics.Error = err.Error()
+	return resp, err
+}
+
+func (c *captureClient) stampReplay(d *llm.CallDiagnostics, started time.Time) {
+	end := c.opts.Now()
+	d.Capture = llm.CaptureReplayed
+	d.StartedAt = started.UTC()
+	d.CompletedAt = end.UTC()
+	d.Duration = end.Sub(started)
+}
+
+// captureAssemble merges replayed deltas into a partial Response.
+func captureAssemble(chunks []RecordedChunk) llm.Response {
+	var content, reasoning strings.Builder
+	var details llm.ReasoningDetails
+	var resp llm.Response
+	var calls []llm.ToolCall
+	var order []int        // stream index of each call
+	index := map[int]int{} // stream index -> position in calls
+	for _, rc := range chunks {
+		ch := rc.Chunk
+		content.WriteString(ch.Content)
+		reasoning.WriteString(ch.Reasoning)
+		if len(ch.ReasoningDetails) > 0 {
+			details.Add(ch.ReasoningDetails)
+		}
+		for _, d := range ch.ToolCalls {
+			pos, ok := index[d.Index]
+			if !ok {
+				pos = len(calls)
+				index[d.Index] = pos
+				calls = append(calls, llm.ToolCall{})
+				order = append(order, d.Index)
+			}
+			if d.ID != "" {
+				calls[pos].ID = d.ID
+			}
+			calls[pos].Name += d.Name
+			calls[pos].Arguments += d.Arguments
+		}
+		if ch.FinishReason != "" {
+			resp.FinishReason = ch.FinishReason
+		}
+		if ch.Usage != nil {
+			resp.Usage = *ch.Usage
+		}
+	}
+	// Calls are listed by stream index, whatever order they first appeared in.
+	sort.Stable(captureCallOrder{calls, order})
+	resp.Message = llm.Message{Role: llm.RoleAssistant, Content: content.String(), Reasoning: reasoning.String(), ReasoningDetails: details.Merged(), ToolCalls: calls}
+	return resp
+}
+
+type captureCallOrder struct {
+	calls []llm.ToolCall
+	index []int
+}
+
+func (o captureCallOrder) Len() int           { return len(o.calls) }
+func (o captureCallOrder) Less(i, j int) bool { return o.index[i] < o.index[j] }
+func (o captureCallOrder) Swap(i, j int) {
+	o.calls[i], o.calls[j] = o.calls[j], o.calls[i]
+	o.index[i], o.index[j] = o.index[j], o.index[i]
+}
+
+// captureFailed is the Response of a call that failed before any delta.
+func captureFailed(req llm.Request, start, end time.Time, err error) llm.Response {
+	return llm.Response{Diagnostics: llm.CallDiagnostics{
+		Model:           req.Model,
+		StartedAt:       start.UTC(),
+		CompletedAt:     end.UTC(),
+		Duration:        end.Sub(start),
+		RequestMessages: len(req.Messages),
+		ErrorKind:       llm.KindOf(err),
+		Error:           err.Error(),
+	}}
+}
+
+func captureCtxError(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &llm.Error{Kind: llm.ErrTimeout, Message: "the call ran out of time", Err: err}
+	}
+	return &llm.Error{Kind: llm.ErrCancelled, Message: "the call was cancelled", Err: err}
+}
+
+// MarshalJSON writes the common case, a text delta, without reflection:
+// a long answer has tens of thousands of them and recording must stay cheap.
+func (rc RecordedChunk) MarshalJSON() ([]byte, error) {
+	return rc.appendJSON(make([]byte, 0, 48+len(rc.Chunk.Content)+len(rc.Chunk.Reasoning)))
+}
+
+// appendJSON appends the chunk's JSON to b.
+func (rc RecordedChunk) appendJSON(b []byte) ([]byte, error) {
+	c := rc.Chunk
+	if len(c.ToolCalls) > 0 || c.Usage != nil {
+		type plain RecordedChunk // no MarshalJSON: avoids recursion
+		enc, err := marshalNoEscape(plain(rc))
+		return append(b, enc...), err
+	}
+	b = append(b, `{"at_ns":`...)
+	b = strconv.AppendInt(b, int64(rc.At), 10)
+	b = append(b, `,"chunk":{`...)
+	sep := false
+	field := func(name, v string) {
+		if v == "" {
+			return
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":`...)
+		b = appendJSONString(b, v)
+	}
+	field("content", c.Content)
+	field("reasoning", c.Reasoning)
+	field("finish_reason", c.FinishReason)
+	return append(b, "}}"...), nil
+}
+
+// ChunksJSON is the JSON of a recording's chunks, given in blocks in
+// order ("[]" for none), as json.Marshal writes the chunks of one slice.
+// It is written into one buffer of about its size and returned as a
+// string without a copy: json.Marshal would check and copy each chunk's
+// JSON again, which for a long answer's tens of thousands of chunks cost
+// more than writing them.
+func ChunksJSON(blocks ...[]RecordedChunk) (string, error) {
+	n := 2
+	for _, blk := range blocks {
+		for i := range blk {
+			n += 48 + len(blk[i].Chunk.Content) + len(blk[i].Chunk.Reasoning)
+		}
+	}
+	b := strings.Builder{}
+	b.Grow(n)
+	b.WriteByte('[')
+	var enc []byte
+	var err error
+	first := true
+	for _, blk := range blocks {
+		for i := range blk {
+			if !first {
+				b.WriteByte(',')
+			}
+			first = false
+			if enc, err = blk[i].appendJSON(enc[:0]); err != nil {
+				return "", err
+			}
+			b.Write(enc)
+		}
+	}
+	b.WriteByte(']')
+	return b.String(), nil
+}
+
+// appendJSONString appends s as a JSON string.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			enc, _ := marshalNoEscape(s)
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}
+
+// marshalNoEscape is json.Marshal without HTML escaping, so recorded
+// prompts stay readable.
+func marshalNoEscape(v any) ([]byte, error) {
+	var buf strings.Builder
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return []byte(strings.TrimSuffix(buf.String(), "\n")), nil
+}
