@@ -297,8 +297,8 @@ func (a *API) TestProvider(input ProviderInput) (TestReply, error) {
 }
 
 // DetectLocal finds local model servers on their default ports.
-func (a *API) DetectLocal() ([]catalog.Detected, error) {
-	return call(a, anyTime, func(ctx context.Context) ([]catalog.Detected, error) {
+func (a *API) DetectLocal() ([]llm.Detected, error) {
+	return call(a, anyTime, func(ctx context.Context) ([]llm.Detected, error) {
 		return catalog.DetectLocal(ctx, a.s.httpClient(), catalog.Presets(), 0), nil
 	})
 }

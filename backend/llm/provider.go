@@ -1,24 +1,6 @@
 package llm
 
-// A model's context window: how many tokens of prompt and answer it holds.
-// The server knows best, and each kind says it its own way; then the table
-// of well-known models below; then DefaultContextWindow. A window set by
-// the user for a model overrides all of them (the caller's to apply).
-
-// Window is a model's context size in tokens and where it was learned.
-type Window struct {
-	Tokens int `json:"tokens"`
-	// Source is WindowServer, WindowKnown, WindowDefault or WindowUser.
-	Source string `json:"source"`
-}
-
-// Where a Window came from.
-const (
-	WindowServer  = "server"  // the model's server said so
-	WindowKnown   = "known"   // the table of well-known models
-	WindowDefault = "default" // nothing knew the model
-	WindowUser    = "user"    // set in Settings
-)
+import "time"
 
 // Provider is one configured model server. It is stored in the database and
 // shown in the UI, so it holds a reference to the API key in the secret
@@ -73,4 +55,11 @@ func (p Provider) UserWindow(model string) (Window, bool) {
 		return Window{}, false
 	}
 	return Window{Tokens: n, Source: WindowUser}, true
+}
+
+// Detected is a local server that answered a probe.
+type Detected struct {
+	Provider Provider      `json:"provider"`
+	Models   []string      `json:"models"`
+	Latency  time.Duration `json:"latency_ns"`
 }

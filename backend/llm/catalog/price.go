@@ -17,6 +17,7 @@ import (
 // whose date is shown with it. A server on this machine costs nothing.
 // A cost is an estimate: servers bill by their own count, and where the
 // tokens were themselves estimated the cost says so.
+
 // WithPrice prices every call made through inner: each response's
 // diagnostics name provider and carry the price of the request's model
 // (price gives it: nil when unknown) and the cost at it. A replayed call

@@ -31,13 +31,6 @@ const DefaultProbeTimeout = 400 * time.Millisecond
 // kilobytes.
 const maxModelsBody = 16 << 20
 
-// Detected is a local server that answered a probe.
-type Detected struct {
-	Provider llm.Provider  `json:"provider"`
-	Models   []string      `json:"models"`
-	Latency  time.Duration `json:"latency_ns"`
-}
-
 // ListModels asks an OpenAI-compatible server for its models with GET
 // {baseURL}/models, sending apiKey as a Bearer token when it is not empty.
 // It returns the model ids sorted, without duplicates and never nil. A nil
@@ -59,7 +52,7 @@ func ListModels(ctx context.Context, hc *http.Client, baseURL, apiKey string) ([
 // answered with a model list, in candidate order. Candidates are probed
 // without an API key, so a local server that demands one is not detected.
 // A nil hc means a private client whose connections are closed on return.
-func DetectLocal(ctx context.Context, hc *http.Client, candidates []llm.Provider, timeout time.Duration) []Detected {
+func DetectLocal(ctx context.Context, hc *http.Client, candidates []llm.Provider, timeout time.Duration) []llm.Detected {
 	if timeout <= 0 {
 		timeout = DefaultProbeTimeout
 	}
@@ -67,7 +60,7 @@ func DetectLocal(ctx context.Context, hc *http.Client, candidates []llm.Provider
 		hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 		defer hc.CloseIdleConnections()
 	}
-	found := make([]*Detected, len(candidates))
+	found := make([]*llm.Detected, len(candidates))
 	var wg sync.WaitGroup
 	for i, c := range candidates {
 		if !c.Local {
@@ -81,11 +74,11 @@ func DetectLocal(ctx context.Context, hc *http.Client, candidates []llm.Provider
 			if err != nil {
 				return
 			}
-			found[i] = &Detected{Provider: c, Models: models, Latency: time.Since(start)}
+			found[i] = &llm.Detected{Provider: c, Models: models, Latency: time.Since(start)}
 		})
 	}
 	wg.Wait()
-	var out []Detected
+	var out []llm.Detected
 	for _, d := range found {
 		if d != nil {
 			out = append(out, *d)

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -76,10 +74,6 @@ type BlocksPutter interface {
 type Lister interface {
 	CaptureRequests(ctx context.Context, model string, limit int) ([]Capture, error)
 }
-
-// ErrCaptureStore is the kind of error returned when the capture store
-// could not be read or written.
-const ErrStore llm.ErrorKind = "capture_store"
 
 // CaptureMode says what WithCapture does.
 type Mode string
@@ -181,7 +175,7 @@ func (c *captureClient) Stream(ctx context.Context, req llm.Request, fn func(llm
 	start := c.opts.Now()
 	rec, err := c.opts.Store.GetCapture(ctx, key)
 	if err != nil {
-		err = &llm.Error{Kind: ErrStore, Message: "could not read the capture store", Err: err}
+		err = &llm.Error{Kind: llm.ErrCaptureStore, Message: "could not read the capture store", Err: err}
 		return captureFailed(req, start, c.opts.Now(), err), err
 	}
 	if rec != nil {
@@ -229,7 +223,7 @@ func (c *captureClient) record(ctx context.Context, req llm.Request, key string,
 	}
 	if err != nil {
 		resp.Diagnostics.Capture = ""
-		err = &llm.Error{Kind: ErrStore, Message: "the call succeeded but could not be recorded", Err: err}
+		err = &llm.Error{Kind: llm.ErrCaptureStore, Message: "the call succeeded but could not be recorded", Err: err}
 		return resp, err
 	}
 	return resp, nil
@@ -300,123 +294,6 @@ func captureOwnChunk(ch llm.Chunk) llm.Chunk {
 	return ch
 }
 
-// replay delivers rec's chunks to fn and returns its response, never
-// calling inner.
-func (c *captureClient) replay(ctx context.Context, rec *Capture, fn func(llm.Chunk) error) (llm.Response, error) {
-	started := c.opts.Now()
-	begin := time.Now() // pacing runs on the real monotonic clock
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for i := range rec.Chunks {
-		rc := &rec.Chunks[i]
-		if err := ctx.Err(); err != nil {
-			return c.replayFailed(rec, i, started, captureCtxError(err))
-		}
-		if c.opts.Pace {
-			if d := rc.At - time.Since(begin); d > 0 {
-				if timer == nil {
-					timer = time.NewTimer(d)
-				} else {
-					timer.Reset(d)
-				}
-				select {
-				case <-ctx.Done():
-					return c.replayFailed(rec, i, started, captureCtxError(ctx.Err()))
-				case <-timer.C:
-				}
-			}
-		}
-		if err := fn(rc.Chunk); err != nil {
-			return c.replayFailed(rec, i+1, started, err)
-		}
-	}
-	if err := ctx.Err(); err != nil {
-		return c.replayFailed(rec, len(rec.Chunks), started, captureCtxError(err))
-	}
-	resp := rec.Response
-	c.stampReplay(&resp.Diagnostics, started)
-	return resp, nil
-}
-
-// replayFailed returns the message assembled from the first delivered
-// chunks, as a live call that failed part-way would.
-func (c *captureClient) replayFailed(rec *Capture, delivered int, started time.Time, err error) (llm.Response, error) {
-	resp := captureAssemble(rec.Chunks[:delivered])
-	resp.Diagnostics = rec.Response.Diagnostics
-	resp.Diagnostics.Usage = resp.Usage
-	c.stampReplay(&resp.Diagnostics, started)
-	resp.Diagnostics.OK = false
-	resp.Diagnostics.ErrorKind = llm.KindOf(err)
-	resp.Diagnostics.Error = err.Error()
-	return resp, err
-}
-
-func (c *captureClient) stampReplay(d *llm.CallDiagnostics, started time.Time) {
-	end := c.opts.Now()
-	d.Capture = llm.CaptureReplayed
-	d.StartedAt = started.UTC()
-	d.CompletedAt = end.UTC()
-	d.Duration = end.Sub(started)
-}
-
-// captureAssemble merges replayed deltas into a partial Response.
-func captureAssemble(chunks []RecordedChunk) llm.Response {
-	var content, reasoning strings.Builder
-	var details llm.ReasoningDetails
-	var resp llm.Response
-	var calls []llm.ToolCall
-	var order []int        // stream index of each call
-	index := map[int]int{} // stream index -> position in calls
-	for _, rc := range chunks {
-		ch := rc.Chunk
-		content.WriteString(ch.Content)
-		reasoning.WriteString(ch.Reasoning)
-		if len(ch.ReasoningDetails) > 0 {
-			details.Add(ch.ReasoningDetails)
-		}
-		for _, d := range ch.ToolCalls {
-			pos, ok := index[d.Index]
-			if !ok {
-				pos = len(calls)
-				index[d.Index] = pos
-				calls = append(calls, llm.ToolCall{})
-				order = append(order, d.Index)
-			}
-			if d.ID != "" {
-				calls[pos].ID = d.ID
-			}
-			calls[pos].Name += d.Name
-			calls[pos].Arguments += d.Arguments
-		}
-		if ch.FinishReason != "" {
-			resp.FinishReason = ch.FinishReason
-		}
-		if ch.Usage != nil {
-			resp.Usage = *ch.Usage
-		}
-	}
-	// Calls are listed by stream index, whatever order they first appeared in.
-	sort.Stable(captureCallOrder{calls, order})
-	resp.Message = llm.Message{Role: llm.RoleAssistant, Content: content.String(), Reasoning: reasoning.String(), ReasoningDetails: details.Merged(), ToolCalls: calls}
-	return resp
-}
-
-type captureCallOrder struct {
-	calls []llm.ToolCall
-	index []int
-}
-
-func (o captureCallOrder) Len() int           { return len(o.calls) }
-func (o captureCallOrder) Less(i, j int) bool { return o.index[i] < o.index[j] }
-func (o captureCallOrder) Swap(i, j int) {
-	o.calls[i], o.calls[j] = o.calls[j], o.calls[i]
-	o.index[i], o.index[j] = o.index[j], o.index[i]
-}
-
 // captureFailed is the Response of a call that failed before any delta.
 func captureFailed(req llm.Request, start, end time.Time, err error) llm.Response {
 	return llm.Response{Diagnostics: llm.CallDiagnostics{
@@ -435,101 +312,4 @@ func captureCtxError(err error) error {
 		return &llm.Error{Kind: llm.ErrTimeout, Message: "the call ran out of time", Err: err}
 	}
 	return &llm.Error{Kind: llm.ErrCancelled, Message: "the call was cancelled", Err: err}
-}
-
-// MarshalJSON writes the common case, a text delta, without reflection:
-// a long answer has tens of thousands of them and recording must stay cheap.
-func (rc RecordedChunk) MarshalJSON() ([]byte, error) {
-	return rc.appendJSON(make([]byte, 0, 48+len(rc.Chunk.Content)+len(rc.Chunk.Reasoning)))
-}
-
-// appendJSON appends the chunk's JSON to b.
-func (rc RecordedChunk) appendJSON(b []byte) ([]byte, error) {
-	c := rc.Chunk
-	if len(c.ToolCalls) > 0 || c.Usage != nil {
-		type plain RecordedChunk // no MarshalJSON: avoids recursion
-		enc, err := marshalNoEscape(plain(rc))
-		return append(b, enc...), err
-	}
-	b = append(b, `{"at_ns":`...)
-	b = strconv.AppendInt(b, int64(rc.At), 10)
-	b = append(b, `,"chunk":{`...)
-	sep := false
-	field := func(name, v string) {
-		if v == "" {
-			return
-		}
-		if sep {
-			b = append(b, ',')
-		}
-		sep = true
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, `":`...)
-		b = appendJSONString(b, v)
-	}
-	field("content", c.Content)
-	field("reasoning", c.Reasoning)
-	field("finish_reason", c.FinishReason)
-	return append(b, "}}"...), nil
-}
-
-// ChunksJSON is the JSON of a recording's chunks, given in blocks in
-// order ("[]" for none), as json.Marshal writes the chunks of one slice.
-// It is written into one buffer of about its size and returned as a
-// string without a copy: json.Marshal would check and copy each chunk's
-// JSON again, which for a long answer's tens of thousands of chunks cost
-// more than writing them.
-func ChunksJSON(blocks ...[]RecordedChunk) (string, error) {
-	n := 2
-	for _, blk := range blocks {
-		for i := range blk {
-			n += 48 + len(blk[i].Chunk.Content) + len(blk[i].Chunk.Reasoning)
-		}
-	}
-	b := strings.Builder{}
-	b.Grow(n)
-	b.WriteByte('[')
-	var enc []byte
-	var err error
-	first := true
-	for _, blk := range blocks {
-		for i := range blk {
-			if !first {
-				b.WriteByte(',')
-			}
-			first = false
-			if enc, err = blk[i].appendJSON(enc[:0]); err != nil {
-				return "", err
-			}
-			b.Write(enc)
-		}
-	}
-	b.WriteByte(']')
-	return b.String(), nil
-}
-
-// appendJSONString appends s as a JSON string.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			enc, _ := marshalNoEscape(s)
-			return append(b, enc...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
-}
-
-// marshalNoEscape is json.Marshal without HTML escaping, so recorded
-// prompts stay readable.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf strings.Builder
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return []byte(strings.TrimSuffix(buf.String(), "\n")), nil
 }

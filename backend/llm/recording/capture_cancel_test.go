@@ -112,8 +112,8 @@ func TestCaptureStoreFailure(t *testing.T) {
 	store.putErr = errors.New("disk full")
 	c := recording.WithCapture(captureFakeModel(captureWeatherScript(nil), new(atomic.Int32)), recording.Options{Mode: recording.Record, Store: store})
 	resp, err := c.Stream(context.Background(), captureReq("hi"), func(llm.Chunk) error { return nil })
-	if llm.KindOf(err) != recording.ErrStore || !strings.Contains(err.Error(), "disk full") {
-		t.Fatalf("err = %v, want kind %s naming the cause", err, recording.ErrStore)
+	if llm.KindOf(err) != llm.ErrCaptureStore || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("err = %v, want kind %s naming the cause", err, llm.ErrCaptureStore)
 	}
 	if resp.Message.Content != "Let me check." || resp.Diagnostics.Capture != "" {
 		t.Errorf("resp = %+v; want the model's answer, not marked recorded", resp)

@@ -99,7 +99,7 @@ func (r *TurnReplay) Stream(ctx context.Context, req llm.Request, fn func(llm.Ch
 	start := r.opts.Now()
 	rec, err := r.opts.Source.TurnCall(ctx, i)
 	if err != nil {
-		err = &llm.Error{Kind: ErrStore, Message: "could not read the turn's recorded model calls", Err: err}
+		err = &llm.Error{Kind: llm.ErrCaptureStore, Message: "could not read the turn's recorded model calls", Err: err}
 		return captureFailed(req, start, r.opts.Now(), err), err
 	}
 	if rec == nil {
@@ -132,7 +132,7 @@ func (r *TurnReplay) Stream(ctx context.Context, req llm.Request, fn func(llm.Ch
 	}
 	if r.opts.Link != nil {
 		if err := r.opts.Link.LinkCapture(ctx, rec); err != nil {
-			err = &llm.Error{Kind: ErrStore, Message: "the call was replayed but could not be linked to this turn", Err: err}
+			err = &llm.Error{Kind: llm.ErrCaptureStore, Message: "the call was replayed but could not be linked to this turn", Err: err}
 			return resp, err
 		}
 	}

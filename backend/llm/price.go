@@ -2,6 +2,12 @@ package llm
 
 import "math"
 
+// What a model call costs. A price is per million tokens, in US dollars,
+// for input, output and cached input; it comes from the model's server
+// (OpenRouter's list), the user, or a dated table of well-known models
+// (package catalog finds it). A cost is an estimate: servers bill by their
+// own count, and where the tokens were themselves estimated the cost says so.
+
 // Price is what a model charges per million tokens, in US dollars.
 type Price struct {
 	InputPerM  float64 `json:"input_per_m"`
