@@ -51,7 +51,7 @@ agents:
 // median) and recorded/replayed. Target: replay ≥ 20x faster.
 //
 // It also measures what the capture middleware costs per call in replay
-// mode: each of the 20 recorded calls is replayed through llm.WithCapture
+// mode: each of the 20 recorded calls is replayed through recording.WithCapture
 // (canonical request, key hash, lookup, chunk delivery) and looked up with
 // a bare store GetCapture, alternating. Target: middleware/lookup ≤ 1.25.
 func BenchmarkReplay(b *testing.B) {

@@ -18,7 +18,7 @@ import (
 // turn it continues and is marked so (store.Turn.Continues): readers show
 // the two as one answer. The model is sent the conversation up to the
 // partial answer. A server that continues a trailing assistant message
-// (llm.PrefixFor) gets it as the prefix of its reply, in a one-agent
+// (catalog.PrefixFor) gets it as the prefix of its reply, in a one-agent
 // workflow whose answer stopped as text; any other gets
 // ContinueInstruction as a user message, which the turn stores as its
 // message.

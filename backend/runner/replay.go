@@ -20,7 +20,7 @@ import (
 //
 // The replay runs the original's workflow with the original's limits; its
 // model calls are served from the original turn's recordings in call order
-// (llm.ReplayTurn); side-effecting tools never run and give back what they
+// (recording.ReplayTurn); side-effecting tools never run and give back what they
 // gave the original; read-only tools run, and a result that differs from
 // the original's is reported; approvals are answered as the original's
 // were. Every difference is a replay_divergence event of the replaying

@@ -233,7 +233,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	t := turnRun{req: req, sess: sess, def: def, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
 	if replay != nil {
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
-		// A replayed call costs nothing (llm.WithPrice); one the record
+		// A replayed call costs nothing (catalog.WithPrice); one the record
 		// lacks has no price here.
 		t.client = catalog.WithPrice(rc, "", func(string) *llm.Price { return nil })
 		t.replay, t.replayClient, t.dataSession = replay, rc, replay.orig.SessionID

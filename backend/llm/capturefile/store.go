@@ -161,7 +161,7 @@ func decode(path string, data []byte, v any) error {
 }
 
 // compact undoes the indentation the file added, so Request is again the
-// exact canonical form CaptureKey hashed.
+// exact canonical form Key hashed.
 func compact(raw json.RawMessage) json.RawMessage {
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) != nil {

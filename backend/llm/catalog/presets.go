@@ -27,7 +27,8 @@ const (
 // presets is every kind of server Agentdeck knows, local ones first: what
 // a new provider of that kind starts with, and what it is called and how it
 // is started when it must be named in an error. Adding a preset is one
-// entry here (and its Kind constant); the settings, onboarding, validation
+// entry here (and its Kind constant), its rows in docs/PROVIDERS.md and the
+// count in TestPresets; the settings, onboarding, validation
 // and the "is not running" errors all read this table.
 var presets = []preset{
 	{llm.Provider{Name: "ollama", Kind: KindOllama, BaseURL: "http://127.0.0.1:11434/v1", Local: true},

@@ -37,9 +37,9 @@ type Config struct {
 	// a while to load a model).
 	IdleTimeout time.Duration
 	// Echo is the reasoning the server wants back on assistant messages
-	// (EchoFor gives it for a provider).
+	// (catalog.EchoFor gives it for a provider).
 	Echo ReasoningEcho
-	// Prefix is how the server continues a partial answer (PrefixFor
+	// Prefix is how the server continues a partial answer (catalog.PrefixFor
 	// gives it for a provider).
 	Prefix Prefix
 	// NoTextToolCalls keeps tool calls a model writes as text in its
@@ -48,7 +48,7 @@ type Config struct {
 	Logger          *slog.Logger
 }
 
-// OpenAI is a Client for any OpenAI-compatible chat-completions API. It
+// Client is an llm.Client for any OpenAI-compatible chat-completions API. It
 // speaks the wire format of wire.go itself, so it can read and send back
 // every server's reasoning fields (go-openai's types carry only one).
 type Client struct {
@@ -58,7 +58,7 @@ type Client struct {
 	log      *slog.Logger
 }
 
-// NewOpenAI returns a client for cfg.
+// NewClient returns a client for cfg.
 func NewClient(cfg Config) *Client {
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = 3

@@ -11,14 +11,6 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
-// Record/replay: WithCapture wraps a Client so that calls are recorded to a
-// CaptureStore and later replayed from it without the model, for
-// deterministic evaluation and offline review. A call is looked up by
-// CaptureKey(req); see CanonicalForm for what the key covers.
-//
-// The middleware starts no goroutines: chunks are delivered on the caller's
-// goroutine, in order, as the Client contract requires.
-
 // Capture is one recorded call.
 type Capture struct {
 	// ID is the store's identity of this recording ("" where a store has
@@ -43,7 +35,7 @@ type RecordedChunk struct {
 	Chunk llm.Chunk     `json:"chunk"`
 }
 
-// CaptureStore keeps recordings by key. Implementations must be safe for
+// Store keeps recordings by key. Implementations must be safe for
 // concurrent use.
 type Store interface {
 	// GetCapture returns the newest recording of key, (nil, nil) when
@@ -56,7 +48,7 @@ type Store interface {
 	PutCapture(ctx context.Context, c *Capture) error
 }
 
-// CaptureBlocksPutter is an optional CaptureStore extension:
+// BlocksPutter is an optional Store extension:
 // PutCaptureBlocks adds c, whose Chunks are nil, with its chunks given in
 // blocks, in order. The recorder gathers a call's chunks in blocks
 // (chunkBuf) and hands them to a store that has it as they are: joining a
@@ -66,7 +58,7 @@ type BlocksPutter interface {
 	PutCaptureBlocks(ctx context.Context, c *Capture, blocks [][]RecordedChunk) error
 }
 
-// CaptureLister is an optional CaptureStore extension used to explain replay
+// Lister is an optional Store extension used to explain replay
 // misses. CaptureRequests returns up to limit captures of model ("" means
 // any model; limit <= 0 means no limit), newest first. Only Key, Request,
 // Model and RecordedAt need to be filled in; a lister may leave Chunks and
@@ -75,24 +67,24 @@ type Lister interface {
 	CaptureRequests(ctx context.Context, model string, limit int) ([]Capture, error)
 }
 
-// CaptureMode says what WithCapture does.
+// Mode says what WithCapture does.
 type Mode string
 
 const (
-	// CaptureOff passes every call through untouched.
+	// Off passes every call through untouched.
 	Off Mode = "off"
-	// CaptureRecord calls the model and stores each successful call.
+	// Record calls the model and stores each successful call.
 	Record Mode = "record"
-	// CaptureReplay never calls the model: it replays recorded calls and
+	// Replay never calls the model: it replays recorded calls and
 	// fails with ErrReplayMiss when there is none.
 	Replay Mode = "replay"
-	// CaptureAuto replays a recorded call when there is one, and otherwise
+	// Auto replays a recorded call when there is one, and otherwise
 	// calls the model and records the call.
 	Auto Mode = "auto"
 )
 
-// ParseCaptureMode parses "off", "record", "replay" or "auto", ignoring case
-// and surrounding space. The empty string is CaptureOff.
+// ParseMode parses "off", "record", "replay" or "auto", ignoring case
+// and surrounding space. The empty string is Off.
 func ParseMode(s string) (Mode, error) {
 	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
 	case "", Off:
@@ -103,7 +95,7 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("unknown capture mode %q: use off, record, replay or auto", s)
 }
 
-// CaptureOptions configure WithCapture.
+// Options configure WithCapture.
 type Options struct {
 	Mode  Mode
 	Store Store
@@ -119,9 +111,9 @@ type Options struct {
 // against when explaining itself.
 const captureMissCandidates = 200
 
-// WithCapture wraps inner with record/replay; see CaptureMode.
+// WithCapture wraps inner with record/replay; see Mode.
 //
-// In CaptureOff (or the zero mode) it returns inner itself.
+// In Off (or the zero mode) it returns inner itself.
 //
 // A replayed call delivers the recorded chunks in order and returns the
 // recorded Response; only its Diagnostics' Capture ("replayed"), StartedAt,
@@ -135,17 +127,17 @@ const captureMissCandidates = 200
 //
 // WithCapture panics when Mode is unknown, or when Store is nil and Mode is
 // not off: both are wiring mistakes, and user input should go through
-// ParseCaptureMode.
+// ParseMode.
 func WithCapture(inner llm.Client, opts Options) llm.Client {
 	switch opts.Mode {
 	case "", Off:
 		return inner
 	case Record, Replay, Auto:
 	default:
-		panic(fmt.Sprintf("llm.WithCapture: unknown capture mode %q", opts.Mode))
+		panic(fmt.Sprintf("recording.WithCapture: unknown capture mode %q", opts.Mode))
 	}
 	if opts.Store == nil {
-		panic("llm.WithCapture: nil Store in capture mode " + string(opts.Mode))
+		panic("recording.WithCapture: nil Store in capture mode " + string(opts.Mode))
 	}
 	c := &captureClient{inner: inner, opts: opts}
 	if opts.Now == nil {

@@ -15,7 +15,7 @@ import (
 
 // FuzzCanonicalRequest checks the capture key's canonical form: it never
 // panics, it is deterministic, it is valid JSON that decodes to a
-// CanonicalForm, CaptureKey is the SHA-256 of it, CanonicalArguments is
+// CanonicalForm, Key is the SHA-256 of it, CanonicalArguments is
 // idempotent, and the order of object keys (and whitespace and string
 // escaping) in tool-call arguments, tool parameters and response schemas
 // does not change the key.

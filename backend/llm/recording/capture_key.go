@@ -15,7 +15,7 @@ import (
 // silently matching a request it was not made for.
 const CanonicalVersion = 1
 
-// CanonicalForm is the canonical form of a Request: what CaptureKey hashes
+// CanonicalForm is the canonical form of a Request: what Key hashes
 // and what a Capture keeps in its Request field for review and for
 // explaining replay misses.
 //
@@ -120,7 +120,7 @@ type CanonicalResponseFormat struct {
 	Strict bool            `json:"strict"`
 }
 
-// CaptureKey is the recording key of req: the lowercase hex SHA-256 of
+// Key is the recording key of req: the lowercase hex SHA-256 of
 // CanonicalRequest(req).
 func Key(req llm.Request) string {
 	return captureKeyOf(CanonicalRequest(req))

@@ -18,7 +18,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
 )
 
-// captureMemStore is an in-memory CaptureStore and CaptureLister.
+// captureMemStore is an in-memory Store and Lister.
 type captureMemStore struct {
 	mu   sync.Mutex
 	caps map[string]*recording.Capture
@@ -83,7 +83,7 @@ func (g captureGetOnlyStore) PutCapture(ctx context.Context, c *recording.Captur
 	return g.s.PutCapture(ctx, c)
 }
 
-// captureClock is a Now for CaptureOptions that only moves when told to.
+// captureClock is a Now for Options that only moves when told to.
 type captureClock struct {
 	mu  sync.Mutex
 	now time.Time
@@ -559,7 +559,7 @@ func (s *blocksStore) PutCaptureBlocks(ctx context.Context, c *recording.Capture
 }
 
 // TestRecordHandsBlocksToAStoreThatTakesThem: a long call's chunks reach
-// a CaptureBlocksPutter in several blocks, every chunk once and in order,
+// a BlocksPutter in several blocks, every chunk once and in order,
 // and the recording replays as the call streamed.
 func TestRecordHandsBlocksToAStoreThatTakesThem(t *testing.T) {
 	srv := llmtest.NewServer(t)

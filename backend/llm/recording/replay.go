@@ -27,7 +27,7 @@ type TurnRecordings interface {
 	TurnCall(ctx context.Context, i int) (*Capture, error)
 }
 
-// CaptureLinker records that an existing recording was used again, by the
+// Linker records that an existing recording was used again, by the
 // turn the linker belongs to, as its next call.
 type Linker interface {
 	LinkCapture(ctx context.Context, c *Capture) error
