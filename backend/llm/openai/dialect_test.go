@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
-	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/llm/openai"
 )
@@ -274,38 +273,9 @@ func TestReasoningEcho(t *testing.T) {
 	}
 }
 
-// TestEchoFor checks the table of presets and that a custom provider is
-// known by its host.
-func TestEchoFor(t *testing.T) {
-	tests := []struct {
-		p    llm.Provider
-		want openai.ReasoningEcho
-	}{
-		{llm.Provider{Kind: catalog.KindOllama}, openai.EchoReasoning},
-		{llm.Provider{Kind: catalog.KindLMStudio}, openai.EchoNone},
-		{llm.Provider{Kind: catalog.KindLlamaCpp}, openai.EchoContent},
-		{llm.Provider{Kind: catalog.KindVLLM}, openai.EchoNone},
-		{llm.Provider{Kind: catalog.KindOpenAI}, openai.EchoNone},
-		{llm.Provider{Kind: catalog.KindOpenRouter}, openai.EchoDetails},
-		{llm.Provider{Kind: catalog.KindDeepSeek}, openai.EchoContentAlways},
-		{llm.Provider{Kind: catalog.KindGroq}, openai.EchoNone},
-		{llm.Provider{Kind: catalog.KindCustom, BaseURL: "https://api.deepseek.com/v1"}, openai.EchoContentAlways},
-		{llm.Provider{Kind: catalog.KindCustom, BaseURL: "https://OpenRouter.ai/api/v1"}, openai.EchoDetails},
-		{llm.Provider{Kind: catalog.KindCustom, BaseURL: "https://api.openai.com/v1"}, openai.EchoNone},
-		{llm.Provider{Kind: catalog.KindCustom, BaseURL: "http://10.0.0.5:8000/v1"}, openai.EchoContent},
-		{llm.Provider{Kind: catalog.KindCustom, BaseURL: "http://127.0.0.1:11434/v1"}, openai.EchoContent},
-	}
-	for _, tt := range tests {
-		if got := catalog.EchoFor(tt.p); got != tt.want {
-			t.Errorf("EchoFor(%s %s) = %v, want %v", tt.p.Kind, tt.p.BaseURL, got, tt.want)
-		}
-	}
-}
-
 // TestContinuePrefix: a request that ends with the partial answer is sent
 // as it is to a server that continues it, and to vLLM with its switches;
-// the switches go only with a trailing assistant message. PrefixFor knows
-// each preset, and a custom provider by its host.
+// the switches go only with a trailing assistant message.
 func TestContinuePrefix(t *testing.T) {
 	partial := []llm.Message{{Role: llm.RoleUser, Content: "Count to five"}, {Role: llm.RoleAssistant, Content: "One, two,"}}
 	asked := []llm.Message{{Role: llm.RoleUser, Content: "Count to five"}}
@@ -342,22 +312,6 @@ func TestContinuePrefix(t *testing.T) {
 				t.Errorf("continue_final_message %q, add_generation_prompt %q; want them set: %v", cont, gen, tt.switches)
 			}
 		})
-	}
-	for _, tt := range []struct {
-		p    llm.Provider
-		want openai.Prefix
-	}{
-		{llm.Provider{Kind: catalog.KindOllama}, openai.PrefixTrailing},
-		{llm.Provider{Kind: catalog.KindLlamaCpp}, openai.PrefixTrailing},
-		{llm.Provider{Kind: catalog.KindVLLM}, openai.PrefixContinueFinal},
-		{llm.Provider{Kind: catalog.KindOpenAI}, openai.PrefixNone},
-		{llm.Provider{Kind: catalog.KindLMStudio}, openai.PrefixNone},
-		{llm.Provider{Kind: catalog.KindCustom, BaseURL: "https://api.openai.com/v1"}, openai.PrefixNone},
-		{llm.Provider{Kind: catalog.KindCustom, BaseURL: "http://127.0.0.1:8080/v1"}, openai.PrefixNone},
-	} {
-		if got := catalog.PrefixFor(tt.p); got != tt.want {
-			t.Errorf("PrefixFor(%s %s) = %v, want %v", tt.p.Kind, tt.p.BaseURL, got, tt.want)
-		}
 	}
 }
 
