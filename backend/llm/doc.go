@@ -16,9 +16,11 @@
 // Rules:
 //
 //   - This package imports none of its subpackages (nor any other package of
-//     Agentdeck): it is the vocabulary they share, so they never import each
-//     other for a type. Engine code takes a Client and never names a
-//     subpackage; only the wiring (setup, cli, app) chooses a client.
+//     Agentdeck): it is the vocabulary they share, so they need not import
+//     each other for a type (the catalog imports openai only to name the
+//     dialects its presets speak). The engine (agent, workflow) takes a Client; making
+//     one (openai.NewClient, wrapped by recording.WithCapture and
+//     catalog.WithPrice) is the runner's and setup's job.
 //   - Client is the only interface the engine uses. Stream delivers each
 //     delta to a callback in order, on the caller's goroutine; returning an
 //     error from the callback stops the stream and Stream returns that error.
