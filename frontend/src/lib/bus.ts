@@ -6,9 +6,13 @@
 // cast.
 //
 // A new kind of message: its kind and payload in Go (app/bus.go and the
-// file that publishes it), then here its member of BusMessage, its handler
-// in BusHandlers and its case in dispatch. Nothing in api.ts changes.
-import type { EvalProgress, EventBatch, MessageKind, PendingApproval, Resync, TurnsChanged } from './types';
+// file that publishes it; the payload type in frontend/typegen's roots,
+// then `make types`), then here its member of BusMessage, its handler in
+// BusHandlers and its case in dispatch. Nothing in api.ts or the fakes
+// changes; a store passes the handler to subscribe.
+// The payloads straight from the generated types, so a new one needs no
+// line in types.ts.
+import type { EvalProgress, EventBatch, MessageKind, PendingApproval, Resync, TurnsChanged } from './generated';
 
 // ---- Written by hand until typegen generates it (the lead will). ----
 // The payload types are generated from Go; the union is not yet.

@@ -6,7 +6,7 @@
 import type * as gen from './generated';
 
 export type {
-  // app: the API's requests and replies, and the bus's kinds and payloads
+  // app: the API's requests and replies, and the bus's payloads
   AboutInfo,
   EvalRunSummary,
   EvalCaseEnded,
@@ -18,11 +18,9 @@ export type {
   ApprovalAnswer,
   Delivered,
   Done,
-  EventBatch,
   ExportOptions,
   ExportReply,
   ImageData,
-  MessageKind,
   NewSession,
   PendingApproval,
   ProviderInput,
@@ -30,13 +28,11 @@ export type {
   ReadyReport,
   TurnTree,
   RerunOptions,
-  Resync,
   SendRequest,
   Status,
   TestReply,
   TurnChange,
   TurnRef,
-  TurnsChanged,
   UploadedFile,
   UsageRequest,
   UsageView,
