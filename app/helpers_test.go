@@ -81,3 +81,48 @@ func httpClient(t *testing.T) *http.Client {
 	t.Cleanup(c.CloseIdleConnections)
 	return c
 }
+
+// busWatch holds a subscription of the bus for a test, and hands out the
+// messages of type T published on it (the others are dropped), the way
+// eventbustest's Expect does: with no goroutine, so a message published
+// before a call returned is there at once.
+type busWatch[T Message] struct {
+	sub  *Subscription
+	held []T
+}
+
+// watchBus subscribes to b until the test ends.
+func watchBus[T Message](t testing.TB, b *Bus) *busWatch[T] {
+	w := &busWatch[T]{sub: b.Subscribe(1 << 16)}
+	t.Cleanup(w.sub.Close)
+	return w
+}
+
+// Taken returns, without waiting, the messages not yet handed out.
+func (w *busWatch[T]) Taken() []T {
+	w.take()
+	out := w.held
+	w.held = nil
+	return out
+}
+
+// Next waits for the next message.
+func (w *busWatch[T]) Next() T {
+	for {
+		w.take()
+		if len(w.held) > 0 {
+			m := w.held[0]
+			w.held = w.held[1:]
+			return m
+		}
+		<-w.sub.Ready()
+	}
+}
+
+func (w *busWatch[T]) take() {
+	for _, env := range w.sub.Drain() {
+		if m, ok := env.Data.(T); ok {
+			w.held = append(w.held, m)
+		}
+	}
+}
