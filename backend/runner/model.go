@@ -121,7 +121,7 @@ func captureOf(req Request, replaying bool) llm.CaptureMode {
 
 // client builds the turn's model client, recording every call in captures
 // (so the turn can be replayed) unless capture is off.
-func (s source) client(captures *store.Captures, mode llm.CaptureMode) llm.Client {
+func (s source) client(captures store.Captures, mode llm.CaptureMode) llm.Client {
 	var c llm.Client = llm.NewOpenAI(s.cfg)
 	if mode == "" {
 		mode = llm.CaptureRecord

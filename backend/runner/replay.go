@@ -102,7 +102,7 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 // client serves the original's recordings and reports divergences as
 // events of the replaying turn; link links each served recording to the
 // replaying turn.
-func (s *replaySource) client(recordings *store.TurnRecordings, link *store.Captures, strict bool, em *turn.Emitter) *llm.TurnReplay {
+func (s *replaySource) client(recordings store.TurnRecordings, link store.Captures, strict bool, em *turn.Emitter) *llm.TurnReplay {
 	return llm.ReplayTurn(llm.ReplayOptions{
 		Source: recordings,
 		Link:   link,

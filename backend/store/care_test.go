@@ -333,7 +333,7 @@ func careWriteOps(sessionID, turnID string) []careWriteOp {
 			return err
 		}},
 		{"write events", func(db *DB) error {
-			l := db.NewEventLog(turnID, EventLogOptions{})
+			l := db.NewEventLog(turnID, EventLogOptions{}).(*eventLog)
 			l.Emit(turn.Event{TurnID: turnID, Seq: 1000, Type: turn.EventToken, Data: json.RawMessage(`{}`)})
 			err := l.Close()
 			if err != nil {
