@@ -326,7 +326,7 @@ func careWriteOps(sessionID, turnID string) []careWriteOp {
 			}
 			return err
 		}},
-		{"set setting", func(db *DB) error { return db.SetSetting(ctx, "theme", "dark") }},
+		{"set setting", func(db *DB) error { return db.setSetting(ctx, "theme", "dark") }},
 		{"save provider", func(db *DB) error { return db.SaveProvider(ctx, llm.Presets()[0]) }},
 		{"record approval", func(db *DB) error {
 			_, err := db.RecordApproval(ctx, Approval{TurnID: turnID, CallID: "c", Tool: "write_file", Args: json.RawMessage(`{}`), Guard: "side_effects", Answer: turn.Deny})
