@@ -231,7 +231,7 @@ func (a *API) SessionTree(sessionID string) (TurnTree, error) {
 // newest turn that follows it.
 func (a *API) SwitchBranch(turnID string) (TurnRef, error) {
 	return call(a, needDB, func(ctx context.Context) (TurnRef, error) {
-		active, err := a.s.db.ActivateBranch(ctx, turnID)
+		active, err := a.s.db.SwitchBranch(ctx, turnID)
 		if err != nil {
 			return TurnRef{}, err
 		}
@@ -243,7 +243,7 @@ func (a *API) SwitchBranch(turnID string) (TurnRef, error) {
 // CountTurnsFrom is how many turns DeleteTurn would delete: the turn and
 // every turn that follows it, for the confirmation.
 func (a *API) CountTurnsFrom(turnID string) (int, error) {
-	return call(a, needDB, func(ctx context.Context) (int, error) { return a.s.db.CountSubtree(ctx, turnID) })
+	return call(a, needDB, func(ctx context.Context) (int, error) { return a.s.db.CountTurnsFrom(ctx, turnID) })
 }
 
 // DeleteTurn deletes a version of a turn and every turn that follows it

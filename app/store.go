@@ -45,8 +45,8 @@ type Store interface {
 
 	// The turn tree: branches, versions, forks.
 	SessionTree(ctx context.Context, sessionID string) ([]store.Turn, []string, error)
-	ActivateBranch(ctx context.Context, turnID string) (string, error)
-	CountSubtree(ctx context.Context, turnID string) (int, error)
+	SwitchBranch(ctx context.Context, turnID string) (string, error)
+	CountTurnsFrom(ctx context.Context, turnID string) (int, error)
 	DeleteTurn(ctx context.Context, turnID string) (int, error)
 	ForkSession(ctx context.Context, turnID string) (store.Session, error)
 

@@ -27,7 +27,7 @@ func estimate(msgs []llm.Message, tools []llm.Tool) int {
 
 // window returns the context budget for the prompt: the model's window
 // minus room for the answer.
-func (r *run) window() int {
+func (r *loop) window() int {
 	w := r.a.ContextWindow
 	if w <= 0 {
 		w = catalog.KnownWindow(r.a.Model).Tokens
@@ -42,7 +42,7 @@ func (r *run) window() int {
 // maybeCompress shrinks the transcript before a model call that would not
 // fit. force compresses even when the estimate fits (the server said the
 // context was too long).
-func (r *run) maybeCompress(ctx context.Context, tools []llm.Tool, force bool) bool {
+func (r *loop) maybeCompress(ctx context.Context, tools []llm.Tool, force bool) bool {
 	budget := r.window()
 	before := estimate(r.msgs, tools)
 	if force {
@@ -86,7 +86,7 @@ func (r *run) maybeCompress(ctx context.Context, tools []llm.Tool, force bool) b
 // starts at a user message or an assistant message (never at a tool
 // result, so a call and its results stay together) and always contains the
 // current user request.
-func (r *run) split(keepBudget int, tools []llm.Tool) (head, old, keep []llm.Message) {
+func (r *loop) split(keepBudget int, tools []llm.Tool) (head, old, keep []llm.Message) {
 	i := 0
 	for i < len(r.msgs) && r.msgs[i].Role == llm.RoleSystem {
 		i++
@@ -117,7 +117,7 @@ func (r *run) split(keepBudget int, tools []llm.Tool) (head, old, keep []llm.Mes
 }
 
 // summarize asks the model, without tools, for a compact summary of msgs.
-func (r *run) summarize(ctx context.Context, msgs []llm.Message) (string, error) {
+func (r *loop) summarize(ctx context.Context, msgs []llm.Message) (string, error) {
 	var b strings.Builder
 	for _, m := range msgs {
 		switch {

@@ -111,7 +111,7 @@ func (a *Approvals) Remember(session, tool string) {
 // guardCall runs the guard chain for one call. It emits guard_triggered for
 // every verdict other than pass, and returns a non-empty refusal when the
 // call must not run (blocked or denied); the refusal goes back to the model.
-func (r *run) guardCall(ctx context.Context, p *pendingCall) string {
+func (r *loop) guardCall(ctx context.Context, p *pendingCall) string {
 	tool, ok := r.tools.Get(p.call.Name)
 	if !ok {
 		return ""
@@ -138,7 +138,7 @@ func (r *run) guardCall(ctx context.Context, p *pendingCall) string {
 	return ""
 }
 
-func (r *run) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, reason string) string {
+func (r *loop) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, reason string) string {
 	if r.a.Approvals.allowed(gc.SessionID, gc.Tool) {
 		r.emitGuard(p, guard, false, "allowed: always allowed in this session")
 		return ""
@@ -165,6 +165,6 @@ func (r *run) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, reas
 	}
 }
 
-func (r *run) emitGuard(p *pendingCall, guard string, blocked bool, reason string) {
+func (r *loop) emitGuard(p *pendingCall, guard string, blocked bool, reason string) {
 	r.em.Emit(turn.Draft{Type: turn.EventGuardTriggered, StageID: r.stageID, ParentID: p.eventID, Data: turn.GuardData{Guard: guard, Blocked: blocked, Reason: reason}})
 }

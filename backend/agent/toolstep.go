@@ -41,7 +41,7 @@ type pendingCall struct {
 // concurrently; their results go back to the model in call order. It
 // returns a turn.Termination when a tool-call or stall limit was reached, and an
 // error when the run must end (Stop, timeout, a tool panic).
-func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*turn.Termination, error) {
+func (r *loop) toolStep(ctx context.Context, calls []llm.ToolCall) (*turn.Termination, error) {
 	var stop *turn.Termination
 	pending := make([]*pendingCall, len(calls))
 	for i, c := range calls {
@@ -120,7 +120,7 @@ func (r *run) toolStep(ctx context.Context, calls []llm.ToolCall) (*turn.Termina
 // refuseCalls answers calls the run will not make, so the user sees every
 // call the model asked for and the transcript stays valid for the next
 // model call.
-func (r *run) refuseCalls(calls []llm.ToolCall, reason string) {
+func (r *loop) refuseCalls(calls []llm.ToolCall, reason string) {
 	if len(calls) == 0 {
 		return
 	}
@@ -141,7 +141,7 @@ type toolOutcome struct {
 }
 
 // execute runs one tool, turning a panic into a toolPanicError.
-func (r *run) execute(ctx context.Context, name, eventID string, args json.RawMessage, done chan<- toolOutcome, id *pendingCall) {
+func (r *loop) execute(ctx context.Context, name, eventID string, args json.RawMessage, done chan<- toolOutcome, id *pendingCall) {
 	o := toolOutcome{call: id}
 	defer func() {
 		if v := recover(); v != nil {
@@ -156,7 +156,7 @@ func (r *run) execute(ctx context.Context, name, eventID string, args json.RawMe
 
 // abandon reports every call still running as failed with reason, then
 // answers all calls in the transcript.
-func (r *run) abandon(pending []*pendingCall, reason string) {
+func (r *loop) abandon(pending []*pendingCall, reason string) {
 	for _, p := range pending {
 		if p.args != nil && !p.finished {
 			p.err, p.dur, p.finished = errors.New(reason), time.Since(p.started), true
@@ -167,7 +167,7 @@ func (r *run) abandon(pending []*pendingCall, reason string) {
 }
 
 // report emits the call's tool_result or tool_error and records its diagnostics.
-func (r *run) report(p *pendingCall) {
+func (r *loop) report(p *pendingCall) {
 	d := turn.ToolCallDiagnostics{CallID: p.call.ID, Name: p.call.Name, Arguments: p.call.Arguments, StartedAt: turn.Time{Time: p.started}, DurationMS: p.dur.Milliseconds()}
 	if p.started.IsZero() {
 		d.StartedAt = turn.Time{Time: time.Now()}
@@ -190,7 +190,7 @@ func (r *run) report(p *pendingCall) {
 
 // answerAll appends one tool message per call, in call order, so the
 // transcript stays valid for the next model call even after Stop.
-func (r *run) answerAll(pending []*pendingCall) {
+func (r *loop) answerAll(pending []*pendingCall) {
 	for _, p := range pending {
 		content := p.output
 		switch {
@@ -205,7 +205,7 @@ func (r *run) answerAll(pending []*pendingCall) {
 
 // stalled counts identical consecutive calls and reports whether this one
 // reaches the threshold.
-func (r *run) stalled(c llm.ToolCall) bool {
+func (r *loop) stalled(c llm.ToolCall) bool {
 	sig := c.Name + "\x00" + recording.CanonicalArguments(c.Arguments)
 	if sig == r.lastSig {
 		r.sigCount++
@@ -215,7 +215,7 @@ func (r *run) stalled(c llm.ToolCall) bool {
 	return r.sigCount >= r.limits.StallThreshold
 }
 
-func (r *run) truncate(out string) string {
+func (r *loop) truncate(out string) string {
 	max := r.limits.MaxToolOutput
 	if len(out) <= max {
 		return out

@@ -73,9 +73,29 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 	return providers(ctx, db, sub, pos, f, path, env)
 }
 
+// providerLister lists the stored providers.
+type providerLister interface {
+	ListProviders(ctx context.Context) ([]llm.Provider, error)
+}
+
+// providerNamed is the stored provider called name; ok is false when there
+// is none.
+func providerNamed(ctx context.Context, db providerLister, name string) (p llm.Provider, ok bool, err error) {
+	ps, err := db.ListProviders(ctx)
+	if err != nil {
+		return llm.Provider{}, false, err
+	}
+	for _, p := range ps {
+		if p.Name == name {
+			return p, true, nil
+		}
+	}
+	return llm.Provider{}, false, nil
+}
+
 // providerStore is what the providers commands use of the database.
 type providerStore interface {
-	ListProviders(ctx context.Context) ([]llm.Provider, error)
+	providerLister
 	SaveProvider(ctx context.Context, p llm.Provider) error
 	DeleteProvider(ctx context.Context, name string) error
 	AppSettings(ctx context.Context) (store.AppSettings, error)

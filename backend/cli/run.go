@@ -125,7 +125,7 @@ func (f runFlags) checkPrompt(prompt string, env Env) int {
 // session the turn goes into, and a provider's default model.
 type runStore interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
-	GetProvider(ctx context.Context, name string) (llm.Provider, error)
+	providerLister
 	sessionWriter
 }
 
@@ -164,7 +164,7 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	}
 	if f.model == "" && sess.Model == "" && f.provider != "" {
 		// The provider's own default model, as the window uses it.
-		if p, err := db.GetProvider(ctx, f.provider); err == nil {
+		if p, ok, err := providerNamed(ctx, db, f.provider); err == nil && ok {
 			f.model = p.DefaultModel
 		}
 	}

@@ -19,4 +19,7 @@
 //     at the moment a turn starts, and never written anywhere else.
 //   - The runner reaches the database through Store (store.go): the few
 //     store methods it uses, in small interfaces by what they are for.
+//   - The built-in tools are one table (builtins.go): what an agent may
+//     name, how each is made, and the order the model is offered them;
+//     docs/WORKFLOWS.md's list is made from it.
 package runner

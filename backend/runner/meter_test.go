@@ -244,14 +244,17 @@ func estimateOf(r llmtest.Request) int {
 // not kept (it is asked again once factsRetry has passed), and meanwhile
 // the table's window is used with a note.
 func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
-	_, db, eng := setuptest.NewEngine(t)
 	ctx := context.Background()
 	srv := llmtest.NewServer(t)
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "bare", Kind: catalog.KindLlamaCpp, BaseURL: srv.URL(), Local: true}); err != nil {
-		t.Fatal(err)
-	}
+	dead := llmtest.NewServer(t)
+	deadURL := dead.URL()
+	dead.Close()
+	db := newFactsStore(
+		llm.Provider{Name: "bare", Kind: catalog.KindLlamaCpp, BaseURL: srv.URL(), Local: true},
+		llm.Provider{Name: "gone", Kind: catalog.KindLlamaCpp, BaseURL: deadURL, Local: true})
+	r := runner.New(runner.Config{DB: db})
 	for range 2 {
-		f, err := eng.Runner.ModelFacts(ctx, "bare", "qwen3")
+		f, err := r.ModelFacts(ctx, "bare", "qwen3")
 		if err != nil || f.Window.Source != llm.WindowKnown || f.Note != "" {
 			t.Fatalf("%+v %v", f, err)
 		}
@@ -260,13 +263,7 @@ func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
 		t.Fatal("an answer without a window was not kept")
 	}
 
-	dead := llmtest.NewServer(t)
-	deadURL := dead.URL()
-	dead.Close()
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "gone", Kind: catalog.KindLlamaCpp, BaseURL: deadURL, Local: true}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := eng.Runner.ModelFacts(ctx, "gone", "qwen3")
+	f, err := r.ModelFacts(ctx, "gone", "qwen3")
 	if err != nil || f.Window.Source != llm.WindowKnown || !strings.Contains(f.Note, "could not be asked") {
 		t.Fatalf("unreachable: %+v %v", f, err)
 	}
@@ -280,7 +277,6 @@ func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
 // reached is asked once, and the readings after it use the answer held
 // in memory instead of waiting on the server again.
 func TestUnreachableServerIsNotAskedOnEveryReading(t *testing.T) {
-	_, db, eng := setuptest.NewEngine(t)
 	ctx := context.Background()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -301,10 +297,8 @@ func TestUnreachableServerIsNotAskedOnEveryReading(t *testing.T) {
 	}()
 	t.Cleanup(func() { ln.Close(); <-done })
 	url := "http://" + ln.Addr().String() + "/v1"
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "flaky", Kind: catalog.KindLlamaCpp, BaseURL: url, Local: true}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := eng.Runner.ModelFacts(ctx, "flaky", "qwen3")
+	r := runner.New(runner.Config{DB: newFactsStore(llm.Provider{Name: "flaky", Kind: catalog.KindLlamaCpp, BaseURL: url, Local: true})})
+	f, err := r.ModelFacts(ctx, "flaky", "qwen3")
 	if err != nil || !strings.Contains(f.Note, "could not be asked") {
 		t.Fatalf("first reading: %+v %v", f, err)
 	}
@@ -313,7 +307,7 @@ func TestUnreachableServerIsNotAskedOnEveryReading(t *testing.T) {
 		t.Fatal("the server was never asked")
 	}
 	for range 3 {
-		g, err := eng.Runner.ModelFacts(ctx, "flaky", "qwen3")
+		g, err := r.ModelFacts(ctx, "flaky", "qwen3")
 		if err != nil || g.Window != f.Window || g.Note != f.Note {
 			t.Fatalf("a later reading: %+v %v, want %+v", g, err, f)
 		}

@@ -124,7 +124,7 @@ func captureOf(req Request, replaying bool) recording.Mode {
 
 // client builds the turn's model client, recording every call in captures
 // (so the turn can be replayed) unless capture is off.
-func (s source) client(captures *store.Captures, mode recording.Mode) llm.Client {
+func (s source) client(captures store.Captures, mode recording.Mode) llm.Client {
 	var c llm.Client = openai.NewClient(s.cfg)
 	if mode == "" {
 		mode = recording.Record

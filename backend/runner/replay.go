@@ -102,7 +102,7 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 // client serves the original's recordings and reports divergences as
 // events of the replaying turn; link links each served recording to the
 // replaying turn.
-func (s *replaySource) client(recordings *store.TurnRecordings, link *store.Captures, strict bool, em *turn.Emitter) *recording.TurnReplay {
+func (s *replaySource) client(recordings store.TurnRecordings, link store.Captures, strict bool, em *turn.Emitter) *recording.TurnReplay {
 	return recording.ReplayTurn(recording.ReplayOptions{
 		Source: recordings,
 		Link:   link,

@@ -299,7 +299,7 @@ type turnRun struct {
 	window  int
 	history []llm.Message
 	em      *turn.Emitter
-	evlog   *store.EventLog
+	evlog   store.EventLog
 	// dataSession is the session whose attached tables the turn queries:
 	// its own, or for a replay the original's.
 	dataSession string

@@ -12,7 +12,10 @@ import (
 
 // The database as the runner uses it: the few methods of the store each
 // part of a turn needs, declared here, where they are used. *store.DB is
-// the one implementation; a test may give another.
+// one implementation; a test may give another (fakestore_test.go fakes the
+// providers and model facts in memory). The per-turn handles (the event
+// log, the recorder of model calls, a replay's recordings) are interfaces
+// of the store package, so another store can give its own.
 
 // Store is everything the runner reads and writes.
 type Store interface {
@@ -39,7 +42,7 @@ type turnStore interface {
 	PathHistory(ctx context.Context, turnID string) ([]llm.Message, error)
 	StartTurn(ctx context.Context, t store.Turn, opts ...store.StartOptions) (store.Turn, error)
 	SetTurnRun(ctx context.Context, turnID string, run json.RawMessage) error
-	NewEventLog(turnID string, opts store.EventLogOptions) *store.EventLog
+	NewEventLog(turnID string, opts store.EventLogOptions) store.EventLog
 	FinishTurn(ctx context.Context, turnID string, from int, res turn.Result) error
 }
 
@@ -55,8 +58,8 @@ type diskStore interface {
 // recordingStore keeps a turn's model calls (Captures, to record and link
 // them) and serves a recorded turn's calls in order (TurnRecordings).
 type recordingStore interface {
-	Captures(turnID string) *store.Captures
-	TurnRecordings(turnID string) *store.TurnRecordings
+	Captures(turnID string) store.Captures
+	TurnRecordings(turnID string) store.TurnRecordings
 }
 
 // replayStore reads what a replay needs of the original turn.
@@ -65,7 +68,7 @@ type replayStore interface {
 	TurnRun(ctx context.Context, turnID string) (json.RawMessage, error)
 	ToolResults(ctx context.Context, turnID string) ([]store.ToolResult, error)
 	ListApprovals(ctx context.Context, turnID string) ([]store.Approval, error)
-	TurnRecordings(turnID string) *store.TurnRecordings
+	TurnRecordings(turnID string) store.TurnRecordings
 }
 
 // approvalStore keeps every approval answer with its turn.

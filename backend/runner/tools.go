@@ -10,8 +10,6 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/data"
-	"github.com/agentdeck/agentdeck/backend/plan"
-	"github.com/agentdeck/agentdeck/backend/recall"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -127,24 +125,6 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 			Logger:        r.log,
 		}, nil
 	}
-}
-
-// builtins makes the built-in tools an agent definition names ("*": all):
-// a new plan for each agent, charts of the session's datasets, recall over
-// the store.
-func (r *Runner) builtins(names []string, tt turnTools) []tool.Tool {
-	wants := func(n string) bool { return slices.Contains(names, "*") || slices.Contains(names, n) }
-	var out []tool.Tool
-	if wants(plan.Name) {
-		out = append(out, plan.New())
-	}
-	if wants(chart.ToolName) && r.cfg.Charts != nil {
-		out = append(out, chart.NewTool(r.cfg.Charts, tt.datasets))
-	}
-	if wants(recall.Name) && r.cfg.DB != nil {
-		out = append(out, recall.New(r.cfg.DB))
-	}
-	return out
 }
 
 // agentLimits are the turn's limits narrowed by the agent definition's.

@@ -21,7 +21,6 @@ import (
 	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
-	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -47,9 +46,15 @@ type Options struct {
 	WaitNotice time.Duration
 }
 
+// Store is the database as the engine uses it: what its runner reads and
+// writes. *store.DB is one (checked in setup_test.go); a second store (on
+// PostgreSQL) is planned, and the engine takes either.
+type Store interface {
+	runner.Store
+}
+
 // Engine is the built engine.
 type Engine struct {
-	DB      *store.DB
 	Runner  *runner.Runner
 	Secrets secrets.Store
 	Charts  *chart.Validator // its schema compiles on the first chart
@@ -64,12 +69,12 @@ type Engine struct {
 }
 
 // Build assembles the engine over an open database.
-func Build(ctx context.Context, db *store.DB, opts Options) (*Engine, error) {
+func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	e := &Engine{DB: db, dataDir: opts.DataDir, mcpPath: opts.MCPConfig, log: log}
+	e := &Engine{dataDir: opts.DataDir, mcpPath: opts.MCPConfig, log: log}
 	if e.mcpPath == "" {
 		e.mcpPath = filepath.Join(opts.DataDir, "mcp.json")
 	}

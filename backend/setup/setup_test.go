@@ -18,6 +18,9 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
+// The SQLite store is one the engine takes.
+var _ Store = (*store.DB)(nil)
+
 // ConnectMCP returns only once every configured server has connected or
 // failed, so what it returns, and the tools the runner gathers after it,
 // are final: no polling. A server that hangs at start is stopped at the

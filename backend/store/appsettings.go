@@ -23,7 +23,7 @@ const appSettingsKey = "app"
 // AppSettings returns the preferences, with defaults for what is unset.
 func (db *DB) AppSettings(ctx context.Context) (AppSettings, error) {
 	st := AppSettings{DefaultWorkflow: "chat", Capture: "record", Theme: "system"}
-	_, err := db.GetSetting(ctx, appSettingsKey, &st)
+	_, err := db.getSetting(ctx, appSettingsKey, &st)
 	return st, err
 }
 
@@ -39,5 +39,5 @@ func (db *DB) SaveAppSettings(ctx context.Context, st AppSettings) error {
 	default:
 		return apperr.New(apperr.Invalid, "Theme must be system, light or dark.")
 	}
-	return db.SetSetting(ctx, appSettingsKey, st)
+	return db.setSetting(ctx, appSettingsKey, st)
 }

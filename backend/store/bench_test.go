@@ -237,7 +237,7 @@ func benchTokenEvents(n, batch int) []turn.Event {
 }
 
 // benchEmit hands events to the log; the last, a checkpoint, writes them.
-func benchEmit(b *testing.B, l *EventLog, events []turn.Event) {
+func benchEmit(b *testing.B, l EventLog, events []turn.Event) {
 	for _, e := range events {
 		if err := l.Emit(e); err != nil {
 			b.Fatal(err)

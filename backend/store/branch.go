@@ -30,13 +30,13 @@ const pathCTE = `WITH RECURSIVE path(id, depth) AS (
 		SELECT t.parent_turn_id, p.depth + 1 FROM turns t JOIN path p ON t.id = p.id
 		WHERE t.parent_turn_id IS NOT NULL AND p.depth < 100000) `
 
-// ActivateBranch makes the branch through turnID the session's active one,
+// SwitchBranch makes the branch through turnID the session's active one,
 // and returns its active turn. A turn already on the active branch leaves
 // it as it is; any other gives the newest turn that follows turnID on any
 // of its branches, or turnID itself. It is what switching to another
 // version of a turn shows (that version and its whole continuation), and
 // what opening a search hit on another branch does.
-func (db *DB) ActivateBranch(ctx context.Context, turnID string) (string, error) {
+func (db *DB) SwitchBranch(ctx context.Context, turnID string) (string, error) {
 	var active string
 	err := db.tx(ctx, "switching the branch", func(tx *sql.Tx) error {
 		var sessionID, current string
@@ -84,9 +84,9 @@ func newestIn(ctx context.Context, tx *sql.Tx, turnID string) (string, error) {
 	return id, err
 }
 
-// CountSubtree is how many turns DeleteTurn(turnID) would delete: the
+// CountTurnsFrom is how many turns DeleteTurn(turnID) would delete: the
 // turn and every turn that follows it. The UI asks before deleting.
-func (db *DB) CountSubtree(ctx context.Context, turnID string) (int, error) {
+func (db *DB) CountTurnsFrom(ctx context.Context, turnID string) (int, error) {
 	var n int
 	err := db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM (`+subtreeQuery+`) s JOIN turns t ON t.id = s.id`, turnID).Scan(&n)
 	if err != nil {

@@ -20,23 +20,22 @@ import (
 //     served to the replaying turn, so a replay of a replay works.
 //   - Deleting a session deletes the recordings no remaining turn uses.
 
-// Captures implements llm.CaptureStore, llm.CaptureLister and
-// llm.CaptureLinker over the database for one turn: what it records or
-// serves becomes that turn's next call.
-type Captures struct {
+// captures implements Captures over the database for one turn: what it
+// records or serves becomes that turn's next call.
+type captures struct {
 	db     *DB
 	turnID string // "" = not linked to a turn
 }
 
 // Captures returns the capture store of turnID ("" for recordings that
 // belong to no turn).
-func (db *DB) Captures(turnID string) *Captures { return &Captures{db: db, turnID: turnID} }
+func (db *DB) Captures(turnID string) Captures { return &captures{db: db, turnID: turnID} }
 
 const recordingSelect = `SELECT r.id, r.key, r.model, r.request, r.chunks, r.response, r.recorded_at FROM recordings r`
 
 // GetCapture implements llm.CaptureStore: the newest recording of the
 // request. A hit becomes the turn's next call, as a recorded call would.
-func (c *Captures) GetCapture(ctx context.Context, key string) (*recording.Capture, error) {
+func (c *captures) GetCapture(ctx context.Context, key string) (*recording.Capture, error) {
 	cp, err := c.db.scanRecording(ctx, recordingSelect+` WHERE r.key = ? ORDER BY r.id DESC LIMIT 1`, key)
 	if err != nil || cp == nil {
 		return cp, err
@@ -49,7 +48,7 @@ func (c *Captures) GetCapture(ctx context.Context, key string) (*recording.Captu
 
 // PutCapture implements llm.CaptureStore: it adds a recording, never
 // replacing one, and makes it the turn's next call.
-func (c *Captures) PutCapture(ctx context.Context, cp *recording.Capture) error {
+func (c *captures) PutCapture(ctx context.Context, cp *recording.Capture) error {
 	if cp.Chunks == nil {
 		return c.put(ctx, cp, "null")
 	}
@@ -58,7 +57,7 @@ func (c *Captures) PutCapture(ctx context.Context, cp *recording.Capture) error 
 
 // PutCaptureBlocks implements llm.CaptureBlocksPutter: cp with its chunks
 // given in blocks, written as one recording's chunks.
-func (c *Captures) PutCaptureBlocks(ctx context.Context, cp *recording.Capture, blocks [][]recording.RecordedChunk) error {
+func (c *captures) PutCaptureBlocks(ctx context.Context, cp *recording.Capture, blocks [][]recording.RecordedChunk) error {
 	chunks, err := recording.ChunksJSON(blocks...)
 	if err != nil {
 		return err
@@ -67,7 +66,7 @@ func (c *Captures) PutCaptureBlocks(ctx context.Context, cp *recording.Capture, 
 }
 
 // put inserts cp, its chunks already encoded, and links it to the turn.
-func (c *Captures) put(ctx context.Context, cp *recording.Capture, chunks string) error {
+func (c *captures) put(ctx context.Context, cp *recording.Capture, chunks string) error {
 	resp, err := json.Marshal(cp.Response)
 	if err != nil {
 		return err
@@ -85,7 +84,7 @@ func (c *Captures) put(ctx context.Context, cp *recording.Capture, chunks string
 
 // LinkCapture implements llm.CaptureLinker: an existing recording becomes
 // the turn's next call (a replay serving it).
-func (c *Captures) LinkCapture(ctx context.Context, cp *recording.Capture) error {
+func (c *captures) LinkCapture(ctx context.Context, cp *recording.Capture) error {
 	if c.turnID == "" {
 		return nil
 	}
@@ -112,7 +111,7 @@ func linkCall(ctx context.Context, tx *sql.Tx, turnID string, id int64) error {
 
 // CaptureRequests implements llm.CaptureLister: the newest recordings of a
 // model, without their chunks.
-func (c *Captures) CaptureRequests(ctx context.Context, model string, limit int) ([]recording.Capture, error) {
+func (c *captures) CaptureRequests(ctx context.Context, model string, limit int) ([]recording.Capture, error) {
 	q := `SELECT id, key, model, request, recorded_at FROM recordings`
 	var args []any
 	if model != "" {
@@ -145,24 +144,24 @@ func (c *Captures) CaptureRequests(ctx context.Context, model string, limit int)
 
 // TurnRecordings returns a turn's recordings in call order, for replaying
 // that turn and nothing else.
-func (db *DB) TurnRecordings(turnID string) *TurnRecordings {
-	return &TurnRecordings{db: db, turnID: turnID}
+func (db *DB) TurnRecordings(turnID string) TurnRecordings {
+	return &turnRecordings{db: db, turnID: turnID}
 }
 
-// TurnRecordings implements llm.TurnRecordings for one turn.
-type TurnRecordings struct {
+// turnRecordings implements TurnRecordings for one turn.
+type turnRecordings struct {
 	db     *DB
 	turnID string
 }
 
 // TurnCall implements llm.TurnRecordings: the recording of call i, nil
 // when the turn made no call i.
-func (t *TurnRecordings) TurnCall(ctx context.Context, i int) (*recording.Capture, error) {
+func (t *turnRecordings) TurnCall(ctx context.Context, i int) (*recording.Capture, error) {
 	return t.db.scanRecording(ctx, recordingSelect+` JOIN turn_calls tc ON tc.recording_id = r.id WHERE tc.turn_id = ? AND tc.idx = ?`, t.turnID, i)
 }
 
 // Count is how many recorded calls the turn has.
-func (t *TurnRecordings) Count(ctx context.Context) (int, error) {
+func (t *turnRecordings) Count(ctx context.Context) (int, error) {
 	var n int
 	if err := t.db.reader.QueryRowContext(ctx, `SELECT COUNT(*) FROM turn_calls WHERE turn_id = ?`, t.turnID).Scan(&n); err != nil {
 		return 0, readError(err, "counting the turn's recorded model calls")

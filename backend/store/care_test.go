@@ -327,14 +327,14 @@ func careWriteOps(sessionID, turnID string) []careWriteOp {
 			}
 			return err
 		}},
-		{"set setting", func(db *DB) error { return db.SetSetting(ctx, "theme", "dark") }},
+		{"set setting", func(db *DB) error { return db.setSetting(ctx, "theme", "dark") }},
 		{"save provider", func(db *DB) error { return db.SaveProvider(ctx, catalog.Presets()[0]) }},
 		{"record approval", func(db *DB) error {
 			_, err := db.RecordApproval(ctx, Approval{TurnID: turnID, CallID: "c", Tool: "write_file", Args: json.RawMessage(`{}`), Guard: "side_effects", Answer: turn.Deny})
 			return err
 		}},
 		{"write events", func(db *DB) error {
-			l := db.NewEventLog(turnID, EventLogOptions{})
+			l := db.NewEventLog(turnID, EventLogOptions{}).(*eventLog)
 			l.Emit(turn.Event{TurnID: turnID, Seq: 1000, Type: turn.EventToken, Data: json.RawMessage(`{}`)})
 			err := l.Close()
 			if err != nil {

@@ -3,10 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"time"
 	"unicode"
@@ -25,10 +23,10 @@ const (
 	maxSettingValue = 1 << 20
 )
 
-// GetSetting decodes the value stored under key into dst (a pointer; use
+// getSetting decodes the value stored under key into dst (a pointer; use
 // *json.RawMessage for the raw JSON). found is false, and dst untouched,
 // when the key was never set.
-func (db *DB) GetSetting(ctx context.Context, key string, dst any) (found bool, err error) {
+func (db *DB) getSetting(ctx context.Context, key string, dst any) (found bool, err error) {
 	var raw string
 	err = db.reader.QueryRowContext(ctx, `SELECT value FROM settings WHERE key = ?`, key).Scan(&raw)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -43,9 +41,9 @@ func (db *DB) GetSetting(ctx context.Context, key string, dst any) (found bool, 
 	return true, nil
 }
 
-// SetSetting stores value, encoded as JSON, under key. A json.RawMessage
+// setSetting stores value, encoded as JSON, under key. A json.RawMessage
 // is stored as it is, if it is valid JSON.
-func (db *DB) SetSetting(ctx context.Context, key string, value any) error {
+func (db *DB) setSetting(ctx context.Context, key string, value any) error {
 	if err := checkSettingKey(key); err != nil {
 		return err
 	}
@@ -60,36 +58,6 @@ func (db *DB) SetSetting(ctx context.Context, key string, value any) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`, key, string(b))
 		return err
 	})
-}
-
-// DeleteSetting removes key, so it falls back to its default. Deleting a
-// key that is not set is not an error.
-func (db *DB) DeleteSetting(ctx context.Context, key string) error {
-	return db.tx(ctx, "resetting the setting "+key, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `DELETE FROM settings WHERE key = ?`, key)
-		return err
-	})
-}
-
-// AllSettings returns every stored setting by key.
-func (db *DB) AllSettings(ctx context.Context) (map[string]json.RawMessage, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT key, value FROM settings`)
-	if err != nil {
-		return nil, readError(err, "loading the settings")
-	}
-	defer rows.Close()
-	out := map[string]json.RawMessage{}
-	for rows.Next() {
-		var k, v string
-		if err := rows.Scan(&k, &v); err != nil {
-			return nil, readError(err, "loading the settings")
-		}
-		out[k] = json.RawMessage(v)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, readError(err, "loading the settings")
-	}
-	return out, nil
 }
 
 func checkSettingKey(key string) error {
@@ -120,19 +88,6 @@ func (db *DB) SaveProvider(ctx context.Context, p llm.Provider) error {
 		_, err := tx.ExecContext(ctx, `DELETE FROM model_info WHERE provider = ?`, p.Name)
 		return err
 	})
-}
-
-// GetProvider returns the provider called name.
-func (db *DB) GetProvider(ctx context.Context, name string) (llm.Provider, error) {
-	var def string
-	err := db.reader.QueryRowContext(ctx, `SELECT definition FROM providers WHERE name = ?`, name).Scan(&def)
-	if errors.Is(err, sql.ErrNoRows) {
-		return llm.Provider{}, apperr.New(apperr.NotFound, "There is no provider %q.", name)
-	}
-	if err != nil {
-		return llm.Provider{}, readError(err, "loading the provider "+name)
-	}
-	return decodeProvider(name, def)
 }
 
 // ListProviders returns every stored provider by name.
@@ -182,93 +137,6 @@ func decodeProvider(name, def string) (llm.Provider, error) {
 		return p, apperr.Wrap(err, apperr.Internal, "The stored provider %q is damaged; delete it and add it again.", name)
 	}
 	return p, nil
-}
-
-// Attachment is a file attached to a session. Path is Agentdeck's own copy
-// of the file: DeleteSession removes it.
-type Attachment struct {
-	ID        string `json:"id"`
-	SessionID string `json:"session_id"`
-	// Name is the file name the person attached.
-	Name   string `json:"name"`
-	Path   string `json:"path"`
-	Size   int64  `json:"size"`
-	SHA256 string `json:"sha256"`
-	// TableName is the table the file was imported as, if it was.
-	TableName string    `json:"table_name"`
-	CreatedAt time.Time `json:"created_at"`
-}
-
-// AddAttachment records an attachment; ID and CreatedAt get defaults.
-func (db *DB) AddAttachment(ctx context.Context, a Attachment) (Attachment, error) {
-	if err := checkAttachment(a); err != nil {
-		return a, err
-	}
-	if a.ID == "" {
-		a.ID = turn.NewID()
-	}
-	if a.CreatedAt.IsZero() {
-		a.CreatedAt = time.Now().UTC()
-	}
-	err := db.tx(ctx, "saving the attachment "+a.Name, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO attachments (id, session_id, name, path, size, sha256, table_name, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-			a.ID, a.SessionID, a.Name, a.Path, a.Size, a.SHA256, a.TableName, fmtTime(a.CreatedAt))
-		switch {
-		case isForeignKey(err):
-			return apperr.New(apperr.NotFound, "There is no session %s.", a.SessionID)
-		case err != nil && strings.Contains(err.Error(), "UNIQUE"):
-			return apperr.New(apperr.Conflict, "There is already an attachment %s.", a.ID)
-		}
-		return err
-	})
-	return a, err
-}
-
-// ListAttachments returns a session's attachments, oldest first.
-func (db *DB) ListAttachments(ctx context.Context, sessionID string) ([]Attachment, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT id, session_id, name, path, size, sha256, table_name, created_at FROM attachments
-		WHERE session_id = ? ORDER BY created_at, id`, sessionID)
-	if err != nil {
-		return nil, readError(err, "loading the attachments")
-	}
-	defer rows.Close()
-	var out []Attachment
-	for rows.Next() {
-		var a Attachment
-		var at string
-		if err := rows.Scan(&a.ID, &a.SessionID, &a.Name, &a.Path, &a.Size, &a.SHA256, &a.TableName, &at); err != nil {
-			return nil, readError(err, "loading the attachments")
-		}
-		a.CreatedAt = parseTime(at)
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, readError(err, "loading the attachments")
-	}
-	return out, nil
-}
-
-func checkAttachment(a Attachment) error {
-	switch {
-	case a.SessionID == "":
-		return apperr.New(apperr.Invalid, "An attachment needs a session.")
-	case strings.TrimSpace(a.Name) == "":
-		return apperr.New(apperr.Invalid, "An attachment needs a file name.")
-	case a.Path != "" && !filepath.IsAbs(a.Path):
-		// DeleteSession removes Path: a relative path would depend on
-		// the working directory of whoever deletes.
-		return apperr.New(apperr.Invalid, "The attachment %s must be stored at an absolute path.", a.Name)
-	case a.Size < 0:
-		return apperr.New(apperr.Invalid, "The attachment %s has a negative size.", a.Name)
-	case a.SHA256 != "" && !isSHA256(a.SHA256):
-		return apperr.New(apperr.Invalid, "The checksum of the attachment %s is not a SHA-256 in lowercase hex.", a.Name)
-	}
-	return nil
-}
-
-func isSHA256(s string) bool {
-	_, err := hex.DecodeString(s)
-	return err == nil && len(s) == 64 && s == strings.ToLower(s)
 }
 
 // Approval is a person's answer to a guard's question about a tool call.

@@ -2,12 +2,10 @@ package store
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
@@ -38,11 +36,11 @@ func TestSettingsRoundTrip(t *testing.T) {
 	db := mustOpen(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := db.SetSetting(ctx, tt.key, tt.value); err != nil {
+			if err := db.setSetting(ctx, tt.key, tt.value); err != nil {
 				t.Fatal(err)
 			}
 			dst := tt.dst()
-			found, err := db.GetSetting(ctx, tt.key, dst)
+			found, err := db.getSetting(ctx, tt.key, dst)
 			if err != nil || !found {
 				t.Fatalf("found %v, %v", found, err)
 			}
@@ -60,26 +58,16 @@ func TestSettingsRoundTrip(t *testing.T) {
 		})
 	}
 
-	all, err := db.AllSettings(ctx)
-	if err != nil || len(all) != len(tests) || string(all["theme"]) != `"dark"` {
-		t.Fatalf("AllSettings %v %v", all, err)
-	}
-	if err := db.SetSetting(ctx, "theme", "light"); err != nil {
+	if err := db.setSetting(ctx, "theme", "light"); err != nil {
 		t.Fatal(err)
 	}
 	var theme string
-	if db.GetSetting(ctx, "theme", &theme); theme != "light" {
+	if db.getSetting(ctx, "theme", &theme); theme != "light" {
 		t.Fatalf("overwritten theme %q", theme)
 	}
-	if err := db.DeleteSetting(ctx, "theme"); err != nil {
-		t.Fatal(err)
-	}
 	theme = "untouched"
-	if found, err := db.GetSetting(ctx, "theme", &theme); found || err != nil || theme != "untouched" {
-		t.Fatalf("deleted setting: found %v, %v, %q", found, err, theme)
-	}
-	if err := db.DeleteSetting(ctx, "never-set"); err != nil {
-		t.Fatalf("deleting an unset key: %v", err)
+	if found, err := db.getSetting(ctx, "never-set", &theme); found || err != nil || theme != "untouched" {
+		t.Fatalf("a key never set: found %v, %v, %q", found, err, theme)
 	}
 }
 
@@ -100,17 +88,20 @@ func TestSettingsRefuseBadInput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if err := db.SetSetting(ctx, tt.key, tt.value); apperr.CodeOf(err) != apperr.Invalid {
+			if err := db.setSetting(ctx, tt.key, tt.value); apperr.CodeOf(err) != apperr.Invalid {
 				t.Fatalf("SetSetting: %v", err)
 			}
 		})
 	}
-	if all, _ := db.AllSettings(ctx); len(all) != 0 {
-		t.Fatalf("refused settings were stored: %v", all)
+	for _, tt := range tests {
+		var v json.RawMessage
+		if found, _ := db.getSetting(ctx, tt.key, &v); found {
+			t.Fatalf("the refused setting %q was stored: %s", tt.key, v)
+		}
 	}
-	db.SetSetting(ctx, "n", "not a number")
+	db.setSetting(ctx, "n", "not a number")
 	var n int
-	if found, err := db.GetSetting(ctx, "n", &n); !found || err == nil || !strings.Contains(apperr.MessageOf(err), `"n"`) {
+	if found, err := db.getSetting(ctx, "n", &n); !found || err == nil || !strings.Contains(apperr.MessageOf(err), `"n"`) {
 		t.Fatalf("decoding into the wrong type: %v %v", found, err)
 	}
 }
@@ -132,14 +123,14 @@ func TestProviders(t *testing.T) {
 	if err := db.SaveProvider(ctx, local); err != nil {
 		t.Fatal(err)
 	}
-	if p, err := db.GetProvider(ctx, local.Name); err != nil || p.DefaultModel != "llama3" {
-		t.Fatalf("updated provider %+v %v", p, err)
+	if got, err := db.ListProviders(ctx); err != nil || !reflect.DeepEqual(got, []llm.Provider{local, work}) {
+		t.Fatalf("updated provider %+v %v", got, err)
 	}
 	if err := db.DeleteProvider(ctx, work.Name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.GetProvider(ctx, work.Name); apperr.CodeOf(err) != apperr.NotFound {
-		t.Fatalf("deleted provider: %v", err)
+	if got, err := db.ListProviders(ctx); err != nil || !reflect.DeepEqual(got, []llm.Provider{local}) {
+		t.Fatalf("after deleting %s: %+v %v", work.Name, got, err)
 	}
 	if err := db.DeleteProvider(ctx, work.Name); apperr.CodeOf(err) != apperr.NotFound {
 		t.Fatalf("deleting twice: %v", err)
@@ -177,66 +168,6 @@ func TestProvidersRefuseSecrets(t *testing.T) {
 	db.reader.QueryRow(`SELECT COUNT(*) FROM providers WHERE definition LIKE ?`, "%"+secret+"%").Scan(&n)
 	if n != 0 {
 		t.Fatal("the secret reached the database")
-	}
-}
-
-func TestAttachments(t *testing.T) {
-	db := mustOpen(t)
-	s := newSession(t, db, "with files")
-	other := newSession(t, db, "other")
-	dir := t.TempDir()
-	sum := strings.Repeat("ab", 32)
-	first, err := db.AddAttachment(ctx, Attachment{SessionID: s.ID, Name: "sales.csv", Path: filepath.Join(dir, "sales.csv"), Size: 120, SHA256: sum, TableName: "sales"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if first.ID == "" || first.CreatedAt.IsZero() {
-		t.Fatalf("defaults not filled: %+v", first)
-	}
-	second, err := db.AddAttachment(ctx, Attachment{SessionID: s.ID, Name: "notes.txt", Path: filepath.Join(dir, "notes.txt"), CreatedAt: first.CreatedAt.Add(time.Second)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.AddAttachment(ctx, Attachment{SessionID: other.ID, Name: "x.csv"})
-
-	got, err := db.ListAttachments(ctx, s.ID)
-	if err != nil || len(got) != 2 || got[0].ID != first.ID || got[1].ID != second.ID {
-		t.Fatalf("ListAttachments %+v %v", got, err)
-	}
-	if !got[0].CreatedAt.Equal(first.CreatedAt) || got[0].SHA256 != sum || got[0].TableName != "sales" || got[0].Size != 120 {
-		t.Fatalf("round trip %+v, want %+v", got[0], first)
-	}
-
-	bad := []struct {
-		name string
-		a    Attachment
-		code apperr.Code
-	}{
-		{"no session", Attachment{Name: "a"}, apperr.Invalid},
-		{"missing session", Attachment{SessionID: "nope", Name: "a"}, apperr.NotFound},
-		{"no name", Attachment{SessionID: s.ID}, apperr.Invalid},
-		{"relative path", Attachment{SessionID: s.ID, Name: "a", Path: "../../etc/passwd"}, apperr.Invalid},
-		{"negative size", Attachment{SessionID: s.ID, Name: "a", Size: -1}, apperr.Invalid},
-		{"bad checksum", Attachment{SessionID: s.ID, Name: "a", SHA256: "xyz"}, apperr.Invalid},
-		{"upper-case checksum", Attachment{SessionID: s.ID, Name: "a", SHA256: strings.ToUpper(sum)}, apperr.Invalid},
-		{"duplicate id", Attachment{ID: first.ID, SessionID: s.ID, Name: "a"}, apperr.Conflict},
-	}
-	for _, tt := range bad {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := db.AddAttachment(ctx, tt.a); apperr.CodeOf(err) != tt.code {
-				t.Fatalf("AddAttachment: %v, want code %s", err, tt.code)
-			}
-		})
-	}
-
-	if err := db.DeleteSession(ctx, s.ID); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := db.ListAttachments(ctx, s.ID); len(got) != 0 {
-		t.Fatalf("attachments outlived their session: %+v", got)
-	}
-	if got, _ := db.ListAttachments(ctx, other.ID); len(got) != 1 {
-		t.Fatalf("the other session's attachment: %+v", got)
 	}
 }
 

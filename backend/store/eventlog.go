@@ -11,7 +11,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// EventLog is the store's event sink for one turn. Events are buffered and
+// eventLog is the store's event sink for one turn (EventLog). Events are buffered and
 // written in batches, one transaction per batch: at every checkpoint event
 // at once, and otherwise at most FlushEvery after the first unwritten event.
 // A crash loses at most the events of the last FlushEvery.
@@ -22,7 +22,7 @@ import (
 // retried every second until Close; nothing is dropped before Close. The
 // first write that fails for a full disk calls the OnFull function, so the
 // runner can stop a turn the store no longer keeps up with.
-type EventLog struct {
+type eventLog struct {
 	db         *DB
 	turnID     string
 	flushEvery time.Duration
@@ -52,18 +52,18 @@ type EventLogOptions struct {
 }
 
 // NewEventLog returns the sink for a turn's events.
-func (db *DB) NewEventLog(turnID string, opts EventLogOptions) *EventLog {
+func (db *DB) NewEventLog(turnID string, opts EventLogOptions) EventLog {
 	if opts.FlushEvery <= 0 {
 		opts.FlushEvery = 50 * time.Millisecond
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &EventLog{db: db, turnID: turnID, flushEvery: opts.FlushEvery, log: opts.Logger, heartbeat: time.Now()}
+	return &eventLog{db: db, turnID: turnID, flushEvery: opts.FlushEvery, log: opts.Logger, heartbeat: time.Now()}
 }
 
 // Emit implements turn.Sink.
-func (l *EventLog) Emit(e turn.Event) error {
+func (l *eventLog) Emit(e turn.Event) error {
 	l.mu.Lock()
 	if n := len(l.buf); n == 0 || len(l.buf[n-1]) == cap(l.buf[n-1]) {
 		l.buf = append(l.buf, l.db.eventBlock())
@@ -86,7 +86,7 @@ func (l *EventLog) Emit(e turn.Event) error {
 }
 
 // Flush writes every buffered event now.
-func (l *EventLog) Flush() error {
+func (l *eventLog) Flush() error {
 	l.flushMu.Lock()
 	defer l.flushMu.Unlock()
 	l.mu.Lock()
@@ -128,8 +128,8 @@ func (l *EventLog) Flush() error {
 // OnFull sets fn to be called once, the first time a batch cannot be
 // written because the disk is full. fn is called from the goroutine that
 // flushed (an Emit of a checkpoint event, or the flush timer), with no lock
-// of the EventLog held; it must not block.
-func (l *EventLog) OnFull(fn func(error)) {
+// of the eventLog held; it must not block.
+func (l *eventLog) OnFull(fn func(error)) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.onFull = fn
@@ -138,7 +138,7 @@ func (l *EventLog) OnFull(fn func(error)) {
 // Close flushes once more and stops retrying: events that still cannot be
 // written are dropped, and the error says so. The turn's stored events stay
 // a prefix of what was emitted.
-func (l *EventLog) Close() error {
+func (l *eventLog) Close() error {
 	l.mu.Lock()
 	l.closed = true
 	l.mu.Unlock()
@@ -157,7 +157,7 @@ func (l *EventLog) Close() error {
 // emitted after the last think_start: stored is the part whose events are
 // in the database, emitted all of it, so stored is always a prefix of
 // emitted. Call it when no more events come (the turn has run).
-func (l *EventLog) Answer(ctx context.Context) (stored, emitted string, err error) {
+func (l *eventLog) Answer(ctx context.Context) (stored, emitted string, err error) {
 	l.flushMu.Lock() // no batch in flight: l.buf holds every unwritten event
 	defer l.flushMu.Unlock()
 	if stored, err = l.db.storedAnswer(ctx, l.turnID); err != nil {
@@ -182,7 +182,7 @@ func (l *EventLog) Answer(ctx context.Context) (stored, emitted string, err erro
 	return stored, b.String(), nil
 }
 
-// eventBlock is how many events a block of an EventLog's buffer holds
+// eventBlock is how many events a block of an eventLog's buffer holds
 // (about 200 KB).
 const eventBlock = 1024
 
@@ -205,7 +205,7 @@ func (db *DB) putEventBlock(b []turn.Event) {
 	db.eventBlocks.Put(&b)
 }
 
-func (l *EventLog) write(batch [][]turn.Event) error {
+func (l *eventLog) write(batch [][]turn.Event) error {
 	ctx := context.Background()
 	return l.db.tx(ctx, "saving events", func(tx *sql.Tx) error {
 		for _, b := range batch {

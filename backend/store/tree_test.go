@@ -92,7 +92,7 @@ func TestTreeInvariantsUnderRandomSends(t *testing.T) {
 				if k == 10 {
 					before, _ := db.GetSession(ctx, s.ID)
 					onPath := slices.Contains(branchIDs(t, db, s.ID), of.ID)
-					active, err := db.ActivateBranch(ctx, of.ID)
+					active, err := db.SwitchBranch(ctx, of.ID)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -106,7 +106,7 @@ func TestTreeInvariantsUnderRandomSends(t *testing.T) {
 					checkTree(t, db, s.ID, "")
 					continue
 				}
-				want, err := db.CountSubtree(ctx, of.ID)
+				want, err := db.CountTurnsFrom(ctx, of.ID)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -1,6 +1,7 @@
 // Package workflow runs a turn as a workflow: one agent with tools (chat),
-// or agents chained into stages (critique-revise, plan-execute, reflection,
-// handoff), or phases of such stages (pipeline), each with a policy.
+// or agents chained into stages (critique-revise, reflection and the other
+// kinds, each an executor in a file of its own, registered in executor.go),
+// or phases of such stages (pipeline), each with a policy.
 //
 // Rules:
 //

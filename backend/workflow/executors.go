@@ -1,5 +1,5 @@
-// What the executors share. Each executor (chat.go, critique.go, plan.go,
-// reflection.go, handoff.go) declares its spec and registers it in init.
+// What the executors share. Each executor declares its spec in a file of
+// its own and registers it in init (executor.go is the registry).
 
 package workflow
 

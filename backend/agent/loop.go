@@ -57,11 +57,11 @@ type Input struct {
 // cancelled. It emits progress events but no terminal event: turn.RunTurn does
 // that for the whole turn.
 func (a *Agent) Run(ctx context.Context, em *turn.Emitter, in Input) turn.Result {
-	return a.newRun(em, in).loop(ctx)
+	return a.newLoop(em, in).run(ctx)
 }
 
-// run is the state of one Agent.Run.
-type run struct {
+// loop is the state of one Agent.Run: the tool-calling loop.
+type loop struct {
 	a        *Agent
 	em       *turn.Emitter
 	stageID  string
@@ -93,8 +93,8 @@ type run struct {
 	planSeen bool
 }
 
-func (a *Agent) newRun(em *turn.Emitter, in Input) *run {
-	r := &run{a: a, em: em, stageID: in.StageID, limits: a.Limits.WithDefaults(), log: a.Logger, start: time.Now(), tools: a.Tools}
+func (a *Agent) newLoop(em *turn.Emitter, in Input) *loop {
+	r := &loop{a: a, em: em, stageID: in.StageID, limits: a.Limits.WithDefaults(), log: a.Logger, start: time.Now(), tools: a.Tools}
 	if r.log == nil {
 		r.log = slog.New(slog.DiscardHandler)
 	}
@@ -118,7 +118,7 @@ func (a *Agent) newRun(em *turn.Emitter, in Input) *run {
 // errTurnTimeout is the cause of the run's context when its wall-clock limit passes.
 var errTurnTimeout = errors.New("the turn's time limit passed")
 
-func (r *run) loop(ctx context.Context) turn.Result {
+func (r *loop) run(ctx context.Context) turn.Result {
 	if r.limits.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, r.limits.Timeout, errTurnTimeout)
@@ -167,7 +167,7 @@ func (r *run) loop(ctx context.Context) turn.Result {
 // modelStep makes one model call and appends the answer to the transcript.
 // A partial answer (Stop, a dropped stream) is appended too, without its
 // incomplete tool calls.
-func (r *run) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
+func (r *loop) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
 	r.maybeCompress(ctx, tools, false)
 	resp, err := r.call(ctx, tools)
 	if llm.KindOf(err) == llm.ErrContextLength && resp.Message.Content == "" && r.maybeCompress(ctx, tools, true) {
@@ -177,7 +177,7 @@ func (r *run) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, er
 	return resp, err
 }
 
-func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
+func (r *loop) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
 	r.steps++
 	r.em.Emit(turn.Draft{Type: turn.EventThinkStart, StageID: r.stageID})
 	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
@@ -221,7 +221,7 @@ func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) 
 // waitNotice emits model_waiting once if the model call under way
 // receives nothing for the agent's WaitNotice. arrived ends the wait: the
 // notice, if it fires at all, is emitted before anything of the answer.
-func (r *run) waitNotice() *callWait {
+func (r *loop) waitNotice() *callWait {
 	w := &callWait{}
 	d := r.a.WaitNotice
 	if d == 0 {
@@ -259,7 +259,7 @@ func (w *callWait) arrived() {
 	}
 }
 
-func (r *run) overBudget() bool {
+func (r *loop) overBudget() bool {
 	return r.limits.TokenBudget > 0 && r.usage.TotalTokens >= r.limits.TokenBudget
 }
 
@@ -267,7 +267,7 @@ func (r *run) overBudget() bool {
 // a step, tool-call or stall limit, and marks term Concluded when it gave
 // one. ended is true when the run ended here (cancelled or failed) and res
 // is its result.
-func (r *run) concludeStep(ctx context.Context, term *turn.Termination) (res turn.Result, ended bool) {
+func (r *loop) concludeStep(ctx context.Context, term *turn.Termination) (res turn.Result, ended bool) {
 	r.msgs = append(r.msgs, llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(
 		"[Agentdeck] The run reached its limit (%s). Do not call tools. Give your best final answer now from what you have, and say what is left undone.", term)})
 	resp, err := r.modelStep(ctx, nil)
@@ -294,7 +294,7 @@ func (r *run) concludeStep(ctx context.Context, term *turn.Termination) (res tur
 
 // endOnError ends the run after a failed model or tool step: Stop,
 // timeout, or a real error.
-func (r *run) endOnError(ctx context.Context, _ llm.Response, err error) turn.Result {
+func (r *loop) endOnError(ctx context.Context, _ llm.Response, err error) turn.Result {
 	if ctx.Err() != nil {
 		if errors.Is(context.Cause(ctx), errTurnTimeout) {
 			return r.finish(turn.Termination{Kind: turn.TermTimeout, Limit: r.limits.Timeout.Milliseconds(), Used: time.Since(r.start).Milliseconds()}, "", "")
@@ -317,7 +317,7 @@ func (r *run) endOnError(ctx context.Context, _ llm.Response, err error) turn.Re
 // finish builds the immutable turn.Result. Its final text is the run's own:
 // never a message of the history it started from. A limit that left no
 // answer at all fails the run, keeping the limit as its termination.
-func (r *run) finish(term turn.Termination, errMsg, errSource string) turn.Result {
+func (r *loop) finish(term turn.Termination, errMsg, errSource string) turn.Result {
 	now := time.Now()
 	res := turn.Result{
 		Messages:      append([]llm.Message(nil), r.msgs...),
@@ -360,7 +360,7 @@ func (r *run) finish(term turn.Termination, errMsg, errSource string) turn.Resul
 // toolEmitter is the emitter a tool call gets (tool.Emit): its events are
 // stamped with the run's stage and linked to the call, and plan events move
 // the run's plan along.
-func (r *run) toolEmitter(callEventID string) tool.Emitter {
+func (r *loop) toolEmitter(callEventID string) tool.Emitter {
 	return func(d turn.Draft) {
 		d.StageID, d.ParentID = r.stageID, callEventID
 		e := r.em.Emit(d)
@@ -375,7 +375,7 @@ func (r *run) toolEmitter(callEventID string) tool.Emitter {
 }
 
 // planSnapshot is the run's plan so far; nil when no tool reported one.
-func (r *run) planSnapshot() []turn.PlanStep {
+func (r *loop) planSnapshot() []turn.PlanStep {
 	r.planMu.Lock()
 	defer r.planMu.Unlock()
 	if !r.planSeen {
