@@ -172,8 +172,7 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	capture := fs.String("capture", "", "record (default) or auto; a replay runs here, without --temporal")
 	from := fs.String("from", "", "not on Temporal: a replay runs here, without --temporal")
 	concurrency := fs.Int("concurrency", 0, "not on Temporal: each worker's own --concurrency says how many cells it runs at once")
-	asJSON := fs.Bool("json", false, "print the run's report as JSON")
-	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	report := reportFlags(fs)
 	suitePath, ok := parseOne(fs, args, c, stderr)
 	if !ok {
 		return exitUsage
@@ -222,7 +221,7 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 		Progress: bar.update, ProgressEvery: bar.every})
 	bar.finish()
 	h.close()
-	return reportRun(sr.Run.ID, h.path, out, err, cli.EvalReportFormat{JSON: *asJSON, JUnit: *junit}, stdout, stderr)
+	return reportRun(sr.Run.ID, h.path, out, err, report(), stdout, stderr)
 }
 
 // cmdCollect waits for a run an earlier eval started, whose process
@@ -231,8 +230,7 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := commonFlags(fs)
-	asJSON := fs.Bool("json", false, "print the run's report as JSON")
-	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	report := reportFlags(fs)
 	runID, ok := parseOne(fs, args, c, stderr)
 	if !ok {
 		return exitUsage
@@ -255,7 +253,7 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 		fail(stderr, err)
 		return exitCancelled
 	}
-	return reportRun(runID, h.path, out, err, cli.EvalReportFormat{JSON: *asJSON, JUnit: *junit}, stdout, stderr)
+	return reportRun(runID, h.path, out, err, report(), stdout, stderr)
 }
 
 // progress shows how many cells are home: a bar redrawn in place on a
@@ -340,6 +338,14 @@ func (c common) openHome(ctx context.Context, stderr io.Writer) (*home, error) {
 		tc.Close()
 		db.Close()
 	})}, nil
+}
+
+// reportFlags registers --json and --junit, which say how eval and
+// collect print the run's report, as agentdeck eval's do.
+func reportFlags(fs *flag.FlagSet) func() cli.EvalReportFormat {
+	asJSON := fs.Bool("json", false, "print the run's report as JSON")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	return func() cli.EvalReportFormat { return cli.EvalReportFormat{JSON: *asJSON, JUnit: *junit} }
 }
 
 // reportRun says what came home, then prints the run's report from the
