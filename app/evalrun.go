@@ -331,8 +331,8 @@ func (s *Service) executeEval(ctx context.Context, cancel context.CancelFunc, sr
 	}()
 	p := EvalProgress{RunID: sr.Run.ID, Suite: sr.Run.SuiteName, State: store.EvalRunning, Planned: sr.Planned()}
 	s.bus.Publish(p)
-	r := eval.NewRunner(s.db, s.runner, nil, s.log)
-	run, err := sr.Execute(ctx, r, func(done, _ int, in eval.CaseInput, out eval.CaseOutput, err error) {
+	r := eval.NewCellRunner(s.db, s.runner, nil, s.log)
+	run, err := sr.Execute(ctx, r, func(done, _ int, in eval.Cell, out eval.CellOutput, err error) {
 		p.Done = done
 		if err == nil && out.State == store.EvalPassed {
 			p.Passed++

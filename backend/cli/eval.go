@@ -144,7 +144,7 @@ func runEvalSuite(ctx context.Context, db *store.DB, path string, suite *eval.Su
 	if force {
 		turns = forcedTurns{turns}
 	}
-	run, err := eval.RunSuite(runCtx, db, eval.NewRunner(db, turns, nil, log), suite, opts, bar.update)
+	run, err := eval.RunSuite(runCtx, db, eval.NewCellRunner(db, turns, nil, log), suite, opts, bar.update)
 	bar.finish()
 	release()
 	if err != nil {
@@ -154,10 +154,7 @@ func runEvalSuite(ctx context.Context, db *store.DB, path string, suite *eval.Su
 	if err != nil {
 		return fail(env, err)
 	}
-	if code := printEvalReport(env, rep, asJSON); code != ExitOK {
-		return code
-	}
-	if code := reportJUnit(junit, rep, env); code != ExitOK {
+	if code := PrintEvalReport(env, rep, EvalReportFormat{JSON: asJSON, JUnit: junit}); code != ExitOK {
 		return code
 	}
 	switch {
@@ -229,8 +226,8 @@ type evalProgress struct {
 	drawn bool
 }
 
-// update is an eval.Progress; RunSuite calls it one case at a time.
-func (p *evalProgress) update(done, total int, in eval.CaseInput, out eval.CaseOutput, err error) {
+// update is an eval.Progress; RunSuite calls it one cell at a time.
+func (p *evalProgress) update(done, total int, in eval.Cell, out eval.CellOutput, err error) {
 	state := out.State
 	if err != nil {
 		state = "error: " + apperr.MessageOf(err)
@@ -273,73 +270,6 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// evalReport is a run as eval and eval show print it: what the window shows.
-type evalReport = eval.RunReport
-
-// evalReportOf reads run id and its results.
-func evalReportOf(ctx context.Context, db evalStore, id string) (evalReport, error) {
-	run, err := db.EvalRun(ctx, id)
-	if err != nil {
-		return evalReport{}, err
-	}
-	results, err := db.EvalResults(ctx, id)
-	if err != nil {
-		return evalReport{}, err
-	}
-	return eval.NewReport(run, results), nil
-}
-
-func printEvalReport(env Env, rep evalReport, asJSON bool) int {
-	if asJSON {
-		return printJSON(env, rep)
-	}
-	run := rep.Run
-	fmt.Fprintf(env.Stdout, "Suite %s · %s · capture %s", run.SuiteName, run.State, run.Capture)
-	if run.FromRunID != "" {
-		fmt.Fprintf(env.Stdout, " from run %s", run.FromRunID)
-	}
-	fmt.Fprintf(env.Stdout, " · %d of %d passed\n\n", rep.Passed, rep.Planned)
-	tw := tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "MODEL\tPASSED\tRATE\tMEDIAN LATENCY\tCOST")
-	for _, m := range rep.Models {
-		cost := usd(m.CostUSD)
-		switch {
-		case m.Unpriced == m.Total:
-			cost = "-"
-		case m.Unpriced > 0:
-			cost += "+" // some costs unknown
-		}
-		rate := fmt.Sprintf("%.0f%%", 100*m.PassRate)
-		if m.Passed+m.Failed == 0 {
-			rate = "-" // none ran to an answer that was checked
-		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%s\t%d ms\t%s\n", m.Model, m.Passed, m.Total, rate, m.MedianLatencyMS, cost)
-	}
-	tw.Flush()
-	var failing []eval.CaseResult
-	for _, r := range rep.Results {
-		if r.State != store.EvalPassed {
-			failing = append(failing, r)
-		}
-	}
-	if len(failing) > 0 {
-		fmt.Fprintf(env.Stdout, "\nNot passed (%d):\n", len(failing))
-		tw = tabwriter.NewWriter(env.Stdout, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "CASE\tMODEL\t#\tSTATE\tREASON\tTURN")
-		for _, r := range failing {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", r.CaseID, r.Model, r.Repeat, r.State,
-				oneLine(r.Reason(), 80), cmp.Or(r.TurnID, "-"))
-		}
-		tw.Flush()
-		fmt.Fprintln(env.Stdout, "Open a case's turn with: agentdeck turns show TURN")
-	}
-	if n := rep.Planned - rep.Total; n > 0 {
-		fmt.Fprintf(env.Stdout, "\n%d %s not run (the run was stopped).\n", n, eval.Plural(n, "case was", "cases were"))
-	}
-	fmt.Fprintf(env.Stdout, "\nRun %s; see it again with: agentdeck eval show %s\n", run.ID, run.ID)
-	return ExitOK
-}
-
 // cmdEvalLook runs eval runs, show or diff.
 func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 	fs := newFlagSet("eval "+sub, env)
@@ -374,10 +304,7 @@ func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 		if err != nil {
 			return fail(env, err)
 		}
-		if code := printEvalReport(env, rep, *asJSON); code != ExitOK {
-			return code
-		}
-		return reportJUnit(junit, rep, env)
+		return PrintEvalReport(env, rep, EvalReportFormat{JSON: *asJSON, JUnit: junit})
 	}
 	return evalDiff(ctx, db, pos[0], pos[1], *asJSON, env)
 }
@@ -436,7 +363,7 @@ func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env E
 		b, repB.Run.SuiteName, repB.Run.StartedAt.Local().Format("2006-01-02 15:04"))
 	for _, g := range []struct {
 		title string
-		cells []eval.DiffCase
+		cells []eval.DiffCell
 	}{
 		{"Regressions (passed in A, not in B)", d.Regressions},
 		{"Fixes (passed in B, not in A)", d.Fixes},
@@ -461,7 +388,7 @@ func evalDiff(ctx context.Context, db evalStore, a, b string, asJSON bool, env E
 	return ExitOK
 }
 
-func stateOf(r *eval.CaseResult) string {
+func stateOf(r *eval.CellResult) string {
 	if r == nil {
 		return "-"
 	}

@@ -95,7 +95,7 @@ func junitOf(rep evalReport) junitSuites {
 }
 
 // failedOutcomes lists every failing assertion, a line each.
-func failedOutcomes(r eval.CaseResult) string {
+func failedOutcomes(r eval.CellResult) string {
 	var lines []string
 	for _, o := range r.Outcomes {
 		if !o.Passed {

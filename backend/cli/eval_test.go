@@ -339,18 +339,18 @@ func readJUnit(t *testing.T, path string) junitSuites {
 // TestEvalProgressOnATerminal: on a terminal the bar is redrawn in place
 // and its line ended once; elsewhere a line a case.
 func TestEvalProgressOnATerminal(t *testing.T) {
-	in := eval.CaseInput{CaseID: "capital", Model: "a/m", Repeat: 1}
+	in := eval.Cell{CaseID: "capital", Model: "a/m", Repeat: 1}
 	var tty strings.Builder
 	p := &evalProgress{w: &tty, tty: true}
-	p.update(1, 2, in, eval.CaseOutput{State: "passed"}, nil)
-	p.update(2, 2, in, eval.CaseOutput{}, apperr.New(apperr.NotFound, "no provider"))
+	p.update(1, 2, in, eval.CellOutput{State: "passed"}, nil)
+	p.update(2, 2, in, eval.CellOutput{}, apperr.New(apperr.NotFound, "no provider"))
 	p.finish()
 	if got := tty.String(); strings.Count(got, "\r") != 2 || strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, "[2/2] capital · a/m #1 error: no provider\n") {
 		t.Fatalf("bar %q", got)
 	}
 	var log strings.Builder
 	p = &evalProgress{w: &log}
-	p.update(3, 8, in, eval.CaseOutput{State: "passed"}, nil)
+	p.update(3, 8, in, eval.CellOutput{State: "passed"}, nil)
 	p.finish()
 	if log.String() != "[3/8] capital · a/m #1 passed\n" {
 		t.Fatalf("log %q", log.String())

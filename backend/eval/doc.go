@@ -13,7 +13,11 @@
 //     the Observation; judge asks a critic model through the Judge
 //     interface, and its verdict is read in the critique format
 //     (workflow.ParseVerdict).
-//   - Running one case is one function with a small input and output
-//     (ids in, result ids and scores out), idempotent: a case already
-//     finished in its run returns its stored result.
+//   - A cell is one case × model × repeat of a run: the unit that runs,
+//     is stored (store.EvalResult, a row of eval_results) and is shown
+//     (a cell of the window's matrix). Running one cell is one function
+//     with a small input and output (CellRunner.RunCell: a Cell's ids
+//     and the run read once, LoadRun, in; result ids and scores out),
+//     idempotent: a cell already finished in its run returns its stored
+//     result.
 package eval

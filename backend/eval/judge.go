@@ -12,14 +12,14 @@ import (
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
-// turnJudge is the judge a Runner uses unless given another: the critic
+// turnJudge is the judge a CellRunner uses unless given another: the critic
 // runs as a turn of its own, in an evaluation session named after the
 // case, so what it was asked and what it answered are stored, can be
 // opened and are recorded like any call. Under a replay run its call is
 // served from the recordings (the request is the same: the same rubric,
 // prompt and answer), so a replayed judge says what it said.
 type turnJudge struct {
-	r       *Runner
+	r       *CellRunner
 	title   string // the case's session title
 	capture recording.Mode
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
-// Running a suite: its cases × models × repeats, each through RunCase, a
+// Running a suite: its cases × models × repeats, each through RunCell, a
 // few at a time. The run stores the suite as it ran (the models, repeat
 // and cases left after the options), so a replay, a diff or a later look
 // at it reads exactly what was run.
@@ -34,7 +34,7 @@ type RunOptions struct {
 }
 
 // Progress is told of each case as it ends: done of total have ended.
-type Progress func(done, total int, in CaseInput, out CaseOutput, err error)
+type Progress func(done, total int, in Cell, out CellOutput, err error)
 
 // SuiteStore is what running a whole suite needs of the database.
 type SuiteStore interface {
@@ -48,7 +48,7 @@ type SuiteStore interface {
 // ctx (Stop, SIGINT) stops the running cases, which are stored as
 // cancelled, starts no more, and ends the run cancelled. A case that could
 // not run is an error result; the run still completes.
-func RunSuite(ctx context.Context, db SuiteStore, r *Runner, s *Suite, opts RunOptions, progress Progress) (store.EvalRun, error) {
+func RunSuite(ctx context.Context, db SuiteStore, r *CellRunner, s *Suite, opts RunOptions, progress Progress) (store.EvalRun, error) {
 	sr, err := NewSuiteRun(ctx, db, s, opts)
 	if err != nil {
 		return store.EvalRun{}, err
@@ -60,8 +60,9 @@ func RunSuite(ctx context.Context, db SuiteStore, r *Runner, s *Suite, opts RunO
 // caller that shows the run before its first case ends (the window).
 type SuiteRun struct {
 	Run         store.EvalRun
+	loaded      *LoadedRun // the run with its suite read, once for all its cells
 	db          SuiteStore
-	cells       []CaseInput
+	cells       []Cell
 	concurrency int
 }
 
@@ -89,7 +90,11 @@ func NewSuiteRun(ctx context.Context, db SuiteStore, s *Suite, opts RunOptions) 
 	if err != nil {
 		return nil, err
 	}
-	return &SuiteRun{Run: run, db: db, cells: matrix(run.ID, ran), concurrency: max(opts.Concurrency, 1)}, nil
+	lr, err := loaded(run)
+	if err != nil {
+		return nil, err
+	}
+	return &SuiteRun{Run: run, loaded: lr, db: db, cells: matrix(run.ID, ran), concurrency: max(opts.Concurrency, 1)}, nil
 }
 
 // Planned is how many cells the run has.
@@ -97,13 +102,13 @@ func (sr *SuiteRun) Planned() int { return len(sr.cells) }
 
 // Cells are the run's cells, case by case: what a scheduler elsewhere
 // runs instead of Execute (scale/, issue 26).
-func (sr *SuiteRun) Cells() []CaseInput { return append([]CaseInput(nil), sr.cells...) }
+func (sr *SuiteRun) Cells() []Cell { return append([]Cell(nil), sr.cells...) }
 
 // Execute runs the run's cells through r, a few at a time, and ends the
 // run: completed, or cancelled when ctx was.
-func (sr *SuiteRun) Execute(ctx context.Context, r *Runner, progress Progress) (store.EvalRun, error) {
+func (sr *SuiteRun) Execute(ctx context.Context, r *CellRunner, progress Progress) (store.EvalRun, error) {
 	cells := sr.cells
-	work := make(chan CaseInput)
+	work := make(chan Cell)
 	var (
 		mu   sync.Mutex
 		done int
@@ -117,7 +122,7 @@ func (sr *SuiteRun) Execute(ctx context.Context, r *Runner, progress Progress) (
 				if ctx.Err() != nil {
 					continue // stopped: start no more (the feed may have won a race with Stop)
 				}
-				out, err := r.RunCase(ctx, in)
+				out, err := r.RunCell(ctx, sr.loaded, in)
 				mu.Lock()
 				done++
 				if progress != nil {
@@ -178,12 +183,12 @@ func effective(s *Suite, opts RunOptions) (*Suite, error) {
 }
 
 // matrix is every case × model × repeat of s, case by case.
-func matrix(runID string, s *Suite) []CaseInput {
-	var cells []CaseInput
+func matrix(runID string, s *Suite) []Cell {
+	var cells []Cell
 	for _, c := range s.Cases {
 		for _, m := range s.Models {
 			for rep := 1; rep <= s.Repeat; rep++ {
-				cells = append(cells, CaseInput{RunID: runID, CaseID: c.ID, Model: m, Repeat: rep})
+				cells = append(cells, Cell{RunID: runID, CaseID: c.ID, Model: m, Repeat: rep})
 			}
 		}
 	}

@@ -29,10 +29,10 @@ func TestRunSuite(t *testing.T) {
 		}
 	}
 	s := geoSuite()
-	r := eval.NewRunner(db, eng.Runner, nil, nil)
+	r := eval.NewCellRunner(db, eng.Runner, nil, nil)
 	var mu sync.Mutex
-	seen := map[eval.CaseInput]string{}
-	progress := func(done, total int, in eval.CaseInput, out eval.CaseOutput, err error) {
+	seen := map[eval.Cell]string{}
+	progress := func(done, total int, in eval.Cell, out eval.CellOutput, err error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if total != 8 || err != nil {
@@ -45,8 +45,8 @@ func TestRunSuite(t *testing.T) {
 	if err != nil || run.State != store.EvalCompleted {
 		t.Fatalf("run: %+v %v", run, err)
 	}
-	if len(seen) != 8 || seen[eval.CaseInput{CaseID: "capital", Model: "b/m", Repeat: 2}] != store.EvalPassed ||
-		seen[eval.CaseInput{CaseID: "wrong", Model: "a/m", Repeat: 1}] != store.EvalFailedCase {
+	if len(seen) != 8 || seen[eval.Cell{CaseID: "capital", Model: "b/m", Repeat: 2}] != store.EvalPassed ||
+		seen[eval.Cell{CaseID: "wrong", Model: "a/m", Repeat: 1}] != store.EvalFailedCase {
 		t.Fatalf("cells: %v", seen)
 	}
 
@@ -93,7 +93,7 @@ func TestStoppedSuiteEndsCancelled(t *testing.T) {
 		cancel()
 	}()
 	s := geoSuite()
-	run, err := eval.RunSuite(ctx, db, eval.NewRunner(db, eng.Runner, nil, nil), &s, eval.RunOptions{}, nil)
+	run, err := eval.RunSuite(ctx, db, eval.NewCellRunner(db, eng.Runner, nil, nil), &s, eval.RunOptions{}, nil)
 	if err != nil || run.State != store.EvalCancelled {
 		t.Fatalf("a stopped run: %+v %v", run, err)
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"cmp"
+	"context"
 	"encoding/json"
 	"slices"
 	"sort"
@@ -14,8 +15,9 @@ import (
 // model, and the comparison of two runs case by case. The command line
 // and the window show the same RunReport and RunDiff.
 
-// CaseResult is one stored result with its outcomes read.
-type CaseResult struct {
+// CellResult is a cell's stored result (a store.EvalResult) with its
+// outcomes read.
+type CellResult struct {
 	ID        string          `json:"id"`
 	CaseID    string          `json:"case_id"`
 	Model     string          `json:"model"`
@@ -33,7 +35,7 @@ type CaseResult struct {
 
 // Reason is why a result did not pass, in a line: its error, else its
 // first failing assertion's reason ("" for a pass).
-func (r CaseResult) Reason() string {
+func (r CellResult) Reason() string {
 	if r.State == store.EvalPassed {
 		return ""
 	}
@@ -69,7 +71,7 @@ type ModelSummary struct {
 // repeat), and a summary per model, in the order of the suite's models.
 type RunReport struct {
 	Run     store.EvalRun  `json:"run"`
-	Results []CaseResult   `json:"results"`
+	Results []CellResult   `json:"results"`
 	Models  []ModelSummary `json:"models"`
 	Passed  int            `json:"passed"`
 	// Total counts the results there are; Planned is the run's cases ×
@@ -81,9 +83,28 @@ type RunReport struct {
 // AllPassed says whether every result passed (and there was one).
 func (r RunReport) AllPassed() bool { return r.Total > 0 && r.Passed == r.Total }
 
+// ReportStore is what reading a run's report needs of the database.
+type ReportStore interface {
+	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
+	EvalResults(ctx context.Context, runID string) ([]store.EvalResult, error)
+}
+
+// ReportOf reads run id and its results into its report.
+func ReportOf(ctx context.Context, db ReportStore, id string) (RunReport, error) {
+	run, err := db.EvalRun(ctx, id)
+	if err != nil {
+		return RunReport{}, err
+	}
+	results, err := db.EvalResults(ctx, id)
+	if err != nil {
+		return RunReport{}, err
+	}
+	return NewReport(run, results), nil
+}
+
 // NewReport reads a run's stored results into a RunReport.
 func NewReport(run store.EvalRun, stored []store.EvalResult) RunReport {
-	rep := RunReport{Run: run, Results: make([]CaseResult, 0, len(stored))}
+	rep := RunReport{Run: run, Results: make([]CellResult, 0, len(stored))}
 	var order []string
 	var suite Suite
 	if json.Unmarshal(run.Suite, &suite) == nil {
@@ -93,7 +114,7 @@ func NewReport(run store.EvalRun, stored []store.EvalResult) RunReport {
 	byModel := map[string]*ModelSummary{}
 	latencies := map[string][]int64{}
 	for _, s := range stored {
-		r := CaseResult{ID: s.ID, CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat, State: s.State, Score: s.Score, Error: s.Error,
+		r := CellResult{ID: s.ID, CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat, State: s.State, Score: s.Score, Error: s.Error,
 			LatencyMS: s.LatencyMS, Tokens: s.Tokens, CostUSD: s.CostUSD, SessionID: s.SessionID, TurnID: s.TurnID}
 		_ = json.Unmarshal(s.Outcomes, &r.Outcomes)
 		if r.Outcomes == nil {
@@ -164,7 +185,7 @@ func PlannedOf(run store.EvalRun) int {
 
 // sortResults puts results in the suite's order (case, model, repeat)
 // rather than the order they started in, which concurrency shuffles.
-func sortResults(results []CaseResult, s *Suite) {
+func sortResults(results []CellResult, s *Suite) {
 	index := func(list []string, v string) int {
 		if i := slices.Index(list, v); i >= 0 {
 			return i
@@ -175,7 +196,7 @@ func sortResults(results []CaseResult, s *Suite) {
 	for i, c := range s.Cases {
 		cases[i] = c.ID
 	}
-	slices.SortStableFunc(results, func(a, b CaseResult) int {
+	slices.SortStableFunc(results, func(a, b CellResult) int {
 		return cmp.Or(
 			cmp.Compare(index(cases, a.CaseID), index(cases, b.CaseID)), strings.Compare(a.CaseID, b.CaseID),
 			cmp.Compare(index(s.Models, a.Model), index(s.Models, b.Model)), strings.Compare(a.Model, b.Model),
@@ -204,42 +225,42 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// RunDiff compares two runs case by case (a case × model × repeat in both).
+// RunDiff compares two runs cell by cell (a case × model × repeat in both).
 type RunDiff struct {
 	A string `json:"a"`
 	B string `json:"b"`
 	// Regressions passed in A and not in B; Fixes the reverse;
 	// StillFailing passed in neither.
-	Regressions  []DiffCase `json:"regressions"`
-	Fixes        []DiffCase `json:"fixes"`
-	StillFailing []DiffCase `json:"still_failing"`
+	Regressions  []DiffCell `json:"regressions"`
+	Fixes        []DiffCell `json:"fixes"`
+	StillFailing []DiffCell `json:"still_failing"`
 	// Same counts the cells that passed in both.
 	Same int `json:"same"`
 	// OnlyA and OnlyB are cells one run has and the other does not.
-	OnlyA []DiffCase `json:"only_a"`
-	OnlyB []DiffCase `json:"only_b"`
+	OnlyA []DiffCell `json:"only_a"`
+	OnlyB []DiffCell `json:"only_b"`
 	// Running are cells still running in either run: not yet a
 	// regression or a fix.
-	Running []DiffCase `json:"running"`
+	Running []DiffCell `json:"running"`
 }
 
-// DiffCase is one cell of a RunDiff, with its result in each run that has it.
-type DiffCase struct {
+// DiffCell is one cell of a RunDiff, with its result in each run that has it.
+type DiffCell struct {
 	CaseID string      `json:"case_id"`
 	Model  string      `json:"model"`
 	Repeat int         `json:"repeat"`
-	A      *CaseResult `json:"a,omitempty"`
-	B      *CaseResult `json:"b,omitempty"`
+	A      *CellResult `json:"a,omitempty"`
+	B      *CellResult `json:"b,omitempty"`
 }
 
 // DiffRuns compares run a with run b, in b's order (then a's cells b lacks).
 func DiffRuns(a, b RunReport) RunDiff {
-	d := RunDiff{A: a.Run.ID, B: b.Run.ID, Regressions: []DiffCase{}, Fixes: []DiffCase{}, StillFailing: []DiffCase{}, OnlyA: []DiffCase{}, OnlyB: []DiffCase{}, Running: []DiffCase{}}
+	d := RunDiff{A: a.Run.ID, B: b.Run.ID, Regressions: []DiffCell{}, Fixes: []DiffCell{}, StillFailing: []DiffCell{}, OnlyA: []DiffCell{}, OnlyB: []DiffCell{}, Running: []DiffCell{}}
 	type cell struct {
 		c, m string
 		r    int
 	}
-	inA := map[cell]*CaseResult{}
+	inA := map[cell]*CellResult{}
 	for i := range a.Results {
 		r := &a.Results[i]
 		inA[cell{r.CaseID, r.Model, r.Repeat}] = r
@@ -250,7 +271,7 @@ func DiffRuns(a, b RunReport) RunDiff {
 		k := cell{rb.CaseID, rb.Model, rb.Repeat}
 		seen[k] = true
 		ra := inA[k]
-		dc := DiffCase{CaseID: rb.CaseID, Model: rb.Model, Repeat: rb.Repeat, A: ra, B: rb}
+		dc := DiffCell{CaseID: rb.CaseID, Model: rb.Model, Repeat: rb.Repeat, A: ra, B: rb}
 		switch pa, pb := ra != nil && ra.State == store.EvalPassed, rb.State == store.EvalPassed; {
 		case ra == nil:
 			d.OnlyB = append(d.OnlyB, dc)
@@ -269,7 +290,7 @@ func DiffRuns(a, b RunReport) RunDiff {
 	for i := range a.Results {
 		ra := &a.Results[i]
 		if k := (cell{ra.CaseID, ra.Model, ra.Repeat}); !seen[k] {
-			d.OnlyA = append(d.OnlyA, DiffCase{CaseID: ra.CaseID, Model: ra.Model, Repeat: ra.Repeat, A: ra})
+			d.OnlyA = append(d.OnlyA, DiffCell{CaseID: ra.CaseID, Model: ra.Model, Repeat: ra.Repeat, A: ra})
 		}
 	}
 	return d

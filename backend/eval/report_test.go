@@ -81,7 +81,7 @@ func TestDiffRuns(t *testing.T) {
 		stored("pending", "m/x", 1, store.EvalRunning, 0, 0, nil),
 	})
 	d := DiffRuns(a, b)
-	ids := func(cs []DiffCase) (out []string) {
+	ids := func(cs []DiffCell) (out []string) {
 		for _, c := range cs {
 			out = append(out, c.CaseID)
 		}

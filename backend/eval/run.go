@@ -18,21 +18,26 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// Running one case: the unit an evaluation is made of, and what a worker
-// elsewhere runs (a later issue runs RunCase as a Temporal activity). Its
-// input is ids and its output ids and scores; the transcript stays in the
+// Running one cell: the unit an evaluation is made of, and what a worker
+// elsewhere runs (scale/ runs RunCell as a Temporal activity). Its input
+// is ids and its output ids and scores; the transcript stays in the
 // database, as a real turn in an evaluation session of its own.
+//
+// One name for one thing: a cell is one case × model × repeat of a run.
+// Cell is its key, CellOutput what running it returns, CellResult its
+// stored result as a report reads it; the row in the database is
+// store.EvalResult (table eval_results), one per cell.
 
-// CaseInput names one case × model × repeat of a run.
-type CaseInput struct {
+// Cell names one case × model × repeat of a run.
+type Cell struct {
 	RunID  string `json:"run_id"`
 	CaseID string `json:"case_id"`
 	Model  string `json:"model"`  // provider/model
 	Repeat int    `json:"repeat"` // 1-based
 }
 
-// CaseOutput is what came of it.
-type CaseOutput struct {
+// CellOutput is what came of it.
+type CellOutput struct {
 	ResultID  string  `json:"result_id"`
 	SessionID string  `json:"session_id"`
 	TurnID    string  `json:"turn_id"`
@@ -60,8 +65,9 @@ type Turns interface {
 	Stop(turnID string) error
 }
 
-// Runner runs cases of stored runs.
-type Runner struct {
+// CellRunner runs the cells of stored runs, each as a turn through
+// Turns (the engine's runner.Runner, which runs any turn).
+type CellRunner struct {
 	db    Store
 	turns Turns
 	judge Judge // nil: each case's critic runs as a turn (turnJudge)
@@ -71,57 +77,81 @@ type Runner struct {
 	giveBack bool
 }
 
-// NewRunner returns a Runner; judge and log may be nil (a nil judge runs
+// NewCellRunner returns a CellRunner; judge and log may be nil (a nil judge runs
 // each judge assertion's critic as a turn of its own, see turnJudge).
-func NewRunner(db Store, turns Turns, judge Judge, log *slog.Logger) *Runner {
+func NewCellRunner(db Store, turns Turns, judge Judge, log *slog.Logger) *CellRunner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{db: db, turns: turns, judge: judge, log: log}
+	return &CellRunner{db: db, turns: turns, judge: judge, log: log}
 }
 
-// GiveBackRetryable makes RunCase give back a case whose turn ended on a
+// GiveBackRetryable makes RunCell give back a cell whose turn ended on a
 // model call that may succeed later (a 429, a 5xx, a dead server, once
 // the call's own retries are spent): it returns the call's *llm.Error
 // and leaves the result unended, so running the case again claims it
 // afresh. A scheduler that retries (a Temporal worker) wants this; a
 // local run stores such a case as an error, which is the default.
-func (r *Runner) GiveBackRetryable() *Runner {
+func (r *CellRunner) GiveBackRetryable() *CellRunner {
 	r.giveBack = true
 	return r
 }
 
-// RunCase runs one case × model × repeat of a run as a turn in a new
-// evaluation session, checks its assertions against what the turn stored,
-// and stores the result. It is idempotent: a case that already ended in
-// this run returns its stored result (Stored). Cancelling ctx stops the
-// turn; the result is stored as cancelled, with what the turn had kept.
-func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) {
-	run, err := r.db.EvalRun(ctx, in.RunID)
+// LoadedRun is a stored run with its suite read from the JSON it was
+// stored with: what running its cells reads. Read it once per run
+// (LoadRun) and give it to each of the run's cells.
+type LoadedRun struct {
+	Run   store.EvalRun
+	Suite *Suite
+}
+
+// LoadRun reads run id and its suite, once for all the run's cells.
+func LoadRun(ctx context.Context, db interface {
+	EvalRun(ctx context.Context, id string) (store.EvalRun, error)
+}, id string) (*LoadedRun, error) {
+	run, err := db.EvalRun(ctx, id)
 	if err != nil {
-		return CaseOutput{}, err
+		return nil, err
 	}
+	return loaded(run)
+}
+
+// loaded is run with its stored suite read.
+func loaded(run store.EvalRun) (*LoadedRun, error) {
 	var suite Suite
 	if err := json.Unmarshal(run.Suite, &suite); err != nil {
-		return CaseOutput{}, apperr.Wrap(err, apperr.Internal, "The suite stored with run %s cannot be read.", run.ID)
+		return nil, apperr.Wrap(err, apperr.Internal, "The suite stored with run %s cannot be read.", run.ID)
 	}
-	c, ok := findCase(&suite, in.CaseID)
+	return &LoadedRun{Run: run, Suite: &suite}, nil
+}
+
+// RunCell runs one cell (case × model × repeat) of run as a turn in a new
+// evaluation session, checks its assertions against what the turn stored,
+// and stores the result. It is idempotent: a cell that already ended in
+// this run returns its stored result (Stored). Cancelling ctx stops the
+// turn; the result is stored as cancelled, with what the turn had kept.
+func (r *CellRunner) RunCell(ctx context.Context, lr *LoadedRun, in Cell) (CellOutput, error) {
+	if in.RunID != lr.Run.ID {
+		return CellOutput{}, apperr.New(apperr.Invalid, "Cell of run %s given with run %s.", in.RunID, lr.Run.ID)
+	}
+	run, suite := lr.Run, lr.Suite
+	c, ok := findCase(suite, in.CaseID)
 	if !ok {
-		return CaseOutput{}, apperr.New(apperr.Invalid, "Suite %s has no case %q.", suite.Name, in.CaseID)
+		return CellOutput{}, apperr.New(apperr.Invalid, "Suite %s has no case %q.", suite.Name, in.CaseID)
 	}
 	provider, model, ok := strings.Cut(in.Model, "/")
 	if !ok || provider == "" || model == "" {
-		return CaseOutput{}, apperr.New(apperr.Invalid, "%q is not a provider/model.", in.Model)
+		return CellOutput{}, apperr.New(apperr.Invalid, "%q is not a provider/model.", in.Model)
 	}
 	res, claimed, err := r.db.ClaimEvalResult(ctx, store.EvalResult{RunID: in.RunID, CaseID: in.CaseID, Model: in.Model, Repeat: in.Repeat})
 	if err != nil {
-		return CaseOutput{}, err
+		return CellOutput{}, err
 	}
 	if !claimed {
-		return CaseOutput{ResultID: res.ID, SessionID: res.SessionID, TurnID: res.TurnID, State: res.State, Score: res.Score, Stored: true}, nil
+		return CellOutput{ResultID: res.ID, SessionID: res.SessionID, TurnID: res.TurnID, State: res.State, Score: res.Score, Stored: true}, nil
 	}
 
-	req, err := r.request(ctx, run, &suite, c, in, provider, model)
+	req, err := r.request(ctx, run, suite, c, in, provider, model)
 	if err != nil {
 		return r.finish(ctx, res, c.Assert, Observation{}, nil, nil, err)
 	}
@@ -152,7 +182,7 @@ func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) 
 	}
 	result := r.wait(ctx, h)
 	if err := r.retryable(ctx, result); err != nil {
-		return CaseOutput{}, err
+		return CellOutput{}, err
 	}
 	obs := Observation{Answer: result.FinalText, Result: result, Charts: int(charts.Load()), Prompt: req.Message}
 	judge := r.judge
@@ -164,7 +194,7 @@ func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) 
 
 // wait waits for a turn to end; Stop (ctx cancelled) stops it as the Stop
 // button would, and it still returns what the turn kept.
-func (r *Runner) wait(ctx context.Context, h *runner.Handle) turn.Result {
+func (r *CellRunner) wait(ctx context.Context, h *runner.Handle) turn.Result {
 	select {
 	case <-h.Done():
 	case <-ctx.Done():
@@ -178,7 +208,7 @@ func (r *Runner) wait(ctx context.Context, h *runner.Handle) turn.Result {
 // retryable is the error a case is given back with (GiveBackRetryable):
 // its turn failed, not stopped, and its last model call failed in a way
 // llm.Retryable says may pass later. nil otherwise.
-func (r *Runner) retryable(ctx context.Context, result turn.Result) error {
+func (r *CellRunner) retryable(ctx context.Context, result turn.Result) error {
 	if !r.giveBack || result.Error == "" || result.Cancelled || ctx.Err() != nil || len(result.ModelCalls) == 0 {
 		return nil
 	}
@@ -192,9 +222,9 @@ func (r *Runner) retryable(ctx context.Context, result turn.Result) error {
 
 // request is the turn a case runs as: its prompt with the vars filled,
 // its conversation before it, the suite's workflow, and the run's capture
-// (a replay run replays the turn the same case × model × repeat ran as in
+// (a replay run replays the turn the same cell ran as in
 // the run it names, so repeats replay as they happened).
-func (r *Runner) request(ctx context.Context, run store.EvalRun, s *Suite, c Case, in CaseInput, provider, model string) (runner.Request, error) {
+func (r *CellRunner) request(ctx context.Context, run store.EvalRun, s *Suite, c Case, in Cell, provider, model string) (runner.Request, error) {
 	message, history := s.Render(c)
 	req := runner.Request{
 		Message: message, Workflow: fromSuite(run.SuiteFile, s.Workflow, isWorkflowFile(s.Workflow)), Provider: provider, Model: model,
@@ -226,7 +256,7 @@ func (r *Runner) request(ctx context.Context, run store.EvalRun, s *Suite, c Cas
 // finish checks the assertions (when the turn ran to an answer) and
 // stores the result. A case that could not run is an error result, with
 // the reason a person can act on.
-func (r *Runner) finish(ctx context.Context, res store.EvalResult, asserts []Assert, obs Observation, result *turn.Result, judge Judge, runErr error) (CaseOutput, error) {
+func (r *CellRunner) finish(ctx context.Context, res store.EvalResult, asserts []Assert, obs Observation, result *turn.Result, judge Judge, runErr error) (CellOutput, error) {
 	switch {
 	case runErr != nil:
 		res.State, res.Error = store.EvalError, apperr.MessageOf(runErr)
@@ -263,9 +293,9 @@ func (r *Runner) finish(ctx context.Context, res store.EvalResult, asserts []Ass
 		}
 	}
 	if err := r.db.FinishEvalResult(storeCtx, res); err != nil {
-		return CaseOutput{}, err
+		return CellOutput{}, err
 	}
-	return CaseOutput{ResultID: res.ID, SessionID: res.SessionID, TurnID: res.TurnID, State: res.State, Score: res.Score}, nil
+	return CellOutput{ResultID: res.ID, SessionID: res.SessionID, TurnID: res.TurnID, State: res.State, Score: res.Score}, nil
 }
 
 func findCase(s *Suite, id string) (Case, bool) {

@@ -54,12 +54,12 @@ func newRun(t *testing.T, db *store.DB, s eval.Suite, capture, from string) stor
 	return run
 }
 
-// TestRunCase: each case runs as a real turn in an evaluation session of
+// TestRunCell: each case runs as a real turn in an evaluation session of
 // its own, with its vars filled; its assertions decide passed or failed,
 // with their reasons stored; running it again returns the stored result
 // without a model call; and a replay run, with the server gone, serves
 // each repeat's own recordings and gives the same results.
-func TestRunCase(t *testing.T) {
+func TestRunCell(t *testing.T) {
 	ctx := context.Background()
 	_, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
@@ -71,20 +71,20 @@ func TestRunCase(t *testing.T) {
 		llmtest.Reply{Chunks: llmtest.Text("Paris, of course.", 2)},
 		llmtest.Reply{Chunks: llmtest.Text("It is Paris.", 2)},
 	)
-	runner := eval.NewRunner(db, eng.Runner, nil, nil)
+	runner := eval.NewCellRunner(db, eng.Runner, nil, nil)
 	run := newRun(t, db, geoSuite(), "record", "")
 
 	cells := []struct {
-		in    eval.CaseInput
+		in    eval.Cell
 		state string
 	}{
-		{eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}, store.EvalPassed},
-		{eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 2}, store.EvalPassed},
-		{eval.CaseInput{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1}, store.EvalFailedCase},
+		{eval.Cell{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}, store.EvalPassed},
+		{eval.Cell{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 2}, store.EvalPassed},
+		{eval.Cell{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1}, store.EvalFailedCase},
 	}
-	var outs []eval.CaseOutput
+	var outs []eval.CellOutput
 	for _, c := range cells {
-		out, err := runner.RunCase(ctx, c.in)
+		out, err := runCell(ctx, t, db, runner, c.in)
 		if err != nil || out.State != c.state || out.Stored || out.TurnID == "" {
 			t.Fatalf("%+v: %+v %v, want %s", c.in, out, err, c.state)
 		}
@@ -112,7 +112,7 @@ func TestRunCase(t *testing.T) {
 	}
 
 	// Again: the stored result, and no model call.
-	again, err := runner.RunCase(ctx, cells[0].in)
+	again, err := runCell(ctx, t, db, runner, cells[0].in)
 	if err != nil || !again.Stored || again.ResultID != outs[0].ResultID || again.State != store.EvalPassed {
 		t.Fatalf("running a finished case again: %+v %v", again, err)
 	}
@@ -125,7 +125,7 @@ func TestRunCase(t *testing.T) {
 	replay := newRun(t, db, geoSuite(), "replay", run.ID)
 	for i, c := range cells {
 		c.in.RunID = replay.ID
-		out, err := runner.RunCase(ctx, c.in)
+		out, err := runCell(ctx, t, db, runner, c.in)
 		if err != nil || out.State != c.state {
 			t.Fatalf("replaying %+v: %+v %v", c.in, out, err)
 		}
@@ -137,21 +137,21 @@ func TestRunCase(t *testing.T) {
 	}
 }
 
-// TestRunCaseErrors: a case that cannot run is stored as an error result
+// TestRunCellErrors: a case that cannot run is stored as an error result
 // with a reason; unknown cases and models are refused before anything is
 // stored.
-func TestRunCaseErrors(t *testing.T) {
+func TestRunCellErrors(t *testing.T) {
 	ctx := context.Background()
 	_, db, eng := setuptest.NewEngine(t)
-	runner := eval.NewRunner(db, eng.Runner, nil, nil)
+	runner := eval.NewCellRunner(db, eng.Runner, nil, nil)
 	run := newRun(t, db, geoSuite(), "record", "")
-	if _, err := runner.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "nope", Model: "fake/m", Repeat: 1}); err == nil || !strings.Contains(err.Error(), "no case") {
+	if _, err := runCell(ctx, t, db, runner, eval.Cell{RunID: run.ID, CaseID: "nope", Model: "fake/m", Repeat: 1}); err == nil || !strings.Contains(err.Error(), "no case") {
 		t.Fatalf("an unknown case: %v", err)
 	}
-	if _, err := runner.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "nomodel", Repeat: 1}); err == nil {
+	if _, err := runCell(ctx, t, db, runner, eval.Cell{RunID: run.ID, CaseID: "capital", Model: "nomodel", Repeat: 1}); err == nil {
 		t.Fatal("a model without a provider was run")
 	}
-	out, err := runner.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "absent/m", Repeat: 1})
+	out, err := runCell(ctx, t, db, runner, eval.Cell{RunID: run.ID, CaseID: "capital", Model: "absent/m", Repeat: 1})
 	if err != nil || out.State != store.EvalError {
 		t.Fatalf("an unknown provider: %+v %v", out, err)
 	}
@@ -160,7 +160,7 @@ func TestRunCaseErrors(t *testing.T) {
 		t.Fatalf("the error result: %+v", results)
 	}
 	replay := newRun(t, db, geoSuite(), "replay", run.ID)
-	out, err = runner.RunCase(ctx, eval.CaseInput{RunID: replay.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1})
+	out, err = runCell(ctx, t, db, runner, eval.Cell{RunID: replay.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1})
 	if err != nil || out.State != store.EvalError {
 		t.Fatalf("replaying a case never recorded: %+v %v", out, err)
 	}
@@ -183,7 +183,7 @@ func TestStoppedCaseIsStoredCancelled(t *testing.T) {
 		<-asked
 		cancel()
 	}()
-	out, err := eval.NewRunner(db, eng.Runner, nil, nil).RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1})
+	out, err := runCell(ctx, t, db, eval.NewCellRunner(db, eng.Runner, nil, nil), eval.Cell{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1})
 	if err != nil || out.State != store.EvalCancelled || out.TurnID == "" {
 		t.Fatalf("a stopped case: %+v %v", out, err)
 	}
@@ -214,10 +214,10 @@ func TestJudgeRunsAsATurn(t *testing.T) {
 	)
 	s := eval.Suite{Name: "judged", Models: []string{"fake/m"}, Cases: []eval.Case{{ID: "capital", Prompt: "Capital of France?",
 		Assert: []eval.Assert{{Judge: &eval.JudgeRule{Rubric: "Names Paris as the capital.", Model: "fake/critic"}}}}}}
-	r := eval.NewRunner(db, eng.Runner, nil, nil)
+	r := eval.NewCellRunner(db, eng.Runner, nil, nil)
 	run := newRun(t, db, s, "record", "")
-	in := eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
-	out, err := r.RunCase(ctx, in)
+	in := eval.Cell{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
+	out, err := runCell(ctx, t, db, r, in)
 	if err != nil || out.State != store.EvalPassed || out.Score != 0.9 {
 		t.Fatalf("a judged case: %+v %v", out, err)
 	}
@@ -259,7 +259,7 @@ func TestJudgeRunsAsATurn(t *testing.T) {
 	srv.Close()
 	replay := newRun(t, db, s, "replay", run.ID)
 	in.RunID = replay.ID
-	again, err := r.RunCase(ctx, in)
+	again, err := runCell(ctx, t, db, r, in)
 	if err != nil || again.State != store.EvalPassed || again.Score != 0.9 {
 		t.Fatalf("the judged case replayed: %+v %v", again, err)
 	}
@@ -289,7 +289,7 @@ func TestSuitePathsAreTheSuiteFolders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := eval.NewRunner(db, eng.Runner, nil, nil).RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "table", Model: "fake/m", Repeat: 1})
+	out, err := runCell(ctx, t, db, eval.NewCellRunner(db, eng.Runner, nil, nil), eval.Cell{RunID: run.ID, CaseID: "table", Model: "fake/m", Repeat: 1})
 	if err != nil || out.State != store.EvalPassed {
 		results, _ := db.EvalResults(ctx, run.ID)
 		t.Fatalf("a case attaching a file beside its suite: %+v %v %+v", out, err, results)
@@ -311,11 +311,11 @@ func TestGiveBackRetryable(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := newRun(t, db, geoSuite(), "record", "")
-	capital := eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
-	giving := eval.NewRunner(db, eng.Runner, nil, nil).GiveBackRetryable()
+	capital := eval.Cell{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
+	giving := eval.NewCellRunner(db, eng.Runner, nil, nil).GiveBackRetryable()
 
 	srv.Enqueue(llmtest.ErrorReply(503, "server_error", "overloaded"))
-	_, err := giving.RunCase(ctx, capital)
+	_, err := runCell(ctx, t, db, giving, capital)
 	if kind := llm.KindOf(err); kind != llm.ErrServer || !llm.Retryable(err) {
 		t.Fatalf("a 503 was not given back as retryable: %v (kind %q)", err, kind)
 	}
@@ -325,7 +325,7 @@ func TestGiveBackRetryable(t *testing.T) {
 	}
 
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("It is Paris.", 2)})
-	out, err := giving.RunCase(ctx, capital)
+	out, err := runCell(ctx, t, db, giving, capital)
 	if err != nil || out.Stored || out.State != store.EvalPassed {
 		t.Fatalf("the case run again: %+v %v", out, err)
 	}
@@ -334,13 +334,13 @@ func TestGiveBackRetryable(t *testing.T) {
 	}
 
 	srv.Enqueue(llmtest.ErrorReply(400, "invalid_request_error", "bad"))
-	out, err = giving.RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1})
+	out, err = runCell(ctx, t, db, giving, eval.Cell{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 1})
 	if err != nil || out.State != store.EvalFailedCase {
 		t.Fatalf("a bad request is a failed case, not given back: %+v %v", out, err)
 	}
 
 	srv.Enqueue(llmtest.ErrorReply(503, "server_error", "overloaded"))
-	out, err = eval.NewRunner(db, eng.Runner, nil, nil).RunCase(ctx, eval.CaseInput{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 2})
+	out, err = runCell(ctx, t, db, eval.NewCellRunner(db, eng.Runner, nil, nil), eval.Cell{RunID: run.ID, CaseID: "wrong", Model: "fake/m", Repeat: 2})
 	if err != nil || out.State != store.EvalFailedCase {
 		t.Fatalf("a local run stores a 503 as a failed case: %+v %v", out, err)
 	}
@@ -349,5 +349,31 @@ func TestGiveBackRetryable(t *testing.T) {
 		if r.EndedAt == nil || !strings.Contains(r.Error, "HTTP") {
 			t.Fatalf("an ended case keeps why its turn failed: %+v", r)
 		}
+	}
+}
+
+// runCell runs one cell as a caller does: the run loaded once, then the
+// cell run with it.
+func runCell(ctx context.Context, t *testing.T, db *store.DB, r *eval.CellRunner, in eval.Cell) (eval.CellOutput, error) {
+	t.Helper()
+	lr, err := eval.LoadRun(ctx, db, in.RunID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.RunCell(ctx, lr, in)
+}
+
+// TestRunCellRefusesAnotherRunsCell: a cell is run with its own run only.
+func TestRunCellRefusesAnotherRunsCell(t *testing.T) {
+	ctx := context.Background()
+	_, db, eng, _ := fakeEngine(t)
+	run := newRun(t, db, geoSuite(), "record", "")
+	lr, err := eval.LoadRun(ctx, db, run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = eval.NewCellRunner(db, eng.Runner, nil, nil).RunCell(ctx, lr, eval.Cell{RunID: "other", CaseID: "capital", Model: "fake/m", Repeat: 1})
+	if err == nil || !strings.Contains(err.Error(), "given with run") {
+		t.Fatalf("err = %v, want a refusal", err)
 	}
 }

@@ -13,19 +13,19 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm"
 )
 
-// CaseRunner runs one cell where the worker keeps its turns:
-// eval.Runner.RunCase over the worker's own database. A failure that may
+// CellRunner runs one cell where the worker keeps its turns:
+// eval.CellRunner.RunCell over the worker's own database. A failure that may
 // pass later is given back as an error to retry, but on the last attempt
 // (last) stored as the cell's result, so the cell comes home with the
 // turn that failed.
-type CaseRunner interface {
-	RunCase(ctx context.Context, in eval.CaseInput, last bool) (eval.CaseOutput, error)
+type CellRunner interface {
+	RunCell(ctx context.Context, in eval.Cell, last bool) (eval.CellOutput, error)
 }
 
 // Activities are what a worker registers: each cell it is given runs
 // through Cases, heartbeating while it runs.
 type Activities struct {
-	Cases CaseRunner
+	Cases CellRunner
 	// Worker names this worker in the scores (whose database holds a
 	// cell's turn).
 	Worker string
@@ -34,21 +34,21 @@ type Activities struct {
 	HeartbeatEvery time.Duration
 }
 
-// RunCase runs one cell. Its context ends when the workflow is cancelled
+// RunCell runs one cell. Its context ends when the workflow is cancelled
 // (Stop) or the server stops hearing the heartbeat; the cell's turn is
 // then stopped and stored cancelled by eval.
 //
 // attempts is the retry policy's most attempts (0: no bound), so the
 // last one is known.
-func (a *Activities) RunCase(ctx context.Context, in eval.CaseInput, attempts int32) (CellScore, error) {
+func (a *Activities) RunCell(ctx context.Context, in eval.Cell, attempts int32) (CellScore, error) {
 	last := attempts > 0 && activity.GetInfo(ctx).Attempt >= attempts
 	ctx, stop := a.heartbeat(ctx)
 	defer stop()
-	out, err := a.Cases.RunCase(ctx, in, last)
+	out, err := a.Cases.RunCell(ctx, in, last)
 	if err != nil {
 		return CellScore{}, Classify(err)
 	}
-	return CellScore{CaseInput: in, ResultID: out.ResultID, SessionID: out.SessionID, TurnID: out.TurnID, State: out.State, Score: out.Score, Worker: a.Worker}, nil
+	return CellScore{Cell: in, ResultID: out.ResultID, SessionID: out.SessionID, TurnID: out.TurnID, State: out.State, Score: out.Score, Worker: a.Worker}, nil
 }
 
 // heartbeat records a heartbeat every HeartbeatEvery until stop, the

@@ -10,7 +10,7 @@
 //   - A run of more than BatchSize cells fans out in child workflows, one
 //     per batch, so no history grows past Temporal's limits.
 //   - An activity is retried by policy, so running a cell is idempotent
-//     (eval.Runner.RunCase returns a cell that already ended as stored).
+//     (eval.CellRunner.RunCell returns a cell that already ended as stored).
 //     Errors a retry cannot mend (a bad suite, a bad request, an unknown
 //     model) are non-retryable; a 429, a 5xx or a dead server is retried,
 //     after the server's Retry-After when it sent one.

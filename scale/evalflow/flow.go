@@ -46,12 +46,12 @@ func InputOf(runID string, s *eval.Suite) SuiteRunInput {
 
 // Cells are every case × model × repeat, case by case: the order
 // eval.SuiteRun.Cells gives.
-func (in SuiteRunInput) Cells() []eval.CaseInput {
-	cells := make([]eval.CaseInput, 0, len(in.CaseIDs)*len(in.Models)*max(in.Repeat, 1))
+func (in SuiteRunInput) Cells() []eval.Cell {
+	cells := make([]eval.Cell, 0, len(in.CaseIDs)*len(in.Models)*max(in.Repeat, 1))
 	for _, c := range in.CaseIDs {
 		for _, m := range in.Models {
 			for rep := 1; rep <= max(in.Repeat, 1); rep++ {
-				cells = append(cells, eval.CaseInput{RunID: in.RunID, CaseID: c, Model: m, Repeat: rep})
+				cells = append(cells, eval.Cell{RunID: in.RunID, CaseID: c, Model: m, Repeat: rep})
 			}
 		}
 	}
@@ -76,7 +76,7 @@ var DefaultActivity = ActivityTimeouts{StartToClose: 30 * time.Minute, Heartbeat
 
 // CellScore is what came of one cell, as the workflow carries it home.
 type CellScore struct {
-	eval.CaseInput
+	eval.Cell
 	ResultID  string  `json:"result_id"`
 	SessionID string  `json:"session_id"`
 	TurnID    string  `json:"turn_id"`
@@ -133,7 +133,7 @@ func SuiteRun(ctx workflow.Context, in SuiteRunInput) (SuiteRunOutput, error) {
 
 // BatchInput is some of a run's cells.
 type BatchInput struct {
-	Cells   []eval.CaseInput `json:"cells"`
+	Cells   []eval.Cell      `json:"cells"`
 	Options ActivityTimeouts `json:"options"`
 }
 
@@ -145,7 +145,7 @@ func Batch(ctx workflow.Context, in BatchInput) ([]CellScore, error) {
 	ctx = workflow.WithActivityOptions(ctx, opts)
 	futures := make([]workflow.Future, len(in.Cells))
 	for i, c := range in.Cells {
-		futures[i] = workflow.ExecuteActivity(ctx, ActivityRunCase, c, opts.RetryPolicy.MaximumAttempts)
+		futures[i] = workflow.ExecuteActivity(ctx, ActivityRunCell, c, opts.RetryPolicy.MaximumAttempts)
 	}
 	scores := make([]CellScore, len(in.Cells))
 	var cancelled error
@@ -157,10 +157,10 @@ func Batch(ctx workflow.Context, in BatchInput) ([]CellScore, error) {
 		if err := f.Get(ctx, &scores[i]); err != nil {
 			if temporal.IsCanceledError(err) || ctx.Err() != nil {
 				cancelled = err
-				scores[i] = CellScore{CaseInput: in.Cells[i], State: "cancelled"}
+				scores[i] = CellScore{Cell: in.Cells[i], State: "cancelled"}
 				continue
 			}
-			scores[i] = CellScore{CaseInput: in.Cells[i], State: "error", Error: messageOf(err)}
+			scores[i] = CellScore{Cell: in.Cells[i], State: "error", Error: messageOf(err)}
 			workflow.GetLogger(ctx).Warn("a cell failed for good", "case", in.Cells[i].CaseID, "model", in.Cells[i].Model, "repeat", in.Cells[i].Repeat, "err", err)
 		}
 	}
@@ -181,8 +181,10 @@ func messageOf(err error) string {
 	return err.Error()
 }
 
-// ActivityRunCase is the registered name of Activities.RunCase.
-const ActivityRunCase = "RunCase"
+// ActivityRunCell is the registered name of Activities.RunCell. It
+// stays "RunCase", the name it had when cells were called cases, so
+// workflows already in a Temporal history still find their activity.
+const ActivityRunCell = "RunCase"
 
 func activityOptions(t ActivityTimeouts) workflow.ActivityOptions {
 	if t.StartToClose <= 0 {
@@ -216,9 +218,9 @@ type Registry interface {
 	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
 }
 
-// Register registers SuiteRun, Batch and acts.RunCase under their names.
+// Register registers SuiteRun, Batch and acts.RunCell under their names.
 func Register(r Registry, acts *Activities) {
 	r.RegisterWorkflow(SuiteRun)
 	r.RegisterWorkflow(Batch)
-	r.RegisterActivityWithOptions(acts.RunCase, activity.RegisterOptions{Name: ActivityRunCase})
+	r.RegisterActivityWithOptions(acts.RunCell, activity.RegisterOptions{Name: ActivityRunCell})
 }

@@ -37,7 +37,7 @@ func newFake() *fakeCases {
 	return &fakeCases{calls: map[string]int{}, fail: map[string][]error{}, started: make(chan struct{}, 8), stopped: make(chan struct{}, 8)}
 }
 
-func (f *fakeCases) RunCase(ctx context.Context, in eval.CaseInput, last bool) (eval.CaseOutput, error) {
+func (f *fakeCases) RunCell(ctx context.Context, in eval.Cell, last bool) (eval.CellOutput, error) {
 	key := fmt.Sprintf("%s/%s/%d", in.CaseID, in.Model, in.Repeat)
 	f.mu.Lock()
 	n := f.calls[key]
@@ -46,15 +46,15 @@ func (f *fakeCases) RunCase(ctx context.Context, in eval.CaseInput, last bool) (
 	f.mu.Unlock()
 	if in.CaseID == "busy-always" {
 		if !last {
-			return eval.CaseOutput{}, &llm.Error{Kind: llm.ErrRateLimited, Status: 429, Message: "Too many requests."}
+			return eval.CellOutput{}, &llm.Error{Kind: llm.ErrRateLimited, Status: 429, Message: "Too many requests."}
 		}
 		f.mu.Lock()
 		f.lasts = append(f.lasts, n+1)
 		f.mu.Unlock()
-		return eval.CaseOutput{ResultID: "r-" + key, TurnID: "t-" + key, State: store.EvalError}, nil
+		return eval.CellOutput{ResultID: "r-" + key, TurnID: "t-" + key, State: store.EvalError}, nil
 	}
 	if n < len(errs) {
-		return eval.CaseOutput{}, errs[n]
+		return eval.CellOutput{}, errs[n]
 	}
 	if in.CaseID == "slow" {
 		f.started <- struct{}{}
@@ -63,9 +63,9 @@ func (f *fakeCases) RunCase(ctx context.Context, in eval.CaseInput, last bool) (
 		f.cancelled = append(f.cancelled, key)
 		f.mu.Unlock()
 		f.stopped <- struct{}{}
-		return eval.CaseOutput{}, ctx.Err()
+		return eval.CellOutput{}, ctx.Err()
 	}
-	return eval.CaseOutput{ResultID: "r-" + key, TurnID: "t-" + key, State: store.EvalPassed, Score: 1}, nil
+	return eval.CellOutput{ResultID: "r-" + key, TurnID: "t-" + key, State: store.EvalPassed, Score: 1}, nil
 }
 
 func (f *fakeCases) callsOf(key string) int {
@@ -152,11 +152,11 @@ func TestSuiteRun(t *testing.T) {
 func TestCellsMatchEval(t *testing.T) {
 	s := &eval.Suite{Name: "s", Models: []string{"p/m", "q/n"}, Repeat: 2, Cases: []eval.Case{{ID: "x"}, {ID: "y"}}}
 	got := InputOf("run", s).Cells()
-	var want []eval.CaseInput
+	var want []eval.Cell
 	for _, c := range []string{"x", "y"} {
 		for _, m := range s.Models {
 			for rep := 1; rep <= 2; rep++ {
-				want = append(want, eval.CaseInput{RunID: "run", CaseID: c, Model: m, Repeat: rep})
+				want = append(want, eval.Cell{RunID: "run", CaseID: c, Model: m, Repeat: rep})
 			}
 		}
 	}

@@ -28,7 +28,7 @@ func ptr[T any](v T) *T { return &v }
 // scripted server.
 type worker struct {
 	db     *store.DB
-	runner *eval.Runner
+	runner *eval.CellRunner
 }
 
 func newWorker(t *testing.T, srv *llmtest.Server) worker {
@@ -37,7 +37,7 @@ func newWorker(t *testing.T, srv *llmtest.Server) worker {
 	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
-	return worker{db: db, runner: eval.NewRunner(db, eng.Runner, nil, nil)}
+	return worker{db: db, runner: eval.NewCellRunner(db, eng.Runner, nil, nil)}
 }
 
 // TestRunsAndCellsComeHome: a run put in the folder reads back whole; a
@@ -80,8 +80,8 @@ func TestRunsAndCellsComeHome(t *testing.T) {
 		t.Fatalf("a run not put: %v", err)
 	}
 
-	cell := eval.CaseInput{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
-	var outs []eval.CaseOutput
+	cell := eval.Cell{RunID: run.ID, CaseID: "capital", Model: "fake/m", Repeat: 1}
+	var outs []eval.CellOutput
 	for _, name := range []string{"w1", "w2"} {
 		w := newWorker(t, srv)
 		got, err := share.Run(run.ID)
@@ -91,7 +91,11 @@ func TestRunsAndCellsComeHome(t *testing.T) {
 		if _, err := w.db.CopyEvalRun(ctx, got); err != nil {
 			t.Fatal(err)
 		}
-		out, err := w.runner.RunCase(ctx, cell)
+		lr, err := eval.LoadRun(ctx, w.db, run.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := w.runner.RunCell(ctx, lr, cell)
 		if err != nil || out.State != store.EvalPassed {
 			t.Fatalf("%s ran the case: %+v %v", name, out, err)
 		}

@@ -133,7 +133,7 @@ func runLocal(b *testing.B, srv *llmtest.Server, suitePath string, concurrency i
 	if err != nil {
 		b.Fatal(err)
 	}
-	run, err := sr.Execute(ctx, eval.NewRunner(db, eng.Runner, nil, nil), nil)
+	run, err := sr.Execute(ctx, eval.NewCellRunner(db, eng.Runner, nil, nil), nil)
 	if err != nil || run.State != store.EvalCompleted {
 		b.Fatalf("the local run: %s %v", run.State, err)
 	}

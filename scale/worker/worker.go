@@ -34,38 +34,39 @@ import (
 	"github.com/agentdeck/agentdeck/scale/exchange"
 )
 
-// Cells runs a worker's cells: evalflow's CaseRunner over this worker's
+// Cells runs a worker's cells: evalflow's CellRunner over this worker's
 // database, which puts each ended cell in the shared folder.
 type Cells struct {
 	db     *store.DB
-	runner *eval.Runner // gives back failures that may pass later
-	last   *eval.Runner // stores them: for a cell's last attempt
+	runner *eval.CellRunner // gives back failures that may pass later
+	last   *eval.CellRunner // stores them: for a cell's last attempt
 	share  *exchange.Dir
 	name   string
 
-	mu     sync.Mutex
-	copied map[string]bool // runs already copied from the shared folder
+	mu   sync.Mutex
+	runs map[string]*eval.LoadedRun // runs already copied from the shared folder, read
 }
 
 // NewCells returns the cells of worker name, run on db by turns (the
 // engine's runner), and exchanged through share.
 func NewCells(db *store.DB, turns eval.Turns, log *slog.Logger, share *exchange.Dir, name string) *Cells {
-	return &Cells{db: db, runner: eval.NewRunner(db, turns, nil, log).GiveBackRetryable(), last: eval.NewRunner(db, turns, nil, log),
-		share: share, name: name, copied: map[string]bool{}}
+	return &Cells{db: db, runner: eval.NewCellRunner(db, turns, nil, log).GiveBackRetryable(), last: eval.NewCellRunner(db, turns, nil, log),
+		share: share, name: name, runs: map[string]*eval.LoadedRun{}}
 }
 
-// RunCase runs one cell and puts it in the shared folder. A model
+// RunCell runs one cell and puts it in the shared folder. A model
 // failure that may pass later is given back to be retried, unless this
 // is the cell's last attempt: then it is the cell's result.
-func (c *Cells) RunCase(ctx context.Context, in eval.CaseInput, last bool) (eval.CaseOutput, error) {
-	if err := c.copyRun(ctx, in.RunID); err != nil {
-		return eval.CaseOutput{}, err
+func (c *Cells) RunCell(ctx context.Context, in eval.Cell, last bool) (eval.CellOutput, error) {
+	run, err := c.loadRun(ctx, in.RunID)
+	if err != nil {
+		return eval.CellOutput{}, err
 	}
 	runner := c.runner
 	if last {
 		runner = c.last
 	}
-	out, err := runner.RunCase(ctx, in)
+	out, err := runner.RunCell(ctx, run, in)
 	if err != nil {
 		return out, err
 	}
@@ -76,27 +77,33 @@ func (c *Cells) RunCase(ctx context.Context, in eval.CaseInput, last bool) (eval
 	return out, nil
 }
 
-func (c *Cells) copyRun(ctx context.Context, runID string) error {
+// loadRun is run runID with its suite read: copied from the shared folder
+// into this worker's database by its first cell here, and read once for
+// all the cells of the run this worker is given.
+func (c *Cells) loadRun(ctx context.Context, runID string) (*eval.LoadedRun, error) {
 	c.mu.Lock()
-	done := c.copied[runID]
+	lr := c.runs[runID]
 	c.mu.Unlock()
-	if done {
-		return nil
+	if lr != nil {
+		return lr, nil
 	}
 	run, err := c.share.Run(runID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if run.Capture == "replay" {
-		return apperr.New(apperr.Invalid, "Run %s replays recordings, which are in the database that started it: replay it there.", runID)
+		return nil, apperr.New(apperr.Invalid, "Run %s replays recordings, which are in the database that started it: replay it there.", runID)
 	}
 	if _, err := c.db.CopyEvalRun(ctx, run); err != nil {
-		return err
+		return nil, err
+	}
+	if lr, err = eval.LoadRun(ctx, c.db, runID); err != nil {
+		return nil, err
 	}
 	c.mu.Lock()
-	c.copied[runID] = true
+	c.runs[runID] = lr
 	c.mu.Unlock()
-	return nil
+	return lr, nil
 }
 
 // Config is how a worker runs.

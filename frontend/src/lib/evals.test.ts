@@ -3,10 +3,10 @@
 // with, and the charts' data (cost said unknown, not 0, when unpriced).
 import { describe, expect, it } from 'vitest';
 import { compareChoices, costLabel, excerpt, matrixOf, reasonOf, runCharts, shownScore, suiteOf } from './evals';
-import type { CaseResult, EvalRun, EvalRunSummary, ModelSummary, RunReport } from './types';
+import type { CellResult, EvalRun, EvalRunSummary, ModelSummary, RunReport } from './types';
 
 const run = (suite: unknown, over: Partial<EvalRun> = {}): EvalRun => ({ id: 'r1', suite_name: 'geo', suite_file: '', suite, capture: 'record', from_run_id: '', state: 'completed', started_at: '2026-01-02T03:04:05Z', ...over });
-const result = (over: Partial<CaseResult>): CaseResult => ({ id: 'x', case_id: 'a', model: 'p/m', repeat: 1, state: 'passed', score: 1, outcomes: [], latency_ms: 10, tokens: 5, ...over });
+const result = (over: Partial<CellResult>): CellResult => ({ id: 'x', case_id: 'a', model: 'p/m', repeat: 1, state: 'passed', score: 1, outcomes: [], latency_ms: 10, tokens: 5, ...over });
 const summary = (over: Partial<ModelSummary>): ModelSummary => ({ model: 'p/m', total: 2, passed: 1, failed: 1, errors: 0, cancelled: 0, pass_rate: 0.5, mean_score: 0.5, median_latency_ms: 900, cost_usd: 0, unpriced: 0, ...over });
 
 describe('suiteOf', () => {

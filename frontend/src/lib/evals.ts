@@ -5,7 +5,7 @@
 // compare with, and the charts of how each model did: Vega-Lite specs that
 // ChartView draws like any other chart. Everything here is pure.
 import { formatDuration, formatPercent, formatUSD } from './format';
-import type { CaseResult, EvalRun, EvalRunSummary, ModelSummary, RunReport } from './types';
+import type { CellResult, EvalRun, EvalRunSummary, ModelSummary, RunReport } from './types';
 
 /** A case of the suite as it ran. Its text is the suite author's (or a model's): shown as text only. */
 export interface SuiteCase {
@@ -92,9 +92,9 @@ export function runLook(state: string): StateLook {
 /**
  * Why a result did not pass, in a line: its error, else its first failing
  * assertion's "kind: reason", else its state ('' for a pass). The same
- * words as eval.CaseResult.Reason on the Go side.
+ * words as eval.CellResult.Reason on the Go side.
  */
-export function reasonOf(r: CaseResult): string {
+export function reasonOf(r: CellResult): string {
   if (r.state === 'passed') return '';
   if (r.error) return r.error;
   const o = (r.outcomes ?? []).find((x) => !x.passed);
@@ -103,7 +103,7 @@ export function reasonOf(r: CaseResult): string {
 }
 
 /** A score worth showing: one that is not plainly 1 (a pass) or 0 (a fail), as "0.72". */
-export function shownScore(r: CaseResult): string {
+export function shownScore(r: CellResult): string {
   if (r.state === 'running' || r.state === 'error' || r.state === 'cancelled') return '';
   if (r.score === 1 || r.score === 0 || !Number.isFinite(r.score)) return '';
   return r.score.toFixed(2);
@@ -119,7 +119,7 @@ export interface MatrixColumn {
 export interface MatrixRow {
   case: SuiteCase;
   /** A result per column, null where the run has none (a case not reached yet). */
-  cells: Array<CaseResult | null>;
+  cells: Array<CellResult | null>;
 }
 
 export interface Matrix {
@@ -141,7 +141,7 @@ export function matrixOf(report: RunReport): Matrix {
   const models = [...suite.models];
   let repeat = suite.repeat;
   const cases = [...suite.cases];
-  const byKey = new Map<string, CaseResult>();
+  const byKey = new Map<string, CellResult>();
   for (const r of results) {
     if (!models.includes(r.model)) models.push(r.model);
     if (r.repeat > repeat) repeat = r.repeat;

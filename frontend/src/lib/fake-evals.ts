@@ -4,7 +4,7 @@
 // and turn in the fake, so a cell opens where it ran; the reports' model
 // summaries and the diffs are computed as backend/eval/report.go does.
 import type { FakeBackend } from './fake';
-import type { AssertOutcome, CaseResult, DiffCase, EvalRun, ModelSummary, RunDiff, RunReport } from './types';
+import type { AssertOutcome, CellResult, DiffCell, EvalRun, ModelSummary, RunDiff, RunReport } from './types';
 
 export interface SeededEvals {
   /** Run ids: newest (geography, replay), older (geography, record), other (another suite). */
@@ -38,8 +38,8 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
   const newest = run('r-newest', 'replay', older.id, 'running', at(5 * min));
   const other = run('r-other', 'record', '', 'cancelled', at(3 * 24 * 60 * min), at(3 * 24 * 60 * min - min), { name: 'smoke', models: ['openai/gpt-4o-mini'], repeat: 1, cases: [{ id: 'hello', prompt: 'Say hello.' }] });
 
-  const cell = (r: EvalRun, caseId: string, model: string, repeat: number, state: string, extra: Partial<CaseResult> = {}): CaseResult => {
-    const base: CaseResult = { id: `${r.id}-${caseId}-${model}-${repeat}`, case_id: caseId, model, repeat, state, score: state === 'passed' ? 1 : 0, outcomes: [], latency_ms: 1200 + repeat * 100, tokens: 180, ...extra };
+  const cell = (r: EvalRun, caseId: string, model: string, repeat: number, state: string, extra: Partial<CellResult> = {}): CellResult => {
+    const base: CellResult = { id: `${r.id}-${caseId}-${model}-${repeat}`, case_id: caseId, model, repeat, state, score: state === 'passed' ? 1 : 0, outcomes: [], latency_ms: 1200 + repeat * 100, tokens: 180, ...extra };
     if (state !== 'error' && state !== 'running' && !extra.session_id) {
       const s = b.addSession(`${(r.suite as { name: string }).name} · ${caseId} · ${model} #${repeat}`, new Date(r.started_at));
       s.kind = 'eval';
@@ -52,7 +52,7 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
   const pass = (kind: string): AssertOutcome => ({ kind, passed: true, score: 1, reason: '' });
   const fail = (kind: string, reason: string): AssertOutcome => ({ kind, passed: false, score: 0, reason });
 
-  const olderResults: CaseResult[] = [];
+  const olderResults: CellResult[] = [];
   for (const m of models)
     for (const rep of [1, 2]) {
       olderResults.push(cell(older, 'capital', m, rep, 'passed', { outcomes: [pass('contains')], cost_usd: m.startsWith('openai') ? 0.0004 : undefined }));
@@ -62,7 +62,7 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
     }
 
   const [gpt, llama] = models as [string, string];
-  const newestResults: CaseResult[] = [
+  const newestResults: CellResult[] = [
     cell(newest, 'capital', gpt, 1, 'passed', { outcomes: [pass('contains')] }),
     cell(newest, 'capital', gpt, 2, 'passed', { outcomes: [pass('contains')] }),
     cell(newest, 'capital', llama, 1, 'failed', { outcomes: [pass('not_contains'), fail('contains', 'the answer does not contain "Paris" (case-sensitive); the answer starts "<img src=x onerror=alert(1)> paris"')] }),
@@ -94,7 +94,7 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
 }
 
 /** A run's report, as eval.NewReport makes it (results are given in the suite's order). */
-export function report(run: EvalRun, results: CaseResult[]): RunReport {
+export function report(run: EvalRun, results: CellResult[]): RunReport {
   const order = [...((run.suite as { models?: string[] }).models ?? [])];
   const by = new Map<string, ModelSummary & { latencies: number[] }>();
   let passed = 0;
@@ -133,13 +133,13 @@ export function report(run: EvalRun, results: CaseResult[]): RunReport {
 /** Run a against run b, as eval.DiffRuns does: in b's order, then a's cells b lacks. */
 export function diffRuns(a: RunReport, b: RunReport): RunDiff {
   const d: RunDiff = { a: a.run.id, b: b.run.id, regressions: [], fixes: [], still_failing: [], same: 0, only_a: [], only_b: [], running: [] };
-  const key = (r: CaseResult) => JSON.stringify([r.case_id, r.model, r.repeat]);
+  const key = (r: CellResult) => JSON.stringify([r.case_id, r.model, r.repeat]);
   const inA = new Map((a.results ?? []).map((r) => [key(r), r]));
   const seen = new Set<string>();
   for (const rb of b.results ?? []) {
     seen.add(key(rb));
     const ra = inA.get(key(rb));
-    const dc: DiffCase = { case_id: rb.case_id, model: rb.model, repeat: rb.repeat, a: ra, b: rb };
+    const dc: DiffCell = { case_id: rb.case_id, model: rb.model, repeat: rb.repeat, a: ra, b: rb };
     const pa = ra?.state === 'passed';
     const pb = rb.state === 'passed';
     if (!ra) d.only_b!.push(dc);

@@ -1611,9 +1611,10 @@ export interface AssertOutcome {
   turn_id?: string;
 }
 /**
- * CaseResult is one stored result with its outcomes read.
+ * CellResult is a cell's stored result (a store.EvalResult) with its
+ * outcomes read.
  */
-export interface CaseResult {
+export interface CellResult {
   id: string;
   case_id: string;
   model: string;
@@ -1656,7 +1657,7 @@ export interface ModelSummary {
  */
 export interface RunReport {
   run: EvalRun;
-  results: CaseResult[] | null;
+  results: CellResult[] | null;
   models: ModelSummary[] | null;
   passed: number /* int */;
   /**
@@ -1667,7 +1668,7 @@ export interface RunReport {
   planned: number /* int */;
 }
 /**
- * RunDiff compares two runs case by case (a case × model × repeat in both).
+ * RunDiff compares two runs cell by cell (a case × model × repeat in both).
  */
 export interface RunDiff {
   a: string;
@@ -1676,9 +1677,9 @@ export interface RunDiff {
    * Regressions passed in A and not in B; Fixes the reverse;
    * StillFailing passed in neither.
    */
-  regressions: DiffCase[] | null;
-  fixes: DiffCase[] | null;
-  still_failing: DiffCase[] | null;
+  regressions: DiffCell[] | null;
+  fixes: DiffCell[] | null;
+  still_failing: DiffCell[] | null;
   /**
    * Same counts the cells that passed in both.
    */
@@ -1686,23 +1687,23 @@ export interface RunDiff {
   /**
    * OnlyA and OnlyB are cells one run has and the other does not.
    */
-  only_a: DiffCase[] | null;
-  only_b: DiffCase[] | null;
+  only_a: DiffCell[] | null;
+  only_b: DiffCell[] | null;
   /**
    * Running are cells still running in either run: not yet a
    * regression or a fix.
    */
-  running: DiffCase[] | null;
+  running: DiffCell[] | null;
 }
 /**
- * DiffCase is one cell of a RunDiff, with its result in each run that has it.
+ * DiffCell is one cell of a RunDiff, with its result in each run that has it.
  */
-export interface DiffCase {
+export interface DiffCell {
   case_id: string;
   model: string;
   repeat: number /* int */;
-  a?: CaseResult;
-  b?: CaseResult;
+  a?: CellResult;
+  b?: CellResult;
 }
 
 // ---- backend/export ----

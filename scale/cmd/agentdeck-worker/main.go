@@ -27,7 +27,6 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
-	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/cli"
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/paths"
@@ -173,8 +172,7 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	capture := fs.String("capture", "", "record (default) or auto; a replay runs here, without --temporal")
 	from := fs.String("from", "", "not on Temporal: a replay runs here, without --temporal")
 	concurrency := fs.Int("concurrency", 0, "not on Temporal: each worker's own --concurrency says how many cells it runs at once")
-	asJSON := fs.Bool("json", false, "print the run's report as JSON")
-	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	report := reportFlags(fs)
 	suitePath, ok := parseOne(fs, args, c, stderr)
 	if !ok {
 		return exitUsage
@@ -223,7 +221,7 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 		Progress: bar.update, ProgressEvery: bar.every})
 	bar.finish()
 	h.close()
-	return reportRun(sr.Run.ID, h.path, out, err, *asJSON, *junit, stdout, stderr)
+	return reportRun(sr.Run.ID, h.path, out, err, report(), stdout, stderr)
 }
 
 // cmdCollect waits for a run an earlier eval started, whose process
@@ -232,8 +230,7 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 	fs := flag.NewFlagSet("collect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := commonFlags(fs)
-	asJSON := fs.Bool("json", false, "print the run's report as JSON")
-	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	report := reportFlags(fs)
 	runID, ok := parseOne(fs, args, c, stderr)
 	if !ok {
 		return exitUsage
@@ -256,7 +253,7 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 		fail(stderr, err)
 		return exitCancelled
 	}
-	return reportRun(runID, h.path, out, err, *asJSON, *junit, stdout, stderr)
+	return reportRun(runID, h.path, out, err, report(), stdout, stderr)
 }
 
 // progress shows how many cells are home: a bar redrawn in place on a
@@ -343,9 +340,18 @@ func (c common) openHome(ctx context.Context, stderr io.Writer) (*home, error) {
 	})}, nil
 }
 
-// reportRun says what came home, then prints the run's report as
-// agentdeck eval show does, from the database, and returns the exit code.
-func reportRun(runID, dbPath string, out submit.Outcome, err error, asJSON bool, junit string, stdout, stderr io.Writer) int {
+// reportFlags registers --json and --junit, which say how eval and
+// collect print the run's report, as agentdeck eval's do.
+func reportFlags(fs *flag.FlagSet) func() cli.EvalReportFormat {
+	asJSON := fs.Bool("json", false, "print the run's report as JSON")
+	junit := fs.String("junit", "", "also write the results as JUnit XML to FILE")
+	return func() cli.EvalReportFormat { return cli.EvalReportFormat{JSON: *asJSON, JUnit: *junit} }
+}
+
+// reportRun says what came home, then prints the run's report from the
+// database through the function agentdeck eval and eval show print it
+// with, and returns agentdeck eval's exit code.
+func reportRun(runID, dbPath string, out submit.Outcome, err error, format cli.EvalReportFormat, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "agentdeck-worker: %d cells came home (%d sessions, %d run more than once), %d failed on every attempt\n",
 		out.Collected.Results, out.Collected.Sessions, out.Collected.Duplicates, out.Failed)
 	if err != nil {
@@ -354,39 +360,29 @@ func reportRun(runID, dbPath string, out submit.Outcome, err error, asJSON bool,
 	if out.Run.ID == "" {
 		return exitFailed
 	}
-	show := []string{"eval", "show", runID, "--db", dbPath}
-	if asJSON {
-		show = append(show, "--json")
+	ctx := context.Background()
+	db, openErr := store.OpenReadOnly(ctx, dbPath)
+	if openErr != nil {
+		return fail(stderr, openErr)
 	}
-	if junit != "" {
-		show = append(show, "--junit", junit)
+	defer db.Close()
+	rep, repErr := eval.ReportOf(ctx, db, runID)
+	if repErr != nil {
+		return fail(stderr, repErr)
 	}
-	if code := cli.Main(context.Background(), show, cli.Env{Stdout: stdout, Stderr: stderr, Paths: paths.OSEnv(), Getenv: os.Getenv, Info: buildinfo.Read()}); code != exitOK {
+	if code := cli.PrintEvalReport(cli.Env{Stdout: stdout, Stderr: stderr}, rep, format); code != exitOK {
 		return code
 	}
-	return exitCode(runID, dbPath, out, err)
+	return exitCode(out, rep, err)
 }
 
 // exitCode is agentdeck eval's: 0 when every planned cell passed, 130
 // when stopped, else 1 (read from the database, as the report was).
-func exitCode(runID, dbPath string, out submit.Outcome, err error) int {
+func exitCode(out submit.Outcome, rep eval.RunReport, err error) int {
 	switch {
 	case out.Run.State == store.EvalCancelled:
 		return exitCancelled
-	case err != nil || out.Run.State != store.EvalCompleted:
-		return exitFailed
-	}
-	ctx := context.Background()
-	db, err := store.OpenReadOnly(ctx, dbPath)
-	if err != nil {
-		return exitFailed
-	}
-	defer db.Close()
-	results, err := db.EvalResults(ctx, runID)
-	if err != nil {
-		return exitFailed
-	}
-	if rep := eval.NewReport(out.Run, results); rep.Passed != rep.Planned {
+	case err != nil || out.Run.State != store.EvalCompleted || rep.Passed != rep.Planned:
 		return exitFailed
 	}
 	return exitOK

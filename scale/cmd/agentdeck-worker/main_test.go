@@ -1,18 +1,22 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/agentdeck/agentdeck/backend/cli"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/scale/submit"
 )
 
-// TestExitCode: as agentdeck eval, 0 only when every planned cell passed,
+// TestReportRun: the report is printed as agentdeck eval prints it, and
+// the exit code is agentdeck eval's: 0 only when every planned cell passed,
 // 1 when one did not (or never came home), 130 when stopped.
-func TestExitCode(t *testing.T) {
+func TestReportRun(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "home.db")
 	db, err := store.Open(ctx, path, store.Options{})
@@ -32,10 +36,19 @@ func TestExitCode(t *testing.T) {
 	}
 	put("r-a", "a", store.EvalPassed)
 	db.Close()
+	var stdout, stderr bytes.Buffer
+	report := func(out submit.Outcome) int {
+		stdout.Reset()
+		return reportRun(run.ID, path, out, nil, cli.EvalReportFormat{}, &stdout, &stderr)
+	}
 	completed := run
 	completed.State = store.EvalCompleted
-	if code := exitCode(run.ID, path, submit.Outcome{Run: completed}, nil); code != exitFailed {
+	if code := report(submit.Outcome{Run: completed}); code != exitFailed {
 		t.Fatalf("a case that never came home: exit %d", code)
+	}
+	// The report is agentdeck eval show's.
+	if got := stdout.String(); !strings.Contains(got, "Suite geo") || !strings.Contains(got, "agentdeck eval show "+run.ID) {
+		t.Fatalf("the report printed:\n%s", got)
 	}
 
 	if db, err = store.Open(ctx, path, store.Options{}); err != nil {
@@ -43,7 +56,7 @@ func TestExitCode(t *testing.T) {
 	}
 	put("r-b", "b", store.EvalFailedCase)
 	db.Close()
-	if code := exitCode(run.ID, path, submit.Outcome{Run: completed}, nil); code != exitFailed {
+	if code := report(submit.Outcome{Run: completed}); code != exitFailed {
 		t.Fatalf("a failed case: exit %d", code)
 	}
 
@@ -52,12 +65,12 @@ func TestExitCode(t *testing.T) {
 	}
 	put("r-b2", "b", store.EvalPassed)
 	db.Close()
-	if code := exitCode(run.ID, path, submit.Outcome{Run: completed}, nil); code != exitOK {
+	if code := report(submit.Outcome{Run: completed}); code != exitOK {
 		t.Fatalf("every case passed: exit %d", code)
 	}
 	cancelled := run
 	cancelled.State = store.EvalCancelled
-	if code := exitCode(run.ID, path, submit.Outcome{Run: cancelled}, nil); code != exitCancelled {
+	if code := report(submit.Outcome{Run: cancelled}); code != exitCancelled {
 		t.Fatalf("stopped: exit %d", code)
 	}
 }
