@@ -47,6 +47,8 @@ vet: setup
 	cd scale && go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) -tags scale ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'ed (run gofmt -w):" $$unformatted >&2; exit 1; fi
 	@if go list -deps ./backend/... | grep -q wailsapp; then echo "backend/ must not import Wails" >&2; exit 1; fi
+	@# Prettier is to TypeScript and Svelte what gofmt is to Go (npm run format).
+	cd frontend && npm run --silent format:check
 
 # -timeout: one generous bound for a whole package, for loaded 2-core
 # machines (the default 10m is not); tests themselves wait for events.
