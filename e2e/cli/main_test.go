@@ -33,11 +33,12 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	agentdeckBin = filepath.Join(dir, "agentdeck")
+	code := 1
 	if err := goBuild(agentdeckBin, "github.com/agentdeck/agentdeck"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+	} else {
+		code = runTests(m)
 	}
-	code := runTests(m)
 	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }
