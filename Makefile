@@ -20,7 +20,7 @@ BIN     := build/bin/agentdeck
 STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)
 
-.PHONY: run test setup frontend build vet go-test test-scale bench-scale worker resilience fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
+.PHONY: run test setup frontend build vet go-test test-scale bench-scale worker resilience e2e-cli fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
 
 run: build
 	./$(BIN) $(ARGS)
@@ -47,6 +47,8 @@ vet: setup
 	cd scale && go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) -tags scale ./...
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'ed (run gofmt -w):" $$unformatted >&2; exit 1; fi
 	@if go list -deps ./backend/... | grep -q wailsapp; then echo "backend/ must not import Wails" >&2; exit 1; fi
+	@# Prettier is to TypeScript and Svelte what gofmt is to Go (npm run format).
+	cd frontend && npm run --silent format:check
 
 # -timeout: one generous bound for a whole package, for loaded 2-core
 # machines (the default 10m is not); tests themselves wait for events.
@@ -76,10 +78,15 @@ bench-scale: setup worker
 worker: setup
 	go build -C scale -ldflags "$(LDFLAGS)" -o $(CURDIR)/$(WORKER_BIN) ./cmd/agentdeck-worker
 
-# The end-to-end resilience suite alone (it also runs in go-test). The
-# 10,000-turn soak: AGENTDECK_SOAK=1 go test -count=1 -run TestSoak -timeout 60m ./backend/resilience/
+# The end-to-end suites are listed in e2e/README.md. Two of them alone
+# (both also run in go-test): the resilience suite (the 10,000-turn soak:
+# AGENTDECK_SOAK=1 go test -count=1 -run TestSoak -timeout 60m ./e2e/resilience/)
+# and the built command driven as a person does (e2e/cli).
 resilience: setup
-	go test -race -count=1 ./backend/resilience/
+	go test -race -count=1 ./e2e/resilience/
+
+e2e-cli: setup
+	go test -race -count=1 ./e2e/cli/
 
 # Every fuzz target for FUZZTIME each (default 3s): FUZZTIME=1m make fuzz
 fuzz: setup

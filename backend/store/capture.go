@@ -10,7 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
 )
 
-// The recording contract (docs/ARCHITECTURE.md, "Recordings"):
+// The recording contract (docs/RECORDINGS.md):
 //
 //   - A recording is never overwritten: every recorded call is a row of its
 //     own, even when another turn sent the same request and got another

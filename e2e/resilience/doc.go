@@ -38,7 +38,7 @@
 //     after turn 1,000) needs -soak or AGENTDECK_SOAK=1, and takes about
 //     70 s without -race:
 //
-//     AGENTDECK_SOAK=1 go test -count=1 -run TestSoak -timeout 60m ./backend/resilience/
+//     AGENTDECK_SOAK=1 go test -count=1 -run TestSoak -timeout 60m ./e2e/resilience/
 //
 // Known gaps, reported rather than worked around: the runner cannot set
 // llm.Config.IdleTimeout or the retry settings, so a silent provider holds

@@ -1,9 +1,8 @@
-package main
+package cli_test
 
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -19,8 +18,8 @@ import (
 // says, its side-effecting slow; the broken one is one line on stderr.
 func TestRunUsesTheMCPServersOfMCPJSON(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "testserver")
-	if out, err := exec.Command("go", "build", "-o", bin, "./backend/mcp/internal/testserver").CombinedOutput(); err != nil {
-		t.Fatalf("building the MCP test server: %v\n%s", err, out)
+	if err := goBuild(bin, "github.com/agentdeck/agentdeck/backend/mcp/internal/testserver"); err != nil {
+		t.Fatalf("building the MCP test server: %v", err)
 	}
 	tests := []struct {
 		approve   string

@@ -1,14 +1,15 @@
-package main
-
-// The tests in this package drive the built command: this test binary,
-// run again as a child process with mainEnv set, is `agentdeck` itself
-// (main() with the real signals, stdout, stderr and exit codes). They talk
-// to the scripted model server in the parent process. See cmd_test.go.
+// Package cli_test drives the built command as a person does: agentdeck,
+// built once by TestMain from the module's root package (with -race when
+// the tests run with it), runs as a child process with the real signals,
+// stdout, stderr and exit codes. The tests talk to the scripted model
+// server in the test process. See cmd_test.go.
+package cli_test
 
 import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -22,15 +23,50 @@ import (
 	"go.uber.org/goleak"
 )
 
-// mainEnv makes the test binary run main() instead of the tests.
-const mainEnv = "AGENTDECK_TEST_RUN_MAIN"
+// agentdeckBin is the command under test, built by TestMain.
+var agentdeckBin string
 
 func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) == "1" {
-		main()
-		return
+	dir, err := os.MkdirTemp("", "agentdeck-e2e-cli-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
-	goleak.VerifyTestMain(m)
+	agentdeckBin = filepath.Join(dir, "agentdeck")
+	code := 1
+	if err := goBuild(agentdeckBin, "github.com/agentdeck/agentdeck"); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	} else {
+		code = runTests(m)
+	}
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func runTests(m *testing.M) (code int) {
+	// goleak.VerifyTestMain would exit before the binary's folder is removed.
+	code = m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	return code
+}
+
+// goBuild builds the package pkg of this module into out, instrumented
+// for the race detector when this test binary is.
+func goBuild(out, pkg string) error {
+	args := []string{"build", "-o", out}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, pkg)...)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("go build %s: %v\n%s", pkg, err, b)
+	}
+	return nil
 }
 
 // cmdTimeout bounds one command; a whole test has the go test timeout.
@@ -60,12 +96,8 @@ func newCmdEnv(t *testing.T, baseURL string) *cmdEnv {
 }
 
 func (e *cmdEnv) command(ctx context.Context, args ...string) *exec.Cmd {
-	exe, err := os.Executable()
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	cmd := exec.CommandContext(ctx, exe, args...)
-	cmd.Env = []string{mainEnv + "=1", "PATH=" + os.Getenv("PATH")}
+	cmd := exec.CommandContext(ctx, agentdeckBin, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	for k, v := range e.vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
