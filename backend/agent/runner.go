@@ -179,7 +179,7 @@ func (r *run) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, er
 
 func (r *run) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
 	r.steps++
-	r.em.Emit(turn.Draft{StageID: r.stageID})
+	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ThinkStartData{}})
 	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
 	waiting := r.waitNotice()
 	req.OnRetry = func(rt llm.Retry) {

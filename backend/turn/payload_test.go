@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -135,6 +136,58 @@ func TestEmitTakesTheTypeFromThePayload(t *testing.T) {
 			t.Errorf("%T: phase %s checkpoint %v", tt.data, e.Phase, e.Checkpoint)
 		}
 	}
+}
+
+// Every Draft written in the module names its payload: one without has no
+// type, which only this check (and the Emitter's log) would tell.
+func TestEveryDraftHasAPayload(t *testing.T) {
+	root := filepath.Join("..", "..")
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "frontend" || strings.HasPrefix(d.Name(), ".")) && path != root {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || filepath.Base(path) == "payload_test.go" {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.CompositeLit)
+			if !ok || !isDraft(lit.Type) {
+				return true
+			}
+			for _, el := range lit.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					if k, ok := kv.Key.(*ast.Ident); ok && k.Name == "Data" {
+						return true
+					}
+				}
+			}
+			t.Errorf("%s: a Draft without its payload (Data)", fset.Position(lit.Pos()))
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func isDraft(e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return e.Name == "Draft"
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		return ok && x.Name == "turn" && e.Sel.Name == "Draft"
+	}
+	return false
 }
 
 // A draft without a payload has no type: it is dropped, not sent untyped.
