@@ -264,10 +264,11 @@ type CancelledData struct {
 func (CancelledData) EventType() EventType { return EventCancelled }
 
 // TurnCompletedData is the data of turn_completed: the turn result without
-// the transcript, which is stored as messages.
+// the transcript, which is stored as messages. (Its TypeScript is Result's:
+// the UI reads no messages from it.)
 type TurnCompletedData struct {
 	Result
-	Messages any `json:"messages,omitempty"` // always nil: shadows Result.Messages
+	Messages any `json:"messages,omitempty" tstype:"-"` // always nil: shadows Result.Messages
 }
 
 func (TurnCompletedData) EventType() EventType { return EventTurnCompleted }

@@ -47,7 +47,10 @@ func (g *generator) generate(version string) ([]byte, error) {
 			return nil, fmt.Errorf("%s.%s clashes with the generated %s", d.pkg.path, reserved, reserved)
 		}
 	}
-	conv := converter{mappings: mappings, overrides: g.overrides}
+	conv := converter{mappings: mappings, overrides: g.overrides, unions: map[string]bool{}}
+	for d := range g.unions {
+		conv.unions[d.spec.Name.Name] = true
+	}
 	for path := range g.consts {
 		if _, ok := byPkg[path]; !ok {
 			byPkg[path] = nil
@@ -62,7 +65,9 @@ func (g *generator) generate(version string) ([]byte, error) {
 		fmt.Fprintf(&b, "\n// ---- %s ----\n\n", path)
 		for _, d := range sorted(byPkg[path]) {
 			var err error
-			if vals := d.pkg.enums[d.spec.Name.Name]; len(vals) > 0 && isString(d.spec.Type) {
+			if u := g.unions[d]; u != nil {
+				err = conv.union(&b, d, u)
+			} else if vals := d.pkg.enums[d.spec.Name.Name]; len(vals) > 0 && isString(d.spec.Type) {
 				writeEnum(&b, d, vals, g.withZero[d.pkg.path+"."+d.spec.Name.Name])
 			} else {
 				err = conv.decl(&b, d)

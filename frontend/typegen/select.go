@@ -16,10 +16,11 @@ type generator struct {
 	selected map[*decl]bool
 	api      []method
 	consts   map[string][]constDecl // by package path
+	unions   map[*decl]*resolved    // by envelope
 }
 
 func newGenerator(root string, c config) (*generator, error) {
-	g := &generator{config: c, l: &loader{root: root, pkgs: map[string]*pkg{}}, selected: map[*decl]bool{}, consts: map[string][]constDecl{}}
+	g := &generator{config: c, l: &loader{root: root, pkgs: map[string]*pkg{}}, selected: map[*decl]bool{}, consts: map[string][]constDecl{}, unions: map[*decl]*resolved{}}
 	app, err := g.l.load(c.facadePkg)
 	if err != nil {
 		return nil, err
@@ -64,6 +65,13 @@ func newGenerator(root string, c config) (*generator, error) {
 			}
 			g.consts[p.path] = append(g.consts[p.path], c)
 		}
+	}
+	for _, u := range c.unions {
+		d, r, err := g.resolve(u)
+		if err != nil {
+			return nil, err
+		}
+		g.unions[d] = r
 	}
 	return g, nil
 }

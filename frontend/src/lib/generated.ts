@@ -15,9 +15,9 @@ export interface PendingApproval extends ApprovalRequest {
  * and FirstSeq the first's, so the UI can still check that no seq is
  * missing. For any other event FirstSeq equals Seq.
  */
-export interface Delivered extends Event {
+export type Delivered = Event & {
   first_seq: number /* int64 */;
-}
+};
 /**
  * EvalSuiteInfo is a suite file in the evaluations folder.
  */
@@ -524,9 +524,10 @@ export const PhaseValues = [
 ] as const;
 export type Phase = (typeof PhaseValues)[number];
 /**
- * Event is the one envelope for everything a turn reports.
+ * EventBase is what every Event has besides its type and its data, whose
+ * type depends on the type: see Event.
  */
-export interface Event {
+export interface EventBase {
   id: string;
   session_id: string;
   turn_id: string;
@@ -534,15 +535,73 @@ export interface Event {
   seq: number /* int64 */;
   parent_id: string;
   at: Time;
-  type: EventType;
   phase: Phase;
   checkpoint: boolean;
-  data: unknown;
 }
+/**
+ * Event is the one envelope for everything a turn reports.
+ *
+ * Its data is the type its type says: narrow by type.
+ */
+export type Event = EventBase & (
+  | { type: "token"; data: TokenData }
+  | { type: "reasoning"; data: ReasoningData }
+  | { type: "model_waiting"; data: ModelWaitingData }
+  | { type: "model_retry"; data: ModelRetryData }
+  | { type: "think_start"; data: ThinkStartData }
+  | { type: "think_end"; data: ThinkEndData }
+  | { type: "tool_call"; data: ToolCallData }
+  | { type: "tool_result"; data: ToolResultData }
+  | { type: "tool_error"; data: ToolErrorData }
+  | { type: "guard_triggered"; data: GuardData }
+  | { type: "plan_generated"; data: PlanData }
+  | { type: "step_start"; data: StepStartData }
+  | { type: "step_end"; data: StepEndData }
+  | { type: "memory_recalled"; data: MemoryData }
+  | { type: "context_compressed"; data: CompressedData }
+  | { type: "handoff_start"; data: HandoffStartData }
+  | { type: "handoff_end"; data: HandoffEndData }
+  | { type: "reflection_start"; data: ReflectionStartData }
+  | { type: "reflection_end"; data: ReflectionEndData }
+  | { type: "critique_generated"; data: CritiqueData }
+  | { type: "refining"; data: RefiningData }
+  | { type: "revision_completed"; data: RevisionData }
+  | { type: "replay_divergence"; data: ReplayDivergenceData }
+  | { type: "chart"; data: ChartData }
+  | { type: "stage_start"; data: StageStartData }
+  | { type: "stage_end"; data: StageEndData }
+  | { type: "error"; data: ErrorData }
+  | { type: "final_answer"; data: FinalAnswerData }
+  | { type: "cancelled"; data: CancelledData }
+  | { type: "turn_completed"; data: TurnCompletedData }
+);
+/** The Event of one type, its data narrowed. */
+export type EventOf<T extends Event["type"]> = Extract<Event, { type: T }>;
 /**
  * Time marshals as RFC 3339 in UTC with milliseconds.
  */
 export type Time = string;
+/**
+ * PlanStep is one item of the agent's checklist.
+ */
+export interface PlanStep {
+  title: string;
+  status: string; // pending, running, done, error
+}
+/**
+ * Limits bound one agent run. Zero values take the defaults.
+ */
+export interface Limits {
+  max_steps: number /* int */; // model calls (default 25)
+  max_tool_calls: number /* int */; // tool calls (default 50)
+  token_budget: number /* int */; // total tokens; 0 = none
+  timeout: number /* nanoseconds */; // wall clock; 0 = none
+  stall_threshold: number /* int */;
+  max_tool_output: number /* int */; // bytes of a tool result sent back (default 16 KiB)
+}
+/**
+ * TokenData is a piece of the answer as the model streams it.
+ */
 export interface TokenData {
   text: string;
 }
@@ -573,6 +632,12 @@ export interface ModelRetryData {
   kind: string;
   message: string;
   wait_ms: number /* int64 */;
+}
+/**
+ * ThinkStartData is the data of think_start, a model call beginning: none,
+ * {} on the wire.
+ */
+export interface ThinkStartData {
 }
 export interface ThinkEndData {
   prompt_tokens: number /* int */;
@@ -692,6 +757,10 @@ export interface StageStartData {
    */
   final?: boolean;
 }
+/**
+ * StageEndData is the data of stage_end: the stage's result.
+ */
+export type StageEndData = StageResult;
 export interface ErrorData {
   source: string; // llm, tool, guard, config, limit, workflow, internal
   message: string;
@@ -703,22 +772,11 @@ export interface CancelledData {
   partial_text: string;
 }
 /**
- * PlanStep is one item of the agent's checklist.
+ * TurnCompletedData is the data of turn_completed: the turn result without
+ * the transcript, which is stored as messages. (Its TypeScript is Result's:
+ * the UI reads no messages from it.)
  */
-export interface PlanStep {
-  title: string;
-  status: string; // pending, running, done, error
-}
-/**
- * Limits bound one agent run. Zero values take the defaults.
- */
-export interface Limits {
-  max_steps: number /* int */; // model calls (default 25)
-  max_tool_calls: number /* int */; // tool calls (default 50)
-  token_budget: number /* int */; // total tokens; 0 = none
-  timeout: number /* nanoseconds */; // wall clock; 0 = none
-  stall_threshold: number /* int */;
-  max_tool_output: number /* int */; // bytes of a tool result sent back (default 16 KiB)
+export interface TurnCompletedData extends Result {
 }
 /**
  * Outcome is the roll-up of how a turn or stage ended.
