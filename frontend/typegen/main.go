@@ -4,10 +4,10 @@
 // turns each Go declaration into TypeScript; this program picks the
 // declarations and puts them in one file:
 //
-//   - The roots are the methods of app.API (their arguments and results)
-//     and the types in roots below: the event stream's messages, every
-//     event payload, a turn's result. Every type a root refers to in this
-//     repository's module comes along, and nothing else.
+//   - The roots are the methods of app.API (their arguments and results),
+//     the types in roots below (the event stream's messages, a turn's
+//     result) and the unions (every event payload). Every type a root
+//     refers to in this repository's module comes along, and nothing else.
 //   - A string type with constants (EventType, TurnState, ...) becomes a
 //     union of their values, derived from an array of them
 //     (EventTypeValues), so each list exists once and code can loop on it.
@@ -86,7 +86,8 @@ var agentdeck = config{
 var roots = []root{
 	// What the event stream carries besides the API's replies.
 	{pkg: "app", names: []string{"Delivered", "TurnChange", "EventsMessage", "ApprovalMessage", "TurnsChangedMessage", "EvalProgressMessage"}},
-	// The event envelope, every event type and every payload.
+	// The event envelope and every event type (the payloads come with
+	// its entry in unions below).
 	{pkg: "backend/turn", file: "event.go"},
 	// A stored turn's result arrives as raw JSON (store.TurnDetail.Result).
 	{pkg: "backend/turn", names: []string{"Result"}},
