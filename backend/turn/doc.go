@@ -3,7 +3,7 @@
 //
 //   - Event is the one envelope for everything a turn reports, with its
 //     type, phase and checkpoint, and one payload type per event type
-//     (payload.go). The same events drive the UI, are stored, and are
+//     (eventtype.go). The same events drive the UI, are stored, and are
 //     printed by the CLI.
 //   - Result is what one run produced; StageResult is one stage of a
 //     workflow. Outcome (succeeded, failed, skipped, cancelled) is kept
@@ -21,11 +21,13 @@
 // checks that each EventType constant has exactly one and a phase in the
 // kinds table, and typegen makes the TypeScript Event a union
 // discriminated by type from the same methods, so the UI narrows by
-// e.type with no casts.
+// e.type with no casts. A Draft must name its payload: one without has no
+// type, and the Emitter logs and drops it (a test fails on any Draft
+// literal in the module without Data).
 //
-// To add an event type: its constant and kinds entry (event.go), its
-// payload type with its EventType method and its place in Payloads
-// (payload.go), the code that emits it, and its case in the UI's reducer
+// To add an event type, three files: eventtype.go (its constant, its
+// kinds entry, its payload type with its EventType method and its place
+// in Payloads), the code that emits it, and its case in the UI's reducer
 // (frontend/src/lib/stores/reducer.ts); then make types.
 //
 // An Emitter stamps each event with its id, seq (strictly increasing

@@ -475,55 +475,6 @@ export const AnswerValues = [
 ] as const;
 export type Answer = (typeof AnswerValues)[number];
 /**
- * EventType names an event.
- */
-export const EventTypeValues = [
-  "token",
-  "reasoning",
-  "model_waiting",
-  "model_retry",
-  "think_start",
-  "think_end",
-  "tool_call",
-  "tool_result",
-  "tool_error",
-  "guard_triggered",
-  "plan_generated",
-  "step_start",
-  "step_end",
-  "memory_recalled",
-  "context_compressed",
-  "handoff_start",
-  "handoff_end",
-  "reflection_start",
-  "reflection_end",
-  "critique_generated",
-  "refining",
-  "revision_completed",
-  "replay_divergence",
-  "chart",
-  "stage_start",
-  "stage_end",
-  "error",
-  "final_answer",
-  "cancelled",
-  "turn_completed",
-] as const;
-export type EventType = (typeof EventTypeValues)[number];
-/**
- * Phase groups events by what the agent is doing.
- */
-export const PhaseValues = [
-  "thinking",
-  "acting",
-  "planning",
-  "handing_off",
-  "reflecting",
-  "stage",
-  "terminal",
-] as const;
-export type Phase = (typeof PhaseValues)[number];
-/**
  * EventBase is what every Event has besides its type and its data, whose
  * type depends on the type: see Event.
  */
@@ -589,16 +540,54 @@ export interface PlanStep {
   status: string; // pending, running, done, error
 }
 /**
- * Limits bound one agent run. Zero values take the defaults.
+ * EventType names an event.
  */
-export interface Limits {
-  max_steps: number /* int */; // model calls (default 25)
-  max_tool_calls: number /* int */; // tool calls (default 50)
-  token_budget: number /* int */; // total tokens; 0 = none
-  timeout: number /* nanoseconds */; // wall clock; 0 = none
-  stall_threshold: number /* int */;
-  max_tool_output: number /* int */; // bytes of a tool result sent back (default 16 KiB)
-}
+export const EventTypeValues = [
+  "token",
+  "reasoning",
+  "model_waiting",
+  "model_retry",
+  "think_start",
+  "think_end",
+  "tool_call",
+  "tool_result",
+  "tool_error",
+  "guard_triggered",
+  "plan_generated",
+  "step_start",
+  "step_end",
+  "memory_recalled",
+  "context_compressed",
+  "handoff_start",
+  "handoff_end",
+  "reflection_start",
+  "reflection_end",
+  "critique_generated",
+  "refining",
+  "revision_completed",
+  "replay_divergence",
+  "chart",
+  "stage_start",
+  "stage_end",
+  "error",
+  "final_answer",
+  "cancelled",
+  "turn_completed",
+] as const;
+export type EventType = (typeof EventTypeValues)[number];
+/**
+ * Phase groups events by what the agent is doing.
+ */
+export const PhaseValues = [
+  "thinking",
+  "acting",
+  "planning",
+  "handing_off",
+  "reflecting",
+  "stage",
+  "terminal",
+] as const;
+export type Phase = (typeof PhaseValues)[number];
 /**
  * TokenData is a piece of the answer as the model streams it.
  */
@@ -777,6 +766,17 @@ export interface CancelledData {
  * the UI reads no messages from it.)
  */
 export interface TurnCompletedData extends Result {
+}
+/**
+ * Limits bound one agent run. Zero values take the defaults.
+ */
+export interface Limits {
+  max_steps: number /* int */; // model calls (default 25)
+  max_tool_calls: number /* int */; // tool calls (default 50)
+  token_budget: number /* int */; // total tokens; 0 = none
+  timeout: number /* nanoseconds */; // wall clock; 0 = none
+  stall_threshold: number /* int */;
+  max_tool_output: number /* int */; // bytes of a tool result sent back (default 16 KiB)
 }
 /**
  * Outcome is the roll-up of how a turn or stage ended.

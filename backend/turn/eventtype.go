@@ -2,6 +2,118 @@ package turn
 
 import "encoding/json"
 
+// This file holds everything that is per event type: its name, its phase
+// and whether it is a checkpoint (kinds), and its payload type, which says
+// its name (EventType) and is listed in Payloads. Adding an event type is
+// one constant, one kinds entry and one payload type here; see the
+// package doc.
+
+// EventType names an event.
+type EventType string
+
+const (
+	EventToken EventType = "token"
+	// EventReasoning is the model's visible thinking, streamed like token
+	// and coalesced like it; it is never part of the answer.
+	EventReasoning EventType = "reasoning"
+	// EventModelWaiting says a model call has received nothing yet, a few
+	// seconds after it started (a local server loading a model).
+	EventModelWaiting EventType = "model_waiting"
+	// EventModelRetry says a model call failed before its answer began
+	// and will be tried again after a wait (a 429, a 5xx, a dropped
+	// connection): one per retry.
+	EventModelRetry        EventType = "model_retry"
+	EventThinkStart        EventType = "think_start"
+	EventThinkEnd          EventType = "think_end"
+	EventToolCall          EventType = "tool_call"
+	EventToolResult        EventType = "tool_result"
+	EventToolError         EventType = "tool_error"
+	EventGuardTriggered    EventType = "guard_triggered"
+	EventPlanGenerated     EventType = "plan_generated"
+	EventStepStart         EventType = "step_start"
+	EventStepEnd           EventType = "step_end"
+	EventMemoryRecalled    EventType = "memory_recalled"
+	EventContextCompressed EventType = "context_compressed"
+	EventHandoffStart      EventType = "handoff_start"
+	EventHandoffEnd        EventType = "handoff_end"
+	EventReflectionStart   EventType = "reflection_start"
+	EventReflectionEnd     EventType = "reflection_end"
+	EventCritique          EventType = "critique_generated"
+	EventRefining          EventType = "refining"
+	EventRevision          EventType = "revision_completed"
+	EventReplayDivergence  EventType = "replay_divergence"
+	EventChart             EventType = "chart"
+	EventStageStart        EventType = "stage_start"
+	EventStageEnd          EventType = "stage_end"
+	EventError             EventType = "error"
+	EventFinalAnswer       EventType = "final_answer"
+	EventCancelled         EventType = "cancelled"
+	EventTurnCompleted     EventType = "turn_completed"
+)
+
+// Phase groups events by what the agent is doing.
+type Phase string
+
+const (
+	PhaseThinking   Phase = "thinking"
+	PhaseActing     Phase = "acting"
+	PhasePlanning   Phase = "planning"
+	PhaseHandingOff Phase = "handing_off"
+	PhaseReflecting Phase = "reflecting"
+	PhaseStage      Phase = "stage"
+	PhaseTerminal   Phase = "terminal"
+)
+
+// kinds maps each type to its phase and whether it is a checkpoint: a
+// moment with no model or tool call in flight.
+var kinds = map[EventType]struct {
+	phase      Phase
+	checkpoint bool
+}{
+	EventToken:             {PhaseThinking, false},
+	EventReasoning:         {PhaseThinking, false},
+	EventModelWaiting:      {PhaseThinking, false},
+	EventModelRetry:        {PhaseThinking, false},
+	EventThinkStart:        {PhaseThinking, false},
+	EventThinkEnd:          {PhaseThinking, true},
+	EventToolCall:          {PhaseActing, false},
+	EventToolResult:        {PhaseActing, true},
+	EventToolError:         {PhaseActing, true},
+	EventGuardTriggered:    {PhaseActing, false},
+	EventPlanGenerated:     {PhasePlanning, true},
+	EventStepStart:         {PhasePlanning, false},
+	EventStepEnd:           {PhasePlanning, true},
+	EventMemoryRecalled:    {PhaseThinking, false},
+	EventContextCompressed: {PhaseThinking, true},
+	EventHandoffStart:      {PhaseHandingOff, false},
+	EventHandoffEnd:        {PhaseHandingOff, true},
+	EventReflectionStart:   {PhaseReflecting, false},
+	EventReflectionEnd:     {PhaseReflecting, true},
+	EventCritique:          {PhaseReflecting, true},
+	EventRefining:          {PhaseReflecting, false},
+	EventRevision:          {PhaseReflecting, true},
+	EventReplayDivergence:  {PhaseThinking, false},
+	EventChart:             {PhaseThinking, false},
+	EventStageStart:        {PhaseStage, false},
+	EventStageEnd:          {PhaseStage, true},
+	EventError:             {PhaseTerminal, true},
+	EventFinalAnswer:       {PhaseTerminal, true},
+	EventCancelled:         {PhaseTerminal, true},
+	EventTurnCompleted:     {PhaseTerminal, true},
+}
+
+// PhaseOf returns the phase of an event type.
+func PhaseOf(t EventType) Phase { return kinds[t].phase }
+
+// IsCheckpoint reports whether events of type t are checkpoints.
+func IsCheckpoint(t EventType) bool { return kinds[t].checkpoint }
+
+// IsTerminal reports whether t ends a turn's answer (final_answer,
+// cancelled or error).
+func IsTerminal(t EventType) bool {
+	return t == EventFinalAnswer || t == EventCancelled || t == EventError
+}
+
 // Payload is the data of one event type: each payload type says which
 // type its events are, so an Emitter takes the payload alone and an event
 // cannot be given the data of another (see the package doc). Every
