@@ -55,15 +55,9 @@ var msgUnion = union{pkg: "backend/msg", envelope: "Message", tag: "kind", data:
 
 func generateUnion(t *testing.T, msg string) (string, error) {
 	t.Helper()
-	dir := tree(t, map[string]string{"app/app.go": msgAppGo, "backend/msg/msg.go": msg, "backend/turn/turn.go": turnGo})
 	c := testConfig
 	c.unions = []union{msgUnion}
-	g, err := newGenerator(dir, c)
-	if err != nil {
-		return "", err
-	}
-	out, err := g.generate("vTest")
-	return string(out), err
+	return generateTree(t, map[string]string{"app/app.go": msgAppGo, "backend/msg/msg.go": msg, "backend/turn/turn.go": turnGo}, c)
 }
 
 // A registered envelope becomes its other fields intersected with one

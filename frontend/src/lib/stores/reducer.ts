@@ -176,19 +176,17 @@ function fold(v: TurnView, ev: AgentEvent) {
       v.waiting = { stageId: ev.stage_id, since, waitedMs };
       return;
     }
-    case 'model_retry': {
+    case 'model_retry':
       // A call that failed before its answer began and is tried again: a
       // note that stays where it happened, so a turn that was slow to start
       // says why, live and when read back.
       pushNote(v, ev, { type: 'retry', data: ev.data });
       return;
-    }
-    case 'think_start': {
+    case 'think_start':
       v.thinking = true;
       v.callStartedAt = ev.at;
       v.blocks = settleThinking(v.blocks, ev.stage_id);
       return;
-    }
     case 'think_end': {
       const d = ev.data;
       v.thinking = false;
@@ -224,11 +222,10 @@ function fold(v: TurnView, ev: AgentEvent) {
       }
       return;
     }
-    case 'plan_generated': {
+    case 'plan_generated':
       v.plan = (ev.data.steps ?? []).map((s) => ({ ...s, status: s.status || 'pending' }));
       if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
       return;
-    }
     case 'step_start': {
       const d = ev.data;
       setStep(v, d.step_index, 'running', d.description);
@@ -240,14 +237,12 @@ function fold(v: TurnView, ev: AgentEvent) {
       setStep(v, d.step_index, d.success ? 'done' : 'error');
       return;
     }
-    case 'memory_recalled': {
+    case 'memory_recalled':
       pushNote(v, ev, { type: 'memory', count: ev.data.count ?? 0 });
       return;
-    }
-    case 'context_compressed': {
+    case 'context_compressed':
       pushNote(v, ev, { type: 'compressed', data: ev.data });
       return;
-    }
     case 'handoff_start': {
       const d = ev.data;
       pushNote(v, ev, { type: 'handoff', from: d.from, to: d.to, done: false });
@@ -260,10 +255,9 @@ function fold(v: TurnView, ev: AgentEvent) {
       if (b?.kind === 'note' && b.note.type === 'handoff') v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true, outcome: d.outcome } });
       return;
     }
-    case 'reflection_start': {
+    case 'reflection_start':
       pushNote(v, ev, { type: 'reflection', iteration: ev.data.iteration, done: false });
       return;
-    }
     case 'reflection_end': {
       const d = ev.data;
       const note: NoteBlock['note'] = { type: 'reflection', iteration: d.iteration, score: d.score, passed: d.passed, done: true };
@@ -273,18 +267,15 @@ function fold(v: TurnView, ev: AgentEvent) {
       else pushNote(v, ev, note);
       return;
     }
-    case 'critique_generated': {
+    case 'critique_generated':
       pushNote(v, ev, { type: 'critique', data: ev.data });
       return;
-    }
-    case 'refining': {
+    case 'refining':
       pushNote(v, ev, { type: 'refining', iteration: ev.data.iteration });
       return;
-    }
-    case 'replay_divergence': {
+    case 'replay_divergence':
       pushNote(v, ev, { type: 'divergence', data: ev.data });
       return;
-    }
     case 'chart': {
       const d = ev.data;
       v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, stageId: ev.stage_id, title: d.title ?? '', spec: d.spec }];
