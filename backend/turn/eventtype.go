@@ -124,8 +124,9 @@ type Payload interface {
 }
 
 // Payloads returns a zero value of every payload type, in the order of the
-// EventType constants: what typegen makes the TypeScript event union of,
-// and what the tests check covers every event type once.
+// EventType constants; the tests check it covers every event type once.
+// (typegen, which reads the source, finds the same types by their
+// EventType methods to make the TypeScript event union.)
 func Payloads() []Payload {
 	return []Payload{
 		TokenData{}, ReasoningData{}, ModelWaitingData{}, ModelRetryData{},
