@@ -135,19 +135,27 @@ func TestServeNoticesAKilledRun(t *testing.T) {
 		if !ok {
 			continue
 		}
+		// The bus's envelope: {"kind":...,"data":...}.
 		var msg struct {
-			Kind  string `json:"kind"`
-			Turns []struct {
-				TurnID    string `json:"turn_id"`
-				SessionID string `json:"session_id"`
-				State     string `json:"state"`
-			} `json:"turns"`
+			Kind string          `json:"kind"`
+			Data json.RawMessage `json:"data"`
 		}
 		if err := json.Unmarshal([]byte(data), &msg); err != nil {
 			t.Fatalf("%v: %s", err, data)
 		}
-		for _, c := range msg.Turns {
-			if msg.Kind == "turns_changed" && c.TurnID == tr {
+		if msg.Kind != "turns_changed" {
+			continue
+		}
+		var turns []struct {
+			TurnID    string `json:"turn_id"`
+			SessionID string `json:"session_id"`
+			State     string `json:"state"`
+		}
+		if err := json.Unmarshal(msg.Data, &turns); err != nil {
+			t.Fatalf("%v: %s", err, data)
+		}
+		for _, c := range turns {
+			if c.TurnID == tr {
 				if c.SessionID != sess || c.State != "interrupted" {
 					t.Fatalf("turns_changed %+v", c)
 				}

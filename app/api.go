@@ -12,6 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -276,7 +277,7 @@ func (a *API) ListProviders() ([]ProviderView, error) {
 
 // Presets lists the built-in provider presets.
 func (a *API) Presets() ([]llm.Provider, error) {
-	return call(a, anyTime, func(context.Context) ([]llm.Provider, error) { return llm.Presets(), nil })
+	return call(a, anyTime, func(context.Context) ([]llm.Provider, error) { return catalog.Presets(), nil })
 }
 
 // SaveProvider stores a provider definition, and its key in the keyring.
@@ -298,7 +299,7 @@ func (a *API) TestProvider(input ProviderInput) (TestReply, error) {
 // DetectLocal finds local model servers on their default ports.
 func (a *API) DetectLocal() ([]llm.Detected, error) {
 	return call(a, anyTime, func(ctx context.Context) ([]llm.Detected, error) {
-		return llm.DetectLocal(ctx, a.s.httpClient(), llm.Presets(), 0), nil
+		return catalog.DetectLocal(ctx, a.s.httpClient(), catalog.Presets(), 0), nil
 	})
 }
 

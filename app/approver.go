@@ -9,18 +9,22 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// PendingApproval is a tool call waiting for the person's answer.
+// PendingApproval is a tool call waiting for the person's answer; the
+// bus's message of a new one.
 type PendingApproval struct {
 	agent.ApprovalRequest
 }
 
-// approvals asks the person through the UI and blocks the tool call until
-// they answer (AnswerApproval), the turn is stopped, or the app quits.
+// Kind implements Message.
+func (PendingApproval) Kind() MessageKind { return KindApproval }
+
+// approvals asks the person through the UIs (a PendingApproval on the bus)
+// and blocks the tool call until they answer (AnswerApproval), the turn is
+// stopped, or the app quits.
 type approvals struct {
-	mu        sync.Mutex
-	pending   map[string]*waiting // by call id
-	listeners map[int]func(PendingApproval)
-	next      int
+	bus     *Bus
+	mu      sync.Mutex
+	pending map[string]*waiting // by call id
 }
 
 type waiting struct {
@@ -28,13 +32,8 @@ type waiting struct {
 	answer chan turn.Answer
 }
 
-func newApprovals() *approvals {
-	return &approvals{pending: map[string]*waiting{}, listeners: map[int]func(PendingApproval){}}
-}
-
-// listen adds a listener for new requests; call the result to remove it.
-func (a *approvals) listen(fn func(PendingApproval)) func() {
-	return addListener(&a.mu, &a.next, a.listeners, fn)
+func newApprovals(bus *Bus) *approvals {
+	return &approvals{bus: bus, pending: map[string]*waiting{}}
 }
 
 // Approve implements agent.Approver.
@@ -42,19 +41,13 @@ func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (tur
 	w := &waiting{req: req, answer: make(chan turn.Answer, 1)}
 	a.mu.Lock()
 	a.pending[req.CallID] = w
-	var notify []func(PendingApproval)
-	for _, l := range a.listeners {
-		notify = append(notify, l)
-	}
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
 		delete(a.pending, req.CallID)
 		a.mu.Unlock()
 	}()
-	for _, n := range notify {
-		n(PendingApproval{req})
-	}
+	a.bus.Publish(PendingApproval{req})
 	select {
 	case ans := <-w.answer:
 		return ans, nil

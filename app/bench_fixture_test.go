@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -19,14 +19,17 @@ import (
 
 // benchRig is the desktop app's turn path without the window: a real
 // database, the runner, and the live sinks the app puts behind it (the Hub,
-// and a Coalescer whose output is encoded as EventsEmit would encode it).
-// The runner adds the store's EventLog itself.
+// and the Coalescer that publishes on the bus), and the window's
+// subscription, whose envelopes are encoded as EventsEmit would encode
+// them. The runner adds the store's EventLog itself.
 type benchRig struct {
 	db      *store.DB
 	runner  *runner.Runner
 	hub     *Hub
 	co      *Coalescer
-	emitted atomic.Int64 // bytes the coalescer handed to the "UI"
+	sub     *Subscription // the window's
+	pumped  chan struct{} // closed when the window's pump has returned
+	emitted atomic.Int64  // bytes of the envelopes handed to the "UI"
 }
 
 func newBenchRig(b *testing.B) *benchRig {
@@ -43,18 +46,38 @@ func newBenchRig(b *testing.B) *benchRig {
 		Workflows:  workflow.Builtins,
 		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}},
 	})
-	// What desktop.go does: the hub feeds the coalescer, whose batches are
-	// marshalled (Wails' EventsEmit JSON-encodes its arguments).
-	r.co = NewCoalescer(func(batch []Delivered) {
-		data, err := json.Marshal(batch)
-		if err != nil {
-			panic(err)
-		}
-		r.emitted.Add(int64(len(data)))
-	}, 16*time.Millisecond)
+	// What NewService and desktop.go do: the hub feeds the coalescer,
+	// which publishes on the bus, whose envelopes the window's pump
+	// marshals (Wails' EventsEmit JSON-encodes its arguments).
+	bus := NewBus()
+	r.co = eventBatches(bus)
 	unsub := r.hub.Subscribe(func(e turn.Event) { _ = r.co.Emit(e) })
-	b.Cleanup(unsub)
+	r.sub, r.pumped = bus.Subscribe(uiQueue), make(chan struct{})
+	go func() {
+		defer close(r.pumped)
+		r.sub.Pump(r.emit)
+	}()
+	b.Cleanup(func() { unsub(); r.settle() })
 	return r
+}
+
+// emit is EventsEmit's cost: the envelope encoded.
+func (r *benchRig) emit(env Envelope) {
+	data, err := json.Marshal(env)
+	if err != nil {
+		panic(err)
+	}
+	r.emitted.Add(int64(len(data)))
+}
+
+// settle stops the window's pump once every message published so far is
+// emitted.
+func (r *benchRig) settle() {
+	for _, env := range r.sub.Drain() {
+		r.emit(env)
+	}
+	r.sub.Close()
+	<-r.pumped
 }
 
 // newSession returns a new empty session: each measured turn gets its own,
@@ -82,7 +105,7 @@ func (r *benchRig) start(b *testing.B, req runner.Request, extra ...turn.Sink) *
 		req.Model = "m"
 	}
 	if req.Capture == "" {
-		req.Capture = llm.CaptureRecord // the app's default setting
+		req.Capture = recording.Record // the app's default setting
 	}
 	h, err := r.runner.Start(context.Background(), req)
 	if err != nil {

@@ -106,6 +106,7 @@ func benchCheckPipelineStored(b *testing.B, rig *benchRig, turnID string) {
 	if d.State != store.StateCompleted || d.LastSeq < benchPipelineTokens {
 		b.Fatalf("last turn: state %s, %d events stored", d.State, d.LastSeq)
 	}
+	rig.settle()
 	if rig.emitted.Load() == 0 {
 		b.Fatal("the coalescer emitted nothing")
 	}

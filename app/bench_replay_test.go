@@ -14,6 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -50,7 +51,7 @@ agents:
 // median) and recorded/replayed. Target: replay ≥ 20x faster.
 //
 // It also measures what the capture middleware costs per call in replay
-// mode: each of the 20 recorded calls is replayed through llm.WithCapture
+// mode: each of the 20 recorded calls is replayed through recording.WithCapture
 // (canonical request, key hash, lookup, chunk delivery) and looked up with
 // a bare store GetCapture, alternating. Target: middleware/lookup ≤ 1.25.
 func BenchmarkReplay(b *testing.B) {
@@ -79,7 +80,7 @@ func BenchmarkReplay(b *testing.B) {
 		for range benchReplayRuns {
 			start := time.Now()
 			h := rig.start(b, runner.Request{Message: "Write a short note on the benchmark.", Workflow: wfPath,
-				BaseURL: "http://replay.invalid/v1", Capture: llm.CaptureReplay, History: []llm.Message{}})
+				BaseURL: "http://replay.invalid/v1", Capture: recording.Replay, History: []llm.Message{}})
 			rep := h.Wait()
 			replayed = append(replayed, time.Since(start))
 			rig.end(h)
@@ -137,7 +138,7 @@ func benchReplayPerCall(b *testing.B, db *store.DB, sessionID string) (calls, lo
 		b.Fatal("replay mode called the model")
 		return llm.Response{}, nil
 	})
-	mw := llm.WithCapture(offline, llm.CaptureOptions{Mode: llm.CaptureReplay, Store: caps})
+	mw := recording.WithCapture(offline, recording.Options{Mode: recording.Replay, Store: caps})
 	deliver := func(llm.Chunk) error { return nil }
 	for r := range benchReplayReps {
 		for i, req := range reqs {
@@ -192,12 +193,12 @@ func benchRecordedRequests(b *testing.B, db *store.DB, sessionID string) []bench
 		b.Fatal(err)
 	}
 	for _, c := range doc.Captures {
-		var f llm.CanonicalForm
+		var f recording.CanonicalForm
 		if err := json.Unmarshal(c.Request, &f); err != nil {
 			b.Fatal(err)
 		}
 		req := benchRequestOf(b, f)
-		if k := llm.CaptureKey(req); k != c.Key {
+		if k := recording.Key(req); k != c.Key {
 			b.Fatalf("rebuilt request has key %s, stored %s", k, c.Key)
 		}
 		out = append(out, benchRecorded{key: c.Key, req: req})
@@ -205,7 +206,7 @@ func benchRecordedRequests(b *testing.B, db *store.DB, sessionID string) []bench
 	return out
 }
 
-func benchRequestOf(b *testing.B, f llm.CanonicalForm) llm.Request {
+func benchRequestOf(b *testing.B, f recording.CanonicalForm) llm.Request {
 	req := llm.Request{Model: f.Model, MaxTokens: f.MaxTokens}
 	for _, m := range f.Messages {
 		msg := llm.Message{Role: m.Role, Content: m.Content, ToolCallID: m.ToolCallID, Name: m.Name}

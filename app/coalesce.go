@@ -16,6 +16,19 @@ type Delivered struct {
 	FirstSeq int64 `json:"first_seq"`
 }
 
+// EventBatch is the bus's message of live events: what a Coalescer hands
+// on, never empty.
+type EventBatch []Delivered
+
+// Kind implements Message.
+func (EventBatch) Kind() MessageKind { return KindEvents }
+
+// eventBatches is the Coalescer that publishes its batches on bus: the
+// one every UI's events go through.
+func eventBatches(bus *Bus) *Coalescer {
+	return NewCoalescer(func(batch []Delivered) { bus.Publish(EventBatch(batch)) }, 16*time.Millisecond)
+}
+
 // Coalescer batches events for a UI whose transport has no back-pressure
 // (Wails' EventsEmit runs one JavaScript evaluation per call). Rules:
 //

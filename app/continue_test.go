@@ -7,7 +7,9 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
@@ -23,7 +25,7 @@ func (f *fixture) cliSession(t *testing.T, model string) store.Session {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := f.svc.runner.Start(context.Background(), runner.Request{SessionID: s.ID, Message: "hi", Model: model, BaseURL: cli.URL(), Capture: llm.CaptureRecord})
+	h, err := f.svc.runner.Start(context.Background(), runner.Request{SessionID: s.ID, Message: "hi", Model: model, BaseURL: cli.URL(), Capture: recording.Record})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +93,7 @@ func TestACLISessionContinuesInTheWindow(t *testing.T) {
 func TestRerunRunsOnTheChosenModelsProvider(t *testing.T) {
 	f := newFixture(t)
 	other := llmtest.NewServer(t)
-	if _, err := f.api.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "other", Kind: llm.KindCustom, BaseURL: other.URL(), Local: true}}); err != nil {
+	if _, err := f.api.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "other", Kind: catalog.KindCustom, BaseURL: other.URL(), Local: true}}); err != nil {
 		t.Fatal(err)
 	}
 	s := f.session(t, "numbers")

@@ -4,9 +4,7 @@ import (
 	"context"
 	"io/fs"
 	"log/slog"
-	"time"
 
-	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/wailsapp/wails/v2"
 	"github.com/wailsapp/wails/v2/pkg/logger"
 	"github.com/wailsapp/wails/v2/pkg/options"
@@ -15,13 +13,9 @@ import (
 	"github.com/wailsapp/wails/v2/pkg/runtime"
 )
 
-// Event names on the Wails bus.
-const (
-	EventBatch        = "agentdeck:events"        // []Delivered
-	EventApproval     = "agentdeck:approval"      // PendingApproval
-	EventTurnsChanged = "agentdeck:turns_changed" // []TurnChange
-	EventEvalProgress = "agentdeck:eval_progress" // EvalProgress
-)
+// BusEvent is the one Wails event the window gets: every Envelope of the
+// bus, as it is.
+const BusEvent = "agentdeck:bus"
 
 // DesktopConfig is what the window needs beyond the Service.
 type DesktopConfig struct {
@@ -35,7 +29,8 @@ type DesktopConfig struct {
 // RunDesktop opens the desktop window and blocks until it is closed. This
 // file is the only one in the repo that imports the Wails runtime.
 func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
-	var unsubscribe, unTurns func()
+	var sub *Subscription
+	pumped := make(chan struct{})
 	// Before the window starts: no call reads it yet.
 	svc.clipboard = WindowClipboard()
 	return wails.Run(&options.App{
@@ -49,15 +44,14 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 		},
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		OnStartup: func(wctx context.Context) {
-			// Coalesce before emitting: EventsEmit has no back-pressure
-			// and costs one JavaScript evaluation per call.
-			co := NewCoalescer(func(batch []Delivered) { runtime.EventsEmit(wctx, EventBatch, batch) }, 16*time.Millisecond)
-			if hub := svc.eventHub(); hub != nil {
-				unsubscribe = hub.Subscribe(func(e turn.Event) { _ = co.Emit(e) })
-				unTurns = hub.SubscribeTurns(func(c []TurnChange) { runtime.EventsEmit(wctx, EventTurnsChanged, c) })
-			}
-			svc.onApproval(func(p PendingApproval) { runtime.EventsEmit(wctx, EventApproval, p) })
-			svc.onEvalProgress(func(p EvalProgress) { runtime.EventsEmit(wctx, EventEvalProgress, p) })
+			// EventsEmit has no back-pressure and costs one JavaScript
+			// evaluation per call: the bus's events come coalesced, and
+			// its queue is bounded (see Bus).
+			sub = svc.bus.Subscribe(uiQueue)
+			go func() {
+				defer close(pumped)
+				sub.Pump(func(env Envelope) { runtime.EventsEmit(wctx, BusEvent, env) })
+			}()
 			// After the subscriptions: startup starts the watcher of dead
 			// processes' turns, whose first look is at once.
 			svc.startup(wctx)
@@ -65,9 +59,9 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 		},
 		OnShutdown: func(wctx context.Context) {
 			svc.shutdown()
-			if unsubscribe != nil {
-				unsubscribe()
-				unTurns()
+			if sub != nil {
+				sub.Close()
+				<-pumped
 			}
 			svc.log.Info("window closed")
 		},

@@ -56,7 +56,7 @@ func TestQuitDuringEvalWithAStuckTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := <-progress; p.State != store.EvalRunning {
+	if p := progress.Next(); p.State != store.EvalRunning {
 		t.Fatalf("first progress %+v", p)
 	}
 	if !srv.WaitRequests(1, turntest.WaitTimeout) {

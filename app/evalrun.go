@@ -67,7 +67,8 @@ type EvalStart struct {
 }
 
 // EvalProgress is a run started from the window as it goes: one when it
-// starts, one as each case ends, one when it ends.
+// starts, one as each case ends, one when it ends. It goes to the UIs on
+// the bus.
 type EvalProgress struct {
 	RunID   string `json:"run_id"`
 	Suite   string `json:"suite"`
@@ -84,6 +85,9 @@ type EvalProgress struct {
 	Error string `json:"error,omitempty"`
 }
 
+// Kind implements Message.
+func (EvalProgress) Kind() MessageKind { return KindEvalProgress }
+
 // EvalCaseEnded is one case × model × repeat as it ended.
 type EvalCaseEnded struct {
 	CaseID string `json:"case_id"`
@@ -98,32 +102,13 @@ const MaxEvalConcurrency = 8
 
 // evalRuns is the runs this process started from a UI: each one's Stop.
 type evalRuns struct {
-	mu        sync.Mutex
-	cancel    map[string]context.CancelFunc
-	wg        sync.WaitGroup
-	listeners map[int]func(EvalProgress)
-	next      int
+	mu     sync.Mutex
+	cancel map[string]context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 func newEvalRuns() *evalRuns {
-	return &evalRuns{cancel: map[string]context.CancelFunc{}, listeners: map[int]func(EvalProgress){}}
-}
-
-// listen adds a listener for progress; call the result to remove it.
-func (e *evalRuns) listen(fn func(EvalProgress)) func() {
-	return addListener(&e.mu, &e.next, e.listeners, fn)
-}
-
-func (e *evalRuns) tell(p EvalProgress) {
-	e.mu.Lock()
-	fns := make([]func(EvalProgress), 0, len(e.listeners))
-	for _, fn := range e.listeners {
-		fns = append(fns, fn)
-	}
-	e.mu.Unlock()
-	for _, fn := range fns {
-		fn(p)
-	}
+	return &evalRuns{cancel: map[string]context.CancelFunc{}}
 }
 
 // stopAll stops every run and waits for them to be stored, at most wait;
@@ -143,9 +128,6 @@ func (e *evalRuns) stopAll(wait time.Duration) bool {
 		return false
 	}
 }
-
-// onEvalProgress adds a listener for runs' progress; call the result to remove it.
-func (s *Service) onEvalProgress(fn func(EvalProgress)) func() { return s.evals.listen(fn) }
 
 // evalDir is the folder of suite files: evals/ in the data folder.
 func (s *Service) evalDir() string { return filepath.Join(filepath.Dir(s.dbPath), "evals") }
@@ -309,7 +291,7 @@ func slugFile(name string) string {
 }
 
 // startEval starts a run of a suite file in the background and returns it
-// stored, running; its progress goes to onEvalProgress's listeners.
+// stored, running; its progress goes out on the bus.
 func (s *Service) startEval(ctx context.Context, req EvalStart) (store.EvalRun, error) {
 	path, err := s.suitePath(req.File)
 	if err != nil {
@@ -338,7 +320,7 @@ func (s *Service) startEval(ctx context.Context, req EvalStart) (store.EvalRun, 
 	return sr.Run, nil
 }
 
-// executeEval runs sr to its end, telling the listeners as it goes.
+// executeEval runs sr to its end, telling the UIs as it goes.
 func (s *Service) executeEval(ctx context.Context, cancel context.CancelFunc, sr *eval.SuiteRun) {
 	defer s.evals.wg.Done()
 	defer func() {
@@ -348,7 +330,7 @@ func (s *Service) executeEval(ctx context.Context, cancel context.CancelFunc, sr
 		cancel()
 	}()
 	p := EvalProgress{RunID: sr.Run.ID, Suite: sr.Run.SuiteName, State: store.EvalRunning, Planned: sr.Planned()}
-	s.evals.tell(p)
+	s.bus.Publish(p)
 	r := eval.NewRunner(s.db, s.runner, nil, s.log)
 	run, err := sr.Execute(ctx, r, func(done, _ int, in eval.CaseInput, out eval.CaseOutput, err error) {
 		p.Done = done
@@ -362,7 +344,7 @@ func (s *Service) executeEval(ctx context.Context, cancel context.CancelFunc, sr
 			state = store.EvalError
 		}
 		p.Case = &EvalCaseEnded{CaseID: in.CaseID, Model: in.Model, Repeat: in.Repeat, State: state, TurnID: out.TurnID}
-		s.evals.tell(p)
+		s.bus.Publish(p)
 	})
 	p.Case = nil
 	if err != nil {
@@ -374,7 +356,7 @@ func (s *Service) executeEval(ctx context.Context, cancel context.CancelFunc, sr
 		p.State = run.State
 	}
 	s.log.Info("evaluation run ended", "run", sr.Run.ID, "state", p.State, "passed", p.Passed, "of", p.Planned)
-	s.evals.tell(p)
+	s.bus.Publish(p)
 }
 
 // optionProblem says a refused run option by its name in the window.

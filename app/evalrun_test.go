@@ -10,19 +10,20 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 // evalService is a Service over a fresh database whose provider "fake"
-// is the scripted server, with the progress of its runs on a channel;
+// is the scripted server, with the progress of its runs watched on the bus;
 // opts may change its Config (DB is the *store.DB) before it is made.
-func evalService(t *testing.T, opts ...func(*Config)) (*Service, *store.DB, *llmtest.Server, string, <-chan EvalProgress) {
+func evalService(t *testing.T, opts ...func(*Config)) (*Service, *store.DB, *llmtest.Server, string, *busWatch[EvalProgress]) {
 	t.Helper()
 	dir, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
-	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows}
@@ -30,24 +31,22 @@ func evalService(t *testing.T, opts ...func(*Config)) (*Service, *store.DB, *llm
 		o(&cfg)
 	}
 	svc := NewService(cfg)
-	progress := make(chan EvalProgress, 64)
-	t.Cleanup(svc.onEvalProgress(func(p EvalProgress) { progress <- p }))
+	progress := watchBus[EvalProgress](t, svc.bus)
 	t.Cleanup(svc.shutdown)
 	return svc, db, srv, filepath.Join(dir, "evals"), progress
 }
 
 // untilEnded reads progress until the run ends, and returns all of it.
-func untilEnded(t *testing.T, progress <-chan EvalProgress) []EvalProgress {
+func untilEnded(t *testing.T, progress *busWatch[EvalProgress]) []EvalProgress {
 	t.Helper()
 	var seen []EvalProgress
-	for p := range progress {
+	for {
+		p := progress.Next()
 		seen = append(seen, p)
 		if p.State != store.EvalRunning {
 			return seen
 		}
 	}
-	t.Fatal("the progress channel closed")
-	return nil
 }
 
 const geoSuite = `# Kept by hand.
@@ -212,7 +211,7 @@ func TestStopEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p := <-progress; p.State != store.EvalRunning || p.Done != 0 {
+	if p := progress.Next(); p.State != store.EvalRunning || p.Done != 0 {
 		t.Fatalf("first progress %+v", p)
 	}
 	if !srv.WaitRequests(1, time.Minute) {
@@ -243,7 +242,7 @@ func TestStopEval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	<-progress
+	progress.Next()
 	if !srv.WaitRequests(2, time.Minute) {
 		t.Fatal("the second run never asked the model")
 	}

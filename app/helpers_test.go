@@ -7,6 +7,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -40,7 +41,7 @@ func newFixture(t *testing.T) *fixture {
 // addProvider saves the scripted server as the provider "local".
 func (f *fixture) addProvider(t *testing.T) {
 	t.Helper()
-	if _, err := f.api.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: f.srv.URL(), Local: true}}); err != nil {
+	if _, err := f.api.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "local", Kind: catalog.KindCustom, BaseURL: f.srv.URL(), Local: true}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -79,4 +80,49 @@ func httpClient(t *testing.T) *http.Client {
 	c := &http.Client{Transport: &http.Transport{}}
 	t.Cleanup(c.CloseIdleConnections)
 	return c
+}
+
+// busWatch holds a subscription of the bus for a test, and hands out the
+// messages of type T published on it (the others are dropped), the way
+// eventbustest's Expect does: with no goroutine, so a message published
+// before a call returned is there at once.
+type busWatch[T Message] struct {
+	sub  *Subscription
+	held []T
+}
+
+// watchBus subscribes to b until the test ends.
+func watchBus[T Message](t testing.TB, b *Bus) *busWatch[T] {
+	w := &busWatch[T]{sub: b.Subscribe(1 << 16)}
+	t.Cleanup(w.sub.Close)
+	return w
+}
+
+// Taken returns, without waiting, the messages not yet handed out.
+func (w *busWatch[T]) Taken() []T {
+	w.take()
+	out := w.held
+	w.held = nil
+	return out
+}
+
+// Next waits for the next message.
+func (w *busWatch[T]) Next() T {
+	for {
+		w.take()
+		if len(w.held) > 0 {
+			m := w.held[0]
+			w.held = w.held[1:]
+			return m
+		}
+		<-w.sub.Ready()
+	}
+}
+
+func (w *busWatch[T]) take() {
+	for _, env := range w.sub.Drain() {
+		if m, ok := env.Data.(T); ok {
+			w.held = append(w.held, m)
+		}
+	}
 }

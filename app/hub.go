@@ -5,7 +5,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -14,17 +13,17 @@ type EventSource interface {
 	EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]turn.Event, error)
 }
 
-// Hub fans the events of running turns out to the UIs and keeps each
-// running turn's events in memory, so a UI that (re)connects mid-turn can
-// fetch everything after the last seq it has with no gap: the store may
-// not have the last few milliseconds yet, the hub always does.
+// Hub is where the events of running turns come in: it keeps each running
+// turn's events in memory, so a UI that (re)connects mid-turn can fetch
+// everything after the last seq it has with no gap (the store may not have
+// the last few milliseconds yet, the hub always does), and hands every
+// event to its in-process subscribers. The Service's one subscriber is the
+// Coalescer whose batches go out on the Bus: UIs get events from the bus,
+// never from the hub.
 //
 // To catch up without a gap or a duplicate a client subscribes first, then
 // asks EventsAfter(last seq it has), and drops any event whose seq it has
 // already seen.
-//
-// Beside the events, it tells UIs about turns whose state changed without
-// an event (TurnChange): a dead process's turn marked interrupted.
 type Hub struct {
 	store EventSource
 
@@ -32,9 +31,8 @@ type Hub struct {
 	live map[string]*liveEvents // running turns' events so far
 	// subs is replaced on every change, never changed in place, so an
 	// event reaches the subscribers of the moment without a copy of them.
-	subs     []subscriber
-	turnSubs map[int]func([]TurnChange)
-	next     int
+	subs []subscriber
+	next int
 }
 
 type subscriber struct {
@@ -51,18 +49,9 @@ type liveEvents struct {
 
 const liveBlock = 1024
 
-// TurnChange says that a turn's stored state changed with no event of its
-// own: its process died (kill -9, a crash) and this process marked it
-// interrupted. A UI that shows the turn or its session reloads them.
-type TurnChange struct {
-	TurnID    string          `json:"turn_id"`
-	SessionID string          `json:"session_id"`
-	State     store.TurnState `json:"state"`
-}
-
 // NewHub returns a Hub over the stored events.
 func NewHub(store EventSource) *Hub {
-	return &Hub{store: store, live: map[string]*liveEvents{}, turnSubs: map[int]func([]TurnChange){}}
+	return &Hub{store: store, live: map[string]*liveEvents{}}
 }
 
 // Sink returns the sink for one running turn.
@@ -90,8 +79,10 @@ func (h *Hub) Ended(turnID string) {
 	h.mu.Unlock()
 }
 
-// Subscribe calls fn with every event of every running turn until the
-// returned function is called. fn must not block.
+// Subscribe calls fn with every event of every running turn, on the
+// turn's goroutine, until the returned function is called. fn must not
+// block. It is for code in this process (the bus's Coalescer, tests);
+// a UI subscribes to the Bus.
 func (h *Hub) Subscribe(fn func(turn.Event)) (unsubscribe func()) {
 	h.mu.Lock()
 	id := h.next
@@ -102,44 +93,6 @@ func (h *Hub) Subscribe(fn func(turn.Event)) (unsubscribe func()) {
 		h.mu.Lock()
 		h.subs = slices.DeleteFunc(slices.Clone(h.subs), func(s subscriber) bool { return s.id == id })
 		h.mu.Unlock()
-	}
-}
-
-// SubscribeTurns calls fn with every batch of turn changes until the
-// returned function is called. fn must not block.
-func (h *Hub) SubscribeTurns(fn func([]TurnChange)) (unsubscribe func()) {
-	return addListener(&h.mu, &h.next, h.turnSubs, fn)
-}
-
-// addListener files fn in listeners under the next free id, holding mu
-// (which guards both next and listeners), and returns the function that
-// removes it again.
-func addListener[F any](mu *sync.Mutex, next *int, listeners map[int]F, fn F) (remove func()) {
-	mu.Lock()
-	id := *next
-	*next++
-	listeners[id] = fn
-	mu.Unlock()
-	return func() {
-		mu.Lock()
-		delete(listeners, id)
-		mu.Unlock()
-	}
-}
-
-// TurnsChanged tells every turn subscriber about changes.
-func (h *Hub) TurnsChanged(changes []TurnChange) {
-	if len(changes) == 0 {
-		return
-	}
-	h.mu.Lock()
-	subs := make([]func([]TurnChange), 0, len(h.turnSubs))
-	for _, s := range h.turnSubs {
-		subs = append(subs, s)
-	}
-	h.mu.Unlock()
-	for _, s := range subs {
-		s(changes)
 	}
 }
 

@@ -25,7 +25,7 @@ import (
 // collected, and helpers that leave turns as other processes would.
 type orphanRig struct {
 	*fixture
-	turns chan []TurnChange
+	turns *busWatch[TurnsChanged]
 }
 
 // newOrphanRig builds the rig; every is the watcher's interval. The test
@@ -39,8 +39,7 @@ func newOrphanRig(t *testing.T, every time.Duration) *orphanRig {
 	t.Cleanup(svc.shutdown)
 	f := &fixture{svc: svc, api: svc.api, srv: llmtest.NewServer(t), db: db, rec: record(t, svc)}
 	f.addProvider(t)
-	r := &orphanRig{fixture: f, turns: make(chan []TurnChange, 16)}
-	t.Cleanup(svc.eventHub().SubscribeTurns(func(c []TurnChange) { r.turns <- c }))
+	r := &orphanRig{fixture: f, turns: watchBus[TurnsChanged](t, svc.bus)}
 	return r
 }
 
@@ -109,10 +108,8 @@ func (r *orphanRig) turn(t *testing.T, id string) store.TurnDetail {
 // noChange fails if a turn change was announced.
 func (r *orphanRig) noChange(t *testing.T) {
 	t.Helper()
-	select {
-	case c := <-r.turns:
+	if c := r.turns.Taken(); len(c) > 0 {
 		t.Fatalf("unexpected turn change %+v", c)
-	default:
 	}
 }
 
@@ -129,9 +126,9 @@ func TestWatcherMarksADeadProcessTurnInterrupted(t *testing.T) {
 	run.kill()
 	killed := time.Now()
 
-	got := <-r.turns
+	got := r.turns.Next()
 	t.Logf("the watcher noticed %v after the kill", time.Since(killed))
-	want := []TurnChange{{TurnID: dead, SessionID: s.ID, State: store.StateInterrupted}}
+	want := TurnsChanged{{TurnID: dead, SessionID: s.ID, State: store.StateInterrupted}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("turn changes %+v, want %+v", got, want)
 	}
@@ -216,13 +213,12 @@ func TestStopTurnThisProcessDoesNotRun(t *testing.T) {
 				r.noChange(t)
 				return
 			}
-			select {
-			case c := <-r.turns:
-				if len(c) != 1 || c[0] != (TurnChange{TurnID: id, SessionID: s.ID, State: store.StateInterrupted}) {
-					t.Fatalf("turn changes %+v", c)
-				}
-			default:
+			got := r.turns.Taken()
+			if len(got) == 0 {
 				t.Fatal("Stop marked the turn interrupted without telling the UIs")
+			}
+			if c := got[0]; len(got) != 1 || len(c) != 1 || c[0] != (TurnChange{TurnID: id, SessionID: s.ID, State: store.StateInterrupted}) {
+				t.Fatalf("turn changes %+v", got)
 			}
 		})
 	}
@@ -270,13 +266,12 @@ func TestSendIntoASessionAnotherProcessLeftRunning(t *testing.T) {
 			if err != nil {
 				t.Fatalf("SendMessage: %v", err)
 			}
-			select {
-			case c := <-r.turns:
-				if len(c) != 1 || c[0].TurnID != old || c[0].State != store.StateInterrupted {
-					t.Fatalf("turn changes %+v", c)
-				}
-			default:
+			got := r.turns.Taken()
+			if len(got) == 0 {
 				t.Fatal("the dead process's turn was recovered without telling the UIs")
+			}
+			if c := got[0]; len(got) != 1 || len(c) != 1 || c[0].TurnID != old || c[0].State != store.StateInterrupted {
+				t.Fatalf("turn changes %+v", got)
 			}
 			if id := <-completed; id != ref.TurnID {
 				t.Fatalf("turn_completed of %s, want %s", id, ref.TurnID)
@@ -313,20 +308,18 @@ func TestServeStreamsTurnChanges(t *testing.T) {
 	p := startOther(t)
 	id := r.runningTurnOf(t, p, s.ID, "so far")
 	p.kill()
-	var msg TurnsChangedMessage
-	for msg.Kind != "turns_changed" {
+	var turns TurnsChanged
+	for msg := (wireMessage{}); msg.Kind != KindTurnsChanged; {
 		if !lines.Scan() {
 			t.Fatalf("the stream ended: %v", lines.Err())
 		}
 		if data, ok := strings.CutPrefix(lines.Text(), "data: "); ok {
-			if err := json.Unmarshal([]byte(data), &msg); err != nil {
-				t.Fatal(err)
-			}
+			msg = decodeWire(t, data, &turns)
 		}
 	}
-	want := []TurnChange{{TurnID: id, SessionID: s.ID, State: store.StateInterrupted}}
-	if !reflect.DeepEqual(msg.Turns, want) {
-		t.Fatalf("turns_changed %+v, want %+v", msg.Turns, want)
+	want := TurnsChanged{{TurnID: id, SessionID: s.ID, State: store.StateInterrupted}}
+	if !reflect.DeepEqual(turns, want) {
+		t.Fatalf("turns_changed %+v, want %+v", turns, want)
 	}
 
 	call, _ := http.NewRequest("POST", base+"/api/call/GetTurn", strings.NewReader(`["`+id+`", false]`))

@@ -15,11 +15,9 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
-	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // ServeConfig configures the browser mode.
@@ -36,8 +34,9 @@ type ServeConfig struct {
 }
 
 // Server is the browser mode: the API's methods over HTTP (POST
-// /api/call/{method}, the arguments as a JSON array) and the window's
-// events over server-sent events.
+// /api/call/{method}, the arguments as a JSON array) and the bus, what
+// the window gets as Wails events, over server-sent events (GET
+// /api/events).
 //
 // Security: every request must carry the token (the Authorization header,
 // the ?token= query of the first page load, or the cookie that load sets),
@@ -234,29 +233,21 @@ func (s *Server) call(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(out[0].Interface())
 }
 
-// events streams event batches, approval requests and turn changes as
-// server-sent events. A client that cannot keep up is disconnected rather
-// than slowing the turn; it reconnects and fetches what it missed with
-// EventsAfter.
+// events streams the bus, every envelope as one server-sent event
+// ("data: {"kind":...,"data":...}"). A client that falls behind is not
+// waited for: the bus replaces what it missed with a resync (see Bus), and
+// it catches up with EventsAfter. A client whose connection drops
+// reconnects, and catches up the same way.
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
-	hub := s.svc.eventHub()
-	if !ok || hub == nil {
+	if !ok || s.svc.eventHub() == nil {
 		writeErr(w, http.StatusServiceUnavailable, apperr.New(apperr.Unavailable, "Events are not available."))
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	q := newSendQueue(1024)
-	co := NewCoalescer(func(b []Delivered) { q.push(EventsMessage{Kind: "events", Batch: b}) }, 16*time.Millisecond)
-	unsub := hub.Subscribe(func(e turn.Event) { _ = co.Emit(e) })
-	defer unsub()
-	unApprove := s.svc.onApproval(func(p PendingApproval) { q.push(ApprovalMessage{Kind: "approval", Approval: p}) })
-	defer unApprove()
-	unTurns := hub.SubscribeTurns(func(c []TurnChange) { q.push(TurnsChangedMessage{Kind: "turns_changed", Turns: c}) })
-	defer unTurns()
-	unEval := s.svc.onEvalProgress(func(p EvalProgress) { q.push(EvalProgressMessage{Kind: "eval_progress", Progress: p}) })
-	defer unEval()
+	sub := s.svc.bus.Subscribe(uiQueue)
+	defer sub.Close()
 	fmt.Fprint(w, ": connected\n\n")
 	fl.Flush()
 	keepAlive := time.NewTicker(15 * time.Second)
@@ -265,88 +256,17 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 			return
-		case <-q.overflow:
-			return
 		case <-keepAlive.C:
 			fmt.Fprint(w, ": ping\n\n")
 			fl.Flush()
-		case <-q.ready:
-			for _, msg := range q.drain() {
-				b, _ := json.Marshal(msg)
+		case <-sub.Ready():
+			for _, env := range sub.Drain() {
+				b, _ := json.Marshal(env)
 				fmt.Fprintf(w, "data: %s\n\n", b)
 			}
 			fl.Flush()
 		}
 	}
-}
-
-// The messages of the browser's event stream, told apart by Kind: what
-// the window gets as the Wails events of desktop.go.
-
-// EventsMessage is a batch of events ({"kind":"events"}).
-type EventsMessage struct {
-	Kind  string      `json:"kind" tstype:"'events'"`
-	Batch []Delivered `json:"batch"`
-}
-
-// ApprovalMessage is a tool call waiting for the person ({"kind":"approval"}).
-type ApprovalMessage struct {
-	Kind     string          `json:"kind" tstype:"'approval'"`
-	Approval PendingApproval `json:"approval"`
-}
-
-// TurnsChangedMessage is the stream's message for turns whose state
-// changed without an event (see TurnChange): {"kind":"turns_changed",
-// "turns":[{"turn_id":..., "session_id":..., "state":"interrupted"}]}.
-type TurnsChangedMessage struct {
-	Kind  string       `json:"kind" tstype:"'turns_changed'"`
-	Turns []TurnChange `json:"turns"`
-}
-
-// EvalProgressMessage is an evaluation run as it goes ({"kind":"eval_progress"}).
-type EvalProgressMessage struct {
-	Kind     string       `json:"kind" tstype:"'eval_progress'"`
-	Progress EvalProgress `json:"progress"`
-}
-
-// sendQueue is a bounded queue between the event producers and one client.
-type sendQueue struct {
-	mu       sync.Mutex
-	items    []any
-	max      int
-	ready    chan struct{}
-	overflow chan struct{}
-	over     bool
-}
-
-func newSendQueue(max int) *sendQueue {
-	return &sendQueue{max: max, ready: make(chan struct{}, 1), overflow: make(chan struct{})}
-}
-
-func (q *sendQueue) push(v any) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.over {
-		return
-	}
-	if len(q.items) >= q.max {
-		q.over = true
-		close(q.overflow)
-		return
-	}
-	q.items = append(q.items, v)
-	select {
-	case q.ready <- struct{}{}:
-	default:
-	}
-}
-
-func (q *sendQueue) drain() []any {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	out := q.items
-	q.items = nil
-	return out
 }
 
 func statusOf(err error) int { return apperr.HTTPStatus(err) }

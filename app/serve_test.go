@@ -114,9 +114,11 @@ func TestServePageLoadSetsACookieAndStreamsEvents(t *testing.T) {
 		sc := bufio.NewScanner(ev.Body)
 		sc.Buffer(make([]byte, 1<<20), 1<<20)
 		for sc.Scan() {
-			var msg EventsMessage
-			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Unmarshal([]byte(data), &msg) == nil {
-				for _, d := range msg.Batch {
+			var msg wireMessage
+			var batch EventBatch
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok && json.Unmarshal([]byte(data), &msg) == nil &&
+				msg.Kind == KindEvents && json.Unmarshal(msg.Data, &batch) == nil {
+				for _, d := range batch {
 					_ = streamed.Emit(d.Event)
 				}
 			}
@@ -158,4 +160,26 @@ func TestServePageLoadSetsACookieAndStreamsEvents(t *testing.T) {
 		t.Fatalf("unknown method status %d", bad.StatusCode)
 	}
 	bad.Body.Close()
+}
+
+// wireMessage is an envelope as a UI reads it off the event stream.
+type wireMessage struct {
+	Kind MessageKind     `json:"kind"`
+	Data json.RawMessage `json:"data"`
+}
+
+// decodeWire reads one message of the stream and, when it is of into's
+// kind, decodes its data into into.
+func decodeWire[T Message](t *testing.T, data string, into *T) wireMessage {
+	t.Helper()
+	var msg wireMessage
+	if err := json.Unmarshal([]byte(data), &msg); err != nil {
+		t.Fatalf("%v: %s", err, data)
+	}
+	if msg.Kind == (*into).Kind() {
+		if err := json.Unmarshal(msg.Data, into); err != nil {
+			t.Fatalf("%s: %v: %s", msg.Kind, err, msg.Data)
+		}
+	}
+	return msg
 }

@@ -14,11 +14,13 @@ import (
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
-// Service is the app behind a UI: the engine's parts, the event hub, the
-// approvals and the watcher of dead processes' turns. A UI reaches it
+// Service is the app behind a UI: the engine's parts, the bus of what goes
+// out to the UIs, the event hub, the approvals and the watcher of dead
+// processes' turns. A UI reaches it
 // through its API (api.go), never directly.
 type Service struct {
 	api       *API
@@ -30,6 +32,7 @@ type Service struct {
 	readyFile string
 	runner    *runner.Runner
 	charts    *chart.Validator
+	bus       *Bus // everything pushed to the UIs
 	hub       *Hub
 	secrets   secrets.Store
 	approvals *approvals
@@ -95,20 +98,21 @@ func NewService(cfg Config) *Service {
 	if s.orphanEvery <= 0 {
 		s.orphanEvery = OrphanCheckInterval
 	}
+	s.bus = NewBus()
 	if cfg.DB != nil {
 		s.hub = NewHub(cfg.DB)
+		// Once for all UIs: the hub's events go out on the bus in batches.
+		co := eventBatches(s.bus)
+		s.hub.Subscribe(func(e turn.Event) { _ = co.Emit(e) })
 	}
-	s.approvals = newApprovals()
+	s.approvals = newApprovals(s.bus)
 	s.evals = newEvalRuns()
 	s.api = &API{s: s}
 	return s
 }
 
-// eventHub returns the event hub UIs subscribe to.
+// eventHub returns the hub of running turns' events.
 func (s *Service) eventHub() *Hub { return s.hub }
-
-// onApproval adds a listener for approval requests; call the result to remove it.
-func (s *Service) onApproval(fn func(PendingApproval)) func() { return s.approvals.listen(fn) }
 
 // startup is called once the UI runtime exists; ctx lives until Shutdown.
 // It removes the uploads no message attached within a day, and starts the
@@ -186,17 +190,33 @@ func (s *Service) recoverOrphans(ctx context.Context, sessionID string) {
 	s.announce(got)
 }
 
+// TurnChange says that a turn's stored state changed with no event of its
+// own: its process died (kill -9, a crash) and this process marked it
+// interrupted. A UI that shows the turn or its session reloads them.
+type TurnChange struct {
+	TurnID    string          `json:"turn_id"`
+	SessionID string          `json:"session_id"`
+	State     store.TurnState `json:"state"`
+}
+
+// TurnsChanged is the bus's message of turns that changed together; never
+// empty.
+type TurnsChanged []TurnChange
+
+// Kind implements Message.
+func (TurnsChanged) Kind() MessageKind { return KindTurnsChanged }
+
 // announce tells the UIs that these turns are now interrupted.
 func (s *Service) announce(orphans []store.Orphan) {
 	if len(orphans) == 0 {
 		return
 	}
-	changes := make([]TurnChange, len(orphans))
+	changes := make(TurnsChanged, len(orphans))
 	for i, o := range orphans {
 		changes[i] = TurnChange{TurnID: o.TurnID, SessionID: o.SessionID, State: store.StateInterrupted}
 		s.log.Info("turn interrupted: its process is gone", "turn", o.TurnID, "session", o.SessionID, "pid", o.OwnerPID)
 	}
-	s.hub.TurnsChanged(changes)
+	s.bus.Publish(TurnsChanged(changes))
 }
 
 func (s *Service) ctx() context.Context {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
@@ -67,7 +68,7 @@ func (s *Service) testProvider(ctx context.Context, in ProviderInput) TestReply 
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	models, err := llm.ListModels(ctx, s.httpClient(), in.Provider.BaseURL, key)
+	models, err := catalog.ListModels(ctx, s.httpClient(), in.Provider.BaseURL, key)
 	if err != nil {
 		var le *llm.Error
 		if errors.As(err, &le) {

@@ -12,6 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -61,7 +62,7 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		Model:      req.Model,
 		Provider:   adopt.Provider,
 		Limits:     lim,
-		Capture:    llm.CaptureMode(st.Capture),
+		Capture:    recording.Mode(st.Capture),
 		Approver:   s.approvals,
 		Attach:     req.Attach,
 		Force:      req.Force,
@@ -213,7 +214,7 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 		if history == nil {
 			history = []llm.Message{}
 		}
-		req.Message, req.History, req.Capture, req.Limits = orig.UserMessage, runner.JoinContinued(history), llm.CaptureRecord, s.settings().Limits
+		req.Message, req.History, req.Capture, req.Limits = orig.UserMessage, runner.JoinContinued(history), recording.Record, s.settings().Limits
 		if req.Images, err = s.db.UserImages(ctx, orig.ID); err != nil {
 			return TurnRef{}, err
 		}

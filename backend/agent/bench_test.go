@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -22,7 +23,7 @@ func BenchmarkEngineTokens(b *testing.B) {
 	const n = 50_000
 	srv := llmtest.NewServer(b)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Tokens(n)} })
-	client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), HTTPClient: &http.Client{}})
+	client := openai.NewClient(openai.Config{BaseURL: srv.URL(), HTTPClient: &http.Client{}})
 	ag := &agent.Agent{Name: "bench", Client: client, Model: "m"}
 	req := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "go"}}}
 

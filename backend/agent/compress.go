@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -29,7 +30,7 @@ func estimate(msgs []llm.Message, tools []llm.Tool) int {
 func (r *run) window() int {
 	w := r.a.ContextWindow
 	if w <= 0 {
-		w = llm.KnownWindow(r.a.Model).Tokens
+		w = catalog.KnownWindow(r.a.Model).Tokens
 	}
 	reserve := r.a.MaxTokens
 	if reserve <= 0 {

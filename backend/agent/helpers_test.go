@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
-	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
@@ -31,7 +31,7 @@ func newHarness(t *testing.T, tools ...tool.Tool) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
+	client := openai.NewClient(openai.Config{BaseURL: srv.URL(), MaxRetries: -1})
 	return &harness{
 		srv: srv,
 		rec: rec,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -205,7 +206,7 @@ func (r *run) answerAll(pending []*pendingCall) {
 // stalled counts identical consecutive calls and reports whether this one
 // reaches the threshold.
 func (r *run) stalled(c llm.ToolCall) bool {
-	sig := c.Name + "\x00" + llm.CanonicalArguments(c.Arguments)
+	sig := c.Name + "\x00" + recording.CanonicalArguments(c.Arguments)
 	if sig == r.lastSig {
 		r.sigCount++
 	} else {

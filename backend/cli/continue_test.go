@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -47,7 +47,7 @@ func TestRunContinueAfterStop(t *testing.T) {
 			db := filepath.Join(dir, "a.db")
 			base, first := srv.URL(), []string{"run", "--json"}
 			if tt.prefix {
-				if r := agentdeck(t, db, "", nil, nil, "providers", "add", "lc", "--kind", llm.KindLlamaCpp, "--base-url", srv.URL(), "--model", "m"); r.code != ExitOK {
+				if r := agentdeck(t, db, "", nil, nil, "providers", "add", "lc", "--kind", catalog.KindLlamaCpp, "--base-url", srv.URL(), "--model", "m"); r.code != ExitOK {
 					t.Fatalf("providers add: %d %s", r.code, r.stderr)
 				}
 				base, first = "", append(first, "--provider", "lc")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
@@ -36,7 +37,7 @@ func cmdProviders(ctx context.Context, args []string, env Env) int {
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	baseURL := fs.String("base-url", "", "the server's OpenAI-compatible base URL")
-	kind := fs.String("kind", llm.KindCustom, "preset kind: "+llm.KindsText())
+	kind := fs.String("kind", catalog.KindCustom, "preset kind: "+catalog.KindsText())
 	model := fs.String("model", "", "default model")
 	keyEnv := fs.String("api-key-env", "", "environment variable holding the API key to store in the keyring")
 	makeDefault := fs.Bool("default", false, "make it the default for new sessions")
@@ -152,7 +153,7 @@ func providers(ctx context.Context, db providerStore, sub string, pos []string, 
 		if code := mayWrite(db, "save the provider", f.force, env); code != ExitOK {
 			return code
 		}
-		p := llm.Provider{Name: pos[0], Kind: f.kind, BaseURL: strings.TrimRight(f.baseURL, "/"), DefaultModel: f.model, Local: llm.IsLocalURL(f.baseURL)}
+		p := llm.Provider{Name: pos[0], Kind: f.kind, BaseURL: strings.TrimRight(f.baseURL, "/"), DefaultModel: f.model, Local: catalog.IsLocalURL(f.baseURL)}
 		if f.model != "" {
 			p.Models = []string{f.model}
 		}

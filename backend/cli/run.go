@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -77,7 +78,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	if code := f.mcp.check(env); code != ExitOK {
 		return code
 	}
-	mode, err := llm.ParseCaptureMode(f.capture)
+	mode, err := recording.ParseMode(f.capture)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
 		return ExitUsage
@@ -139,7 +140,7 @@ var _ runStore = (*store.DB)(nil)
 
 // runTurn runs the prompt as a turn of the session --session names, or of
 // a new one, and prints it as it streams.
-func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, prompt string, mode llm.CaptureMode, force bool, env Env) int {
+func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, prompt string, mode recording.Mode, force bool, env Env) int {
 	// A message that cannot be sent leaves no new session behind: check
 	// what can be checked first, and delete the session if Start refuses.
 	var sess store.Session

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -21,7 +21,7 @@ import (
 type turnJudge struct {
 	r       *Runner
 	title   string // the case's session title
-	capture llm.CaptureMode
+	capture recording.Mode
 }
 
 func (j turnJudge) Judge(ctx context.Context, model, rubric, prompt, answer string) (Judged, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -23,7 +24,7 @@ func TestRunSuite(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("Paris it is.", 2)} })
 	for _, name := range []string{"a", "b"} {
-		if err := db.SaveProvider(ctx, llm.Provider{Name: name, Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+		if err := db.SaveProvider(ctx, llm.Provider{Name: name, Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -156,7 +157,7 @@ func (r *Runner) RunCase(ctx context.Context, in CaseInput) (CaseOutput, error) 
 	obs := Observation{Answer: result.FinalText, Result: result, Charts: int(charts.Load()), Prompt: req.Message}
 	judge := r.judge
 	if judge == nil {
-		judge = turnJudge{r: r, title: sess.Title, capture: llm.CaptureMode(run.Capture)}
+		judge = turnJudge{r: r, title: sess.Title, capture: recording.Mode(run.Capture)}
 	}
 	return r.finish(ctx, res, c.Assert, obs, &result, judge, nil)
 }
@@ -197,7 +198,7 @@ func (r *Runner) request(ctx context.Context, run store.EvalRun, s *Suite, c Cas
 	message, history := s.Render(c)
 	req := runner.Request{
 		Message: message, Workflow: fromSuite(run.SuiteFile, s.Workflow, isWorkflowFile(s.Workflow)), Provider: provider, Model: model,
-		Capture: llm.CaptureMode(run.Capture),
+		Capture: recording.Mode(run.Capture),
 	}
 	for _, a := range c.Attach {
 		req.Attach = append(req.Attach, fromSuite(run.SuiteFile, a, true))
@@ -205,7 +206,7 @@ func (r *Runner) request(ctx context.Context, run store.EvalRun, s *Suite, c Cas
 	for _, m := range history {
 		req.History = append(req.History, llm.Message{Role: llm.Role(m.Role), Content: m.Content})
 	}
-	if run.Capture != string(llm.CaptureReplay) {
+	if run.Capture != string(recording.Replay) {
 		return req, nil
 	}
 	from, err := r.db.EvalResults(ctx, run.FromRunID)

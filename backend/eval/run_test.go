@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
@@ -24,7 +25,7 @@ func fakeEngine(t *testing.T) (string, *store.DB, *setup.Engine, *llmtest.Server
 	t.Helper()
 	dir, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
-	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, db, eng, srv
@@ -62,7 +63,7 @@ func TestRunCase(t *testing.T) {
 	ctx := context.Background()
 	_, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Enqueue(
@@ -204,7 +205,7 @@ func TestJudgeRunsAsATurn(t *testing.T) {
 	ctx := context.Background()
 	_, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Enqueue(
@@ -271,7 +272,7 @@ func TestSuitePathsAreTheSuiteFolders(t *testing.T) {
 	dir, db, eng := setuptest.NewEngine(t)
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("ok", 1)} })
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	suiteDir := filepath.Join(dir, "suites")
@@ -306,7 +307,7 @@ func TestGiveBackRetryable(t *testing.T) {
 	noRetries := func(o *setup.Options) { o.ModelCalls.MaxRetries = -1 }
 	_, db, eng := setuptest.NewEngine(t, noRetries)
 	srv := llmtest.NewServer(t)
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	run := newRun(t, db, geoSuite(), "record", "")

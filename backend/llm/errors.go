@@ -9,6 +9,10 @@ import (
 // ErrorKind classifies a failed call.
 type ErrorKind string
 
+// ErrCaptureStore is the kind of error returned when the capture store
+// could not be read or written.
+const ErrCaptureStore ErrorKind = "capture_store"
+
 const (
 	ErrAuth            ErrorKind = "auth"             // 401/403: bad or missing API key
 	ErrModelNotFound   ErrorKind = "model_not_found"  // 404 or a "model not found" body

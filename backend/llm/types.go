@@ -217,3 +217,9 @@ type CallDiagnostics struct {
 	ErrorKind ErrorKind `json:"error_kind,omitempty"`
 	Error     string    `json:"error,omitempty"`
 }
+
+// Values of CallDiagnostics.Capture.
+const (
+	CaptureRecorded = "recorded"
+	CaptureReplayed = "replayed"
+)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -292,7 +293,7 @@ func TestIdleTimeoutAtTheLLMLayer(t *testing.T) {
 			srv := llmtest.NewServer(t)
 			srv.Enqueue(tc.reply)
 			tr := http.DefaultTransport.(*http.Transport).Clone()
-			client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), Label: "the model server", IdleTimeout: time.Second,
+			client := openai.NewClient(openai.Config{BaseURL: srv.URL(), Label: "the model server", IdleTimeout: time.Second,
 				HTTPClient: &http.Client{Transport: tr}})
 			cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			defer cancel()

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
@@ -25,7 +26,7 @@ func BenchmarkMeter(b *testing.B) {
 	srv := llmtest.NewServer(b)
 	answer := strings.Repeat("The quick brown fox jumps over the lazy dog, again and again. ", 80) // ~5 KB
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text(answer, 4)} })
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "p", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true, Windows: map[string]int{"gpt-4o": 128_000}}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "p", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true, Windows: map[string]int{"gpt-4o": 128_000}}); err != nil {
 		b.Fatal(err)
 	}
 	sess, _ := db.CreateSession(ctx, store.Session{Title: "long", Model: "gpt-4o", Provider: "p"})

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
@@ -17,7 +18,7 @@ import (
 // turn it continues and is marked so (store.Turn.Continues): readers show
 // the two as one answer. The model is sent the conversation up to the
 // partial answer. A server that continues a trailing assistant message
-// (llm.PrefixFor) gets it as the prefix of its reply, in a one-agent
+// (catalog.PrefixFor) gets it as the prefix of its reply, in a one-agent
 // workflow whose answer stopped as text; any other gets
 // ContinueInstruction as a user message, which the turn stores as its
 // message.
@@ -80,9 +81,9 @@ func (r *Runner) continuable(ctx context.Context, t store.Turn) error {
 
 // continuationMessage is what a continuation sends after the history: ""
 // to continue the partial answer as a prefix, else the instruction.
-func continuationMessage(prefix llm.Prefix, def *workflow.Definition, history []llm.Message) string {
+func continuationMessage(prefix openai.Prefix, def *workflow.Definition, history []llm.Message) string {
 	n := len(history)
-	asPrefix := prefix != llm.PrefixNone && def.Kind == workflow.KindChat && n > 0 &&
+	asPrefix := prefix != openai.PrefixNone && def.Kind == workflow.KindChat && n > 0 &&
 		history[n-1].Role == llm.RoleAssistant && len(history[n-1].ToolCalls) == 0 && strings.TrimSpace(history[n-1].Content) != ""
 	if asPrefix {
 		return ""

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
@@ -33,8 +34,8 @@ func TestContinueAfterStop(t *testing.T) {
 		kind   string
 		prefix bool
 	}{
-		{llm.KindLlamaCpp, true},
-		{llm.KindLMStudio, false},
+		{catalog.KindLlamaCpp, true},
+		{catalog.KindLMStudio, false},
 	} {
 		t.Run(tt.kind, func(t *testing.T) {
 			_, db, eng := setuptest.NewEngine(t)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
@@ -88,9 +89,9 @@ func (r *Runner) facts(ctx context.Context, p llm.Provider, model string) Facts 
 	case info.Window > 0:
 		f.Window = llm.Window{Tokens: info.Window, Source: llm.WindowServer}
 	default:
-		f.Window = llm.KnownWindow(model)
+		f.Window = catalog.KnownWindow(model)
 	}
-	if price, ok := llm.PriceFor(p, model, info.Price); ok {
+	if price, ok := catalog.PriceFor(p, model, info.Price); ok {
 		f.Price = &price
 	}
 	return f
@@ -107,9 +108,9 @@ func (r *Runner) askServer(ctx context.Context, p llm.Provider, model string) (i
 	}
 	ctx, cancel := context.WithTimeout(ctx, factsTimeout)
 	defer cancel()
-	window, price, err := llm.ServerFacts(ctx, r.cfg.HTTPClient, p, key, model)
+	window, price, err := catalog.ServerFacts(ctx, r.cfg.HTTPClient, p, key, model)
 	info = store.ModelInfo{Provider: p.Name, Model: model, Window: window, Price: price, ReadAt: time.Now()}
-	if errors.Is(err, llm.ErrUnreachable) {
+	if errors.Is(err, catalog.ErrUnreachable) {
 		r.log.Info("asking a server about a model", "provider", p.Name, "model", model, "err", err)
 		return info, fmt.Sprintf("%s could not be asked about %s; the window and price are from the table of well-known models.", p.Name, model), true
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -43,7 +44,7 @@ func TestImagesSentStoredAndReplayed(t *testing.T) {
 		t.Fatalf("stored messages %+v %v", d.Messages, err)
 	}
 	ref := d.Messages[0].Images[0]
-	if ref.ID == "" || ref.Name != "square.png" || ref.Size != len(png) || ref.SHA256 != llm.ImageSHA256(llm.Image{Data: png}) || len(ref.Data) != 0 {
+	if ref.ID == "" || ref.Name != "square.png" || ref.Size != len(png) || ref.SHA256 != recording.ImageSHA256(llm.Image{Data: png}) || len(ref.Data) != 0 {
 		t.Fatalf("stored image %+v", ref)
 	}
 	if im, err := db.Image(ctx, ref.ID); err != nil || !bytes.Equal(im.Data, png) || im.MIME != "image/png" {

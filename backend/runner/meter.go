@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tokens"
 	"github.com/agentdeck/agentdeck/backend/tool"
@@ -112,7 +113,7 @@ func (r *Runner) Meter(ctx context.Context, req MeterRequest) (Meter, error) {
 	if err != nil {
 		return Meter{}, err
 	}
-	m := Meter{Provider: sess.Provider, Model: model, Window: llm.KnownWindow(model)}
+	m := Meter{Provider: sess.Provider, Model: model, Window: catalog.KnownWindow(model)}
 	if sess.Provider != "" {
 		if p, err := r.provider(ctx, sess.Provider); err == nil {
 			f := r.facts(ctx, p, model)

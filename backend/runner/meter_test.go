@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
@@ -30,7 +31,7 @@ func TestTurnsArePricedAndWindowsAsked(t *testing.T) {
 		llmtest.Reply{Chunks: llmtest.Text("one", 1), Usage: &llmtest.Usage{PromptTokens: 500, CompletionTokens: 100}},
 		llmtest.Reply{Chunks: llmtest.Text("two", 1), Usage: &llmtest.Usage{PromptTokens: 700, CompletionTokens: 100}},
 	)
-	p := llm.Provider{Name: "lc", Kind: llm.KindLlamaCpp, BaseURL: srv.URL(), Local: true,
+	p := llm.Provider{Name: "lc", Kind: catalog.KindLlamaCpp, BaseURL: srv.URL(), Local: true,
 		Prices: map[string]llm.Price{"qwen3": {InputPerM: 1, OutputPerM: 3}}}
 	if err := db.SaveProvider(ctx, p); err != nil {
 		t.Fatal(err)
@@ -74,7 +75,7 @@ func TestMeterGrowsWithTheDraftAndWarns(t *testing.T) {
 	srv.Respond(func(r llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Text("noted", 1), Usage: &llmtest.Usage{PromptTokens: 100 * estimateOf(r), CompletionTokens: 2}}
 	})
-	p := llm.Provider{Name: "small", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true, Windows: map[string]int{"llama3": 4000, "gpt-4o": 4000}}
+	p := llm.Provider{Name: "small", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true, Windows: map[string]int{"llama3": 4000, "gpt-4o": 4000}}
 	if err := db.SaveProvider(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestMeterCountsATurnOnceItHasEnded(t *testing.T) {
 		<-release
 		return llmtest.Reply{Chunks: llmtest.Text(strings.Repeat("answer ", 200), 4)}
 	})
-	p := llm.Provider{Name: "local", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}
+	p := llm.Provider{Name: "local", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}
 	if err := db.SaveProvider(ctx, p); err != nil {
 		t.Fatal(err)
 	}
@@ -188,7 +189,7 @@ func TestBudgetRefusesUntilTheOwnerAgrees(t *testing.T) {
 	srv.Respond(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Text("ok", 1), Usage: &llmtest.Usage{PromptTokens: 850_000}}
 	})
-	p := llm.Provider{Name: "paid", Kind: llm.KindCustom, BaseURL: srv.URL(), Prices: map[string]llm.Price{"": {InputPerM: 1}},
+	p := llm.Provider{Name: "paid", Kind: catalog.KindCustom, BaseURL: srv.URL(), Prices: map[string]llm.Price{"": {InputPerM: 1}},
 		Budget: &llm.Budget{MonthlyUSD: 1, OverLimit: llm.BudgetAsk}}
 	if err := db.SaveProvider(ctx, p); err != nil {
 		t.Fatal(err)
@@ -246,7 +247,7 @@ func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
 	_, db, eng := setuptest.NewEngine(t)
 	ctx := context.Background()
 	srv := llmtest.NewServer(t)
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "bare", Kind: llm.KindLlamaCpp, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "bare", Kind: catalog.KindLlamaCpp, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -262,7 +263,7 @@ func TestModelFactsAskOnceUnlessUnreachable(t *testing.T) {
 	dead := llmtest.NewServer(t)
 	deadURL := dead.URL()
 	dead.Close()
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "gone", Kind: llm.KindLlamaCpp, BaseURL: deadURL, Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "gone", Kind: catalog.KindLlamaCpp, BaseURL: deadURL, Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := eng.Runner.ModelFacts(ctx, "gone", "qwen3")
@@ -300,7 +301,7 @@ func TestUnreachableServerIsNotAskedOnEveryReading(t *testing.T) {
 	}()
 	t.Cleanup(func() { ln.Close(); <-done })
 	url := "http://" + ln.Addr().String() + "/v1"
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "flaky", Kind: llm.KindLlamaCpp, BaseURL: url, Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "flaky", Kind: catalog.KindLlamaCpp, BaseURL: url, Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := eng.Runner.ModelFacts(ctx, "flaky", "qwen3")

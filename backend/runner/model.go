@@ -6,13 +6,16 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 // source is where a turn's model calls go and what they cost.
 type source struct {
-	cfg      llm.Config
+	cfg      openai.Config
 	provider string
 	// price is the price of a model on the provider (nil: unknown).
 	price func(model string) *llm.Price
@@ -30,16 +33,16 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		return source{}, apperr.New(apperr.Invalid, "No model is chosen: pick a model for this session (CLI: pass --model or set AGENTDECK_MODEL).")
 	}
 	mc := r.cfg.ModelCalls
-	cfg := llm.Config{HTTPClient: r.cfg.HTTPClient, Logger: r.log,
+	cfg := openai.Config{HTTPClient: r.cfg.HTTPClient, Logger: r.log,
 		IdleTimeout: mc.IdleTimeout, MaxRetries: mc.MaxRetries, RetryInitial: mc.RetryInitial, RetryMax: mc.RetryMax}
 	if req.BaseURL != "" {
 		cfg.BaseURL, cfg.APIKey, cfg.Label = req.BaseURL, req.APIKey, req.BaseURL
-		custom := llm.Provider{Kind: llm.KindCustom, BaseURL: req.BaseURL}
-		cfg.Echo, cfg.Prefix = llm.EchoFor(custom), llm.PrefixFor(custom)
+		custom := llm.Provider{Kind: catalog.KindCustom, BaseURL: req.BaseURL}
+		cfg.Echo, cfg.Prefix = catalog.EchoFor(custom), catalog.PrefixFor(custom)
 		// A server on this machine costs nothing; another's price is not
 		// known without a provider to set it on.
 		var price *llm.Price
-		if llm.IsLocalURL(req.BaseURL) {
+		if catalog.IsLocalURL(req.BaseURL) {
 			price = &llm.Price{Source: llm.PriceLocal}
 		}
 		return source{cfg: cfg, price: func(string) *llm.Price { return price }}, nil
@@ -57,10 +60,10 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 	}
 	cfg.BaseURL = p.BaseURL
 	cfg.Label = p.Name
-	cfg.Echo, cfg.Prefix = llm.EchoFor(p), llm.PrefixFor(p)
+	cfg.Echo, cfg.Prefix = catalog.EchoFor(p), catalog.PrefixFor(p)
 	cfg.NoTextToolCalls = p.IgnoreTextToolCalls
-	if p.Kind != llm.KindCustom && llm.KindLabel(p.Kind) != "" {
-		cfg.Label = llm.KindLabel(p.Kind) // "Ollama", "LM Studio": what people call them
+	if p.Kind != catalog.KindCustom && catalog.KindLabel(p.Kind) != "" {
+		cfg.Label = catalog.KindLabel(p.Kind) // "Ollama", "LM Studio": what people call them
 	}
 	cfg.APIKey = req.APIKey
 	if cfg.APIKey == "" {
@@ -101,7 +104,7 @@ func (r *Runner) provider(ctx context.Context, name string) (llm.Provider, error
 			return p, nil
 		}
 	}
-	for _, p := range llm.Presets() {
+	for _, p := range catalog.Presets() {
 		if p.Name == name && !p.NeedsKey {
 			return p, nil // a local preset works without being saved
 		}
@@ -112,22 +115,22 @@ func (r *Runner) provider(ctx context.Context, name string) (llm.Provider, error
 // captureOf is how a turn records its model calls: the request's
 // setting, record when it has none. A replay links the recordings it
 // serves, so it counts as recorded.
-func captureOf(req Request, replaying bool) llm.CaptureMode {
+func captureOf(req Request, replaying bool) recording.Mode {
 	if replaying || req.Capture == "" {
-		return llm.CaptureRecord
+		return recording.Record
 	}
 	return req.Capture
 }
 
 // client builds the turn's model client, recording every call in captures
 // (so the turn can be replayed) unless capture is off.
-func (s source) client(captures *store.Captures, mode llm.CaptureMode) llm.Client {
-	var c llm.Client = llm.NewOpenAI(s.cfg)
+func (s source) client(captures *store.Captures, mode recording.Mode) llm.Client {
+	var c llm.Client = openai.NewClient(s.cfg)
 	if mode == "" {
-		mode = llm.CaptureRecord
+		mode = recording.Record
 	}
-	if mode != llm.CaptureOff {
-		c = llm.WithCapture(c, llm.CaptureOptions{Mode: mode, Store: captures})
+	if mode != recording.Off {
+		c = recording.WithCapture(c, recording.Options{Mode: mode, Store: captures})
 	}
-	return llm.WithPrice(c, s.provider, s.price)
+	return catalog.WithPrice(c, s.provider, s.price)
 }

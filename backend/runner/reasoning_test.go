@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
@@ -35,9 +36,9 @@ func TestReasoningThroughATurn(t *testing.T) {
 		echoedIn string // the request field the reasoning goes back in, "" for none
 	}{
 		{"deepseek style, custom server", "", "reasoning_content", "reasoning_content"},
-		{"ollama", llm.KindOllama, "reasoning", "reasoning"},
-		{"llama.cpp without a reasoning parser", llm.KindLlamaCpp, "think", "reasoning_content"},
-		{"lm studio", llm.KindLMStudio, "reasoning_content", ""},
+		{"ollama", catalog.KindOllama, "reasoning", "reasoning"},
+		{"llama.cpp without a reasoning parser", catalog.KindLlamaCpp, "think", "reasoning_content"},
+		{"lm studio", catalog.KindLMStudio, "reasoning_content", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -238,7 +239,7 @@ func TestTextToolCallsRunLikeNativeOnes(t *testing.T) {
 				llmtest.Reply{Chunks: []llmtest.Chunk{{Content: call[:26]}, {Content: call[26:30]}, {Content: call[30:70]}, {Content: call[70:]}, {FinishReason: "stop"}}},
 				llmtest.Reply{Chunks: llmtest.Text("Planned and done.", 2)},
 			)
-			if err := db.SaveProvider(context.Background(), llm.Provider{Name: "lms", Kind: llm.KindLMStudio, BaseURL: srv.URL(), Local: true, IgnoreTextToolCalls: ignore}); err != nil {
+			if err := db.SaveProvider(context.Background(), llm.Provider{Name: "lms", Kind: catalog.KindLMStudio, BaseURL: srv.URL(), Local: true, IgnoreTextToolCalls: ignore}); err != nil {
 				t.Fatal(err)
 			}
 			sess, _ := db.CreateSession(context.Background(), store.Session{Title: "text calls", Model: "qwen2.5-7b", Provider: "lms"})

@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -20,7 +20,7 @@ import (
 //
 // The replay runs the original's workflow with the original's limits; its
 // model calls are served from the original turn's recordings in call order
-// (llm.ReplayTurn); side-effecting tools never run and give back what they
+// (recording.ReplayTurn); side-effecting tools never run and give back what they
 // gave the original; read-only tools run, and a result that differs from
 // the original's is reported; approvals are answered as the original's
 // were. Every difference is a replay_divergence event of the replaying
@@ -40,7 +40,7 @@ type runSpec struct {
 	// recordings tells "recording was off" from "its recordings were
 	// lost" (a salvage that could not keep them). Empty in turns stored
 	// before it was kept.
-	Capture llm.CaptureMode `json:"capture,omitempty"`
+	Capture recording.Mode `json:"capture,omitempty"`
 }
 
 // replaySource is what a replay needs of the original turn.
@@ -83,7 +83,7 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 		// Failed calls are not recorded: a replay of them would only
 		// pretend to ask the model again.
 		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls to replay: its model calls failed. Re-run it instead.", orig.Seq)
-	case src.spec.Capture == llm.CaptureOff:
+	case src.spec.Capture == recording.Off:
 		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls (recording was off when it ran), so it cannot be replayed. Re-run it instead.", orig.Seq)
 	case src.spec.Capture != "":
 		return nil, apperr.New(apperr.Invalid, "Turn #%d was recorded, but the recordings of its %s are lost: the database was damaged, or salvaged without them. It cannot be replayed; re-run it instead.", orig.Seq, modelCalls(answered))
@@ -102,12 +102,12 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 // client serves the original's recordings and reports divergences as
 // events of the replaying turn; link links each served recording to the
 // replaying turn.
-func (s *replaySource) client(recordings *store.TurnRecordings, link *store.Captures, strict bool, em *turn.Emitter) *llm.TurnReplay {
-	return llm.ReplayTurn(llm.ReplayOptions{
+func (s *replaySource) client(recordings *store.TurnRecordings, link *store.Captures, strict bool, em *turn.Emitter) *recording.TurnReplay {
+	return recording.ReplayTurn(recording.ReplayOptions{
 		Source: recordings,
 		Link:   link,
 		Strict: strict,
-		OnDivergence: func(d llm.Divergence) {
+		OnDivergence: func(d recording.Divergence) {
 			em.Emit(turn.Draft{Data: turn.ReplayDivergenceData{Call: d.Call, Kind: d.Kind, Message: d.Message, Diffs: d.Diffs}})
 		},
 	})
@@ -115,7 +115,7 @@ func (s *replaySource) client(recordings *store.TurnRecordings, link *store.Capt
 
 // missingCalls reports, at the end of the replay, recorded calls the
 // replay never asked for.
-func (s *replaySource) missingCalls(c *llm.TurnReplay, em *turn.Emitter) {
+func (s *replaySource) missingCalls(c *recording.TurnReplay, em *turn.Emitter) {
 	if made := c.Calls(); made < s.calls {
 		em.Emit(turn.Draft{Data: turn.ReplayDivergenceData{Kind: "missing_calls",
 			Message: fmt.Sprintf("the replay made %d of the original turn's %d model calls", made, s.calls)}})
@@ -125,7 +125,7 @@ func (s *replaySource) missingCalls(c *llm.TurnReplay, em *turn.Emitter) {
 // callKey identifies a tool call by what it asked: a replay's calls carry
 // the original's arguments, since the model's answers are the recorded ones.
 func callKey(name string, args []byte) string {
-	return name + "\x00" + llm.CanonicalArguments(string(args))
+	return name + "\x00" + recording.CanonicalArguments(string(args))
 }
 
 // results queues the original's results of the calls that ran, per call.

@@ -9,7 +9,9 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -106,8 +108,8 @@ func TestReplayNeverRepeatsSideEffects(t *testing.T) {
 		ok      bool
 		results []string // divergence kinds expected
 	}{
-		{name: "reported", ok: true, results: []string{"tool_result", llm.DivergedRequest}},
-		{name: "strict", strict: true, ok: false, results: []string{"tool_result", llm.DivergedRequest}},
+		{name: "reported", ok: true, results: []string{"tool_result", recording.DivergedRequest}},
+		{name: "strict", strict: true, ok: false, results: []string{"tool_result", recording.DivergedRequest}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rsess, _ := db.CreateSession(bg, store.Session{Title: "replay"})
@@ -198,7 +200,7 @@ func TestReplayKeepsTheReasoning(t *testing.T) {
 			llmtest.WithFinish(llmtest.ToolCallChunks(0, "p1", "update_plan", `{"steps":[{"title":"Answer","status":"done"}]}`, 2), "tool_calls")...)},
 		llmtest.Reply{Chunks: append([]llmtest.Chunk{{Content: "<think>Say it."}, {Content: "</think>\n"}}, llmtest.Text("Done.", 2)...)},
 	)
-	if err := db.SaveProvider(bg, llm.Provider{Name: "router", Kind: llm.KindCustom, BaseURL: srv.URL()}); err != nil {
+	if err := db.SaveProvider(bg, llm.Provider{Name: "router", Kind: catalog.KindCustom, BaseURL: srv.URL()}); err != nil {
 		t.Fatal(err)
 	}
 	sess, _ := db.CreateSession(bg, store.Session{Title: "think", Model: "m", Provider: "router"})

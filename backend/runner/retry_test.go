@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
@@ -52,7 +52,7 @@ func TestRetriesAreEvents(t *testing.T) {
 			_, db, eng := setuptest.NewEngine(t, func(o *setup.Options) {
 				// Notice a silent call at once: a retry must not be one.
 				o.WaitNotice = time.Millisecond
-				o.ModelCalls = llm.Config{MaxRetries: 3, RetryInitial: time.Millisecond, RetryMax: 2 * time.Second}
+				o.ModelCalls = openai.Config{MaxRetries: 3, RetryInitial: time.Millisecond, RetryMax: 2 * time.Second}
 			})
 			srv := llmtest.NewServer(t)
 			for _, r := range tt.replies {

@@ -15,6 +15,9 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tokens"
@@ -42,7 +45,7 @@ type Config struct {
 	// ModelCalls tunes every model call: IdleTimeout, MaxRetries,
 	// RetryInitial and RetryMax are used (zero: the llm defaults); the
 	// other fields are set per turn.
-	ModelCalls llm.Config
+	ModelCalls openai.Config
 	// WaitNotice is how long a model call may receive nothing before the
 	// turn says it is waiting for the model (agent.Agent.WaitNotice).
 	WaitNotice time.Duration
@@ -108,7 +111,7 @@ type Request struct {
 	// APIKey is a key from the caller's environment (CLI); never stored.
 	APIKey   string
 	Limits   turn.Limits
-	Capture  llm.CaptureMode
+	Capture  recording.Mode
 	Approver agent.Approver // nil: deny side effects
 	Sinks    []turn.Sink
 	// TurnSinks, if set, gives sinks that need the turn's id (the app's
@@ -230,9 +233,9 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	t := turnRun{req: req, sess: sess, def: def, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
 	if replay != nil {
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
-		// A replayed call costs nothing (llm.WithPrice); one the record
+		// A replayed call costs nothing (catalog.WithPrice); one the record
 		// lacks has no price here.
-		t.client = llm.WithPrice(rc, "", func(string) *llm.Price { return nil })
+		t.client = catalog.WithPrice(rc, "", func(string) *llm.Price { return nil })
 		t.replay, t.replayClient, t.dataSession = replay, rc, replay.orig.SessionID
 		req.Approver = replay.approver()
 	} else {
@@ -302,7 +305,7 @@ type turnRun struct {
 	dataSession string
 	// replay and replayClient are set when the turn replays another.
 	replay       *replaySource
-	replayClient *llm.TurnReplay
+	replayClient *recording.TurnReplay
 }
 
 func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
@@ -41,7 +41,7 @@ type Options struct {
 	Logger     *slog.Logger
 	HTTPClient *http.Client
 	// ModelCalls tunes model calls (idle timeout, retries); zero: defaults.
-	ModelCalls llm.Config
+	ModelCalls openai.Config
 	// WaitNotice is how long a model call may receive nothing before the
 	// turn says it is waiting for the model; zero: agent.DefaultWaitNotice.
 	WaitNotice time.Duration

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 )
 
 // The recording contract (docs/ARCHITECTURE.md, "Recordings"):
@@ -36,7 +36,7 @@ const recordingSelect = `SELECT r.id, r.key, r.model, r.request, r.chunks, r.res
 
 // GetCapture implements llm.CaptureStore: the newest recording of the
 // request. A hit becomes the turn's next call, as a recorded call would.
-func (c *Captures) GetCapture(ctx context.Context, key string) (*llm.Capture, error) {
+func (c *Captures) GetCapture(ctx context.Context, key string) (*recording.Capture, error) {
 	cp, err := c.db.scanRecording(ctx, recordingSelect+` WHERE r.key = ? ORDER BY r.id DESC LIMIT 1`, key)
 	if err != nil || cp == nil {
 		return cp, err
@@ -49,17 +49,17 @@ func (c *Captures) GetCapture(ctx context.Context, key string) (*llm.Capture, er
 
 // PutCapture implements llm.CaptureStore: it adds a recording, never
 // replacing one, and makes it the turn's next call.
-func (c *Captures) PutCapture(ctx context.Context, cp *llm.Capture) error {
+func (c *Captures) PutCapture(ctx context.Context, cp *recording.Capture) error {
 	if cp.Chunks == nil {
 		return c.put(ctx, cp, "null")
 	}
-	return c.PutCaptureBlocks(ctx, cp, [][]llm.RecordedChunk{cp.Chunks})
+	return c.PutCaptureBlocks(ctx, cp, [][]recording.RecordedChunk{cp.Chunks})
 }
 
 // PutCaptureBlocks implements llm.CaptureBlocksPutter: cp with its chunks
 // given in blocks, written as one recording's chunks.
-func (c *Captures) PutCaptureBlocks(ctx context.Context, cp *llm.Capture, blocks [][]llm.RecordedChunk) error {
-	chunks, err := llm.ChunksJSON(blocks...)
+func (c *Captures) PutCaptureBlocks(ctx context.Context, cp *recording.Capture, blocks [][]recording.RecordedChunk) error {
+	chunks, err := recording.ChunksJSON(blocks...)
 	if err != nil {
 		return err
 	}
@@ -67,7 +67,7 @@ func (c *Captures) PutCaptureBlocks(ctx context.Context, cp *llm.Capture, blocks
 }
 
 // put inserts cp, its chunks already encoded, and links it to the turn.
-func (c *Captures) put(ctx context.Context, cp *llm.Capture, chunks string) error {
+func (c *Captures) put(ctx context.Context, cp *recording.Capture, chunks string) error {
 	resp, err := json.Marshal(cp.Response)
 	if err != nil {
 		return err
@@ -85,7 +85,7 @@ func (c *Captures) put(ctx context.Context, cp *llm.Capture, chunks string) erro
 
 // LinkCapture implements llm.CaptureLinker: an existing recording becomes
 // the turn's next call (a replay serving it).
-func (c *Captures) LinkCapture(ctx context.Context, cp *llm.Capture) error {
+func (c *Captures) LinkCapture(ctx context.Context, cp *recording.Capture) error {
 	if c.turnID == "" {
 		return nil
 	}
@@ -112,7 +112,7 @@ func linkCall(ctx context.Context, tx *sql.Tx, turnID string, id int64) error {
 
 // CaptureRequests implements llm.CaptureLister: the newest recordings of a
 // model, without their chunks.
-func (c *Captures) CaptureRequests(ctx context.Context, model string, limit int) ([]llm.Capture, error) {
+func (c *Captures) CaptureRequests(ctx context.Context, model string, limit int) ([]recording.Capture, error) {
 	q := `SELECT id, key, model, request, recorded_at FROM recordings`
 	var args []any
 	if model != "" {
@@ -129,9 +129,9 @@ func (c *Captures) CaptureRequests(ctx context.Context, model string, limit int)
 		return nil, readError(err, "listing recorded model calls")
 	}
 	defer rows.Close()
-	var out []llm.Capture
+	var out []recording.Capture
 	for rows.Next() {
-		var cp llm.Capture
+		var cp recording.Capture
 		var id int64
 		var req, at string
 		if err := rows.Scan(&id, &cp.Key, &cp.Model, &req, &at); err != nil {
@@ -157,7 +157,7 @@ type TurnRecordings struct {
 
 // TurnCall implements llm.TurnRecordings: the recording of call i, nil
 // when the turn made no call i.
-func (t *TurnRecordings) TurnCall(ctx context.Context, i int) (*llm.Capture, error) {
+func (t *TurnRecordings) TurnCall(ctx context.Context, i int) (*recording.Capture, error) {
 	return t.db.scanRecording(ctx, recordingSelect+` JOIN turn_calls tc ON tc.recording_id = r.id WHERE tc.turn_id = ? AND tc.idx = ?`, t.turnID, i)
 }
 
@@ -171,8 +171,8 @@ func (t *TurnRecordings) Count(ctx context.Context) (int, error) {
 }
 
 // scanRecording runs a query for one recording; nil when there is none.
-func (db *DB) scanRecording(ctx context.Context, q string, args ...any) (*llm.Capture, error) {
-	var cp llm.Capture
+func (db *DB) scanRecording(ctx context.Context, q string, args ...any) (*recording.Capture, error) {
+	var cp recording.Capture
 	var id int64
 	var chunks, resp, recorded, req string
 	err := db.reader.QueryRowContext(ctx, q, args...).Scan(&id, &cp.Key, &cp.Model, &req, &chunks, &resp, &recorded)

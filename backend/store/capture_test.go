@@ -8,11 +8,12 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 )
 
-func recording(key, answer string) *llm.Capture {
-	return &llm.Capture{Key: key, Model: "m", Request: json.RawMessage(`{"model":"m"}`), RecordedAt: time.Now(),
-		Chunks:   []llm.RecordedChunk{{Chunk: llm.Chunk{Content: answer}}},
+func recordedCall(key, answer string) *recording.Capture {
+	return &recording.Capture{Key: key, Model: "m", Request: json.RawMessage(`{"model":"m"}`), RecordedAt: time.Now(),
+		Chunks:   []recording.RecordedChunk{{Chunk: llm.Chunk{Content: answer}}},
 		Response: llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: answer}}}
 }
 
@@ -23,10 +24,10 @@ func TestRecordingsAreNeverOverwritten(t *testing.T) {
 	s := newSession(t, db, "same question twice")
 	older, _ := storeTurn(t, db, s.ID, "pick a number", "7")
 	newer, _ := storeTurn(t, db, s.ID, "pick a number", "42")
-	if err := db.Captures(older.ID).PutCapture(ctx, recording("same-key", "7")); err != nil {
+	if err := db.Captures(older.ID).PutCapture(ctx, recordedCall("same-key", "7")); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Captures(newer.ID).PutCapture(ctx, recording("same-key", "42")); err != nil {
+	if err := db.Captures(newer.ID).PutCapture(ctx, recordedCall("same-key", "42")); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -56,22 +57,22 @@ func TestRecordingInBlocksStoresAsOne(t *testing.T) {
 	db := mustOpen(t)
 	s := newSession(t, db, "blocks")
 	tr, _ := storeTurn(t, db, s.ID, "count", "1 2 3")
-	var chunks []llm.RecordedChunk
+	var chunks []recording.RecordedChunk
 	for i := range 10 {
-		chunks = append(chunks, llm.RecordedChunk{At: time.Duration(i), Chunk: llm.Chunk{Content: strings.Repeat("é\"", i)}})
+		chunks = append(chunks, recording.RecordedChunk{At: time.Duration(i), Chunk: llm.Chunk{Content: strings.Repeat("é\"", i)}})
 	}
 	caps := db.Captures(tr.ID)
 	for _, tc := range []struct {
 		name   string
-		whole  []llm.RecordedChunk
-		blocks [][]llm.RecordedChunk
+		whole  []recording.RecordedChunk
+		blocks [][]recording.RecordedChunk
 		want   string
 	}{
-		{"split", chunks, [][]llm.RecordedChunk{chunks[:3], {}, chunks[3:9], chunks[9:]}, ""},
-		{"none", []llm.RecordedChunk{}, nil, "[]"},
+		{"split", chunks, [][]recording.RecordedChunk{chunks[:3], {}, chunks[3:9], chunks[9:]}, ""},
+		{"none", []recording.RecordedChunk{}, nil, "[]"},
 		{"nil", nil, nil, "null"},
 	} {
-		whole, inBlocks := recording("whole-"+tc.name, "x"), recording("blocks-"+tc.name, "x")
+		whole, inBlocks := recordedCall("whole-"+tc.name, "x"), recordedCall("blocks-"+tc.name, "x")
 		whole.Chunks, inBlocks.Chunks = tc.whole, nil
 		if err := caps.PutCapture(ctx, whole); err != nil {
 			t.Fatal(err)
@@ -107,9 +108,9 @@ func TestTurnCallsAreInCallOrder(t *testing.T) {
 	s := newSession(t, db, "three calls")
 	orig, _ := storeTurn(t, db, s.ID, "go", "done")
 	caps := db.Captures(orig.ID)
-	var recs []*llm.Capture
+	var recs []*recording.Capture
 	for _, a := range []string{"first", "second", "third"} {
-		r := recording("k-"+a, a)
+		r := recordedCall("k-"+a, a)
 		if err := caps.PutCapture(ctx, r); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -327,7 +328,7 @@ func careWriteOps(sessionID, turnID string) []careWriteOp {
 			return err
 		}},
 		{"set setting", func(db *DB) error { return db.SetSetting(ctx, "theme", "dark") }},
-		{"save provider", func(db *DB) error { return db.SaveProvider(ctx, llm.Presets()[0]) }},
+		{"save provider", func(db *DB) error { return db.SaveProvider(ctx, catalog.Presets()[0]) }},
 		{"record approval", func(db *DB) error {
 			_, err := db.RecordApproval(ctx, Approval{TurnID: turnID, CallID: "c", Tool: "write_file", Args: json.RawMessage(`{}`), Guard: "side_effects", Answer: turn.Deny})
 			return err

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -103,7 +104,7 @@ func checkSettingKey(key string) error {
 // looks like a secret: an API key pasted as the key reference, or a base
 // URL with a password or a query.
 func (db *DB) SaveProvider(ctx context.Context, p llm.Provider) error {
-	if err := p.Validate(); err != nil {
+	if err := catalog.Validate(p); err != nil {
 		return err
 	}
 	def, err := json.Marshal(p)

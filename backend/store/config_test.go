@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -116,8 +117,8 @@ func TestSettingsRefuseBadInput(t *testing.T) {
 
 func TestProviders(t *testing.T) {
 	db := mustOpen(t)
-	work := llm.Provider{Name: "work-openai", Kind: llm.KindOpenAI, BaseURL: "https://api.openai.com/v1", APIKeyRef: "agentdeck/work-openai", NeedsKey: true, Models: []string{"gpt-x"}, DefaultModel: "gpt-x"}
-	local := llm.Presets()[0]
+	work := llm.Provider{Name: "work-openai", Kind: catalog.KindOpenAI, BaseURL: "https://api.openai.com/v1", APIKeyRef: "agentdeck/work-openai", NeedsKey: true, Models: []string{"gpt-x"}, DefaultModel: "gpt-x"}
+	local := catalog.Presets()[0]
 	for _, p := range []llm.Provider{work, local} {
 		if err := db.SaveProvider(ctx, p); err != nil {
 			t.Fatalf("SaveProvider(%s): %v", p.Name, err)
@@ -147,7 +148,7 @@ func TestProviders(t *testing.T) {
 
 func TestProvidersRefuseSecrets(t *testing.T) {
 	const secret = "sk-proj-abcdef0123456789"
-	base := llm.Provider{Name: "p", Kind: llm.KindCustom, BaseURL: "http://127.0.0.1:8080/v1"}
+	base := llm.Provider{Name: "p", Kind: catalog.KindCustom, BaseURL: "http://127.0.0.1:8080/v1"}
 	tests := []struct {
 		name   string
 		change func(p *llm.Provider)

@@ -22,6 +22,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/plan"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -488,7 +489,7 @@ func runCrashChild(t *testing.T, path string) {
 			llmtest.ToolCallChunks(0, "call_1", plan.Name, `{"steps":[{"title":"Write the answer","status":"running"}]}`, 3)), "tool_calls")},
 		llmtest.Reply{Chunks: llmtest.Tokens(crashTokens), Delay: crashTokenDelay},
 	)
-	a := &agent.Agent{Name: "assistant", Client: llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1}), Model: "m", Tools: mustTools(t, plan.New())}
+	a := &agent.Agent{Name: "assistant", Client: openai.NewClient(openai.Config{BaseURL: srv.URL(), MaxRetries: -1}), Model: "m", Tools: mustTools(t, plan.New())}
 
 	rec := &crashRecorder{}
 	log := db.NewEventLog(tr.ID, EventLogOptions{})

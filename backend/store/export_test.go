@@ -10,7 +10,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/export/exporttest"
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -36,7 +36,7 @@ func TestExportHoldsNoSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr, _ := storeTurn(t, db, s.ID, "hello", "hi")
-	if err := db.Captures(tr.ID).PutCapture(ctx, &llm.Capture{Key: "cap-1", Model: "m", Request: json.RawMessage(`{"model":"m"}`)}); err != nil {
+	if err := db.Captures(tr.ID).PutCapture(ctx, &recording.Capture{Key: "cap-1", Model: "m", Request: json.RawMessage(`{"model":"m"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []export.Format{export.JSON, export.Markdown, export.JSONL} {

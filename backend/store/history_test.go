@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
@@ -244,11 +245,11 @@ func TestDeleteMeansDelete(t *testing.T) {
 	gonePage, _ := db.ListTurns(ctx, gone.ID, Page{})
 	keepPage, _ := db.ListTurns(ctx, keep.ID, Page{})
 	goneCaps := db.Captures(gonePage.Turns[0].ID)
-	if err := goneCaps.PutCapture(ctx, &llm.Capture{Key: "k1", Model: "m", Request: json.RawMessage(`{"secret":"` + secret + `"}`)}); err != nil {
+	if err := goneCaps.PutCapture(ctx, &recording.Capture{Key: "k1", Model: "m", Request: json.RawMessage(`{"secret":"` + secret + `"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	// A recording both sessions used (the kept one replayed it) stays.
-	shared := &llm.Capture{Key: "k-shared", Model: "m", Request: json.RawMessage(`{"shared":true}`)}
+	shared := &recording.Capture{Key: "k-shared", Model: "m", Request: json.RawMessage(`{"shared":true}`)}
 	if err := goneCaps.PutCapture(ctx, shared); err != nil {
 		t.Fatal(err)
 	}

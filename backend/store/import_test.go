@@ -14,6 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/export/exporttest"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -376,7 +377,7 @@ func importRichSession(t *testing.T, db *DB) Session {
 		s.ID, rich.ID, fmtTime(time.Now())); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Captures(rich.ID).PutCapture(ctx, &llm.Capture{Key: "cap-rich", Model: "m", Request: json.RawMessage(`{"model":"m"}`), RecordedAt: time.Now()}); err != nil {
+	if err := db.Captures(rich.ID).PutCapture(ctx, &recording.Capture{Key: "cap-rich", Model: "m", Request: json.RawMessage(`{"model":"m"}`), RecordedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	stopped, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "Write more", Workflow: "chat", Model: "m"})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -56,7 +57,7 @@ func TestPricesAreKeptWithEachCall(t *testing.T) {
 	s := newSession(t, db, "Priced")
 	at := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 	price := &llm.Price{InputPerM: 3, OutputPerM: 15, Source: llm.PriceUser}
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "work", Kind: llm.KindOpenAI, BaseURL: "https://example.invalid/v1", Prices: map[string]llm.Price{"": *price}}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "work", Kind: catalog.KindOpenAI, BaseURL: "https://example.invalid/v1", Prices: map[string]llm.Price{"": *price}}); err != nil {
 		t.Fatal(err)
 	}
 	tr := storeCalls(t, db, s.ID, "chat", "what does it cost?",
@@ -65,7 +66,7 @@ func TestPricesAreKeptWithEachCall(t *testing.T) {
 	const want = (1_000*3 + 200*15) / 1e6
 
 	// A new price for the provider, after the turn.
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "work", Kind: llm.KindOpenAI, BaseURL: "https://example.invalid/v1", Prices: map[string]llm.Price{"": {InputPerM: 300, OutputPerM: 1500}}}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "work", Kind: catalog.KindOpenAI, BaseURL: "https://example.invalid/v1", Prices: map[string]llm.Price{"": {InputPerM: 300, OutputPerM: 1500}}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -210,7 +211,7 @@ func TestUsageGroupsAndLeavesOutReplays(t *testing.T) {
 // address may have changed) or removed.
 func TestModelInfoIsKeptWithItsProvider(t *testing.T) {
 	db := mustOpen(t)
-	p := llm.Provider{Name: "router", Kind: llm.KindOpenRouter, BaseURL: "https://example.invalid/api/v1"}
+	p := llm.Provider{Name: "router", Kind: catalog.KindOpenRouter, BaseURL: "https://example.invalid/api/v1"}
 	if err := db.SaveProvider(ctx, p); err != nil {
 		t.Fatal(err)
 	}

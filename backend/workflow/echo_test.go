@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
-	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
@@ -199,7 +199,7 @@ func TestEchoInSchemaAndDocs(t *testing.T) {
 func TestEchoRuns(t *testing.T) {
 	withEcho(t)
 	srv := llmtest.NewServer(t)
-	client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
+	client := openai.NewClient(openai.Config{BaseURL: srv.URL(), MaxRetries: -1})
 	eng := &Engine{NewAgent: func(name string, d AgentDef) (*agent.Agent, error) {
 		return &agent.Agent{Name: name, Client: client, Model: "m", SystemPrompt: d.SystemPrompt}, nil
 	}}

@@ -9,6 +9,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -71,7 +72,7 @@ func runWFInput(t *testing.T, ctx context.Context, def *workflow.Definition, in 
 	srv := llmtest.NewServer(t)
 	sc := &script{queues: queues}
 	srv.Respond(sc.respond)
-	client := llm.NewOpenAI(llm.Config{BaseURL: srv.URL(), MaxRetries: -1})
+	client := openai.NewClient(openai.Config{BaseURL: srv.URL(), MaxRetries: -1})
 	eng := &workflow.Engine{NewAgent: func(name string, d workflow.AgentDef) (*agent.Agent, error) {
 		limits := turn.Limits{MaxSteps: d.Limits.MaxSteps, MaxToolCalls: d.Limits.MaxToolCalls, TokenBudget: d.Limits.TokenBudget}
 		return &agent.Agent{Name: name, Client: client, Model: "m", SystemPrompt: d.SystemPrompt, Limits: limits}, nil

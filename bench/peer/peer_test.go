@@ -21,8 +21,8 @@ import (
 	lcopenai "github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
-	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -154,7 +154,7 @@ func agentdeckTurn(tb testing.TB, url string, hc *http.Client) func(context.Cont
 	if err != nil {
 		tb.Fatal(err)
 	}
-	ag := &agent.Agent{Name: "bench", Client: llm.NewOpenAI(llm.Config{BaseURL: url, HTTPClient: hc}), Model: "m", Tools: tools}
+	ag := &agent.Agent{Name: "bench", Client: openai.NewClient(openai.Config{BaseURL: url, HTTPClient: hc}), Model: "m", Tools: tools}
 	return func(ctx context.Context) (outcome, error) {
 		var tokens atomic.Int64
 		em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: turn.NewID(), Sinks: []turn.Sink{turn.SinkFunc(func(e turn.Event) error {

@@ -132,7 +132,7 @@ const (
 	kExport   = "backend/store BenchmarkHistoryAtScale/export"
 	kGenerate = "backend/store BenchmarkHistoryAtScale/generate"
 	kEventLog = "backend/store BenchmarkEventLogWrite"
-	kStream   = "backend/llm BenchmarkStream50k"
+	kStream   = "backend/llm/recording BenchmarkStream50k"
 	kEngine   = "backend/agent BenchmarkEngineTokens"
 	kFirst    = "backend/store BenchmarkFirstPage5000Turns"
 	kSearch1  = "backend/store BenchmarkSearch100k"

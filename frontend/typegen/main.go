@@ -84,8 +84,9 @@ var agentdeck = config{
 }
 
 var roots = []root{
-	// What the event stream carries besides the API's replies.
-	{pkg: "app", names: []string{"Delivered", "TurnChange", "EventsMessage", "ApprovalMessage", "TurnsChangedMessage", "EvalProgressMessage"}},
+	// What the bus carries to the UIs besides the API's replies: its kinds
+	// and their payloads (app/bus.go).
+	{pkg: "app", names: []string{"MessageKind", "EventBatch", "PendingApproval", "TurnsChanged", "EvalProgress", "Resync"}},
 	// The event envelope and every event type (the payloads come with
 	// its entry in unions below).
 	{pkg: "backend/turn", file: "event.go"},

@@ -12,6 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
@@ -33,7 +34,7 @@ type worker struct {
 func newWorker(t *testing.T, srv *llmtest.Server) worker {
 	t.Helper()
 	_, db, eng := setuptest.NewEngine(t, func(o *setup.Options) { o.ModelCalls.MaxRetries = -1 })
-	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	return worker{db: db, runner: eval.NewRunner(db, eng.Runner, nil, nil)}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -116,7 +117,7 @@ func runLocal(b *testing.B, srv *llmtest.Server, suitePath string, concurrency i
 		b.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(ctx, llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		b.Fatal(err)
 	}
 	eng, err := setup.Build(ctx, db, setup.Options{DataDir: filepath.Dir(path)})

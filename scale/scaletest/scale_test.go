@@ -20,6 +20,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
@@ -153,7 +154,7 @@ func workerDB(t testing.TB, srv *llmtest.Server) string {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: llm.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
+	if err := db.SaveProvider(context.Background(), llm.Provider{Name: "fake", Kind: catalog.KindCustom, BaseURL: srv.URL(), Local: true}); err != nil {
 		t.Fatal(err)
 	}
 	return path

@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/atomicfile"
-	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 )
 
 // Store is a folder of captures. It is safe for concurrent use: each write
@@ -31,8 +31,8 @@ type Store struct {
 }
 
 var (
-	_ llm.CaptureStore  = (*Store)(nil)
-	_ llm.CaptureLister = (*Store)(nil)
+	_ recording.Store  = (*Store)(nil)
+	_ recording.Lister = (*Store)(nil)
 )
 
 // Open returns the store in dir, creating the folder when it is missing.
@@ -52,7 +52,7 @@ func (s *Store) Path(key string) string {
 }
 
 // GetCapture reads <key>.json; it returns (nil, nil) when there is none.
-func (s *Store) GetCapture(ctx context.Context, key string) (*llm.Capture, error) {
+func (s *Store) GetCapture(ctx context.Context, key string) (*recording.Capture, error) {
 	if err := checkKey(key); err != nil {
 		return nil, err
 	}
@@ -67,7 +67,7 @@ func (s *Store) GetCapture(ctx context.Context, key string) (*llm.Capture, error
 	if err != nil {
 		return nil, fmt.Errorf("capturefile: read %s: %w", path, err)
 	}
-	var c llm.Capture
+	var c recording.Capture
 	if err := decode(path, data, &c); err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (s *Store) GetCapture(ctx context.Context, key string) (*llm.Capture, error
 
 // PutCapture writes c to <c.Key>.json atomically, replacing any earlier
 // capture of that key.
-func (s *Store) PutCapture(ctx context.Context, c *llm.Capture) error {
+func (s *Store) PutCapture(ctx context.Context, c *recording.Capture) error {
 	if c == nil {
 		return errors.New("capturefile: nil capture")
 	}
@@ -105,12 +105,12 @@ func (s *Store) PutCapture(ctx context.Context, c *llm.Capture) error {
 // CaptureRequests lists the captures of model ("" for all), newest first,
 // at most limit of them (limit <= 0 for all). Chunks and Response are left
 // empty. A corrupt file fails the listing with an error naming it.
-func (s *Store) CaptureRequests(ctx context.Context, model string, limit int) ([]llm.Capture, error) {
+func (s *Store) CaptureRequests(ctx context.Context, model string, limit int) ([]recording.Capture, error) {
 	entries, err := os.ReadDir(s.dir)
 	if err != nil {
 		return nil, fmt.Errorf("capturefile: list %s: %w", s.dir, err)
 	}
-	var out []llm.Capture
+	var out []recording.Capture
 	for _, e := range entries {
 		name := e.Name()
 		if e.IsDir() || strings.HasPrefix(name, ".") || !strings.HasSuffix(name, ".json") {
@@ -132,7 +132,7 @@ func (s *Store) CaptureRequests(ctx context.Context, model string, limit int) ([
 		if model != "" && h.Model != model {
 			continue
 		}
-		out = append(out, llm.Capture{Key: h.Key, Request: compact(h.Request), Model: h.Model, RecordedAt: h.RecordedAt})
+		out = append(out, recording.Capture{Key: h.Key, Request: compact(h.Request), Model: h.Model, RecordedAt: h.RecordedAt})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].RecordedAt.Equal(out[j].RecordedAt) {
@@ -161,7 +161,7 @@ func decode(path string, data []byte, v any) error {
 }
 
 // compact undoes the indentation the file added, so Request is again the
-// exact canonical form CaptureKey hashed.
+// exact canonical form Key hashed.
 func compact(raw json.RawMessage) json.RawMessage {
 	var buf bytes.Buffer
 	if json.Compact(&buf, raw) != nil {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/capturefile"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 )
 
 func openStore(t *testing.T) *capturefile.Store {
@@ -24,7 +25,7 @@ func openStore(t *testing.T) *capturefile.Store {
 	return s
 }
 
-func sampleCapture(model, user string, at time.Time) *llm.Capture {
+func sampleCapture(model, user string, at time.Time) *recording.Capture {
 	temp := float32(0.2)
 	req := llm.Request{
 		Model:       model,
@@ -32,11 +33,11 @@ func sampleCapture(model, user string, at time.Time) *llm.Capture {
 		Messages:    []llm.Message{{Role: llm.RoleUser, Content: user}},
 		Tools:       []llm.Tool{{Name: "f", Parameters: json.RawMessage(`{"type":"object","description":"<b> & co"}`)}},
 	}
-	return &llm.Capture{
-		Key:     llm.CaptureKey(req),
-		Request: llm.CanonicalRequest(req),
+	return &recording.Capture{
+		Key:     recording.Key(req),
+		Request: recording.CanonicalRequest(req),
 		Model:   model,
-		Chunks: []llm.RecordedChunk{
+		Chunks: []recording.RecordedChunk{
 			{At: 5 * time.Millisecond, Chunk: llm.Chunk{Content: "Hel"}},
 			{At: 9 * time.Millisecond, Chunk: llm.Chunk{Content: "lo <there>", ToolCalls: []llm.ToolCallDelta{{Index: 0, ID: "c", Name: "f", Arguments: "{}"}}}},
 			{At: 12 * time.Millisecond, Chunk: llm.Chunk{FinishReason: "stop", Usage: &llm.Usage{InputTokens: 3, OutputTokens: 2, TotalTokens: 5}}},
@@ -128,7 +129,7 @@ func TestStoreCaptureRequests(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	base := time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
-	caps := []*llm.Capture{
+	caps := []*recording.Capture{
 		sampleCapture("a", "one", base),
 		sampleCapture("a", "two", base.Add(2*time.Minute)),
 		sampleCapture("a", "three", base.Add(time.Minute)),
@@ -146,12 +147,12 @@ func TestStoreCaptureRequests(t *testing.T) {
 	tests := []struct {
 		model string
 		limit int
-		want  []*llm.Capture
+		want  []*recording.Capture
 	}{
-		{"a", 0, []*llm.Capture{caps[1], caps[2], caps[0]}},
-		{"a", 2, []*llm.Capture{caps[1], caps[2]}},
-		{"b", 10, []*llm.Capture{caps[3]}},
-		{"", 0, []*llm.Capture{caps[3], caps[1], caps[2], caps[0]}},
+		{"a", 0, []*recording.Capture{caps[1], caps[2], caps[0]}},
+		{"a", 2, []*recording.Capture{caps[1], caps[2]}},
+		{"b", 10, []*recording.Capture{caps[3]}},
+		{"", 0, []*recording.Capture{caps[3], caps[1], caps[2], caps[0]}},
 		{"none", 0, nil},
 	}
 	for _, tt := range tests {
@@ -206,7 +207,7 @@ func TestStoreErrors(t *testing.T) {
 			[]string{s.Path(otherKey), good.Key}},
 		{"path in key", func() error { _, err := s.GetCapture(ctx, "../etc/passwd"); return err },
 			[]string{"invalid capture key"}},
-		{"empty key on put", func() error { return s.PutCapture(ctx, &llm.Capture{}) },
+		{"empty key on put", func() error { return s.PutCapture(ctx, &recording.Capture{}) },
 			[]string{"invalid capture key"}},
 		{"nil capture", func() error { return s.PutCapture(ctx, nil) },
 			[]string{"nil capture"}},

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BackendError, createBackend, httpBackend, toBackendError, wailsBackend, type Backend, type Binding } from './api';
+import { BackendError, createBackend, httpBackend, toBackendError, wailsBackend, type Backend, type Binding, type BusHandlers } from './api';
 import { APIMethods } from './generated';
 
 function memoryStorage(): Storage {
@@ -195,29 +195,64 @@ describe('calls', () => {
   });
 });
 
+// The bus's messages as either transport hands them over, and the handler
+// call each must make (or none).
+const busCases: { name: string; msg: unknown; want?: [keyof BusHandlers, unknown[]] }[] = [
+  { name: 'a batch of events', msg: { kind: 'events', data: [{ seq: 2, first_seq: 1 }] }, want: ['onEvents', [[{ seq: 2, first_seq: 1 }]]] },
+  { name: 'a batch that is null', msg: { kind: 'events', data: null }, want: ['onEvents', [[]]] },
+  { name: 'an approval', msg: { kind: 'approval', data: { call_id: 'c' } }, want: ['onApproval', [{ call_id: 'c' }]] },
+  {
+    name: 'turn changes',
+    msg: { kind: 'turns_changed', data: [{ turn_id: 't1', session_id: 's1', state: 'interrupted' }] },
+    want: ['onTurnsChanged', [[{ turn_id: 't1', session_id: 's1', state: 'interrupted' }]]],
+  },
+  { name: 'no turn changes', msg: { kind: 'turns_changed', data: null } },
+  { name: 'evaluation progress', msg: { kind: 'eval_progress', data: { run_id: 'r', done: 1 } }, want: ['onEvalProgress', [{ run_id: 'r', done: 1 }]] },
+  { name: 'a resync', msg: { kind: 'resync', data: {} }, want: ['onResync', []] },
+  { name: 'a kind this page does not know', msg: { kind: 'later', data: {} } },
+  { name: 'no kind', msg: { data: [] } },
+  { name: 'not a message', msg: 'hello' },
+];
+
+function spies() {
+  return { onEvents: vi.fn(), onApproval: vi.fn(), onResync: vi.fn(), onTurnsChanged: vi.fn(), onEvalProgress: vi.fn() } satisfies Required<BusHandlers>;
+}
+
+function expectOnly(h: ReturnType<typeof spies>, want?: [keyof BusHandlers, unknown[]]) {
+  for (const [name, fn] of Object.entries(h)) {
+    if (want && name === want[0]) expect(fn, name).toHaveBeenCalledExactlyOnceWith(...want[1]);
+    else expect(fn, name).not.toHaveBeenCalled();
+  }
+}
+
 describe('subscribe in the window', () => {
-  it('listens to both Wails events and stops listening', () => {
+  function wailsRuntime() {
     const handlers = new Map<string, (...d: unknown[]) => void>();
-    const offs = { events: vi.fn(), approval: vi.fn() };
+    const off = vi.fn();
     const rt = {
       EventsOn: vi.fn((name: string, fn: (...d: unknown[]) => void) => {
         handlers.set(name, fn);
-        return name === 'agentdeck:events' ? offs.events : offs.approval;
+        return off;
       }),
     };
-    const b = wailsBackend({}, rt);
-    const onBatch = vi.fn();
-    const onApproval = vi.fn();
-    const stop = b.subscribe(onBatch, onApproval);
-    handlers.get('agentdeck:events')!([{ seq: 1, first_seq: 1 }]);
-    handlers.get('agentdeck:events')!(null);
-    handlers.get('agentdeck:approval')!({ call_id: 'c' });
-    expect(onBatch).toHaveBeenNthCalledWith(1, [{ seq: 1, first_seq: 1 }]);
-    expect(onBatch).toHaveBeenNthCalledWith(2, []);
-    expect(onApproval).toHaveBeenCalledWith({ call_id: 'c' });
+    return { rt, handlers, off };
+  }
+
+  it.each(busCases)('hands on $name from the one Wails event', ({ msg, want }) => {
+    const { rt, handlers } = wailsRuntime();
+    const h = spies();
+    wailsBackend({}, rt).subscribe(h);
+    expect([...handlers.keys()]).toEqual(['agentdeck:bus']);
+    handlers.get('agentdeck:bus')!(msg);
+    expectOnly(h, want);
+  });
+
+  it('needs no handler it has no use for, and stops listening', () => {
+    const { rt, handlers, off } = wailsRuntime();
+    const stop = wailsBackend({}, rt).subscribe({});
+    for (const { msg } of busCases) handlers.get('agentdeck:bus')!(msg);
     stop();
-    expect(offs.events).toHaveBeenCalled();
-    expect(offs.approval).toHaveBeenCalled();
+    expect(off).toHaveBeenCalledOnce();
   });
 
   it('opens links with the system browser, and only web links', () => {
@@ -249,57 +284,26 @@ describe('subscribe in a browser', () => {
     }
   }
 
-  it('reads batches and approvals from /api/events with the token, and resyncs after a drop', () => {
+  it.each(busCases)('hands on $name from the event stream', ({ msg, want }) => {
+    const h = spies();
+    httpBackend(new URL('http://x/?token=t'), vi.fn(), memoryStorage(), (u) => new FakeStream(u)).subscribe(h);
+    FakeStream.last.send(msg);
+    expectOnly(h, want);
+  });
+
+  it('reads /api/events with the token, skips what is not JSON, resyncs after a drop, and closes', () => {
     const b = httpBackend(new URL('http://x/?token=a b'), vi.fn(), memoryStorage(), (u) => new FakeStream(u));
-    const onBatch = vi.fn();
-    const onApproval = vi.fn();
-    const onResync = vi.fn();
-    const stop = b.subscribe(onBatch, onApproval, onResync);
+    const h = spies();
+    const stop = b.subscribe(h);
     const es = FakeStream.last;
     expect(es.url).toBe('/api/events?token=a%20b');
-    es.send({ kind: 'events', batch: [{ seq: 2, first_seq: 1 }] });
-    es.send({ kind: 'approval', approval: { call_id: 'c' } });
     es.send('not json');
-    expect(onBatch).toHaveBeenCalledWith([{ seq: 2, first_seq: 1 }]);
-    expect(onApproval).toHaveBeenCalledWith({ call_id: 'c' });
     es.onopen?.(new Event('open'));
-    expect(onResync).not.toHaveBeenCalled();
+    expectOnly(h);
     es.onerror?.(new Event('error'));
     es.onopen?.(new Event('open'));
-    expect(onResync).toHaveBeenCalledOnce();
+    expectOnly(h, ['onResync', []]);
     stop();
     expect(es.closed).toBe(true);
-  });
-});
-
-describe('turns changed', () => {
-  it('reaches the window from the Wails event', () => {
-    const handlers = new Map<string, (...d: unknown[]) => void>();
-    const rt = { EventsOn: vi.fn((name: string, fn: (...d: unknown[]) => void) => void handlers.set(name, fn)) };
-    const onTurnsChanged = vi.fn();
-    wailsBackend({}, rt).subscribe(vi.fn(), vi.fn(), undefined, onTurnsChanged);
-    const changes = [{ turn_id: 't1', session_id: 's1', state: 'interrupted' }];
-    handlers.get('agentdeck:turns_changed')!(changes);
-    handlers.get('agentdeck:turns_changed')!(null);
-    expect(onTurnsChanged).toHaveBeenCalledTimes(1);
-    expect(onTurnsChanged).toHaveBeenCalledWith(changes);
-  });
-
-  it('reaches a browser as a turns_changed message on the event stream', () => {
-    let stream: { onmessage: ((e: MessageEvent) => void) | null } = { onmessage: null };
-    const open = (_u: string) => {
-      const es = { onmessage: null, onerror: null, onopen: null, close: vi.fn() };
-      stream = es;
-      return es;
-    };
-    const onBatch = vi.fn();
-    const onTurnsChanged = vi.fn();
-    httpBackend(new URL('http://x/?token=t'), vi.fn(), memoryStorage(), open).subscribe(onBatch, vi.fn(), undefined, onTurnsChanged);
-    const turns = [{ turn_id: 't1', session_id: 's1', state: 'interrupted' }];
-    stream.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ kind: 'turns_changed', turns }) }));
-    stream.onmessage?.(new MessageEvent('message', { data: JSON.stringify({ kind: 'turns_changed', turns: null }) }));
-    expect(onTurnsChanged).toHaveBeenCalledTimes(1);
-    expect(onTurnsChanged).toHaveBeenCalledWith(turns);
-    expect(onBatch).not.toHaveBeenCalled();
   });
 });

@@ -12,8 +12,6 @@ import type {
   AboutInfo,
   EvalCasesSave,
   EvalCasesSaved,
-  EvalProgress,
-  EvalProgressMessage,
   EvalRun,
   EvalStart,
   EvalSuiteInfo,
@@ -24,10 +22,7 @@ import type {
   BranchPage,
   BudgetState,
   ApprovalAnswer,
-  ApprovalMessage,
-  Delivered,
   Detected,
-  EventsMessage,
   ExportFormat,
   ExportOptions,
   ExportReply,
@@ -52,10 +47,8 @@ import type {
   TestReply,
   TurnDetail,
   TurnPage,
-  TurnChange,
   TurnRef,
   TurnTree,
-  TurnsChangedMessage,
   UploadedFile,
   UsageRequest,
   UsageView,
@@ -63,14 +56,10 @@ import type {
   WorkflowList,
   WorkflowProblem,
 } from './types';
+import { BUS_EVENT, dispatch, isBusMessage, type BusHandlers } from './bus';
 
 export type * from './types';
-
-/** Event names on the Wails bus (app/desktop.go). */
-export const EVENT_BATCH = 'agentdeck:events';
-export const EVENT_APPROVAL = 'agentdeck:approval';
-export const EVENT_TURNS_CHANGED = 'agentdeck:turns_changed';
-export const EVENT_EVAL_PROGRESS = 'agentdeck:eval_progress';
+export type { BusHandlers, BusMessage } from './bus';
 
 export interface Backend {
   readonly kind: 'wails' | 'http';
@@ -163,20 +152,12 @@ export interface Backend {
   stopEval(runID: string): Promise<void>;
   uiReady(report: ReadyReport): Promise<void>;
   /**
-   * Starts the one event subscription. onResync, if given, is called when
-   * the stream reconnected after a drop: events may have been missed.
-   * onTurnsChanged, if given, hears of turns whose state changed with no
-   * event (a dead process's turn marked interrupted). onEvalProgress hears
-   * of evaluation runs started from a window as each case ends. Returns the
-   * function that ends it.
+   * Starts the one subscription to the backend's bus (./bus.ts): each
+   * message goes to the handler of its kind, and onResync also hears that
+   * the browser's stream reconnected after a drop. Returns the function
+   * that ends it.
    */
-  subscribe(
-    onBatch: (batch: Delivered[]) => void,
-    onApproval: (p: PendingApproval) => void,
-    onResync?: () => void,
-    onTurnsChanged?: (changes: TurnChange[]) => void,
-    onEvalProgress?: (p: EvalProgress) => void,
-  ): () => void;
+  subscribe(handlers: BusHandlers): () => void;
   /** Opens a link outside the app; the app window never navigates. */
   openURL(url: string): void;
   /**
@@ -240,16 +221,13 @@ export function wailsBackend(b: Binding, rt?: WailsRuntime, win?: Pick<Window, '
   return {
     ...methods(call),
     kind: 'wails',
-    subscribe(onBatch, onApproval, _onResync, onTurnsChanged, onEvalProgress) {
+    subscribe(handlers) {
       if (!rt) return () => {};
-      const offs = [
-        rt.EventsOn(EVENT_BATCH, (batch) => onBatch(Array.isArray(batch) ? (batch as Delivered[]) : [])),
-        rt.EventsOn(EVENT_APPROVAL, (p) => p && onApproval(p as PendingApproval)),
-        rt.EventsOn(EVENT_TURNS_CHANGED, (c) => Array.isArray(c) && c.length > 0 && onTurnsChanged?.(c as TurnChange[])),
-        rt.EventsOn(EVENT_EVAL_PROGRESS, (p) => p && onEvalProgress?.(p as EvalProgress)),
-      ];
+      const off = rt.EventsOn(BUS_EVENT, (msg) => {
+        if (isBusMessage(msg)) dispatch(handlers, msg);
+      });
       return () => {
-        for (const off of offs) if (typeof off === 'function') off();
+        if (typeof off === 'function') off();
       };
     },
     openURL(url) {
@@ -273,9 +251,6 @@ interface EventSourceLike {
   onopen: ((e: Event) => void) | null;
   close(): void;
 }
-
-/** A message of the browser's event stream (app/serve.go). */
-type StreamMessage = EventsMessage | ApprovalMessage | TurnsChangedMessage | EvalProgressMessage;
 
 export function httpBackend(
   url: URL,
@@ -312,21 +287,18 @@ export function httpBackend(
   return {
     ...methods(call),
     kind: 'http',
-    subscribe(onBatch, onApproval, onResync, onTurnsChanged, onEvalProgress) {
+    subscribe(handlers) {
       if (!openStream) return () => {};
       const es = openStream(`/api/events?token=${encodeURIComponent(token)}`);
       let dropped = false;
       es.onmessage = (e) => {
-        let msg: StreamMessage;
+        let msg: unknown;
         try {
-          msg = JSON.parse(String(e.data)) as StreamMessage;
+          msg = JSON.parse(String(e.data));
         } catch {
           return;
         }
-        if (msg.kind === 'events') onBatch(msg.batch ?? []);
-        else if (msg.kind === 'approval' && msg.approval) onApproval(msg.approval);
-        else if (msg.kind === 'turns_changed' && msg.turns?.length) onTurnsChanged?.(msg.turns);
-        else if (msg.kind === 'eval_progress' && msg.progress) onEvalProgress?.(msg.progress);
+        if (isBusMessage(msg)) dispatch(handlers, msg);
       };
       // EventSource reconnects by itself; whatever was sent meanwhile is
       // lost, so the stores catch up from the last seq they have.
@@ -336,7 +308,7 @@ export function httpBackend(
       es.onopen = () => {
         if (dropped) {
           dropped = false;
-          onResync?.();
+          handlers.onResync?.();
         }
       };
       return () => es.close();

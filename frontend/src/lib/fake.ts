@@ -4,6 +4,7 @@
 // way the Go side does: tokens merged per tick with first_seq..seq.
 import type { Backend } from './api';
 import { BackendError } from './api';
+import { dispatch, type BusHandlers, type BusMessage } from './bus';
 import { localDay } from './dates';
 import { seedEvals } from './fake-evals';
 import { fakeResult, scriptFor, type Step } from './fake-script';
@@ -53,13 +54,6 @@ import type {
   UsageView,
   WorkflowList,
 } from './types';
-
-type Subscriber = {
-  onBatch: (b: Delivered[]) => void;
-  onApproval: (p: PendingApproval) => void;
-  onTurnsChanged?: (c: TurnChange[]) => void;
-  onEvalProgress?: (p: EvalProgress) => void;
-};
 
 interface Running {
   turn: TurnDetail;
@@ -142,7 +136,7 @@ export class FakeBackend implements Backend {
     ],
   };
 
-  private subs = new Set<Subscriber>();
+  private subs = new Set<BusHandlers>();
   private running = new Map<string, Running>();
   private nextId = 1;
   private readonly tick: number;
@@ -157,13 +151,18 @@ export class FakeBackend implements Backend {
 
   // ---- test helpers ----
 
-  /** Delivers a batch to every subscriber, as the Go hub would. */
+  /** Hands a message to every subscriber, as the Go bus would. */
+  publish(msg: BusMessage) {
+    for (const s of this.subs) dispatch(s, msg);
+  }
+
+  /** Delivers a batch of live events to every subscriber. */
   emit(batch: Delivered[]) {
-    for (const s of this.subs) s.onBatch(batch);
+    this.publish({ kind: 'events', data: batch });
   }
 
   emitApproval(p: PendingApproval) {
-    for (const s of this.subs) s.onApproval(p);
+    this.publish({ kind: 'approval', data: p });
   }
 
   /** Adds a turn another process runs: stored as running, with no live events here. */
@@ -180,7 +179,7 @@ export class FakeBackend implements Backend {
     if (!t) throw new Error(`no turn ${turnId}`);
     Object.assign(t, { state: 'interrupted', final_text: partial, outcome: 'failed', termination: { kind: 'interrupted' }, completed_at: this.now().toISOString() });
     const changes: TurnChange[] = [{ turn_id: t.id, session_id: t.session_id, state: 'interrupted' }];
-    for (const s of this.subs) s.onTurnsChanged?.(changes);
+    this.publish({ kind: 'turns_changed', data: changes });
   }
 
   /** Adds a finished turn built by running a script at once. */
@@ -796,17 +795,11 @@ export class FakeBackend implements Backend {
 
   /** Tells subscribers how an evaluation run goes, as the backend does while it runs one. */
   emitEvalProgress(p: EvalProgress) {
-    for (const s of this.subs) s.onEvalProgress?.(clone(p));
+    this.publish({ kind: 'eval_progress', data: clone(p) });
   }
 
-  subscribe(
-    onBatch: (b: Delivered[]) => void,
-    onApproval: (p: PendingApproval) => void,
-    _onResync?: () => void,
-    onTurnsChanged?: (c: TurnChange[]) => void,
-    onEvalProgress?: (p: EvalProgress) => void,
-  ) {
-    const s = { onBatch, onApproval, onTurnsChanged, onEvalProgress };
+  subscribe(handlers: BusHandlers) {
+    const s = { ...handlers }; // one subscription per call, as the backends'
     this.subs.add(s);
     return () => void this.subs.delete(s);
   }

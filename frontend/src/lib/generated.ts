@@ -5,9 +5,31 @@
 // ---- app ----
 
 /**
- * PendingApproval is a tool call waiting for the person's answer.
+ * PendingApproval is a tool call waiting for the person's answer; the
+ * bus's message of a new one.
  */
 export interface PendingApproval extends ApprovalRequest {
+}
+/**
+ * MessageKind is the tag of a message on the bus: the envelope's "kind",
+ * by which a UI tells its payloads apart. The kinds are listed here and
+ * nowhere else in Go; the frontend's lib/bus.ts names the same set (a
+ * test holds the two together).
+ */
+export const MessageKindValues = [
+  "events", // EventBatch: the live events of running turns
+  "approval", // PendingApproval: a tool call waits for the person
+  "turns_changed", // TurnsChanged: turns whose state changed without an event
+  "eval_progress", // EvalProgress: an evaluation run as it goes
+  "resync", // Resync: this subscriber missed messages
+] as const;
+export type MessageKind = (typeof MessageKindValues)[number];
+/**
+ * Resync tells a subscriber that it fell behind and messages it had not
+ * taken were dropped (see Bus): what it shows may be stale, so it fetches
+ * it again (a running turn's events after the last seq it has).
+ */
+export interface Resync {
 }
 /**
  * Delivered is an event as the UI receives it. Consecutive tokens (or
@@ -18,6 +40,11 @@ export interface PendingApproval extends ApprovalRequest {
 export type Delivered = Event & {
   first_seq: number /* int64 */;
 };
+/**
+ * EventBatch is the bus's message of live events: what a Coalescer hands
+ * on, never empty.
+ */
+export type EventBatch = Delivered[];
 /**
  * EvalSuiteInfo is a suite file in the evaluations folder.
  */
@@ -70,7 +97,8 @@ export interface EvalStart {
 }
 /**
  * EvalProgress is a run started from the window as it goes: one when it
- * starts, one as each case ends, one when it ends.
+ * starts, one as each case ends, one when it ends. It goes to the UIs on
+ * the bus.
  */
 export interface EvalProgress {
   run_id: string;
@@ -127,35 +155,10 @@ export interface TurnChange {
   state: TurnState;
 }
 /**
- * EventsMessage is a batch of events ({"kind":"events"}).
+ * TurnsChanged is the bus's message of turns that changed together; never
+ * empty.
  */
-export interface EventsMessage {
-  kind: 'events';
-  batch: Delivered[] | null;
-}
-/**
- * ApprovalMessage is a tool call waiting for the person ({"kind":"approval"}).
- */
-export interface ApprovalMessage {
-  kind: 'approval';
-  approval: PendingApproval;
-}
-/**
- * TurnsChangedMessage is the stream's message for turns whose state
- * changed without an event (see TurnChange): {"kind":"turns_changed",
- * "turns":[{"turn_id":..., "session_id":..., "state":"interrupted"}]}.
- */
-export interface TurnsChangedMessage {
-  kind: 'turns_changed';
-  turns: TurnChange[] | null;
-}
-/**
- * EvalProgressMessage is an evaluation run as it goes ({"kind":"eval_progress"}).
- */
-export interface EvalProgressMessage {
-  kind: 'eval_progress';
-  progress: EvalProgress;
-}
+export type TurnsChanged = TurnChange[];
 /**
  * Done is the reply of a call that has nothing else to say: every API
  * method answers (T, error), and these answer (Done, error). It is {} on

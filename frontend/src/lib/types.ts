@@ -6,21 +6,18 @@
 import type * as gen from './generated';
 
 export type {
-  // app: the API's requests and replies, and the event stream's messages
+  // app: the API's requests and replies, and the bus's payloads
   AboutInfo,
   EvalRunSummary,
   EvalCaseEnded,
   EvalCasesSave,
   EvalCasesSaved,
   EvalProgress,
-  EvalProgressMessage,
   EvalStart,
   EvalSuiteInfo,
   ApprovalAnswer,
-  ApprovalMessage,
   Delivered,
   Done,
-  EventsMessage,
   ExportOptions,
   ExportReply,
   ImageData,
@@ -36,7 +33,6 @@ export type {
   TestReply,
   TurnChange,
   TurnRef,
-  TurnsChangedMessage,
   UploadedFile,
   UsageRequest,
   UsageView,

@@ -297,13 +297,13 @@ export function createApp(backend: Backend, opts: AppOptions = {}) {
 
     /** Subscribes first, then loads what the shell shows. */
     start() {
-      unsubscribe ??= backend.subscribe(
-        (batch) => turns.ingest(batch),
-        (p) => approvals.add(p),
-        () => turns.resync(),
-        (changes) => void onTurnsChanged(changes),
-        (p) => noteEvalProgress(p),
-      );
+      unsubscribe ??= backend.subscribe({
+        onEvents: (batch) => turns.ingest(batch),
+        onApproval: (p) => approvals.add(p),
+        onResync: () => turns.resync(),
+        onTurnsChanged: (changes) => void onTurnsChanged(changes),
+        onEvalProgress: (p) => noteEvalProgress(p),
+      });
       void approvals.load();
       void sessions.refresh();
       nav.start();
