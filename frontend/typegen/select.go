@@ -21,6 +21,15 @@ type generator struct {
 
 func newGenerator(root string, c config) (*generator, error) {
 	g := &generator{config: c, l: &loader{root: root, pkgs: map[string]*pkg{}}, selected: map[*decl]bool{}, consts: map[string][]constDecl{}, unions: map[*decl]*resolved{}}
+	// The unions first: an envelope's data field is walked as its variants,
+	// never as the type it has in Go.
+	for _, u := range c.unions {
+		d, r, err := g.resolve(u)
+		if err != nil {
+			return nil, err
+		}
+		g.unions[d] = r
+	}
 	app, err := g.l.load(c.facadePkg)
 	if err != nil {
 		return nil, err
@@ -65,13 +74,6 @@ func newGenerator(root string, c config) (*generator, error) {
 			}
 			g.consts[p.path] = append(g.consts[p.path], c)
 		}
-	}
-	for _, u := range c.unions {
-		d, r, err := g.resolve(u)
-		if err != nil {
-			return nil, err
-		}
-		g.unions[d] = r
 	}
 	return g, nil
 }

@@ -60,6 +60,9 @@ func (g *generator) resolve(u union) (*decl, *resolved, error) {
 	if !ok {
 		return nil, nil, fmt.Errorf("union %s: the envelope is no struct", u.envelope)
 	}
+	// The envelope's fields come along but its data's: that is the
+	// variants' (in Go, json.RawMessage, any or an interface of theirs).
+	g.selected[d] = true
 	tagType, hasData := "", false
 	for _, f := range st.Fields.List {
 		switch jsonName(f) {
@@ -67,13 +70,17 @@ func (g *generator) resolve(u union) (*decl, *resolved, error) {
 			tagType = typeName(f.Type)
 		case u.data:
 			hasData = true
+			continue
+		}
+		if skipped(f) {
+			continue
+		}
+		if err := g.walk(p, d.file, f.Type); err != nil {
+			return nil, nil, fmt.Errorf("%s.%s: %w", p.path, u.envelope, err)
 		}
 	}
 	if tagType == "" || !hasData {
 		return nil, nil, fmt.Errorf("union %s: the envelope needs fields %q and %q (JSON names)", u.envelope, u.tag, u.data)
-	}
-	if err := g.use(p, u.envelope); err != nil {
-		return nil, nil, err
 	}
 	r := &resolved{union: u}
 	owner := map[string]string{}
@@ -158,13 +165,17 @@ func jsonName(f *ast.Field) string {
 // union writes a union: its base, then the union of its variants.
 func (c converter) union(b *strings.Builder, d *decl, r *resolved) error {
 	name := d.spec.Name.Name
-	base := name + "Base"
-	doc := fmt.Sprintf("%s is what every %s has besides its %s and its %s, whose\ntype depends on the %s: see %s.", base, name, r.tag, r.data, r.tag, name)
-	if err := c.declAs(b, d, declAs{name: base, doc: doc, drop: []string{r.tag, r.data}}); err != nil {
-		return err
+	head := "("
+	if hasBase(d, r) {
+		base := name + "Base"
+		doc := fmt.Sprintf("%s is what every %s has besides its %s and its %s, whose\ntype depends on the %s: see %s.", base, name, r.tag, r.data, r.tag, name)
+		if err := c.declAs(b, d, declAs{name: base, doc: doc, drop: []string{r.tag, r.data}}); err != nil {
+			return err
+		}
+		head = base + " & ("
 	}
 	writeDoc(b, strings.TrimSpace(d.doc.Text())+"\n\nIts "+r.data+" is the type its "+r.tag+" says: narrow by "+r.tag+".", "")
-	fmt.Fprintf(b, "export type %s = %s & (\n", name, base)
+	fmt.Fprintf(b, "export type %s = %s\n", name, head)
 	for _, v := range r.variants {
 		ts, err := c.expr(ast.NewIdent(v.typ))
 		if err != nil {
@@ -176,4 +187,15 @@ func (c converter) union(b *strings.Builder, d *decl, r *resolved) error {
 	fmt.Fprintf(b, "/** The %s of one %s, its %s narrowed. */\n", name, r.tag, r.data)
 	fmt.Fprintf(b, "export type %sOf<T extends %s[%q]> = Extract<%s, { %s: T }>;\n", name, name, r.tag, name, r.tag)
 	return nil
+}
+
+// hasBase reports whether the envelope has fields besides its tag and
+// data, which its Base interface holds.
+func hasBase(d *decl, r *resolved) bool {
+	for _, f := range d.spec.Type.(*ast.StructType).Fields.List {
+		if n := jsonName(f); !skipped(f) && n != r.tag && n != r.data {
+			return true
+		}
+	}
+	return false
 }

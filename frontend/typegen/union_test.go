@@ -90,6 +90,23 @@ func TestUnion(t *testing.T) {
 	}
 }
 
+// An envelope of only its tag and data, the data an interface of the
+// variants (the bus's shape), is the union alone: no empty base, and the
+// interface is not walked.
+func TestUnionWithoutBase(t *testing.T) {
+	src := strings.Replace(msgGo, "\tID   string `json:\"id\"`\n", "", 1)
+	src = strings.Replace(src, "Data any    `json:\"data\"`", "Data Payload `json:\"data\"`", 1)
+	src += "\n// Payload is a message's data.\ntype Payload interface{ Kind() Kind }\n"
+	out, err := generateUnion(t, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "export type Message = (\n  | { kind: \"hello\"; data: HelloData }\n  | { kind: \"bye\"; data: ByeData }\n);\n"
+	if !strings.Contains(out, want) || strings.Contains(out, "MessageBase") || strings.Contains(out, "Payload") {
+		t.Errorf("want\n%s\nand no base or Payload in\n%s", want, out)
+	}
+}
+
 // A union the Go does not make whole is an error that says what is wrong.
 func TestUnionRefuses(t *testing.T) {
 	tests := []struct {
