@@ -19,7 +19,7 @@ func BenchmarkCoalescerBurst(b *testing.B) {
 		c := NewCoalescer(func([]Delivered) { emits++ }, 16*time.Millisecond)
 		em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
 		for j := 0; j < n; j++ {
-			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "tok "}})
+			em.Emit(turn.Draft{Data: turn.TokenData{Text: "tok "}})
 		}
 		c.Flush()
 	}
@@ -58,7 +58,7 @@ func BenchmarkCoalescerLatency2000(b *testing.B) {
 			mu.Lock()
 			created[j+1] = time.Now()
 			mu.Unlock()
-			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "tok "}})
+			em.Emit(turn.Draft{Data: turn.TokenData{Text: "tok "}})
 		}
 		c.Flush()
 	}

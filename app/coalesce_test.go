@@ -42,16 +42,16 @@ func TestCoalescerMergesABurstInOrderLosingNothing(t *testing.T) {
 		return nil
 	})}})
 	var want strings.Builder
-	em.Emit(turn.Draft{Type: turn.EventThinkStart})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
 	for i := 0; i < 5000; i++ {
 		w := "tok" + string(rune('a'+i%26)) + " "
 		want.WriteString(w)
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: w}})
 		if i == 2500 {
-			em.Emit(turn.Draft{Type: turn.EventToolCall, Data: turn.ToolCallData{CallID: "c", Name: "x"}})
+			em.Emit(turn.Draft{Data: turn.ToolCallData{CallID: "c", Name: "x"}})
 		}
 	}
-	em.Emit(turn.Draft{Type: turn.EventThinkEnd})
+	em.Emit(turn.Draft{Data: turn.ThinkEndData{}})
 	c.Flush()
 
 	d := got.flat()
@@ -86,8 +86,8 @@ func TestCoalescerFlushesNonTokensAtOnce(t *testing.T) {
 	var got batches
 	c := NewCoalescer(got.out, time.Hour) // tokens would wait forever
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
-	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "a"}})
-	em.Emit(turn.Draft{Type: turn.EventToolCall, Data: turn.ToolCallData{CallID: "c"}})
+	em.Emit(turn.Draft{Data: turn.TokenData{Text: "a"}})
+	em.Emit(turn.Draft{Data: turn.ToolCallData{CallID: "c"}})
 	d := got.flat()
 	if len(d) != 2 || d[0].Type != turn.EventToken || d[1].Type != turn.EventToolCall {
 		t.Fatalf("a non-token event must flush the held tokens and itself, in order: %+v", d)
@@ -98,8 +98,8 @@ func TestCoalescerDoesNotMergeAcrossStages(t *testing.T) {
 	var got batches
 	c := NewCoalescer(got.out, time.Hour)
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
-	em.Emit(turn.Draft{Type: turn.EventToken, StageID: "a", Data: turn.TokenData{Text: "1"}})
-	em.Emit(turn.Draft{Type: turn.EventToken, StageID: "b", Data: turn.TokenData{Text: "2"}})
+	em.Emit(turn.Draft{StageID: "a", Data: turn.TokenData{Text: "1"}})
+	em.Emit(turn.Draft{StageID: "b", Data: turn.TokenData{Text: "2"}})
 	c.Flush()
 	if d := got.flat(); len(d) != 2 || d[1].StageID != "b" {
 		t.Fatalf("%+v", d)
@@ -114,10 +114,10 @@ func TestCoalescerMergesReasoningApartFromTokens(t *testing.T) {
 	c := NewCoalescer(got.out, time.Hour) // only the explicit Flush delivers
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
 	for _, w := range []string{"Let ", "me ", "think."} {
-		em.Emit(turn.Draft{Type: turn.EventReasoning, Data: turn.ReasoningData{Text: w}})
+		em.Emit(turn.Draft{Data: turn.ReasoningData{Text: w}})
 	}
 	for _, w := range []string{"The ", "answer."} {
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: w}})
 	}
 	c.Flush()
 	d := got.flat()
@@ -148,10 +148,10 @@ func TestCoalescerTypedAndReadBackDeliverTheSame(t *testing.T) {
 		d    turn.Draft
 	}
 	tok := func(text string) step {
-		return step{"t", turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: text}}}
+		return step{"t", turn.Draft{Data: turn.TokenData{Text: text}}}
 	}
 	reason := func(text string) step {
-		return step{"t", turn.Draft{Type: turn.EventReasoning, Data: turn.ReasoningData{Text: text}}}
+		return step{"t", turn.Draft{Data: turn.ReasoningData{Text: text}}}
 	}
 	cases := []struct {
 		name  string
@@ -162,16 +162,16 @@ func TestCoalescerTypedAndReadBackDeliverTheSame(t *testing.T) {
 		{"invalid utf-8 and a split rune", []step{tok("ok "), tok("bad \xff "), tok("\xe6\xbc"), tok("\xa2"), tok(" end")}},
 		{"reasoning then answer", []step{reason("Let "), reason("me "), reason("think."), tok("The "), tok("answer.")}},
 		{"across stages", []step{
-			{"t", turn.Draft{Type: turn.EventToken, StageID: "a", Data: turn.TokenData{Text: "1"}}},
-			{"t", turn.Draft{Type: turn.EventToken, StageID: "a", Data: turn.TokenData{Text: "2"}}},
-			{"t", turn.Draft{Type: turn.EventToken, StageID: "b", Data: turn.TokenData{Text: "3"}}},
+			{"t", turn.Draft{StageID: "a", Data: turn.TokenData{Text: "1"}}},
+			{"t", turn.Draft{StageID: "a", Data: turn.TokenData{Text: "2"}}},
+			{"t", turn.Draft{StageID: "b", Data: turn.TokenData{Text: "3"}}},
 		}},
 		{"around other events", []step{
-			{"t", turn.Draft{Type: turn.EventThinkStart}}, tok("a"), tok("b"),
-			{"t", turn.Draft{Type: turn.EventToolCall, Data: turn.ToolCallData{CallID: "c", Name: "x", Args: json.RawMessage(`{}`)}}},
-			tok("c"), {"t", turn.Draft{Type: turn.EventThinkEnd}},
+			{"t", turn.Draft{Data: turn.ThinkStartData{}}}, tok("a"), tok("b"),
+			{"t", turn.Draft{Data: turn.ToolCallData{CallID: "c", Name: "x", Args: json.RawMessage(`{}`)}}},
+			tok("c"), {"t", turn.Draft{Data: turn.ThinkEndData{}}},
 		}},
-		{"two turns", []step{tok("t1 "), {"u", turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "u1 "}}}, tok("t2 "), tok("t3")}},
+		{"two turns", []step{tok("t1 "), {"u", turn.Draft{Data: turn.TokenData{Text: "u1 "}}}, tok("t2 "), tok("t3")}},
 	}
 	for _, tt := range cases {
 		t.Run(tt.name, func(t *testing.T) {
@@ -213,7 +213,7 @@ func TestCoalescerTypedAndReadBackDeliverTheSame(t *testing.T) {
 // decoded. A read-back token is, which shows the count can see a decode.
 func TestCoalescerDoesNotDecodeLiveTokens(t *testing.T) {
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t"})
-	live := em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "tok "}})
+	live := em.Emit(turn.Draft{Data: turn.TokenData{Text: "tok "}})
 	for _, tt := range []struct {
 		name    string
 		e       turn.Event

@@ -25,7 +25,7 @@ func TestHubEventsAfterARunningTurn(t *testing.T) {
 	h := NewHub(store)
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{h.Sink("t")}})
 	for i := 0; i < n; i++ {
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "x"}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: "x"}})
 	}
 	for _, after := range []int64{0, 1, liveBlock - 1, liveBlock, liveBlock + 1, 2 * liveBlock, n - 1, n} {
 		t.Run(fmt.Sprint("after ", after), func(t *testing.T) {
@@ -60,7 +60,7 @@ func TestHubEventsAfterARunningTurn(t *testing.T) {
 func TestHubSubscribers(t *testing.T) {
 	h := NewHub(&storedEvents{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{h.Sink("t")}})
-	emit := func() { em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "x"}}) }
+	emit := func() { em.Emit(turn.Draft{Data: turn.TokenData{Text: "x"}}) }
 	var a, b, c []int64
 	emit() // seq 1: before anyone listens
 	unsubA := h.Subscribe(func(e turn.Event) { a = append(a, e.Seq) })

@@ -86,9 +86,9 @@ func (r *orphanRig) runningTurnOf(t *testing.T, p *otherProcess, sessionID, part
 	}
 	log := other.NewEventLog(tr.ID, store.EventLogOptions{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventThinkStart})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
 	for _, w := range strings.SplitAfter(partial, " ") {
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: w}})
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)

@@ -229,7 +229,7 @@ func TestEventsAfterTheEndAreDropped(t *testing.T) {
 	h.srv.Enqueue(text("done"))
 	h.turn(t, context.Background(), "x")
 	n := len(h.rec.Events())
-	h.em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "late"}})
+	h.em.Emit(turn.Draft{Data: turn.TokenData{Text: "late"}})
 	if len(h.rec.Events()) != n {
 		t.Fatal("an event was delivered after turn_completed")
 	}
@@ -238,7 +238,7 @@ func TestEventsAfterTheEndAreDropped(t *testing.T) {
 func TestEventJSONEnvelope(t *testing.T) {
 	rec := &turntest.Recorder{}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{rec}, Now: func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 678900000, time.UTC) }})
-	em.Emit(turn.Draft{Type: turn.EventToken, StageID: "st", Data: turn.TokenData{Text: "a \"q\" <b>\n"}})
+	em.Emit(turn.Draft{StageID: "st", Data: turn.TokenData{Text: "a \"q\" <b>\n"}})
 	b, _ := json.Marshal(rec.Events()[0])
 	var m map[string]any
 	json.Unmarshal(b, &m)

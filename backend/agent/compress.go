@@ -75,7 +75,7 @@ func (r *loop) maybeCompress(ctx context.Context, tools []llm.Tool, force bool) 
 		out = dropOldest(out, len(head), budget, tools)
 	}
 	r.msgs = out
-	r.em.Emit(turn.Draft{Type: turn.EventContextCompressed, StageID: r.stageID, Data: turn.CompressedData{
+	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.CompressedData{
 		BeforeCount: beforeCount, AfterCount: len(out), BeforeTokens: before, AfterTokens: estimate(out, tools),
 	}})
 	return true

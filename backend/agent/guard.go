@@ -166,5 +166,5 @@ func (r *loop) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, rea
 }
 
 func (r *loop) emitGuard(p *pendingCall, guard string, blocked bool, reason string) {
-	r.em.Emit(turn.Draft{Type: turn.EventGuardTriggered, StageID: r.stageID, ParentID: p.eventID, Data: turn.GuardData{Guard: guard, Blocked: blocked, Reason: reason}})
+	r.em.Emit(turn.Draft{StageID: r.stageID, ParentID: p.eventID, Data: turn.GuardData{Guard: guard, Blocked: blocked, Reason: reason}})
 }

@@ -179,30 +179,30 @@ func (r *loop) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, e
 
 func (r *loop) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
 	r.steps++
-	r.em.Emit(turn.Draft{Type: turn.EventThinkStart, StageID: r.stageID})
+	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ThinkStartData{}})
 	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
 	waiting := r.waitNotice()
 	req.OnRetry = func(rt llm.Retry) {
 		// The retry says what is happening; "waiting for the model (it
 		// may be loading)" would not be true of a server that failed.
 		waiting.arrived()
-		r.em.Emit(turn.Draft{Type: turn.EventModelRetry, StageID: r.stageID, Data: turn.ModelRetryData{
+		r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ModelRetryData{
 			Attempt: rt.Attempt, MaxAttempts: rt.MaxAttempts, Status: rt.Status, Kind: string(rt.Kind), Message: rt.Message, WaitMS: rt.Wait.Milliseconds()}})
 	}
 	resp, err := r.a.Client.Stream(ctx, req, func(c llm.Chunk) error {
 		waiting.arrived()
 		if c.Reasoning != "" {
-			r.em.Emit(turn.Draft{Type: turn.EventReasoning, StageID: r.stageID, Data: turn.ReasoningData{Text: c.Reasoning}})
+			r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ReasoningData{Text: c.Reasoning}})
 		}
 		if c.Content != "" {
-			r.em.Emit(turn.Draft{Type: turn.EventToken, StageID: r.stageID, Data: turn.TokenData{Text: c.Content}})
+			r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.TokenData{Text: c.Content}})
 		}
 		return nil
 	})
 	waiting.arrived()
 	r.usage = r.usage.Add(resp.Usage)
 	r.mcalls = append(r.mcalls, resp.Diagnostics)
-	r.em.Emit(turn.Draft{Type: turn.EventThinkEnd, StageID: r.stageID, Data: turn.ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
+	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
 	msg := resp.Message
 	if strings.TrimSpace(msg.Content) != "" {
 		r.answer = msg.Content
@@ -237,7 +237,7 @@ func (r *loop) waitNotice() *callWait {
 		defer w.mu.Unlock()
 		if !w.done {
 			w.done = true
-			r.em.Emit(turn.Draft{Type: turn.EventModelWaiting, StageID: r.stageID, Data: turn.ModelWaitingData{WaitedMS: time.Since(start).Milliseconds()}})
+			r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ModelWaitingData{WaitedMS: time.Since(start).Milliseconds()}})
 		}
 	})
 	return w

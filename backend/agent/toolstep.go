@@ -47,7 +47,7 @@ func (r *loop) toolStep(ctx context.Context, calls []llm.ToolCall) (*turn.Termin
 	for i, c := range calls {
 		p := &pendingCall{call: c}
 		pending[i] = p
-		p.eventID = r.em.Emit(turn.Draft{Type: turn.EventToolCall, StageID: r.stageID, Data: turn.ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
+		p.eventID = r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
 		switch {
 		case stop != nil:
 			p.skip = "not run: the run already reached a limit (" + stop.String() + ")"
@@ -127,7 +127,7 @@ func (r *loop) refuseCalls(calls []llm.ToolCall, reason string) {
 	pending := make([]*pendingCall, len(calls))
 	for i, c := range calls {
 		pending[i] = &pendingCall{call: c, skip: reason}
-		pending[i].eventID = r.em.Emit(turn.Draft{Type: turn.EventToolCall, StageID: r.stageID, Data: turn.ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
+		pending[i].eventID = r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ToolCallData{CallID: c.ID, Name: c.Name, Args: argsJSON(c.Arguments)}}).ID
 		r.report(pending[i])
 	}
 	r.answerAll(pending)
@@ -175,15 +175,15 @@ func (r *loop) report(p *pendingCall) {
 	switch {
 	case p.skip != "":
 		d.Error = p.skip
-		r.em.Emit(turn.Draft{Type: turn.EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: p.skip, NotRun: true}})
+		r.em.Emit(turn.Draft{StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: p.skip, NotRun: true}})
 	case p.err != nil:
 		d.Error = p.err.Error()
 		notRun := p.args == nil && p.started.IsZero() // refused by validation
-		r.em.Emit(turn.Draft{Type: turn.EventToolError, StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: d.Error, DurationMS: d.DurationMS, NotRun: notRun}})
+		r.em.Emit(turn.Draft{StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolErrorData{CallID: p.call.ID, Name: p.call.Name, Error: d.Error, DurationMS: d.DurationMS, NotRun: notRun}})
 	default:
 		d.OK = true
 		d.ResultSize = len(p.output)
-		r.em.Emit(turn.Draft{Type: turn.EventToolResult, StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolResultData{CallID: p.call.ID, Name: p.call.Name, Output: p.output, DurationMS: d.DurationMS}})
+		r.em.Emit(turn.Draft{StageID: r.stageID, ParentID: p.eventID, Data: turn.ToolResultData{CallID: p.call.ID, Name: p.call.Name, Output: p.output, DurationMS: d.DurationMS}})
 	}
 	r.tcalls = append(r.tcalls, d)
 }

@@ -53,6 +53,6 @@ func (c *chartTool) Execute(ctx context.Context, args json.RawMessage) (string, 
 	if err != nil {
 		return "", err
 	}
-	tool.Emit(ctx, turn.Draft{Type: turn.EventChart, Data: turn.ChartData{Spec: res.Spec, Title: res.Title}})
+	tool.Emit(ctx, turn.Draft{Data: turn.ChartData{Spec: res.Spec, Title: res.Title}})
 	return "The chart is shown to the user.", nil
 }

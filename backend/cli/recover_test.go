@@ -48,9 +48,9 @@ func deadRun(t *testing.T, dbPath string) (sessionID, turnID string, pid int) {
 	}
 	log := db.NewEventLog(tr.ID, store.EventLogOptions{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventThinkStart})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
 	for _, w := range strings.SplitAfter(partialAnswer, " ") {
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: w}})
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)

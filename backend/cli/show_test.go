@@ -27,11 +27,11 @@ func TestTurnsShowLivePlanOfARunningTurn(t *testing.T) {
 	}
 	log := db.NewEventLog(tr.ID, store.EventLogOptions{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventPlanGenerated, Data: turn.PlanData{Steps: []turn.PlanStep{
+	em.Emit(turn.Draft{Data: turn.PlanData{Steps: []turn.PlanStep{
 		{Title: "Load", Status: "pending"}, {Title: "Compare", Status: "pending"}, {Title: "Write", Status: "pending"}}}})
-	em.Emit(turn.Draft{Type: turn.EventStepStart, Data: turn.StepStartData{StepIndex: 0, Description: "Load"}})
-	em.Emit(turn.Draft{Type: turn.EventStepEnd, Data: turn.StepEndData{StepIndex: 0, Success: true}})
-	em.Emit(turn.Draft{Type: turn.EventStepStart, Data: turn.StepStartData{StepIndex: 1, Description: "Compare"}})
+	em.Emit(turn.Draft{Data: turn.StepStartData{StepIndex: 0, Description: "Load"}})
+	em.Emit(turn.Draft{Data: turn.StepEndData{StepIndex: 0, Success: true}})
+	em.Emit(turn.Draft{Data: turn.StepStartData{StepIndex: 1, Description: "Compare"}})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}

@@ -319,11 +319,11 @@ func storeTurn(t *testing.T, db *store.DB, sessionID, user, answer string) {
 	rec := &turntest.Recorder{}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log, rec}})
 	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
-		em.Emit(turn.Draft{Type: turn.EventThinkStart})
+		em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
 		for _, w := range strings.SplitAfter(answer, " ") {
-			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+			em.Emit(turn.Draft{Data: turn.TokenData{Text: w}})
 		}
-		em.Emit(turn.Draft{Type: turn.EventThinkEnd})
+		em.Emit(turn.Draft{Data: turn.ThinkEndData{}})
 		return turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}, FinalText: answer,
 			Messages:  []llm.Message{{Role: llm.RoleSystem, Content: "sys"}, {Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}},
 			PlanSteps: []turn.PlanStep{{Title: "answer", Status: "done"}}}

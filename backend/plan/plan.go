@@ -80,7 +80,7 @@ func (p *planTool) Execute(ctx context.Context, args json.RawMessage) (string, e
 	p.mu.Unlock()
 
 	if !sameTitles(prev, in.Steps) || len(prev) == 0 {
-		tool.Emit(ctx, turn.Draft{Type: turn.EventPlanGenerated, Data: turn.PlanData{Steps: in.Steps}})
+		tool.Emit(ctx, turn.Draft{Data: turn.PlanData{Steps: in.Steps}})
 		prev = nil // every status below is new
 	}
 	for i, s := range in.Steps {
@@ -92,10 +92,10 @@ func (p *planTool) Execute(ctx context.Context, args json.RawMessage) (string, e
 			continue
 		}
 		if s.Status == "running" || (old == "pending" && (s.Status == "done" || s.Status == "error")) {
-			tool.Emit(ctx, turn.Draft{Type: turn.EventStepStart, Data: turn.StepStartData{StepIndex: i, Description: s.Title}})
+			tool.Emit(ctx, turn.Draft{Data: turn.StepStartData{StepIndex: i, Description: s.Title}})
 		}
 		if s.Status == "done" || s.Status == "error" {
-			tool.Emit(ctx, turn.Draft{Type: turn.EventStepEnd, Data: turn.StepEndData{StepIndex: i, Success: s.Status == "done"}})
+			tool.Emit(ctx, turn.Draft{Data: turn.StepEndData{StepIndex: i, Success: s.Status == "done"}})
 		}
 	}
 	done := 0

@@ -60,7 +60,7 @@ func (t *recallTool) Execute(ctx context.Context, args json.RawMessage) (string,
 	if err != nil {
 		return "", fmt.Errorf("searching earlier sessions failed: %w", err)
 	}
-	tool.Emit(ctx, turn.Draft{Type: turn.EventMemoryRecalled, Data: turn.MemoryData{Count: len(found)}})
+	tool.Emit(ctx, turn.Draft{Data: turn.MemoryData{Count: len(found)}})
 	if len(found) == 0 {
 		return "Nothing in earlier sessions matches " + in.Query + ".", nil
 	}

@@ -108,7 +108,7 @@ func (s *replaySource) client(recordings store.TurnRecordings, link store.Captur
 		Link:   link,
 		Strict: strict,
 		OnDivergence: func(d recording.Divergence) {
-			em.Emit(turn.Draft{Type: turn.EventReplayDivergence, Data: turn.ReplayDivergenceData{Call: d.Call, Kind: d.Kind, Message: d.Message, Diffs: d.Diffs}})
+			em.Emit(turn.Draft{Data: turn.ReplayDivergenceData{Call: d.Call, Kind: d.Kind, Message: d.Message, Diffs: d.Diffs}})
 		},
 	})
 }
@@ -117,7 +117,7 @@ func (s *replaySource) client(recordings store.TurnRecordings, link store.Captur
 // replay never asked for.
 func (s *replaySource) missingCalls(c *recording.TurnReplay, em *turn.Emitter) {
 	if made := c.Calls(); made < s.calls {
-		em.Emit(turn.Draft{Type: turn.EventReplayDivergence, Data: turn.ReplayDivergenceData{Kind: "missing_calls",
+		em.Emit(turn.Draft{Data: turn.ReplayDivergenceData{Kind: "missing_calls",
 			Message: fmt.Sprintf("the replay made %d of the original turn's %d model calls", made, s.calls)}})
 	}
 }
@@ -210,7 +210,7 @@ func (t replayTool) compare(name string, rec store.ToolResult, out string, err e
 }
 
 func (t replayTool) diverged(kind, msg string, diffs []string) {
-	t.em.Emit(turn.Draft{Type: turn.EventReplayDivergence, Data: turn.ReplayDivergenceData{Kind: kind, Message: msg, Diffs: diffs}})
+	t.em.Emit(turn.Draft{Data: turn.ReplayDivergenceData{Kind: kind, Message: msg, Diffs: diffs}})
 }
 
 // replayedError is a tool error given back as the original gave it: the

@@ -223,7 +223,7 @@ func benchTokenEvents(n, batch int) []turn.Event {
 	var text strings.Builder
 	for i := 1; i <= n; i++ {
 		if i%batch == 0 {
-			em.Emit(turn.Draft{Type: turn.EventThinkEnd, Data: turn.ThinkEndData{PromptTokens: 1200, CompletionTokens: i}})
+			em.Emit(turn.Draft{Data: turn.ThinkEndData{PromptTokens: 1200, CompletionTokens: i}})
 			continue
 		}
 		text.Reset()
@@ -231,7 +231,7 @@ func benchTokenEvents(n, batch int) []turn.Event {
 			text.WriteString(words[rng.IntN(len(words))])
 			text.WriteByte(' ')
 		}
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: text.String()}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: text.String()}})
 	}
 	return events
 }

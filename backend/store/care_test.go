@@ -200,7 +200,7 @@ func TestDiskFull(t *testing.T) {
 	// Every other write path fails the same way, and leaves no half-write.
 	events := db.NewEventLog(tr.ID, EventLogOptions{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{events}})
-	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: strings.Repeat("y", 20_000)}})
+	em.Emit(turn.Draft{Data: turn.TokenData{Text: strings.Repeat("y", 20_000)}})
 	assertClearWriteError(t, events.Flush(), "the disk is full")
 	big := turn.Result{OK: true, FinalText: strings.Repeat("z", 50_000), Messages: []llm.Message{{Role: llm.RoleUser, Content: "fill it"}, {Role: llm.RoleAssistant, Content: strings.Repeat("z", 50_000)}}}
 	assertClearWriteError(t, db.FinishTurn(ctx, tr.ID, 0, big), "the disk is full")

@@ -57,9 +57,9 @@ func TestEventLogOnAFullDisk(t *testing.T) {
 		told.Add(1)
 	})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventThinkStart}) // a checkpoint: written at once
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}}) // a checkpoint: written at once
 	stored := "The first words fit. "
-	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: stored}})
+	em.Emit(turn.Draft{Data: turn.TokenData{Text: stored}})
 	if err := log.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func TestEventLogOnAFullDisk(t *testing.T) {
 	for i := range 3 {
 		piece := strings.Repeat("more words ", 20_000) + strconv.Itoa(i) + " " // 220 KB: more than the file's free pages
 		rest.WriteString(piece)
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: piece}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: piece}})
 		if err := log.Flush(); !IsDiskFull(err) {
 			t.Fatalf("flush %d on a full disk: %v", i, err)
 		}
@@ -100,12 +100,12 @@ func TestEventLogAnswerIsTheCallUnderWay(t *testing.T) {
 	tr, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "two calls"})
 	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: 1 << 40})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventThinkStart})
-	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "first call"}})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
+	em.Emit(turn.Draft{Data: turn.TokenData{Text: "first call"}})
 	log.Flush()
 	careExec(t, db.writer, `PRAGMA max_page_count = `+strconv.Itoa(pageCount(t, db)))
-	em.Emit(turn.Draft{Type: turn.EventThinkStart}) // fails: kept
-	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: strings.Repeat("second ", 30_000)}})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}}) // fails: kept
+	em.Emit(turn.Draft{Data: turn.TokenData{Text: strings.Repeat("second ", 30_000)}})
 	log.Flush()
 	stored, emitted, err := log.Answer(ctx)
 	if err != nil || stored != "" || emitted != strings.Repeat("second ", 30_000) {
@@ -162,11 +162,11 @@ func TestWriteAheadLogStaysSmall(t *testing.T) {
 	tr, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "a long answer"})
 	log := db.NewEventLog(tr.ID, EventLogOptions{FlushEvery: 1 << 40})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventThinkStart})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
 	var peak int64
 	for batch := range 400 { // about 10 MB of events, in 50 ms batches of a fast stream
 		for i := range 100 {
-			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "token " + strconv.Itoa(batch*100+i) + " "}})
+			em.Emit(turn.Draft{Data: turn.TokenData{Text: "token " + strconv.Itoa(batch*100+i) + " "}})
 		}
 		if err := log.Flush(); err != nil {
 			t.Fatal(err)

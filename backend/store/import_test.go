@@ -227,9 +227,9 @@ func TestImportRunningTurnBecomesInterrupted(t *testing.T) {
 	}
 	log := src.NewEventLog(tr.ID, EventLogOptions{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: s.ID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventThinkStart})
-	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "half "}})
-	em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: "done"}})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
+	em.Emit(turn.Draft{Data: turn.TokenData{Text: "half "}})
+	em.Emit(turn.Draft{Data: turn.TokenData{Text: "done"}})
 	if err := log.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -409,15 +409,15 @@ func importStoreWorkflowTurn(t *testing.T, db *DB, sessionID string) Turn {
 	plan := []turn.PlanStep{{Title: "Read", Status: "done"}, {Title: "Chart", Status: "done"}}
 	args := `{"path":"sales.csv"}`
 	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
-		em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: research})
-		em.Emit(turn.Draft{Type: turn.EventPlanGenerated, StageID: research, Data: turn.PlanData{Steps: plan}})
-		call := em.Emit(turn.Draft{Type: turn.EventToolCall, StageID: research, Data: turn.ToolCallData{CallID: "call_1", Name: "read_file", Args: json.RawMessage(args)}})
-		em.Emit(turn.Draft{Type: turn.EventToolResult, StageID: research, ParentID: call.ID, Data: turn.ToolResultData{CallID: "call_1", Name: "read_file", Output: "month,sales\njan,3 & <4>", DurationMS: 7}})
-		em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: research})
-		em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: writer})
-		em.Emit(turn.Draft{Type: turn.EventChart, StageID: writer, Data: turn.ChartData{Title: "Sales", Spec: json.RawMessage(`{"mark":"bar"}`)}})
-		em.Emit(turn.Draft{Type: turn.EventToken, StageID: writer, Data: turn.TokenData{Text: "January: 3."}})
-		em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: writer})
+		em.Emit(turn.Draft{StageID: research, Data: turn.StageStartData{}})
+		em.Emit(turn.Draft{StageID: research, Data: turn.PlanData{Steps: plan}})
+		call := em.Emit(turn.Draft{StageID: research, Data: turn.ToolCallData{CallID: "call_1", Name: "read_file", Args: json.RawMessage(args)}})
+		em.Emit(turn.Draft{StageID: research, ParentID: call.ID, Data: turn.ToolResultData{CallID: "call_1", Name: "read_file", Output: "month,sales\njan,3 & <4>", DurationMS: 7}})
+		em.Emit(turn.Draft{StageID: research, Data: turn.StageEndData{}})
+		em.Emit(turn.Draft{StageID: writer, Data: turn.StageStartData{}})
+		em.Emit(turn.Draft{StageID: writer, Data: turn.ChartData{Title: "Sales", Spec: json.RawMessage(`{"mark":"bar"}`)}})
+		em.Emit(turn.Draft{StageID: writer, Data: turn.TokenData{Text: "January: 3."}})
+		em.Emit(turn.Draft{StageID: writer, Data: turn.StageEndData{}})
 		diag := func(calls []turn.ToolCallDiagnostics) turn.StageDiagnostics {
 			return turn.StageDiagnostics{StartedAt: turn.Time{Time: now}, CompletedAt: turn.Time{Time: now.Add(time.Second)}, DurationMS: 1000,
 				Usage:      llm.Usage{InputTokens: 10, OutputTokens: 5, TotalTokens: 15},

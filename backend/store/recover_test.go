@@ -57,9 +57,9 @@ func startTurnAs(t *testing.T, db *DB, o Owner, sessionID, partial string) Turn 
 	}
 	log := as.NewEventLog(tr.ID, EventLogOptions{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sessionID, TurnID: tr.ID, Sinks: []turn.Sink{log}})
-	em.Emit(turn.Draft{Type: turn.EventThinkStart})
+	em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
 	for _, w := range strings.SplitAfter(partial, " ") {
-		em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+		em.Emit(turn.Draft{Data: turn.TokenData{Text: w}})
 	}
 	if err := log.Close(); err != nil {
 		t.Fatal(err)

@@ -3,14 +3,32 @@
 //
 //   - Event is the one envelope for everything a turn reports, with its
 //     type, phase and checkpoint, and one payload type per event type
-//     (stage_start's included). The same events drive the UI, are stored,
-//     and are printed by the CLI.
+//     (eventtype.go). The same events drive the UI, are stored, and are
+//     printed by the CLI.
 //   - Result is what one run produced; StageResult is one stage of a
 //     workflow. Outcome (succeeded, failed, skipped, cancelled) is kept
 //     apart from Termination, the detailed cause with its numbers.
 //   - Limits bound a run; Answer is a person's answer to an approval.
 //
 // # Events
+//
+// Each event type owns its payload: every payload type has an EventType
+// method naming its type, and an Emitter takes the payload alone
+// (em.Emit(Draft{StageID: id, Data: TokenData{Text: t}})) and reads the
+// type from it. So a payload of the wrong shape for its type cannot
+// compile: there is no type to get wrong, and a value that is no Payload
+// does not fit Draft.Data. Payloads lists every payload type; a test
+// checks that each EventType constant has exactly one and a phase in the
+// kinds table, and typegen makes the TypeScript Event a union
+// discriminated by type from the same methods, so the UI narrows by
+// e.type with no casts. A Draft must name its payload: one without has no
+// type, and the Emitter logs and drops it (a test fails on any Draft
+// literal in the module without Data).
+//
+// To add an event type, three files: eventtype.go (its constant, its
+// kinds entry, its payload type with its EventType method and its place
+// in Payloads), the code that emits it, and its case in the UI's reducer
+// (frontend/src/lib/stores/reducer.ts); then make types.
 //
 // An Emitter stamps each event with its id, seq (strictly increasing
 // within a turn, from 1) and time, and hands it to every Sink in order.

@@ -20,10 +20,10 @@ type SinkFunc func(Event) error
 
 func (f SinkFunc) Emit(e Event) error { return f(e) }
 
-// Draft is an event before the Emitter stamps it.
+// Draft is an event before the Emitter stamps it. Its type is its
+// payload's: Draft{Data: TokenData{Text: t}} is a token event.
 type Draft struct {
-	Type     EventType
-	Data     any // marshaled to JSON; nil becomes {}
+	Data     Payload
 	StageID  string
 	ParentID string
 }
@@ -66,18 +66,24 @@ func NewEmitter(cfg EmitterConfig) *Emitter {
 }
 
 // Emit stamps d and delivers it to every sink. Events after turn_completed
-// are dropped: nothing may follow the end of a turn.
+// are dropped: nothing may follow the end of a turn. A draft without a
+// payload has no type and is dropped too.
 func (e *Emitter) Emit(d Draft) Event {
+	if d.Data == nil {
+		e.log.Error("event without a payload dropped", "turn", e.turnID)
+		return Event{}
+	}
+	typ := d.Data.EventType()
 	data, err := marshalData(d.Data)
 	if err != nil {
-		e.log.Error("event data does not marshal", "type", d.Type, "err", err)
+		e.log.Error("event data does not marshal", "type", typ, "err", err)
 		data = json.RawMessage(`{}`)
 	}
-	k := kinds[d.Type]
+	k := kinds[typ]
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.completed {
-		e.log.Warn("event after turn_completed dropped", "type", d.Type, "turn", e.turnID)
+		e.log.Warn("event after turn_completed dropped", "type", typ, "turn", e.turnID)
 		return Event{}
 	}
 	e.seq++
@@ -89,16 +95,16 @@ func (e *Emitter) Emit(d Draft) Event {
 		Seq:        e.seq,
 		ParentID:   d.ParentID,
 		At:         Time{e.now()},
-		Type:       d.Type,
+		Type:       typ,
 		Phase:      k.phase,
 		Checkpoint: k.checkpoint,
 		Data:       data,
-		text:       typedText(d),
+		text:       typedText(d.Data),
 	}
-	if IsTerminal(d.Type) {
+	if IsTerminal(typ) {
 		e.terminal = true
 	}
-	if d.Type == EventTurnCompleted {
+	if typ == EventTurnCompleted {
 		e.completed = true
 	}
 	for _, s := range e.sinks {
@@ -109,31 +115,27 @@ func (e *Emitter) Emit(d Draft) Event {
 	return ev
 }
 
-// hasTerminal reports whether a terminal event was emitted.
 // SessionID is the session of the turn the emitter stamps.
 func (e *Emitter) SessionID() string { return e.sessionID }
 
 // TurnID is the turn the emitter stamps.
 func (e *Emitter) TurnID() string { return e.turnID }
 
+// hasTerminal reports whether a terminal event was emitted.
 func (e *Emitter) hasTerminal() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.terminal
 }
 
-func marshalData(v any) (json.RawMessage, error) {
-	switch d := v.(type) {
-	case nil:
-		return json.RawMessage(`{}`), nil
-	case json.RawMessage:
-		return d, nil
+func marshalData(p Payload) (json.RawMessage, error) {
+	switch d := p.(type) {
 	case TokenData: // the hot path: one per streamed token
 		return TextData(d.Text), nil
 	case ReasoningData:
 		return TextData(d.Text), nil
 	}
-	return json.Marshal(v)
+	return json.Marshal(p)
 }
 
 // TextData is the data of a token or reasoning event, {"text": text},
@@ -149,11 +151,8 @@ func TextData(text string) json.RawMessage {
 // token's or reasoning's, when it is valid UTF-8. Invalid bytes are left to
 // be decoded from Data, where encoding/json has made each one U+FFFD, so
 // that StreamedText gives the same string either way.
-func typedText(d Draft) string {
-	if !Streamed(d.Type) {
-		return ""
-	}
-	switch d := d.Data.(type) {
+func typedText(p Payload) string {
+	switch d := p.(type) {
 	case TokenData:
 		return validText(d.Text)
 	case ReasoningData:

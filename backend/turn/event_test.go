@@ -29,12 +29,15 @@ func TestStreamedTextTypedAndReadBackAgree(t *testing.T) {
 	for _, typ := range []turn.EventType{turn.EventToken, turn.EventReasoning} {
 		for _, tt := range streamedTexts {
 			t.Run(string(typ)+"/"+tt.name, func(t *testing.T) {
-				var data any = turn.TokenData{Text: tt.text}
+				var data turn.Payload = turn.TokenData{Text: tt.text}
 				if typ == turn.EventReasoning {
 					data = turn.ReasoningData{Text: tt.text}
 				}
 				em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t"})
-				live := em.Emit(turn.Draft{Type: typ, Data: data})
+				live := em.Emit(turn.Draft{Data: data})
+				if live.Type != typ {
+					t.Fatalf("type %s, want %s", live.Type, typ)
+				}
 				if want, _ := json.Marshal(data); !bytes.Equal(live.Data, want) {
 					t.Errorf("data %s, encoding/json gives %s", live.Data, want)
 				}
@@ -64,9 +67,8 @@ func TestStreamedTextTypedAndReadBackAgree(t *testing.T) {
 func TestStreamedTextOfOtherEventsIsEmpty(t *testing.T) {
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t"})
 	for _, d := range []turn.Draft{
-		{Type: turn.EventFinalAnswer, Data: turn.FinalAnswerData{Text: "answer"}},
-		{Type: turn.EventRevision, Data: turn.RevisionData{Text: "draft"}},
-		{Type: turn.EventFinalAnswer, Data: turn.TokenData{Text: "a token's data, mislabelled"}},
+		{Data: turn.FinalAnswerData{Text: "answer"}},
+		{Data: turn.RevisionData{Text: "draft"}},
 	} {
 		e := em.Emit(d)
 		if got := e.StreamedText(); got != "" {

@@ -6,13 +6,6 @@ import (
 	"runtime/debug"
 )
 
-// TurnCompletedData is the data of turn_completed: the turn result without
-// the transcript, which is stored as messages.
-type TurnCompletedData struct {
-	Result
-	Messages any `json:"messages,omitempty"` // always nil: shadows Result.Messages
-}
-
 // RunTurn runs fn as one whole turn and guarantees its ending: exactly one
 // terminal event (final_answer, cancelled or error) followed by
 // turn_completed, even if fn panics.
@@ -51,16 +44,16 @@ func emitEnding(em *Emitter, res Result) {
 	if !em.hasTerminal() {
 		switch {
 		case res.Cancelled:
-			em.Emit(Draft{Type: EventCancelled, Data: CancelledData{PartialText: res.FinalText}})
+			em.Emit(Draft{Data: CancelledData{PartialText: res.FinalText}})
 		case !res.OK:
 			src := res.ErrorSource
 			if src == "" {
 				src = "internal"
 			}
-			em.Emit(Draft{Type: EventError, Data: ErrorData{Source: src, Message: res.Error}})
+			em.Emit(Draft{Data: ErrorData{Source: src, Message: res.Error}})
 		default:
-			em.Emit(Draft{Type: EventFinalAnswer, Data: FinalAnswerData{Text: res.FinalText}})
+			em.Emit(Draft{Data: FinalAnswerData{Text: res.FinalText}})
 		}
 	}
-	em.Emit(Draft{Type: EventTurnCompleted, Data: TurnCompletedData{Result: res}})
+	em.Emit(Draft{Data: TurnCompletedData{Result: res}})
 }

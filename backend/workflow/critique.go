@@ -147,14 +147,14 @@ func (r *wfRun) execCritique(ctx context.Context, st *Stage, task string) stageO
 			return o
 		}
 		v := judge(st, cres.FinalText, draft.text)
-		r.em.Emit(turn.Draft{Type: turn.EventCritique, StageID: csr.ID, Data: turn.CritiqueData{Score: v.Score, Passed: v.Passed, Feedback: v.Feedback}})
+		r.em.Emit(turn.Draft{StageID: csr.ID, Data: turn.CritiqueData{Score: v.Score, Passed: v.Passed, Feedback: v.Feedback}})
 		if v.Passed {
 			return stageOutcome{output: draft, outcome: turn.OutcomeSucceeded, term: turn.Termination{Kind: turn.TermCompleted}}
 		}
 		if i == retries {
 			return notPassed(st, draft, retries)
 		}
-		r.em.Emit(turn.Draft{Type: turn.EventRefining, StageID: csr.ID, Data: turn.RefiningData{Iteration: i + 1}})
+		r.em.Emit(turn.Draft{StageID: csr.ID, Data: turn.RefiningData{Iteration: i + 1}})
 		next, failed := r.revise(ctx, st, task, draft, v.Feedback, i+1)
 		if failed != nil {
 			return *failed
@@ -180,7 +180,7 @@ func (r *wfRun) revise(ctx context.Context, st *Stage, task string, draft output
 		return draft, nil
 	}
 	next := output{text: rres.FinalText, stageID: rsr.ID}
-	r.em.Emit(turn.Draft{Type: turn.EventRevision, StageID: rsr.ID, Data: turn.RevisionData{Iteration: n, Text: next.text}})
+	r.em.Emit(turn.Draft{StageID: rsr.ID, Data: turn.RevisionData{Iteration: n, Text: next.text}})
 	return next, nil
 }
 

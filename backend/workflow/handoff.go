@@ -47,7 +47,7 @@ func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageO
 		}
 		sr, res := r.agentStage(ctx, stageCall{name: fmt.Sprintf("%s %d", current, handoffs+1), agent: current, tools: tr.tools}, in)
 		if from != "" {
-			r.em.Emit(turn.Draft{Type: turn.EventHandoffEnd, StageID: from, Data: turn.HandoffEndData{To: current, Outcome: sr.Outcome, TargetStageID: sr.ID}})
+			r.em.Emit(turn.Draft{StageID: from, Data: turn.HandoffEndData{To: current, Outcome: sr.Outcome, TargetStageID: sr.ID}})
 		}
 		out := outcomeOf(sr, res)
 		if out.text != "" {
@@ -61,7 +61,7 @@ func (r *wfRun) execHandoff(ctx context.Context, st *Stage, input string) stageO
 			}
 			return out
 		}
-		r.em.Emit(turn.Draft{Type: turn.EventHandoffStart, StageID: sr.ID, Data: turn.HandoffStartData{From: current, To: target}})
+		r.em.Emit(turn.Draft{StageID: sr.ID, Data: turn.HandoffStartData{From: current, To: target}})
 		current, from, in = target, sr.ID, agent.Input{History: tr.handOver(res.Messages, target)}
 	}
 }

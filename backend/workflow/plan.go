@@ -66,10 +66,10 @@ func (r *wfRun) runSteps(ctx context.Context, st *Stage, task string, plan []tur
 	replans := 0
 	for i := 0; i < len(plan); i++ {
 		plan[i].Status = "running"
-		r.em.Emit(turn.Draft{Type: turn.EventStepStart, Data: turn.StepStartData{StepIndex: i, Description: plan[i].Title}})
+		r.em.Emit(turn.Draft{Data: turn.StepStartData{StepIndex: i, Description: plan[i].Title}})
 		ssr, sres := r.agentStage(ctx, stageCall{name: fmt.Sprintf("step %d", i+1), agent: st.role("executor")}, agent.Input{User: stepPrompt(task, plan, results, i)})
 		ok := ssr.Outcome == turn.OutcomeSucceeded
-		r.em.Emit(turn.Draft{Type: turn.EventStepEnd, Data: turn.StepEndData{StepIndex: i, Success: ok}})
+		r.em.Emit(turn.Draft{Data: turn.StepEndData{StepIndex: i, Success: ok}})
 		if ok {
 			plan[i].Status = "done"
 			results = append(results, fmt.Sprintf("Step %d (%s): %s", i+1, plan[i].Title, sres.FinalText))
@@ -112,7 +112,7 @@ func noAnswer(o stageOutcome) stageOutcome {
 
 func (r *wfRun) emitPlan(stageID string, plan []turn.PlanStep) {
 	r.planSteps = append([]turn.PlanStep(nil), plan...)
-	r.em.Emit(turn.Draft{Type: turn.EventPlanGenerated, StageID: stageID, Data: turn.PlanData{Steps: r.planSteps}})
+	r.em.Emit(turn.Draft{StageID: stageID, Data: turn.PlanData{Steps: r.planSteps}})
 }
 
 // parsePlan reads {"steps":[{"title":...}]} (or ["..."]) found in the text,

@@ -43,11 +43,11 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 	bestScore := -1.0
 	var feedback, reflectID string
 	for it := 1; it <= iters; it++ {
-		r.em.Emit(turn.Draft{Type: turn.EventReflectionStart, Data: turn.ReflectionStartData{Iteration: it}})
+		r.em.Emit(turn.Draft{Data: turn.ReflectionStartData{Iteration: it}})
 		call, in := stageCall{name: "generate", agent: st.role("agent")}, r.userInput(task)
 		if it > 1 {
 			call.name, in = fmt.Sprintf("refine %d", it-1), agent.Input{User: revisePrompt(task, answer.text, feedback)}
-			r.em.Emit(turn.Draft{Type: turn.EventRefining, StageID: reflectID, Data: turn.RefiningData{Iteration: it - 1}})
+			r.em.Emit(turn.Draft{StageID: reflectID, Data: turn.RefiningData{Iteration: it - 1}})
 		}
 		gsr, gres := r.agentStage(ctx, call, in)
 		if gsr.Outcome != turn.OutcomeSucceeded {
@@ -68,7 +68,7 @@ func (r *wfRun) execReflection(ctx context.Context, st *Stage, task string) stag
 		v := ParseVerdict(cres.FinalText)
 		passed := v.Score >= threshold || (v.Passed && v.Score == 0)
 		feedback = v.Feedback
-		r.em.Emit(turn.Draft{Type: turn.EventReflectionEnd, StageID: csr.ID, Data: turn.ReflectionEndData{Iteration: it, Score: v.Score, Passed: passed}})
+		r.em.Emit(turn.Draft{StageID: csr.ID, Data: turn.ReflectionEndData{Iteration: it, Score: v.Score, Passed: passed}})
 		if passed {
 			return stageOutcome{output: answer, outcome: turn.OutcomeSucceeded, term: turn.Termination{Kind: turn.TermCompleted}}
 		}

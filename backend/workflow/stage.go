@@ -26,7 +26,7 @@ type stageCall struct {
 // agentStage runs one agent as one stage and records its StageResult.
 func (r *wfRun) agentStage(ctx context.Context, c stageCall, in agent.Input) (turn.StageResult, turn.Result) {
 	id := turn.NewID()
-	r.em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: id, Data: turn.StageStartData{StageID: id, Stage: c.name, Phase: r.phase, Agent: c.agent, Final: c.final}})
+	r.em.Emit(turn.Draft{StageID: id, Data: turn.StageStartData{StageID: id, Stage: c.name, Phase: r.phase, Agent: c.agent, Final: c.final}})
 	sr := turn.StageResult{ID: id, Name: c.name, Agent: c.agent, Phase: r.phase}
 	started := time.Now()
 
@@ -60,7 +60,7 @@ func (r *wfRun) agentStage(ctx context.Context, c stageCall, in agent.Input) (tu
 	}
 	r.usage = r.usage.Add(res.Usage)
 	r.stages = append(r.stages, sr)
-	r.em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: id, Data: sr})
+	r.em.Emit(turn.Draft{StageID: id, Data: turn.StageEndData(sr)})
 	return sr, res
 }
 
@@ -101,12 +101,12 @@ func (r *wfRun) buildAgent(name string, extra ...tool.Tool) (*agent.Agent, error
 func (r *wfRun) skipStage(st *Stage, reason string) {
 	id := turn.NewID()
 	now := turn.Time{Time: time.Now()}
-	r.em.Emit(turn.Draft{Type: turn.EventStageStart, StageID: id, Data: turn.StageStartData{StageID: id, Stage: st.Name, Phase: r.phase}})
+	r.em.Emit(turn.Draft{StageID: id, Data: turn.StageStartData{StageID: id, Stage: st.Name, Phase: r.phase}})
 	sr := turn.StageResult{ID: id, Name: st.Name, Phase: r.phase, Outcome: turn.OutcomeSkipped,
 		Termination: turn.Termination{Kind: turn.TermSkipped, Reason: reason},
 		Diagnostics: turn.StageDiagnostics{StartedAt: now, CompletedAt: now}}
 	r.stages = append(r.stages, sr)
-	r.em.Emit(turn.Draft{Type: turn.EventStageEnd, StageID: id, Data: sr})
+	r.em.Emit(turn.Draft{StageID: id, Data: turn.StageEndData(sr)})
 }
 
 // skip reports whether the condition holds, and why.

@@ -59,8 +59,13 @@ func (Stamp) MarshalJSON() ([]byte, error) { return nil, nil }
 
 func generate(t *testing.T, appGo string, c config) (string, error) {
 	t.Helper()
-	dir := tree(t, map[string]string{"app/app.go": appGo, "backend/turn/turn.go": turnGo})
-	g, err := newGenerator(dir, c)
+	return generateTree(t, map[string]string{"app/app.go": appGo, "backend/turn/turn.go": turnGo}, c)
+}
+
+// generateTree generates the file of a module of the given files.
+func generateTree(t *testing.T, files map[string]string, c config) (string, error) {
+	t.Helper()
+	g, err := newGenerator(tree(t, files), c)
 	if err != nil {
 		return "", err
 	}

@@ -4,10 +4,10 @@
 // turns each Go declaration into TypeScript; this program picks the
 // declarations and puts them in one file:
 //
-//   - The roots are the methods of app.API (their arguments and results)
-//     and the types in roots below: the event stream's messages, every
-//     event payload, a turn's result. Every type a root refers to in this
-//     repository's module comes along, and nothing else.
+//   - The roots are the methods of app.API (their arguments and results),
+//     the types in roots below (the event stream's messages, a turn's
+//     result) and the unions (every event payload). Every type a root
+//     refers to in this repository's module comes along, and nothing else.
 //   - A string type with constants (EventType, TurnState, ...) becomes a
 //     union of their values, derived from an array of them
 //     (EventTypeValues), so each list exists once and code can loop on it.
@@ -18,6 +18,18 @@
 //   - A type that marshals itself is given its JSON type in overrides.
 //   - API itself becomes an interface of its methods' arguments and
 //     results, and APIMethods the list of their names.
+//   - An envelope whose data's type depends on its tag (turn.Event: type
+//     and data) becomes a discriminated union: its other fields
+//     (EventBase) intersected with one {type, data} pair per payload type,
+//     so the UI narrows by type with no casts. Each payload type says its
+//     tag by a method returning a constant (TokenData.EventType returns
+//     EventToken); every constant of the tag's type needs exactly one.
+//     Registering another is one line in unions: the envelope's package
+//     and name, the JSON names of its tag and data fields, and the method
+//     its variants say their tag with, e.g.
+//     {pkg: "app", envelope: "Message", tag: "kind", data: "data", method: "Kind"}.
+//     A struct that embeds such an envelope (app.Delivered) becomes an
+//     intersection with it, as an interface cannot extend a union.
 //   - A numeric constant a root names (MaxUploadBytes) becomes a const of
 //     its value, worked out from literals and + - * << >>.
 //
@@ -53,6 +65,7 @@ type config struct {
 	overrides         map[string]string
 	withZero          map[string]bool
 	packageOrder      []string
+	unions            []union
 }
 
 // root names types to generate beside the API's: every exported type of
@@ -67,13 +80,15 @@ type root struct {
 var agentdeck = config{
 	facadePkg: "app", facade: "API",
 	roots: roots, external: external, overrides: overrides, withZero: withZero, packageOrder: packageOrder,
+	unions: unions,
 }
 
 var roots = []root{
 	// What the bus carries to the UIs besides the API's replies: its kinds
 	// and their payloads (app/bus.go).
 	{pkg: "app", names: []string{"MessageKind", "EventBatch", "PendingApproval", "TurnsChanged", "EvalProgress", "Resync"}},
-	// The event envelope, every event type and every payload.
+	// The event envelope and every event type (the payloads come with
+	// its entry in unions below).
 	{pkg: "backend/turn", file: "event.go"},
 	// A stored turn's result arrives as raw JSON (store.TurnDetail.Result).
 	{pkg: "backend/turn", names: []string{"Result"}},
@@ -83,6 +98,13 @@ var roots = []root{
 	{pkg: "backend/store", consts: []string{"MaxImageBytes"}},
 	// The models known to see images, to say so before images are sent.
 	{pkg: "backend/llm", consts: []string{"VisionFamilies"}},
+}
+
+// unions are the envelopes whose data's type depends on their tag (see
+// union): one line each.
+var unions = []union{
+	// A turn's event: its data is the payload its type says.
+	{pkg: "backend/turn", envelope: "Event", tag: "type", data: "data", method: "EventType"},
 }
 
 // external maps types of other modules to their JSON's TypeScript.

@@ -68,11 +68,11 @@ func storeTurn(t testing.TB, db *store.DB, sessionID, user, answer string) Store
 		return nil
 	})}})
 	res := turn.RunTurn(ctx, em, func(context.Context) turn.Result {
-		em.Emit(turn.Draft{Type: turn.EventThinkStart})
+		em.Emit(turn.Draft{Data: turn.ThinkStartData{}})
 		for _, w := range strings.SplitAfter(answer, " ") {
-			em.Emit(turn.Draft{Type: turn.EventToken, Data: turn.TokenData{Text: w}})
+			em.Emit(turn.Draft{Data: turn.TokenData{Text: w}})
 		}
-		em.Emit(turn.Draft{Type: turn.EventThinkEnd})
+		em.Emit(turn.Draft{Data: turn.ThinkEndData{}})
 		return turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, Termination: turn.Termination{Kind: turn.TermNaturalCompletion}, FinalText: answer,
 			Messages: []llm.Message{{Role: llm.RoleUser, Content: user}, {Role: llm.RoleAssistant, Content: answer}}}
 	})

@@ -21,8 +21,8 @@ func TestRecorderWaitsAndTurnsCheck(t *testing.T) {
 	go func() {
 		defer close(done)
 		turn.RunTurn(context.Background(), em, func(context.Context) turn.Result {
-			call := em.Emit(turn.Draft{Type: turn.EventToolCall, Data: turn.ToolCallData{CallID: "c", Name: "x", Args: []byte(`{}`)}})
-			em.Emit(turn.Draft{Type: turn.EventToolResult, ParentID: call.ID, Data: turn.ToolResultData{CallID: "c", Name: "x"}})
+			call := em.Emit(turn.Draft{Data: turn.ToolCallData{CallID: "c", Name: "x", Args: []byte(`{}`)}})
+			em.Emit(turn.Draft{ParentID: call.ID, Data: turn.ToolResultData{CallID: "c", Name: "x"}})
 			return turn.Result{OK: true, Outcome: turn.OutcomeSucceeded, FinalText: "done"}
 		})
 	}()

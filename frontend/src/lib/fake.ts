@@ -26,6 +26,7 @@ import type {
   CallDiagnostics,
   Delivered,
   Detected,
+  EventOf,
   EventType,
   ExportReply,
   Facts,
@@ -962,7 +963,7 @@ export class FakeBackend implements Backend {
       const last = batch[batch.length - 1];
       if (ev.type === 'token' && last?.type === 'token' && last.stage_id === ev.stage_id) {
         last.seq = ev.seq;
-        (last.data as { text: string }).text += (ev.data as { text: string }).text;
+        last.data.text += ev.data.text;
       } else {
         batch.push(delivered(ev));
       }
@@ -987,8 +988,10 @@ export class FakeBackend implements Backend {
     }
     if (s.type === 'turn_completed') data = this.finish(r);
     if (s.type === 'stage_end') data = this.stageResult(r);
-    const callEvent = s.type !== 'token' && 'parent' in s && s.parent ? evs.find((e) => e.type === 'tool_call' && (e.data as { call_id: string }).call_id === s.parent) : undefined;
-    const ev: AgentEvent = {
+    const callEvent = s.type !== 'token' && 'parent' in s && s.parent ? evs.find((e) => e.type === 'tool_call' && e.data.call_id === s.parent) : undefined;
+    // The script's data is loose (a step gives what the UI reads), so the
+    // event is asserted whole; the UI narrows it by type like a real one.
+    const ev = {
       id: this.id('e'),
       session_id: t.session_id,
       turn_id: t.id,
@@ -1000,9 +1003,9 @@ export class FakeBackend implements Backend {
       phase: 'thinking', // the UI does not read an event's phase
       checkpoint: false,
       data,
-    };
+    } as AgentEvent;
     evs.push(ev);
-    if (type === 'chart') t.charts = [...(t.charts ?? []), { event_id: ev.id, seq: ev.seq, title: (data as { title: string }).title, spec: (data as { spec: unknown }).spec }];
+    if (ev.type === 'chart') t.charts = [...(t.charts ?? []), { event_id: ev.id, seq: ev.seq, title: ev.data.title, spec: ev.data.spec }];
     return clone(ev);
   }
 
@@ -1017,7 +1020,7 @@ export class FakeBackend implements Backend {
 
   private resultOf(r: Running) {
     const evs = this.events.get(r.turn.id)!;
-    const err = evs.find((e) => e.type === 'error');
+    const err = evs.find((e): e is EventOf<'error'> => e.type === 'error');
     const cancelled = evs.some((e) => e.type === 'cancelled');
     const multi = r.turn.workflow !== 'chat';
     const provider = this.sessions.find((x) => x.id === r.turn.session_id)?.provider ?? '';
@@ -1031,7 +1034,7 @@ export class FakeBackend implements Backend {
       text: r.text,
       ok: !err && !cancelled,
       cancelled,
-      error: err ? (err.data as { message: string }).message : undefined,
+      error: err?.data.message,
       withTool: evs.some((e) => e.type === 'tool_call'),
       stageName: multi ? 'draft' : undefined,
       stageId: multi ? 'stage-1' : r.turn.id,

@@ -37,9 +37,9 @@ export interface Resync {
  * and FirstSeq the first's, so the UI can still check that no seq is
  * missing. For any other event FirstSeq equals Seq.
  */
-export interface Delivered extends Event {
+export type Delivered = Event & {
   first_seq: number /* int64 */;
-}
+};
 /**
  * EventBatch is the bus's message of live events: what a Coalescer hands
  * on, never empty.
@@ -478,6 +478,71 @@ export const AnswerValues = [
 ] as const;
 export type Answer = (typeof AnswerValues)[number];
 /**
+ * EventBase is what every Event has besides its type and its data, whose
+ * type depends on the type: see Event.
+ */
+export interface EventBase {
+  id: string;
+  session_id: string;
+  turn_id: string;
+  stage_id: string;
+  seq: number /* int64 */;
+  parent_id: string;
+  at: Time;
+  phase: Phase;
+  checkpoint: boolean;
+}
+/**
+ * Event is the one envelope for everything a turn reports.
+ *
+ * Its data is the type its type says: narrow by type.
+ */
+export type Event = EventBase & (
+  | { type: "token"; data: TokenData }
+  | { type: "reasoning"; data: ReasoningData }
+  | { type: "model_waiting"; data: ModelWaitingData }
+  | { type: "model_retry"; data: ModelRetryData }
+  | { type: "think_start"; data: ThinkStartData }
+  | { type: "think_end"; data: ThinkEndData }
+  | { type: "tool_call"; data: ToolCallData }
+  | { type: "tool_result"; data: ToolResultData }
+  | { type: "tool_error"; data: ToolErrorData }
+  | { type: "guard_triggered"; data: GuardData }
+  | { type: "plan_generated"; data: PlanData }
+  | { type: "step_start"; data: StepStartData }
+  | { type: "step_end"; data: StepEndData }
+  | { type: "memory_recalled"; data: MemoryData }
+  | { type: "context_compressed"; data: CompressedData }
+  | { type: "handoff_start"; data: HandoffStartData }
+  | { type: "handoff_end"; data: HandoffEndData }
+  | { type: "reflection_start"; data: ReflectionStartData }
+  | { type: "reflection_end"; data: ReflectionEndData }
+  | { type: "critique_generated"; data: CritiqueData }
+  | { type: "refining"; data: RefiningData }
+  | { type: "revision_completed"; data: RevisionData }
+  | { type: "replay_divergence"; data: ReplayDivergenceData }
+  | { type: "chart"; data: ChartData }
+  | { type: "stage_start"; data: StageStartData }
+  | { type: "stage_end"; data: StageEndData }
+  | { type: "error"; data: ErrorData }
+  | { type: "final_answer"; data: FinalAnswerData }
+  | { type: "cancelled"; data: CancelledData }
+  | { type: "turn_completed"; data: TurnCompletedData }
+);
+/** The Event of one type, its data narrowed. */
+export type EventOf<T extends Event["type"]> = Extract<Event, { type: T }>;
+/**
+ * Time marshals as RFC 3339 in UTC with milliseconds.
+ */
+export type Time = string;
+/**
+ * PlanStep is one item of the agent's checklist.
+ */
+export interface PlanStep {
+  title: string;
+  status: string; // pending, running, done, error
+}
+/**
  * EventType names an event.
  */
 export const EventTypeValues = [
@@ -527,25 +592,8 @@ export const PhaseValues = [
 ] as const;
 export type Phase = (typeof PhaseValues)[number];
 /**
- * Event is the one envelope for everything a turn reports.
+ * TokenData is a piece of the answer as the model streams it.
  */
-export interface Event {
-  id: string;
-  session_id: string;
-  turn_id: string;
-  stage_id: string;
-  seq: number /* int64 */;
-  parent_id: string;
-  at: Time;
-  type: EventType;
-  phase: Phase;
-  checkpoint: boolean;
-  data: unknown;
-}
-/**
- * Time marshals as RFC 3339 in UTC with milliseconds.
- */
-export type Time = string;
 export interface TokenData {
   text: string;
 }
@@ -576,6 +624,12 @@ export interface ModelRetryData {
   kind: string;
   message: string;
   wait_ms: number /* int64 */;
+}
+/**
+ * ThinkStartData is the data of think_start, a model call beginning: none,
+ * {} on the wire.
+ */
+export interface ThinkStartData {
 }
 export interface ThinkEndData {
   prompt_tokens: number /* int */;
@@ -695,6 +749,10 @@ export interface StageStartData {
    */
   final?: boolean;
 }
+/**
+ * StageEndData is the data of stage_end: the stage's result.
+ */
+export type StageEndData = StageResult;
 export interface ErrorData {
   source: string; // llm, tool, guard, config, limit, workflow, internal
   message: string;
@@ -706,11 +764,11 @@ export interface CancelledData {
   partial_text: string;
 }
 /**
- * PlanStep is one item of the agent's checklist.
+ * TurnCompletedData is the data of turn_completed: the turn result without
+ * the transcript, which is stored as messages. (Its TypeScript is Result's:
+ * the UI reads no messages from it.)
  */
-export interface PlanStep {
-  title: string;
-  status: string; // pending, running, done, error
+export interface TurnCompletedData extends Result {
 }
 /**
  * Limits bound one agent run. Zero values take the defaults.

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import type { AgentEvent, EventType, Result, StageResult, TurnDetail } from '../types';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import type { AgentEvent, EventBase, EventType, Result, StageResult, ToolCallData, TokenData, TurnDetail } from '../types';
 import { EventTypeValues } from '../generated';
 import { applyEvent, applyEvents, folds, fromDetail, stateOfResult, unrendered } from './reducer';
 import { answerText, emptyTurn, textOf, thinkingMs, type NoteBlock, type ThinkingBlock, type ToolBlock } from './turnview';
@@ -7,7 +7,8 @@ import { answerText, emptyTurn, textOf, thinkingMs, type NoteBlock, type Thinkin
 let seq = 0;
 function ev(type: EventType, data: unknown = {}, over: Partial<AgentEvent> = {}): AgentEvent {
   seq++;
-  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: `2025-01-01T00:00:0${seq % 10}.000Z`, type, phase: 'thinking', checkpoint: false, data, ...over };
+  // A test gives only the data it reads: cast, as the backend is what types real events.
+  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: `2025-01-01T00:00:0${seq % 10}.000Z`, type, phase: 'thinking', checkpoint: false, data, ...over } as AgentEvent;
 }
 
 function run(...evs: AgentEvent[]) {
@@ -433,8 +434,9 @@ describe('fromDetail', () => {
 });
 
 // The event types come from Go (backend/turn, generated into
-// generated.ts): a type added there fails here until the reducer folds it
-// or says in `unrendered` why the view leaves it out.
+// generated.ts): a type added there does not compile in the reducer (its
+// switch covers every type) until it has a case, folding it or, listed in
+// `unrendered` with why, leaving it out.
 describe('the reducer and the Go event types', () => {
   it.each(EventTypeValues.filter((t) => !(t in unrendered)))('folds %s', (type) => {
     expect(folds(type)).toBe(true);
@@ -446,5 +448,42 @@ describe('the reducer and the Go event types', () => {
       expect(why.length).toBeGreaterThan(20);
       expect(folds(type as keyof typeof unrendered)).toBe(false);
     }
+  });
+});
+
+// The event is a union discriminated by its type (generated from Go, where
+// each payload type says its event type): a payload of the wrong shape for
+// its type does not compile, and narrowing by type gives the payload's
+// type with no cast. `npm run check` checks the @ts-expect-error lines.
+describe('the event union', () => {
+  const base: EventBase = { id: 'e1', session_id: 's1', turn_id: 't1', stage_id: '', seq: 1, parent_id: '', at: '2025-01-01T00:00:00.000Z', phase: 'thinking', checkpoint: false };
+
+  it('takes each type with its own payload only', () => {
+    const ok: AgentEvent[] = [
+      { ...base, type: 'token', data: { text: 'hi' } },
+      { ...base, type: 'tool_call', data: { call_id: 'c1', name: 'read_file', args: {} } },
+      { ...base, type: 'think_start', data: {} },
+    ];
+    // @ts-expect-error a token's data is TokenData: a tool call's does not fit
+    const wrongShape: AgentEvent = { ...base, type: 'token', data: { call_id: 'c1', name: 'read_file', args: {} } };
+    // @ts-expect-error a tool call's data needs its call_id and name
+    const missing: AgentEvent = { ...base, type: 'tool_call', data: { text: 'hi' } };
+    // @ts-expect-error no such event type
+    const unknownType: AgentEvent = { ...base, type: 'tokens', data: { text: 'hi' } };
+    expect([...ok, wrongShape, missing, unknownType]).toHaveLength(6);
+  });
+
+  it('narrows the payload by the type', () => {
+    const names: string[] = [];
+    const read = (ev: AgentEvent) => {
+      if (ev.type === 'tool_call') {
+        expectTypeOf(ev.data).toEqualTypeOf<ToolCallData>();
+        names.push(ev.data.name);
+      }
+      if (ev.type === 'token') expectTypeOf(ev.data).toEqualTypeOf<TokenData>();
+      if (ev.type === 'stage_end') expectTypeOf(ev.data).toEqualTypeOf<StageResult>();
+    };
+    read({ ...base, type: 'tool_call', data: { call_id: 'c1', name: 'read_file', args: {} } });
+    expect(names).toEqual(['read_file']);
   });
 });

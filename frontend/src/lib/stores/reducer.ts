@@ -1,43 +1,9 @@
 // Folds a turn's events into its view. Pure: every call returns a new view
 // and never changes the one it was given (changed blocks are copied, the
 // others shared), so Svelte sees exactly what changed.
-import type {
-  AgentEvent,
-  CancelledData,
-  ChartData,
-  CompressedData,
-  CritiqueData,
-  ErrorData,
-  EventType,
-  FinalAnswerData,
-  GuardData,
-  HandoffEndData,
-  HandoffStartData,
-  MemoryData,
-  Message,
-  ModelRetryData,
-  ModelWaitingData,
-  PlanData,
-  PlanStep,
-  ReasoningData,
-  ReflectionEndData,
-  ReflectionStartData,
-  RefiningData,
-  ReplayDivergenceData,
-  Result,
-  StageResult,
-  StageStartData,
-  StepEndData,
-  StepStartData,
-  ThinkEndData,
-  TokenData,
-  ToolCallData,
-  ToolErrorData,
-  ToolResultData,
-  TurnDetail,
-  TurnState,
-} from '../types';
-import { emptyTurn, type Block, type NoteBlock, type ThinkingBlock, type ToolBlock, type TurnView, type UserImage } from './turnview';
+import { EventTypeValues } from '../generated';
+import type { AgentEvent, EventType, Message, PlanStep, Result, TurnDetail, TurnState } from '../types';
+import { emptyTurn, type Block, type NoteBlock, type ToolBlock, type TurnView, type UserImage } from './turnview';
 
 /** Applies one event. Events at or before view.lastSeq are ignored. */
 export function applyEvent(view: TurnView, ev: AgentEvent): TurnView {
@@ -47,7 +13,7 @@ export function applyEvent(view: TurnView, ev: AgentEvent): TurnView {
   if (!next.startedAt && ev.at) next.startedAt = ev.at;
   // Anything the waiting call sends ends its wait, and so does the turn's end.
   if (next.waiting && ev.type !== 'model_waiting' && (ev.stage_id === next.waiting.stageId || ENDS_TURN.has(ev.type))) next.waiting = null;
-  if (folds(ev.type)) handlers[ev.type as keyof typeof handlers](next, ev);
+  fold(next, ev);
   return next;
 }
 
@@ -122,10 +88,8 @@ function blocksFromMessages(msgs: readonly Message[]): Block[] {
       }
     } else if (m.role === 'tool') {
       const idx = findTool(out, m.tool_call_id ?? '');
-      if (idx >= 0) {
-        const b = out[idx] as ToolBlock;
-        out[idx] = { ...b, output: m.content };
-      }
+      const b = out[idx];
+      if (b?.kind === 'tool') out[idx] = { ...b, output: m.content };
     }
   });
   return out;
@@ -154,197 +118,232 @@ function withResult(v: TurnView, r: Result): TurnView {
   };
 }
 
-type Handler = (v: TurnView, ev: AgentEvent) => void;
-
 /**
  * The event types the view deliberately does not fold, with why. Every
- * other type of the generated list (EventTypeValues) has a handler: the
- * type of handlers requires it, and reducer.test.ts checks it.
+ * other type of the generated list (EventTypeValues) has a case in fold:
+ * its switch must cover every type to compile, and reducer.test.ts
+ * checks that these fold nothing.
  */
 export const unrendered = {
   revision_completed: "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
-} as const satisfies Partial<Record<EventType, string>>;
+} satisfies Partial<Record<EventType, string>>;
 
-/** The event types the view folds. */
+/** The event types the view folds: every one the backend sends but those in unrendered. */
 export function folds(type: EventType): boolean {
-  return Object.hasOwn(handlers, type);
+  return KNOWN.has(type) && !Object.hasOwn(unrendered, type);
 }
 
-// Each handler changes the fresh copy it is given; blocks are replaced, never edited.
-const handlers: Record<Exclude<EventType, keyof typeof unrendered>, Handler> = {
-  token(v, ev) {
-    const text = data<TokenData>(ev).text ?? '';
-    if (!text) return;
-    v.blocks = settleThinking(v.blocks, ev.stage_id);
-    const last = v.blocks[v.blocks.length - 1];
-    if (last?.kind === 'text' && last.stageId === ev.stage_id) {
-      v.blocks = [...v.blocks.slice(0, -1), { ...last, text: last.text + text }];
-    } else {
-      v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `t${ev.seq}`, stageId: ev.stage_id, text }];
+const KNOWN = new Set<string>(EventTypeValues);
+
+/**
+ * Folds one event into the fresh copy of the view it is given; blocks are
+ * replaced, never edited. Each case sees the event narrowed by its type,
+ * so ev.data is that type's payload.
+ */
+function fold(v: TurnView, ev: AgentEvent) {
+  switch (ev.type) {
+    case 'token': {
+      const text = ev.data.text ?? '';
+      if (!text) return;
+      v.blocks = settleThinking(v.blocks, ev.stage_id);
+      const last = v.blocks[v.blocks.length - 1];
+      if (last?.kind === 'text' && last.stageId === ev.stage_id) {
+        v.blocks = [...v.blocks.slice(0, -1), { ...last, text: last.text + text }];
+      } else {
+        v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `t${ev.seq}`, stageId: ev.stage_id, text }];
+      }
+      v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
+      return;
     }
-    v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
-  },
-  reasoning(v, ev) {
-    const text = data<ReasoningData>(ev).text ?? '';
-    if (!text) return;
-    const idx = openThinking(v.blocks, ev.stage_id);
-    if (idx >= 0) {
-      const b = v.blocks[idx] as ThinkingBlock;
-      v.blocks = replaceAt(v.blocks, idx, { ...b, text: b.text + text, lastAt: ev.at || b.lastAt });
-    } else {
-      v.blocks = [...v.blocks, { kind: 'thinking', id: ev.id || `th${ev.seq}`, stageId: ev.stage_id, text, firstAt: ev.at, lastAt: ev.at, done: false }];
+    case 'reasoning': {
+      const text = ev.data.text ?? '';
+      if (!text) return;
+      const idx = openThinking(v.blocks, ev.stage_id);
+      const b = v.blocks[idx];
+      if (b?.kind === 'thinking') {
+        v.blocks = replaceAt(v.blocks, idx, { ...b, text: b.text + text, lastAt: ev.at || b.lastAt });
+      } else {
+        v.blocks = [...v.blocks, { kind: 'thinking', id: ev.id || `th${ev.seq}`, stageId: ev.stage_id, text, firstAt: ev.at, lastAt: ev.at, done: false }];
+      }
+      // Reasoning is output the call is billed for, like its answer.
+      v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
+      return;
     }
-    // Reasoning is output the call is billed for, like its answer.
-    v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
-  },
-  model_waiting(v, ev) {
-    const waitedMs = data<ModelWaitingData>(ev).waited_ms ?? 0;
-    const at = Date.parse(ev.at);
-    const since = v.callStartedAt || (Number.isFinite(at) ? new Date(at - waitedMs).toISOString() : ev.at);
-    v.waiting = { stageId: ev.stage_id, since, waitedMs };
-  },
-  model_retry(v, ev) {
-    // A call that failed before its answer began and is tried again: a
-    // note that stays where it happened, so a turn that was slow to start
-    // says why, live and when read back.
-    pushNote(v, ev, { type: 'retry', data: data<ModelRetryData>(ev) });
-  },
-  think_start(v, ev) {
-    v.thinking = true;
-    v.callStartedAt = ev.at;
-    v.blocks = settleThinking(v.blocks, ev.stage_id);
-  },
-  think_end(v, ev) {
-    const d = data<ThinkEndData>(ev);
-    v.thinking = false;
-    v.callStartedAt = '';
-    v.blocks = settleThinking(v.blocks, ev.stage_id);
-    // The call's exact counts replace the estimate of what it streamed.
-    v.live = { inputTokens: v.live.inputTokens + (d.prompt_tokens ?? 0), outputTokens: v.live.outputTokens + (d.completion_tokens ?? 0), streamingChars: 0 };
-  },
-  tool_call(v, ev) {
-    const d = data<ToolCallData>(ev);
-    v.blocks = [...settleThinking(v.blocks, ev.stage_id), { kind: 'tool', id: ev.id || `c${ev.seq}`, stageId: ev.stage_id, callId: d.call_id, name: d.name, args: d.args, status: 'running', guards: [] }];
-  },
-  tool_result(v, ev) {
-    const d = data<ToolResultData>(ev);
-    updateTool(v, ev, d.call_id, d.name, { status: 'ok', output: d.output, durationMs: d.duration_ms });
-  },
-  tool_error(v, ev) {
-    const d = data<ToolErrorData>(ev);
-    updateTool(v, ev, d.call_id, d.name, { status: 'error', error: d.error, durationMs: d.duration_ms });
-  },
-  guard_triggered(v, ev) {
-    const d = data<GuardData>(ev);
-    const idx = toolOf(v.blocks, ev, '');
-    if (idx >= 0) {
-      const b = v.blocks[idx] as ToolBlock;
-      v.blocks = replaceAt(v.blocks, idx, { ...b, guards: [...b.guards, d] });
-    } else {
-      pushNote(v, ev, { type: 'guard', data: d });
+    case 'model_waiting': {
+      const waitedMs = ev.data.waited_ms ?? 0;
+      const at = Date.parse(ev.at);
+      const since = v.callStartedAt || (Number.isFinite(at) ? new Date(at - waitedMs).toISOString() : ev.at);
+      v.waiting = { stageId: ev.stage_id, since, waitedMs };
+      return;
     }
-  },
-  plan_generated(v, ev) {
-    v.plan = (data<PlanData>(ev).steps ?? []).map((s) => ({ ...s, status: s.status || 'pending' }));
-    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
-  },
-  step_start(v, ev) {
-    const d = data<StepStartData>(ev);
-    setStep(v, d.step_index, 'running', d.description);
-    if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
-  },
-  step_end(v, ev) {
-    const d = data<StepEndData>(ev);
-    setStep(v, d.step_index, d.success ? 'done' : 'error');
-  },
-  memory_recalled(v, ev) {
-    pushNote(v, ev, { type: 'memory', count: data<MemoryData>(ev).count ?? 0 });
-  },
-  context_compressed(v, ev) {
-    pushNote(v, ev, { type: 'compressed', data: data<CompressedData>(ev) });
-  },
-  handoff_start(v, ev) {
-    const d = data<HandoffStartData>(ev);
-    pushNote(v, ev, { type: 'handoff', from: d.from, to: d.to, done: false });
-  },
-  handoff_end(v, ev) {
-    const d = data<HandoffEndData>(ev);
-    const idx = lastNote(v.blocks, (n) => n.type === 'handoff' && !n.done && n.to === d.to);
-    if (idx < 0) return;
-    const b = v.blocks[idx] as NoteBlock;
-    if (b.note.type === 'handoff') v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true, outcome: d.outcome } });
-  },
-  reflection_start(v, ev) {
-    pushNote(v, ev, { type: 'reflection', iteration: data<ReflectionStartData>(ev).iteration, done: false });
-  },
-  reflection_end(v, ev) {
-    const d = data<ReflectionEndData>(ev);
-    const note = { type: 'reflection' as const, iteration: d.iteration, score: d.score, passed: d.passed, done: true };
-    const idx = lastNote(v.blocks, (n) => n.type === 'reflection' && n.iteration === d.iteration && !n.done);
-    if (idx >= 0) v.blocks = replaceAt(v.blocks, idx, { ...(v.blocks[idx] as NoteBlock), note });
-    else pushNote(v, ev, note);
-  },
-  critique_generated(v, ev) {
-    pushNote(v, ev, { type: 'critique', data: data<CritiqueData>(ev) });
-  },
-  refining(v, ev) {
-    pushNote(v, ev, { type: 'refining', iteration: data<RefiningData>(ev).iteration });
-  },
-  replay_divergence(v, ev) {
-    pushNote(v, ev, { type: 'divergence', data: data<ReplayDivergenceData>(ev) });
-  },
-  chart(v, ev) {
-    const d = data<ChartData>(ev);
-    v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, stageId: ev.stage_id, title: d.title ?? '', spec: d.spec }];
-  },
-  stage_start(v, ev) {
-    const d = data<StageStartData>(ev);
-    const stageId = d.stage_id || ev.stage_id;
-    v.stageId = stageId;
-    v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: d.stage, agent: d.agent, phase: d.phase, final: d.final || undefined }];
-  },
-  stage_end(v, ev) {
-    const r = data<StageResult>(ev);
-    const stageId = r.id || ev.stage_id;
-    const idx = v.blocks.findIndex((b) => b.kind === 'stage' && b.stageId === stageId);
-    if (idx >= 0) {
-      const b = v.blocks[idx]!;
-      if (b.kind === 'stage') v.blocks = replaceAt(v.blocks, idx, { ...b, result: r });
-    } else {
-      v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: r.name, agent: r.agent, phase: r.phase, result: r }];
+    case 'model_retry':
+      // A call that failed before its answer began and is tried again: a
+      // note that stays where it happened, so a turn that was slow to start
+      // says why, live and when read back.
+      pushNote(v, ev, { type: 'retry', data: ev.data });
+      return;
+    case 'think_start':
+      v.thinking = true;
+      v.callStartedAt = ev.at;
+      v.blocks = settleThinking(v.blocks, ev.stage_id);
+      return;
+    case 'think_end': {
+      const d = ev.data;
+      v.thinking = false;
+      v.callStartedAt = '';
+      v.blocks = settleThinking(v.blocks, ev.stage_id);
+      // The call's exact counts replace the estimate of what it streamed.
+      v.live = { inputTokens: v.live.inputTokens + (d.prompt_tokens ?? 0), outputTokens: v.live.outputTokens + (d.completion_tokens ?? 0), streamingChars: 0 };
+      return;
     }
-    if (v.stageId === stageId) v.stageId = '';
-    v.blocks = settleThinking(v.blocks, stageId);
-  },
-  error(v, ev) {
-    const d = data<ErrorData>(ev);
-    v.blocks = [...v.blocks, { kind: 'error', id: ev.id || `e${ev.seq}`, stageId: ev.stage_id, data: { source: d.source || 'internal', message: d.message || 'The turn failed.' } }];
-    v.state = 'failed';
-    endCall(v);
-  },
-  final_answer(v, ev) {
-    const text = data<FinalAnswerData>(ev).text ?? '';
-    v.finalText = text;
-    endCall(v);
-    // A replayed or non-streaming answer has no tokens: show it as the answer.
-    if (text && !v.blocks.some((b) => b.kind === 'text' && b.text.trim())) {
-      v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `f${ev.seq}`, stageId: ev.stage_id, text }];
+    case 'tool_call': {
+      const d = ev.data;
+      v.blocks = [...settleThinking(v.blocks, ev.stage_id), { kind: 'tool', id: ev.id || `c${ev.seq}`, stageId: ev.stage_id, callId: d.call_id, name: d.name, args: d.args, status: 'running', guards: [] }];
+      return;
     }
-  },
-  cancelled(v, ev) {
-    const partial = data<CancelledData>(ev).partial_text ?? '';
-    v.state = 'cancelled';
-    endCall(v);
-    if (!v.finalText) v.finalText = partial;
-  },
-  turn_completed(v, ev) {
-    const r = data<Result>(ev);
-    Object.assign(v, withResult(v, r));
-    endCall(v);
-    // Tools still "running" at the end never reported back (Stop, limits).
-    v.blocks = v.blocks.map((b) => (b.kind === 'tool' && b.status === 'running' ? { ...b, status: 'error', error: b.error ?? 'Did not finish.' } : b));
-  },
-};
+    case 'tool_result': {
+      const d = ev.data;
+      updateTool(v, ev, d.call_id, d.name, { status: 'ok', output: d.output, durationMs: d.duration_ms });
+      return;
+    }
+    case 'tool_error': {
+      const d = ev.data;
+      updateTool(v, ev, d.call_id, d.name, { status: 'error', error: d.error, durationMs: d.duration_ms });
+      return;
+    }
+    case 'guard_triggered': {
+      const d = ev.data;
+      const idx = toolOf(v.blocks, ev, '');
+      const b = v.blocks[idx];
+      if (b?.kind === 'tool') {
+        v.blocks = replaceAt(v.blocks, idx, { ...b, guards: [...b.guards, d] });
+      } else {
+        pushNote(v, ev, { type: 'guard', data: d });
+      }
+      return;
+    }
+    case 'plan_generated':
+      v.plan = (ev.data.steps ?? []).map((s) => ({ ...s, status: s.status || 'pending' }));
+      if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
+      return;
+    case 'step_start': {
+      const d = ev.data;
+      setStep(v, d.step_index, 'running', d.description);
+      if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
+      return;
+    }
+    case 'step_end': {
+      const d = ev.data;
+      setStep(v, d.step_index, d.success ? 'done' : 'error');
+      return;
+    }
+    case 'memory_recalled':
+      pushNote(v, ev, { type: 'memory', count: ev.data.count ?? 0 });
+      return;
+    case 'context_compressed':
+      pushNote(v, ev, { type: 'compressed', data: ev.data });
+      return;
+    case 'handoff_start': {
+      const d = ev.data;
+      pushNote(v, ev, { type: 'handoff', from: d.from, to: d.to, done: false });
+      return;
+    }
+    case 'handoff_end': {
+      const d = ev.data;
+      const idx = lastNote(v.blocks, (n) => n.type === 'handoff' && !n.done && n.to === d.to);
+      const b = v.blocks[idx];
+      if (b?.kind === 'note' && b.note.type === 'handoff') v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true, outcome: d.outcome } });
+      return;
+    }
+    case 'reflection_start':
+      pushNote(v, ev, { type: 'reflection', iteration: ev.data.iteration, done: false });
+      return;
+    case 'reflection_end': {
+      const d = ev.data;
+      const note: NoteBlock['note'] = { type: 'reflection', iteration: d.iteration, score: d.score, passed: d.passed, done: true };
+      const idx = lastNote(v.blocks, (n) => n.type === 'reflection' && n.iteration === d.iteration && !n.done);
+      const b = v.blocks[idx];
+      if (b?.kind === 'note') v.blocks = replaceAt(v.blocks, idx, { ...b, note });
+      else pushNote(v, ev, note);
+      return;
+    }
+    case 'critique_generated':
+      pushNote(v, ev, { type: 'critique', data: ev.data });
+      return;
+    case 'refining':
+      pushNote(v, ev, { type: 'refining', iteration: ev.data.iteration });
+      return;
+    case 'replay_divergence':
+      pushNote(v, ev, { type: 'divergence', data: ev.data });
+      return;
+    case 'chart': {
+      const d = ev.data;
+      v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, stageId: ev.stage_id, title: d.title ?? '', spec: d.spec }];
+      return;
+    }
+    case 'stage_start': {
+      const d = ev.data;
+      const stageId = d.stage_id || ev.stage_id;
+      v.stageId = stageId;
+      v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: d.stage, agent: d.agent, phase: d.phase, final: d.final || undefined }];
+      return;
+    }
+    case 'stage_end': {
+      const r = ev.data;
+      const stageId = r.id || ev.stage_id;
+      const idx = v.blocks.findIndex((b) => b.kind === 'stage' && b.stageId === stageId);
+      if (idx >= 0) {
+        const b = v.blocks[idx]!;
+        if (b.kind === 'stage') v.blocks = replaceAt(v.blocks, idx, { ...b, result: r });
+      } else {
+        v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: r.name, agent: r.agent, phase: r.phase, result: r }];
+      }
+      if (v.stageId === stageId) v.stageId = '';
+      v.blocks = settleThinking(v.blocks, stageId);
+      return;
+    }
+    case 'error': {
+      const d = ev.data;
+      v.blocks = [...v.blocks, { kind: 'error', id: ev.id || `e${ev.seq}`, stageId: ev.stage_id, data: { source: d.source || 'internal', message: d.message || 'The turn failed.' } }];
+      v.state = 'failed';
+      endCall(v);
+      return;
+    }
+    case 'final_answer': {
+      const text = ev.data.text ?? '';
+      v.finalText = text;
+      endCall(v);
+      // A replayed or non-streaming answer has no tokens: show it as the answer.
+      if (text && !v.blocks.some((b) => b.kind === 'text' && b.text.trim())) {
+        v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `f${ev.seq}`, stageId: ev.stage_id, text }];
+      }
+      return;
+    }
+    case 'cancelled': {
+      const partial = ev.data.partial_text ?? '';
+      v.state = 'cancelled';
+      endCall(v);
+      if (!v.finalText) v.finalText = partial;
+      return;
+    }
+    case 'turn_completed': {
+      const r = ev.data;
+      Object.assign(v, withResult(v, r));
+      endCall(v);
+      // Tools still "running" at the end never reported back (Stop, limits).
+      v.blocks = v.blocks.map((b) => (b.kind === 'tool' && b.status === 'running' ? { ...b, status: 'error', error: b.error ?? 'Did not finish.' } : b));
+      return;
+    }
+    case 'revision_completed':
+      return; // unrendered
+    default: {
+      // Every type has its case: this does not compile while one lacks it.
+      // An event of a type newer than this build gets here and is skipped.
+      const _unknown: never = ev;
+      return _unknown;
+    }
+  }
+}
 
 /** The event types after which nothing of the turn runs any more. */
 const ENDS_TURN = new Set<EventType>(['error', 'cancelled', 'final_answer', 'turn_completed']);
@@ -380,10 +379,6 @@ function settleThinking(blocks: Block[], stageId?: string): Block[] {
   return out ?? blocks;
 }
 
-function data<T>(ev: AgentEvent): T {
-  return (ev.data ?? {}) as T;
-}
-
 function replaceAt(blocks: Block[], idx: number, b: Block): Block[] {
   const out = blocks.slice();
   out[idx] = b;
@@ -415,8 +410,9 @@ function toolOf(blocks: readonly Block[], ev: AgentEvent, callId: string): numbe
 
 function updateTool(v: TurnView, ev: AgentEvent, callId: string, name: string, patch: Partial<ToolBlock>) {
   const idx = toolOf(v.blocks, ev, callId);
-  if (idx >= 0) {
-    v.blocks = replaceAt(v.blocks, idx, { ...(v.blocks[idx] as ToolBlock), ...patch });
+  const b = v.blocks[idx];
+  if (b?.kind === 'tool') {
+    v.blocks = replaceAt(v.blocks, idx, { ...b, ...patch });
     return;
   }
   // A call refused before it ran has a result but no call event.

@@ -11,7 +11,7 @@ import { createSessions } from './sessions';
 const at = new Date(2025, 5, 18, 9);
 
 function event(sessionId: string, turnId: string, seq: number, type: EventType, data: unknown = {}): Delivered {
-  return { id: `${turnId}-e${seq}`, session_id: sessionId, turn_id: turnId, stage_id: '', seq, first_seq: seq, parent_id: '', at: at.toISOString(), type, phase: type === 'cancelled' ? 'terminal' : 'thinking', checkpoint: false, data };
+  return { id: `${turnId}-e${seq}`, session_id: sessionId, turn_id: turnId, stage_id: '', seq, first_seq: seq, parent_id: '', at: at.toISOString(), type, phase: type === 'cancelled' ? 'terminal' : 'thinking', checkpoint: false, data } as Delivered;
 }
 
 describe('running sessions, from the list', () => {

@@ -12,7 +12,8 @@ import { answerText, emptyTurn, liveTokens } from './turnview';
 let seq = 0;
 function ev(type: EventType, data: unknown = {}, over: Partial<AgentEvent> = {}): AgentEvent {
   seq++;
-  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'stage', checkpoint: false, data, ...over };
+  // A test gives only the data it reads: cast, as the backend is what types real events.
+  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'stage', checkpoint: false, data, ...over } as AgentEvent;
 }
 
 function stage(id: string, name: string, agent: string, text: string, extra: () => AgentEvent[] = () => []): AgentEvent[] {
@@ -93,7 +94,7 @@ describe('layoutOf', () => {
   });
 
   it('finds the answer of an older turn whose result names no stage by its text', () => {
-    const evs = critiqueRevise(true).map((e) => (e.type === 'turn_completed' ? { ...e, data: { ...(e.data as object), final_stage_id: undefined } } : e));
+    const evs = critiqueRevise(true).map((e) => (e.type === 'turn_completed' ? { ...e, data: { ...e.data, final_stage_id: undefined } } : e));
     expect(layoutOf(applyEvents(emptyTurn('t1'), evs)).answer?.label).toBe('Draft 2');
   });
 

@@ -26,7 +26,7 @@
 // forgotten.
 import { SvelteMap } from 'svelte/reactivity';
 import type { Backend } from '../api';
-import type { AgentEvent, Delivered, StageResult, TokenData, Turn, TurnState } from '../types';
+import type { AgentEvent, Delivered, StageResult, Turn, TurnState } from '../types';
 import { applyEvents, fromDetail } from './reducer';
 import { emptyTurn, type TurnView } from './turnview';
 
@@ -421,7 +421,7 @@ export function mergeTokens(evs: readonly AgentEvent[]): AgentEvent[] {
   for (const ev of evs) {
     const last = out[out.length - 1];
     if (ev.type === 'token' && last?.type === 'token' && last.stage_id === ev.stage_id) {
-      const text = ((last.data as TokenData)?.text ?? '') + ((ev.data as TokenData)?.text ?? '');
+      const text = (last.data?.text ?? '') + (ev.data?.text ?? '');
       out[out.length - 1] = { ...last, seq: ev.seq, at: ev.at, data: { text } };
     } else {
       out.push(ev);

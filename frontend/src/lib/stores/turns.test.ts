@@ -5,7 +5,8 @@ import { mergeTokens, TurnStore, type TurnsBackend } from './turns.svelte';
 import { thinkingMs } from './turnview';
 
 function ev(seq: number, type: AgentEvent['type'] = 'token', data: unknown = { text: `[${seq}]` }, turn = 't1'): AgentEvent {
-  return { id: `${turn}-e${seq}`, session_id: 's1', turn_id: turn, stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'thinking', checkpoint: false, data };
+  // A test gives only the data it reads: cast, as the backend is what types real events.
+  return { id: `${turn}-e${seq}`, session_id: 's1', turn_id: turn, stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'thinking', checkpoint: false, data } as AgentEvent;
 }
 
 function del(e: AgentEvent, first = e.seq): Delivered {
@@ -173,7 +174,7 @@ describe('TurnStore', () => {
     ];
     const live = new TurnStore(fakeBackend({}), { raf });
     // The coalescer merges reasoning like tokens: one item for 2..3, with the later time.
-    live.ingest([del(stored[0]!), { ...stored[2]!, data: { text: 'Let me see <img src=x>' }, first_seq: 2 }]);
+    live.ingest([del(stored[0]!), del({ ...stored[2]!, data: { text: 'Let me see <img src=x>' } } as AgentEvent, 2)]);
     frame();
     expect(live.view('t1').blocks).toEqual([expect.objectContaining({ kind: 'thinking', text: 'Let me see <img src=x>', done: false })]);
     live.ingest(stored.slice(3).map((e) => del(e)));
