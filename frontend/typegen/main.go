@@ -105,6 +105,8 @@ var roots = []root{
 var unions = []union{
 	// A turn's event: its data is the payload its type says.
 	{pkg: "backend/turn", envelope: "Event", tag: "type", data: "data", method: "EventType"},
+	// A message of the bus (app/bus.go): its data is the payload its kind says.
+	{pkg: "app", envelope: "Envelope", tag: "kind", data: "data", method: "Kind"},
 }
 
 // external maps types of other modules to their JSON's TypeScript.

@@ -7,32 +7,19 @@
 //
 // A new kind of message: its kind and payload in Go (app/bus.go and the
 // file that publishes it; the payload type in frontend/typegen's roots,
-// then `make types`), then here its member of BusMessage, its handler in
-// BusHandlers and its case in dispatch. Nothing in api.ts or the fakes
+// then `make types`, which adds it to the generated Envelope union), then
+// here its handler in BusHandlers and its case in dispatch. Nothing in api.ts or the fakes
 // changes; a store passes the handler to subscribe.
 // The payloads straight from the generated types, so a new one needs no
 // line in types.ts.
-import type { EvalProgress, EventBatch, MessageKind, PendingApproval, Resync, TurnsChanged } from './generated';
+import type { Envelope, EvalProgress, EventBatch, MessageKind, PendingApproval, TurnsChanged } from './generated';
 
-// ---- Written by hand until typegen generates it (the lead will). ----
-// The payload types are generated from Go; the union is not yet.
-// app/bus_test.go fails when the kinds here and app/bus.go's differ, and
-// _SameKinds below does not compile.
-
-/** A message of the bus: its kind, and the payload of that kind. */
-export type BusMessage =
-  | { kind: 'events'; data: EventBatch }
-  | { kind: 'approval'; data: PendingApproval }
-  | { kind: 'turns_changed'; data: TurnsChanged }
-  | { kind: 'eval_progress'; data: EvalProgress }
-  | { kind: 'resync'; data: Resync };
-
-// ---- End of the hand-written union. ----
-
-type Equal<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
-type Expect<T extends true> = T;
-/** BusMessage names exactly Go's kinds (MessageKind is generated from app/bus.go). */
-type _SameKinds = Expect<Equal<BusMessage['kind'], MessageKind>>;
+/**
+ * A message of the bus: its kind, and the payload of that kind. Generated
+ * from app/bus.go's Envelope (frontend/typegen's unions), so a kind Go does
+ * not have, or a payload of another kind's shape, does not compile.
+ */
+export type BusMessage = Envelope;
 
 /** The one Wails event the window gets: app/desktop.go's BusEvent. */
 export const BUS_EVENT = 'agentdeck:bus';

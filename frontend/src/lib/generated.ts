@@ -25,6 +25,20 @@ export const MessageKindValues = [
 ] as const;
 export type MessageKind = (typeof MessageKindValues)[number];
 /**
+ * Envelope is a message as a UI receives it.
+ *
+ * Its data is the type its kind says: narrow by kind.
+ */
+export type Envelope = (
+  | { kind: "events"; data: EventBatch }
+  | { kind: "approval"; data: PendingApproval }
+  | { kind: "turns_changed"; data: TurnsChanged }
+  | { kind: "eval_progress"; data: EvalProgress }
+  | { kind: "resync"; data: Resync }
+);
+/** The Envelope of one kind, its data narrowed. */
+export type EnvelopeOf<T extends Envelope["kind"]> = Extract<Envelope, { kind: T }>;
+/**
  * Resync tells a subscriber that it fell behind and messages it had not
  * taken were dropped (see Bus): what it shows may be stale, so it fetches
  * it again (a running turn's events after the last seq it has).
