@@ -11,6 +11,7 @@ import type { RerunOptions, Status } from '../types';
 import { ApprovalsStore } from './approvals.svelte';
 import { ComposerState } from './composer.svelte';
 import { ConversationStore, type TurnTarget } from './conversation.svelte';
+import { DiagnosticsData } from './diagnostics.svelte';
 import { EvalsData } from './evals.svelte';
 import { RunProgress } from './evalprogress.svelte';
 import { ImageCache } from './imagecache';
@@ -53,6 +54,8 @@ export class App {
   /** What the Evaluations page shows. */
   readonly evals: EvalsData;
   readonly nav: Navigation;
+  /** The turn the diagnostics panel shows. */
+  readonly diagnostics: DiagnosticsData;
   /** The backend's status (providers, the database's health); null until read. */
   status = $state.raw<Status | null>(null);
 
@@ -70,6 +73,7 @@ export class App {
       onApplied: (view, evs) => this.#wiring.onApplied(view, evs),
       onWarning: (m) => console.warn(m),
     });
+    this.diagnostics = new DiagnosticsData(this.turns);
     this.conversation = new ConversationStore(backend, this.sessions, this.turns);
     this.settings = new SettingsStore(backend);
     this.approvals = new ApprovalsStore(backend);
@@ -77,7 +81,7 @@ export class App {
     this.imageCache = new ImageCache((id) => backend.getImage(id));
     this.nav = new Navigation({ conversation: this.conversation, router: opts.router ?? null, showHome: () => this.#showNew(), placeChanged: () => this.evals.placeChanged() });
     this.evals = new EvalsData(backend, () => this.nav.evalsAt);
-    this.#wiring = new Wiring({ ...this.#parts(), nav: this.nav, evalProgress: this.evalProgress, evals: this.evals, composerImages: this.composer.images, imageCache: this.imageCache, now });
+    this.#wiring = new Wiring({ ...this.#parts(), nav: this.nav, evalProgress: this.evalProgress, evals: this.evals, diagnostics: this.diagnostics, composerImages: this.composer.images, imageCache: this.imageCache, now });
     this.#sender = new Sender({
       ...this.#parts(),
       ui: this.ui,

@@ -9,6 +9,7 @@ import type { AgentEvent, EvalProgress, TurnChange } from '../types';
 import type { ApprovalsStore } from './approvals.svelte';
 import type { ComposerImages } from './composerimages.svelte';
 import type { ConversationStore } from './conversation.svelte';
+import type { DiagnosticsData } from './diagnostics.svelte';
 import type { EvalsData } from './evals.svelte';
 import type { RunProgress } from './evalprogress.svelte';
 import type { ImageCache } from './imagecache';
@@ -28,6 +29,7 @@ export interface WiringDeps {
   nav: Navigation;
   evalProgress: RunProgress;
   evals: EvalsData;
+  diagnostics: DiagnosticsData;
   composerImages: ComposerImages;
   imageCache: ImageCache;
   now: () => Date;
@@ -79,6 +81,7 @@ export class Wiring {
   onApplied(view: TurnView, evs: readonly AgentEvent[]) {
     const { sessions, approvals } = this.#d;
     sessions.noteTurn(view.sessionId || evs[0]?.session_id || '', view.id, view.state);
+    this.#d.diagnostics.turnChanged(view.id);
     if (!evs.some((e) => e.type === 'turn_completed' || e.type === 'error' || e.type === 'cancelled' || e.type === 'final_answer')) return;
     if (view.state !== 'running') {
       approvals.clearTurn(view.id);
@@ -100,6 +103,7 @@ export class Wiring {
       work.push(turns.reload(c.turn_id));
     }
     await Promise.all(work);
+    for (const c of changes) this.#d.diagnostics.turnChanged(c.turn_id);
   }
 
   // A run's progress: kept, and news to the Evaluations page when it is.
