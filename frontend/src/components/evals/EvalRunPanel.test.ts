@@ -6,11 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
 import { FakeBackend } from '../../lib/fake';
-import { evalProgress } from '../../lib/stores/evalprogress';
 
 afterEach(() => {
   history.replaceState(null, '', '/');
-  evalProgress.set({});
 });
 
 function withSuites() {

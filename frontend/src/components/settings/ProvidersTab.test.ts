@@ -52,6 +52,8 @@ describe('providers tab', () => {
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));
     await waitFor(() => expect(backend.providers).toHaveLength(1));
     expect(backend.providers[0]!.ignore_text_tool_calls).toBe(true);
+    // The form closes once the save is through.
+    await waitFor(() => expect(within(dialog).queryByRole('checkbox', { name: 'Read tool calls written as text' })).toBeNull());
 
     // Edited again: it shows off, and turning it on saves it on.
     await fireEvent.click(await within(dialog).findByRole('button', { name: 'Edit' }));

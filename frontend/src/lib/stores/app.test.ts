@@ -1,9 +1,8 @@
 // The stores working together over the fake backend: a turn is sent,
 // streamed, stopped, approved, replayed.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
-import { createApp, titleFrom } from './app';
+import { createApp, titleFrom } from './app.svelte';
 import { rowsOf } from './testing';
 import { answerText } from './turnview';
 
@@ -44,7 +43,7 @@ describe('app', () => {
     await advance(20);
     const id = await app.send('Summarise the data with a tool and a chart');
     expect(id).toBeTruthy();
-    const conv = get(app.conversation);
+    const conv = app.conversation;
     expect(conv.session?.title).toBe('Summarise the data with a tool and a chart');
     expect(conv.session?.model).toBe('m1');
     expect(conv.ids).toHaveLength(1);
@@ -59,7 +58,7 @@ describe('app', () => {
     expect(answerText(v)).toContain('Here is what I found.');
     expect(v.result?.usage.total_tokens).toBeGreaterThan(0);
     expect(rowsOf(app)[0]!.state).toBe('completed');
-    expect(get(app.sessions).items[0]!.id).toBe(conv.session?.id);
+    expect(app.sessions.items[0]!.id).toBe(conv.session?.id);
   });
 
   it('stops a running turn, keeps the partial answer and continues with a new turn', async () => {
@@ -84,8 +83,8 @@ describe('app', () => {
     await advance(20);
     const id = (await app.send('Please approve the tool'))!;
     await advance(200);
-    expect(get(app.approvals)).toHaveLength(1);
-    expect(get(app.approvals)[0]).toMatchObject({ turn_id: id, tool: 'read_table' });
+    expect(app.approvals.items).toHaveLength(1);
+    expect(app.approvals.items[0]).toMatchObject({ turn_id: id, tool: 'read_table' });
     await app.approvals.answer('call-1', 'deny');
     await advance(2000);
     const v = app.turns.view(id);
@@ -109,7 +108,7 @@ describe('app', () => {
     const id = (await app.send('hello'))!;
     await advance(2000);
     await app.replay(id);
-    const cmp = get(app.ui).compare;
+    const cmp = app.ui.compare;
     expect(cmp).toMatchObject({ originalId: id, kind: 'replay' });
     expect(b.sessions.find((s) => s.id === cmp!.copySessionId)?.title).toMatch(/^Replay of /);
     const unpin = app.turns.pin(cmp!.copyId); // the comparison shows it
@@ -130,7 +129,7 @@ describe('app', () => {
     await app.send('first');
     const second = await app.send('second while the first runs');
     expect(second).toBeNull();
-    expect(get(app.ui).toast).toContain('already running');
+    expect(app.ui.toast).toContain('already running');
   });
 });
 

@@ -4,10 +4,9 @@
 // the stored ids once read back; a new version of the turn sends them
 // again.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
 import type { SendRequest } from '../types';
-import { createApp, type OutgoingImage } from './app';
+import { createApp, type OutgoingImage } from './app.svelte';
 import { decodePNGHead, pngBytes, pngFile } from './testing';
 
 function setup() {
@@ -46,7 +45,7 @@ describe('images in the app', () => {
     const csv = new File(['a,b\n1,2\n'], 'sales.csv', { type: 'text/csv' });
     expect(paste([pngFile('shot.png', 640, 480), csv]).preventDefault).toHaveBeenCalled();
     await vi.waitFor(() => expect(app.composerImages.ready).toMatchObject([{ name: 'shot.png', width: 640, height: 480 }]));
-    await vi.waitFor(() => expect(get(app.attachments)).toEqual([expect.stringMatching(/\/sales\.csv$/)]));
+    await vi.waitFor(() => expect(app.composer.attachments).toEqual([expect.stringMatching(/\/sales\.csv$/)]));
     expect(b.calls.filter((c) => c.method === 'uploadAttachment').map((c) => c.args[0])).toEqual(['sales.csv']);
   });
 
@@ -68,7 +67,7 @@ describe('images in the app', () => {
     // Nothing on the clipboard: the backend's reason, and nothing added.
     b.clipboard = null;
     paste([]);
-    await vi.waitFor(() => expect(get(app.ui).toast).toBe('The clipboard holds no image. Copy one, or add it with the image button.'));
+    await vi.waitFor(() => expect(app.ui.toast).toBe('The clipboard holds no image. Copy one, or add it with the image button.'));
     expect(app.composerImages.ready).toHaveLength(1);
     expect(b.calls.filter((c) => c.method === 'clipboardImage')).toHaveLength(2);
   });
@@ -84,7 +83,7 @@ describe('images in the app', () => {
     const dt = { files: [pngFile('a.png', 10, 10), new File(['x\n1\n'], 't.csv', { type: 'text/csv' })], getData: () => '' } as unknown as DataTransfer;
     app.drop(dt, false);
     await vi.waitFor(() => expect(app.composerImages.ready.map((i) => i.name)).toEqual(['a.png']));
-    await vi.waitFor(() => expect(get(app.attachments)).toHaveLength(1));
+    await vi.waitFor(() => expect(app.composer.attachments).toHaveLength(1));
     expect(b.calls.filter((c) => c.method === 'uploadAttachment').map((c) => c.args[0])).toEqual(['t.csv']);
   });
 
@@ -96,11 +95,11 @@ describe('images in the app', () => {
     const list = 'file:///home/ada/a.png\nfile:///home/ada/t.csv\nfile:///home/ada/shot.png\nfile:///home/ada/lost.jpg';
     const dt = { files: [pngFile('a.png', 10, 10)], getData: (t: string) => (t === 'text/uri-list' ? list : '') } as unknown as DataTransfer;
     app.drop(dt, true);
-    expect(get(app.attachments)).toEqual(['/home/ada/t.csv']);
+    expect(app.composer.attachments).toEqual(['/home/ada/t.csv']);
     await vi.waitFor(() => expect(app.composerImages.ready.map((i) => i.name)).toEqual(['a.png', 'shot.png']));
     expect(app.composerImages.ready.find((i) => i.name === 'shot.png')).toMatchObject({ width: 30, height: 20 });
     // lost.jpg is gone from the disk: the backend's reason is shown, nothing attached.
-    expect(get(app.ui).toast).toBe('/home/ada/lost.jpg: there is no such file');
+    expect(app.ui.toast).toBe('/home/ada/lost.jpg: there is no such file');
     expect(b.calls.filter((c) => c.method === 'imageFile').map((c) => c.args[0])).toEqual(['/home/ada/shot.png', '/home/ada/lost.jpg']);
     expect(b.calls.some((c) => c.method === 'uploadAttachment')).toBe(false);
   });
@@ -114,7 +113,7 @@ describe('images in the app', () => {
     expect(sent(b)[0]).toMatchObject({ message: '', images: [{ name: 'chart.png', mime: 'image/png', width: 1200, height: 800, data: image.data }] });
     expect(Object.keys(sent(b)[0]!.images![0]!).sort()).toEqual(['data', 'height', 'mime', 'name', 'width']);
     // An image-only message is titled by its image.
-    expect(get(app.conversation).session?.title).toBe('chart.png');
+    expect(app.conversation.session?.title).toBe('chart.png');
     const view = app.turns.view(id!);
     expect(view.userImages).toEqual([{ id: `local:${id}:0`, name: 'chart.png', mime: 'image/png', width: 1200, height: 800, size: image.size }]);
     const shown = await app.imageCache.use(view.userImages[0]!.id).image;
@@ -125,7 +124,7 @@ describe('images in the app', () => {
     // Another window reads the stored turn: the images by their ids.
     const other = createApp(b, { raf: (cb) => cb() });
     other.start();
-    await other.openSession(get(app.conversation).session!.id);
+    await other.openSession(app.conversation.session!.id);
     await other.turns.load(id!);
     const stored = other.turns.view(id!).userImages;
     expect(stored).toEqual([{ id: expect.stringMatching(/^img/), name: 'chart.png', mime: 'image/png', width: 1200, height: 800, size: image.size }]);

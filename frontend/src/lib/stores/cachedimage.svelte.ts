@@ -1,3 +1,4 @@
+import { onDestroy } from 'svelte';
 import { messageOf } from '../api';
 import type { ImageCache } from './imagecache';
 
@@ -11,25 +12,22 @@ export interface CachedImage {
 
 /**
  * The stored image with an id, read through the cache and held while the
- * component that calls this is shown (call it as the component starts):
- * a thumbnail and the full-size view share one read and one URL.
+ * component that calls this is shown (call it as the component starts; a
+ * component shows one image: another is another component): a thumbnail
+ * and the full-size view share one read and one URL.
  */
-export function cachedImage(cache: ImageCache, id: () => string): CachedImage {
+export function cachedImage(cache: ImageCache, id: string): CachedImage {
   let url = $state('');
   let failed = $state('');
-  $effect(() => {
-    const use = cache.use(id());
-    let live = true;
-    url = '';
-    failed = '';
-    use.image.then(
-      (s) => live && (url = s.url),
-      (err) => live && (failed = messageOf(err)),
-    );
-    return () => {
-      live = false;
-      use.release();
-    };
+  const use = cache.use(id);
+  let live = true;
+  use.image.then(
+    (s) => live && (url = s.url),
+    (err) => live && (failed = messageOf(err)),
+  );
+  onDestroy(() => {
+    live = false;
+    use.release();
   });
   return {
     get url() {

@@ -1,6 +1,6 @@
 // The app's stores reach components through the Svelte context.
 import { getContext, setContext } from 'svelte';
-import type { App } from './app';
+import type { App } from './app.svelte';
 
 const key = Symbol('agentdeck');
 

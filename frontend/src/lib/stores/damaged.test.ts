@@ -2,11 +2,10 @@
 // Damaged code, the person is asked, and only a confirmation sends it
 // again with force.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { get } from 'svelte/store';
 import { BackendError, DAMAGED, isDamaged } from '../api';
 import { FakeBackend } from '../fake';
 import type { SendRequest } from '../types';
-import { createApp } from './app';
+import { createApp } from './app.svelte';
 import { rowsOf } from './testing';
 
 const refusal = 'Agentdeck did not start the turn: the database /x/agentdeck.db is damaged (the events table has a damaged page).';
@@ -40,18 +39,18 @@ describe('send into a damaged database', () => {
     const { app, sent, statusCalls } = setup();
     const pending = app.send('Keep going');
     await vi.advanceTimersByTimeAsync(0);
-    expect(get(app.ui).damagedSend).toBe(refusal);
+    expect(app.ui.damagedSend).toBe(refusal);
     expect(sent).toHaveLength(1);
     expect(sent[0]!.force).toBeUndefined();
     expect(statusCalls()).toBeGreaterThan(0);
-    expect(get(app.status)?.damaged).toContain('damaged');
+    expect(app.status?.damaged).toContain('damaged');
 
     app.answerDamaged(true);
     const id = await pending;
     expect(id).toBeTruthy();
     expect(sent).toHaveLength(2);
     expect(sent[1]).toMatchObject({ message: 'Keep going', force: true });
-    expect(get(app.ui).damagedSend).toBe('');
+    expect(app.ui.damagedSend).toBe('');
     expect(rowsOf(app)).toHaveLength(1);
   });
 
@@ -62,8 +61,8 @@ describe('send into a damaged database', () => {
     app.answerDamaged(false);
     expect(await pending).toBeNull();
     expect(sent).toHaveLength(1);
-    expect(get(app.ui).damagedSend).toBe('');
-    expect(get(app.ui).toast).toBe('');
+    expect(app.ui.damagedSend).toBe('');
+    expect(app.ui.toast).toBe('');
   });
 
   it('tells the damaged code from others', () => {

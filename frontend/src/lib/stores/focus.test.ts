@@ -1,7 +1,6 @@
 // A turn asked for (a search hit, a link) is paged in with every turn after
 // it, so the list can scroll to it, and becomes the conversation's focus.
 import { describe, expect, it } from 'vitest';
-import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
 import { conversationOf } from './testing';
 
@@ -23,7 +22,7 @@ describe('focus on a turn', () => {
     const target = turnOf(b, s.id, 3);
     const res = await c.open(s.id, { turnId: target.id, seq: 3, terms: ['squared'] });
     expect(res).toEqual({ ok: true, found: true });
-    const st = get(c);
+    const st = c;
     const seqs = rows().map((t) => t.seq);
     expect(seqs[seqs.length - 1]).toBe(1200);
     expect(seqs[0]).toBe(1);
@@ -54,13 +53,13 @@ describe('focus on a turn', () => {
     expect(rows()).toHaveLength(50);
     const target = turnOf(b, s.id, 20);
     expect(await c.focusTurn({ turnId: target.id, seq: 20 })).toBe(true);
-    const first = get(c).focus!;
+    const first = c.focus!;
     expect(first.turnId).toBe(target.id);
     expect(rows().map((t) => t.seq)).toEqual(Array.from({ length: 111 }, (_, i) => i + 10));
     expect(await c.focusTurn({ turnId: target.id, seq: 20 })).toBe(true);
-    expect(get(c).focus!.n).toBeGreaterThan(first.n);
+    expect(c.focus!.n).toBeGreaterThan(first.n);
     c.clearFocus();
-    expect(get(c).focus).toBeNull();
+    expect(c.focus).toBeNull();
   });
 
   it('says a turn is not in the session and keeps the session at its latest turn', async () => {
@@ -70,7 +69,7 @@ describe('focus on a turn', () => {
     const { conversation: c, rows } = conversationOf(b);
     expect(await c.open(s.id, { turnId: turnOf(b, other.id, 1).id })).toEqual({ ok: true, found: false });
     expect(rows()).toHaveLength(3);
-    expect(get(c).focus).toBeNull();
-    expect(get(c).error).toMatch(/^There is no turn t\d+ in this session/);
+    expect(c.focus).toBeNull();
+    expect(c.error).toMatch(/^There is no turn t\d+ in this session/);
   });
 });

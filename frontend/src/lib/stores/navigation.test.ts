@@ -3,11 +3,10 @@
 // Forward move between places, and a hash naming nothing says so and shows
 // a new session.
 import { describe, expect, it } from 'vitest';
-import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
 import { Router } from '../route';
 import { FakeWindow } from '../routetest';
-import { createApp } from './app';
+import { createApp } from './app.svelte';
 import { rowsOf } from './testing';
 
 const at = new Date(2025, 5, 18, 9);
@@ -52,14 +51,14 @@ describe('navigation', () => {
     expect(w.location.hash).toBe(`#/s/${long.id}`);
     await app.openSession(long.id, { turnId: t3.id, seq: 3, terms: ['squared'] });
     expect(w.location.hash).toBe(`#/s/${long.id}/t/${t3.id}`);
-    const c = get(app.conversation);
+    const c = app.conversation;
     expect(rowsOf(app).some((t) => t.id === t3.id)).toBe(true);
     expect(c.focus).toMatchObject({ turnId: t3.id, terms: ['squared'] });
     app.stop();
 
     // The reload: the same window, a new app.
     const again = await load(b, w);
-    const r = get(again.conversation);
+    const r = again.conversation;
     expect(r.session?.id).toBe(long.id);
     expect(rowsOf(again).some((t) => t.id === t3.id)).toBe(true);
     expect(r.focus).toMatchObject({ turnId: t3.id, terms: ['squared'] });
@@ -73,8 +72,8 @@ describe('navigation', () => {
     const { b, short } = seeded();
     const w = new FakeWindow(`/?token=abc#/s/${short.id}`);
     const app = await load(b, w);
-    expect(get(app.conversation).session?.title).toBe('Short');
-    expect(get(app.conversation).focus).toBeNull();
+    expect(app.conversation.session?.title).toBe('Short');
+    expect(app.conversation.focus).toBeNull();
     expect(w.urls()).toEqual([`/?token=abc#/s/${short.id}`]);
     app.stop();
   });
@@ -91,16 +90,16 @@ describe('navigation', () => {
 
     w.go(-1);
     await settle(app);
-    expect(get(app.conversation).session?.id).toBe(long.id);
-    expect(get(app.conversation).focus?.turnId).toBe(t5.id);
+    expect(app.conversation.session?.id).toBe(long.id);
+    expect(app.conversation.focus?.turnId).toBe(t5.id);
     w.go(-1);
     await settle(app);
-    expect(get(app.conversation).session?.id).toBe(short.id);
-    expect(get(app.conversation).focus).toBeNull();
+    expect(app.conversation.session?.id).toBe(short.id);
+    expect(app.conversation.focus).toBeNull();
     w.go(2);
     await settle(app);
-    expect(get(app.conversation).session).toBeNull();
-    expect(get(app.conversation).draft.model).toBe('m1');
+    expect(app.conversation.session).toBeNull();
+    expect(app.conversation.draft.model).toBe('m1');
     app.stop();
   });
 
@@ -108,21 +107,21 @@ describe('navigation', () => {
     const { b, short } = seeded();
     const w = new FakeWindow('/#/usage');
     const app = await load(b, w);
-    expect(get(app.view)).toBe('usage');
+    expect(app.view).toBe('usage');
     await app.openSession(short.id);
-    expect(get(app.view)).toBe('conversation');
+    expect(app.view).toBe('conversation');
     app.openUsage();
-    expect(get(app.view)).toBe('usage');
+    expect(app.view).toBe('usage');
     expect(w.urls()).toEqual(['/#/usage', `/#/s/${short.id}`, '/#/usage']);
     w.go(-1);
     await settle(app);
-    expect(get(app.view)).toBe('conversation');
-    expect(get(app.conversation).session?.id).toBe(short.id);
+    expect(app.view).toBe('conversation');
+    expect(app.conversation.session?.id).toBe(short.id);
     w.go(1);
     await settle(app);
-    expect(get(app.view)).toBe('usage');
+    expect(app.view).toBe('usage');
     app.newSession();
-    expect(get(app.view)).toBe('conversation');
+    expect(app.view).toBe('conversation');
     expect(w.urls().at(-1)).toBe('/');
     app.stop();
   });
@@ -131,19 +130,19 @@ describe('navigation', () => {
     const { b, short } = seeded();
     const w = new FakeWindow('/#/evals/r2');
     const app = await load(b, w);
-    expect(get(app.view)).toBe('evals');
-    expect(get(app.evalsAt)).toEqual({ runId: 'r2', otherId: '' });
+    expect(app.view).toBe('evals');
+    expect(app.evalsAt).toEqual({ runId: 'r2', otherId: '' });
     app.openEvals('r2', 'r1');
-    expect(get(app.evalsAt)).toEqual({ runId: 'r2', otherId: 'r1' });
+    expect(app.evalsAt).toEqual({ runId: 'r2', otherId: 'r1' });
     await app.openSession(short.id);
-    expect(get(app.view)).toBe('conversation');
+    expect(app.view).toBe('conversation');
     app.openEvals();
-    expect(get(app.evalsAt)).toEqual({ runId: '', otherId: '' });
+    expect(app.evalsAt).toEqual({ runId: '', otherId: '' });
     expect(w.urls()).toEqual(['/#/evals/r2', '/#/evals/r2/diff/r1', `/#/s/${short.id}`, '/#/evals']);
     w.go(-2);
     await settle(app);
-    expect(get(app.view)).toBe('evals');
-    expect(get(app.evalsAt)).toEqual({ runId: 'r2', otherId: 'r1' });
+    expect(app.view).toBe('evals');
+    expect(app.evalsAt).toEqual({ runId: 'r2', otherId: 'r1' });
     app.openEvals('r3', '', { replace: true });
     expect(w.urls()[1]).toBe('/#/evals/r3');
     app.stop();
@@ -154,7 +153,7 @@ describe('navigation', () => {
     const w = new FakeWindow('/');
     const app = await load(b, w);
     await app.send('Hello there');
-    const id = get(app.conversation).session!.id;
+    const id = app.conversation.session!.id;
     expect(w.urls()).toEqual([`/#/s/${id}`]);
     app.stop();
   });
@@ -163,7 +162,7 @@ describe('navigation', () => {
     const { b } = seeded();
     const w = new FakeWindow('/#/s/s999');
     const app = await load(b, w);
-    const c = get(app.conversation);
+    const c = app.conversation;
     expect(c.session).toBeNull();
     expect(c.error).toBe('There is no session s999. It may have been deleted.');
     expect(c.draft.model).toBe('m1');
@@ -177,7 +176,7 @@ describe('navigation', () => {
     for (const turnId of ['t999', other.id]) {
       const w = new FakeWindow(`/#/s/${short.id}/t/${turnId}`);
       const app = await load(b, w);
-      const c = get(app.conversation);
+      const c = app.conversation;
       expect(c.session?.id).toBe(short.id);
       expect(rowsOf(app)).toHaveLength(2);
       expect(c.focus).toBeNull();
@@ -191,7 +190,7 @@ describe('navigation', () => {
     const { b } = seeded();
     const w = new FakeWindow('/#/s/..');
     const app = await load(b, w);
-    expect(get(app.conversation).error).toContain('does not name a session or a turn');
+    expect(app.conversation.error).toContain('does not name a session or a turn');
     expect(w.urls()).toEqual(['/']);
     app.stop();
   });
@@ -204,13 +203,13 @@ describe('navigation', () => {
     await app.openSession(short.id, { turnId: t1.id, seq: 1, terms: ['squared'] });
     await app.send('One more');
     expect(w.location.hash).toBe(`#/s/${short.id}`);
-    expect(get(app.conversation).focus).toBeNull();
+    expect(app.conversation.focus).toBeNull();
 
     const t2 = turnOf(b, long.id, 2);
     await app.openSession(long.id, { turnId: t2.id, seq: 2 });
     app.unfocus();
     expect(w.location.hash).toBe(`#/s/${long.id}`);
-    expect(get(app.conversation).focus).toBeNull();
+    expect(app.conversation.focus).toBeNull();
     app.stop();
   });
 });

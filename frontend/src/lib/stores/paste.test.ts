@@ -1,7 +1,7 @@
 // What a paste holds: a browser lists a copied image in files; some
 // WebKit builds offer it only as an item of kind file.
 import { describe, expect, it } from 'vitest';
-import { pastedFiles } from './app';
+import { pastedFiles } from './app.svelte';
 
 const png = new File([new Uint8Array([0x89, 0x50, 0x4e, 0x47])], 'image.png', { type: 'image/png' });
 

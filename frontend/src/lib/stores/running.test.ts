@@ -2,11 +2,10 @@
 // list's running_turn right after a (re)load, then from the events (a turn
 // seen running or ending) and the backend's turns_changed notices.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { get } from 'svelte/store';
 import { FakeBackend } from '../fake';
 import type { Delivered, EventType } from '../types';
-import { createApp } from './app';
-import { createSessions } from './sessions';
+import { createApp } from './app.svelte';
+import { SessionsStore } from './sessions.svelte';
 
 const at = new Date(2025, 5, 18, 9);
 
@@ -20,24 +19,24 @@ describe('running sessions, from the list', () => {
     const busy = b.addSession('Busy', at);
     const idle = b.addSession('Idle', at, 2);
     b.addForeignTurn(busy.id, 'Still going');
-    const s = createSessions(b);
+    const s = new SessionsStore(b);
     await s.refresh();
-    expect([...get(s.running)]).toEqual([busy.id]);
-    expect(get(s.running).has(idle.id)).toBe(false);
+    expect([...s.running]).toEqual([busy.id]);
+    expect(s.running.has(idle.id)).toBe(false);
   });
 
   it('keeps a turn seen ending unmarked when an older answer of the list still names it', async () => {
     const b = new FakeBackend();
     const busy = b.addSession('Busy', at);
     const t = b.addForeignTurn(busy.id, 'Still going');
-    const s = createSessions(b);
+    const s = new SessionsStore(b);
     await s.refresh();
     s.noteTurn(busy.id, t.id, 'completed');
-    expect(get(s.running).size).toBe(0);
+    expect(s.running.size).toBe(0);
     await s.refresh(); // the fake still stores it as running
-    expect(get(s.running).size).toBe(0);
+    expect(s.running.size).toBe(0);
     s.noteTurn(busy.id, t.id, 'running'); // a late event of the ended turn
-    expect(get(s.running).size).toBe(0);
+    expect(s.running.size).toBe(0);
   });
 });
 
@@ -75,11 +74,11 @@ describe('running sessions, live', () => {
     const { app } = setup();
     await advance(20);
     const id = await app.send('hello');
-    const sid = get(app.conversation).session!.id;
-    expect(get(app.sessions.running).has(sid)).toBe(true);
+    const sid = app.conversation.session!.id;
+    expect(app.sessions.running.has(sid)).toBe(true);
     await advance(2000);
     expect(app.turns.view(id!).state).toBe('completed');
-    expect(get(app.sessions.running).has(sid)).toBe(false);
+    expect(app.sessions.running.has(sid)).toBe(false);
   });
 
   it('marks a session whose turn another window started, from its events, and unmarks it when it is cancelled', async () => {
@@ -88,10 +87,10 @@ describe('running sessions, live', () => {
     await advance(20);
     b.emit([event(other.id, 'tx1', 1, 'think_start')]);
     await advance(10);
-    expect(get(app.sessions.running).has(other.id)).toBe(true);
+    expect(app.sessions.running.has(other.id)).toBe(true);
     b.emit([event(other.id, 'tx1', 2, 'cancelled', { partial_text: '' })]);
     await advance(10);
-    expect(get(app.sessions.running).has(other.id)).toBe(false);
+    expect(app.sessions.running.has(other.id)).toBe(false);
   });
 
   it('unmarks a session whose turn the backend marked interrupted', async () => {
@@ -99,9 +98,9 @@ describe('running sessions, live', () => {
     const s = b.addSession('Foreign', at);
     const t = b.addForeignTurn(s.id, 'Count forever');
     await app.sessions.refresh();
-    expect(get(app.sessions.running).has(s.id)).toBe(true);
+    expect(app.sessions.running.has(s.id)).toBe(true);
     b.interruptForeignTurn(t.id, 'one two');
     await advance(20);
-    expect(get(app.sessions.running).has(s.id)).toBe(false);
+    expect(app.sessions.running.has(s.id)).toBe(false);
   });
 });

@@ -1,11 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { get } from 'svelte/store';
 import { BackendError } from '../api';
 import { FakeBackend } from '../fake';
-import { createApprovals } from './approvals';
+import { ApprovalsStore } from './approvals.svelte';
 import { conversationOf } from './testing';
-import { createSearch, createSessions } from './sessions';
-import { createSettings } from './settings';
+import { SearchStore, SessionsStore } from './sessions.svelte';
+import { SettingsStore } from './settings.svelte';
 
 const now = new Date(2025, 5, 18, 12);
 
@@ -19,22 +18,22 @@ function seeded() {
 
 describe('sessions store', () => {
   it('loads sessions and groups them by date', async () => {
-    const s = createSessions(seeded(), () => now);
+    const s = new SessionsStore(seeded(), () => now);
     await s.refresh();
-    expect(get(s).items.map((x) => x.title)).toEqual(['Today', 'Yesterday', 'Old']);
-    expect(get(s.grouped).map((g) => g.group)).toEqual(['Today', 'Yesterday', 'Older']);
+    expect(s.items.map((x) => x.title)).toEqual(['Today', 'Yesterday', 'Old']);
+    expect(s.grouped.map((g) => g.group)).toEqual(['Today', 'Yesterday', 'Older']);
   });
 
   it('pages with the cursor', async () => {
     const b = seeded();
     for (let i = 0; i < 120; i++) b.addSession(`S${i}`, new Date(2025, 5, 1, 0, i));
-    const s = createSessions(b, () => now);
+    const s = new SessionsStore(b, () => now);
     await s.refresh();
-    expect(get(s).items).toHaveLength(100);
-    expect(get(s).nextCursor).not.toBe('');
+    expect(s.items).toHaveLength(100);
+    expect(s.nextCursor).not.toBe('');
     await s.loadMore();
-    expect(get(s).items).toHaveLength(123);
-    expect(get(s).nextCursor).toBe('');
+    expect(s.items).toHaveLength(123);
+    expect(s.nextCursor).toBe('');
   });
 
   it('lists evaluation sessions only while asked to, keeps the choice, and drops an answer to the list as it was', async () => {
@@ -42,17 +41,17 @@ describe('sessions store', () => {
     b.addSession('A case', new Date(2025, 5, 18, 11)).kind = 'eval';
     const kept = new Map<string, boolean>();
     const prefs = { flag: (n: string, f: boolean) => kept.get(n) ?? f, setFlag: (n: string, on: boolean) => void kept.set(n, on) };
-    const s = createSessions(b, () => now, prefs);
+    const s = new SessionsStore(b, () => now, prefs);
     await s.refresh();
-    expect(get(s).items.map((x) => x.title)).toEqual(['Today', 'Yesterday', 'Old']);
+    expect(s.items.map((x) => x.title)).toEqual(['Today', 'Yesterday', 'Old']);
     expect(b.calls.at(-1)!.args[0]).toEqual({ limit: 100 });
 
     await s.setShowEval(true);
-    expect(get(s.showEval)).toBe(true);
+    expect(s.showEval).toBe(true);
     expect(b.calls.at(-1)!.args[0]).toEqual({ limit: 100, eval: true });
-    expect(get(s).items.map((x) => x.title)).toEqual(['A case', 'Today', 'Yesterday', 'Old']);
+    expect(s.items.map((x) => x.title)).toEqual(['A case', 'Today', 'Yesterday', 'Old']);
     // A new store (a reload) starts as it was left.
-    expect(get(createSessions(b, () => now, prefs).showEval)).toBe(true);
+    expect(new SessionsStore(b, () => now, prefs).showEval).toBe(true);
 
     // An older answer (asked without eval) arriving after the switch back on is dropped.
     await s.setShowEval(false);
@@ -68,33 +67,33 @@ describe('sessions store', () => {
     await s.setShowEval(true);
     release();
     await slow;
-    expect(get(s).items.map((x) => x.title)).toContain('A case');
+    expect(s.items.map((x) => x.title)).toContain('A case');
   });
 
   it('renames optimistically and reverts when the backend refuses', async () => {
     const b = seeded();
-    const s = createSessions(b, () => now);
+    const s = new SessionsStore(b, () => now);
     await s.refresh();
-    const id = get(s).items[0]!.id;
+    const id = s.items[0]!.id;
     await s.rename(id, '  Renamed  ');
-    expect(get(s).items[0]!.title).toBe('Renamed');
+    expect(s.items[0]!.title).toBe('Renamed');
     vi.spyOn(b, 'renameSession').mockRejectedValueOnce(new BackendError('unavailable', 'Disk full.'));
     await expect(s.rename(id, 'Again')).rejects.toThrow('Disk full.');
-    expect(get(s).items[0]!.title).toBe('Renamed');
-    expect(get(s).error).toBe('Disk full.');
+    expect(s.items[0]!.title).toBe('Renamed');
+    expect(s.error).toBe('Disk full.');
   });
 
   it('deletes, creates and moves touched sessions to the top', async () => {
     const b = seeded();
-    const s = createSessions(b, () => now);
+    const s = new SessionsStore(b, () => now);
     await s.refresh();
-    const old = get(s).items.find((x) => x.title === 'Old')!;
+    const old = s.items.find((x) => x.title === 'Old')!;
     s.touch(old.id, new Date(2025, 5, 18, 11).toISOString());
-    expect(get(s).items[0]!.title).toBe('Old');
+    expect(s.items[0]!.title).toBe('Old');
     await s.remove(old.id);
-    expect(get(s).items.some((x) => x.id === old.id)).toBe(false);
+    expect(s.items.some((x) => x.id === old.id)).toBe(false);
     const made = await s.create({ title: 'Fresh' });
-    expect(get(s).items[0]!.id).toBe(made.id);
+    expect(s.items[0]!.id).toBe(made.id);
   });
 });
 
@@ -105,16 +104,16 @@ describe('search store', () => {
   it('debounces and keeps only the latest answer', async () => {
     const b = seeded();
     const spy = vi.spyOn(b, 'searchSessions');
-    const s = createSearch(b, 200);
+    const s = new SearchStore(b, 200);
     s.set('Tod');
     s.set('Today');
-    expect(get(s).searching).toBe(true);
+    expect(s.searching).toBe(true);
     await vi.advanceTimersByTimeAsync(250);
     expect(spy).toHaveBeenCalledTimes(1);
     expect(spy).toHaveBeenCalledWith('Today', 30);
-    expect(get(s).hits[0]!.snippet).toContain('\x02Today\x03');
+    expect(s.hits[0]!.snippet).toContain('\x02Today\x03');
     s.set('');
-    expect(get(s)).toMatchObject({ query: '', hits: [], searching: false });
+    expect(s).toMatchObject({ query: '', hits: [], searching: false });
   });
 });
 
@@ -124,7 +123,7 @@ describe('conversation store', () => {
     const sess = b.addSession('Long', new Date(), 120);
     const { conversation: c, rows } = conversationOf(b);
     await c.open(sess.id);
-    expect(get(c).session?.title).toBe('Long');
+    expect(c.session?.title).toBe('Long');
     expect(rows()).toHaveLength(50);
     expect(rows()[0]!.seq).toBe(71);
     expect(rows()[49]!.seq).toBe(120);
@@ -132,7 +131,7 @@ describe('conversation store', () => {
     expect(rows()[0]!.seq).toBe(21);
     await c.loadOlder();
     expect(rows()[0]!.seq).toBe(1);
-    expect(get(c).nextCursor).toBe('');
+    expect(c.nextCursor).toBe('');
     expect(await c.loadOlder()).toBe(0);
   });
 
@@ -144,13 +143,13 @@ describe('conversation store', () => {
     const first = c.open(a.id);
     await c.open(z.id);
     await first;
-    expect(get(c).session?.id).toBe(z.id);
+    expect(c.session?.id).toBe(z.id);
   });
 
   it('shows an error for a missing session', async () => {
     const { conversation: c } = conversationOf(new FakeBackend());
     await c.open('nope');
-    expect(get(c).error).toContain('no session');
+    expect(c.error).toContain('no session');
   });
 });
 
@@ -158,12 +157,12 @@ describe('settings store', () => {
   it('loads everything and lists models from the saved list or a test', async () => {
     const b = new FakeBackend();
     b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: [], has_key: false, masked_key: '' }];
-    const s = createSettings(b);
+    const s = new SettingsStore(b);
     await s.load();
-    expect(get(s.presets).length).toBeGreaterThan(3);
-    expect(get(s.workflows).workflows?.map((w) => w.name)).toContain('chat');
+    expect(s.presets.length).toBeGreaterThan(3);
+    expect(s.workflows.workflows?.map((w) => w.name)).toContain('chat');
     // No saved models: the server was asked, once, whatever shows them and how often the list reloads.
-    expect(get(s.modelsOf)('ollama')).toEqual(['llama3.2:3b', 'qwen2.5-coder:7b']);
+    expect(s.modelsOf('ollama')).toEqual(['llama3.2:3b', 'qwen2.5-coder:7b']);
     await s.reloadProviders();
     await s.reloadProviders();
     expect(b.calls.filter((c) => c.method === 'testProvider')).toHaveLength(1);
@@ -171,21 +170,21 @@ describe('settings store', () => {
 
   it('makes the first provider the default and never keeps the key', async () => {
     const b = new FakeBackend();
-    const s = createSettings(b);
+    const s = new SettingsStore(b);
     await s.load();
     await s.saveProvider({ provider: { name: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', local: false, needs_key: true, models: ['gpt-4o-mini'] }, api_key: 'sk-secret-1234' });
-    const [p] = get(s.providers);
+    const [p] = s.providers;
     expect(p).toMatchObject({ name: 'openai', has_key: true, masked_key: '••••1234' });
-    expect(JSON.stringify(get(s.providers))).not.toContain('sk-secret');
-    expect(get(s.settings)).toMatchObject({ default_provider: 'openai', default_model: 'gpt-4o-mini' });
+    expect(JSON.stringify(s.providers)).not.toContain('sk-secret');
+    expect(s.settings).toMatchObject({ default_provider: 'openai', default_model: 'gpt-4o-mini' });
   });
 
   it('reports a failure to load without throwing', async () => {
     const b = new FakeBackend();
     vi.spyOn(b, 'getSettings').mockRejectedValue(new BackendError('unavailable', 'The database is not open.'));
-    const s = createSettings(b);
+    const s = new SettingsStore(b);
     await s.load();
-    expect(get(s.error)).toBe('The database is not open.');
+    expect(s.error).toBe('The database is not open.');
   });
 });
 
@@ -195,22 +194,22 @@ describe('approvals store', () => {
   it('adds, answers and clears approvals', async () => {
     const b = new FakeBackend();
     b.approvals = [p];
-    const a = createApprovals(b);
+    const a = new ApprovalsStore(b);
     await a.load();
-    expect(get(a)).toHaveLength(1);
+    expect(a.items).toHaveLength(1);
     const spy = vi.spyOn(b, 'answerApproval');
     await a.answer('c1', 'allow_once');
     expect(spy).toHaveBeenCalledWith({ call_id: 'c1', answer: 'allow_once' });
-    expect(get(a)).toHaveLength(0);
+    expect(a.items).toHaveLength(0);
     a.add({ ...p, call_id: 'c2' });
     a.clearTurn('t');
-    expect(get(a)).toHaveLength(0);
+    expect(a.items).toHaveLength(0);
   });
 
   it('keeps the approval with the message when answering fails', async () => {
-    const a = createApprovals(new FakeBackend());
+    const a = new ApprovalsStore(new FakeBackend());
     a.add(p);
     await a.answer('c1', 'deny');
-    expect(get(a)[0]).toMatchObject({ answering: false, error: 'That tool call is no longer waiting for an answer.' });
+    expect(a.items[0]).toMatchObject({ answering: false, error: 'That tool call is no longer waiting for an answer.' });
   });
 });

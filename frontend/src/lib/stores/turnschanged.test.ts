@@ -2,7 +2,7 @@
 // that process dies, with no event: the stores reload what shows it.
 import { describe, expect, it } from 'vitest';
 import { FakeBackend } from '../fake';
-import { createApp } from './app';
+import { createApp } from './app.svelte';
 import { rowsOf } from './testing';
 
 // Every fake call resolves at once, so one macrotask lets the whole chain
