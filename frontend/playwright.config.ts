@@ -29,7 +29,14 @@ export default defineConfig({
     // Never a browser Playwright downloads: Debian's, installed by scripts/setup.sh.
     launchOptions: {
       executablePath: process.env.E2E_CHROMIUM || '/usr/bin/chromium',
-      args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     },
     screenshot: 'only-on-failure',
     trace: 'retain-on-failure',

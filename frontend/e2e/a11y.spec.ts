@@ -101,8 +101,12 @@ for (const scheme of ['light', 'dark'] as const) {
 
       await page.getByRole('button', { name: 'Usage and cost' }).click();
       const usage = page.getByTestId('usage-page');
-      await expect(usage.getByTestId('usage-chart-tokens').locator('svg.marks g.mark-rect.role-mark > path').filter({ visible: true }).first()).toBeVisible();
-      await expect(usage.getByTestId('usage-chart-cached').locator('svg.marks g.mark-arc.role-mark > path').filter({ visible: true }).first()).toBeVisible();
+      await expect(
+        usage.getByTestId('usage-chart-tokens').locator('svg.marks g.mark-rect.role-mark > path').filter({ visible: true }).first(),
+      ).toBeVisible();
+      await expect(
+        usage.getByTestId('usage-chart-cached').locator('svg.marks g.mark-arc.role-mark > path').filter({ visible: true }).first(),
+      ).toBeVisible();
       await expect(usage.getByTestId('usage-top-turns').getByRole('link').first()).toBeVisible();
       await audit(page, 'usage', scheme);
     });

@@ -31,7 +31,11 @@ async function openAbout(page: Page): Promise<Locator> {
 test('About names the running build, the data folder and the database with its size', async ({ page }) => {
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
   await page.emulateMedia({ colorScheme: 'light' });
-  const binary = JSON.parse(execFileSync(BIN, ['version', '--json'], { encoding: 'utf8' })) as { version: string; commit: string; go_version: string };
+  const binary = JSON.parse(execFileSync(BIN, ['version', '--json'], { encoding: 'utf8' })) as {
+    version: string;
+    commit: string;
+    go_version: string;
+  };
   expect(binary.version).toMatch(VERSION);
 
   const footer = page.getByTestId('version');
@@ -40,7 +44,9 @@ test('About names the running build, the data folder and the database with its s
   const dialog = await openAbout(page);
   await expect(dialog.getByTestId('about-version')).toHaveText(binary.version);
   await expect(dialog.getByTestId('about-commit')).toHaveText(binary.commit);
-  await expect(dialog.getByTestId('about-platform')).toHaveText(`${binary.go_version} for linux/${process.arch === 'x64' ? 'amd64' : process.arch}`);
+  await expect(dialog.getByTestId('about-platform')).toHaveText(
+    `${binary.go_version} for linux/${process.arch === 'x64' ? 'amd64' : process.arch}`,
+  );
   await expect(dialog.getByTestId('about-data-dir')).toHaveText(dirname(DB));
   await expect(dialog.getByTestId('about-db-path')).toHaveText(DB);
   await expect(dialog.getByTestId('about-log')).toHaveText(join(dirname(DB), 'agentdeck.log'));
@@ -151,7 +157,11 @@ function spills(dialog: Locator): Promise<string[]> {
   return dialog.evaluate((d) => {
     const right = d.getBoundingClientRect().right;
     return [...d.querySelectorAll<HTMLElement>('*')]
-      .filter((el) => el.getBoundingClientRect().right > right + 0.5 || (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'))
+      .filter(
+        (el) =>
+          el.getBoundingClientRect().right > right + 0.5 ||
+          (el.scrollWidth > el.clientWidth + 1 && getComputedStyle(el).overflowX !== 'visible'),
+      )
       .map((el) => `${el.tagName.toLowerCase()}${el.dataset.testid ? `[${el.dataset.testid}]` : ''}`);
   });
 }

@@ -5,7 +5,8 @@
 import { expect, finished, newSession, send, shot, test } from './fixtures';
 
 const firstDraft = 'Draft: Agentdeck runs agents on your own machine and shows every step.';
-const revised = 'Draft (revised): Agentdeck runs LLM agents and workflows locally, streams every step live, and lets you stop, review and replay any turn.';
+const revised =
+  'Draft (revised): Agentdeck runs LLM agents and workflows locally, streams every step live, and lets you stop, review and replay any turn.';
 
 test('a critique-revise turn marks the final draft as its answer, and Copy copies only that', async ({ page }) => {
   await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);

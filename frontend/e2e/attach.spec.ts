@@ -22,7 +22,10 @@ async function dropOrPaste(page: Page, how: 'drop' | 'paste', name: string, cont
   if (how === 'drop') {
     await page.locator('[data-region="main"]').dispatchEvent('drop', { dataTransfer: dt });
   } else {
-    await composer(page).evaluate((el, dt) => el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true })), dt);
+    await composer(page).evaluate(
+      (el, dt) => el.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true })),
+      dt,
+    );
   }
 }
 
@@ -32,9 +35,17 @@ test('a picked, a dropped and a pasted file are uploaded, attached, and read by 
   await page.getByRole('button', { name: 'Attach files' }).click();
   const chooser = page.waitForEvent('filechooser');
   await page.getByRole('button', { name: 'Choose files…' }).click();
-  await (await chooser).setFiles({ name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from('region,revenue\nNorth,42000\nSouth,31500\nEast,18200\n') });
+  await (
+    await chooser
+  ).setFiles({ name: 'sales.csv', mimeType: 'text/csv', buffer: Buffer.from('region,revenue\nNorth,42000\nSouth,31500\nEast,18200\n') });
   await dropOrPaste(page, 'drop', 'regions.tsv', 'region\tmanager\nNorth\tAda\n', 'text/tab-separated-values');
-  await dropOrPaste(page, 'paste', 'targets.json', '[{"region":"North","target":40000},{"region":"South","target":30000}]', 'application/json');
+  await dropOrPaste(
+    page,
+    'paste',
+    'targets.json',
+    '[{"region":"North","target":40000},{"region":"South","target":30000}]',
+    'application/json',
+  );
 
   // Each becomes a chip once stored (in whatever order the uploads end),
   // titled with the path the server stored it at, ending in its name.
@@ -67,7 +78,9 @@ test('a file over 20 MB is refused at once, saying why, and never sent', async (
   await newSession(page);
   await dropOrPaste(page, 'paste', 'huge.csv', 21 * (1 << 20) + 1, 'text/csv');
   const error = page.getByRole('alert').filter({ hasText: 'huge.csv' });
-  await expect(error).toHaveText(/huge\.csv is 21\.0 MB, over the 20 MB a file sent from the page may have\. Attach a smaller file, or attach this one by its path/);
+  await expect(error).toHaveText(
+    /huge\.csv is 21\.0 MB, over the 20 MB a file sent from the page may have\. Attach a smaller file, or attach this one by its path/,
+  );
   expect(requests.filter((u) => u.endsWith('/api/call/UploadAttachment'))).toEqual([]);
   await expect(page.getByRole('list', { name: 'Attached files' })).toHaveCount(0);
   await error.getByRole('button', { name: 'Dismiss the error about huge.csv' }).click();

@@ -11,7 +11,10 @@ test('a chart without a width fills its card', async ({ page }) => {
   const svg = figure.locator('svg.marks');
   await expect(svg.locator('g.mark-rect.role-mark > path')).toHaveCount(4);
   await figure.scrollIntoViewIfNeeded();
-  const { card, chart } = await figure.evaluate((f) => ({ card: f.clientWidth, chart: f.querySelector('svg.marks')!.getBoundingClientRect().width }));
+  const { card, chart } = await figure.evaluate((f) => ({
+    card: f.clientWidth,
+    chart: f.querySelector('svg.marks')!.getBoundingClientRect().width,
+  }));
   expect(card).toBeGreaterThan(500);
   expect(chart, `a ${chart} px chart in a ${card} px card`).toBeGreaterThan(card * 0.8);
   expect(chart).toBeLessThanOrEqual(card);

@@ -25,7 +25,8 @@ test('a session started by agentdeck run --base-url continues in the window', as
   await expect(picker).toHaveAttribute('data-provider', 'fake');
   await picker.click();
   const list = await modelList(picker);
-  for (const name of ['fake', 'dead', 'second', 'small', 'capped']) await expect(list.getByRole('group', { name, exact: true })).toHaveCount(1);
+  for (const name of ['fake', 'dead', 'second', 'small', 'capped'])
+    await expect(list.getByRole('group', { name, exact: true })).toHaveCount(1);
   await picker.press('Escape');
 
   await composer(page).fill('whoami, again');

@@ -89,11 +89,18 @@ test('the chart renders four bars and nothing is fetched from elsewhere', async 
   // vega draws each bar as a path in the rect mark group.
   await expect(svg.locator('g.mark-rect.role-mark > path')).toHaveCount(4);
   const bars = await svg.locator('g.mark-rect.role-mark > path').evaluateAll((ps) => ps.map((p) => p.getAttribute('aria-label') ?? ''));
-  for (const region of ['North', 'South', 'East', 'West']) expect(bars.some((b) => b.includes(region)), `a bar for ${region}`).toBe(true);
+  for (const region of ['North', 'South', 'East', 'West'])
+    expect(
+      bars.some((b) => b.includes(region)),
+      `a bar for ${region}`,
+    ).toBe(true);
   await expect(svg.getByText('Region', { exact: true })).toBeVisible();
   await figure.scrollIntoViewIfNeeded();
   await shot(page, 'browser-chart.png');
-  expect(scripts(requests).filter((u) => !atStart.includes(u)), 'scripts loaded for the chart').not.toEqual([]);
+  expect(
+    scripts(requests).filter((u) => !atStart.includes(u)),
+    'scripts loaded for the chart',
+  ).not.toEqual([]);
   expect(requests.length).toBeGreaterThan(5);
   expect(requests.filter((u) => !u.startsWith(`${ORIGIN}/`))).toEqual([]);
 });

@@ -102,7 +102,9 @@ test('a suite made from turns runs in the window, opens a failing turn, replays,
   // A slow case, stopped from the page while it streams: kept cancelled.
   await page.getByRole('button', { name: 'Back to the run' }).click();
   await page.getByRole('navigation', { name: 'Session list' }).getByText(`whoami first ${id}`).first().click();
-  await addToEval(page, page.getByRole('article', { name: 'Turn 1', exact: true }), { name: `Slow ${id}` }, (y) => y.replace(`whoami first ${id}`, `slow please ${id}`));
+  await addToEval(page, page.getByRole('article', { name: 'Turn 1', exact: true }), { name: `Slow ${id}` }, (y) =>
+    y.replace(`whoami first ${id}`, `slow please ${id}`),
+  );
   await page.getByRole('button', { name: 'Evaluations' }).click();
   const panel = await runSuite(page, `slow-${id}.yaml`);
   const going = panel.getByRole('list', { name: 'Runs in progress' });

@@ -58,7 +58,10 @@ export const test = base.extend<Fixtures>({
     expect(w.dialogs, 'dialogs opened by the page').toEqual([]);
     expect(w.errors, 'uncaught errors in the page').toEqual([]);
     expect(w.violations, 'what the Content-Security-Policy refused').toEqual([]);
-    expect(w.requests.filter((u) => !sameOrigin(u)), 'requests that left the server origin').toEqual([]);
+    expect(
+      w.requests.filter((u) => !sameOrigin(u)),
+      'requests that left the server origin',
+    ).toEqual([]);
   },
   requests: async ({ page }, use) => use(watches.get(page)?.requests ?? []),
   dialogs: async ({ page }, use) => use(watches.get(page)?.dialogs ?? []),

@@ -15,7 +15,10 @@ async function natural(img: ReturnType<Page['locator']>): Promise<[number, numbe
   return img.evaluate((el: HTMLImageElement) => [el.naturalWidth, el.naturalHeight] as [number, number]);
 }
 
-test('pasted images are scaled, sent with the message, shown in the turn, kept across a reload, and open full size', async ({ page, requests }) => {
+test('pasted images are scaled, sent with the message, shown in the turn, kept across a reload, and open full size', async ({
+  page,
+  requests,
+}) => {
   await newSession(page);
   const id = uid();
   await pasteImages(page, [
@@ -27,11 +30,26 @@ test('pasted images are scaled, sent with the message, shown in the turn, kept a
   const tray = page.getByRole('list', { name: 'Images to send' });
   // How long the page took to decode, scale, encode and read the three and
   // show their thumbnails (checked each frame): a measure written down, not a bound.
-  const shown = await page.waitForFunction(() => {
-    const imgs = [...document.querySelectorAll<HTMLImageElement>('[aria-label="Images to send"] img')];
-    return imgs.length === 3 && imgs.every((i) => i.complete && i.naturalWidth > 0) && Math.round(performance.now() - (window as unknown as { pastedAt: number }).pastedAt);
-  }, undefined, { timeout: 45_000 });
-  writeFileSync(join(OUT, 'images-timing.json'), JSON.stringify({ images: ['3000×1200 PNG', '4000×3000 JPEG', '320×200 PNG'], paste_to_thumbnails_ms: await shown.jsonValue() }, null, 2));
+  const shown = await page.waitForFunction(
+    () => {
+      const imgs = [...document.querySelectorAll<HTMLImageElement>('[aria-label="Images to send"] img')];
+      return (
+        imgs.length === 3 &&
+        imgs.every((i) => i.complete && i.naturalWidth > 0) &&
+        Math.round(performance.now() - (window as unknown as { pastedAt: number }).pastedAt)
+      );
+    },
+    undefined,
+    { timeout: 45_000 },
+  );
+  writeFileSync(
+    join(OUT, 'images-timing.json'),
+    JSON.stringify(
+      { images: ['3000×1200 PNG', '4000×3000 JPEG', '320×200 PNG'], paste_to_thumbnails_ms: await shown.jsonValue() },
+      null,
+      2,
+    ),
+  );
   await expect(tray.getByRole('img')).toHaveCount(3);
   const item = (name: string) => tray.getByRole('listitem').filter({ has: page.getByRole('img', { name, exact: true }) });
   // Scaled by the browser to fit 2048 px, each in its own type; the small one as it was.

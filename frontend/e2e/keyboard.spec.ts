@@ -27,7 +27,8 @@ async function focused(page: Page): Promise<Stop> {
     w.walkIds ??= new WeakMap();
     w.walkNext ??= 1;
     const el = document.activeElement;
-    if (!el || el === document.body) return { id: 0, body: true, what: '<body>', outline: '', shadow: '', ring: false, clippedBy: [], box: null };
+    if (!el || el === document.body)
+      return { id: 0, body: true, what: '<body>', outline: '', shadow: '', ring: false, clippedBy: [], box: null };
     if (!w.walkIds.has(el)) w.walkIds.set(el, w.walkNext++);
     const cs = getComputedStyle(el);
     const outline = `${cs.outlineStyle} ${cs.outlineWidth} ${cs.outlineColor} offset ${cs.outlineOffset}`;
@@ -50,7 +51,9 @@ async function focused(page: Page): Promise<Stop> {
       const left = ar.left + a.clientLeft;
       const top = ar.top + a.clientTop;
       if (cut({ left, top, right: left + a.clientWidth, bottom: top + a.clientHeight })) {
-        clippedBy.push(`${a.tagName.toLowerCase()}${typeof a.className === 'string' && a.className ? `.${a.className.trim().split(/\s+/).join('.')}` : ''} (overflow ${s.overflowX} ${s.overflowY})`);
+        clippedBy.push(
+          `${a.tagName.toLowerCase()}${typeof a.className === 'string' && a.className ? `.${a.className.trim().split(/\s+/).join('.')}` : ''} (overflow ${s.overflowX} ${s.overflowY})`,
+        );
       }
     }
     return {
@@ -74,7 +77,12 @@ async function ringShows(page: Page, stop: Stop): Promise<boolean> {
   const vp = page.viewportSize() ?? { width: 1280, height: 800 };
   const x = Math.max(0, Math.floor(stop.box.x) - 6);
   const y = Math.max(0, Math.floor(stop.box.y) - 6);
-  const clip = { x, y, width: Math.min(vp.width, Math.ceil(stop.box.x + stop.box.width) + 6) - x, height: Math.min(vp.height, Math.ceil(stop.box.y + stop.box.height) + 6) - y };
+  const clip = {
+    x,
+    y,
+    width: Math.min(vp.width, Math.ceil(stop.box.x + stop.box.width) + 6) - x,
+    height: Math.min(vp.height, Math.ceil(stop.box.y + stop.box.height) + 6) - y,
+  };
   if (clip.width <= 0 || clip.height <= 0) return false;
   // Moving focus may scroll a list, which draws again on the next frames.
   await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
@@ -118,7 +126,8 @@ async function walk(page: Page, atStop?: (stop: Stop) => Promise<void>): Promise
     } else {
       stops.push(current);
       if (!current.ring) problems.push(`${current.what}: no ring (outline ${current.outline}, box-shadow ${current.shadow})`);
-      else if (current.clippedBy.length) problems.push(`${current.what}: its ring (${current.outline}) is cut off by ${current.clippedBy.join(', ')}`);
+      else if (current.clippedBy.length)
+        problems.push(`${current.what}: its ring (${current.outline}) is cut off by ${current.clippedBy.join(', ')}`);
       else if (!(await ringShows(page, current))) problems.push(`${current.what}: its ring (${current.outline}) does not show`);
       await atStop?.(current);
     }
@@ -171,7 +180,11 @@ test('the session list costs one Tab stop, however many sessions it lists', asyn
     tabs++;
     const at = await page.evaluate(() => {
       const el = document.activeElement;
-      return { composer: el?.id === 'composer-input', list: !!el?.closest('nav[aria-label="Session list"]'), body: !el || el === document.body };
+      return {
+        composer: el?.id === 'composer-input',
+        list: !!el?.closest('nav[aria-label="Session list"]'),
+        body: !el || el === document.body,
+      };
     });
     if (at.list) inList++;
     if (at.body) onBody++;
@@ -197,7 +210,8 @@ test("a session row's actions are reached with the arrow keys, not with Tab", as
   await expect(list.locator('button[tabindex="0"]')).toHaveCount(1);
   await expect(newest).toHaveAttribute('tabindex', '0');
   // (Hidden until the row has focus or the pointer: found by their labels.)
-  for (const action of ['Rename', 'Export', 'Delete']) await expect(list.locator(`button[aria-label="${action} ${titles[1]}"]`)).toHaveAttribute('tabindex', '-1');
+  for (const action of ['Rename', 'Export', 'Delete'])
+    await expect(list.locator(`button[aria-label="${action} ${titles[1]}"]`)).toHaveAttribute('tabindex', '-1');
 
   await page.getByRole('searchbox', { name: 'Search sessions' }).focus();
   await page.keyboard.press('Tab');
@@ -369,7 +383,11 @@ test('the settings dialog keeps focus, its tabs follow the arrow keys, and Esc g
     const at = await page.evaluate(() => {
       const el = document.activeElement;
       const d = document.querySelector('dialog[open]');
-      return { inside: !!el && !!d?.contains(el), body: !el || el === document.body, what: el ? `${el.tagName} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30)}` : '' };
+      return {
+        inside: !!el && !!d?.contains(el),
+        body: !el || el === document.body,
+        what: el ? `${el.tagName} ${el.getAttribute('aria-label') ?? el.textContent?.trim().slice(0, 30)}` : '',
+      };
     });
     expect(at.inside || at.body, `Tab ${i + 1} reached ${at.what}, behind the dialog`).toBe(true);
     if (at.inside) seen.add(at.what);

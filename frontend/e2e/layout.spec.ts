@@ -100,7 +100,10 @@ function writeWideSuite(file: string, name: string) {
       - contains: never-said-${i}
 `,
   ).join('');
-  writeFileSync(join(dir, file), `name: ${name}\nmodels: [fake/smoke-model-with-a-long-name-for-the-layout-v1.2-instruct]\ncases:\n${cases}`);
+  writeFileSync(
+    join(dir, file),
+    `name: ${name}\nmodels: [fake/smoke-model-with-a-long-name-for-the-layout-v1.2-instruct]\ncases:\n${cases}`,
+  );
 }
 
 /** Runs file to its end and folds the Run panel again. */
@@ -126,7 +129,15 @@ test('the evaluation comparison fits at 1280 px: its last column is in view', as
     const f = el.getBoundingClientRect();
     const last = el.querySelector('thead th:last-child')!.getBoundingClientRect();
     const cells = Array.from(el.querySelectorAll('tbody tr > :last-child'), (c) => c.getBoundingClientRect().right);
-    return { frameRight: f.right, frameBottom: f.bottom, lastRight: last.right, cellsRight: Math.max(...cells), scroll: el.scrollWidth - el.clientWidth, width: innerWidth, height: innerHeight };
+    return {
+      frameRight: f.right,
+      frameBottom: f.bottom,
+      lastRight: last.right,
+      cellsRight: Math.max(...cells),
+      scroll: el.scrollWidth - el.clientWidth,
+      width: innerWidth,
+      height: innerHeight,
+    };
   });
   // No column is past the frame's edge, or past the window's.
   expect(box.lastRight, JSON.stringify(box)).toBeLessThanOrEqual(box.frameRight + 0.5);

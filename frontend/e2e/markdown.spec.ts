@@ -38,5 +38,8 @@ test('a table streams formatted, row by row', async ({ page }) => {
   const states = await page.evaluate(() => (window as unknown as Seen).tableStates);
   const midstream = states.filter((s) => s.running && s.rows < 31);
   expect(midstream.length, 'changes seen while the table streamed').toBeGreaterThan(0);
-  expect(states.filter((s) => s.raw), 'states showing raw | or *').toEqual([]);
+  expect(
+    states.filter((s) => s.raw),
+    'states showing raw | or *',
+  ).toEqual([]);
 });

@@ -20,7 +20,11 @@ async function api<T>(page: Page, method: string, ...args: unknown[]): Promise<T
   return page.evaluate(
     async ({ method, args }) => {
       const token = sessionStorage.getItem('agentdeck.token') ?? '';
-      const res = await fetch(`/api/call/${method}`, { method: 'POST', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` }, body: JSON.stringify(args) });
+      const res = await fetch(`/api/call/${method}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(args),
+      });
       if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
       return res.json();
     },

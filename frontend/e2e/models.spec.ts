@@ -181,7 +181,12 @@ test('a fork is marked in search hits with a badge the ellipsis never cuts', asy
   const titleBox = await forked.first().locator('.title').boundingBox();
   const badgeBox = await badge.boundingBox();
   expect(titleBox!.x + titleBox!.width).toBeLessThanOrEqual(badgeBox!.x);
-  expect(await forked.first().locator('.title').evaluate((el) => el.scrollWidth > el.clientWidth)).toBe(true);
+  expect(
+    await forked
+      .first()
+      .locator('.title')
+      .evaluate((el) => el.scrollWidth > el.clientWidth),
+  ).toBe(true);
   await shot(page, 'browser-search-fork.png');
   await composer(page).focus();
 });

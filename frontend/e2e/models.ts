@@ -20,7 +20,11 @@ export async function pickModel(scope: Page | Locator, provider: string, model: 
   const box = modelBox(scope, name);
   await box.fill(model);
   const list = await modelList(box);
-  await list.getByRole('group', { name: provider, exact: true }).locator('[role="option"]').filter({ has: box.page().locator('.name', { hasText: new RegExp(`^${model.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) }).click();
+  await list
+    .getByRole('group', { name: provider, exact: true })
+    .locator('[role="option"]')
+    .filter({ has: box.page().locator('.name', { hasText: new RegExp(`^${model.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`) }) })
+    .click();
   await expect(box).toHaveValue(model);
   await expect(box).toHaveAttribute('data-provider', provider);
 }

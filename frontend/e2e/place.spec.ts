@@ -42,7 +42,10 @@ async function importLongSession(page: Page, word: string): Promise<string> {
   doc.turns = Array.from({ length: TURNS }, (_, i) => {
     const n = i + 1;
     const question = `Question ${n}: tell me about part ${n} of the plan.`;
-    const body = Array.from({ length: 6 }, (_, p) => `Paragraph ${p + 1} of answer ${n}: the plan holds steady, nothing here stands out, and the numbers agree with last week.`);
+    const body = Array.from(
+      { length: 6 },
+      (_, p) => `Paragraph ${p + 1} of answer ${n}: the plan holds steady, nothing here stands out, and the numbers agree with last week.`,
+    );
     if (n === HIT) body.splice(3, 0, `This part mentions the ${word} clause, which matters later.`);
     const answer = body.join('\n\n');
     return {
@@ -61,10 +64,20 @@ async function importLongSession(page: Page, word: string): Promise<string> {
       tool_calls: [],
       approvals: [],
       run: undefined,
-      result: { ...template.result, final_text: answer, messages: null, stages: undefined, model_calls: null, tool_calls: null, plan_steps: null },
+      result: {
+        ...template.result,
+        final_text: answer,
+        messages: null,
+        stages: undefined,
+        model_calls: null,
+        tool_calls: null,
+        plan_steps: null,
+      },
     };
   });
-  await page.locator('input[type="file"][accept*="json"]').setInputFiles({ name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
+  await page
+    .locator('input[type="file"][accept*="json"]')
+    .setInputFiles({ name: 'long.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(doc)) });
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
   return title;
 }

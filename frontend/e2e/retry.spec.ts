@@ -12,7 +12,8 @@ test('a retried 429 shows live, stays in the turn, and is in diagnostics', async
     const w = window as unknown as { retrySeenLive?: boolean };
     new MutationObserver(() => {
       const note = document.querySelector('[data-testid="retry-note"]');
-      if (note && !w.retrySeenLive) w.retrySeenLive = [...(note.closest('article')?.querySelectorAll('button') ?? [])].some((b) => b.textContent?.trim() === 'Stop');
+      if (note && !w.retrySeenLive)
+        w.retrySeenLive = [...(note.closest('article')?.querySelectorAll('button') ?? [])].some((b) => b.textContent?.trim() === 'Stop');
     }).observe(document.body, { childList: true, subtree: true });
   });
   const turn = await send(page, `Rate limited ${uid()}`);
@@ -24,11 +25,16 @@ test('a retried 429 shows live, stays in the turn, and is in diagnostics', async
   await finished(turn);
   await expect(turn.getByText('Answered after waiting out the rate limit.')).toBeVisible();
   await expect(note).toBeVisible();
-  expect(await page.evaluate(() => (window as unknown as { retrySeenLive?: boolean }).retrySeenLive), 'the retry note showed while the turn ran').toBe(true);
+  expect(
+    await page.evaluate(() => (window as unknown as { retrySeenLive?: boolean }).retrySeenLive),
+    'the retry note showed while the turn ran',
+  ).toBe(true);
 
   await turn.getByRole('button', { name: 'Diagnostics' }).click();
   const panel = page.getByRole('complementary', { name: 'Diagnostics' });
-  await expect(panel.getByRole('list', { name: 'Retries of the model calls' })).toContainText('Model call 1 retried: HTTP 429, rate limited · attempt 2 of 4 after 3.0 s');
+  await expect(panel.getByRole('list', { name: 'Retries of the model calls' })).toContainText(
+    'Model call 1 retried: HTTP 429, rate limited · attempt 2 of 4 after 3.0 s',
+  );
 
   // Read back after a reload, the same.
   await page.reload();

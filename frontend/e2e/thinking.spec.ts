@@ -23,7 +23,8 @@ async function watchLive(page: Page) {
       const turn = block?.closest('article');
       const answered = [...(turn?.querySelectorAll('.md') ?? [])].some((m) => m.textContent?.trim());
       const live = block?.open && block.querySelector('summary')?.textContent?.trim() === 'Thinking…';
-      if (live && text?.checkVisibility() && text.textContent?.startsWith('Let me think') && !answered) lengths.push(text.textContent.length);
+      if (live && text?.checkVisibility() && text.textContent?.startsWith('Let me think') && !answered)
+        lengths.push(text.textContent.length);
     }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
   });
 }

@@ -56,7 +56,11 @@ test('edit makes a new version; switching shows each branch, and a reload keeps 
   // A search hit on the other branch opens that branch at the hit.
   await page.keyboard.press('Control+k');
   await page.getByRole('searchbox', { name: 'Search sessions' }).fill(`gamma ${id}`);
-  await page.getByRole('button').filter({ hasText: `remember gamma ${id}` }).first().click();
+  await page
+    .getByRole('button')
+    .filter({ hasText: `remember gamma ${id}` })
+    .first()
+    .click();
   await expect.poll(() => shown(page)).toEqual([`remember gamma ${id}`]);
   await expect(versions(turnN(page, 3))).toContainText('2 / 2');
 });

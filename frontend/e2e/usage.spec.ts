@@ -94,8 +94,15 @@ test('the Usage page draws its charts in light and dark, exports CSV and opens a
   // The Go side's specs, drawn by the agent's chart renderer: bars a day, bars a group, a ring.
   // (A free model's bar of cost, or the ring's slice of cached tokens, may be empty: some mark shows.)
   const marks = async () => {
-    for (const [id, mark] of [['tokens', 'rect'], ['cost', 'rect'], ['groups', 'rect'], ['cached', 'arc']]) {
-      await expect(usage.getByTestId(`usage-chart-${id}`).locator(`svg.marks g.mark-${mark}.role-mark > path`).filter({ visible: true }).first()).toBeVisible();
+    for (const [id, mark] of [
+      ['tokens', 'rect'],
+      ['cost', 'rect'],
+      ['groups', 'rect'],
+      ['cached', 'arc'],
+    ]) {
+      await expect(
+        usage.getByTestId(`usage-chart-${id}`).locator(`svg.marks g.mark-${mark}.role-mark > path`).filter({ visible: true }).first(),
+      ).toBeVisible();
     }
   };
   await marks();
@@ -109,7 +116,11 @@ test('the Usage page draws its charts in light and dark, exports CSV and opens a
   await shot(page, 'browser-usage-light.png');
 
   // The system turning dark draws the charts again in its colours.
-  const surface = () => usage.getByTestId('usage-chart-tokens').locator('figure').evaluate((f) => getComputedStyle(f).backgroundColor);
+  const surface = () =>
+    usage
+      .getByTestId('usage-chart-tokens')
+      .locator('figure')
+      .evaluate((f) => getComputedStyle(f).backgroundColor);
   const light = await surface();
   await page.emulateMedia({ colorScheme: 'dark' });
   await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark');
@@ -145,7 +156,9 @@ test("a provider's budget warns past 80%, then asks before a send goes past it",
   await expect(warning).toContainText(/\d+% of this month's budget for capped is spent \(\$0\.\d\d of \$0\.10\)\./);
 
   await finished(await send(page, `Please remember it again ${uid()}`));
-  await expect(warning).toContainText(/This month's budget for capped is spent \(\$0\.\d\d of \$0\.10\)\. Sending will ask before going over it\./);
+  await expect(warning).toContainText(
+    /This month's budget for capped is spent \(\$0\.\d\d of \$0\.10\)\. Sending will ask before going over it\./,
+  );
 
   const third = `Please remember once more ${uid()}`;
   await composer(page).fill(third);
@@ -182,7 +195,9 @@ async function ownProvider(page: Page, budget?: number): Promise<string> {
   expect(small).toBeTruthy();
   const name = `own-${uid()}`;
   const { has_key: _k, masked_key: _m, ...provider } = small!;
-  await call(page, 'SaveProvider', { provider: { ...provider, name, budget: budget ? { monthly_usd: budget, over_limit: 'ask' } : undefined } });
+  await call(page, 'SaveProvider', {
+    provider: { ...provider, name, budget: budget ? { monthly_usd: budget, over_limit: 'ask' } : undefined },
+  });
   await page.reload();
   return name;
 }
@@ -227,7 +242,9 @@ test('a fork and an import leave usage as it was, and their copied turns say so'
 
   // Import the session's export through the sidebar: the same.
   const { content } = await call<{ content: string }>(page, 'ExportSession', sessionId, 'json', {});
-  await page.locator('input[type="file"][accept*="json"]').setInputFiles({ name: 'copies.json', mimeType: 'application/json', buffer: Buffer.from(content) });
+  await page
+    .locator('input[type="file"][accept*="json"]')
+    .setInputFiles({ name: 'copies.json', mimeType: 'application/json', buffer: Buffer.from(content) });
   await expect(page.getByRole('heading', { level: 1 })).toHaveText(`${message} (imported)`);
   const imported = page.getByRole('article', { name: 'Turn 1', exact: true });
   await expect(imported.getByTestId('turn-copied')).toHaveText('copied from an imported file, not counted');

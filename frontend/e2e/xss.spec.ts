@@ -103,12 +103,15 @@ async function watchSpoofs(page: Page): Promise<void> {
     const w = window as unknown as Spoofs;
     const OURS = ['code-block', 'code-head', 'code-lang', 'code-copy', 'img-blocked', 'task-box'];
     const ours = (el: Element) =>
-      el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') || el.matches('li > input.task-box[type="checkbox"][disabled]');
+      el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') ||
+      el.matches('li > input.task-box[type="checkbox"][disabled]');
     w.spoofCheck = (el) => {
       if (el.id) return `id: ${el.outerHTML}`;
       if (el.hasAttribute('style')) return `style: ${el.outerHTML}`;
-      for (const c of Array.from(el.classList)) if (!OURS.includes(c) && !/^hljs(-|$)/.test(c) && !/^[a-z0-9]+_+$/.test(c)) return `class ${c}: ${el.outerHTML}`;
-      if (el.matches('button, input, select, textarea, label, form, details, summary, dialog, option') && !ours(el)) return `control: ${el.outerHTML}`;
+      for (const c of Array.from(el.classList))
+        if (!OURS.includes(c) && !/^hljs(-|$)/.test(c) && !/^[a-z0-9]+_+$/.test(c)) return `class ${c}: ${el.outerHTML}`;
+      if (el.matches('button, input, select, textarea, label, form, details, summary, dialog, option') && !ours(el))
+        return `control: ${el.outerHTML}`;
       return null;
     };
     w.spoofWatch = { checked: 0, found: [] };
@@ -156,7 +159,8 @@ async function expectOnlyOurControls(md: Locator): Promise<void> {
 test('hostile markup never reaches a live document with its handlers: no CSP report', async ({ page }) => {
   const refused: string[] = [];
   page.on('console', (m) => {
-    if (/inline event handler|Content Security Policy/i.test(m.text())) refused.push(`${m.text().slice(0, 120)} at ${m.location().url}:${m.location().lineNumber}`);
+    if (/inline event handler|Content Security Policy/i.test(m.text()))
+      refused.push(`${m.text().slice(0, 120)} at ${m.location().url}:${m.location().lineNumber}`);
   });
   await newSession(page);
   const title = `xss csp ${uid()} <img src=x onerror=alert(8)>`;

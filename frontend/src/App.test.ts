@@ -25,16 +25,22 @@ describe('App shell', () => {
   it('shows why history is unavailable when the database failed to open', async () => {
     const backend = fakeBackend({
       status: vi.fn().mockResolvedValue({
-        version: '1', db_path: '/x', schema_version: 0,
+        version: '1',
+        db_path: '/x',
+        schema_version: 0,
         db_error: { code: 'unavailable', message: '/x is not an Agentdeck database or is damaged' },
       }),
     });
     render(App, { backend });
-    await waitFor(() => expect(screen.getAllByRole('alert').some((a) => a.textContent?.includes('is not an Agentdeck database'))).toBe(true));
+    await waitFor(() =>
+      expect(screen.getAllByRole('alert').some((a) => a.textContent?.includes('is not an Agentdeck database'))).toBe(true),
+    );
   });
 
   it('shows a backend that cannot be reached', async () => {
-    const backend = fakeBackend({ status: vi.fn().mockRejectedValue(new BackendError('unavailable', 'Cannot reach the Agentdeck server.')) });
+    const backend = fakeBackend({
+      status: vi.fn().mockRejectedValue(new BackendError('unavailable', 'Cannot reach the Agentdeck server.')),
+    });
     render(App, { backend });
     await waitFor(() => expect(screen.getAllByRole('alert').some((a) => a.textContent?.includes('Cannot reach'))).toBe(true));
   });

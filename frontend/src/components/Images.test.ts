@@ -24,7 +24,18 @@ afterEach(() => {
 
 async function openApp(models = ['llama3.2:3b']) {
   const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
-  b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models, has_key: false, masked_key: '' }];
+  b.providers = [
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models,
+      has_key: false,
+      masked_key: '',
+    },
+  ];
   b.settings.default_provider = 'ollama';
   b.settings.default_model = 'llama3.2:3b';
   const s = b.addSession('Pictures', new Date(Date.now() - 60_000));
@@ -52,18 +63,31 @@ describe('images', () => {
   it('paste, remove one, send; the turn shows the other and opens it full size, also after a reload', async () => {
     const { b, r } = await openApp();
     await paste(pngFile('chart.png', 640, 400), pngFile('photo.png', 300, 200));
-    await waitFor(() => expect(within(tray()!).getAllByRole('img').map((i) => i.getAttribute('alt'))).toEqual(['chart.png', 'photo.png']));
+    await waitFor(() =>
+      expect(
+        within(tray()!)
+          .getAllByRole('img')
+          .map((i) => i.getAttribute('alt')),
+      ).toEqual(['chart.png', 'photo.png']),
+    );
     const thumb = within(tray()!).getByRole('img', { name: 'chart.png' });
     expect(thumb.getAttribute('src')).toMatch(/^blob:/);
     expect(thumb.closest('li')?.getAttribute('title')).toBe('chart.png: 640 × 400 px · 33 B');
 
     await fireEvent.click(within(form()).getByRole('button', { name: 'Remove photo.png' }));
-    expect(within(tray()!).getAllByRole('img').map((i) => i.getAttribute('alt'))).toEqual(['chart.png']);
+    expect(
+      within(tray()!)
+        .getAllByRole('img')
+        .map((i) => i.getAttribute('alt')),
+    ).toEqual(['chart.png']);
 
     await fireEvent.input(box(), { target: { value: 'remember this chart' } });
     await fireEvent.click(within(form()).getByRole('button', { name: 'Send' }));
     const turn = await screen.findByRole('article', { name: 'Turn 2' });
-    expect(sent(b)[0]).toMatchObject({ message: 'remember this chart', images: [{ name: 'chart.png', mime: 'image/png', width: 640, height: 400 }] });
+    expect(sent(b)[0]).toMatchObject({
+      message: 'remember this chart',
+      images: [{ name: 'chart.png', mime: 'image/png', width: 640, height: 400 }],
+    });
     expect(sent(b)[0]!.images).toHaveLength(1);
     // The composer is empty again; the turn shows the thumbnail it had.
     expect(tray()).toBeNull();
@@ -150,7 +174,11 @@ describe('images', () => {
     const note = () => within(form()).queryByRole('note');
     expect(note()).toBeNull(); // no images, no note
     await paste(pngFile('chart.png', 640, 400));
-    await waitFor(() => expect(note()?.textContent).toBe('llama3.2:3b is not known to see images. If it refuses them, pick a vision model, such as qwen2.5vl, llava or gemma3.'));
+    await waitFor(() =>
+      expect(note()?.textContent).toBe(
+        'llama3.2:3b is not known to see images. If it refuses them, pick a vision model, such as qwen2.5vl, llava or gemma3.',
+      ),
+    );
     await pickModel(within(form()).getByRole('combobox', { name: 'Model' }), 'ollama', 'qwen2.5vl:7b');
     await waitFor(() => expect(note()).toBeNull());
     await waitFor(() => expect(within(tray()!).getAllByRole('img')).toHaveLength(1));

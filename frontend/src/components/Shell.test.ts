@@ -16,7 +16,13 @@ describe('shell', () => {
   it('lists sessions by date and opens one with its turns', async () => {
     const { backend } = await openApp();
     const nav = await screen.findByRole('navigation', { name: 'Session list' });
-    await waitFor(() => expect(within(nav).getAllByRole('heading').map((h) => h.textContent)).toEqual(['Today', 'Yesterday', 'Previous 7 days', 'Older']));
+    await waitFor(() =>
+      expect(
+        within(nav)
+          .getAllByRole('heading')
+          .map((h) => h.textContent),
+      ).toEqual(['Today', 'Yesterday', 'Previous 7 days', 'Older']),
+    );
     await fireEvent.click(within(nav).getByRole('button', { name: 'Quarterly sales review' }));
     await waitFor(() => expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Quarterly sales review'));
     const turn = await screen.findByRole('article', { name: 'Turn 1' });

@@ -1,5 +1,14 @@
 import { describe, expect, it, vi } from 'vitest';
-import { BackendError, createBackend, httpBackend, toBackendError, wailsBackend, type Backend, type Binding, type BusHandlers } from './api';
+import {
+  BackendError,
+  createBackend,
+  httpBackend,
+  toBackendError,
+  wailsBackend,
+  type Backend,
+  type Binding,
+  type BusHandlers,
+} from './api';
 import { APIMethods } from './generated';
 
 function memoryStorage(): Storage {
@@ -34,7 +43,11 @@ describe('createBackend', () => {
   it('takes the token out of the address bar', () => {
     const replaceState = vi.fn();
     const storage = memoryStorage();
-    const win = { location: { href: 'http://127.0.0.1:7788/?token=abc&x=1#h' }, sessionStorage: storage, history: { state: null, replaceState } };
+    const win = {
+      location: { href: 'http://127.0.0.1:7788/?token=abc&x=1#h' },
+      sessionStorage: storage,
+      history: { state: null, replaceState },
+    };
     createBackend(win as never, vi.fn());
     expect(replaceState).toHaveBeenCalledWith(null, '', '/?x=1#h');
     expect(storage.getItem('agentdeck.token')).toBe('abc');
@@ -59,7 +72,9 @@ describe('httpBackend', () => {
   });
 
   it('turns an error reply into a BackendError with the code and message', async () => {
-    const fetchFn = vi.fn().mockResolvedValue(new Response(JSON.stringify({ code: 'not_found', message: 'No such session.' }), { status: 404 }));
+    const fetchFn = vi
+      .fn()
+      .mockResolvedValue(new Response(JSON.stringify({ code: 'not_found', message: 'No such session.' }), { status: 404 }));
     const b = httpBackend(new URL('http://x/'), fetchFn, memoryStorage());
     await expect(b.status()).rejects.toEqual(new BackendError('not_found', 'No such session.'));
   });
@@ -84,7 +99,9 @@ describe('toBackendError', () => {
 });
 
 it('accepts the {code, message} object the Go ErrorFormatter sends', () => {
-  expect(toBackendError({ code: 'conflict', message: 'A turn is already running.' })).toEqual(new BackendError('conflict', 'A turn is already running.'));
+  expect(toBackendError({ code: 'conflict', message: 'A turn is already running.' })).toEqual(
+    new BackendError('conflict', 'A turn is already running.'),
+  );
 });
 
 // ---- the contract with the Go API (app/api.go) ----
@@ -121,7 +138,9 @@ async function reached(make: (record: (goName: string, args: unknown[]) => void)
 const inTheWindow = (record: (goName: string, args: unknown[]) => void) =>
   wailsBackend(
     new Proxy({} as Binding, {
-      get: (_t, goName) => async (...args: unknown[]) => (record(String(goName), args), {}),
+      get:
+        (_t, goName) =>
+        async (...args: unknown[]) => (record(String(goName), args), {}),
     }),
   );
 
@@ -177,7 +196,10 @@ describe('calls', () => {
   });
 
   it('say which method a stale binding lacks', async () => {
-    await expect(wailsBackend({}).listSessions()).rejects.toMatchObject({ code: 'unavailable', message: expect.stringContaining('ListSessions') });
+    await expect(wailsBackend({}).listSessions()).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringContaining('ListSessions'),
+    });
   });
 
   it('map a rejected Wails call to a BackendError', async () => {
@@ -186,7 +208,9 @@ describe('calls', () => {
   });
 
   it('send an upload as its name and its base64 in a browser', async () => {
-    const fetchFn = vi.fn().mockResolvedValue(new Response(JSON.stringify({ path: '/d/uploads/x/a.csv', name: 'a.csv', size: 4 }), { status: 200 }));
+    const fetchFn = vi
+      .fn()
+      .mockResolvedValue(new Response(JSON.stringify({ path: '/d/uploads/x/a.csv', name: 'a.csv', size: 4 }), { status: 200 }));
     const b = httpBackend(new URL('http://x/?token=t'), fetchFn, memoryStorage());
     await expect(b.uploadAttachment('a.csv', 'YSwxCg==')).resolves.toEqual({ path: '/d/uploads/x/a.csv', name: 'a.csv', size: 4 });
     const [path, init] = fetchFn.mock.calls[0] as [string, RequestInit];
@@ -198,7 +222,11 @@ describe('calls', () => {
 // The bus's messages as either transport hands them over, and the handler
 // call each must make (or none).
 const busCases: { name: string; msg: unknown; want?: [keyof BusHandlers, unknown[]] }[] = [
-  { name: 'a batch of events', msg: { kind: 'events', data: [{ seq: 2, first_seq: 1 }] }, want: ['onEvents', [[{ seq: 2, first_seq: 1 }]]] },
+  {
+    name: 'a batch of events',
+    msg: { kind: 'events', data: [{ seq: 2, first_seq: 1 }] },
+    want: ['onEvents', [[{ seq: 2, first_seq: 1 }]]],
+  },
   { name: 'a batch that is null', msg: { kind: 'events', data: null }, want: ['onEvents', [[]]] },
   { name: 'an approval', msg: { kind: 'approval', data: { call_id: 'c' } }, want: ['onApproval', [{ call_id: 'c' }]] },
   {
@@ -207,7 +235,11 @@ const busCases: { name: string; msg: unknown; want?: [keyof BusHandlers, unknown
     want: ['onTurnsChanged', [[{ turn_id: 't1', session_id: 's1', state: 'interrupted' }]]],
   },
   { name: 'no turn changes', msg: { kind: 'turns_changed', data: null } },
-  { name: 'evaluation progress', msg: { kind: 'eval_progress', data: { run_id: 'r', done: 1 } }, want: ['onEvalProgress', [{ run_id: 'r', done: 1 }]] },
+  {
+    name: 'evaluation progress',
+    msg: { kind: 'eval_progress', data: { run_id: 'r', done: 1 } },
+    want: ['onEvalProgress', [{ run_id: 'r', done: 1 }]],
+  },
   { name: 'a resync', msg: { kind: 'resync', data: {} }, want: ['onResync', []] },
   { name: 'a kind this page does not know', msg: { kind: 'later', data: {} } },
   { name: 'no kind', msg: { data: [] } },
@@ -215,7 +247,13 @@ const busCases: { name: string; msg: unknown; want?: [keyof BusHandlers, unknown
 ];
 
 function spies() {
-  return { onEvents: vi.fn(), onApproval: vi.fn(), onResync: vi.fn(), onTurnsChanged: vi.fn(), onEvalProgress: vi.fn() } satisfies Required<BusHandlers>;
+  return {
+    onEvents: vi.fn(),
+    onApproval: vi.fn(),
+    onResync: vi.fn(),
+    onTurnsChanged: vi.fn(),
+    onEvalProgress: vi.fn(),
+  } satisfies Required<BusHandlers>;
 }
 
 function expectOnly(h: ReturnType<typeof spies>, want?: [keyof BusHandlers, unknown[]]) {

@@ -443,5 +443,10 @@ export function isOverBudget(err: unknown): boolean {
 }
 
 function isCoded(v: unknown): v is { code: string; message: string } {
-  return typeof v === 'object' && v !== null && typeof (v as { code?: unknown }).code === 'string' && typeof (v as { message?: unknown }).message === 'string';
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    typeof (v as { code?: unknown }).code === 'string' &&
+    typeof (v as { message?: unknown }).message === 'string'
+  );
 }

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fitWidth } from './chart';
 
-const bars = { data: { values: [{ a: 'x', b: 1 }] }, mark: 'bar', encoding: { x: { field: 'a', type: 'nominal' }, y: { field: 'b', type: 'quantitative' } } };
+const bars = {
+  data: { values: [{ a: 'x', b: 1 }] },
+  mark: 'bar',
+  encoding: { x: { field: 'a', type: 'nominal' }, y: { field: 'b', type: 'quantitative' } },
+};
 
 describe('fitWidth', () => {
   it.each([

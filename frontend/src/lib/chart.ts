@@ -35,7 +35,8 @@ export function fitWidth(spec: Record<string, unknown>): Record<string, unknown>
   const enc = spec.encoding;
   if (enc && typeof enc === 'object' && ['row', 'column', 'facet'].some((k) => k in enc)) return spec;
   const autosize = spec.autosize;
-  const type = typeof autosize === 'string' ? autosize : autosize && typeof autosize === 'object' ? (autosize as { type?: unknown }).type : undefined;
+  const type =
+    typeof autosize === 'string' ? autosize : autosize && typeof autosize === 'object' ? (autosize as { type?: unknown }).type : undefined;
   if (type !== undefined && type !== 'fit' && type !== 'fit-x') return spec;
   return { ...spec, width: 'container' };
 }
@@ -59,7 +60,8 @@ export function themeOf(el: Element, dark: boolean): ChartTheme {
 }
 
 /** An object without its empty values. */
-const some = <T extends Record<string, string>>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v)) as Partial<T>;
+const some = <T extends Record<string, string>>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v)) as Partial<T>;
 
 /**
  * Vega-Lite config in the theme's colours: the card's background (so an
@@ -84,7 +86,12 @@ export function embedOptions(expr: EmbedOptions['expr'], theme: ChartTheme): Emb
   return {
     ast: true,
     expr,
-    loader: { load: refuse('files or URLs'), sanitize: refuse('URLs'), http: refuse('URLs'), file: refuse('files') } as unknown as EmbedOptions['loader'],
+    loader: {
+      load: refuse('files or URLs'),
+      sanitize: refuse('URLs'),
+      http: refuse('URLs'),
+      file: refuse('files'),
+    } as unknown as EmbedOptions['loader'],
     actions: { export: true, source: false, compiled: false, editor: false },
     renderer: 'svg',
     tooltip: true,

@@ -79,7 +79,10 @@ describe('palette contrast', () => {
     expect(contrast('#ffffff', '#ffffff')).toBe(1);
   });
 
-  for (const [name, p] of [['light', light], ['dark', dark]] as const) {
+  for (const [name, p] of [
+    ['light', light],
+    ['dark', dark],
+  ] as const) {
     it.each(pairs)(`${name}: %s on %s meets AA (4.5:1)`, (fg, bg) => {
       const r = contrast(p[fg]!, p[bg]!);
       expect(r, `${fg} ${p[fg]} on ${bg} ${p[bg]}: ${r.toFixed(2)}:1`).toBeGreaterThanOrEqual(4.5);

@@ -23,7 +23,11 @@ export function dateGroup(iso: string, now: Date = new Date()): DateGroup {
 }
 
 /** Groups items (kept in their order) under the non-empty groups, in group order. */
-export function groupByDate<T>(items: readonly T[], at: (item: T) => string, now: Date = new Date()): Array<{ group: DateGroup; items: T[] }> {
+export function groupByDate<T>(
+  items: readonly T[],
+  at: (item: T) => string,
+  now: Date = new Date(),
+): Array<{ group: DateGroup; items: T[] }> {
   const buckets = new Map<DateGroup, T[]>();
   for (const item of items) {
     const g = dateGroup(at(item), now);

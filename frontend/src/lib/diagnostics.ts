@@ -73,7 +73,8 @@ export function totalsOf(stages: readonly StageResult[], result?: Result | null)
     if (a !== null) start = Math.min(start, a);
     if (b !== null) end = Math.max(end, b);
   }
-  const spanMs = Number.isFinite(start) && Number.isFinite(end) ? end - start : stages.reduce((n, s) => n + (s.diagnostics?.duration_ms ?? 0), 0);
+  const spanMs =
+    Number.isFinite(start) && Number.isFinite(end) ? end - start : stages.reduce((n, s) => n + (s.diagnostics?.duration_ms ?? 0), 0);
   return {
     usage: result?.usage && result.usage.total_tokens >= usage.total_tokens ? result.usage : usage,
     durationMs: result?.duration_ms || spanMs,

@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { changeRatio, tokenize, wordDiff, type DiffOp } from './diff';
 
-const side = (ops: DiffOp[], keep: 'del' | 'add') => ops.filter((o) => o.type === 'same' || o.type === keep).map((o) => o.text).join('');
+const side = (ops: DiffOp[], keep: 'del' | 'add') =>
+  ops
+    .filter((o) => o.type === 'same' || o.type === keep)
+    .map((o) => o.text)
+    .join('');
 
 describe('wordDiff', () => {
   it('finds nothing to change in equal texts', () => {

@@ -5,14 +5,73 @@ import { describe, expect, it } from 'vitest';
 import { compareChoices, costLabel, excerpt, matrixOf, reasonOf, runCharts, shownScore, suiteOf } from './evals';
 import type { CellResult, EvalRun, EvalRunSummary, ModelSummary, RunReport } from './types';
 
-const run = (suite: unknown, over: Partial<EvalRun> = {}): EvalRun => ({ id: 'r1', suite_name: 'geo', suite_file: '', suite, capture: 'record', from_run_id: '', state: 'completed', started_at: '2026-01-02T03:04:05Z', ...over });
-const result = (over: Partial<CellResult>): CellResult => ({ id: 'x', case_id: 'a', model: 'p/m', repeat: 1, state: 'passed', score: 1, outcomes: [], latency_ms: 10, tokens: 5, ...over });
-const summary = (over: Partial<ModelSummary>): ModelSummary => ({ model: 'p/m', total: 2, passed: 1, failed: 1, errors: 0, cancelled: 0, pass_rate: 0.5, mean_score: 0.5, median_latency_ms: 900, cost_usd: 0, unpriced: 0, ...over });
+const run = (suite: unknown, over: Partial<EvalRun> = {}): EvalRun => ({
+  id: 'r1',
+  suite_name: 'geo',
+  suite_file: '',
+  suite,
+  capture: 'record',
+  from_run_id: '',
+  state: 'completed',
+  started_at: '2026-01-02T03:04:05Z',
+  ...over,
+});
+const result = (over: Partial<CellResult>): CellResult => ({
+  id: 'x',
+  case_id: 'a',
+  model: 'p/m',
+  repeat: 1,
+  state: 'passed',
+  score: 1,
+  outcomes: [],
+  latency_ms: 10,
+  tokens: 5,
+  ...over,
+});
+const summary = (over: Partial<ModelSummary>): ModelSummary => ({
+  model: 'p/m',
+  total: 2,
+  passed: 1,
+  failed: 1,
+  errors: 0,
+  cancelled: 0,
+  pass_rate: 0.5,
+  mean_score: 0.5,
+  median_latency_ms: 900,
+  cost_usd: 0,
+  unpriced: 0,
+  ...over,
+});
 
 describe('suiteOf', () => {
   it('reads cases in order, naming unnamed ones by their place and a conversation by its last user message', () => {
-    const s = suiteOf(run({ name: 'geo', models: ['a/x', 'b/y', 3], repeat: 2, cases: [{ id: 'capital', prompt: 'Capital?' }, { messages: [{ role: 'user', content: 'first' }, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'last' }] }] }));
-    expect(s).toEqual({ name: 'geo', workflow: '', models: ['a/x', 'b/y'], repeat: 2, cases: [{ id: 'capital', description: '', prompt: 'Capital?' }, { id: 'case-2', description: '', prompt: 'last' }] });
+    const s = suiteOf(
+      run({
+        name: 'geo',
+        models: ['a/x', 'b/y', 3],
+        repeat: 2,
+        cases: [
+          { id: 'capital', prompt: 'Capital?' },
+          {
+            messages: [
+              { role: 'user', content: 'first' },
+              { role: 'assistant', content: 'ok' },
+              { role: 'user', content: 'last' },
+            ],
+          },
+        ],
+      }),
+    );
+    expect(s).toEqual({
+      name: 'geo',
+      workflow: '',
+      models: ['a/x', 'b/y'],
+      repeat: 2,
+      cases: [
+        { id: 'capital', description: '', prompt: 'Capital?' },
+        { id: 'case-2', description: '', prompt: 'last' },
+      ],
+    });
   });
 
   it('reads a suite sent as a JSON string, and anything else as empty', () => {
@@ -26,7 +85,11 @@ describe('matrixOf', () => {
   it('lays cases down in the suite order and models × repeats across, with a gap where no result is', () => {
     const report: RunReport = {
       run: run({ name: 'geo', models: ['a/x', 'b/y'], repeat: 2, cases: [{ id: 'one' }, { id: 'two' }] }),
-      results: [result({ case_id: 'two', model: 'b/y', repeat: 2, state: 'failed' }), result({ case_id: 'one', model: 'a/x', repeat: 1 }), result({ case_id: 'extra', model: 'c/z', repeat: 1 })],
+      results: [
+        result({ case_id: 'two', model: 'b/y', repeat: 2, state: 'failed' }),
+        result({ case_id: 'one', model: 'a/x', repeat: 1 }),
+        result({ case_id: 'extra', model: 'c/z', repeat: 1 }),
+      ],
       models: [],
       passed: 2,
       total: 3,
@@ -65,7 +128,12 @@ describe('reasonOf and shownScore', () => {
 
 describe('compareChoices', () => {
   it('offers the same suite first, never the run itself', () => {
-    const s = (id: string, suite: string): EvalRunSummary => ({ run: run(null, { id, suite_name: suite }), passed: 0, total: 0, planned: 0 });
+    const s = (id: string, suite: string): EvalRunSummary => ({
+      run: run(null, { id, suite_name: suite }),
+      passed: 0,
+      total: 0,
+      planned: 0,
+    });
     const runs = [s('n', 'geo'), s('o', 'other'), s('r1', 'geo'), s('p', 'geo')];
     const c = compareChoices(runs, runs[2]!.run);
     expect(c.same.map((r) => r.run.id)).toEqual(['n', 'p']);

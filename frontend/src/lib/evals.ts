@@ -39,7 +39,13 @@ export function suiteOf(run: EvalRun): SuiteInfo {
     return { id: str(x.id) || `case-${i + 1}`, description: str(x.description), prompt: str(x.prompt) || lastUserMessage(x.messages) };
   });
   const repeat = typeof o.repeat === 'number' && o.repeat > 0 ? Math.floor(o.repeat) : 1;
-  return { name: str(o.name) || run.suite_name, workflow: str(o.workflow), models: (Array.isArray(o.models) ? o.models : []).filter((m): m is string => typeof m === 'string'), repeat, cases };
+  return {
+    name: str(o.name) || run.suite_name,
+    workflow: str(o.workflow),
+    models: (Array.isArray(o.models) ? o.models : []).filter((m): m is string => typeof m === 'string'),
+    repeat,
+    cases,
+  };
 }
 
 function lastUserMessage(messages: unknown): string {
@@ -192,7 +198,13 @@ const unitOf = (field: string) => ({ rate: 1, ms: 1000, usd: 0.01 })[field] ?? 1
  * its end (so the number reads without the axis), sized a band a bar. The
  * scale runs past the longest bar, so its label has room inside the view.
  */
-function bars(values: Array<Record<string, unknown>>, field: string, title: string, axis: Record<string, unknown>, top: number): Record<string, unknown> {
+function bars(
+  values: Array<Record<string, unknown>>,
+  field: string,
+  title: string,
+  axis: Record<string, unknown>,
+  top: number,
+): Record<string, unknown> {
   const y = { field: 'model', type: 'nominal', title: null, sort: null, axis: { labelLimit: 140 } };
   return {
     data: { values },
@@ -202,7 +214,13 @@ function bars(values: Array<Record<string, unknown>>, field: string, title: stri
       {
         mark: { type: 'bar', tooltip: true },
         encoding: {
-          x: { field, type: 'quantitative', title, axis: { tickCount: 5, ...axis }, scale: { domain: [0, (top || unitOf(field)) * labelRoom], nice: false } },
+          x: {
+            field,
+            type: 'quantitative',
+            title,
+            axis: { tickCount: 5, ...axis },
+            scale: { domain: [0, (top || unitOf(field)) * labelRoom], nice: false },
+          },
           tooltip: [
             { field: 'model', type: 'nominal', title: 'Model' },
             { field: 'label', type: 'nominal', title },
@@ -219,7 +237,12 @@ function bars(values: Array<Record<string, unknown>>, field: string, title: stri
 
 export function runCharts(models: readonly ModelSummary[]): RunCharts {
   const passRate = bars(
-    models.map((m) => ({ model: m.model, rate: m.pass_rate, at: m.pass_rate, label: `${formatPercent(m.pass_rate)} (${m.passed}/${m.passed + m.failed})` })),
+    models.map((m) => ({
+      model: m.model,
+      rate: m.pass_rate,
+      at: m.pass_rate,
+      label: `${formatPercent(m.pass_rate)} (${m.passed}/${m.passed + m.failed})`,
+    })),
     'rate',
     'Pass rate',
     { format: '.0%', values: [0, 0.25, 0.5, 0.75, 1] },

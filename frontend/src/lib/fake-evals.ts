@@ -23,10 +23,29 @@ const suite = {
   models,
   repeat: 2,
   cases: [
-    { id: 'capital', description: 'a fact, checked by text', prompt: 'What is the capital of {{country}}? Answer in one word.', vars: { country: 'France' }, assert: [{ contains: 'Paris' }] },
+    {
+      id: 'capital',
+      description: 'a fact, checked by text',
+      prompt: 'What is the capital of {{country}}? Answer in one word.',
+      vars: { country: 'France' },
+      assert: [{ contains: 'Paris' }],
+    },
     { id: 'berlin', prompt: 'What is the capital of Germany? Answer <b>only</b> the city.', assert: [{ contains: 'Berlin' }] },
-    { id: 'json-answer', prompt: 'Reply with only a JSON object {"city": ..., "population": ...} for the largest city in Japan, and nothing else at all, not even a code fence around it.', assert: [{ json_schema: { type: 'object' } }] },
-    { id: 'follow-up', messages: [{ role: 'user', content: 'Name a prime between 10 and 20.' }, { role: 'assistant', content: '11' }, { role: 'user', content: 'And another?' }], assert: [{ judge: { rubric: 'a prime' } }] },
+    {
+      id: 'json-answer',
+      prompt:
+        'Reply with only a JSON object {"city": ..., "population": ...} for the largest city in Japan, and nothing else at all, not even a code fence around it.',
+      assert: [{ json_schema: { type: 'object' } }],
+    },
+    {
+      id: 'follow-up',
+      messages: [
+        { role: 'user', content: 'Name a prime between 10 and 20.' },
+        { role: 'assistant', content: '11' },
+        { role: 'user', content: 'And another?' },
+      ],
+      assert: [{ judge: { rubric: 'a prime' } }],
+    },
   ],
 };
 
@@ -36,10 +55,26 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
   const at = (ago: number) => new Date(now.getTime() - ago).toISOString();
   const older = run('r-older', 'record', '', 'completed', at(90 * min), at(88 * min));
   const newest = run('r-newest', 'replay', older.id, 'running', at(5 * min));
-  const other = run('r-other', 'record', '', 'cancelled', at(3 * 24 * 60 * min), at(3 * 24 * 60 * min - min), { name: 'smoke', models: ['openai/gpt-4o-mini'], repeat: 1, cases: [{ id: 'hello', prompt: 'Say hello.' }] });
+  const other = run('r-other', 'record', '', 'cancelled', at(3 * 24 * 60 * min), at(3 * 24 * 60 * min - min), {
+    name: 'smoke',
+    models: ['openai/gpt-4o-mini'],
+    repeat: 1,
+    cases: [{ id: 'hello', prompt: 'Say hello.' }],
+  });
 
   const cell = (r: EvalRun, caseId: string, model: string, repeat: number, state: string, extra: Partial<CellResult> = {}): CellResult => {
-    const base: CellResult = { id: `${r.id}-${caseId}-${model}-${repeat}`, case_id: caseId, model, repeat, state, score: state === 'passed' ? 1 : 0, outcomes: [], latency_ms: 1200 + repeat * 100, tokens: 180, ...extra };
+    const base: CellResult = {
+      id: `${r.id}-${caseId}-${model}-${repeat}`,
+      case_id: caseId,
+      model,
+      repeat,
+      state,
+      score: state === 'passed' ? 1 : 0,
+      outcomes: [],
+      latency_ms: 1200 + repeat * 100,
+      tokens: 180,
+      ...extra,
+    };
     if (state !== 'error' && state !== 'running' && !extra.session_id) {
       const s = b.addSession(`${(r.suite as { name: string }).name} · ${caseId} · ${model} #${repeat}`, new Date(r.started_at));
       s.kind = 'eval';
@@ -55,26 +90,57 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
   const olderResults: CellResult[] = [];
   for (const m of models)
     for (const rep of [1, 2]) {
-      olderResults.push(cell(older, 'capital', m, rep, 'passed', { outcomes: [pass('contains')], cost_usd: m.startsWith('openai') ? 0.0004 : undefined }));
-      olderResults.push(cell(older, 'berlin', m, rep, 'passed', { outcomes: [pass('contains')], cost_usd: m.startsWith('openai') ? 0.0003 : undefined }));
-      olderResults.push(cell(older, 'json-answer', m, rep, rep === 1 ? 'passed' : 'failed', { outcomes: [rep === 1 ? pass('json_schema') : fail('json_schema', 'the answer is not JSON')], cost_usd: m.startsWith('openai') ? 0.0006 : undefined }));
-      olderResults.push(cell(older, 'follow-up', m, rep, 'failed', { score: 0.35, outcomes: [fail('judge', 'score 0.35 < 0.5: 12 is not prime')], cost_usd: m.startsWith('openai') ? 0.001 : undefined }));
+      olderResults.push(
+        cell(older, 'capital', m, rep, 'passed', { outcomes: [pass('contains')], cost_usd: m.startsWith('openai') ? 0.0004 : undefined }),
+      );
+      olderResults.push(
+        cell(older, 'berlin', m, rep, 'passed', { outcomes: [pass('contains')], cost_usd: m.startsWith('openai') ? 0.0003 : undefined }),
+      );
+      olderResults.push(
+        cell(older, 'json-answer', m, rep, rep === 1 ? 'passed' : 'failed', {
+          outcomes: [rep === 1 ? pass('json_schema') : fail('json_schema', 'the answer is not JSON')],
+          cost_usd: m.startsWith('openai') ? 0.0006 : undefined,
+        }),
+      );
+      olderResults.push(
+        cell(older, 'follow-up', m, rep, 'failed', {
+          score: 0.35,
+          outcomes: [fail('judge', 'score 0.35 < 0.5: 12 is not prime')],
+          cost_usd: m.startsWith('openai') ? 0.001 : undefined,
+        }),
+      );
     }
 
   const [gpt, llama] = models as [string, string];
   const newestResults: CellResult[] = [
     cell(newest, 'capital', gpt, 1, 'passed', { outcomes: [pass('contains')] }),
     cell(newest, 'capital', gpt, 2, 'passed', { outcomes: [pass('contains')] }),
-    cell(newest, 'capital', llama, 1, 'failed', { outcomes: [pass('not_contains'), fail('contains', 'the answer does not contain "Paris" (case-sensitive); the answer starts "<img src=x onerror=alert(1)> paris"')] }),
+    cell(newest, 'capital', llama, 1, 'failed', {
+      outcomes: [
+        pass('not_contains'),
+        fail('contains', 'the answer does not contain "Paris" (case-sensitive); the answer starts "<img src=x onerror=alert(1)> paris"'),
+      ],
+    }),
     cell(newest, 'capital', llama, 2, 'passed', { outcomes: [pass('contains')] }),
     cell(newest, 'berlin', gpt, 1, 'passed', { outcomes: [pass('contains')] }),
     cell(newest, 'berlin', gpt, 2, 'cancelled', { error: '' }),
-    cell(newest, 'berlin', llama, 1, 'error', { error: 'the provider "ollama" is not running: connection refused', latency_ms: 0, tokens: 0 }),
-    cell(newest, 'berlin', llama, 2, 'error', { error: 'the provider "ollama" is not running: connection refused', latency_ms: 0, tokens: 0 }),
+    cell(newest, 'berlin', llama, 1, 'error', {
+      error: 'the provider "ollama" is not running: connection refused',
+      latency_ms: 0,
+      tokens: 0,
+    }),
+    cell(newest, 'berlin', llama, 2, 'error', {
+      error: 'the provider "ollama" is not running: connection refused',
+      latency_ms: 0,
+      tokens: 0,
+    }),
     cell(newest, 'json-answer', gpt, 1, 'passed', { outcomes: [pass('json_schema')] }),
     cell(newest, 'json-answer', gpt, 2, 'passed', { outcomes: [pass('json_schema')] }),
     cell(newest, 'json-answer', llama, 1, 'running', { latency_ms: 0, tokens: 0 }),
-    cell(newest, 'follow-up', gpt, 1, 'passed', { score: 0.72, outcomes: [{ kind: 'judge', passed: true, score: 0.72, reason: 'score 0.72 ≥ 0.5' }] }),
+    cell(newest, 'follow-up', gpt, 1, 'passed', {
+      score: 0.72,
+      outcomes: [{ kind: 'judge', passed: true, score: 0.72, reason: 'score 0.72 ≥ 0.5' }],
+    }),
     cell(newest, 'follow-up', gpt, 2, 'failed', { score: 0.4, outcomes: [fail('judge', 'score 0.40 < 0.5: the answer names 15')] }),
   ];
   const otherResults = [cell(other, 'hello', 'openai/gpt-4o-mini', 1, 'cancelled')];
@@ -89,7 +155,17 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
   return { newest: newest.id, older: older.id, other: other.id, capitalTurn: { sessionId: first.session_id!, turnId: first.turn_id! } };
 
   function run(id: string, capture: string, from: string, state: string, started: string, ended?: string, s: unknown = suite): EvalRun {
-    return { id, suite_name: (s as { name: string }).name, suite_file: `/home/me/evals/${(s as { name: string }).name}.yaml`, suite: s, capture, from_run_id: from, state, started_at: started, ...(ended ? { ended_at: ended } : {}) };
+    return {
+      id,
+      suite_name: (s as { name: string }).name,
+      suite_file: `/home/me/evals/${(s as { name: string }).name}.yaml`,
+      suite: s,
+      capture,
+      from_run_id: from,
+      state,
+      started_at: started,
+      ...(ended ? { ended_at: ended } : {}),
+    };
   }
 }
 
@@ -101,7 +177,24 @@ export function report(run: EvalRun, results: CellResult[]): RunReport {
   for (const r of results) {
     if (!order.includes(r.model)) order.push(r.model);
     let m = by.get(r.model);
-    if (!m) by.set(r.model, (m = { model: r.model, total: 0, passed: 0, failed: 0, errors: 0, cancelled: 0, pass_rate: 0, mean_score: 0, median_latency_ms: 0, cost_usd: 0, unpriced: 0, latencies: [] }));
+    if (!m)
+      by.set(
+        r.model,
+        (m = {
+          model: r.model,
+          total: 0,
+          passed: 0,
+          failed: 0,
+          errors: 0,
+          cancelled: 0,
+          pass_rate: 0,
+          mean_score: 0,
+          median_latency_ms: 0,
+          cost_usd: 0,
+          unpriced: 0,
+          latencies: [],
+        }),
+      );
     m.total++;
     if (r.state === 'passed') {
       m.passed++;
@@ -132,7 +225,17 @@ export function report(run: EvalRun, results: CellResult[]): RunReport {
 
 /** Run a against run b, as eval.DiffRuns does: in b's order, then a's cells b lacks. */
 export function diffRuns(a: RunReport, b: RunReport): RunDiff {
-  const d: RunDiff = { a: a.run.id, b: b.run.id, regressions: [], fixes: [], still_failing: [], same: 0, only_a: [], only_b: [], running: [] };
+  const d: RunDiff = {
+    a: a.run.id,
+    b: b.run.id,
+    regressions: [],
+    fixes: [],
+    still_failing: [],
+    same: 0,
+    only_a: [],
+    only_b: [],
+    running: [],
+  };
   const key = (r: CellResult) => JSON.stringify([r.case_id, r.model, r.repeat]);
   const inA = new Map((a.results ?? []).map((r) => [key(r), r]));
   const seen = new Set<string>();
@@ -149,6 +252,7 @@ export function diffRuns(a: RunReport, b: RunReport): RunDiff {
     else if (!pa && !pb) d.still_failing!.push(dc);
     else d.same++;
   }
-  for (const ra of a.results ?? []) if (!seen.has(key(ra))) d.only_a!.push({ case_id: ra.case_id, model: ra.model, repeat: ra.repeat, a: ra });
+  for (const ra of a.results ?? [])
+    if (!seen.has(key(ra))) d.only_a!.push({ case_id: ra.case_id, model: ra.model, repeat: ra.repeat, a: ra });
   return d;
 }

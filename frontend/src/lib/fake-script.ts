@@ -30,7 +30,15 @@ def growth(a, b):
 2. Compare the regions
 `;
 
-const reasoning = ['The person wants ', 'to know how the regions ', 'compare. ', 'The north grew 12% ', 'and the south 4%, ', 'so a table and a short ', 'summary will do.'];
+const reasoning = [
+  'The person wants ',
+  'to know how the regions ',
+  'compare. ',
+  'The north grew 12% ',
+  'and the south 4%, ',
+  'so a table and a short ',
+  'summary will do.',
+];
 
 /** variant: a re-run's slightly different answer, so comparisons show a diff. */
 export function scriptFor(message: string, workflow: string, variant = false): Step[] {
@@ -41,7 +49,16 @@ export function scriptFor(message: string, workflow: string, variant = false): S
   if (multi) steps.push({ type: 'stage_start', stage, data: { stage_id: stage, stage: 'draft', phase: 'execute', agent: 'writer' } });
   if (m.includes('memory')) steps.push({ type: 'memory_recalled', data: { count: 2 } });
   if (m.includes('plan') || workflow === 'plan-execute') {
-    steps.push({ type: 'plan_generated', data: { steps: [{ title: 'Load the data', status: 'pending' }, { title: 'Compare regions', status: 'pending' }, { title: 'Write the answer', status: 'pending' }] } });
+    steps.push({
+      type: 'plan_generated',
+      data: {
+        steps: [
+          { title: 'Load the data', status: 'pending' },
+          { title: 'Compare regions', status: 'pending' },
+          { title: 'Write the answer', status: 'pending' },
+        ],
+      },
+    });
     for (let i = 0; i < 3; i++) {
       steps.push({ type: 'step_start', data: { step_index: i, description: '' }, delay: 150 });
       steps.push({ type: 'step_end', data: { step_index: i, success: true }, delay: 200 });
@@ -50,7 +67,14 @@ export function scriptFor(message: string, workflow: string, variant = false): S
   if (m.includes('fail')) {
     steps.push({ type: 'think_start', stage });
     steps.push({ type: 'think_end', stage, data: { prompt_tokens: 0, completion_tokens: 0 } });
-    steps.push({ type: 'error', data: { source: 'llm', message: 'Cannot reach the model server at http://127.0.0.1:11434/v1. Start it with `ollama serve`, or pick another provider in Settings.' } });
+    steps.push({
+      type: 'error',
+      data: {
+        source: 'llm',
+        message:
+          'Cannot reach the model server at http://127.0.0.1:11434/v1. Start it with `ollama serve`, or pick another provider in Settings.',
+      },
+    });
     steps.push({ type: 'turn_completed' });
     return steps;
   }
@@ -59,8 +83,15 @@ export function scriptFor(message: string, workflow: string, variant = false): S
     steps.push({ type: 'think_end', stage, data: { prompt_tokens: 420, completion_tokens: 30 } });
     const args = { path: 'data/sales.csv', limit: 100 };
     steps.push({ type: 'tool_call', stage, data: { call_id: 'call-1', name: 'read_table', args } });
-    if (m.includes('approve')) steps.push({ type: 'approval', callId: 'call-1', tool: 'read_table', args, reason: 'read_table reads files in the workspace.' });
-    steps.push({ type: 'tool_result', stage, parent: 'call-1', data: { call_id: 'call-1', name: 'read_table', output: 'region,growth\nnorth,12\nsouth,4', duration_ms: 84 }, delay: 300 });
+    if (m.includes('approve'))
+      steps.push({ type: 'approval', callId: 'call-1', tool: 'read_table', args, reason: 'read_table reads files in the workspace.' });
+    steps.push({
+      type: 'tool_result',
+      stage,
+      parent: 'call-1',
+      data: { call_id: 'call-1', name: 'read_table', output: 'region,growth\nnorth,12\nsouth,4', duration_ms: 84 },
+      delay: 300,
+    });
   }
   if (m.includes('handoff')) {
     steps.push({ type: 'handoff_start', data: { from: 'writer', to: 'analyst' } });
@@ -68,7 +99,9 @@ export function scriptFor(message: string, workflow: string, variant = false): S
   steps.push({ type: 'think_start', stage });
   // The model's reasoning streams before its answer, as a reasoning model's does.
   if (m.includes('think')) for (const piece of reasoning) steps.push({ type: 'reasoning', stage, data: { text: piece }, delay: 120 });
-  const text = variant ? answer.replace('**3 regions**', '**three regions**').replace('| South | 4% |', '| South | 4% |\n| East | 7% |') : answer;
+  const text = variant
+    ? answer.replace('**3 regions**', '**three regions**').replace('| South | 4% |', '| South | 4% |\n| East | 7% |')
+    : answer;
   for (const chunk of text.match(/\S+\s*/g) ?? []) steps.push({ type: 'token', text: chunk, stage });
   steps.push({ type: 'think_end', stage, data: { prompt_tokens: 512, completion_tokens: 160 } });
   // As the engine does: handoff_end once the agent handed to has answered.
@@ -80,7 +113,13 @@ export function scriptFor(message: string, workflow: string, variant = false): S
         title: 'Growth by region',
         spec: {
           $schema: 'https://vega.github.io/schema/vega-lite/v6.json',
-          data: { values: [{ region: 'North', growth: 12 }, { region: 'South', growth: 4 }, { region: 'East', growth: 7 }] },
+          data: {
+            values: [
+              { region: 'North', growth: 12 },
+              { region: 'South', growth: 4 },
+              { region: 'East', growth: 7 },
+            ],
+          },
           mark: 'bar',
           encoding: { x: { field: 'region', type: 'nominal' }, y: { field: 'growth', type: 'quantitative' } },
         },
@@ -93,7 +132,8 @@ export function scriptFor(message: string, workflow: string, variant = false): S
     steps.push({ type: 'reflection_start', data: { iteration: 1 } });
     steps.push({ type: 'reflection_end', data: { iteration: 1, score: 0.91, passed: true }, delay: 200 });
   }
-  if (m.includes('compress')) steps.push({ type: 'context_compressed', data: { before_count: 40, after_count: 12, before_tokens: 18000, after_tokens: 5200 } });
+  if (m.includes('compress'))
+    steps.push({ type: 'context_compressed', data: { before_count: 40, after_count: 12, before_tokens: 18000, after_tokens: 5200 } });
   if (multi) steps.push({ type: 'stage_end', stage, data: 'stage-result' });
   steps.push({ type: 'final_answer', data: { text } });
   steps.push({ type: 'turn_completed' });
@@ -131,11 +171,40 @@ export function fakeResult(opts: {
   const calls: CallDiagnostics[] = [];
   const tools: ToolCallDiagnostics[] = [];
   if (opts.withTool) {
-    calls.push({ model: opts.model, started_at: iso(0), completed_at: iso(dur * 0.25), duration_ns: dur * 0.25e6, time_to_first_token_ns: dur * 0.08e6, usage: usage(420, 30), request_messages: 2, attempts: 1, ok: true });
-    tools.push({ call_id: 'call-1', name: 'read_table', arguments: '{"path":"data/sales.csv"}', result_size: 31, started_at: iso(dur * 0.27), duration_ms: Math.round(dur * 0.15), ok: true });
+    calls.push({
+      model: opts.model,
+      started_at: iso(0),
+      completed_at: iso(dur * 0.25),
+      duration_ns: dur * 0.25e6,
+      time_to_first_token_ns: dur * 0.08e6,
+      usage: usage(420, 30),
+      request_messages: 2,
+      attempts: 1,
+      ok: true,
+    });
+    tools.push({
+      call_id: 'call-1',
+      name: 'read_table',
+      arguments: '{"path":"data/sales.csv"}',
+      result_size: 31,
+      started_at: iso(dur * 0.27),
+      duration_ms: Math.round(dur * 0.15),
+      ok: true,
+    });
   }
   const s = opts.withTool ? 0.45 : 0.02;
-  calls.push({ model: opts.model, started_at: iso(dur * s), completed_at: iso(dur * 0.98), duration_ns: dur * (0.98 - s) * 1e6, time_to_first_token_ns: dur * 0.1e6, usage: usage(512, 160), request_messages: 4, attempts: 1, ok: opts.ok, error: opts.error });
+  calls.push({
+    model: opts.model,
+    started_at: iso(dur * s),
+    completed_at: iso(dur * 0.98),
+    duration_ns: dur * (0.98 - s) * 1e6,
+    time_to_first_token_ns: dur * 0.1e6,
+    usage: usage(512, 160),
+    request_messages: 4,
+    attempts: 1,
+    ok: opts.ok,
+    error: opts.error,
+  });
   if (opts.price) {
     for (const c of calls) Object.assign(c, { provider: opts.provider, price: { ...opts.price }, cost: costAt(opts.price, c.usage) });
   }
@@ -143,7 +212,11 @@ export function fakeResult(opts: {
   const total = calls.reduce((u, c) => addUsage(u, c.usage), usage(0, 0));
   total.cached_input_tokens = calls.reduce((n, c) => n + c.usage.cached_input_tokens, 0);
   const outcome = opts.cancelled ? 'cancelled' : opts.ok ? 'succeeded' : 'failed';
-  const termination = opts.cancelled ? { kind: 'cancelled' as const } : opts.ok ? { kind: 'natural_completion' as const } : { kind: 'failed' as const, error: opts.error };
+  const termination = opts.cancelled
+    ? { kind: 'cancelled' as const }
+    : opts.ok
+      ? { kind: 'natural_completion' as const }
+      : { kind: 'failed' as const, error: opts.error };
   const stage: StageResult = {
     id: opts.stageId,
     name: opts.stageName ?? 'chat',
@@ -152,7 +225,17 @@ export function fakeResult(opts: {
     response: opts.text ? { role: 'assistant', content: opts.text } : null,
     outcome,
     termination,
-    diagnostics: { started_at: iso(0), completed_at: ended.toISOString(), duration_ms: dur, usage: total, cost, model_calls: calls, tool_calls: tools, input_messages: 2, output_messages: 1 },
+    diagnostics: {
+      started_at: iso(0),
+      completed_at: ended.toISOString(),
+      duration_ms: dur,
+      usage: total,
+      cost,
+      model_calls: calls,
+      tool_calls: tools,
+      input_messages: 2,
+      output_messages: 1,
+    },
   };
   return {
     messages: [],
@@ -183,7 +266,8 @@ export function fakeResult(opts: {
 export function costAt(p: Price, u: Usage): Cost {
   if (p.source === 'replay') return { usd: 0, estimated: u.estimated || undefined };
   const cached = Math.min(u.cached_input_tokens, u.input_tokens);
-  const usd = ((u.input_tokens - cached) * p.input_per_m + cached * (p.cached_input_per_m || p.input_per_m) + u.output_tokens * p.output_per_m) / 1e6;
+  const usd =
+    ((u.input_tokens - cached) * p.input_per_m + cached * (p.cached_input_per_m || p.input_per_m) + u.output_tokens * p.output_per_m) / 1e6;
   return { usd, estimated: u.estimated || undefined };
 }
 

@@ -177,7 +177,13 @@ export class FakeBackend implements Backend {
   interruptForeignTurn(turnId: string, partial: string) {
     const t = this.turns.get(turnId);
     if (!t) throw new Error(`no turn ${turnId}`);
-    Object.assign(t, { state: 'interrupted', final_text: partial, outcome: 'failed', termination: { kind: 'interrupted' }, completed_at: this.now().toISOString() });
+    Object.assign(t, {
+      state: 'interrupted',
+      final_text: partial,
+      outcome: 'failed',
+      termination: { kind: 'interrupted' },
+      completed_at: this.now().toISOString(),
+    });
     const changes: TurnChange[] = [{ turn_id: t.id, session_id: t.session_id, state: 'interrupted' }];
     this.publish({ kind: 'turns_changed', data: changes });
   }
@@ -185,7 +191,16 @@ export class FakeBackend implements Backend {
   /** Adds a finished turn built by running a script at once. */
   addTurn(sessionId: string, message: string, opts: { at?: Date; workflow?: string } = {}): TurnDetail {
     const turn = this.newTurn(sessionId, message, opts.workflow ?? 'chat', opts.at);
-    const r: Running = { turn, steps: scriptFor(message, turn.workflow), i: 0, stopped: false, text: '', waiting: '', denied: new Set(), instant: true };
+    const r: Running = {
+      turn,
+      steps: scriptFor(message, turn.workflow),
+      i: 0,
+      stopped: false,
+      text: '',
+      waiting: '',
+      denied: new Set(),
+      instant: true,
+    };
     while (r.i < r.steps.length) {
       const s = r.steps[r.i++]!;
       if (s.type !== 'approval') this.record(r, s);
@@ -195,12 +210,34 @@ export class FakeBackend implements Backend {
 
   /** Adds a session; with `turns`, that many short finished turns without events. */
   addSession(title: string, at: Date, turns = 0): Session {
-    const s: Session = { id: this.id('s'), title, created_at: at.toISOString(), updated_at: at.toISOString(), provider: this.settings.default_provider, model: this.settings.default_model, workflow: 'chat', workspace: '', settings: {}, turns: 0, running_turn: '', active_turn_id: '', kind: 'chat' };
+    const s: Session = {
+      id: this.id('s'),
+      title,
+      created_at: at.toISOString(),
+      updated_at: at.toISOString(),
+      provider: this.settings.default_provider,
+      model: this.settings.default_model,
+      workflow: 'chat',
+      workspace: '',
+      settings: {},
+      turns: 0,
+      running_turn: '',
+      active_turn_id: '',
+      kind: 'chat',
+    };
     this.sessions.unshift(s);
     for (let i = 1; i <= turns; i++) {
       const t = this.newTurn(s.id, `Question number ${i}: what is ${i} squared?`, 'chat', at);
-      const text = i % 7 === 0 ? `${i} squared is **${i * i}**.\n\n\`\`\`js\nconsole.log(${i} * ${i});\n\`\`\`` : `${i} squared is **${i * i}**.`;
-      Object.assign(t, { state: 'completed', final_text: text, outcome: 'succeeded', termination: { kind: 'natural_completion' }, completed_at: at.toISOString(), messages: [{ role: 'assistant', content: text }] });
+      const text =
+        i % 7 === 0 ? `${i} squared is **${i * i}**.\n\n\`\`\`js\nconsole.log(${i} * ${i});\n\`\`\`` : `${i} squared is **${i * i}**.`;
+      Object.assign(t, {
+        state: 'completed',
+        final_text: text,
+        outcome: 'succeeded',
+        termination: { kind: 'natural_completion' },
+        completed_at: at.toISOString(),
+        messages: [{ role: 'assistant', content: text }],
+      });
     }
     return s;
   }
@@ -277,11 +314,36 @@ export class FakeBackend implements Backend {
     for (const s of this.sessions) {
       const from = s.forked_from_session ? { forked_from: s.forked_from_session } : {};
       const m = snippet(s.title, q);
-      if (m) hits.push({ session_id: s.id, session_title: s.title, turn_id: '', turn_seq: 0, kind: 'title', snippet: m, rank: -2, at: s.updated_at, ...from });
+      if (m)
+        hits.push({
+          session_id: s.id,
+          session_title: s.title,
+          turn_id: '',
+          turn_seq: 0,
+          kind: 'title',
+          snippet: m,
+          rank: -2,
+          at: s.updated_at,
+          ...from,
+        });
       for (const t of this.turnsOf(s.id)) {
-        for (const [kind, text] of [['message', t.user_message], ['message', t.final_text]] as const) {
+        for (const [kind, text] of [
+          ['message', t.user_message],
+          ['message', t.final_text],
+        ] as const) {
           const sn = snippet(text, q);
-          if (sn) hits.push({ session_id: s.id, session_title: s.title, turn_id: t.id, turn_seq: t.seq, kind, snippet: sn, rank: -1, at: t.started_at, ...from });
+          if (sn)
+            hits.push({
+              session_id: s.id,
+              session_title: s.title,
+              turn_id: t.id,
+              turn_seq: t.seq,
+              kind,
+              snippet: sn,
+              rank: -1,
+              at: t.started_at,
+              ...from,
+            });
         }
       }
     }
@@ -293,14 +355,21 @@ export class FakeBackend implements Backend {
     if (!req.message.trim() && !req.continue && !req.images?.length) throw new BackendError('invalid', 'The message is empty.');
     const images = (req.images ?? []).map((im, i) => checkImage(im, i));
     const s = this.session(req.session_id);
-    if (this.turnsOf(s.id).some((t) => t.state === 'running')) throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
+    if (this.turnsOf(s.id).some((t) => t.state === 'running'))
+      throw new BackendError('conflict', 'A turn is already running in this session. Stop it or wait for it to finish.');
     // As app.sendMessage: a session made by `agentdeck run --base-url` continues on the default provider.
     s.provider ||= this.settings.default_provider;
     // As runner.checkBudget: a spent budget refuses unless the person agreed and the provider asks.
     const budget = this.budgetOf(s.provider);
     if (budget?.state === 'over' && (!req.over_budget || budget.budget.over_limit === 'refuse')) {
-      const how = budget.budget.over_limit === 'refuse' ? 'Raise it in Settings to send more this month.' : 'Send again to go over it, or raise it in Settings.';
-      throw new BackendError('over_budget', `This month's budget for ${s.provider} is spent: $${budget.spent_usd.toFixed(2)} of $${budget.budget.monthly_usd.toFixed(2)}. ${how}`);
+      const how =
+        budget.budget.over_limit === 'refuse'
+          ? 'Raise it in Settings to send more this month.'
+          : 'Send again to go over it, or raise it in Settings.';
+      throw new BackendError(
+        'over_budget',
+        `This month's budget for ${s.provider} is spent: $${budget.spent_usd.toFixed(2)} of $${budget.budget.monthly_usd.toFixed(2)}. ${how}`,
+      );
     }
     // Where the new turn goes (runner.parentOf): after the turn it
     // continues, beside the turn it is a version of, after its parent.
@@ -308,7 +377,8 @@ export class FakeBackend implements Backend {
     let message = req.message;
     if (req.continue) {
       const c = this.turnOrThrow(req.continue);
-      if ([...this.turns.values()].some((t) => t.parent_turn_id === c.id && t.continues)) throw new BackendError('conflict', `Turn ${c.seq} was already continued.`);
+      if ([...this.turns.values()].some((t) => t.parent_turn_id === c.id && t.continues))
+        throw new BackendError('conflict', `Turn ${c.seq} was already continued.`);
       parent = c.id;
       message = '';
     } else if (req.version_of) parent = this.turnOrThrow(req.version_of).parent_turn_id;
@@ -336,7 +406,8 @@ export class FakeBackend implements Backend {
   async uploadAttachment(name: string, content: string) {
     this.log('uploadAttachment', name);
     const size = base64Size(content);
-    if (size > MaxUploadBytes) throw new BackendError('invalid', `${name} is over the ${MaxUploadBytes / (1 << 20)} MB a file sent from the page may have.`);
+    if (size > MaxUploadBytes)
+      throw new BackendError('invalid', `${name} is over the ${MaxUploadBytes / (1 << 20)} MB a file sent from the page may have.`);
     if (size === 0) throw new BackendError('invalid', `${name} is empty: there is nothing to attach.`);
     const base = name.split(/[\\/]/).pop() || 'upload';
     const path = `/demo/uploads/${this.id('u')}/${base}`;
@@ -451,7 +522,8 @@ export class FakeBackend implements Backend {
     const t = this.turnOrThrow(turnId);
     const s = this.session(t.session_id);
     // A turn already on the active branch leaves it as it is.
-    if (this.pathOf(s.active_turn_id).some((x) => x.id === turnId)) return { turn_id: s.active_turn_id, session_id: s.id, seq: this.turnOrThrow(s.active_turn_id).seq };
+    if (this.pathOf(s.active_turn_id).some((x) => x.id === turnId))
+      return { turn_id: s.active_turn_id, session_id: s.id, seq: this.turnOrThrow(s.active_turn_id).seq };
     const newest = this.subtree(turnId).sort((a, b) => b.seq - a.seq)[0] ?? t;
     s.active_turn_id = newest.id;
     return { turn_id: newest.id, session_id: t.session_id, seq: newest.seq };
@@ -559,11 +631,17 @@ export class FakeBackend implements Backend {
   async saveProvider(input: { provider: Provider; api_key?: string }) {
     this.log('saveProvider', { ...input, api_key: input.api_key ? '[set]' : '' });
     const p = clone(input.provider);
-    if (!/^[a-z0-9][a-z0-9_-]*$/.test(p.name)) throw new BackendError('invalid', `The provider name "${p.name}" is not valid: use lowercase letters, digits, '-' or '_'.`);
+    if (!/^[a-z0-9][a-z0-9_-]*$/.test(p.name))
+      throw new BackendError('invalid', `The provider name "${p.name}" is not valid: use lowercase letters, digits, '-' or '_'.`);
     if (!/^https?:\/\//.test(p.base_url)) throw new BackendError('invalid', 'The base URL must start with http:// or https://.');
     const old = this.providers.find((x) => x.name === p.name);
     const key = input.api_key?.trim();
-    const view: ProviderView = { ...p, api_key_ref: key ? `provider:${p.name}` : p.api_key_ref, has_key: key ? true : (old?.has_key ?? false), masked_key: key ? `••••${key.slice(-4)}` : (old?.masked_key ?? '') };
+    const view: ProviderView = {
+      ...p,
+      api_key_ref: key ? `provider:${p.name}` : p.api_key_ref,
+      has_key: key ? true : (old?.has_key ?? false),
+      masked_key: key ? `••••${key.slice(-4)}` : (old?.masked_key ?? ''),
+    };
     this.providers = [...this.providers.filter((x) => x.name !== p.name), view];
   }
 
@@ -576,7 +654,8 @@ export class FakeBackend implements Backend {
     this.log('testProvider', input.provider.name);
     const p = input.provider;
     const saved = this.providers.find((x) => x.name === p.name);
-    if (p.needs_key && !input.api_key && !saved?.has_key) return { ok: false, models: null, error: 'The server refused the key (401). Check the API key.' };
+    if (p.needs_key && !input.api_key && !saved?.has_key)
+      return { ok: false, models: null, error: 'The server refused the key (401). Check the API key.' };
     if (p.base_url.includes('unreachable')) return { ok: false, models: null, error: `Cannot reach ${p.base_url}.` };
     return { ok: true, models: p.local ? ['llama3.2:3b', 'qwen2.5-coder:7b'] : ['gpt-4o-mini', 'gpt-4.1'] };
   }
@@ -642,7 +721,18 @@ export class FakeBackend implements Backend {
     const state = total >= window.tokens ? 'over' : total >= 0.8 * window.tokens ? 'near' : 'ok';
     const price = this.priceOf(s.provider, model);
     const budget = this.budgetOf(s.provider);
-    return { provider: s.provider, model, window, parts, total, method: 'estimate', state, history_messages: path.length * 2, ...(price ? { price } : {}), ...(budget ? { budget } : {}) };
+    return {
+      provider: s.provider,
+      model,
+      window,
+      parts,
+      total,
+      method: 'estimate',
+      state,
+      history_messages: path.length * 2,
+      ...(price ? { price } : {}),
+      ...(budget ? { budget } : {}),
+    };
   }
 
   async usage(req: UsageRequest): Promise<UsageView> {
@@ -656,20 +746,52 @@ export class FakeBackend implements Backend {
     const turns = new Map<string, UsageItem>();
     const total = emptySum();
     for (const c of calls) {
-      const key = by === 'day' ? c.day : by === 'provider' ? c.provider : by === 'workflow' ? c.turn.workflow : by === 'kind' ? 'chat' : c.call.model;
+      const key =
+        by === 'day' ? c.day : by === 'provider' ? c.provider : by === 'workflow' ? c.turn.workflow : by === 'kind' ? 'chat' : c.call.model;
       addCall(total, c.call);
-      addCall(getOr(groups, key, () => ({ key, ...emptySum() })), c.call);
+      addCall(
+        getOr(groups, key, () => ({ key, ...emptySum() })),
+        c.call,
+      );
       const seriesKey = by === 'day' ? c.call.model : key;
-      addCall(getOr(series, `${c.day}\x00${seriesKey}`, () => ({ day: c.day, key: seriesKey, ...emptySum() })), c.call);
+      addCall(
+        getOr(series, `${c.day}\x00${seriesKey}`, () => ({ day: c.day, key: seriesKey, ...emptySum() })),
+        c.call,
+      );
       const title = this.sessions.find((x) => x.id === c.turn.session_id)?.title ?? '';
-      addCall(getOr(sessions, c.turn.session_id, () => ({ session_id: c.turn.session_id, title, ...emptySum() })), c.call);
-      addCall(getOr(turns, c.turn.id, () => ({ session_id: c.turn.session_id, title, turn_id: c.turn.id, seq: c.turn.seq, message: c.turn.user_message, continues: c.turn.continues || undefined, ...emptySum() })), c.call);
+      addCall(
+        getOr(sessions, c.turn.session_id, () => ({ session_id: c.turn.session_id, title, ...emptySum() })),
+        c.call,
+      );
+      addCall(
+        getOr(turns, c.turn.id, () => ({
+          session_id: c.turn.session_id,
+          title,
+          turn_id: c.turn.id,
+          seq: c.turn.seq,
+          message: c.turn.user_message,
+          continues: c.turn.continues || undefined,
+          ...emptySum(),
+        })),
+        c.call,
+      );
     }
-    const costliest = (a: UsageSum, b: UsageSum) => b.cost_usd - a.cost_usd || b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens);
+    const costliest = (a: UsageSum, b: UsageSum) =>
+      b.cost_usd - a.cost_usd || b.input_tokens + b.output_tokens - (a.input_tokens + a.output_tokens);
     const rows = [...groups.values()].sort(by === 'day' ? (a, b) => a.key.localeCompare(b.key) : costliest);
     const points = [...series.values()].sort((a, b) => a.day.localeCompare(b.day));
     // The fake keeps no evaluation runs: their part is nothing.
-    const report = { by, since, until, total, evaluations: emptySum(), rows, series: points, top_sessions: [...sessions.values()].sort(costliest).slice(0, 10), top_turns: [...turns.values()].sort(costliest).slice(0, 10) };
+    const report = {
+      by,
+      since,
+      until,
+      total,
+      evaluations: emptySum(),
+      rows,
+      series: points,
+      top_sessions: [...sessions.values()].sort(costliest).slice(0, 10),
+      top_turns: [...turns.values()].sort(costliest).slice(0, 10),
+    };
     return { report, charts: total.calls ? usageCharts(rows, points, total, by) : [], since, until };
   }
 
@@ -677,7 +799,20 @@ export class FakeBackend implements Backend {
     this.log('usageCSV', req);
     const { report, since, until } = await this.usage(req);
     const lines = [`${report.by},calls,input_tokens,output_tokens,cached_input_tokens,reasoning_tokens,cost_usd,unpriced_calls,estimated`];
-    for (const r of report.rows ?? []) lines.push([csvField(r.key), r.calls, r.input_tokens, r.output_tokens, r.cached_input_tokens, r.reasoning_tokens, r.cost_usd, r.unpriced, r.estimated].join(','));
+    for (const r of report.rows ?? [])
+      lines.push(
+        [
+          csvField(r.key),
+          r.calls,
+          r.input_tokens,
+          r.output_tokens,
+          r.cached_input_tokens,
+          r.reasoning_tokens,
+          r.cost_usd,
+          r.unpriced,
+          r.estimated,
+        ].join(','),
+      );
     return { filename: `agentdeck-usage-${since}-to-${until}-by-${report.by}.csv`, content: lines.join('\n') + '\n' };
   }
 
@@ -692,7 +827,15 @@ export class FakeBackend implements Backend {
   async budgetState(provider: string): Promise<BudgetState> {
     this.log('budgetState', provider);
     if (!this.providers.some((p) => p.name === provider)) throw new BackendError('not_found', `There is no provider ${provider}.`);
-    return this.budgetOf(provider) ?? { provider, budget: { monthly_usd: 0 }, spent_usd: this.spent.get(provider) ?? 0, state: 'ok', since: this.monthStart() };
+    return (
+      this.budgetOf(provider) ?? {
+        provider,
+        budget: { monthly_usd: 0 },
+        spent_usd: this.spent.get(provider) ?? 0,
+        state: 'ok',
+        since: this.monthStart(),
+      }
+    );
   }
 
   async status() {
@@ -734,7 +877,17 @@ export class FakeBackend implements Backend {
     if (!t) throw new BackendError('not_found', `There is no turn ${turnID}.`);
     const assert: unknown[] = t.final_text ? [{ similar_to: { reference: t.final_text, measure: 'token_f1', threshold: 0.5 } }] : [];
     assert.push({ termination: { not_limit: true } });
-    return JSON.stringify({ name: 'from-turn', models: [`${this.settings.default_provider}/${t.model}`], cases: [{ id: 'case', prompt: t.user_message, assert }] }, null, 2) + '\n';
+    return (
+      JSON.stringify(
+        {
+          name: 'from-turn',
+          models: [`${this.settings.default_provider}/${t.model}`],
+          cases: [{ id: 'case', prompt: t.user_message, assert }],
+        },
+        null,
+        2,
+      ) + '\n'
+    );
   }
 
   async uiReady() {
@@ -749,13 +902,31 @@ export class FakeBackend implements Backend {
   // A suite that would have no cases is refused with a problem, as the backend refuses one that would not read back.
   async saveEvalCases(req: EvalCasesSave): Promise<EvalCasesSaved> {
     this.log('saveEvalCases', req);
-    const file = req.file || `${(req.name ?? '').trim().toLowerCase().replace(/[^a-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '') || 'suite'}.yaml`;
+    const file =
+      req.file ||
+      `${
+        (req.name ?? '')
+          .trim()
+          .toLowerCase()
+          .replace(/[^a-z0-9_-]+/g, '-')
+          .replace(/^-+|-+$/g, '') || 'suite'
+      }.yaml`;
     let suite = this.evalSuites_.find((s) => s.file === file);
     if (!req.yaml.includes('cases')) {
-      return { suite: suite ? clone(suite) : { file, path: `/tmp/evals/${file}`, name: '', cases: 0, models: [], repeat: 0 }, problems: [{ file, line: 1, column: 1, message: 'The suite has no cases: list them under cases:.' }] };
+      return {
+        suite: suite ? clone(suite) : { file, path: `/tmp/evals/${file}`, name: '', cases: 0, models: [], repeat: 0 },
+        problems: [{ file, line: 1, column: 1, message: 'The suite has no cases: list them under cases:.' }],
+      };
     }
     if (!suite) {
-      suite = { file, path: `/tmp/evals/${file}`, name: req.name || file.replace(/\.ya?ml$/, ''), cases: 0, models: ['local/qwen3'], repeat: 1 };
+      suite = {
+        file,
+        path: `/tmp/evals/${file}`,
+        name: req.name || file.replace(/\.ya?ml$/, ''),
+        cases: 0,
+        models: ['local/qwen3'],
+        repeat: 1,
+      };
       this.evalSuites_.push(suite);
     }
     suite.cases++;
@@ -766,7 +937,14 @@ export class FakeBackend implements Backend {
     this.log('createExampleSuite');
     let suite = this.evalSuites_.find((s) => s.file === 'example.yaml');
     if (!suite) {
-      suite = { file: 'example.yaml', path: '/tmp/evals/example.yaml', name: 'example', cases: 4, models: ['openai/gpt-4o-mini', 'ollama/llama3.2'], repeat: 2 };
+      suite = {
+        file: 'example.yaml',
+        path: '/tmp/evals/example.yaml',
+        name: 'example',
+        cases: 4,
+        models: ['openai/gpt-4o-mini', 'ollama/llama3.2'],
+        repeat: 2,
+      };
       this.evalSuites_.push(suite);
     }
     return clone(suite);
@@ -778,7 +956,16 @@ export class FakeBackend implements Backend {
     if (!suite) throw new BackendError('not_found', `There is no suite file ${req.file}.`);
     const models = (req.models?.length ? req.models : suite.models) ?? [];
     const planned = suite.cases * models.length * (req.repeat || suite.repeat || 1);
-    const run: EvalRun = { id: `run-${this.evalRuns_.length + 1}`, suite_name: suite.name, suite_file: suite.path, suite: { name: suite.name, models }, capture: req.capture || 'record', from_run_id: req.from_run_id ?? '', state: 'running', started_at: new Date().toISOString() };
+    const run: EvalRun = {
+      id: `run-${this.evalRuns_.length + 1}`,
+      suite_name: suite.name,
+      suite_file: suite.path,
+      suite: { name: suite.name, models },
+      capture: req.capture || 'record',
+      from_run_id: req.from_run_id ?? '',
+      state: 'running',
+      started_at: new Date().toISOString(),
+    };
     this.evalRuns_.unshift({ run, passed: 0, total: 0, planned });
     this.emitEvalProgress({ run_id: run.id, suite: suite.name, state: 'running', done: 0, planned, passed: 0, failed: 0 });
     return clone(run);
@@ -790,7 +977,15 @@ export class FakeBackend implements Backend {
     if (!r) throw new BackendError('not_found', `There is no evaluation run ${runID}.`);
     if (r.run.state !== 'running') return;
     r.run.state = 'cancelled';
-    this.emitEvalProgress({ run_id: runID, suite: r.run.suite_name, state: 'cancelled', done: r.total, planned: r.planned, passed: r.passed, failed: r.total - r.passed });
+    this.emitEvalProgress({
+      run_id: runID,
+      suite: r.run.suite_name,
+      state: 'cancelled',
+      done: r.total,
+      planned: r.planned,
+      passed: r.passed,
+      failed: r.total - r.passed,
+    });
   }
 
   /** Tells subscribers how an evaluation run goes, as the backend does while it runs one. */
@@ -856,7 +1051,8 @@ export class FakeBackend implements Backend {
     const today = this.now();
     const until = req.until || localDay(today);
     const since = req.since || localDay(new Date(today.getFullYear(), today.getMonth(), today.getDate() - 29));
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || !/^\d{4}-\d{2}-\d{2}$/.test(until)) throw new BackendError('invalid', 'Write a day as YYYY-MM-DD.');
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(since) || !/^\d{4}-\d{2}-\d{2}$/.test(until))
+      throw new BackendError('invalid', 'Write a day as YYYY-MM-DD.');
     if (until < since) throw new BackendError('invalid', `The span ends (${until}) before it starts (${since}).`);
     return { since, until };
   }
@@ -869,7 +1065,8 @@ export class FakeBackend implements Backend {
       const provider = this.sessions.find((x) => x.id === t.session_id)?.provider ?? '';
       for (const call of t.result?.model_calls ?? []) {
         const day = localDay(new Date(call.started_at));
-        if (day >= since && day <= until && call.price?.source !== 'replay') out.push({ day, provider: call.provider ?? provider, turn: t, call });
+        if (day >= since && day <= until && call.price?.source !== 'replay')
+          out.push({ day, provider: call.provider ?? provider, turn: t, call });
       }
     }
     return out;
@@ -920,14 +1117,27 @@ export class FakeBackend implements Backend {
     const orig = this.turns.get(turnId);
     if (!orig) throw new BackendError('not_found', `There is no turn ${turnId}.`);
     const s = this.session(orig.session_id);
-    const copy = await this.createSession({ title: `${kind} of ${s.title} #${orig.seq}`, provider: opts.provider || s.provider, model: opts.model || orig.model, workflow: opts.workflow || orig.workflow });
+    const copy = await this.createSession({
+      title: `${kind} of ${s.title} #${orig.seq}`,
+      provider: opts.provider || s.provider,
+      model: opts.model || orig.model,
+      workflow: opts.workflow || orig.workflow,
+    });
     const turn = this.newTurn(copy.id, orig.user_message, copy.workflow, undefined, copy.model);
     this.start(turn, kind === 'Re-run');
     return { turn_id: turn.id, session_id: copy.id, seq: turn.seq };
   }
 
   private start(turn: TurnDetail, variant = false) {
-    const r: Running = { turn, steps: scriptFor(turn.user_message, turn.workflow, variant), i: 0, stopped: false, text: '', waiting: '', denied: new Set() };
+    const r: Running = {
+      turn,
+      steps: scriptFor(turn.user_message, turn.workflow, variant),
+      i: 0,
+      stopped: false,
+      text: '',
+      waiting: '',
+      denied: new Set(),
+    };
     this.running.set(turn.id, r);
     this.schedule(r);
   }
@@ -948,7 +1158,16 @@ export class FakeBackend implements Backend {
       if (s.type === 'approval') {
         r.i++;
         r.waiting = s.callId;
-        const p: PendingApproval = { session_id: r.turn.session_id, turn_id: r.turn.id, call_id: s.callId, tool: s.tool, args: s.args, side_effects: true, guard: 'approval', reason: s.reason };
+        const p: PendingApproval = {
+          session_id: r.turn.session_id,
+          turn_id: r.turn.id,
+          call_id: s.callId,
+          tool: s.tool,
+          args: s.args,
+          side_effects: true,
+          guard: 'approval',
+          reason: s.reason,
+        };
         this.approvals.push(p);
         if (batch.length) this.emit(batch);
         this.emitApproval(p);
@@ -988,7 +1207,8 @@ export class FakeBackend implements Backend {
     }
     if (s.type === 'turn_completed') data = this.finish(r);
     if (s.type === 'stage_end') data = this.stageResult(r);
-    const callEvent = s.type !== 'token' && 'parent' in s && s.parent ? evs.find((e) => e.type === 'tool_call' && e.data.call_id === s.parent) : undefined;
+    const callEvent =
+      s.type !== 'token' && 'parent' in s && s.parent ? evs.find((e) => e.type === 'tool_call' && e.data.call_id === s.parent) : undefined;
     // The script's data is loose (a step gives what the UI reads), so the
     // event is asserted whole; the UI narrows it by type like a real one.
     const ev = {
@@ -1044,7 +1264,9 @@ export class FakeBackend implements Backend {
   private finish(r: Running) {
     const t = r.turn;
     const res = this.resultOf(r);
-    const msgs: Message[] = [{ role: 'user', content: t.user_message, ...(t.messages?.[0]?.images ? { images: t.messages[0].images } : {}) }];
+    const msgs: Message[] = [
+      { role: 'user', content: t.user_message, ...(t.messages?.[0]?.images ? { images: t.messages[0].images } : {}) },
+    ];
     if (r.text) msgs.push({ role: 'assistant', content: r.text });
     Object.assign(t, {
       state: res.cancelled ? 'cancelled' : res.ok ? 'completed' : 'failed',
@@ -1070,7 +1292,16 @@ function tokensOf(text: string): number {
 }
 
 function emptySum(): UsageSum {
-  return { calls: 0, input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced: 0, estimated: false };
+  return {
+    calls: 0,
+    input_tokens: 0,
+    output_tokens: 0,
+    cached_input_tokens: 0,
+    reasoning_tokens: 0,
+    cost_usd: 0,
+    unpriced: 0,
+    estimated: false,
+  };
 }
 
 function addCall(sum: UsageSum, c: CallDiagnostics) {
@@ -1096,14 +1327,23 @@ function csvField(v: string): string {
 
 /** The Usage page's four charts (usage.Charts): minimal Vega-Lite with the rows inline. */
 function usageCharts(rows: UsageRow[], series: Array<UsageRow & { day: string }>, total: UsageSum, by: string): UsageChart[] {
-  const daily = series.map((p) => ({ day: p.day, key: p.key || '(not recorded)', tokens: p.input_tokens + p.output_tokens, cost: p.cost_usd }));
+  const daily = series.map((p) => ({
+    day: p.day,
+    key: p.key || '(not recorded)',
+    tokens: p.input_tokens + p.output_tokens,
+    cost: p.cost_usd,
+  }));
   const groups = rows.map((r) => ({ key: r.key || '(not recorded)', tokens: r.input_tokens + r.output_tokens, cost: r.cost_usd }));
   const stack = by === 'day' ? 'model' : by;
   const [measure, measureTitle] = total.cost_usd ? ['cost', 'Cost (US$)'] : ['tokens', 'Tokens'];
   const bars = (field: string, title: string) => ({
     data: { values: daily },
     mark: { type: 'bar', tooltip: true },
-    encoding: { x: { field: 'day', type: 'ordinal', title: 'Day' }, y: { field, type: 'quantitative', title, aggregate: 'sum' }, color: { field: 'key', type: 'nominal', title: stack } },
+    encoding: {
+      x: { field: 'day', type: 'ordinal', title: 'Day' },
+      y: { field, type: 'quantitative', title, aggregate: 'sum' },
+      color: { field: 'key', type: 'nominal', title: stack },
+    },
   });
   return [
     { id: 'tokens', title: 'Tokens a day', spec: bars('tokens', 'Tokens') },
@@ -1111,13 +1351,25 @@ function usageCharts(rows: UsageRow[], series: Array<UsageRow & { day: string }>
     {
       id: 'groups',
       title: `${measureTitle} by ${by}`,
-      spec: { data: { values: groups }, mark: { type: 'bar', tooltip: true }, encoding: { y: { field: 'key', type: 'nominal', title: by, sort: '-x' }, x: { field: measure, type: 'quantitative', title: measureTitle } } },
+      spec: {
+        data: { values: groups },
+        mark: { type: 'bar', tooltip: true },
+        encoding: {
+          y: { field: 'key', type: 'nominal', title: by, sort: '-x' },
+          x: { field: measure, type: 'quantitative', title: measureTitle },
+        },
+      },
     },
     {
       id: 'cached',
       title: 'Input tokens from the prompt cache',
       spec: {
-        data: { values: [{ kind: 'cached', tokens: total.cached_input_tokens }, { kind: 'not cached', tokens: total.input_tokens - total.cached_input_tokens }] },
+        data: {
+          values: [
+            { kind: 'cached', tokens: total.cached_input_tokens },
+            { kind: 'not cached', tokens: total.input_tokens - total.cached_input_tokens },
+          ],
+        },
         mark: { type: 'arc', innerRadius: 40, tooltip: true },
         encoding: { theta: { field: 'tokens', type: 'quantitative' }, color: { field: 'kind', type: 'nominal', title: 'Input' } },
       },
@@ -1134,9 +1386,21 @@ function checkImage(im: ImageData, i: number): Required<Omit<ImageData, 'id'>> {
   const name = im.name || `Image ${i + 1}`;
   const size = base64Size(im.data);
   if (size === 0) throw new BackendError('invalid', `${name} is empty.`);
-  if (size > MaxImageBytes) throw new BackendError('invalid', `${name} is ${(size / (1 << 20)).toFixed(1)} MB; an image may be at most ${MaxImageBytes >> 20} MB. Send it smaller.`);
+  if (size > MaxImageBytes)
+    throw new BackendError(
+      'invalid',
+      `${name} is ${(size / (1 << 20)).toFixed(1)} MB; an image may be at most ${MaxImageBytes >> 20} MB. Send it smaller.`,
+    );
   const head = atob(im.data.slice(0, 16));
-  const sniffed = head.startsWith('\x89PNG') ? 'image/png' : head.startsWith('\xff\xd8\xff') ? 'image/jpeg' : head.startsWith('GIF8') ? 'image/gif' : head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP' ? 'image/webp' : '';
+  const sniffed = head.startsWith('\x89PNG')
+    ? 'image/png'
+    : head.startsWith('\xff\xd8\xff')
+      ? 'image/jpeg'
+      : head.startsWith('GIF8')
+        ? 'image/gif'
+        : head.startsWith('RIFF') && head.slice(8, 12) === 'WEBP'
+          ? 'image/webp'
+          : '';
   if (!sniffed) throw new BackendError('invalid', `${name} is not a PNG, JPEG, WebP or GIF image.`);
   return { name: im.name, mime: sniffed, width: im.width, height: im.height, data: im.data };
 }
@@ -1150,7 +1414,17 @@ function fakeStage(res: ReturnType<typeof fakeResult>) {
     response: res.final_text ? { role: 'assistant' as const, content: res.final_text } : null,
     outcome: res.outcome,
     termination: res.termination,
-    diagnostics: { started_at: res.started_at, completed_at: res.completed_at, duration_ms: res.duration_ms, usage: res.usage, cost: res.cost, model_calls: res.model_calls, tool_calls: res.tool_calls, input_messages: 1, output_messages: 1 },
+    diagnostics: {
+      started_at: res.started_at,
+      completed_at: res.completed_at,
+      duration_ms: res.duration_ms,
+      usage: res.usage,
+      cost: res.cost,
+      model_calls: res.model_calls,
+      tool_calls: res.tool_calls,
+      input_messages: 1,
+      output_messages: 1,
+    },
   };
 }
 
@@ -1172,7 +1446,14 @@ function snippet(text: string, q: string): string {
   const at = text.toLowerCase().indexOf(q);
   if (at < 0) return '';
   const from = Math.max(0, at - 30);
-  return (from > 0 ? '…' : '') + text.slice(from, at) + '\x02' + text.slice(at, at + q.length) + '\x03' + text.slice(at + q.length, at + q.length + 60);
+  return (
+    (from > 0 ? '…' : '') +
+    text.slice(from, at) +
+    '\x02' +
+    text.slice(at, at + q.length) +
+    '\x03' +
+    text.slice(at + q.length, at + q.length + 60)
+  );
 }
 
 /** A fake backend with a few sessions and a provider, for `npm run dev`. */
@@ -1180,7 +1461,9 @@ export function demoBackend(opts: FakeOptions & { long?: number; fresh?: boolean
   const b = new FakeBackend(opts);
   b.detected = [{ provider: presets[0]!, models: ['llama3.2:3b', 'qwen2.5-coder:7b'], latency_ns: 3_200_000 }];
   if (opts.fresh) return b;
-  b.providers = [{ ...presets[0]!, models: ['llama3.2:3b', 'qwen2.5-coder:7b'], default_model: 'llama3.2:3b', has_key: false, masked_key: '' }];
+  b.providers = [
+    { ...presets[0]!, models: ['llama3.2:3b', 'qwen2.5-coder:7b'], default_model: 'llama3.2:3b', has_key: false, masked_key: '' },
+  ];
   b.settings.default_provider = 'ollama';
   b.settings.default_model = 'llama3.2:3b';
   b.workflows.problems = [{ file: '~/.config/agentdeck/workflows/broken.yaml', line: 7, column: 3, message: 'unknown field "stpes"' }];

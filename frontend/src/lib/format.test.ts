@@ -82,9 +82,18 @@ describe('describeTermination', () => {
     [{ kind: 'skipped', reason: 'no input' }, 'Skipped: no input'],
     [{ kind: 'natural_completion' }, 'Completed'],
     [{ kind: 'disk_full', used: 3101, limit: 3146 }, 'Stopped: the disk is full (3,101 of 3,146 words stored)'],
-    [{ kind: 'max_iterations_reached', limit: 8, used: 8, concluded: true, stage: 'chat' }, 'Step limit reached (8/8) in chat, then answered without tools'],
-    [{ kind: 'max_iterations_reached', limit: 3, used: 3, stage: 'draft', properties: { counts: 'revisions' } }, 'Limit of 3 revisions reached in draft'],
-    [{ kind: 'stall_detected', threshold: 3, call: { name: 'read_file', arguments: '{}' } }, 'Stalled: read_file called 3 times in a row with the same arguments'],
+    [
+      { kind: 'max_iterations_reached', limit: 8, used: 8, concluded: true, stage: 'chat' },
+      'Step limit reached (8/8) in chat, then answered without tools',
+    ],
+    [
+      { kind: 'max_iterations_reached', limit: 3, used: 3, stage: 'draft', properties: { counts: 'revisions' } },
+      'Limit of 3 revisions reached in draft',
+    ],
+    [
+      { kind: 'stall_detected', threshold: 3, call: { name: 'read_file', arguments: '{}' } },
+      'Stalled: read_file called 3 times in a row with the same arguments',
+    ],
     [{ kind: '' }, ''],
   ] as const)('%o', (t, want) => expect(describeTermination(t)).toBe(want));
 });
@@ -112,7 +121,10 @@ describe('helpers', () => {
 
 describe('pathsFromText', () => {
   it('reads file URIs and absolute paths, skipping comments', () => {
-    expect(pathsFromText('# comment\nfile:///home/me/a%20b.csv\r\n/tmp/x.json\nhttps://example.com/y\nrelative.txt')).toEqual(['/home/me/a b.csv', '/tmp/x.json']);
+    expect(pathsFromText('# comment\nfile:///home/me/a%20b.csv\r\n/tmp/x.json\nhttps://example.com/y\nrelative.txt')).toEqual([
+      '/home/me/a b.csv',
+      '/tmp/x.json',
+    ]);
   });
 });
 
@@ -124,8 +136,22 @@ describe('stagesOf and totalsOf', () => {
     completed_at: '2025-01-01T00:00:03Z',
     duration_ms: 3000,
     usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 2, reasoning_tokens: 1, total_tokens: 15, estimated: false },
-    model_calls: [{ model: 'm', started_at: '2025-01-01T00:00:00Z', completed_at: '', duration_ns: 1e9, time_to_first_token_ns: 2.5e8, usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 2, reasoning_tokens: 1, total_tokens: 15, estimated: false }, request_messages: 1, attempts: 1, ok: true }],
-    tool_calls: [{ call_id: 'c', name: 't', arguments: '', result_size: 0, started_at: '2025-01-01T00:00:01Z', duration_ms: 5, ok: false, error: 'x' }],
+    model_calls: [
+      {
+        model: 'm',
+        started_at: '2025-01-01T00:00:00Z',
+        completed_at: '',
+        duration_ns: 1e9,
+        time_to_first_token_ns: 2.5e8,
+        usage: { input_tokens: 10, output_tokens: 5, cached_input_tokens: 2, reasoning_tokens: 1, total_tokens: 15, estimated: false },
+        request_messages: 1,
+        attempts: 1,
+        ok: true,
+      },
+    ],
+    tool_calls: [
+      { call_id: 'c', name: 't', arguments: '', result_size: 0, started_at: '2025-01-01T00:00:01Z', duration_ms: 5, ok: false, error: 'x' },
+    ],
   } as unknown as Result;
 
   it('gives a plain run one implicit stage, as the store saves it', () => {
@@ -198,7 +224,9 @@ describe('formatCost', () => {
   });
 
   it('explains an estimate and the calls left out', () => {
-    expect(costTitle({ usd: 1, estimated: true, unpriced: 1 })).toBe('Estimated cost, at the price each call ran at; some tokens were counted by Agentdeck because the server reported none; 1 call has no price and is left out.');
+    expect(costTitle({ usd: 1, estimated: true, unpriced: 1 })).toBe(
+      'Estimated cost, at the price each call ran at; some tokens were counted by Agentdeck because the server reported none; 1 call has no price and is left out.',
+    );
   });
 
   it('tells free calls from unknown ones by where their price came from', () => {
@@ -214,7 +242,16 @@ describe('formatCost', () => {
   });
 
   it('reads a usage sum: unknown only when every call was unpriced', () => {
-    const sum = { calls: 3, input_tokens: 1, output_tokens: 1, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: 0.5, unpriced: 1, estimated: false };
+    const sum = {
+      calls: 3,
+      input_tokens: 1,
+      output_tokens: 1,
+      cached_input_tokens: 0,
+      reasoning_tokens: 0,
+      cost_usd: 0.5,
+      unpriced: 1,
+      estimated: false,
+    };
     expect(formatCost(costOfSum(sum))).toBe('$0.50 +1 unpriced');
     expect(costOfSum({ ...sum, unpriced: 3, cost_usd: 0 })).toBeNull();
     expect(formatCost(costOfSum({ ...sum, estimated: true, unpriced: 0 }))).toBe('~$0.50');
@@ -223,16 +260,27 @@ describe('formatCost', () => {
 
 describe('prices, windows and budgets', () => {
   it('says a price and where it came from, with its date', () => {
-    expect(formatPrice({ input_per_m: 2.5, output_per_m: 10, cached_input_per_m: 1.25, source: 'table', as_of: '2025-08-01' })).toBe('$2.50 in · $10.00 out · $1.25 cached, per 1M tokens');
+    expect(formatPrice({ input_per_m: 2.5, output_per_m: 10, cached_input_per_m: 1.25, source: 'table', as_of: '2025-08-01' })).toBe(
+      '$2.50 in · $10.00 out · $1.25 cached, per 1M tokens',
+    );
     expect(formatPrice({ input_per_m: 0, output_per_m: 0, source: 'local' })).toBe('free (a server on this machine)');
     expect(formatPrice(undefined)).toBe('unknown');
-    expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'table', as_of: '2025-08-01' })).toBe('table of well-known models, as of 2025-08-01');
+    expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'table', as_of: '2025-08-01' })).toBe(
+      'table of well-known models, as of 2025-08-01',
+    );
     expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'user' })).toBe('set by you');
-    expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'server', as_of: '2026-01-02' })).toBe('listed by the server, as of 2026-01-02');
+    expect(priceSourceLabel({ input_per_m: 1, output_per_m: 1, source: 'server', as_of: '2026-01-02' })).toBe(
+      'listed by the server, as of 2026-01-02',
+    );
   });
 
   it('says where a window came from and how tokens were counted', () => {
-    expect(['server', 'user', 'known', 'default'].map(windowSourceLabel)).toEqual(['from the server', 'set by you', 'table of well-known models', 'assumed default']);
+    expect(['server', 'user', 'known', 'default'].map(windowSourceLabel)).toEqual([
+      'from the server',
+      'set by you',
+      'table of well-known models',
+      'assumed default',
+    ]);
     expect(countMethodLabel('tiktoken:o200k_base')).toBe('exact (tiktoken)');
     expect(countMethodLabel('estimate')).toBe('estimated');
     expect(countMethodLabel('estimate', true)).toBe("estimated, corrected by the server's last count");
@@ -248,7 +296,13 @@ describe('prices, windows and budgets', () => {
   });
 
   it('says where a budget stands', () => {
-    const b: BudgetState = { provider: 'openai', budget: { monthly_usd: 10, over_limit: 'ask' }, spent_usd: 8.2, state: 'warning', since: '' };
+    const b: BudgetState = {
+      provider: 'openai',
+      budget: { monthly_usd: 10, over_limit: 'ask' },
+      spent_usd: 8.2,
+      state: 'warning',
+      since: '',
+    };
     expect(budgetLine(b)).toBe("82% of this month's budget for openai is spent ($8.20 of $10).");
     expect(budgetLine({ ...b, spent_usd: 10.5, state: 'over' })).toBe("This month's budget for openai is spent ($10.50 of $10).");
   });
@@ -257,7 +311,11 @@ describe('prices, windows and budgets', () => {
 describe('costs in diagnostics', () => {
   it('sums stage costs when the turn has none, and finds the calls of a workflow', () => {
     expect(addCost(undefined, undefined)).toBeUndefined();
-    expect(addCost({ usd: 0.1 }, { usd: 0.2, estimated: true, unpriced: 1 })).toEqual({ usd: 0.30000000000000004, estimated: true, unpriced: 1 });
+    expect(addCost({ usd: 0.1 }, { usd: 0.2, estimated: true, unpriced: 1 })).toEqual({
+      usd: 0.30000000000000004,
+      estimated: true,
+      unpriced: 1,
+    });
     const c = call({ source: 'user' }, 0.1);
     const result = { model_calls: null, stages: [{ diagnostics: { model_calls: [c] } }] } as unknown as Result;
     expect(callsOf(result)).toEqual([c]);

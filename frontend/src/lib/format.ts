@@ -63,7 +63,14 @@ export function parseTime(iso: string | null | undefined): number | null {
   return t;
 }
 
-export const zeroUsage: Usage = { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, total_tokens: 0, estimated: false };
+export const zeroUsage: Usage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cached_input_tokens: 0,
+  reasoning_tokens: 0,
+  total_tokens: 0,
+  estimated: false,
+};
 
 export function addUsage(a: Usage, b: Usage | null | undefined): Usage {
   if (!b) return a;
@@ -102,7 +109,9 @@ export function describeTermination(t: Termination | null | undefined): string {
   switch (t.kind) {
     case 'max_iterations_reached': {
       const counts = t.properties?.counts;
-      s = counts ? `Limit of ${formatCount(t.limit ?? 0)} ${counts} reached` : `${label} (${formatCount(t.used ?? 0)}/${formatCount(t.limit ?? 0)})`;
+      s = counts
+        ? `Limit of ${formatCount(t.limit ?? 0)} ${counts} reached`
+        : `${label} (${formatCount(t.used ?? 0)}/${formatCount(t.limit ?? 0)})`;
       break;
     }
     case 'max_tool_calls_reached':
@@ -113,7 +122,11 @@ export function describeTermination(t: Termination | null | undefined): string {
       s = t.limit ? `${label} after ${formatDuration(t.limit)}` : label;
       break;
     case 'stall_detected':
-      s = t.call ? `${label}: ${t.call.name} called ${t.threshold ?? 'several'} times in a row with the same arguments` : t.threshold ? `${label}: the same call ${t.threshold} times` : label;
+      s = t.call
+        ? `${label}: ${t.call.name} called ${t.threshold ?? 'several'} times in a row with the same arguments`
+        : t.threshold
+          ? `${label}: the same call ${t.threshold} times`
+          : label;
       break;
     case 'failed':
       return t.error ? `${label}: ${t.error}` : label;
@@ -226,7 +239,10 @@ export function costTitle(cost: Cost | null | undefined, source: CostSource = ''
   if (!cost) return 'No price is known for this model: set one in Settings → Providers.';
   const parts = ['Estimated cost, at the price each call ran at'];
   if (cost.estimated) parts.push('some tokens were counted by Agentdeck because the server reported none');
-  if (cost.unpriced) parts.push(`${cost.unpriced} ${cost.unpriced === 1 ? 'call has' : 'calls have'} no price and ${cost.unpriced === 1 ? 'is' : 'are'} left out`);
+  if (cost.unpriced)
+    parts.push(
+      `${cost.unpriced} ${cost.unpriced === 1 ? 'call has' : 'calls have'} no price and ${cost.unpriced === 1 ? 'is' : 'are'} left out`,
+    );
   return `${parts.join('; ')}.`;
 }
 
@@ -293,7 +309,13 @@ export function countMethodLabel(method: CountMethod | string, corrected = false
 
 /** A part of the prompt the meter counts, for people. */
 export function meterPartLabel(name: string): string {
-  const labels: Record<string, string> = { system: 'System prompt', tools: 'Tool definitions', history: 'Conversation', images: 'Images', draft: 'This message' };
+  const labels: Record<string, string> = {
+    system: 'System prompt',
+    tools: 'Tool definitions',
+    history: 'Conversation',
+    images: 'Images',
+    draft: 'This message',
+  };
   return labels[name] ?? name;
 }
 
@@ -317,7 +339,14 @@ export function budgetLine(b: BudgetState): string {
  * One retry of a model call as a person reads it: what failed and what
  * happens next, e.g. "HTTP 429, rate limited · attempt 2 of 4 after 3 s".
  */
-export function describeRetry(r: { attempt: number; max_attempts: number; status?: number; kind: string; wait_ms?: number; wait_ns?: number }): string {
+export function describeRetry(r: {
+  attempt: number;
+  max_attempts: number;
+  status?: number;
+  kind: string;
+  wait_ms?: number;
+  wait_ns?: number;
+}): string {
   const what = r.status ? `HTTP ${r.status}` : 'no answer';
   const kind = RETRY_KINDS[r.kind] ?? r.kind.replace(/_/g, ' ');
   const waitMs = r.wait_ms ?? (r.wait_ns ?? 0) / 1e6;

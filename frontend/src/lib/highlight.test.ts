@@ -31,7 +31,9 @@ describe('termRanges', () => {
 describe('markTerms', () => {
   it('registers the ranges as the search highlight, counts them, and finds them again when the content changes', async () => {
     const set = new Map<string, Range[]>();
-    (globalThis as { CSS?: unknown }).CSS = { highlights: { set: (n: string, h: { ranges: Range[] }) => set.set(n, h.ranges), delete: (n: string) => set.delete(n) } };
+    (globalThis as { CSS?: unknown }).CSS = {
+      highlights: { set: (n: string, h: { ranges: Range[] }) => set.set(n, h.ranges), delete: (n: string) => set.delete(n) },
+    };
     (globalThis as { Highlight?: unknown }).Highlight = class {
       ranges: Range[];
       constructor(...r: Range[]) {

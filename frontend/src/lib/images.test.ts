@@ -3,12 +3,26 @@
 // is warned about the total, and what is refused. The browser's decoder
 // and canvas are replaced by a codec that records what it was asked.
 import { describe, expect, it, vi } from 'vitest';
-import { encodingFor, fitWithin, formatBytes, imageType, MaxImageBytes, overTotal, prepareImage, seesImages, splitImages, WarnTotalBytes, type Codec } from './images';
+import {
+  encodingFor,
+  fitWithin,
+  formatBytes,
+  imageType,
+  MaxImageBytes,
+  overTotal,
+  prepareImage,
+  seesImages,
+  splitImages,
+  WarnTotalBytes,
+  type Codec,
+} from './images';
 
 /** A codec that decodes any blob as width×height and writes a blob of the type asked (or of writes, when given). */
 function codec(width: number, height: number, writes?: string) {
   const close = vi.fn();
-  const encode = vi.fn<Codec['encode']>(async (_img, w, h, type) => new Blob([new Uint8Array(Math.max(1, Math.floor((w * h) / 10)))], { type: writes ?? type }));
+  const encode = vi.fn<Codec['encode']>(
+    async (_img, w, h, type) => new Blob([new Uint8Array(Math.max(1, Math.floor((w * h) / 10)))], { type: writes ?? type }),
+  );
   const c: Codec = { decode: vi.fn(async () => ({ width, height, source: 'pixels', close })), encode };
   return { codec: c, encode, close };
 }
@@ -175,12 +189,16 @@ describe('prepareImage', () => {
     const { codec: c } = codec(10, 10);
     await expect(prepareImage(file('icon.svg', 'image/svg+xml'), c)).rejects.toThrow('icon.svg is not a PNG, JPEG, WebP or GIF image.');
     const broken: Codec = { decode: async () => Promise.reject(new Error('InvalidStateError')), encode: vi.fn() };
-    await expect(prepareImage(file('photo.jpg', 'image/jpeg'), broken)).rejects.toThrow('photo.jpg could not be read as an image. It may be damaged, or not the JPEG its name says.');
+    await expect(prepareImage(file('photo.jpg', 'image/jpeg'), broken)).rejects.toThrow(
+      'photo.jpg could not be read as an image. It may be damaged, or not the JPEG its name says.',
+    );
   });
 
   it('refuses an image over 20 MB that is not scaled down, and frees it', async () => {
     const { codec: c, close } = codec(2000, 1500);
-    await expect(prepareImage(file('huge.gif', 'image/gif', MaxImageBytes + 1), c)).rejects.toThrow('huge.gif is over 20 MB, the most an image may be. Send a smaller one.');
+    await expect(prepareImage(file('huge.gif', 'image/gif', MaxImageBytes + 1), c)).rejects.toThrow(
+      'huge.gif is over 20 MB, the most an image may be. Send a smaller one.',
+    );
     expect(close).toHaveBeenCalledOnce();
     await expect(prepareImage(file('max.gif', 'image/gif', MaxImageBytes), c)).resolves.toMatchObject({ scaled: false });
   });

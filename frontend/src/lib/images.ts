@@ -25,7 +25,14 @@ export const WarnTotalBytes = 20 << 20;
 /** JPEG and WebP are written again at this quality when scaled down. */
 export const EncodeQuality = 0.9;
 
-const byExtension: Record<string, ImageMIME> = { png: 'image/png', jpg: 'image/jpeg', jpeg: 'image/jpeg', jpe: 'image/jpeg', webp: 'image/webp', gif: 'image/gif' };
+const byExtension: Record<string, ImageMIME> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  jpeg: 'image/jpeg',
+  jpe: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+};
 
 /**
  * The image type of a file: what the browser says it is, else what its
@@ -153,7 +160,9 @@ export async function prepareImage(file: File, codec: Codec = browserCodec, max 
   try {
     img = await codec.decode(file);
   } catch {
-    throw new Error(`${file.name} could not be read as an image. It may be damaged, or not the ${mime.slice(6).toUpperCase()} its name says.`);
+    throw new Error(
+      `${file.name} could not be read as an image. It may be damaged, or not the ${mime.slice(6).toUpperCase()} its name says.`,
+    );
   }
   try {
     const fit = fitWithin(img.width, img.height, max);
@@ -167,7 +176,9 @@ export async function prepareImage(file: File, codec: Codec = browserCodec, max 
       out = { ...out, mime: written, width: fit.width, height: fit.height, blob, scaled: true };
     }
     if (out.blob.size > MaxImageBytes) {
-      throw new Error(`${file.name} is over ${MaxImageBytes >> 20} MB${out.scaled ? ' even scaled down' : ''}, the most an image may be. Send a smaller one.`);
+      throw new Error(
+        `${file.name} is over ${MaxImageBytes >> 20} MB${out.scaled ? ' even scaled down' : ''}, the most an image may be. Send a smaller one.`,
+      );
     }
     if (out.blob.size === 0) throw new Error(`${file.name} is empty.`);
     return out;
@@ -193,11 +204,18 @@ export const browserCodec: Codec = {
     c.width = width;
     c.height = height;
     draw(c.getContext('2d'), source, width, height);
-    return new Promise((resolve, reject) => c.toBlob((b) => (b ? resolve(b) : reject(new Error('The image could not be written.'))), type, quality));
+    return new Promise((resolve, reject) =>
+      c.toBlob((b) => (b ? resolve(b) : reject(new Error('The image could not be written.'))), type, quality),
+    );
   },
 };
 
-function draw(ctx: OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D | null, source: ImageBitmap, width: number, height: number) {
+function draw(
+  ctx: OffscreenCanvasRenderingContext2D | CanvasRenderingContext2D | null,
+  source: ImageBitmap,
+  width: number,
+  height: number,
+) {
   if (!ctx) throw new Error('The image could not be scaled: no canvas.');
   ctx.imageSmoothingEnabled = true;
   ctx.imageSmoothingQuality = 'high';

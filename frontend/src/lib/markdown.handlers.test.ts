@@ -54,7 +54,11 @@ describe('rendering hostile markup', () => {
   it('never hands a parser a handler', () => {
     const parsed: string[] = [];
     const real = DOMParser.prototype.parseFromString;
-    vi.spyOn(DOMParser.prototype, 'parseFromString').mockImplementation(function (this: DOMParser, s: Parameters<DOMParser["parseFromString"]>[0], type: DOMParserSupportedType) {
+    vi.spyOn(DOMParser.prototype, 'parseFromString').mockImplementation(function (
+      this: DOMParser,
+      s: Parameters<DOMParser['parseFromString']>[0],
+      type: DOMParserSupportedType,
+    ) {
       parsed.push(String(s));
       return real.call(this, s as string, type);
     });

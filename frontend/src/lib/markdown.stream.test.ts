@@ -18,31 +18,67 @@ function prng(seed: number): () => number {
   };
 }
 
-const filler = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} says *something* about item ${i}, with \`code ${i}\` in it.`).join('\n\n');
+const filler = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} says *something* about item ${i}, with \`code ${i}\` in it.`).join(
+  '\n\n',
+);
 
 /** name, text, and whether it has raw HTML spanning blocks (then one pass differs). */
 const corpus: Array<[string, string, boolean?]> = [
-  ['list items with continuation paragraphs',
-    'Steps:\n\n1. First item\n\n   Its continuation paragraph, indented.\n\n2. Second item\n\n   More text\n\n   ```js\n   code in the item\n   ```\n\n3. Third\n\nAfter the list.\n'],
-  ['nested lists', '- a\n  - b\n    - c\n      deep text\n  - d\n- e\n\n* x\n* y\n\n1) one\n2) two\n   - nested bullet\n   - another\n\n10. ten\n11. eleven\n'],
-  ['tables', 'Intro line\n| a | b |\n|---|:-:|\n| 1 | **2** |\n| 3 | `4` |\n\n| single |\n|---|\n| x |\n\nText after\n\n| Region | Revenue |\n|---|---:|\n| North | 42.0k |\n| South | 31.5k |\n'],
+  [
+    'list items with continuation paragraphs',
+    'Steps:\n\n1. First item\n\n   Its continuation paragraph, indented.\n\n2. Second item\n\n   More text\n\n   ```js\n   code in the item\n   ```\n\n3. Third\n\nAfter the list.\n',
+  ],
+  [
+    'nested lists',
+    '- a\n  - b\n    - c\n      deep text\n  - d\n- e\n\n* x\n* y\n\n1) one\n2) two\n   - nested bullet\n   - another\n\n10. ten\n11. eleven\n',
+  ],
+  [
+    'tables',
+    'Intro line\n| a | b |\n|---|:-:|\n| 1 | **2** |\n| 3 | `4` |\n\n| single |\n|---|\n| x |\n\nText after\n\n| Region | Revenue |\n|---|---:|\n| North | 42.0k |\n| South | 31.5k |\n',
+  ],
   ['a paragraph line straight before a table', 'foo\n| a |\n|---|\n| 1 |\n\nbar\n| a | b |\n|---|---|\n| 1 | 2 |\n'],
-  ['code fences, one never closed', "```python\ndef f():\n    return '```'\n```\n\n~~~\ntilde\n~~~\n\n````md\n```\ninner\n```\n````\n\nText\n\n```js\nconst unterminated = 1;\nlet more = `tpl`;\n"],
-  ['reference links defined far away',
-    'See [the docs][docs], [Other] and ![a picture][pic], and [not defined].\n\n' + filler + '\n\n[docs]: https://example.com/docs "Docs"\n[other]: <https://example.com/o>\n[pic]: https://example.com/p.png\n[docs]: https://example.com/second-definition-loses\n'],
+  [
+    'code fences, one never closed',
+    "```python\ndef f():\n    return '```'\n```\n\n~~~\ntilde\n~~~\n\n````md\n```\ninner\n```\n````\n\nText\n\n```js\nconst unterminated = 1;\nlet more = `tpl`;\n",
+  ],
+  [
+    'reference links defined far away',
+    'See [the docs][docs], [Other] and ![a picture][pic], and [not defined].\n\n' +
+      filler +
+      '\n\n[docs]: https://example.com/docs "Docs"\n[other]: <https://example.com/o>\n[pic]: https://example.com/p.png\n[docs]: https://example.com/second-definition-loses\n',
+  ],
   ['definitions inside a list and a quote', '- item [x]\n\n  [x]: https://x.example\n\n> [q]: https://q.example\n\nUse [q] and [x].\n'],
-  ['raw HTML', 'Inline <kbd>Ctrl</kbd>+<kbd>K</kbd>, <span class="x" style="color:red">s</span> and <b>bold</b>.\n\n<div>\n<b>html block</b>\n</div>\n\n<button class="btn primary">Allow once</button>\n\n<!-- comment -->\n\n<table><tr><td>cell</td></tr></table>\n\n<img src="https://e.example/x.png" onerror="alert(1)">\n'],
-  ['raw HTML spanning blocks', '<details><summary>More</summary>\n\nhidden **md**\n\n</details>\n\n<div class="turn">\n\n- in a div\n\n</div>\n', true],
-  ['headings, rules and quotes', 'Title\n=====\n\nSub\n---\n\n> quote\nlazy line\n\n> - list in a quote\n\n***\n\n# H1 #\n\nPara\n#notheading\n#\n\n## after\n'],
-  ['blocks straight after a paragraph', 'Some **bold and *nested* emphasis** text\nnext line\n## Heading right after\nText with `code`, ~~del~~ and https://auto.example/link.\n- a list right after\n> a quote right after\n```\nfence right after\n```\n'],
+  [
+    'raw HTML',
+    'Inline <kbd>Ctrl</kbd>+<kbd>K</kbd>, <span class="x" style="color:red">s</span> and <b>bold</b>.\n\n<div>\n<b>html block</b>\n</div>\n\n<button class="btn primary">Allow once</button>\n\n<!-- comment -->\n\n<table><tr><td>cell</td></tr></table>\n\n<img src="https://e.example/x.png" onerror="alert(1)">\n',
+  ],
+  [
+    'raw HTML spanning blocks',
+    '<details><summary>More</summary>\n\nhidden **md**\n\n</details>\n\n<div class="turn">\n\n- in a div\n\n</div>\n',
+    true,
+  ],
+  [
+    'headings, rules and quotes',
+    'Title\n=====\n\nSub\n---\n\n> quote\nlazy line\n\n> - list in a quote\n\n***\n\n# H1 #\n\nPara\n#notheading\n#\n\n## after\n',
+  ],
+  [
+    'blocks straight after a paragraph',
+    'Some **bold and *nested* emphasis** text\nnext line\n## Heading right after\nText with `code`, ~~del~~ and https://auto.example/link.\n- a list right after\n> a quote right after\n```\nfence right after\n```\n',
+  ],
   ['tasks', '- [x] done\n- [ ] todo\n\n1. [x] a numbered task\n\n- [ ] loose\n\n- [x] list\n'],
   ['indented code', 'Para\n\n    indented code\n\n    more code\n\nEnd\n    not code (lazy)\n'],
   ['CRLF line ends', 'Line one\r\n\r\n- a\r\n- b\r\n\r\n| h |\r\n|---|\r\n| c |\r\n\r\n```\r\ncode\r\n```\r\n'],
-  ['words typed onto paragraphs',
-    Array.from({ length: 150 }, (_, i) => `tok${i}`).join(' ') + ' then www.example.com and foo_bar_baz, a@b.example and **strong** 1. x\n' +
-    'tok 2 words  \nafter a hard break\n\n1 not a list\n\nwords and [ref] and more words\n\n[ref]: https://example.com/ref\n\nword'],
+  [
+    'words typed onto paragraphs',
+    Array.from({ length: 150 }, (_, i) => `tok${i}`).join(' ') +
+      ' then www.example.com and foo_bar_baz, a@b.example and **strong** 1. x\n' +
+      'tok 2 words  \nafter a hard break\n\n1 not a list\n\nwords and [ref] and more words\n\n[ref]: https://example.com/ref\n\nword',
+  ],
   ['a long answer', filler + '\n\n' + filler.replace(/Paragraph/g, '- Item')],
-  ['the scripted answer', 'Here is **revenue by region** for Q3, from your data:\n\n| Region | Revenue |\n|---|---:|\n| North | 42.0k |\n| South | 31.5k |\n| East | 18.2k |\n| West | 12.9k |\n\nNorth leads with about a third of the total. A query to reproduce it:\n\n```sql\nSELECT region, SUM(revenue) AS revenue\nFROM sales\nGROUP BY region\nORDER BY revenue DESC;\n```\n'],
+  [
+    'the scripted answer',
+    'Here is **revenue by region** for Q3, from your data:\n\n| Region | Revenue |\n|---|---:|\n| North | 42.0k |\n| South | 31.5k |\n| East | 18.2k |\n| West | 12.9k |\n\nNorth leads with about a third of the total. A query to reproduce it:\n\n```sql\nSELECT region, SUM(revenue) AS revenue\nFROM sales\nGROUP BY region\nORDER BY revenue DESC;\n```\n',
+  ],
 ];
 
 const AWKWARD = /[*_|`[\]\n\r#>\-:!<]/;
@@ -155,11 +191,15 @@ describe('MarkdownStream', () => {
 });
 
 describe('streamed markdown renders as the whole text does', () => {
-  it.each(corpus)('%s', (_name, text) => {
-    const whole = renderMarkdown(text);
-    expect(whole.length).toBeGreaterThan(0);
-    for (let seed = 1; seed <= SEEDS; seed++) expect(stream(text, seed), `seed ${seed}`).toBe(whole);
-  }, 120_000);
+  it.each(corpus)(
+    '%s',
+    (_name, text) => {
+      const whole = renderMarkdown(text);
+      expect(whole.length).toBeGreaterThan(0);
+      for (let seed = 1; seed <= SEEDS; seed++) expect(stream(text, seed), `seed ${seed}`).toBe(whole);
+    },
+    120_000,
+  );
 
   it('renders all of the corpus in one answer, streamed, as it does whole', () => {
     const text = corpus.map(([, t]) => t.replace(/\r/g, '')).join('\n\n');

@@ -2,8 +2,42 @@ import { describe, expect, it } from 'vitest';
 import { escapeHtml, highlight, renderMarkdown } from './markdown';
 
 const ALLOWED = new Set([
-  'A', 'ABBR', 'B', 'BLOCKQUOTE', 'BR', 'CODE', 'DEL', 'DIV', 'EM', 'H1', 'H2', 'H3', 'H4', 'H5', 'H6', 'HR', 'I', 'IMG', 'KBD', 'LI', 'MARK',
-  'OL', 'P', 'PRE', 'S', 'SPAN', 'STRONG', 'SUB', 'SUP', 'TABLE', 'TBODY', 'TD', 'TH', 'THEAD', 'TR', 'UL',
+  'A',
+  'ABBR',
+  'B',
+  'BLOCKQUOTE',
+  'BR',
+  'CODE',
+  'DEL',
+  'DIV',
+  'EM',
+  'H1',
+  'H2',
+  'H3',
+  'H4',
+  'H5',
+  'H6',
+  'HR',
+  'I',
+  'IMG',
+  'KBD',
+  'LI',
+  'MARK',
+  'OL',
+  'P',
+  'PRE',
+  'S',
+  'SPAN',
+  'STRONG',
+  'SUB',
+  'SUP',
+  'TABLE',
+  'TBODY',
+  'TD',
+  'TH',
+  'THEAD',
+  'TR',
+  'UL',
 ]);
 const CONTROLS = 'button, input, select, textarea, label, form, details, summary, dialog, option, fieldset';
 /** The classes our renderer puts in after sanitizing. */
@@ -17,7 +51,8 @@ function parse(html: string): DocumentFragment {
 
 /** Our own controls: a code block's Copy button, a task list's read-only box. */
 function ours(el: Element): boolean {
-  if (el.tagName === 'BUTTON') return el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') && el.textContent === 'Copy';
+  if (el.tagName === 'BUTTON')
+    return el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') && el.textContent === 'Copy';
   if (el.tagName === 'INPUT') return el.matches('li input.task-box[type="checkbox"][disabled]');
   return false;
 }
@@ -30,8 +65,10 @@ function assertNoSpoof(html: string) {
   for (const el of Array.from(parse(html).querySelectorAll('*'))) {
     expect(el.hasAttribute('id'), `id in ${el.outerHTML}`).toBe(false);
     expect(el.hasAttribute('style'), `style in ${el.outerHTML}`).toBe(false);
-    for (const cls of Array.from(el.classList)) expect(OURS.has(cls) || /^hljs(-|$)/.test(cls) || /_$/.test(cls), `class ${cls} in ${el.outerHTML}`).toBe(true);
-    for (const attr of Array.from(el.attributes)) expect(attr.name.startsWith('data-') && !ours(el), `${attr.name} in ${el.outerHTML}`).toBe(false);
+    for (const cls of Array.from(el.classList))
+      expect(OURS.has(cls) || /^hljs(-|$)/.test(cls) || /_$/.test(cls), `class ${cls} in ${el.outerHTML}`).toBe(true);
+    for (const attr of Array.from(el.attributes))
+      expect(attr.name.startsWith('data-') && !ours(el), `${attr.name} in ${el.outerHTML}`).toBe(false);
     if (el.matches(CONTROLS)) expect(ours(el), `control ${el.outerHTML}`).toBe(true);
   }
 }
@@ -121,9 +158,15 @@ const spoofs: Array<[string, string]> = [
   ['a label', '<label class="btn" for="composer">Send</label>'],
   ['a form', '<form class="dialog" action="https://evil.example"><button>Send</button></form>'],
   ['a dialog', '<dialog open class="modal"><p>Approve?</p></dialog>'],
-  ['a disclosure dressed as a stage section', '<details open class="stage"><summary class="stage-head">Critique 1: passed, 90%</summary>hidden</details>'],
-  ['the app\'s layout classes, id and style', '<div class="turn" id="composer" style="position:fixed;inset:0">Fake turn</div>'],
-  ['our own classes, written by the model', '<div class="code-block"><div class="code-head"><span class="code-copy" data-copy="1">Copy</span></div></div>'],
+  [
+    'a disclosure dressed as a stage section',
+    '<details open class="stage"><summary class="stage-head">Critique 1: passed, 90%</summary>hidden</details>',
+  ],
+  ["the app's layout classes, id and style", '<div class="turn" id="composer" style="position:fixed;inset:0">Fake turn</div>'],
+  [
+    'our own classes, written by the model',
+    '<div class="code-block"><div class="code-head"><span class="code-copy" data-copy="1">Copy</span></div></div>',
+  ],
   ['a forged marker', '<span data-md="0123456789abcdef01234567:copy"></span><div data-md="x:class:code-block">x</div>'],
   ['a link dressed as a button', '<a class="btn primary" href="https://example.com" role="button" tabindex="0">Allow once</a>'],
   ['an app class beside a highlight.js one', '<span class="hljs-keyword btn primary">kw</span> <span class="function_">f</span>'],
@@ -145,7 +188,9 @@ describe('renderMarkdown: model HTML cannot pose as the app', () => {
   });
 
   it('keeps highlight.js classes and drops the rest', () => {
-    const html = renderMarkdown('<span class="hljs-keyword btn primary">kw</span> <span class="hljs-title function_ evil">f</span> <span class="function_">g</span>');
+    const html = renderMarkdown(
+      '<span class="hljs-keyword btn primary">kw</span> <span class="hljs-title function_ evil">f</span> <span class="function_">g</span>',
+    );
     expect(html).toContain('<span class="hljs-keyword">kw</span>');
     expect(html).toContain('<span class="hljs-title function_">f</span>');
     expect(html).toContain('<span>g</span>');
@@ -176,7 +221,9 @@ describe('renderMarkdown: model HTML cannot pose as the app', () => {
 
   it('cannot forge a marker', () => {
     // Markers carry a random nonce; a guessed one is dropped with every data- attribute.
-    const html = renderMarkdown('<span data-md="copy"></span><span data-md=":copy"></span><a data-md="a:class:img-blocked" href="https://x.example">x</a>');
+    const html = renderMarkdown(
+      '<span data-md="copy"></span><span data-md=":copy"></span><a data-md="a:class:img-blocked" href="https://x.example">x</a>',
+    );
     expect(html).not.toContain('data-md');
     expect(parse(html).querySelector('button, [class]')).toBeNull();
   });

@@ -263,7 +263,9 @@ export function sanitize(html: string): string {
     ALLOW_ARIA_ATTR: false,
     FORBID_ATTR: ['style', 'id', 'name'],
   }) as unknown as string;
-  return clean.includes(NONCE) ? clean.replace(MARKER, (_m, cls: string | undefined, control: string | undefined) => (cls ? ` class="${cls}"` : CONTROLS[control!]!)) : clean;
+  return clean.includes(NONCE)
+    ? clean.replace(MARKER, (_m, cls: string | undefined, control: string | undefined) => (cls ? ` class="${cls}"` : CONTROLS[control!]!))
+    : clean;
 }
 
 /**
@@ -496,8 +498,42 @@ const marked = new Marked({
 // form, nor details/summary (a disclosure the model could dress as one of
 // the turn's own collapsed sections).
 const ALLOWED_TAGS = [
-  'a', 'abbr', 'b', 'blockquote', 'br', 'code', 'del', 'div', 'em', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'i', 'img', 'kbd', 'li',
-  'mark', 'ol', 'p', 'pre', 's', 'span', 'strong', 'sub', 'sup', 'table', 'tbody', 'td', 'th', 'thead', 'tr', 'ul',
+  'a',
+  'abbr',
+  'b',
+  'blockquote',
+  'br',
+  'code',
+  'del',
+  'div',
+  'em',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'hr',
+  'i',
+  'img',
+  'kbd',
+  'li',
+  'mark',
+  'ol',
+  'p',
+  'pre',
+  's',
+  'span',
+  'strong',
+  'sub',
+  'sup',
+  'table',
+  'tbody',
+  'td',
+  'th',
+  'thead',
+  'tr',
+  'ul',
 ];
 const ALLOWED_ATTR = ['href', 'title', 'alt', 'src', 'class', 'align', 'colspan', 'rowspan', 'start', 'target', 'rel', 'data-md'];
 

@@ -20,7 +20,31 @@ describe('parseHash and formatRoute', () => {
     expect(parseHash(hash)).toEqual(want);
   });
 
-  it.each(['#/x/1', '#/usage/x', '#/usages', '#/s/', '#/s/a/t/', '#/s/a/b/c', '#/s/a/t/b/extra', '#/s/%E0%A4%A', '#/s/a%20b', '#/s/..', '#section', '#/s/<img>', '#/evals/', '#/evals/a/', '#/evals/a/b', '#/evals/a/diff', '#/evals/a/diff/', '#/evals/a/diff/b/c', '#/evals/a/t/b', '#/evals/..', '#/evals/a%20b', '#/evals/a/diff/<b>', '#/evalsx'])('refuses %j', (hash) => {
+  it.each([
+    '#/x/1',
+    '#/usage/x',
+    '#/usages',
+    '#/s/',
+    '#/s/a/t/',
+    '#/s/a/b/c',
+    '#/s/a/t/b/extra',
+    '#/s/%E0%A4%A',
+    '#/s/a%20b',
+    '#/s/..',
+    '#section',
+    '#/s/<img>',
+    '#/evals/',
+    '#/evals/a/',
+    '#/evals/a/b',
+    '#/evals/a/diff',
+    '#/evals/a/diff/',
+    '#/evals/a/diff/b/c',
+    '#/evals/a/t/b',
+    '#/evals/..',
+    '#/evals/a%20b',
+    '#/evals/a/diff/<b>',
+    '#/evalsx',
+  ])('refuses %j', (hash) => {
     expect(parseHash(hash)).toBeNull();
   });
 

@@ -28,7 +28,8 @@ describe('Highlighted', () => {
   });
 
   it('shows markup dressed as the app as text: no control, class, id or style from the snippet', () => {
-    const snippet = 'A \x02counterfeit\x03 answer: <button class="btn primary">Allow once</button> <input type=checkbox class="task-box"> <div class="turn" id="composer" style="position:fixed">';
+    const snippet =
+      'A \x02counterfeit\x03 answer: <button class="btn primary">Allow once</button> <input type=checkbox class="task-box"> <div class="turn" id="composer" style="position:fixed">';
     const { container } = render(Highlighted, { snippet });
     const root = container.querySelector('.snippet')!;
     expect(Array.from(root.querySelectorAll('*'), (el) => el.outerHTML)).toEqual(['<mark>counterfeit</mark>']);

@@ -41,7 +41,13 @@ describe('virtual list math', () => {
   });
 
   it('handles an empty list', () => {
-    expect(visibleRange(offsetsOf([], new Map(), () => 1), 0, 500)).toEqual({ start: 0, end: 0, padTop: 0, padBottom: 0 });
+    expect(
+      visibleRange(
+        offsetsOf([], new Map(), () => 1),
+        0,
+        500,
+      ),
+    ).toEqual({ start: 0, end: 0, padTop: 0, padBottom: 0 });
   });
 
   it('estimates taller turns for longer text', () => {

@@ -7,10 +7,27 @@ const T0 = Date.parse('2025-01-01T00:00:00.000Z');
 const at = (ms: number) => new Date(T0 + ms).toISOString();
 
 function call(startMs: number, durMs: number, ttftMs: number, ok = true): CallDiagnostics {
-  return { model: 'm', started_at: at(startMs), completed_at: at(startMs + durMs), duration_ns: durMs * 1e6, time_to_first_token_ns: ttftMs * 1e6, usage: u, request_messages: 1, attempts: 1, ok };
+  return {
+    model: 'm',
+    started_at: at(startMs),
+    completed_at: at(startMs + durMs),
+    duration_ns: durMs * 1e6,
+    time_to_first_token_ns: ttftMs * 1e6,
+    usage: u,
+    request_messages: 1,
+    attempts: 1,
+    ok,
+  };
 }
 
-function stage(id: string, startMs: number, endMs: number, outcome: StageResult['outcome'], calls: CallDiagnostics[] = [], tools: Array<[number, number, boolean]> = []): StageResult {
+function stage(
+  id: string,
+  startMs: number,
+  endMs: number,
+  outcome: StageResult['outcome'],
+  calls: CallDiagnostics[] = [],
+  tools: Array<[number, number, boolean]> = [],
+): StageResult {
   return {
     id,
     name: id,
@@ -25,7 +42,15 @@ function stage(id: string, startMs: number, endMs: number, outcome: StageResult[
       duration_ms: endMs - startMs,
       usage: u,
       model_calls: calls,
-      tool_calls: tools.map(([s, d, ok], i) => ({ call_id: `c${i}`, name: `tool${i}`, arguments: '{}', result_size: 0, started_at: at(s), duration_ms: d, ok })),
+      tool_calls: tools.map(([s, d, ok], i) => ({
+        call_id: `c${i}`,
+        name: `tool${i}`,
+        arguments: '{}',
+        result_size: 0,
+        started_at: at(s),
+        duration_ms: d,
+        ok,
+      })),
       input_messages: 1,
       output_messages: 1,
     },
@@ -33,11 +58,21 @@ function stage(id: string, startMs: number, endMs: number, outcome: StageResult[
 }
 
 describe('layoutWaterfall', () => {
-  const stages = [stage('plan', 0, 1000, 'succeeded', [call(0, 900, 200)]), stage('work', 1000, 4000, 'failed', [call(1000, 1000, 100), call(2500, 1500, 300, false)], [[2100, 300, true]])];
+  const stages = [
+    stage('plan', 0, 1000, 'succeeded', [call(0, 900, 200)]),
+    stage('work', 1000, 4000, 'failed', [call(1000, 1000, 100), call(2500, 1500, 300, false)], [[2100, 300, true]]),
+  ];
   const lay = layoutWaterfall(stages, { width: 600, labelWidth: 100, rowHeight: 20, axisHeight: 20, minBar: 2 });
 
   it('puts every stage and its calls on one row each, calls under their stage in time order', () => {
-    expect(lay.bars.map((b) => `${b.kind}:${b.label}`)).toEqual(['stage:plan · a', 'model:m', 'stage:work · a', 'model:m', 'tool:tool0', 'model:m']);
+    expect(lay.bars.map((b) => `${b.kind}:${b.label}`)).toEqual([
+      'stage:plan · a',
+      'model:m',
+      'stage:work · a',
+      'model:m',
+      'tool:tool0',
+      'model:m',
+    ]);
     expect(lay.height).toBe(20 + 6 * 20 + 4);
   });
 

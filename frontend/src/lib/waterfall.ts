@@ -81,7 +81,15 @@ export function layoutWaterfall(stages: readonly StageResult[], opts: WaterfallO
     if (s.ttft !== undefined) bar.ttftX = Math.min(scale(s.ttft - t0), x + bar.w);
     return bar;
   });
-  return { width: opts.width, height: axisHeight + spans.length * rowHeight + 4, plotX, plotW, totalMs, bars, ticks: ticks(totalMs, plotX, plotW) };
+  return {
+    width: opts.width,
+    height: axisHeight + spans.length * rowHeight + 4,
+    plotX,
+    plotW,
+    totalMs,
+    bars,
+    ticks: ticks(totalMs, plotX, plotW),
+  };
 }
 
 function collect(stages: readonly StageResult[]): Span[] {
@@ -129,7 +137,15 @@ function collect(stages: readonly StageResult[]): Span[] {
       end = Math.max(end, ...children.map((c) => c.end));
     }
     const label = st.agent && st.name !== st.agent ? `${st.name} · ${st.agent}` : st.name || `stage ${si + 1}`;
-    out.push({ key: st.id || `s${si}`, kind: 'stage', label, start, end, cls: outcomeClass(st.outcome), title: `${label} · ${st.outcome || 'running'} · ${formatDuration(end - start)}` });
+    out.push({
+      key: st.id || `s${si}`,
+      kind: 'stage',
+      label,
+      start,
+      end,
+      cls: outcomeClass(st.outcome),
+      title: `${label} · ${st.outcome || 'running'} · ${formatDuration(end - start)}`,
+    });
     out.push(...children);
     cursor = end;
   });

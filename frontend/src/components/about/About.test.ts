@@ -83,7 +83,10 @@ describe('About', () => {
   });
 
   it('says a copy that failed', async () => {
-    Object.defineProperty(navigator, 'clipboard', { value: { writeText: vi.fn().mockRejectedValue(new Error('denied')) }, configurable: true });
+    Object.defineProperty(navigator, 'clipboard', {
+      value: { writeText: vi.fn().mockRejectedValue(new Error('denied')) },
+      configurable: true,
+    });
     const { dialog } = await openAbout(backend());
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Copy details' }));
     await waitFor(() => expect(within(dialog).getByRole('button', { name: 'Copy failed' })).toBeTruthy());
@@ -146,9 +149,16 @@ describe('About', () => {
 
   it('says why there is no database, and still shows the rest', async () => {
     const b = backend();
-    b.about_ = { ...b.about_, db_bytes: 0, log_path: undefined, db_error: { code: 'unavailable', message: 'The database is in use by another program.' } };
+    b.about_ = {
+      ...b.about_,
+      db_bytes: 0,
+      log_path: undefined,
+      db_error: { code: 'unavailable', message: 'The database is in use by another program.' },
+    };
     const { dialog } = await openAbout(b);
-    expect(within(dialog).getByTestId('about-db-error').textContent).toBe('The database did not open: The database is in use by another program.');
+    expect(within(dialog).getByTestId('about-db-error').textContent).toBe(
+      'The database did not open: The database is in use by another program.',
+    );
     expect(within(dialog).getByTestId('about-db-size').textContent).toBe('0 B');
     expect(within(dialog).queryByTestId('about-log')).toBeNull();
   });
@@ -157,7 +167,10 @@ describe('About', () => {
 describe('aboutDetails', () => {
   it('names the desktop window, and a database error', () => {
     const b = backend();
-    const text = aboutDetails({ ...b.about_, version: '1.2.3', db_error: { code: 'unavailable', message: 'Locked.' }, log_path: undefined }, 'wails');
+    const text = aboutDetails(
+      { ...b.about_, version: '1.2.3', db_error: { code: 'unavailable', message: 'Locked.' }, log_path: undefined },
+      'wails',
+    );
     expect(text).toContain('Running in: the desktop window\n');
     expect(text).toContain('Database error: Locked.\n');
     expect(text).not.toContain('Log:');
@@ -175,7 +188,13 @@ it('draws the icon as build/appicon.svg does', async () => {
   const file = new DOMParser().parseFromString(svg, 'image/svg+xml');
   const { container } = render(AppIcon);
   const shapes = (root: ParentNode) =>
-    [...root.querySelectorAll('stop, rect, path')].map((el) => [el.tagName, ...[...el.attributes].filter((a) => a.name !== 'fill' || !a.value.startsWith('url(')).map((a) => `${a.name}=${a.value}`).sort()]);
+    [...root.querySelectorAll('stop, rect, path')].map((el) => [
+      el.tagName,
+      ...[...el.attributes]
+        .filter((a) => a.name !== 'fill' || !a.value.startsWith('url('))
+        .map((a) => `${a.name}=${a.value}`)
+        .sort(),
+    ]);
   expect(shapes(file)).toHaveLength(6); // two stops, two cards, the prompt's two strokes
   expect(shapes(container)).toEqual(shapes(file));
   expect(container.querySelector('svg')!.getAttribute('viewBox')).toBe(file.documentElement.getAttribute('viewBox'));

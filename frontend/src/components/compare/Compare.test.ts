@@ -19,8 +19,26 @@ afterEach(() => {
 async function openApp() {
   const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
   b.providers = [
-    { name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' },
-    { name: 'studio', kind: 'lmstudio', base_url: 'http://127.0.0.1:1234/v1', local: true, needs_key: false, models: ['qwen-studio'], has_key: false, masked_key: '' },
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: ['llama3.2:3b'],
+      has_key: false,
+      masked_key: '',
+    },
+    {
+      name: 'studio',
+      kind: 'lmstudio',
+      base_url: 'http://127.0.0.1:1234/v1',
+      local: true,
+      needs_key: false,
+      models: ['qwen-studio'],
+      has_key: false,
+      masked_key: '',
+    },
   ];
   b.settings.default_provider = 'ollama';
   b.settings.default_model = 'llama3.2:3b';

@@ -10,8 +10,26 @@ import { listOf, pickModel } from '../ui/combotest';
 async function openCLISession(defaultProvider: string) {
   const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
   b.providers = [
-    { name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' },
-    { name: 'studio', kind: 'lmstudio', base_url: 'http://127.0.0.1:1234/v1', local: true, needs_key: false, models: ['qwen-studio'], has_key: false, masked_key: '' },
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: ['llama3.2:3b'],
+      has_key: false,
+      masked_key: '',
+    },
+    {
+      name: 'studio',
+      kind: 'lmstudio',
+      base_url: 'http://127.0.0.1:1234/v1',
+      local: true,
+      needs_key: false,
+      models: ['qwen-studio'],
+      has_key: false,
+      masked_key: '',
+    },
   ];
   b.settings.default_provider = defaultProvider;
   b.settings.default_model = defaultProvider ? 'llama3.2:3b' : '';
@@ -25,7 +43,13 @@ async function openCLISession(defaultProvider: string) {
   const composer = screen.getByRole('form', { name: 'Message' });
   const picker = within(composer).getByRole('combobox', { name: 'Model' }) as HTMLInputElement;
   await fireEvent.click(picker);
-  await waitFor(() => expect(within(listOf(picker)).getAllByRole('group').map((g) => g.getAttribute('aria-label'))).toEqual(['ollama', 'studio']));
+  await waitFor(() =>
+    expect(
+      within(listOf(picker))
+        .getAllByRole('group')
+        .map((g) => g.getAttribute('aria-label')),
+    ).toEqual(['ollama', 'studio']),
+  );
   await fireEvent.keyDown(picker, { key: 'Escape' });
   return { b, s, composer, picker };
 }
@@ -64,7 +88,17 @@ describe('composer, the budget line', () => {
   it('follows a budget saved in Settings at once, with nothing typed and no reload', async () => {
     const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
     b.providers = [
-      { name: 'paid', kind: 'openai', base_url: 'https://example.invalid/v1', local: false, needs_key: false, models: ['m'], has_key: false, masked_key: '', budget: { monthly_usd: 100, over_limit: 'ask' } },
+      {
+        name: 'paid',
+        kind: 'openai',
+        base_url: 'https://example.invalid/v1',
+        local: false,
+        needs_key: false,
+        models: ['m'],
+        has_key: false,
+        masked_key: '',
+        budget: { monthly_usd: 100, over_limit: 'ask' },
+      },
     ];
     b.settings.default_provider = 'paid';
     b.settings.default_model = 'm';
@@ -80,7 +114,9 @@ describe('composer, the budget line', () => {
 
     await fireEvent.click(screen.getByRole('button', { name: 'Settings' }));
     const settings = await screen.findByRole('dialog', { name: 'Settings' });
-    const row = within(settings).getAllByRole('listitem').find((li) => li.textContent?.includes('paid'))!;
+    const row = within(settings)
+      .getAllByRole('listitem')
+      .find((li) => li.textContent?.includes('paid'))!;
     await fireEvent.click(within(row).getByRole('button', { name: 'Edit' }));
     await fireEvent.input(await within(settings).findByLabelText('Monthly budget, $'), { target: { value: '0.01' } });
     await fireEvent.click(within(settings).getByRole('button', { name: 'Save' }));

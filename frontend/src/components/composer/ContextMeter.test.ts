@@ -107,7 +107,9 @@ describe('budget', () => {
   it('asks before sending past a spent budget, and sends only when the person agrees', async () => {
     const { b, composer } = await openSession({ budget: { monthly_usd: 10, over_limit: 'ask' }, spent: 12 });
     const warning = await within(composer).findByTestId('budget-warning');
-    expect(warning.textContent).toContain("This month's budget for ollama is spent ($12.00 of $10). Sending will ask before going over it.");
+    expect(warning.textContent).toContain(
+      "This month's budget for ollama is spent ($12.00 of $10). Sending will ask before going over it.",
+    );
     await type(composer, 'And the next step?');
     await fireEvent.click(within(composer).getByRole('button', { name: 'Send' }));
     const dialog = await screen.findByRole('dialog', { name: "This month's budget is spent" });

@@ -16,8 +16,27 @@ afterEach(() => localStorage.clear());
 function backend(over: { defaultModel?: string } = {}) {
   const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
   b.providers = [
-    { name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' },
-    { name: 'gateway', kind: 'custom', base_url: 'https://gw.example/v1', local: false, needs_key: false, models: [], default_model: 'my-deployment', has_key: false, masked_key: '' },
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: ['llama3.2:3b'],
+      has_key: false,
+      masked_key: '',
+    },
+    {
+      name: 'gateway',
+      kind: 'custom',
+      base_url: 'https://gw.example/v1',
+      local: false,
+      needs_key: false,
+      models: [],
+      default_model: 'my-deployment',
+      has_key: false,
+      masked_key: '',
+    },
   ];
   b.settings.default_provider = 'ollama';
   b.settings.default_model = over.defaultModel ?? 'llama3.2:3b';
@@ -52,7 +71,9 @@ describe('the model picker', () => {
     render(App, { backend: backend() });
     await waitFor(() => expect(picker().value).toBe('llama3.2:3b'));
     await fireEvent.click(picker());
-    await waitFor(() => expect(optionsOf(picker())).toEqual(['ollama/llama3.2:3b', 'gateway/my-deployment', 'gateway/gpt-4o-mini', 'gateway/gpt-4.1']));
+    await waitFor(() =>
+      expect(optionsOf(picker())).toEqual(['ollama/llama3.2:3b', 'gateway/my-deployment', 'gateway/gpt-4o-mini', 'gateway/gpt-4.1']),
+    );
     expect(within(listOf(picker())).getByRole('group', { name: 'gateway' }).textContent).toContain('my-deployment · default');
 
     await fireEvent.input(picker(), { target: { value: 'gpt' } });
@@ -135,7 +156,9 @@ describe('the model picker', () => {
     expect(use, [...listOf(box).querySelectorAll('[role="option"]')].map((o) => o.textContent).join('|')).toBeTruthy();
     await fireEvent.click(use!);
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Re-run' }));
-    await waitFor(() => expect(b.calls.find((c) => c.method === 'rerunTurn')?.args[1]).toMatchObject({ provider: 'gateway', model: 'brand-new' }));
+    await waitFor(() =>
+      expect(b.calls.find((c) => c.method === 'rerunTurn')?.args[1]).toMatchObject({ provider: 'gateway', model: 'brand-new' }),
+    );
   });
 
   it('a provider form keeps a default model the server does not list', async () => {

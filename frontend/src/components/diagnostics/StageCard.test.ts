@@ -8,7 +8,13 @@ import type { CallDiagnostics, StageResult } from '../../lib/types';
 import type { Retry } from '../../lib/generated';
 
 const call = (over: Partial<CallDiagnostics> = {}): CallDiagnostics =>
-  ({ model: 'm', ok: true, attempts: 1, usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0, reasoning_tokens: 0, total_tokens: 2, estimated: false }, ...over }) as CallDiagnostics;
+  ({
+    model: 'm',
+    ok: true,
+    attempts: 1,
+    usage: { input_tokens: 1, output_tokens: 1, cached_input_tokens: 0, reasoning_tokens: 0, total_tokens: 2, estimated: false },
+    ...over,
+  }) as CallDiagnostics;
 
 const stage = (calls: CallDiagnostics[]): StageResult =>
   ({
@@ -29,7 +35,10 @@ describe('StageCard', () => {
       index: 0,
     });
     const items = [...container.querySelectorAll('.notes li')].map((li) => li.textContent);
-    expect(items).toEqual(['Model call 2: The model wrote its tool calls as text; they were read as calls.', 'Model call 2: <b>not markup</b>']);
+    expect(items).toEqual([
+      'Model call 2: The model wrote its tool calls as text; they were read as calls.',
+      'Model call 2: <b>not markup</b>',
+    ]);
     expect(container.querySelector('.notes b')).toBeNull();
     expect(container.querySelector('.errors')).toBeNull();
   });
@@ -55,7 +64,11 @@ describe('StageCard', () => {
 
 describe('StageCard cost', () => {
   it("shows the stage's cost and each call's, free on this machine and unknown without a price", () => {
-    const priced = call({ model: 'gpt-4o', price: { input_per_m: 2.5, output_per_m: 10, source: 'table', as_of: '2025-08-01' }, cost: { usd: 0.0042 } });
+    const priced = call({
+      model: 'gpt-4o',
+      price: { input_per_m: 2.5, output_per_m: 10, source: 'table', as_of: '2025-08-01' },
+      cost: { usd: 0.0042 },
+    });
     const local = call({ model: 'llama3.2', price: { input_per_m: 0, output_per_m: 0, source: 'local' }, cost: { usd: 0 } });
     const s = stage([priced, local, call({ model: 'mystery' })]);
     s.diagnostics.cost = { usd: 0.0042, unpriced: 1 };

@@ -15,7 +15,15 @@ function withSuites() {
   const b = new FakeBackend();
   b.evalSuites_ = [
     { file: 'geo.yaml', path: '/data/evals/geo.yaml', name: 'geo', cases: 3, models: ['local/qwen3'], repeat: 1 },
-    { file: 'broken.yaml', path: '/data/evals/broken.yaml', name: '', cases: 0, models: [], repeat: 0, problems: [{ file: 'broken.yaml', line: 4, column: 7, message: 'unknown field "contain" (did you mean "contains"?)' }] },
+    {
+      file: 'broken.yaml',
+      path: '/data/evals/broken.yaml',
+      name: '',
+      cases: 0,
+      models: [],
+      repeat: 0,
+      problems: [{ file: 'broken.yaml', line: 4, column: 7, message: 'unknown field "contain" (did you mean "contains"?)' }],
+    },
   ];
   return b;
 }
@@ -42,7 +50,12 @@ describe('Run a suite', () => {
     await fireEvent.input(within(panel).getByRole('spinbutton', { name: 'Repeat' }), { target: { value: '3' } });
     await fireEvent.click(within(panel).getByRole('button', { name: /Run$/ }));
     await waitFor(() => expect(b.calls.some((c) => c.method === 'startEval')).toBe(true));
-    expect(b.calls.find((c) => c.method === 'startEval')?.args[0]).toMatchObject({ file: 'geo.yaml', repeat: 3, capture: 'record', models: undefined });
+    expect(b.calls.find((c) => c.method === 'startEval')?.args[0]).toMatchObject({
+      file: 'geo.yaml',
+      repeat: 3,
+      capture: 'record',
+      models: undefined,
+    });
     await waitFor(() => expect(location.hash).toBe('#/evals/run-1'));
 
     // The backend tells how it goes.

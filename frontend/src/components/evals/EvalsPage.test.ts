@@ -16,7 +16,18 @@ afterEach(() => {
 
 function seeded() {
   const b = new FakeBackend();
-  b.providers = [{ name: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', local: false, needs_key: true, models: ['gpt-4o-mini'], has_key: true, masked_key: '••••abcd' }];
+  b.providers = [
+    {
+      name: 'openai',
+      kind: 'openai',
+      base_url: 'https://api.openai.com/v1',
+      local: false,
+      needs_key: true,
+      models: ['gpt-4o-mini'],
+      has_key: true,
+      masked_key: '••••abcd',
+    },
+  ];
   b.settings.default_provider = 'openai';
   b.settings.default_model = 'gpt-4o-mini';
   b.addSession('A chat', new Date(), 1);
@@ -65,9 +76,15 @@ describe('Evaluations page', () => {
     expect(within(run).getByTestId('eval-run-total').textContent).toContain('7/13 passed (53%) · 13 of 16 run');
     expect(run.textContent).toContain('still running');
     // A replay names the run it replays, as a link to it.
-    expect(within(run).getByRole('link', { name: /the run of/ }).getAttribute('href')).toBe('#/evals/r-older');
+    expect(
+      within(run)
+        .getByRole('link', { name: /the run of/ })
+        .getAttribute('href'),
+    ).toBe('#/evals/r-older');
     const models = within(run).getByTestId('eval-models');
-    expect(within(models).getByRole('rowheader', { name: 'ollama/llama3.2' }).closest('tr')!.textContent).toMatch(/1\/2.*2 errors, 1 running.*50%.*unknown/);
+    expect(within(models).getByRole('rowheader', { name: 'ollama/llama3.2' }).closest('tr')!.textContent).toMatch(
+      /1\/2.*2 errors, 1 running.*50%.*unknown/,
+    );
   });
 
   it('moves between runs with the arrow keys and opens one, which the address keeps', async () => {
@@ -94,16 +111,30 @@ describe('Evaluations page', () => {
     render(App, { backend: b });
     const page = await openEvals();
     const matrix = await matrixOf(page);
-    expect([...matrix.querySelectorAll('tbody tr')].map((r) => (r as HTMLElement).dataset.case)).toEqual(['capital', 'berlin', 'json-answer', 'follow-up']);
+    expect([...matrix.querySelectorAll('tbody tr')].map((r) => (r as HTMLElement).dataset.case)).toEqual([
+      'capital',
+      'berlin',
+      'json-answer',
+      'follow-up',
+    ]);
     const heads = [...matrix.querySelectorAll('thead th')].map((th) => th.textContent!.trim());
-    expect(heads).toEqual(['Case', 'openai/gpt-4o-mini', 'ollama/llama3.2', 'openai/gpt-4o-mini, repeat #1', 'openai/gpt-4o-mini, repeat #2', 'ollama/llama3.2, repeat #1', 'ollama/llama3.2, repeat #2']);
+    expect(heads).toEqual([
+      'Case',
+      'openai/gpt-4o-mini',
+      'ollama/llama3.2',
+      'openai/gpt-4o-mini, repeat #1',
+      'openai/gpt-4o-mini, repeat #2',
+      'ollama/llama3.2, repeat #1',
+      'ollama/llama3.2, repeat #2',
+    ]);
     // The prompt's start under the case id, as text.
     const berlin = matrix.querySelector('tr[data-case="berlin"] th')!;
     expect(berlin.textContent).toContain('Answer <b>only</b> the city.');
     expect(berlin.querySelector('b')).toBeNull();
     expect(matrix.querySelector('tr[data-case="follow-up"] th')!.textContent).toContain('And another?');
 
-    const states = (caseId: string) => [0, 1, 2, 3].map((i) => `${cell(matrix, caseId, i).dataset.state ?? '-'}:${cell(matrix, caseId, i).textContent!.trim()}`);
+    const states = (caseId: string) =>
+      [0, 1, 2, 3].map((i) => `${cell(matrix, caseId, i).dataset.state ?? '-'}:${cell(matrix, caseId, i).textContent!.trim()}`);
     expect(states('capital')).toEqual(['passed:Passed', 'passed:Passed', 'failed:Failed', 'passed:Passed']);
     expect(states('berlin')).toEqual(['passed:Passed', 'cancelled:Cancelled', 'error:Error', 'error:Error']);
     expect(states('json-answer')).toEqual(['passed:Passed', 'passed:Passed', 'running:Running', '-:–']);
@@ -161,10 +192,18 @@ describe('Evaluations page', () => {
     expect(within(page).getByTestId('eval-cost-unknown').textContent).toContain('(12 unpriced)');
 
     // The older run has prices for one model: its cost is drawn, the other's labelled unknown.
-    await fireEvent.click(within(page).getAllByRole('link').find((a) => a.dataset.run === 'r-older')!);
+    await fireEvent.click(
+      within(page)
+        .getAllByRole('link')
+        .find((a) => a.dataset.run === 'r-older')!,
+    );
     const cost = await within(page).findByTestId('eval-chart-cost');
     await waitFor(() => expect(cost.querySelector('svg.marks g.mark-rect path')).toBeTruthy());
-    await waitFor(() => expect([...cost.querySelectorAll('svg.marks text')].map((t) => t.textContent)).toEqual(expect.arrayContaining(['unknown', '$0.0046'])));
+    await waitFor(() =>
+      expect([...cost.querySelectorAll('svg.marks text')].map((t) => t.textContent)).toEqual(
+        expect.arrayContaining(['unknown', '$0.0046']),
+      ),
+    );
   });
 
   it('compares with another run: regressions first and marked, both sides linked, swapped, and back', async () => {
@@ -278,7 +317,10 @@ describe('Evaluations page', () => {
   it('says why the example suite was not written', async () => {
     const b = new FakeBackend();
     b.createExampleSuite = async () => {
-      throw new BackendError('conflict', 'The evaluations folder already has a example.yaml of its own; rename or move it to create the example there.');
+      throw new BackendError(
+        'conflict',
+        'The evaluations folder already has a example.yaml of its own; rename or move it to create the example there.',
+      );
     };
     history.replaceState(null, '', '/#/evals');
     render(App, { backend: b });

@@ -15,7 +15,12 @@ describe('ProblemList', () => {
       ],
     });
     const items = screen.getAllByRole('listitem').map((li) => li.textContent);
-    expect(items).toEqual(['line 4:7: unknown field "contain" (did you mean "contains"?)', 'line 9: a case needs an id', 'The file is empty.', 'line 2:1: <img src=x onerror=alert(1)>']);
+    expect(items).toEqual([
+      'line 4:7: unknown field "contain" (did you mean "contains"?)',
+      'line 9: a case needs an id',
+      'The file is empty.',
+      'line 2:1: <img src=x onerror=alert(1)>',
+    ]);
     expect(document.querySelector('img')).toBeNull();
   });
 

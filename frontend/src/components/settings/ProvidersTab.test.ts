@@ -46,7 +46,9 @@ describe('providers tab', () => {
     const box = (await within(dialog).findByRole('checkbox', { name: 'Read tool calls written as text' })) as HTMLInputElement;
     expect(box.checked).toBe(true);
     const hint = document.getElementById(box.getAttribute('aria-describedby')!)!;
-    expect(hint.textContent).toBe('For local models without a tool-call parser: turns <tool_call>, [TOOL_CALLS] and <|python_tag|> text into real tool calls.');
+    expect(hint.textContent).toBe(
+      'For local models without a tool-call parser: turns <tool_call>, [TOOL_CALLS] and <|python_tag|> text into real tool calls.',
+    );
 
     await fireEvent.click(box);
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Save' }));

@@ -10,7 +10,18 @@ const at = new Date(2025, 5, 18, 9);
 
 function backend() {
   const b = new FakeBackend();
-  b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['m1'], has_key: false, masked_key: '' }];
+  b.providers = [
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: ['m1'],
+      has_key: false,
+      masked_key: '',
+    },
+  ];
   b.settings.default_provider = 'ollama';
   b.settings.default_model = 'm1';
   Object.assign(b, { uiReady: vi.fn().mockResolvedValue(undefined) });

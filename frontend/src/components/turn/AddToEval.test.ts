@@ -26,7 +26,9 @@ describe('Add to evaluation', () => {
     expect(yaml.value).toContain('similar_to');
     const add = within(dialog).getByRole('button', { name: 'Add to suite' }) as HTMLButtonElement;
     expect(add.disabled).toBe(true); // a new suite needs a name
-    await fireEvent.input(within(dialog).getByRole('textbox', { name: 'Name of the new suite' }), { target: { value: 'Capitals of Europe' } });
+    await fireEvent.input(within(dialog).getByRole('textbox', { name: 'Name of the new suite' }), {
+      target: { value: 'Capitals of Europe' },
+    });
     await fireEvent.click(add);
     await waitFor(() => expect(screen.queryByRole('dialog', { name: 'Add to evaluation' })).toBeNull());
     expect(b.calls.find((c) => c.method === 'saveEvalCases')?.args[0]).toMatchObject({ name: 'Capitals of Europe' });

@@ -25,20 +25,18 @@ const spec = { data: { values: [{ a: 1 }] }, mark: 'bar', encoding: { x: { field
 afterEach(() => embed.mockReset());
 
 describe('ChartView', () => {
-  it.each([
-    '<img src=x onerror=alert(1)>',
-    '<script>alert(1)</script>',
-    '"><svg onload=alert(1)>',
-    '<a href="javascript:alert(1)">x</a>',
-  ])('renders the title %s as text', async (title) => {
-    embed.mockResolvedValue({ finalize: vi.fn() });
-    const { container } = render(ChartView, { title, spec });
-    const caption = container.querySelector('figcaption')!;
-    expect(caption.textContent).toBe(title);
-    expect(caption.children).toHaveLength(0);
-    expect(container.querySelector('img, script, svg, a')).toBeNull();
-    await waitFor(() => expect(embed).toHaveBeenCalled());
-  });
+  it.each(['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '"><svg onload=alert(1)>', '<a href="javascript:alert(1)">x</a>'])(
+    'renders the title %s as text',
+    async (title) => {
+      embed.mockResolvedValue({ finalize: vi.fn() });
+      const { container } = render(ChartView, { title, spec });
+      const caption = container.querySelector('figcaption')!;
+      expect(caption.textContent).toBe(title);
+      expect(caption.children).toHaveLength(0);
+      expect(container.querySelector('img, script, svg, a')).toBeNull();
+      await waitFor(() => expect(embed).toHaveBeenCalled());
+    },
+  );
 
   it('embeds with the interpreter, a loader that refuses URLs and export-only actions', async () => {
     embed.mockResolvedValue({ finalize: vi.fn() });

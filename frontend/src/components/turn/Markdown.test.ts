@@ -34,7 +34,11 @@ describe('Markdown while streaming', () => {
   it('renders the open tail as markdown, not as raw ** and |', async () => {
     const scheduler = manual();
     const { container, rerender } = render(Markdown, { text: 'Here is **revenue', live: true, scheduler });
-    await rerender({ text: 'Here is **revenue by region** for Q3:\n\n| Region | Revenue |\n|---|---:|\n| North | 42.0k |', live: true, scheduler });
+    await rerender({
+      text: 'Here is **revenue by region** for Q3:\n\n| Region | Revenue |\n|---|---:|\n| North | 42.0k |',
+      live: true,
+      scheduler,
+    });
     const md = container.querySelector('.md')!;
     expect(md.querySelector('strong')?.textContent).toBe('revenue by region');
     expect(md.querySelector('table td')?.textContent).toBe('North');

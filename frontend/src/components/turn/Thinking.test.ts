@@ -111,7 +111,18 @@ describe('WaitingNote', () => {
 describe('a turn that thinks, in the window', () => {
   it('streams the thinking live, folds it once the answer comes, and keeps it out of the answer and Copy', async () => {
     const b = new FakeBackend({ tick: 5, tokensPerTick: 4 });
-    b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' }];
+    b.providers = [
+      {
+        name: 'ollama',
+        kind: 'ollama',
+        base_url: 'http://127.0.0.1:11434/v1',
+        local: true,
+        needs_key: false,
+        models: ['llama3.2:3b'],
+        has_key: false,
+        masked_key: '',
+      },
+    ];
     b.settings.default_provider = 'ollama';
     b.settings.default_model = 'llama3.2:3b';
     const s = b.addSession('Reasoning', new Date(Date.now() - 60_000));

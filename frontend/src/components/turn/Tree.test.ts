@@ -82,7 +82,18 @@ describe('turn tree', () => {
 
   it('Continue after Stop shows one answer with a mark where it resumed, and is gone after', async () => {
     const b = new FakeBackend({ tick: 40, tokensPerTick: 1 });
-    b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' }];
+    b.providers = [
+      {
+        name: 'ollama',
+        kind: 'ollama',
+        base_url: 'http://127.0.0.1:11434/v1',
+        local: true,
+        needs_key: false,
+        models: ['llama3.2:3b'],
+        has_key: false,
+        masked_key: '',
+      },
+    ];
     b.settings.default_provider = 'ollama';
     b.settings.default_model = 'llama3.2:3b';
     const s = b.addSession('Long', new Date(Date.now() - 60_000));

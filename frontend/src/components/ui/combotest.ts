@@ -21,7 +21,9 @@ export async function pickModel(combo: HTMLElement, provider: string, model: str
   combo.focus();
   await fireEvent.input(combo, { target: { value: model } });
   const group = await waitFor(() => within(listOf(combo)).getByRole('group', { name: provider }));
-  const option = within(group).getAllByRole('option').find((o) => o.querySelector('.name')!.textContent === model);
+  const option = within(group)
+    .getAllByRole('option')
+    .find((o) => o.querySelector('.name')!.textContent === model);
   if (!option) throw new Error(`no suggestion ${provider}/${model}`);
   await fireEvent.click(option);
 }

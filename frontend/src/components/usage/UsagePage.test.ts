@@ -15,8 +15,27 @@ afterEach(() => {
 function seeded() {
   const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
   b.providers = [
-    { name: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', local: false, needs_key: true, models: ['gpt-4o'], has_key: true, masked_key: '••••abcd', prices: { '': { input_per_m: 2.5, output_per_m: 10, source: 'user' } } },
-    { name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['llama3.2:3b'], has_key: false, masked_key: '' },
+    {
+      name: 'openai',
+      kind: 'openai',
+      base_url: 'https://api.openai.com/v1',
+      local: false,
+      needs_key: true,
+      models: ['gpt-4o'],
+      has_key: true,
+      masked_key: '••••abcd',
+      prices: { '': { input_per_m: 2.5, output_per_m: 10, source: 'user' } },
+    },
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: ['llama3.2:3b'],
+      has_key: false,
+      masked_key: '',
+    },
   ];
   b.settings.default_provider = 'openai';
   b.settings.default_model = 'gpt-4o';
@@ -42,7 +61,12 @@ describe('Usage page', () => {
     expect(totals.textContent).toContain('Model calls2');
     expect(totals.textContent).toMatch(/Cost\$0\.\d{4}/);
     // Drawn by the agent's chart renderer: vega's SVG, bars and an arc.
-    for (const [id, mark] of [['tokens', 'rect'], ['cost', 'rect'], ['groups', 'rect'], ['cached', 'arc']]) {
+    for (const [id, mark] of [
+      ['tokens', 'rect'],
+      ['cost', 'rect'],
+      ['groups', 'rect'],
+      ['cached', 'arc'],
+    ]) {
       const chart = within(page).getByTestId(`usage-chart-${id}`);
       await waitFor(() => expect(chart.querySelector(`svg.marks g.mark-${mark} path`)).toBeTruthy());
     }
@@ -63,7 +87,9 @@ describe('Usage page', () => {
     render(App, { backend: b });
     const page = await openUsage();
     const top = await within(page).findByTestId('usage-top-turns');
-    const link = within(top).getAllByRole('link').find((a) => a.textContent?.includes('And the costs?'))!;
+    const link = within(top)
+      .getAllByRole('link')
+      .find((a) => a.textContent?.includes('And the costs?'))!;
     const turn = [...b.turns.values()].find((t) => t.user_message === 'And the costs?')!;
     expect(link.getAttribute('href')).toBe(`#/s/${s.id}/t/${turn.id}`);
     await fireEvent.click(link);
@@ -94,7 +120,9 @@ describe('Usage page', () => {
     click.mockRestore();
     expect(clicks[0]).toMatch(/^agentdeck-usage-\d{4}-\d{2}-\d{2}-to-\d{4}-\d{2}-\d{2}-by-provider\.csv$/);
     const csv = await b.usageCSV(last);
-    expect(csv.content.split('\n')[0]).toBe('provider,calls,input_tokens,output_tokens,cached_input_tokens,reasoning_tokens,cost_usd,unpriced_calls,estimated');
+    expect(csv.content.split('\n')[0]).toBe(
+      'provider,calls,input_tokens,output_tokens,cached_input_tokens,reasoning_tokens,cost_usd,unpriced_calls,estimated',
+    );
   });
 
   it('says so when no model was called in the span, and draws nothing', async () => {

@@ -5,7 +5,14 @@ import UsageTotals from './UsageTotals.svelte';
 import type { UsageSum } from '../../lib/types';
 
 const sum = (calls: number, cost: number): UsageSum => ({
-  calls, input_tokens: calls * 100, output_tokens: calls * 10, cached_input_tokens: 0, reasoning_tokens: 0, cost_usd: cost, unpriced: 0, estimated: false,
+  calls,
+  input_tokens: calls * 100,
+  output_tokens: calls * 10,
+  cached_input_tokens: 0,
+  reasoning_tokens: 0,
+  cost_usd: cost,
+  unpriced: 0,
+  estimated: false,
 });
 
 describe('UsageTotals', () => {

@@ -79,9 +79,23 @@ export class App {
     this.approvals = new ApprovalsStore(backend);
     this.composer = new ComposerState(backend, (m) => this.toast(m));
     this.imageCache = new ImageCache((id) => backend.getImage(id));
-    this.nav = new Navigation({ conversation: this.conversation, router: opts.router ?? null, showHome: () => this.#showNew(), placeChanged: () => this.evals.placeChanged() });
+    this.nav = new Navigation({
+      conversation: this.conversation,
+      router: opts.router ?? null,
+      showHome: () => this.#showNew(),
+      placeChanged: () => this.evals.placeChanged(),
+    });
     this.evals = new EvalsData(backend, () => this.nav.evalsAt);
-    this.#wiring = new Wiring({ ...this.#parts(), nav: this.nav, evalProgress: this.evalProgress, evals: this.evals, diagnostics: this.diagnostics, composerImages: this.composer.images, imageCache: this.imageCache, now });
+    this.#wiring = new Wiring({
+      ...this.#parts(),
+      nav: this.nav,
+      evalProgress: this.evalProgress,
+      evals: this.evals,
+      diagnostics: this.diagnostics,
+      composerImages: this.composer.images,
+      imageCache: this.imageCache,
+      now,
+    });
     this.#sender = new Sender({
       ...this.#parts(),
       ui: this.ui,
@@ -95,7 +109,14 @@ export class App {
   }
 
   #parts() {
-    return { backend: this.backend, turns: this.turns, approvals: this.approvals, sessions: this.sessions, conversation: this.conversation, settings: this.settings };
+    return {
+      backend: this.backend,
+      turns: this.turns,
+      approvals: this.approvals,
+      sessions: this.sessions,
+      conversation: this.conversation,
+      settings: this.settings,
+    };
   }
 
   /** What the main pane shows: the conversation, the Usage page or the Evaluations page. */
@@ -298,7 +319,12 @@ export class App {
 
   #showNew() {
     const s = this.settings.settings;
-    this.conversation.newDraft({ provider: s.default_provider, model: this.settings.modelFor(s.default_provider, s.default_model), workflow: s.default_workflow || 'chat', workspace: '' });
+    this.conversation.newDraft({
+      provider: s.default_provider,
+      model: this.settings.modelFor(s.default_provider, s.default_model),
+      workflow: s.default_workflow || 'chat',
+      workspace: '',
+    });
     this.ui.diagnosticsTurn = null;
   }
 }

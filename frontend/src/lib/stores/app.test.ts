@@ -23,7 +23,18 @@ async function advance(ms: number) {
 
 function setup() {
   const b = new FakeBackend({ tick: 10, tokensPerTick: 8 });
-  b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['m1'], has_key: false, masked_key: '' }];
+  b.providers = [
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: ['m1'],
+      has_key: false,
+      masked_key: '',
+    },
+  ];
   b.settings.default_provider = 'ollama';
   b.settings.default_model = 'm1';
   const app = createApp(b, { raf });
@@ -99,7 +110,9 @@ describe('app', () => {
     await advance(300);
     const v = app.turns.view(id);
     expect(v.state).toBe('failed');
-    expect(v.blocks.find((x) => x.kind === 'error')).toMatchObject({ data: { source: 'llm', message: expect.stringContaining('Cannot reach the model server') } });
+    expect(v.blocks.find((x) => x.kind === 'error')).toMatchObject({
+      data: { source: 'llm', message: expect.stringContaining('Cannot reach the model server') },
+    });
   });
 
   it('replays a turn into a new session and opens the comparison', async () => {

@@ -80,7 +80,10 @@ describe('images in the app', () => {
 
   it('a drop in a browser: images to the message, other files uploaded', async () => {
     const { b, app } = setup();
-    const dt = { files: [pngFile('a.png', 10, 10), new File(['x\n1\n'], 't.csv', { type: 'text/csv' })], getData: () => '' } as unknown as DataTransfer;
+    const dt = {
+      files: [pngFile('a.png', 10, 10), new File(['x\n1\n'], 't.csv', { type: 'text/csv' })],
+      getData: () => '',
+    } as unknown as DataTransfer;
     app.drop(dt, false);
     await vi.waitFor(() => expect(app.composerImages.ready.map((i) => i.name)).toEqual(['a.png']));
     await vi.waitFor(() => expect(app.composer.attachments).toHaveLength(1));
@@ -93,7 +96,10 @@ describe('images in the app', () => {
     // The web view gave no bytes for shot.png: the backend reads it by its path.
     b.files.set('/home/ada/shot.png', { name: 'shot.png', mime: 'image/png', width: 30, height: 20, data: b64(pngBytes(30, 20)) });
     const list = 'file:///home/ada/a.png\nfile:///home/ada/t.csv\nfile:///home/ada/shot.png\nfile:///home/ada/lost.jpg';
-    const dt = { files: [pngFile('a.png', 10, 10)], getData: (t: string) => (t === 'text/uri-list' ? list : '') } as unknown as DataTransfer;
+    const dt = {
+      files: [pngFile('a.png', 10, 10)],
+      getData: (t: string) => (t === 'text/uri-list' ? list : ''),
+    } as unknown as DataTransfer;
     app.drop(dt, true);
     expect(app.composer.attachments).toEqual(['/home/ada/t.csv']);
     await vi.waitFor(() => expect(app.composerImages.ready.map((i) => i.name)).toEqual(['a.png', 'shot.png']));
@@ -110,12 +116,17 @@ describe('images in the app', () => {
     const id = await app.send('  ', [], [image]);
     expect(id).toBeTruthy();
     // Only what the backend reads: no id, size or thumbnail URL.
-    expect(sent(b)[0]).toMatchObject({ message: '', images: [{ name: 'chart.png', mime: 'image/png', width: 1200, height: 800, data: image.data }] });
+    expect(sent(b)[0]).toMatchObject({
+      message: '',
+      images: [{ name: 'chart.png', mime: 'image/png', width: 1200, height: 800, data: image.data }],
+    });
     expect(Object.keys(sent(b)[0]!.images![0]!).sort()).toEqual(['data', 'height', 'mime', 'name', 'width']);
     // An image-only message is titled by its image.
     expect(app.conversation.session?.title).toBe('chart.png');
     const view = app.turns.view(id!);
-    expect(view.userImages).toEqual([{ id: `local:${id}:0`, name: 'chart.png', mime: 'image/png', width: 1200, height: 800, size: image.size }]);
+    expect(view.userImages).toEqual([
+      { id: `local:${id}:0`, name: 'chart.png', mime: 'image/png', width: 1200, height: 800, size: image.size },
+    ]);
     const shown = await app.imageCache.use(view.userImages[0]!.id).image;
     expect(shown.url).toBe('blob:from-composer');
     expect(b.calls.some((c) => c.method === 'getImage')).toBe(false);
@@ -127,7 +138,9 @@ describe('images in the app', () => {
     await other.openSession(app.conversation.session!.id);
     await other.turns.load(id!);
     const stored = other.turns.view(id!).userImages;
-    expect(stored).toEqual([{ id: expect.stringMatching(/^img/), name: 'chart.png', mime: 'image/png', width: 1200, height: 800, size: image.size }]);
+    expect(stored).toEqual([
+      { id: expect.stringMatching(/^img/), name: 'chart.png', mime: 'image/png', width: 1200, height: 800, size: image.size },
+    ]);
     const fetched = await other.imageCache.use(stored[0]!.id).image;
     expect(fetched).toMatchObject({ name: 'chart.png', width: 1200, height: 800, size: image.size });
     expect(b.calls.filter((c) => c.method === 'getImage').map((c) => c.args[0])).toEqual([stored[0]!.id]);
@@ -151,7 +164,11 @@ describe('images in the app', () => {
     // The view named the image by the page's id: the stored turn was read for the real one.
     expect(b.calls.some((c) => c.method === 'getTurn' && c.args[0] === id)).toBe(true);
     const again = sent(b)[1]!;
-    expect(again).toMatchObject({ message: 'remember what this shows, briefly', version_of: id, images: [{ name: 'a.png', mime: 'image/png', width: 300, height: 200, data: a.data }] });
+    expect(again).toMatchObject({
+      message: 'remember what this shows, briefly',
+      version_of: id,
+      images: [{ name: 'a.png', mime: 'image/png', width: 300, height: 200, data: a.data }],
+    });
     expect(again.images![0]).not.toHaveProperty('id');
     // The new version shows the same stored image.
     expect(app.turns.view(v2!).userImages).toEqual([expect.objectContaining({ id: expect.stringMatching(/^img/), name: 'a.png' })]);

@@ -79,13 +79,37 @@ export class ComposerImages {
 
   async #one(file: File): Promise<void> {
     const id = this.#next++;
-    this.items = [...this.items, { id, name: file.name || 'image', state: 'reading', error: '', mime: file.type, width: 0, height: 0, size: 0, data: '', url: '', original: null }];
+    this.items = [
+      ...this.items,
+      {
+        id,
+        name: file.name || 'image',
+        state: 'reading',
+        error: '',
+        mime: file.type,
+        width: 0,
+        height: 0,
+        size: 0,
+        data: '',
+        url: '',
+        original: null,
+      },
+    ];
     try {
       const p = await this.#prepare(file);
       const data = await this.#read(p.blob);
       if (!this.items.some((i) => i.id === id)) return; // removed meanwhile
       const url = URL.createObjectURL(p.blob);
-      this.#patch(id, { state: 'ready', mime: p.mime, width: p.width, height: p.height, size: p.blob.size, data, url, original: p.scaled ? p.original : null });
+      this.#patch(id, {
+        state: 'ready',
+        mime: p.mime,
+        width: p.width,
+        height: p.height,
+        size: p.blob.size,
+        data,
+        url,
+        original: p.scaled ? p.original : null,
+      });
     } catch (err) {
       this.#patch(id, { state: 'failed', error: String((err as Error)?.message ?? err) });
     }

@@ -15,7 +15,16 @@ function deferred<T>() {
 const png = (name = 'shot.png') => new File([new Uint8Array([137, 80, 78, 71, 1, 2, 3])], name, { type: 'image/png' });
 
 function prepared(f: File, over: Partial<Prepared> = {}): Prepared {
-  return { name: f.name, mime: 'image/png', width: 640, height: 480, blob: f, original: { width: 640, height: 480 }, scaled: false, ...over };
+  return {
+    name: f.name,
+    mime: 'image/png',
+    width: 640,
+    height: 480,
+    blob: f,
+    original: { width: 640, height: 480 },
+    scaled: false,
+    ...over,
+  };
 }
 
 afterEach(() => vi.restoreAllMocks());
@@ -33,7 +42,9 @@ describe('ComposerImages', () => {
     ready.resolve(prepared(f));
     await done;
     expect(images.busy).toBe(false);
-    expect(images.ready).toMatchObject([{ name: 'shot.png', state: 'ready', mime: 'image/png', width: 640, height: 480, size: 7, data: 'iVBORw==', original: null }]);
+    expect(images.ready).toMatchObject([
+      { name: 'shot.png', state: 'ready', mime: 'image/png', width: 640, height: 480, size: 7, data: 'iVBORw==', original: null },
+    ]);
     expect(created).toHaveBeenCalledWith(f);
     expect(images.ready[0]!.url).toBe(created.mock.results[0]!.value);
   });
@@ -41,7 +52,10 @@ describe('ComposerImages', () => {
   it('says from what size an image was scaled down', async () => {
     const f = png();
     const small = new Blob([new Uint8Array(3)], { type: 'image/png' });
-    const images = new ComposerImages({ prepare: async () => prepared(f, { blob: small, width: 2048, height: 1536, scaled: true, original: { width: 4032, height: 3024 } }), read: async () => 'AAAA' });
+    const images = new ComposerImages({
+      prepare: async () => prepared(f, { blob: small, width: 2048, height: 1536, scaled: true, original: { width: 4032, height: 3024 } }),
+      read: async () => 'AAAA',
+    });
     await images.add([f]);
     expect(images.ready).toMatchObject([{ width: 2048, height: 1536, size: 3, original: { width: 4032, height: 3024 } }]);
   });

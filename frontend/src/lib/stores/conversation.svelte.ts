@@ -73,7 +73,17 @@ export interface Opened {
   found: boolean;
 }
 
-const empty = (draft: NewSession = {}): Held => ({ sessionId: '', draft, ids: [], versions: {}, nextCursor: '', loading: false, loadingOlder: false, error: '', focus: null });
+const empty = (draft: NewSession = {}): Held => ({
+  sessionId: '',
+  draft,
+  ids: [],
+  versions: {},
+  nextCursor: '',
+  loading: false,
+  loadingOlder: false,
+  error: '',
+  focus: null,
+});
 
 export class ConversationStore implements ConversationState {
   #backend: ConversationBackend;
@@ -93,7 +103,9 @@ export class ConversationStore implements ConversationState {
   focus = $state.raw<Focus | null>(null);
 
   /** The open session (from the sessions store), or null for a new one not yet created. */
-  readonly session: Session | null = $derived.by(() => (this.sessionId && this.#sessions.items.find((x) => x.id === this.sessionId)) || null);
+  readonly session: Session | null = $derived.by(
+    () => (this.sessionId && this.#sessions.items.find((x) => x.id === this.sessionId)) || null,
+  );
 
   constructor(backend: ConversationBackend, sessions: Pick<SessionsStore, 'items' | 'upsert' | 'hold'>, turns: TurnStore) {
     this.#backend = backend;
@@ -189,7 +201,10 @@ export class ConversationStore implements ConversationState {
     this.#set({ ...empty(), loading: true });
     try {
       if (target) target = await this.#onItsBranch(sessionId, target);
-      const [session, page] = await Promise.all([this.#backend.getSession(sessionId), this.#backend.listBranch(sessionId, { limit: PAGE })]);
+      const [session, page] = await Promise.all([
+        this.#backend.getSession(sessionId),
+        this.#backend.listBranch(sessionId, { limit: PAGE }),
+      ]);
       if (gen !== this.#generation) return { ok: true, found: false };
       const rows = [...(page.turns ?? [])].reverse();
       this.#turns.open(sessionId, rows);
@@ -358,4 +373,5 @@ export class ConversationStore implements ConversationState {
 }
 
 const idsOf = (rows: readonly Turn[]) => rows.map((t) => t.id);
-const missing = (turnId: string) => `There is no turn ${turnId} in this session. It may have been deleted; the session is shown from its latest turn.`;
+const missing = (turnId: string) =>
+  `There is no turn ${turnId} in this session. It may have been deleted; the session is shown from its latest turn.`;

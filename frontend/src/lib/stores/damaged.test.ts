@@ -12,7 +12,18 @@ const refusal = 'Agentdeck did not start the turn: the database /x/agentdeck.db 
 
 function setup() {
   const b = new FakeBackend({ tick: 10, tokensPerTick: 8 });
-  b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['m1'], has_key: false, masked_key: '' }];
+  b.providers = [
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: ['m1'],
+      has_key: false,
+      masked_key: '',
+    },
+  ];
   const sent: SendRequest[] = [];
   const send = b.sendMessage.bind(b);
   b.sendMessage = async (req: SendRequest) => {

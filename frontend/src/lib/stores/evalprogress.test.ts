@@ -2,7 +2,16 @@ import { describe, expect, it } from 'vitest';
 import type { EvalProgress } from '../types';
 import { RunProgress } from './evalprogress.svelte';
 
-const p = (over: Partial<EvalProgress>): EvalProgress => ({ run_id: 'r1', suite: 'geo', state: 'running', done: 0, planned: 4, passed: 0, failed: 0, ...over });
+const p = (over: Partial<EvalProgress>): EvalProgress => ({
+  run_id: 'r1',
+  suite: 'geo',
+  state: 'running',
+  done: 0,
+  planned: 4,
+  passed: 0,
+  failed: 0,
+  ...over,
+});
 
 describe('RunProgress', () => {
   it('keeps each run’s latest progress', () => {

@@ -46,7 +46,10 @@ describe('ImageCache', () => {
   });
 
   it('tries again after a failed fetch', async () => {
-    const load = vi.fn<(id: string) => Promise<ImageData>>().mockRejectedValueOnce(new Error('There is no image x')).mockResolvedValue(data('x'));
+    const load = vi
+      .fn<(id: string) => Promise<ImageData>>()
+      .mockRejectedValueOnce(new Error('There is no image x'))
+      .mockResolvedValue(data('x'));
     const cache = new ImageCache(load);
     const first = cache.use('x');
     await expect(first.image).rejects.toThrow('There is no image x');

@@ -52,7 +52,9 @@ describe('MeterFeed', () => {
 
   it('keeps only the newest answer, and clears when there is nothing to count', async () => {
     let release: (m: Meter) => void = () => {};
-    const ask = vi.fn((req: MeterRequest) => (req.draft === 'slow' ? new Promise<Meter>((r) => (release = r)) : Promise.resolve(reading(req))));
+    const ask = vi.fn((req: MeterRequest) =>
+      req.draft === 'slow' ? new Promise<Meter>((r) => (release = r)) : Promise.resolve(reading(req)),
+    );
     const feed = new MeterFeed(ask, 250);
     feed.request({ session_id: 's', draft: 'slow' });
     feed.request({ session_id: 's', draft: 'quick' }, true);

@@ -14,7 +14,17 @@ describe('pastedFiles', () => {
     expect(pastedFiles(transfer([png], [{ kind: 'file', file: png }]))).toEqual([png]);
   });
   it('reads items of kind file when files is empty', () => {
-    expect(pastedFiles(transfer([], [{ kind: 'string', file: null }, { kind: 'file', file: png }]))).toEqual([png]);
+    expect(
+      pastedFiles(
+        transfer(
+          [],
+          [
+            { kind: 'string', file: null },
+            { kind: 'file', file: png },
+          ],
+        ),
+      ),
+    ).toEqual([png]);
   });
   it('gives nothing for a paste of text', () => {
     expect(pastedFiles(transfer([], [{ kind: 'string', file: null }]))).toEqual([]);

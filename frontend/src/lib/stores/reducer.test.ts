@@ -8,7 +8,20 @@ let seq = 0;
 function ev(type: EventType, data: unknown = {}, over: Partial<AgentEvent> = {}): AgentEvent {
   seq++;
   // A test gives only the data it reads: cast, as the backend is what types real events.
-  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: `2025-01-01T00:00:0${seq % 10}.000Z`, type, phase: 'thinking', checkpoint: false, data, ...over } as AgentEvent;
+  return {
+    id: `e${seq}`,
+    session_id: 's1',
+    turn_id: 't1',
+    stage_id: '',
+    seq,
+    parent_id: '',
+    at: `2025-01-01T00:00:0${seq % 10}.000Z`,
+    type,
+    phase: 'thinking',
+    checkpoint: false,
+    data,
+    ...over,
+  } as AgentEvent;
 }
 
 function run(...evs: AgentEvent[]) {
@@ -39,7 +52,12 @@ const result = (over: Partial<Result> = {}): Result => ({
 
 describe('applyEvent', () => {
   it('appends tokens of one stage to one text block and starts a new block after anything else', () => {
-    const v = run(ev('token', { text: 'Hel' }), ev('token', { text: 'lo' }), ev('tool_call', { call_id: 'c1', name: 'ls', args: {} }), ev('token', { text: 'After' }));
+    const v = run(
+      ev('token', { text: 'Hel' }),
+      ev('token', { text: 'lo' }),
+      ev('tool_call', { call_id: 'c1', name: 'ls', args: {} }),
+      ev('token', { text: 'After' }),
+    );
     expect(v.blocks.map((b) => b.kind)).toEqual(['text', 'tool', 'text']);
     expect(v.blocks[0]).toMatchObject({ kind: 'text', text: 'Hello' });
     expect(v.blocks[2]).toMatchObject({ kind: 'text', text: 'After' });
@@ -59,7 +77,10 @@ describe('applyEvent', () => {
     const call = ev('tool_call', { call_id: 'c1', name: 'read', args: { path: 'a' } });
     const v = run(call, ev('tool_result', { call_id: 'c1', name: 'read', output: 'hi', duration_ms: 12 }, { parent_id: call.id }));
     expect(v.blocks[0]).toMatchObject({ kind: 'tool', status: 'ok', output: 'hi', durationMs: 12, args: { path: 'a' } });
-    const w = run(ev('tool_call', { call_id: 'c2', name: 'write', args: {} }), ev('tool_error', { call_id: 'c2', name: 'write', error: 'denied', duration_ms: 1 }));
+    const w = run(
+      ev('tool_call', { call_id: 'c2', name: 'write', args: {} }),
+      ev('tool_error', { call_id: 'c2', name: 'write', error: 'denied', duration_ms: 1 }),
+    );
     expect(w.blocks[0]).toMatchObject({ status: 'error', error: 'denied' });
   });
 
@@ -93,10 +114,21 @@ describe('applyEvent', () => {
   });
 
   it('keeps the plan as a live checklist', () => {
-    let v = run(ev('plan_generated', { steps: [{ title: 'A', status: 'pending' }, { title: 'B', status: '' }] }));
+    let v = run(
+      ev('plan_generated', {
+        steps: [
+          { title: 'A', status: 'pending' },
+          { title: 'B', status: '' },
+        ],
+      }),
+    );
     expect(v.blocks.map((b) => b.kind)).toEqual(['plan']);
     expect(v.plan.map((s) => s.status)).toEqual(['pending', 'pending']);
-    v = applyEvents(v, [ev('step_start', { step_index: 0, description: 'A' }), ev('step_end', { step_index: 0, success: true }), ev('step_start', { step_index: 1, description: 'B' })]);
+    v = applyEvents(v, [
+      ev('step_start', { step_index: 0, description: 'A' }),
+      ev('step_end', { step_index: 0, success: true }),
+      ev('step_start', { step_index: 1, description: 'B' }),
+    ]);
     expect(v.plan.map((s) => s.status)).toEqual(['done', 'running']);
     v = applyEvent(v, ev('step_end', { step_index: 1, success: false }));
     expect(v.plan[1]!.status).toBe('error');
@@ -177,7 +209,10 @@ describe('applyEvent', () => {
   });
 
   it('takes the result from turn_completed and ends running tools', () => {
-    const v = run(ev('tool_call', { call_id: 'c1', name: 'slow', args: {} }), ev('turn_completed', result({ cancelled: true, ok: false, outcome: 'cancelled', termination: { kind: 'cancelled' } })));
+    const v = run(
+      ev('tool_call', { call_id: 'c1', name: 'slow', args: {} }),
+      ev('turn_completed', result({ cancelled: true, ok: false, outcome: 'cancelled', termination: { kind: 'cancelled' } })),
+    );
     expect(v.state).toBe('cancelled');
     expect(v.result?.outcome).toBe('cancelled');
     expect(v.termination?.kind).toBe('cancelled');
@@ -235,7 +270,11 @@ describe('thinking and waiting', () => {
   });
 
   it('keeps the stage id of the call that thought', () => {
-    const v = run(ev('stage_start', { stage_id: 'w1', stage: 'write', agent: 'a', phase: 'stage' }, { stage_id: 'w1' }), think('Hmm.', 1, 0, 'w1'), think('Other stage.', 1, 0, 'c1'));
+    const v = run(
+      ev('stage_start', { stage_id: 'w1', stage: 'write', agent: 'a', phase: 'stage' }, { stage_id: 'w1' }),
+      think('Hmm.', 1, 0, 'w1'),
+      think('Other stage.', 1, 0, 'c1'),
+    );
     expect(thinking(v).map((b) => [b.stageId, b.text])).toEqual([
       ['w1', 'Hmm.'],
       ['c1', 'Other stage.'],
@@ -294,12 +333,26 @@ describe('thinking and waiting', () => {
 
   it('collapses the thinking of a turn whose process died while it thought', () => {
     seq = 0;
-    const v = fromDetail({ ...detailOf(), state: 'interrupted', result: null, events: [ev('think_start'), think('half a tho', 1)], last_seq: 2 });
+    const v = fromDetail({
+      ...detailOf(),
+      state: 'interrupted',
+      result: null,
+      events: [ev('think_start'), think('half a tho', 1)],
+      last_seq: 2,
+    });
     expect(thinking(v)[0]).toMatchObject({ text: 'half a tho', done: true });
   });
 
   it('shows the reasoning of a stored message when a turn has no events, without a duration', () => {
-    const v = fromDetail({ ...detailOf(), final_text: 'A', result: result({ final_text: 'A' }), messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: 'A', reasoning: 'because' }] });
+    const v = fromDetail({
+      ...detailOf(),
+      final_text: 'A',
+      result: result({ final_text: 'A' }),
+      messages: [
+        { role: 'user', content: 'q' },
+        { role: 'assistant', content: 'A', reasoning: 'because' },
+      ],
+    });
     expect(v.blocks.map((b) => b.kind)).toEqual(['thinking', 'text']);
     expect(v.blocks[0]).toMatchObject({ text: 'because', done: true, firstAt: '' });
     expect(textOf(v.blocks)).toBe('A');
@@ -337,7 +390,13 @@ describe('thinking and waiting', () => {
 
   it('forgets the wait of a turn that ended while it waited', () => {
     seq = 0;
-    const v = fromDetail({ ...detailOf(), state: 'interrupted', result: null, events: [ev('think_start'), ev('model_waiting', { waited_ms: 3000 })], last_seq: 2 });
+    const v = fromDetail({
+      ...detailOf(),
+      state: 'interrupted',
+      result: null,
+      events: [ev('think_start'), ev('model_waiting', { waited_ms: 3000 })],
+      last_seq: 2,
+    });
     expect(v.waiting).toBeNull();
   });
 });
@@ -428,7 +487,14 @@ describe('fromDetail', () => {
   });
 
   it('shows the error of a failed turn without events', () => {
-    const v = fromDetail({ ...base, state: 'failed', messages: [], charts: [], plan: [], result: result({ ok: false, error: 'No model', error_source: 'llm' }) });
+    const v = fromDetail({
+      ...base,
+      state: 'failed',
+      messages: [],
+      charts: [],
+      plan: [],
+      result: result({ ok: false, error: 'No model', error_source: 'llm' }),
+    });
     expect(v.blocks).toEqual([{ kind: 'error', id: 't1:error', stageId: '', data: { source: 'llm', message: 'No model' } }]);
   });
 });
@@ -456,7 +522,17 @@ describe('the reducer and the Go event types', () => {
 // its type does not compile, and narrowing by type gives the payload's
 // type with no cast. `npm run check` checks the @ts-expect-error lines.
 describe('the event union', () => {
-  const base: EventBase = { id: 'e1', session_id: 's1', turn_id: 't1', stage_id: '', seq: 1, parent_id: '', at: '2025-01-01T00:00:00.000Z', phase: 'thinking', checkpoint: false };
+  const base: EventBase = {
+    id: 'e1',
+    session_id: 's1',
+    turn_id: 't1',
+    stage_id: '',
+    seq: 1,
+    parent_id: '',
+    at: '2025-01-01T00:00:00.000Z',
+    phase: 'thinking',
+    checkpoint: false,
+  };
 
   it('takes each type with its own payload only', () => {
     const ok: AgentEvent[] = [

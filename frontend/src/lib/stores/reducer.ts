@@ -59,12 +59,18 @@ export function fromDetail(d: TurnDetail): TurnView {
     if ((d.plan?.length ?? 0) > 0) v.blocks = [{ kind: 'plan', id: `${d.id}:plan`, stageId: '' }, ...v.blocks];
     for (const c of d.charts ?? []) v.blocks.push({ kind: 'chart', id: c.event_id, stageId: '', title: c.title, spec: c.spec });
     if (d.state === 'failed' && d.result?.error) {
-      v.blocks.push({ kind: 'error', id: `${d.id}:error`, stageId: '', data: { source: d.result.error_source ?? 'internal', message: d.result.error } });
+      v.blocks.push({
+        kind: 'error',
+        id: `${d.id}:error`,
+        stageId: '',
+        data: { source: d.result.error_source ?? 'internal', message: d.result.error },
+      });
     }
     if (d.result) v = withResult(v, d.result);
   }
   // The stored state wins: a turn interrupted by a crash has no terminal event.
-  if (d.state !== 'running') v = { ...v, state: d.state, thinking: false, callStartedAt: '', waiting: null, blocks: settleThinking(v.blocks) };
+  if (d.state !== 'running')
+    v = { ...v, state: d.state, thinking: false, callStartedAt: '', waiting: null, blocks: settleThinking(v.blocks) };
   if (!v.result && d.result) v = { ...v, result: d.result };
   v.lastSeq = Math.max(v.lastSeq, d.last_seq ?? 0);
   return v;
@@ -73,7 +79,16 @@ export function fromDetail(d: TurnDetail): TurnView {
 /** The images of the turn's own message: its first user message's. */
 export function userImagesOf(msgs: readonly Message[]): UserImage[] {
   const m = msgs.find((x) => x.role === 'user');
-  return (m?.images ?? []).filter((im) => im.id).map((im, i) => ({ id: im.id!, name: im.name || `Image ${i + 1}`, mime: im.mime, width: im.width ?? 0, height: im.height ?? 0, size: im.size }));
+  return (m?.images ?? [])
+    .filter((im) => im.id)
+    .map((im, i) => ({
+      id: im.id!,
+      name: im.name || `Image ${i + 1}`,
+      mime: im.mime,
+      width: im.width ?? 0,
+      height: im.height ?? 0,
+      size: im.size,
+    }));
 }
 
 function blocksFromMessages(msgs: readonly Message[]): Block[] {
@@ -81,10 +96,20 @@ function blocksFromMessages(msgs: readonly Message[]): Block[] {
   msgs.forEach((m, i) => {
     if (m.role === 'assistant') {
       // No events, so no times: the block says it thought, not for how long.
-      if (m.reasoning) out.push({ kind: 'thinking', id: `m${i}:thinking`, stageId: '', text: m.reasoning, firstAt: '', lastAt: '', done: true });
+      if (m.reasoning)
+        out.push({ kind: 'thinking', id: `m${i}:thinking`, stageId: '', text: m.reasoning, firstAt: '', lastAt: '', done: true });
       if (m.content) out.push({ kind: 'text', id: `m${i}`, stageId: '', text: m.content });
       for (const c of m.tool_calls ?? []) {
-        out.push({ kind: 'tool', id: `m${i}:${c.id}`, stageId: '', callId: c.id, name: c.name, args: parseArgs(c.arguments), status: 'ok', guards: [] });
+        out.push({
+          kind: 'tool',
+          id: `m${i}:${c.id}`,
+          stageId: '',
+          callId: c.id,
+          name: c.name,
+          args: parseArgs(c.arguments),
+          status: 'ok',
+          guards: [],
+        });
       }
     } else if (m.role === 'tool') {
       const idx = findTool(out, m.tool_call_id ?? '');
@@ -125,7 +150,8 @@ function withResult(v: TurnView, r: Result): TurnView {
  * checks that these fold nothing.
  */
 export const unrendered = {
-  revision_completed: "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
+  revision_completed:
+    "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
 } satisfies Partial<Record<EventType, string>>;
 
 /** The event types the view folds: every one the backend sends but those in unrendered. */
@@ -163,7 +189,10 @@ function fold(v: TurnView, ev: AgentEvent) {
       if (b?.kind === 'thinking') {
         v.blocks = replaceAt(v.blocks, idx, { ...b, text: b.text + text, lastAt: ev.at || b.lastAt });
       } else {
-        v.blocks = [...v.blocks, { kind: 'thinking', id: ev.id || `th${ev.seq}`, stageId: ev.stage_id, text, firstAt: ev.at, lastAt: ev.at, done: false }];
+        v.blocks = [
+          ...v.blocks,
+          { kind: 'thinking', id: ev.id || `th${ev.seq}`, stageId: ev.stage_id, text, firstAt: ev.at, lastAt: ev.at, done: false },
+        ];
       }
       // Reasoning is output the call is billed for, like its answer.
       v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
@@ -193,12 +222,28 @@ function fold(v: TurnView, ev: AgentEvent) {
       v.callStartedAt = '';
       v.blocks = settleThinking(v.blocks, ev.stage_id);
       // The call's exact counts replace the estimate of what it streamed.
-      v.live = { inputTokens: v.live.inputTokens + (d.prompt_tokens ?? 0), outputTokens: v.live.outputTokens + (d.completion_tokens ?? 0), streamingChars: 0 };
+      v.live = {
+        inputTokens: v.live.inputTokens + (d.prompt_tokens ?? 0),
+        outputTokens: v.live.outputTokens + (d.completion_tokens ?? 0),
+        streamingChars: 0,
+      };
       return;
     }
     case 'tool_call': {
       const d = ev.data;
-      v.blocks = [...settleThinking(v.blocks, ev.stage_id), { kind: 'tool', id: ev.id || `c${ev.seq}`, stageId: ev.stage_id, callId: d.call_id, name: d.name, args: d.args, status: 'running', guards: [] }];
+      v.blocks = [
+        ...settleThinking(v.blocks, ev.stage_id),
+        {
+          kind: 'tool',
+          id: ev.id || `c${ev.seq}`,
+          stageId: ev.stage_id,
+          callId: d.call_id,
+          name: d.name,
+          args: d.args,
+          status: 'running',
+          guards: [],
+        },
+      ];
       return;
     }
     case 'tool_result': {
@@ -224,12 +269,14 @@ function fold(v: TurnView, ev: AgentEvent) {
     }
     case 'plan_generated':
       v.plan = (ev.data.steps ?? []).map((s) => ({ ...s, status: s.status || 'pending' }));
-      if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
+      if (!v.blocks.some((b) => b.kind === 'plan'))
+        v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
       return;
     case 'step_start': {
       const d = ev.data;
       setStep(v, d.step_index, 'running', d.description);
-      if (!v.blocks.some((b) => b.kind === 'plan')) v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
+      if (!v.blocks.some((b) => b.kind === 'plan'))
+        v.blocks = [...v.blocks, { kind: 'plan', id: ev.id || `p${ev.seq}`, stageId: ev.stage_id }];
       return;
     }
     case 'step_end': {
@@ -252,7 +299,8 @@ function fold(v: TurnView, ev: AgentEvent) {
       const d = ev.data;
       const idx = lastNote(v.blocks, (n) => n.type === 'handoff' && !n.done && n.to === d.to);
       const b = v.blocks[idx];
-      if (b?.kind === 'note' && b.note.type === 'handoff') v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true, outcome: d.outcome } });
+      if (b?.kind === 'note' && b.note.type === 'handoff')
+        v.blocks = replaceAt(v.blocks, idx, { ...b, note: { ...b.note, done: true, outcome: d.outcome } });
       return;
     }
     case 'reflection_start':
@@ -285,7 +333,10 @@ function fold(v: TurnView, ev: AgentEvent) {
       const d = ev.data;
       const stageId = d.stage_id || ev.stage_id;
       v.stageId = stageId;
-      v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: d.stage, agent: d.agent, phase: d.phase, final: d.final || undefined }];
+      v.blocks = [
+        ...v.blocks,
+        { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: d.stage, agent: d.agent, phase: d.phase, final: d.final || undefined },
+      ];
       return;
     }
     case 'stage_end': {
@@ -296,7 +347,10 @@ function fold(v: TurnView, ev: AgentEvent) {
         const b = v.blocks[idx]!;
         if (b.kind === 'stage') v.blocks = replaceAt(v.blocks, idx, { ...b, result: r });
       } else {
-        v.blocks = [...v.blocks, { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: r.name, agent: r.agent, phase: r.phase, result: r }];
+        v.blocks = [
+          ...v.blocks,
+          { kind: 'stage', id: ev.id || `s${ev.seq}`, stageId, name: r.name, agent: r.agent, phase: r.phase, result: r },
+        ];
       }
       if (v.stageId === stageId) v.stageId = '';
       v.blocks = settleThinking(v.blocks, stageId);
@@ -304,7 +358,15 @@ function fold(v: TurnView, ev: AgentEvent) {
     }
     case 'error': {
       const d = ev.data;
-      v.blocks = [...v.blocks, { kind: 'error', id: ev.id || `e${ev.seq}`, stageId: ev.stage_id, data: { source: d.source || 'internal', message: d.message || 'The turn failed.' } }];
+      v.blocks = [
+        ...v.blocks,
+        {
+          kind: 'error',
+          id: ev.id || `e${ev.seq}`,
+          stageId: ev.stage_id,
+          data: { source: d.source || 'internal', message: d.message || 'The turn failed.' },
+        },
+      ];
       v.state = 'failed';
       endCall(v);
       return;
@@ -331,7 +393,9 @@ function fold(v: TurnView, ev: AgentEvent) {
       Object.assign(v, withResult(v, r));
       endCall(v);
       // Tools still "running" at the end never reported back (Stop, limits).
-      v.blocks = v.blocks.map((b) => (b.kind === 'tool' && b.status === 'running' ? { ...b, status: 'error', error: b.error ?? 'Did not finish.' } : b));
+      v.blocks = v.blocks.map((b) =>
+        b.kind === 'tool' && b.status === 'running' ? { ...b, status: 'error', error: b.error ?? 'Did not finish.' } : b,
+      );
       return;
     }
     case 'revision_completed':
@@ -416,7 +480,10 @@ function updateTool(v: TurnView, ev: AgentEvent, callId: string, name: string, p
     return;
   }
   // A call refused before it ran has a result but no call event.
-  v.blocks = [...v.blocks, { kind: 'tool', id: ev.id || `r${ev.seq}`, stageId: ev.stage_id, callId, name, args: undefined, guards: [], status: 'ok', ...patch }];
+  v.blocks = [
+    ...v.blocks,
+    { kind: 'tool', id: ev.id || `r${ev.seq}`, stageId: ev.stage_id, callId, name, args: undefined, guards: [], status: 'ok', ...patch },
+  ];
 }
 
 function pushNote(v: TurnView, ev: AgentEvent, note: NoteBlock['note']) {

@@ -10,7 +10,20 @@ import { SessionsStore } from './sessions.svelte';
 const at = new Date(2025, 5, 18, 9);
 
 function event(sessionId: string, turnId: string, seq: number, type: EventType, data: unknown = {}): Delivered {
-  return { id: `${turnId}-e${seq}`, session_id: sessionId, turn_id: turnId, stage_id: '', seq, first_seq: seq, parent_id: '', at: at.toISOString(), type, phase: type === 'cancelled' ? 'terminal' : 'thinking', checkpoint: false, data } as Delivered;
+  return {
+    id: `${turnId}-e${seq}`,
+    session_id: sessionId,
+    turn_id: turnId,
+    stage_id: '',
+    seq,
+    first_seq: seq,
+    parent_id: '',
+    at: at.toISOString(),
+    type,
+    phase: type === 'cancelled' ? 'terminal' : 'thinking',
+    checkpoint: false,
+    data,
+  } as Delivered;
 }
 
 describe('running sessions, from the list', () => {
@@ -55,7 +68,18 @@ describe('running sessions, live', () => {
 
   function setup() {
     const b = new FakeBackend({ tick: 10, tokensPerTick: 8 });
-    b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: ['m1'], has_key: false, masked_key: '' }];
+    b.providers = [
+      {
+        name: 'ollama',
+        kind: 'ollama',
+        base_url: 'http://127.0.0.1:11434/v1',
+        local: true,
+        needs_key: false,
+        models: ['m1'],
+        has_key: false,
+        masked_key: '',
+      },
+    ];
     b.settings.default_provider = 'ollama';
     b.settings.default_model = 'm1';
     const app = createApp(b, { raf: (cb) => frames.push(cb) });

@@ -13,7 +13,20 @@ let seq = 0;
 function ev(type: EventType, data: unknown = {}, over: Partial<AgentEvent> = {}): AgentEvent {
   seq++;
   // A test gives only the data it reads: cast, as the backend is what types real events.
-  return { id: `e${seq}`, session_id: 's1', turn_id: 't1', stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'stage', checkpoint: false, data, ...over } as AgentEvent;
+  return {
+    id: `e${seq}`,
+    session_id: 's1',
+    turn_id: 't1',
+    stage_id: '',
+    seq,
+    parent_id: '',
+    at: '2025-01-01T00:00:00.000Z',
+    type,
+    phase: 'stage',
+    checkpoint: false,
+    data,
+    ...over,
+  } as AgentEvent;
 }
 
 function stage(id: string, name: string, agent: string, text: string, extra: () => AgentEvent[] = () => []): AgentEvent[] {
@@ -25,7 +38,20 @@ function stage(id: string, name: string, agent: string, text: string, extra: () 
     ...[text.slice(0, 7), text.slice(7, 19), text.slice(19)].filter(Boolean).map((t) => ev('token', { text: t }, { stage_id: id })),
     ev('think_end', { prompt_tokens: 100, completion_tokens: 20 }, { stage_id: id }),
     ...extra(),
-    ev('stage_end', { id, name, agent, phase: 'critique-revise', response: null, outcome: 'succeeded', termination: { kind: 'natural_completion' }, diagnostics: { duration_ms: 1200, usage: { total_tokens: 120 } } }, { stage_id: id }),
+    ev(
+      'stage_end',
+      {
+        id,
+        name,
+        agent,
+        phase: 'critique-revise',
+        response: null,
+        outcome: 'succeeded',
+        termination: { kind: 'natural_completion' },
+        diagnostics: { duration_ms: 1200, usage: { total_tokens: 120 } },
+      },
+      { stage_id: id },
+    ),
   ];
 }
 
@@ -46,7 +72,14 @@ function critiqueRevise(done: boolean): AgentEvent[] {
     ev('critique_generated', { score: 0.9, passed: true, feedback: 'Good.' }, { stage_id: 'c2' }),
   ];
   if (!done) return evs;
-  const result = { ok: true, cancelled: false, final_text: draft2, final_stage_id: 'r1', outcome: 'succeeded', termination: { kind: 'completed' } } as Partial<Result>;
+  const result = {
+    ok: true,
+    cancelled: false,
+    final_text: draft2,
+    final_stage_id: 'r1',
+    outcome: 'succeeded',
+    termination: { kind: 'completed' },
+  } as Partial<Result>;
   return [...evs, ev('final_answer', { text: draft2 }), ev('turn_completed', result)];
 }
 
@@ -75,14 +108,20 @@ describe('layoutOf', () => {
   it('has no answer yet while a critique-revise turn runs, and keeps the running stage open', () => {
     const evs = critiqueRevise(false);
     // Stop inside critique 2: its stage has started but not ended.
-    const v = applyEvents(emptyTurn('t1'), evs.slice(0, evs.findIndex((e) => e.type === 'stage_end' && e.stage_id === 'c2')));
+    const v = applyEvents(
+      emptyTurn('t1'),
+      evs.slice(
+        0,
+        evs.findIndex((e) => e.type === 'stage_end' && e.stage_id === 'c2'),
+      ),
+    );
     const l = layoutOf(v);
     expect(l.answer).toBeNull();
     expect(l.work.at(-1)).toMatchObject({ label: 'Critique 2', running: true });
     expect(answerText(v)).toBe('');
   });
 
-  it("shows a stage the workflow marked final as the answer while it streams", () => {
+  it('shows a stage the workflow marked final as the answer while it streams', () => {
     const evs = [
       ...stage('a', 'research', 'researcher', 'Notes.'),
       ev('stage_start', { stage_id: 'b', stage: 'summarise', phase: 'pipeline', agent: 'writer', final: true }, { stage_id: 'b' }),
@@ -94,14 +133,18 @@ describe('layoutOf', () => {
   });
 
   it('finds the answer of an older turn whose result names no stage by its text', () => {
-    const evs = critiqueRevise(true).map((e) => (e.type === 'turn_completed' ? { ...e, data: { ...e.data, final_stage_id: undefined } } : e));
+    const evs = critiqueRevise(true).map((e) =>
+      e.type === 'turn_completed' ? { ...e, data: { ...e.data, final_stage_id: undefined } } : e,
+    );
     expect(layoutOf(applyEvents(emptyTurn('t1'), evs)).answer?.label).toBe('Draft 2');
   });
 
   it('counts the tool calls of a folded section so none is hidden', () => {
     const evs = [
       ...stage('p', 'plan', 'planner', 'Plan.'),
-      ...stage('s1', 'step 1', 'executor', 'Read it.', () => [ev('tool_call', { call_id: 'c', name: 'read_table', args: {} }, { stage_id: 's1' })]),
+      ...stage('s1', 'step 1', 'executor', 'Read it.', () => [
+        ev('tool_call', { call_id: 'c', name: 'read_table', args: {} }, { stage_id: 's1' }),
+      ]),
       ...stage('f', 'finish', 'finisher', 'Done.'),
       ev('turn_completed', { ok: true, final_text: 'Done.', final_stage_id: 'f' }),
     ];
@@ -124,7 +167,11 @@ describe('live tokens', () => {
   it('estimates the call in flight from what it streamed, and takes the exact counts when it ends', () => {
     const streaming = applyEvents(emptyTurn('t1'), [ev('think_start'), ev('token', { text: 'x'.repeat(40) })]);
     expect(liveTokens(streaming.live)).toEqual({ input: 0, output: 10, estimated: true });
-    const ended = applyEvents(streaming, [ev('think_end', { prompt_tokens: 300, completion_tokens: 12 }), ev('think_start'), ev('token', { text: 'abcd' })]);
+    const ended = applyEvents(streaming, [
+      ev('think_end', { prompt_tokens: 300, completion_tokens: 12 }),
+      ev('think_start'),
+      ev('token', { text: 'abcd' }),
+    ]);
     expect(liveTokens(ended.live)).toEqual({ input: 300, output: 13, estimated: true });
   });
 });

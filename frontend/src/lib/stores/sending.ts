@@ -157,12 +157,30 @@ export class Sender {
         over_budget: overBudget || undefined,
         version_of: p.versionOf || undefined,
         continue: p.continueOf || undefined,
-        images: images.length ? images.map(({ name, mime, width, height, data }): ImageData => ({ name, mime, width, height, data })) : undefined,
+        images: images.length
+          ? images.map(({ name, mime, width, height, data }): ImageData => ({ name, mime, width, height, data }))
+          : undefined,
       });
       const startedAt = this.#d.now().toISOString();
       const parent = p.continueOf || (p.versionOf ? (turns.summary(p.versionOf)?.parent_turn_id ?? '') : this.#lastShown());
-      turns.describe(ref.turn_id, { sessionId: session.id, userMessage: p.message, userImages: this.#showSent(ref.turn_id, images), model, workflow, continues: !!p.continueOf, startedAt: turns.peek(ref.turn_id)?.startedAt || startedAt, loaded: true });
-      conversation.addTurn({ ...runningTurn(ref.turn_id, session.id, p.message, model, workflow, startedAt, ref.seq || this.#nextSeq()), parent_turn_id: parent, continues: !!p.continueOf }, p.versionOf);
+      turns.describe(ref.turn_id, {
+        sessionId: session.id,
+        userMessage: p.message,
+        userImages: this.#showSent(ref.turn_id, images),
+        model,
+        workflow,
+        continues: !!p.continueOf,
+        startedAt: turns.peek(ref.turn_id)?.startedAt || startedAt,
+        loaded: true,
+      });
+      conversation.addTurn(
+        {
+          ...runningTurn(ref.turn_id, session.id, p.message, model, workflow, startedAt, ref.seq || this.#nextSeq()),
+          parent_turn_id: parent,
+          continues: !!p.continueOf,
+        },
+        p.versionOf,
+      );
       sessions.touch(session.id, startedAt);
       sessions.noteTurn(session.id, ref.turn_id, 'running');
       // The place to come back to is now the newest turn.
@@ -212,7 +230,8 @@ export class Sender {
   #showSent(turnId: string, images: readonly OutgoingImage[]): UserImage[] {
     return images.map((im, i) => {
       const id = im.id || `local:${turnId}:${i}`;
-      if (!im.id && im.url) this.#d.imageCache.put(id, { url: im.url, name: im.name, mime: im.mime, width: im.width, height: im.height, size: im.size });
+      if (!im.id && im.url)
+        this.#d.imageCache.put(id, { url: im.url, name: im.name, mime: im.mime, width: im.width, height: im.height, size: im.size });
       return { id, name: im.name, mime: im.mime, width: im.width, height: im.height, size: im.size };
     });
   }
@@ -236,9 +255,19 @@ export class Sender {
     try {
       const orig = turns.peek(turnId);
       const ref = await run();
-      turns.describe(ref.turn_id, { sessionId: ref.session_id, userMessage: orig?.userMessage ?? '', userImages: orig?.userImages ?? [], model: opts.model || orig?.model || '', workflow: opts.workflow || orig?.workflow || '', loaded: true });
+      turns.describe(ref.turn_id, {
+        sessionId: ref.session_id,
+        userMessage: orig?.userMessage ?? '',
+        userImages: orig?.userImages ?? [],
+        model: opts.model || orig?.model || '',
+        workflow: opts.workflow || orig?.workflow || '',
+        loaded: true,
+      });
       // The copy's provider as the backend stored it: what the re-run runs on.
-      const [originalProvider, copyProvider] = await Promise.all([this.#providerOf(orig?.sessionId || this.#d.conversation.session?.id || ''), this.#providerOf(ref.session_id)]);
+      const [originalProvider, copyProvider] = await Promise.all([
+        this.#providerOf(orig?.sessionId || this.#d.conversation.session?.id || ''),
+        this.#providerOf(ref.session_id),
+      ]);
       ui.rerunTurn = null;
       ui.compare = { originalId: turnId, copyId: ref.turn_id, copySessionId: ref.session_id, kind, originalProvider, copyProvider };
       void this.#d.sessions.refresh();
@@ -274,10 +303,29 @@ export class Sender {
 
 /** A session title from its first message. */
 export function titleFrom(text: string): string {
-  const line = text.split('\n').find((l) => l.trim())?.trim() ?? 'New session';
+  const line =
+    text
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? 'New session';
   return line.length > 60 ? `${line.slice(0, 57).trimEnd()}…` : line;
 }
 
 function runningTurn(id: string, sessionId: string, message: string, model: string, workflow: string, at: string, seq: number): Turn {
-  return { id, session_id: sessionId, seq, user_message: message, state: 'running', workflow, model, started_at: at, completed_at: null, final_text: '', outcome: '', termination: { kind: '' }, parent_turn_id: '', continues: false };
+  return {
+    id,
+    session_id: sessionId,
+    seq,
+    user_message: message,
+    state: 'running',
+    workflow,
+    model,
+    started_at: at,
+    completed_at: null,
+    final_text: '',
+    outcome: '',
+    termination: { kind: '' },
+    parent_turn_id: '',
+    continues: false,
+  };
 }

@@ -43,7 +43,9 @@ export class SessionsStore {
   }
 
   /** The list by date. */
-  readonly grouped: Array<{ group: DateGroup; items: Session[] }> = $derived.by(() => groupByDate(this.items, (x) => x.updated_at, this.#now()));
+  readonly grouped: Array<{ group: DateGroup; items: Session[] }> = $derived.by(() =>
+    groupByDate(this.items, (x) => x.updated_at, this.#now()),
+  );
 
   /**
    * The ids of the sessions with a running turn: the list's running_turn

@@ -156,7 +156,18 @@ describe('conversation store', () => {
 describe('settings store', () => {
   it('loads everything and lists models from the saved list or a test', async () => {
     const b = new FakeBackend();
-    b.providers = [{ name: 'ollama', kind: 'ollama', base_url: 'http://127.0.0.1:11434/v1', local: true, needs_key: false, models: [], has_key: false, masked_key: '' }];
+    b.providers = [
+      {
+        name: 'ollama',
+        kind: 'ollama',
+        base_url: 'http://127.0.0.1:11434/v1',
+        local: true,
+        needs_key: false,
+        models: [],
+        has_key: false,
+        masked_key: '',
+      },
+    ];
     const s = new SettingsStore(b);
     await s.load();
     expect(s.presets.length).toBeGreaterThan(3);
@@ -172,7 +183,17 @@ describe('settings store', () => {
     const b = new FakeBackend();
     const s = new SettingsStore(b);
     await s.load();
-    await s.saveProvider({ provider: { name: 'openai', kind: 'openai', base_url: 'https://api.openai.com/v1', local: false, needs_key: true, models: ['gpt-4o-mini'] }, api_key: 'sk-secret-1234' });
+    await s.saveProvider({
+      provider: {
+        name: 'openai',
+        kind: 'openai',
+        base_url: 'https://api.openai.com/v1',
+        local: false,
+        needs_key: true,
+        models: ['gpt-4o-mini'],
+      },
+      api_key: 'sk-secret-1234',
+    });
     const [p] = s.providers;
     expect(p).toMatchObject({ name: 'openai', has_key: true, masked_key: '••••1234' });
     expect(JSON.stringify(s.providers)).not.toContain('sk-secret');
@@ -189,7 +210,16 @@ describe('settings store', () => {
 });
 
 describe('approvals store', () => {
-  const p = { session_id: 's', turn_id: 't', call_id: 'c1', tool: 'write_file', args: { path: 'a' }, side_effects: true, guard: 'approval', reason: 'writes' };
+  const p = {
+    session_id: 's',
+    turn_id: 't',
+    call_id: 'c1',
+    tool: 'write_file',
+    args: { path: 'a' },
+    side_effects: true,
+    guard: 'approval',
+    reason: 'writes',
+  };
 
   it('adds, answers and clears approvals', async () => {
     const b = new FakeBackend();

@@ -5,7 +5,15 @@ import type { Detected, Provider, ProviderInput, ProviderView, Settings, Workflo
 
 export type SettingsBackend = Pick<
   Backend,
-  'getSettings' | 'saveSettings' | 'listProviders' | 'presets' | 'saveProvider' | 'deleteProvider' | 'testProvider' | 'detectLocal' | 'listWorkflows'
+  | 'getSettings'
+  | 'saveSettings'
+  | 'listProviders'
+  | 'presets'
+  | 'saveProvider'
+  | 'deleteProvider'
+  | 'testProvider'
+  | 'detectLocal'
+  | 'listWorkflows'
 >;
 
 export const defaultSettings = (): Settings => ({
@@ -71,16 +79,28 @@ export class SettingsStore {
   }
 
   async reloadProviders() {
-    await this.#tryLoad(() => this.#backend.listProviders(), (v) => (this.providers = v ?? []));
+    await this.#tryLoad(
+      () => this.#backend.listProviders(),
+      (v) => (this.providers = v ?? []),
+    );
     await Promise.all(this.providers.map((p) => this.#askModels(p)));
   }
 
   async load() {
     await Promise.all([
-      this.#tryLoad(() => this.#backend.getSettings(), (v) => (this.settings = { ...defaultSettings(), ...v, limits: { ...defaultSettings().limits, ...(v?.limits ?? {}) } })),
+      this.#tryLoad(
+        () => this.#backend.getSettings(),
+        (v) => (this.settings = { ...defaultSettings(), ...v, limits: { ...defaultSettings().limits, ...(v?.limits ?? {}) } }),
+      ),
       this.reloadProviders(),
-      this.#tryLoad(() => this.#backend.presets(), (v) => (this.presets = v ?? [])),
-      this.#tryLoad(() => this.#backend.listWorkflows(), (v) => (this.workflows = { workflows: v?.workflows ?? [], problems: v?.problems ?? [] })),
+      this.#tryLoad(
+        () => this.#backend.presets(),
+        (v) => (this.presets = v ?? []),
+      ),
+      this.#tryLoad(
+        () => this.#backend.listWorkflows(),
+        (v) => (this.workflows = { workflows: v?.workflows ?? [], problems: v?.problems ?? [] }),
+      ),
     ]);
   }
 

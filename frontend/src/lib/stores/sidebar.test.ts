@@ -29,8 +29,18 @@ describe('SidebarState', () => {
 
   it.each([
     { name: 'a narrow spell folds it and its end shows it again', steps: ['auto', 'wide'], want: [true, false], kept: undefined },
-    { name: 'shown during a spell stays shown until it ends', steps: ['auto', 'toggle', 'auto', 'wide', 'auto'], want: [true, false, false, false, true], kept: false },
-    { name: 'folded again during a spell, the kept choice stays shown', steps: ['auto', 'toggle', 'toggle', 'wide'], want: [true, false, true, false], kept: false },
+    {
+      name: 'shown during a spell stays shown until it ends',
+      steps: ['auto', 'toggle', 'auto', 'wide', 'auto'],
+      want: [true, false, false, false, true],
+      kept: false,
+    },
+    {
+      name: 'folded again during a spell, the kept choice stays shown',
+      steps: ['auto', 'toggle', 'toggle', 'wide'],
+      want: [true, false, true, false],
+      kept: false,
+    },
     { name: 'folded by the person, a spell changes nothing', steps: ['toggle', 'auto', 'wide'], want: [true, true, true], kept: true },
   ])('$name', ({ steps, want, kept }) => {
     const prefs = memoryPrefs();

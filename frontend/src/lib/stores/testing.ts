@@ -42,7 +42,8 @@ export function pngFile(name: string, width: number, height: number): File {
  */
 export async function decodePNGHead(blob: Blob): Promise<{ width: number; height: number; close: () => void }> {
   const b = new Uint8Array(await blob.arrayBuffer());
-  if (b.length < 24 || b[0] !== 0x89 || b[1] !== 0x50) throw new DOMException('The source image could not be decoded.', 'InvalidStateError');
+  if (b.length < 24 || b[0] !== 0x89 || b[1] !== 0x50)
+    throw new DOMException('The source image could not be decoded.', 'InvalidStateError');
   const v = new DataView(b.buffer, b.byteOffset);
   return { width: v.getUint32(16), height: v.getUint32(20), close: () => {} };
 }

@@ -91,7 +91,8 @@ export class TurnStore {
     private readonly backend: TurnsBackend,
     private readonly opts: TurnsOptions = {},
   ) {
-    this.#raf = opts.raf ?? ((cb) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => cb()) : setTimeout(cb, 16)));
+    this.#raf =
+      opts.raf ?? ((cb) => (typeof requestAnimationFrame === 'function' ? requestAnimationFrame(() => cb()) : setTimeout(cb, 16)));
     this.#keep = opts.keep ?? 24;
   }
 
@@ -121,8 +122,33 @@ export class TurnStore {
     const v = e.view;
     const s = e.summary;
     if (!s) return v;
-    if (v.loaded) return v.seq && (v.userMessage || v.continues) && v.parentId === s.parent_turn_id && v.copied === (s.copied ?? '') ? v : { ...v, seq: v.seq || s.seq, userMessage: v.userMessage || s.user_message, continues: v.continues || s.continues, copied: v.copied || s.copied || '', parentId: s.parent_turn_id };
-    return { ...v, sessionId: s.session_id, seq: s.seq, userMessage: v.userMessage || s.user_message, continues: s.continues, copied: s.copied ?? '', parentId: s.parent_turn_id, model: s.model, workflow: s.workflow, state: s.state, startedAt: s.started_at, completedAt: s.completed_at, finalText: s.final_text, termination: s.termination?.kind ? s.termination : null };
+    if (v.loaded)
+      return v.seq && (v.userMessage || v.continues) && v.parentId === s.parent_turn_id && v.copied === (s.copied ?? '')
+        ? v
+        : {
+            ...v,
+            seq: v.seq || s.seq,
+            userMessage: v.userMessage || s.user_message,
+            continues: v.continues || s.continues,
+            copied: v.copied || s.copied || '',
+            parentId: s.parent_turn_id,
+          };
+    return {
+      ...v,
+      sessionId: s.session_id,
+      seq: s.seq,
+      userMessage: v.userMessage || s.user_message,
+      continues: s.continues,
+      copied: s.copied ?? '',
+      parentId: s.parent_turn_id,
+      model: s.model,
+      workflow: s.workflow,
+      state: s.state,
+      startedAt: s.started_at,
+      completedAt: s.completed_at,
+      finalText: s.final_text,
+      termination: s.termination?.kind ? s.termination : null,
+    };
   }
 
   /** The stored stage results of a finished turn, once fetched (fetchStages). */
@@ -213,7 +239,11 @@ export class TurnStore {
         const d = await this.backend.getTurn(id, true);
         const view = fromDetail(d);
         // A running turn's message is stored when it ends: keep what was sent.
-        e.view = { ...view, userMessage: view.userMessage || e.view.userMessage, userImages: view.userImages.length ? view.userImages : e.view.userImages };
+        e.view = {
+          ...view,
+          userMessage: view.userMessage || e.view.userMessage,
+          userImages: view.userImages.length ? view.userImages : e.view.userImages,
+        };
         if (d.state !== 'running') e.stages = d.stages ?? [];
         e.lastSeq = Math.max(e.lastSeq, e.view.lastSeq);
         e.pending = e.pending.filter((ev) => ev.seq > e.lastSeq);
@@ -314,7 +344,15 @@ export class TurnStore {
     const v = e.view;
     if (v.state === 'running') return;
     e.stages = null;
-    if (e.summary) e.summary = { ...e.summary, state: v.state, final_text: v.finalText, completed_at: v.completedAt, outcome: v.result?.outcome ?? '', termination: v.termination ?? { kind: '' } };
+    if (e.summary)
+      e.summary = {
+        ...e.summary,
+        state: v.state,
+        final_text: v.finalText,
+        completed_at: v.completedAt,
+        outcome: v.result?.outcome ?? '',
+        termination: v.termination ?? { kind: '' },
+      };
   }
 
   // A turn nothing shows any more: a finished row of the open session

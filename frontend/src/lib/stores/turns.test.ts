@@ -6,7 +6,19 @@ import { thinkingMs } from './turnview';
 
 function ev(seq: number, type: AgentEvent['type'] = 'token', data: unknown = { text: `[${seq}]` }, turn = 't1'): AgentEvent {
   // A test gives only the data it reads: cast, as the backend is what types real events.
-  return { id: `${turn}-e${seq}`, session_id: 's1', turn_id: turn, stage_id: '', seq, parent_id: '', at: '2025-01-01T00:00:00.000Z', type, phase: 'thinking', checkpoint: false, data } as AgentEvent;
+  return {
+    id: `${turn}-e${seq}`,
+    session_id: 's1',
+    turn_id: turn,
+    stage_id: '',
+    seq,
+    parent_id: '',
+    at: '2025-01-01T00:00:00.000Z',
+    type,
+    phase: 'thinking',
+    checkpoint: false,
+    data,
+  } as AgentEvent;
 }
 
 function del(e: AgentEvent, first = e.seq): Delivered {
@@ -27,13 +39,34 @@ function fakeBackend(log: Record<string, AgentEvent[]>, details: Record<string, 
     const d = details[turnId] ?? {};
     const upTo = d.last_seq ?? 0;
     const events = (log[turnId] ?? []).filter((e) => e.seq <= upTo);
-    return { id: turnId, session_id: 's1', seq: 1, user_message: 'q', state: 'running', workflow: 'chat', model: 'm', started_at: '', completed_at: null, final_text: '', outcome: '', termination: { kind: '' }, messages: [], stages: [], plan: [], charts: [], result: null, ...d, events: withEvents ? events : undefined } as TurnDetail;
+    return {
+      id: turnId,
+      session_id: 's1',
+      seq: 1,
+      user_message: 'q',
+      state: 'running',
+      workflow: 'chat',
+      model: 'm',
+      started_at: '',
+      completed_at: null,
+      final_text: '',
+      outcome: '',
+      termination: { kind: '' },
+      messages: [],
+      stages: [],
+      plan: [],
+      charts: [],
+      result: null,
+      ...d,
+      events: withEvents ? events : undefined,
+    } as TurnDetail;
   });
   return { eventsAfter, getTurn } satisfies TurnsBackend;
 }
 
 function textOf(p: TurnStore, turn = 't1') {
-  return p.view(turn)
+  return p
+    .view(turn)
     .blocks.map((b) => (b.kind === 'text' ? b.text : `<${b.kind}>`))
     .join('');
 }
@@ -51,7 +84,6 @@ beforeEach(() => {
 });
 
 describe('TurnStore', () => {
-
   it('applies coalesced token runs in order', () => {
     const p = new TurnStore(fakeBackend({}), { raf });
     p.ingest([run(1, 3), del(ev(4, 'tool_call', { call_id: 'c', name: 'x', args: {} })), run(5, 6)]);
@@ -182,7 +214,10 @@ describe('TurnStore', () => {
 
     const loaded = new TurnStore(fakeBackend({ t1: stored }, { t1: { last_seq: 7, state: 'completed' } }), { raf });
     await loaded.load('t1');
-    const shape = (p: TurnStore) => p.view('t1').blocks.map((b) => (b.kind === 'thinking' ? { kind: b.kind, text: b.text, done: b.done, s: formatSeconds(thinkingMs(b)) } : b));
+    const shape = (p: TurnStore) =>
+      p
+        .view('t1')
+        .blocks.map((b) => (b.kind === 'thinking' ? { kind: b.kind, text: b.text, done: b.done, s: formatSeconds(thinkingMs(b)) } : b));
     expect(shape(loaded)).toEqual(shape(live));
     expect(shape(loaded)[0]).toEqual({ kind: 'thinking', text: 'Let me see <img src=x>.', done: true, s: '2 s' });
     expect(textOf(loaded)).toBe('<thinking>Seen.');
@@ -246,14 +281,31 @@ describe('mergeTokens', () => {
 });
 
 describe('TurnStore memory', () => {
-
-  const row = (id: string, session = 's1', state: Turn['state'] = 'completed'): Turn => ({ id, parent_turn_id: '', continues: false, session_id: session, seq: Number(id.replace(/\D/g, '')) || 1, user_message: `q ${id}`, state, workflow: 'chat', model: 'm', started_at: '', completed_at: null, final_text: `answer ${id}`, outcome: '', termination: { kind: '' } });
+  const row = (id: string, session = 's1', state: Turn['state'] = 'completed'): Turn => ({
+    id,
+    parent_turn_id: '',
+    continues: false,
+    session_id: session,
+    seq: Number(id.replace(/\D/g, '')) || 1,
+    user_message: `q ${id}`,
+    state,
+    workflow: 'chat',
+    model: 'm',
+    started_at: '',
+    completed_at: null,
+    final_text: `answer ${id}`,
+    outcome: '',
+    termination: { kind: '' },
+  });
   const done = (id: string) => ({ id, user_message: `q ${id}`, last_seq: 0, state: 'completed' as const, final_text: `answer ${id}` });
 
   it('keeps the view of the most recently shown finished turns and lets older ones drop back to their row', async () => {
     const ids = ['t1', 't2', 't3', 't4'];
     const p = new TurnStore(fakeBackend({}, Object.fromEntries(ids.map((id) => [id, done(id)]))), { raf, keep: 2 });
-    p.open('s1', ids.map((id) => row(id)));
+    p.open(
+      's1',
+      ids.map((id) => row(id)),
+    );
     for (const id of ids) {
       const unpin = p.pin(id);
       await p.load(id);
@@ -288,7 +340,10 @@ describe('TurnStore memory', () => {
     p.open('s1', [row('t1')]);
     const s2 = (e: AgentEvent) => del({ ...e, session_id: 's2' });
     for (const turn of ['t5', 'copy']) {
-      p.ingest([s2(ev(1, 'token', { text: 'done' }, turn)), s2(ev(2, 'turn_completed', { ok: true, outcome: 'completed', termination: { kind: 'completed' } }, turn))]);
+      p.ingest([
+        s2(ev(1, 'token', { text: 'done' }, turn)),
+        s2(ev(2, 'turn_completed', { ok: true, outcome: 'completed', termination: { kind: 'completed' } }, turn)),
+      ]);
     }
     frame();
     // SendMessage's (or ReplayTurn's) answer lands after the turn ended.

@@ -97,7 +97,8 @@ export function readBase64(file: File, progress: (fraction: number) => void): Pr
       const url = String(r.result);
       resolve(url.slice(url.indexOf(',') + 1));
     };
-    r.onerror = () => reject(new Error(`${file.name} could not be read. Check that it still exists and that you may read it, then attach it again.`));
+    r.onerror = () =>
+      reject(new Error(`${file.name} could not be read. Check that it still exists and that you may read it, then attach it again.`));
     r.readAsDataURL(file);
   });
 }

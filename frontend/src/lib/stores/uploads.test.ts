@@ -42,7 +42,13 @@ describe('uploads', () => {
     await u.add([big]);
     expect(read).not.toHaveBeenCalled();
     expect(send).not.toHaveBeenCalled();
-    expect(u.items).toMatchObject([{ name: 'big.csv', state: 'failed', error: expect.stringMatching(/^big\.csv is 21\.5 MB, over the 20 MB a file sent from the page may have\. Attach a smaller file/) }]);
+    expect(u.items).toMatchObject([
+      {
+        name: 'big.csv',
+        state: 'failed',
+        error: expect.stringMatching(/^big\.csv is 21\.5 MB, over the 20 MB a file sent from the page may have\. Attach a smaller file/),
+      },
+    ]);
     expect(u.busy).toBe(false);
   });
 
