@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
@@ -95,9 +96,9 @@ func TestWithoutADatabaseTheCallsSayWhy(t *testing.T) {
 	}
 }
 
-// failingStore is a Store whose session list fails as a bug would: with
+// failingStore is an AppStore whose session list fails as a bug would: with
 // an error that has no code and says too much.
-type failingStore struct{ Store }
+type failingStore struct{ setup.AppStore }
 
 func (failingStore) ListSessions(context.Context, store.Page) (store.SessionPage, error) {
 	return store.SessionPage{}, errors.New("pq: relation \"sessions\" does not exist")

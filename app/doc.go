@@ -29,7 +29,12 @@
 //     handler and its case; bus_test.go fails while the kinds of the two
 //     differ). Its payload type is added to frontend/typegen's roots and
 //     `make types` run; then a store handles it through subscribe.
-//   - The app needs of the database only the methods of Store.
+//   - The app needs of the database only the methods of setup.AppStore:
+//     declared in setup, below the command line, so that cli can open the
+//     database and main hand it to Open without either naming the SQLite
+//     store (a second store, on PostgreSQL, is planned). Open builds an
+//     engine only over a DB that opened: with OpenConfig.DBErr set the
+//     Service reports the error, and the window shows it.
 //   - app is the only package that imports the Wails runtime, and only
 //     desktop.go does so. Everything else here is plain Go that tests drive
 //     without a display.

@@ -7,14 +7,16 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/setup"
-	"github.com/agentdeck/agentdeck/backend/store"
 )
 
 // OpenConfig is what Open needs: the database as the command line opened it.
 type OpenConfig struct {
-	Logger    *slog.Logger
-	Info      buildinfo.Info
-	DB        *store.DB // nil when opening failed with DBErr
+	Logger *slog.Logger
+	Info   buildinfo.Info
+	// DB is the open database; nil when opening failed with DBErr. (A
+	// caller converts only a store that opened: an interface holding a
+	// nil *store.DB is not nil.)
+	DB        setup.AppStore
 	DBPath    string
 	DBErr     error
 	ReadyFile string
@@ -22,14 +24,15 @@ type OpenConfig struct {
 
 // Open builds the engine beside the database (workflows, MCP servers,
 // secrets and session data live in the database's folder) and the Service
-// over it. A failure to build leaves a Service that reports the problem;
-// the window still opens. close releases what was started.
+// over it. A failure to open or to build leaves a Service that reports the
+// problem; the window still opens. DBErr wins over DB: with DBErr set, no
+// engine is built, whatever DB holds. close releases what was started.
 func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
 	sc := Config{Logger: cfg.Logger, Info: cfg.Info, DBPath: cfg.DBPath, DBErr: cfg.DBErr, ReadyFile: cfg.ReadyFile}
 	close = func() {}
-	// sc.DB is set only with an engine: a nil *store.DB in the interface
-	// would not be a nil Store.
-	if cfg.DB != nil {
+	// sc.DB is set only with an engine: the Service takes a non-nil DB
+	// as one it can use.
+	if cfg.DB != nil && cfg.DBErr == nil {
 		eng, err := setup.Build(ctx, cfg.DB, setup.Options{DataDir: filepath.Dir(cfg.DBPath), ConnectMCP: true, Logger: cfg.Logger})
 		if err != nil {
 			sc.DBErr = err

@@ -13,6 +13,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
+	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -26,7 +27,7 @@ type Service struct {
 	api       *API
 	log       *slog.Logger
 	info      buildinfo.Info
-	db        Store
+	db        setup.AppStore
 	dbPath    string
 	dbErr     error
 	readyFile string
@@ -61,7 +62,7 @@ type Config struct {
 	Logger *slog.Logger
 	Info   buildinfo.Info
 	// DB is the open database, or nil when opening failed with DBErr.
-	DB     Store
+	DB     setup.AppStore
 	DBPath string
 	DBErr  error
 	// Runner runs turns; nil when the database is unavailable.

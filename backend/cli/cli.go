@@ -8,7 +8,9 @@
 // events and results. A command opens the database (and closes it); the
 // code that does the work takes only the store methods it uses, an
 // interface per command group declared beside it (sessionsStore, dbStore,
-// providerStore, runStore, ...).
+// providerStore, runStore, ...). The window and serve get the database as
+// a setup.AppStore (DesktopStart, ServeStart), which main hands to app;
+// the desktop's is nil, not a nil *store.DB, when it did not open.
 package cli
 
 import (
@@ -26,6 +28,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/paths"
+	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
@@ -40,7 +43,9 @@ const (
 // DesktopStart is what the desktop app needs from the command line.
 type DesktopStart struct {
 	Logger *slog.Logger
-	DB     *store.DB // nil when opening failed
+	// DB is the open database; nil (the interface, not a nil *store.DB)
+	// when opening failed with DBErr.
+	DB     setup.AppStore
 	DBPath string
 	DBErr  error
 }
@@ -48,7 +53,7 @@ type DesktopStart struct {
 // ServeStart is what the browser mode needs from the command line.
 type ServeStart struct {
 	Logger      *slog.Logger
-	DB          *store.DB
+	DB          setup.AppStore // open: serve stops before when it cannot open
 	DBPath      string
 	Addr        string
 	AllowRemote bool
@@ -229,23 +234,24 @@ func cmdDesktop(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	var start DesktopStart
+	var db *store.DB
 	start.DBPath, start.DBErr = paths.DBPath(env.dbOr(*dbFlag), env.Paths)
 	if start.DBErr == nil {
-		start.DB, start.DBErr = store.Open(ctx, start.DBPath, store.Options{})
+		db, start.DBErr = store.Open(ctx, start.DBPath, store.Options{})
 	}
 	// After Open, which makes the folder the log file goes in.
 	log := quietLogger(env, start.DBPath)
 	start.Logger = log
-	if start.DBErr == nil {
-		recoverOrphans(ctx, start.DB, env)
-	}
 	if start.DBErr != nil {
 		// The window still opens and shows the problem; the person can fix
-		// it without reading a terminal.
+		// it without reading a terminal. start.DB stays nil: a failed
+		// Open's nil *store.DB would make a non-nil AppStore.
 		log.Error("database unavailable", "path", start.DBPath, "err", start.DBErr)
 		fmt.Fprintf(env.Stderr, "agentdeck: %s\n", apperr.MessageOf(start.DBErr))
 	} else {
-		defer start.DB.Close()
+		recoverOrphans(ctx, db, env)
+		defer db.Close()
+		start.DB = db
 	}
 	if err := env.Desktop(ctx, start); err != nil {
 		fmt.Fprintf(env.Stderr, "agentdeck: the window could not start: %v\n", err)

@@ -89,6 +89,8 @@ func TestDesktopStartsEvenWhenTheDatabaseCannotOpen(t *testing.T) {
 	bad := filepath.Join(t.TempDir(), "bad.db")
 	os.WriteFile(bad, bytes.Repeat([]byte("garbage!"), 1000), 0o600)
 	r := runMain(t, t.TempDir(), "--db", bad)
+	// DB must be the nil interface, not the failed Open's nil *store.DB
+	// in one, or app.Open would take it for a database.
 	if r.desktop == nil || r.desktop.DBErr == nil || r.desktop.DB != nil {
 		t.Fatalf("want the window to open with the error, got %+v", r.desktop)
 	}

@@ -6,6 +6,11 @@
 // Nothing here fails the start of the app because of a user file: bad
 // workflow files and MCP servers that do not start are reported, and the
 // rest works.
+//
+// The engine takes the database as Store, and the app (window, browser
+// mode) as AppStore, both interfaces that *store.DB meets: the command
+// line opens the database and hands it on as an AppStore, so main and app
+// never name *store.DB.
 package setup
 
 import (

@@ -18,8 +18,11 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 )
 
-// The SQLite store is one the engine takes.
-var _ Store = (*store.DB)(nil)
+// The SQLite store is one the engine takes, and one the app takes.
+var (
+	_ Store    = (*store.DB)(nil)
+	_ AppStore = (*store.DB)(nil)
+)
 
 // ConnectMCP returns only once every configured server has connected or
 // failed, so what it returns, and the tools the runner gathers after it,

@@ -1,4 +1,4 @@
-package app
+package setup
 
 import (
 	"context"
@@ -8,13 +8,25 @@ import (
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// Store is what the app needs of the database. *store.DB is one; the app
-// depends on these methods, not on the whole store.
-type Store interface {
-	EventSource   // the Hub's back-fill
+// AppStore is the database as a user interface's app uses it (the window
+// and the browser mode: package app): what Build needs for the engine,
+// and what the app reads and writes itself. It is declared here, below
+// both app and the command line, so that the command line can open the
+// database and hand it to main, and main to app.Open, as this interface:
+// neither side names the SQLite store. *store.DB is one (checked in
+// setup_test.go); the planned store on PostgreSQL is to be another.
+//
+// An AppStore that could not be opened is a nil interface, never one
+// holding a nil *store.DB: callers convert only a store that opened.
+type AppStore interface {
+	Store         // the engine's: Build
 	export.Source // ExportSession
+
+	// EventsAfter serves stored events: the hub's back-fill.
+	EventsAfter(ctx context.Context, turnID string, after int64, limit int) ([]turn.Event, error)
 
 	// Sessions.
 	ListSessions(ctx context.Context, p store.Page) (store.SessionPage, error)
@@ -64,5 +76,3 @@ type Store interface {
 	SchemaVersion(ctx context.Context) (int, error)
 	Damaged() (bool, string)
 }
-
-var _ Store = (*store.DB)(nil)
