@@ -309,20 +309,9 @@ func (db *DB) ListTurns(ctx context.Context, sessionID string, p Page) (TurnPage
 	}
 	q += ` ORDER BY seq DESC LIMIT ?`
 	args = append(args, limit+1)
-	rows, err := db.reader.QueryContext(ctx, q, args...)
-	if err != nil {
-		return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
-	}
-	defer rows.Close()
 	var page TurnPage
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
-		}
-		page.Turns = append(page.Turns, t)
-	}
-	if err := rows.Err(); err != nil {
+	var err error
+	if page.Turns, err = appendRows(ctx, db.reader, page.Turns, scanTurn, q, args...); err != nil {
 		return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
 	}
 	if len(page.Turns) > limit {
@@ -364,19 +353,9 @@ func (db *DB) ListBranch(ctx context.Context, sessionID string, p Page) (BranchP
 	if s.ActiveTurnID == "" {
 		return page, nil
 	}
-	rows, err := db.reader.QueryContext(ctx, pathCTE+turnSelect+` WHERE id IN (SELECT id FROM path) AND seq < ? ORDER BY seq DESC LIMIT ?`, s.ActiveTurnID, before, limit+1)
+	page.Turns, err = appendRows(ctx, db.reader, page.Turns, scanTurn,
+		pathCTE+turnSelect+` WHERE id IN (SELECT id FROM path) AND seq < ? ORDER BY seq DESC LIMIT ?`, s.ActiveTurnID, before, limit+1)
 	if err != nil {
-		return BranchPage{}, readError(err, doing)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return BranchPage{}, readError(err, doing)
-		}
-		page.Turns = append(page.Turns, t)
-	}
-	if err := rows.Err(); err != nil {
 		return BranchPage{}, readError(err, doing)
 	}
 	if len(page.Turns) > limit {
