@@ -285,11 +285,11 @@ func (db *DB) ListTurns(ctx context.Context, sessionID string, p Page) (TurnPage
 	}
 	q += ` ORDER BY seq DESC LIMIT ?`
 	args = append(args, limit+1)
-	var page TurnPage
-	var err error
-	if page.Turns, err = appendRows(ctx, db.reader, page.Turns, scanTurn, q, args...); err != nil {
+	turns, err := appendRows(ctx, db.reader, []Turn(nil), scanTurn, q, args...)
+	if err != nil {
 		return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
 	}
+	page := TurnPage{Turns: turns}
 	if len(page.Turns) > limit {
 		page.Turns = page.Turns[:limit]
 		page.NextCursor = strconv.Itoa(page.Turns[limit-1].Seq)

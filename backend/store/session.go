@@ -147,11 +147,11 @@ func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
 	}
 	q += ` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`
 	args = append(args, limit+1)
-	var page SessionPage
-	var err error
-	if page.Sessions, err = appendRows(ctx, db.reader, page.Sessions, scanSession, q, args...); err != nil {
+	sessions, err := appendRows(ctx, db.reader, []Session(nil), scanSession, q, args...)
+	if err != nil {
 		return SessionPage{}, readError(err, "listing sessions")
 	}
+	page := SessionPage{Sessions: sessions}
 	if len(page.Sessions) > limit {
 		page.Sessions = page.Sessions[:limit]
 		last := page.Sessions[limit-1]
