@@ -29,14 +29,9 @@ fail() { echo "e2e: FAIL: $*" >&2; exit 1; }
 
 rm -rf "$out"
 mkdir -p "$out"
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+source "$root/scripts/lib.sh"
+start_work
 
 # waitfor FILE PID WHAT: until FILE has content, while PID lives (10 s).
 waitfor() {

@@ -21,9 +21,10 @@ note="${3:-}"
 version="${pkg##*@}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/.bin"
-stamp="$bin/.$name-$version"
+# shellcheck source=lib.sh
+source "$root/scripts/lib.sh"
 
-if [[ -x "$bin/$name" && -f "$stamp" ]]; then
+if tool_is_current "$name" "$version"; then
   exit 0
 fi
 echo "==> building .bin/$name $version${note:+ ($note)}"
@@ -33,5 +34,4 @@ if [[ ! -x "$bin/$name" ]]; then
   echo "$0: go install $pkg made no .bin/$name" >&2
   exit 1
 fi
-rm -f "$bin/.$name-"*
-touch "$stamp"
+tool_stamp "$name" "$version"

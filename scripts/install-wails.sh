@@ -10,9 +10,10 @@ WAILS_VERSION="${WAILS_VERSION:-v2.9.2}"
 XTOOLS_VERSION="${XTOOLS_VERSION:-v0.52.0}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bin="$root/.bin"
-stamp="$bin/.wails-$WAILS_VERSION"
+# shellcheck source=lib.sh
+source "$root/scripts/lib.sh"
 
-if [[ -x "$bin/wails" && -f "$stamp" ]]; then
+if tool_is_current wails "$WAILS_VERSION"; then
   exit 0
 fi
 
@@ -30,6 +31,5 @@ chmod -R u+w "$tmp/wails"
   GOFLAGS=-mod=mod go mod tidy >/dev/null 2>&1
   go build -o "$bin/wails" ./cmd/wails
 )
-rm -f "$bin"/.wails-*
-touch "$stamp"
+tool_stamp wails "$WAILS_VERSION"
 echo "==> .bin/wails $("$bin/wails" version 2>/dev/null || echo built)"

@@ -24,14 +24,9 @@ if [[ "${SMOKE_INNER:-}" != 1 ]]; then
   exec env SMOKE_INNER=1 xvfb-run -a -s "-screen 0 1280x800x24" bash "$0" "$bin"
 fi
 
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
+# shellcheck source=lib.sh
+source "$root/scripts/lib.sh"
+start_work
 db="$work/agentdeck.db"
 
 # The scripted model and a provider pointing at it.

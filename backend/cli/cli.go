@@ -324,6 +324,17 @@ func openDB(ctx context.Context, flagValue string, env Env) (*store.DB, string, 
 	return db, path, ExitOK
 }
 
+// withDB opens the database as openDB does, gives it to use and closes it
+// after: use's exit code, or openDB's when it could not open.
+func withDB(ctx context.Context, flagValue string, env Env, use func(db *store.DB) int) int {
+	db, _, code := openDB(ctx, flagValue, env)
+	if db == nil {
+		return code
+	}
+	defer db.Close()
+	return use(db)
+}
+
 // openDBReadOnly opens an existing database to look at it: the db
 // commands report and copy, and never change the file (no migration, no
 // recovery, no checkpoint).

@@ -291,22 +291,19 @@ func cmdEvalLook(ctx context.Context, sub string, args []string, env Env) int {
 			map[string]string{"runs": "runs [--suite NAME] [--json]", "show": "show RUN_ID [--json] [--junit FILE]", "diff": "diff RUN_A RUN_B [--json]"}[sub])
 		return ExitUsage
 	}
-	db, _, code := openDB(ctx, *dbFlag, env)
-	if db == nil {
-		return code
-	}
-	defer db.Close()
-	switch sub {
-	case "runs":
-		return evalRuns(ctx, db, suite, *asJSON, env)
-	case "show":
-		rep, err := evalReportOf(ctx, db, pos[0])
-		if err != nil {
-			return fail(env, err)
+	return withDB(ctx, *dbFlag, env, func(db *store.DB) int {
+		switch sub {
+		case "runs":
+			return evalRuns(ctx, db, suite, *asJSON, env)
+		case "show":
+			rep, err := evalReportOf(ctx, db, pos[0])
+			if err != nil {
+				return fail(env, err)
+			}
+			return PrintEvalReport(env, rep, EvalReportFormat{JSON: *asJSON, JUnit: junit})
 		}
-		return PrintEvalReport(env, rep, EvalReportFormat{JSON: *asJSON, JUnit: junit})
-	}
-	return evalDiff(ctx, db, pos[0], pos[1], *asJSON, env)
+		return evalDiff(ctx, db, pos[0], pos[1], *asJSON, env)
+	})
 }
 
 func evalRuns(ctx context.Context, db evalStore, suite string, asJSON bool, env Env) int {

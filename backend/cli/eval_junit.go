@@ -16,25 +16,35 @@ import (
 // JUnit XML, as CI systems read it: a testsuite per model, a testcase per
 // case × repeat.
 type junitSuites struct {
-	XMLName  xml.Name     `xml:"testsuites"`
-	Name     string       `xml:"name,attr"`
-	Tests    int          `xml:"tests,attr"`
-	Failures int          `xml:"failures,attr"`
-	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
-	Time     string       `xml:"time,attr"`
-	Suites   []junitSuite `xml:"testsuite"`
+	XMLName xml.Name `xml:"testsuites"`
+	Name    string   `xml:"name,attr"`
+	junitTally
+	Suites []junitSuite `xml:"testsuite"`
 }
 
 type junitSuite struct {
-	Name      string      `xml:"name,attr"`
-	Tests     int         `xml:"tests,attr"`
-	Failures  int         `xml:"failures,attr"`
-	Errors    int         `xml:"errors,attr"`
-	Skipped   int         `xml:"skipped,attr"`
-	Time      string      `xml:"time,attr"`
+	Name string `xml:"name,attr"`
+	junitTally
 	Timestamp string      `xml:"timestamp,attr,omitempty"`
 	Cases     []junitCase `xml:"testcase"`
+}
+
+// junitTally is the counts and time a testsuites and each testsuite carry,
+// the attributes in the order they are written.
+type junitTally struct {
+	Tests    int    `xml:"tests,attr"`
+	Failures int    `xml:"failures,attr"`
+	Errors   int    `xml:"errors,attr"`
+	Skipped  int    `xml:"skipped,attr"`
+	Time     string `xml:"time,attr"`
+}
+
+// add counts t's cases in u (not its time).
+func (u *junitTally) add(t junitTally) {
+	u.Tests += t.Tests
+	u.Failures += t.Failures
+	u.Errors += t.Errors
+	u.Skipped += t.Skipped
 }
 
 type junitCase struct {
@@ -84,10 +94,7 @@ func junitOf(rep evalReport) junitSuites {
 		}
 		js.Tests, js.Time = len(js.Cases), seconds(ms)
 		total += ms
-		out.Tests += js.Tests
-		out.Failures += js.Failures
-		out.Errors += js.Errors
-		out.Skipped += js.Skipped
+		out.add(js.junitTally)
 		out.Suites = append(out.Suites, js)
 	}
 	out.Time = seconds(total)

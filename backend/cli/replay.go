@@ -99,8 +99,7 @@ func replayTurn(ctx context.Context, db sessionWriter, eng *setup.Engine, orig s
 	rep := ReplayReport{OriginalTurnID: orig.ID, ReplayTurnID: h.TurnID, SessionID: copySess.ID, Error: res.Error, Divergences: []turn.ReplayDivergenceData{}}
 	for _, e := range events {
 		if e.Type == turn.EventReplayDivergence {
-			var d turn.ReplayDivergenceData
-			_ = json.Unmarshal(e.Data, &d)
+			d := eventData[turn.ReplayDivergenceData](e)
 			rep.Divergences = append(rep.Divergences, d)
 		}
 	}

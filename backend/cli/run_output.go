@@ -58,8 +58,7 @@ func (p *humanPrinter) Emit(e turn.Event) error {
 	case turn.EventReasoning:
 		// The model's thinking streams to stderr, dimmed, never into the
 		// answer on stdout.
-		var d turn.ReasoningData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ReasoningData](e)
 		p.endAnswerLine()
 		if p.dim {
 			fmt.Fprint(p.err, "\x1b[2m"+d.Text+"\x1b[0m")
@@ -69,20 +68,17 @@ func (p *humanPrinter) Emit(e turn.Event) error {
 		p.thinking = !strings.HasSuffix(d.Text, "\n")
 	case turn.EventToken:
 		if p.final[e.StageID] {
-			var d turn.TokenData
-			_ = json.Unmarshal(e.Data, &d)
+			d := eventData[turn.TokenData](e)
 			p.endThinkingLine()
 			fmt.Fprint(p.out, d.Text)
 			p.midLine, p.streamed = !strings.HasSuffix(d.Text, "\n"), e.StageID
 		}
 	case turn.EventStageStart:
-		var d turn.StageStartData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.StageStartData](e)
 		p.final[e.StageID] = d.Final
 		p.progress("── %s (%s)", d.Stage, firstNonEmpty(d.Agent, "no agent"))
 	case turn.EventTurnCompleted:
-		var d turn.TurnCompletedData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.TurnCompletedData](e)
 		p.end(d.Result)
 	default:
 		if line := progressLine(e); line != "" {
@@ -156,63 +152,49 @@ func (p *humanPrinter) end(res turn.Result) {
 func progressLine(e turn.Event) string {
 	switch e.Type {
 	case turn.EventToolCall:
-		var d turn.ToolCallData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ToolCallData](e)
 		return fmt.Sprintf("→ %s %s", d.Name, clip(string(d.Args), 100))
 	case turn.EventToolResult:
-		var d turn.ToolResultData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ToolResultData](e)
 		return fmt.Sprintf("  ✓ %s (%d ms, %d bytes)", d.Name, d.DurationMS, len(d.Output))
 	case turn.EventToolError:
-		var d turn.ToolErrorData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ToolErrorData](e)
 		return fmt.Sprintf("  ✗ %s: %s", d.Name, clip(d.Error, 200))
 	case turn.EventGuardTriggered:
-		var d turn.GuardData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.GuardData](e)
 		return fmt.Sprintf("  ! %s: %s", d.Guard, d.Reason)
 	case turn.EventPlanGenerated:
-		var d turn.PlanData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.PlanData](e)
 		return fmt.Sprintf("plan: %d steps", len(d.Steps))
 	case turn.EventStepEnd:
-		var d turn.StepEndData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.StepEndData](e)
 		return fmt.Sprintf("  step %d %s", d.StepIndex+1, map[bool]string{true: "done", false: "failed"}[d.Success])
 	case turn.EventCritique:
-		var d turn.CritiqueData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.CritiqueData](e)
 		verdict := map[bool]string{true: "PASS", false: "FAIL"}[d.Passed]
 		return fmt.Sprintf("  critic: %s (score %.2f) %s", verdict, d.Score, clip(strings.ReplaceAll(d.Feedback, "\n", " "), 160))
 	case turn.EventRevision:
-		var d turn.RevisionData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.RevisionData](e)
 		return fmt.Sprintf("  revision %d done (%d characters)", d.Iteration, len([]rune(d.Text)))
 	case turn.EventReflectionEnd:
-		var d turn.ReflectionEndData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ReflectionEndData](e)
 		return fmt.Sprintf("  reflection %d: score %.2f%s", d.Iteration, d.Score, map[bool]string{true: ", passed", false: ""}[d.Passed])
 	case turn.EventHandoffStart:
-		var d turn.HandoffStartData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.HandoffStartData](e)
 		return fmt.Sprintf("  handing off from %s to %s", d.From, d.To)
 	case turn.EventChart:
-		var d turn.ChartData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ChartData](e)
 		return fmt.Sprintf("chart: %s (open the session in the app to see it)", d.Title)
 	case turn.EventReplayDivergence:
-		var d turn.ReplayDivergenceData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ReplayDivergenceData](e)
 		return "  ! replay diverged: " + d.Message
 	case turn.EventError:
-		var d turn.ErrorData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ErrorData](e)
 		return "error: " + d.Message
 	case turn.EventModelWaiting:
 		return "waiting for the model (it may be loading)…"
 	case turn.EventModelRetry:
-		var d turn.ModelRetryData
-		_ = json.Unmarshal(e.Data, &d)
+		d := eventData[turn.ModelRetryData](e)
 		what := "no answer"
 		if d.Status > 0 {
 			what = fmt.Sprintf("HTTP %d", d.Status)
@@ -222,6 +204,14 @@ func progressLine(e turn.Event) string {
 		return "[stopped; the partial answer is saved]"
 	}
 	return ""
+}
+
+// eventData decodes an event's payload; fields it lacks (an older
+// event's) stay zero, so a line is printed whatever the event holds.
+func eventData[T any](e turn.Event) T {
+	var d T
+	_ = json.Unmarshal(e.Data, &d)
+	return d
 }
 
 func clip(s string, n int) string {

@@ -69,17 +69,14 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "agentdeck: sessions %s takes %d argument(s)\n", sub, n)
 		return ExitUsage
 	}
-	db, _, code := openDB(ctx, *dbFlag, env)
-	if db == nil {
-		return code
-	}
-	defer db.Close()
-	if what := sessionWrites[sub]; what != "" {
-		if code := mayWrite(db, what, *force, env); code != ExitOK {
-			return code
+	return withDB(ctx, *dbFlag, env, func(db *store.DB) int {
+		if what := sessionWrites[sub]; what != "" {
+			if code := mayWrite(db, what, *force, env); code != ExitOK {
+				return code
+			}
 		}
-	}
-	return sessions(ctx, db, sub, pos, *asJSON, *format, *out, export.Options{AllBranches: *allBranches}, env)
+		return sessions(ctx, db, sub, pos, *asJSON, *format, *out, export.Options{AllBranches: *allBranches}, env)
+	})
 }
 
 // sessionWrites are the sessions commands that write, with what each

@@ -108,12 +108,9 @@ func cmdTurns(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events]")
 		return ExitUsage
 	}
-	db, _, code := openDB(ctx, *dbFlag, env)
-	if db == nil {
-		return code
-	}
-	defer db.Close()
-	return turnsShow(ctx, db, pos[0], *asJSON, *events, env)
+	return withDB(ctx, *dbFlag, env, func(db *store.DB) int {
+		return turnsShow(ctx, db, pos[0], *asJSON, *events, env)
+	})
 }
 
 // turnsShow prints one turn, with its events if asked.
@@ -229,12 +226,9 @@ func cmdTurnsTree(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns tree SESSION_ID [--json]")
 		return ExitUsage
 	}
-	db, _, code := openDB(ctx, *dbFlag, env)
-	if db == nil {
-		return code
-	}
-	defer db.Close()
-	return turnsTree(ctx, db, pos[0], *asJSON, env)
+	return withDB(ctx, *dbFlag, env, func(db *store.DB) int {
+		return turnsTree(ctx, db, pos[0], *asJSON, env)
+	})
 }
 
 // treeTurn is one turn of `turns tree --json`.

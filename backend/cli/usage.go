@@ -41,23 +41,20 @@ func cmdUsage(ctx context.Context, args []string, env Env) int {
 			return fail(env, err)
 		}
 	}
-	db, _, code := openDB(ctx, *dbFlag, env)
-	if db == nil {
-		return code
-	}
-	defer db.Close()
-	rep, err := db.Usage(ctx, q)
-	if err != nil {
-		return fail(env, err)
-	}
-	switch {
-	case *asJSON:
-		return printJSON(env, rep)
-	case *asCSV:
-		return usageCSV(env, rep)
-	}
-	usageText(env, rep)
-	return ExitOK
+	return withDB(ctx, *dbFlag, env, func(db *store.DB) int {
+		rep, err := db.Usage(ctx, q)
+		if err != nil {
+			return fail(env, err)
+		}
+		switch {
+		case *asJSON:
+			return printJSON(env, rep)
+		case *asCSV:
+			return usageCSV(env, rep)
+		}
+		usageText(env, rep)
+		return ExitOK
+	})
 }
 
 // parseSince reads "30d", "12h", "all" or a day.

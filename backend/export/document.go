@@ -78,6 +78,13 @@ const (
 // database's column names; JSON columns are carried raw so nothing is lost
 // to a decode and re-encode. A Source hands on Session, Turns, Images and
 // Captures (Collect gathers them here); Write stamps the rest.
+//
+// The file owns its types on purpose, though Session, Turn, Stage and the
+// rest mirror store.Session, store.Turn, turn.StageResult and llm's types
+// field for field: what a file carries (raw JSON columns, which fields are
+// omitted when empty, no list-only fields such as store.Session.Turns)
+// changes only with Version, never because a domain type gained a field.
+// The store, which imports this package, converts between the two.
 type Document struct {
 	Format     string    `json:"format"`
 	Version    int       `json:"version"`

@@ -194,23 +194,14 @@ func (db *DB) RecordApproval(ctx context.Context, a Approval) (Approval, error) 
 
 // ListApprovals returns a turn's approvals in the order they were given.
 func (db *DB) ListApprovals(ctx context.Context, turnID string) ([]Approval, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT id, session_id, turn_id, call_id, tool, args, guard, answer, at FROM approvals
+	out, err := appendRows(ctx, db.reader, []Approval(nil), func(r scanner) (a Approval, err error) {
+		var args, at string
+		err = r.Scan(&a.ID, &a.SessionID, &a.TurnID, &a.CallID, &a.Tool, &args, &a.Guard, &a.Answer, &at)
+		a.Args, a.At = json.RawMessage(args), parseTime(at)
+		return a, err
+	}, `SELECT id, session_id, turn_id, call_id, tool, args, guard, answer, at FROM approvals
 		WHERE turn_id = ? ORDER BY id`, turnID)
 	if err != nil {
-		return nil, readError(err, "loading the approvals")
-	}
-	defer rows.Close()
-	var out []Approval
-	for rows.Next() {
-		var a Approval
-		var args, at string
-		if err := rows.Scan(&a.ID, &a.SessionID, &a.TurnID, &a.CallID, &a.Tool, &args, &a.Guard, &a.Answer, &at); err != nil {
-			return nil, readError(err, "loading the approvals")
-		}
-		a.Args, a.At = json.RawMessage(args), parseTime(at)
-		out = append(out, a)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, readError(err, "loading the approvals")
 	}
 	return out, nil

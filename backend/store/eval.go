@@ -132,21 +132,10 @@ func (db *DB) EvalRun(ctx context.Context, id string) (EvalRun, error) {
 // EvalRuns lists runs, newest first, at most limit (default 50); with
 // suite set, only that suite's.
 func (db *DB) EvalRuns(ctx context.Context, suite string, limit int) ([]EvalRun, error) {
-	rows, err := db.reader.QueryContext(ctx, evalRunSelect+` WHERE (? = '' OR suite_name = ?) ORDER BY started_at DESC, id DESC LIMIT ?`,
+	runs, err := appendRows(ctx, db.reader, []EvalRun{}, func(r scanner) (EvalRun, error) { return scanEvalRun(r) },
+		evalRunSelect+` WHERE (? = '' OR suite_name = ?) ORDER BY started_at DESC, id DESC LIMIT ?`,
 		suite, suite, clampLimit(limit, 50, 1000))
 	if err != nil {
-		return nil, readError(err, "listing evaluation runs")
-	}
-	defer rows.Close()
-	runs := []EvalRun{}
-	for rows.Next() {
-		r, err := scanEvalRun(rows)
-		if err != nil {
-			return nil, readError(err, "listing evaluation runs")
-		}
-		runs = append(runs, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, readError(err, "listing evaluation runs")
 	}
 	return runs, nil
@@ -163,25 +152,17 @@ type EvalRunTally struct {
 // EvalRunTallies lists runs as EvalRuns does, each with its tally, in one
 // query however many runs there are.
 func (db *DB) EvalRunTallies(ctx context.Context, suite string, limit int) ([]EvalRunTally, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT r.id, r.suite_name, r.suite_file, r.suite, r.capture, r.from_run_id, r.state, r.started_at, r.ended_at, r.owner_pid, r.owner_start,
+	tally := func(r scanner) (t EvalRunTally, err error) {
+		t.Run, err = scanEvalRun(r, &t.Results, &t.Passed)
+		return t, err
+	}
+	out, err := appendRows(ctx, db.reader, []EvalRunTally{}, tally, `SELECT r.id, r.suite_name, r.suite_file, r.suite, r.capture, r.from_run_id, r.state, r.started_at, r.ended_at, r.owner_pid, r.owner_start,
 			COUNT(e.id), COALESCE(SUM(e.state = 'passed'), 0)
 		FROM eval_runs r LEFT JOIN eval_results e ON e.run_id = r.id
 		WHERE (? = '' OR r.suite_name = ?)
 		GROUP BY r.id ORDER BY r.started_at DESC, r.id DESC LIMIT ?`,
 		suite, suite, clampLimit(limit, 50, 1000))
 	if err != nil {
-		return nil, readError(err, "listing evaluation runs")
-	}
-	defer rows.Close()
-	out := []EvalRunTally{}
-	for rows.Next() {
-		var t EvalRunTally
-		if t.Run, err = scanEvalRun(rows, &t.Results, &t.Passed); err != nil {
-			return nil, readError(err, "listing evaluation runs")
-		}
-		out = append(out, t)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, readError(err, "listing evaluation runs")
 	}
 	return out, nil
@@ -297,20 +278,8 @@ const evalResultSelect = `SELECT id, run_id, case_id, model, repeat, COALESCE(se
 
 // EvalResults returns a run's results in the order they were started.
 func (db *DB) EvalResults(ctx context.Context, runID string) ([]EvalResult, error) {
-	rows, err := db.reader.QueryContext(ctx, evalResultSelect+` WHERE run_id = ? ORDER BY rowid`, runID)
+	out, err := appendRows(ctx, db.reader, []EvalResult{}, scanEvalResult, evalResultSelect+` WHERE run_id = ? ORDER BY rowid`, runID)
 	if err != nil {
-		return nil, readError(err, "reading the evaluation's results")
-	}
-	defer rows.Close()
-	out := []EvalResult{}
-	for rows.Next() {
-		r, err := scanEvalResult(rows)
-		if err != nil {
-			return nil, readError(err, "reading the evaluation's results")
-		}
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, readError(err, "reading the evaluation's results")
 	}
 	return out, nil

@@ -180,20 +180,11 @@ func (db *DB) UserImages(ctx context.Context, turnID string) ([]llm.Image, error
 // turnImages names the images stored with a turn, in the order they were
 // stored: the user message's, for a turn recovered after a crash.
 func turnImages(ctx context.Context, tx *sql.Tx, turnID string) ([]llm.Image, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, mime, name, width, height, size, sha256 FROM images WHERE turn_id = ? ORDER BY rowid`, turnID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []llm.Image
-	for rows.Next() {
-		var im llm.Image
-		if err := rows.Scan(&im.ID, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256); err != nil {
-			return nil, err
-		}
-		out = append(out, im)
-	}
-	return out, rows.Err()
+	return appendRows(ctx, tx, []llm.Image(nil),
+		scanInto(func(im *llm.Image) []any {
+			return []any{&im.ID, &im.MIME, &im.Name, &im.Width, &im.Height, &im.Size, &im.SHA256}
+		}),
+		`SELECT id, mime, name, width, height, size, sha256 FROM images WHERE turn_id = ? ORDER BY rowid`, turnID)
 }
 
 // withImageData gives the images of msgs their bytes, for a model call.

@@ -154,70 +154,46 @@ func (db *DB) queryMessages(ctx context.Context, doing, q string, args ...any) (
 // readMessages runs a query selecting (role, content, extra) rows on from,
 // a pool or a transaction.
 func readMessages(ctx context.Context, from querier, doing, q string, args ...any) ([]llm.Message, error) {
-	rows, err := from.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, readError(err, doing)
-	}
-	defer rows.Close()
-	var out []llm.Message
-	for rows.Next() {
-		var m llm.Message
+	out, err := appendRows(ctx, from, []llm.Message(nil), func(r scanner) (m llm.Message, err error) {
 		var extra string
-		if err := rows.Scan(&m.Role, &m.Content, &extra); err != nil {
-			return nil, readError(err, doing)
-		}
-		m = withExtra(m, extra)
-		out = append(out, m)
-	}
-	if err := rows.Err(); err != nil {
+		err = r.Scan(&m.Role, &m.Content, &extra)
+		return withExtra(m, extra), err
+	}, q, args...)
+	if err != nil {
 		return nil, readError(err, doing)
 	}
 	return out, nil
 }
 
 func (db *DB) turnStages(ctx context.Context, turnID string) ([]turn.StageResult, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, turnID)
-	if err != nil {
-		return nil, readError(err, "reading the stages of turn "+turnID)
-	}
-	defer rows.Close()
-	var out []turn.StageResult
-	for rows.Next() {
-		var s turn.StageResult
+	out, err := appendRows(ctx, db.reader, []turn.StageResult(nil), func(r scanner) (s turn.StageResult, err error) {
 		var term, diag, resp string
-		if err := rows.Scan(&s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
-			return nil, readError(err, "reading the stages of turn "+turnID)
+		if err := r.Scan(&s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
+			return s, err
 		}
 		_ = json.Unmarshal([]byte(term), &s.Termination)
 		_ = json.Unmarshal([]byte(diag), &s.Diagnostics)
 		_ = json.Unmarshal([]byte(resp), &s.Response)
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
+		return s, nil
+	}, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, turnID)
+	if err != nil {
 		return nil, readError(err, "reading the stages of turn "+turnID)
 	}
 	return out, nil
 }
 
 func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, error) {
-	rows, err := db.reader.QueryContext(ctx, `SELECT id, seq, data FROM events WHERE turn_id = ? AND type = 'chart' ORDER BY seq`, turnID)
-	if err != nil {
-		return nil, readError(err, "reading the events of turn "+turnID)
-	}
-	defer rows.Close()
-	var out []ChartRecord
-	for rows.Next() {
-		var c ChartRecord
+	out, err := appendRows(ctx, db.reader, []ChartRecord(nil), func(r scanner) (c ChartRecord, err error) {
 		var data string
-		if err := rows.Scan(&c.EventID, &c.Seq, &data); err != nil {
-			return nil, readError(err, "reading the events of turn "+turnID)
+		if err := r.Scan(&c.EventID, &c.Seq, &data); err != nil {
+			return c, err
 		}
 		var d turn.ChartData
 		_ = json.Unmarshal([]byte(data), &d)
 		c.Title, c.Spec = d.Title, d.Spec
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
+		return c, nil
+	}, `SELECT id, seq, data FROM events WHERE turn_id = ? AND type = 'chart' ORDER BY seq`, turnID)
+	if err != nil {
 		return nil, readError(err, "reading the events of turn "+turnID)
 	}
 	return out, nil
@@ -309,22 +285,11 @@ func (db *DB) ListTurns(ctx context.Context, sessionID string, p Page) (TurnPage
 	}
 	q += ` ORDER BY seq DESC LIMIT ?`
 	args = append(args, limit+1)
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	turns, err := appendRows(ctx, db.reader, []Turn(nil), scanTurn, q, args...)
 	if err != nil {
 		return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
 	}
-	defer rows.Close()
-	var page TurnPage
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
-		}
-		page.Turns = append(page.Turns, t)
-	}
-	if err := rows.Err(); err != nil {
-		return TurnPage{}, readError(err, "listing the turns of session "+sessionID)
-	}
+	page := TurnPage{Turns: turns}
 	if len(page.Turns) > limit {
 		page.Turns = page.Turns[:limit]
 		page.NextCursor = strconv.Itoa(page.Turns[limit-1].Seq)
@@ -364,19 +329,9 @@ func (db *DB) ListBranch(ctx context.Context, sessionID string, p Page) (BranchP
 	if s.ActiveTurnID == "" {
 		return page, nil
 	}
-	rows, err := db.reader.QueryContext(ctx, pathCTE+turnSelect+` WHERE id IN (SELECT id FROM path) AND seq < ? ORDER BY seq DESC LIMIT ?`, s.ActiveTurnID, before, limit+1)
+	page.Turns, err = appendRows(ctx, db.reader, page.Turns, scanTurn,
+		pathCTE+turnSelect+` WHERE id IN (SELECT id FROM path) AND seq < ? ORDER BY seq DESC LIMIT ?`, s.ActiveTurnID, before, limit+1)
 	if err != nil {
-		return BranchPage{}, readError(err, doing)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return BranchPage{}, readError(err, doing)
-		}
-		page.Turns = append(page.Turns, t)
-	}
-	if err := rows.Err(); err != nil {
 		return BranchPage{}, readError(err, doing)
 	}
 	if len(page.Turns) > limit {

@@ -38,22 +38,13 @@ func (db *DB) SessionTree(ctx context.Context, sessionID string) (turns []Turn, 
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := db.reader.QueryContext(ctx, turnSelect+` WHERE session_id = ? ORDER BY seq`, sessionID)
+	turns, err = appendRows(ctx, db.reader, turns, scanTurn, turnSelect+` WHERE session_id = ? ORDER BY seq`, sessionID)
 	if err != nil {
 		return nil, nil, readError(err, doing)
 	}
-	defer rows.Close()
-	byID := map[string]Turn{}
-	for rows.Next() {
-		t, err := scanTurn(rows)
-		if err != nil {
-			return nil, nil, readError(err, doing)
-		}
-		turns = append(turns, t)
+	byID := make(map[string]Turn, len(turns))
+	for _, t := range turns {
 		byID[t.ID] = t
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, readError(err, doing)
 	}
 	for id := s.ActiveTurnID; id != "" && len(active) <= len(turns); id = byID[id].ParentTurnID {
 		if _, ok := byID[id]; !ok {

@@ -129,25 +129,13 @@ func (db *DB) RecoverTurn(ctx context.Context, turnID string) (bool, error) {
 // claimSession refuses a session with a live running turn and recovers
 // the running turns whose process is gone, adding their ids to recovered.
 func (db *DB) claimSession(ctx context.Context, tx *sql.Tx, sessionID string, recovered *[]string) error {
-	rows, err := tx.QueryContext(ctx, `SELECT id, owner_pid, owner_start FROM turns WHERE session_id = ? AND state = 'running'`, sessionID)
-	if err != nil {
-		return err
-	}
 	type running struct {
 		id    string
 		owner Owner
 	}
-	var all []running
-	for rows.Next() {
-		var r running
-		if err := rows.Scan(&r.id, &r.owner.PID, &r.owner.Start); err != nil {
-			rows.Close()
-			return err
-		}
-		all = append(all, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	all, err := appendRows(ctx, tx, []running(nil), scanInto(func(r *running) []any { return []any{&r.id, &r.owner.PID, &r.owner.Start} }),
+		`SELECT id, owner_pid, owner_start FROM turns WHERE session_id = ? AND state = 'running'`, sessionID)
+	if err != nil {
 		return err
 	}
 	for _, r := range all {
@@ -177,26 +165,22 @@ func (db *DB) findOrphans(ctx context.Context, sessionID string) ([]Orphan, erro
 		q += ` AND session_id = ?`
 		args = append(args, sessionID)
 	}
-	rows, err := db.reader.QueryContext(ctx, q+` ORDER BY started_at`, args...)
+	type running struct {
+		o     Orphan
+		owner Owner
+	}
+	all, err := appendRows(ctx, db.reader, []running(nil), scanInto(func(r *running) []any { return []any{&r.o.TurnID, &r.o.SessionID, &r.owner.PID, &r.owner.Start} }),
+		q+` ORDER BY started_at`, args...)
 	if err != nil {
 		return nil, readError(err, "checking for interrupted turns")
 	}
-	defer rows.Close()
 	var out []Orphan
-	for rows.Next() {
-		var o Orphan
-		var owner Owner
-		if err := rows.Scan(&o.TurnID, &o.SessionID, &owner.PID, &owner.Start); err != nil {
-			return nil, readError(err, "checking for interrupted turns")
-		}
-		if owner == db.owner || owner.Alive() {
+	for _, r := range all {
+		if r.owner == db.owner || r.owner.Alive() {
 			continue
 		}
-		o.OwnerPID = owner.PID
-		out = append(out, o)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, readError(err, "checking for interrupted turns")
+		r.o.OwnerPID = r.owner.PID
+		out = append(out, r.o)
 	}
 	return out, nil
 }

@@ -147,22 +147,11 @@ func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
 	}
 	q += ` ORDER BY s.updated_at DESC, s.id DESC LIMIT ?`
 	args = append(args, limit+1)
-	rows, err := db.reader.QueryContext(ctx, q, args...)
+	sessions, err := appendRows(ctx, db.reader, []Session(nil), scanSession, q, args...)
 	if err != nil {
 		return SessionPage{}, readError(err, "listing sessions")
 	}
-	defer rows.Close()
-	var page SessionPage
-	for rows.Next() {
-		s, err := scanSession(rows)
-		if err != nil {
-			return SessionPage{}, readError(err, "listing sessions")
-		}
-		page.Sessions = append(page.Sessions, s)
-	}
-	if err := rows.Err(); err != nil {
-		return SessionPage{}, readError(err, "listing sessions")
-	}
+	page := SessionPage{Sessions: sessions}
 	if len(page.Sessions) > limit {
 		page.Sessions = page.Sessions[:limit]
 		last := page.Sessions[limit-1]

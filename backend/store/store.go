@@ -351,18 +351,37 @@ type querier interface {
 // queryColumn runs a query that selects one column and returns its values
 // in the order the rows came, nil when there were none.
 func queryColumn[T any](ctx context.Context, q querier, query string, args ...any) ([]T, error) {
+	return appendRows(ctx, q, []T(nil), scanInto(func(v *T) []any { return []any{v} }), query, args...)
+}
+
+// appendRows runs a query and appends each row, read by scan, to out, in
+// the order the rows came: what out was (nil or empty) is what a query
+// with no rows returns, so each caller keeps the JSON it promised.
+func appendRows[T any](ctx context.Context, q querier, out []T, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var out []T
 	for rows.Next() {
-		var v T
-		if err := rows.Scan(&v); err != nil {
+		v, err := scan(rows)
+		if err != nil {
 			return nil, err
 		}
 		out = append(out, v)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// scanInto makes a scan for appendRows from the destinations dest gives
+// for a new T.
+func scanInto[T any](dest func(*T) []any) func(scanner) (T, error) {
+	return func(r scanner) (T, error) {
+		var v T
+		err := r.Scan(dest(&v)...)
+		return v, err
+	}
 }

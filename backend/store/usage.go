@@ -165,22 +165,22 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) (UsageReport, error) {
 		if q.By == UsageByDay {
 			order = ` ORDER BY 1` // a day at a time
 		}
-		rep.Rows, err = queryAll(ctx, tx, `SELECT `+key+`, `+usageSums+calls+where+` GROUP BY 1`+order, args,
-			func(r *UsageRow) []any { return append([]any{&r.Key}, r.dest()...) })
+		rep.Rows, err = appendRows(ctx, tx, []UsageRow{}, scanInto(func(r *UsageRow) []any { return append([]any{&r.Key}, r.dest()...) }),
+			`SELECT `+key+`, `+usageSums+calls+where+` GROUP BY 1`+order, args...)
 	}
 	if err == nil {
-		rep.Series, err = queryAll(ctx, tx, `SELECT `+usageKeys[UsageByDay]+`, `+seriesKey+`, `+usageSums+calls+where+` GROUP BY 1, 2 ORDER BY 1, 2`, args,
-			func(p *UsagePoint) []any { return append([]any{&p.Day, &p.Key}, p.dest()...) })
+		rep.Series, err = appendRows(ctx, tx, []UsagePoint{}, scanInto(func(p *UsagePoint) []any { return append([]any{&p.Day, &p.Key}, p.dest()...) }),
+			`SELECT `+usageKeys[UsageByDay]+`, `+seriesKey+`, `+usageSums+calls+where+` GROUP BY 1, 2 ORDER BY 1, 2`, args...)
 	}
 	item := func(it *UsageItem) []any {
 		return append([]any{&it.SessionID, &it.Title, &it.TurnID, &it.Seq, &it.Message, &it.Continues}, it.dest()...)
 	}
 	top := costliest + fmt.Sprintf(` LIMIT %d`, q.Top)
 	if err == nil {
-		rep.TopSessions, err = queryAll(ctx, tx, `SELECT s.id, s.title, '', 0, '', 0, `+usageSums+calls+where+` GROUP BY s.id`+top, args, item)
+		rep.TopSessions, err = appendRows(ctx, tx, []UsageItem{}, scanInto(item), `SELECT s.id, s.title, '', 0, '', 0, `+usageSums+calls+where+` GROUP BY s.id`+top, args...)
 	}
 	if err == nil {
-		rep.TopTurns, err = queryAll(ctx, tx, `SELECT s.id, s.title, t.id, t.seq, t.user_message, t.continues, `+usageSums+calls+where+` GROUP BY t.id`+top, args, item)
+		rep.TopTurns, err = appendRows(ctx, tx, []UsageItem{}, scanInto(item), `SELECT s.id, s.title, t.id, t.seq, t.user_message, t.continues, `+usageSums+calls+where+` GROUP BY t.id`+top, args...)
 	}
 	for i := range rep.TopTurns {
 		if err == nil && rep.TopTurns[i].Continues {
@@ -191,25 +191,6 @@ func (db *DB) Usage(ctx context.Context, q UsageQuery) (UsageReport, error) {
 		return UsageReport{}, readError(err, "reading usage")
 	}
 	return rep, nil
-}
-
-// queryAll runs query and scans each row into a new T through the
-// destinations dest gives.
-func queryAll[T any](ctx context.Context, tx *sql.Tx, query string, args []any, dest func(*T) []any) ([]T, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := []T{}
-	for rows.Next() {
-		var v T
-		if err := rows.Scan(dest(&v)...); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // continuedMessage is the user message a continuation continues the

@@ -201,22 +201,21 @@ func cmdEval(args []string, signals <-chan os.Signal, stdout, stderr io.Writer) 
 	if abs, err := filepath.Abs(suite.Source); err == nil {
 		suite.Source = abs
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	h, err := c.openHome(ctx, stderr)
+	h, err := c.openHome(stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}
+	defer h.stop()
 	defer h.close()
-	sr, err := eval.NewSuiteRun(ctx, h.db, suite, opts)
+	sr, err := eval.NewSuiteRun(h.ctx, h.db, suite, opts)
 	if err != nil {
 		return fail(stderr, err)
 	}
-	go stopOnSignal(ctx, signals, cancel, stderr, "stopping the run's cells")
+	go stopOnSignal(h.ctx, signals, h.stop, stderr, "stopping the run's cells")
 	fmt.Fprintf(stderr, "agentdeck-worker: run %s: %d cells on Temporal at %s\n", sr.Run.ID, sr.Planned(), *c.temporal)
 	timeouts := evalflow.ActivityTimeouts{Heartbeat: *heartbeat, MaxAttempts: int32(*attempts)}
 	bar := newProgress(stderr)
-	out, err := submit.Run(ctx, h.db, sr, submit.Config{Client: h.tc, Share: h.share, BatchSize: *batch, Activity: timeouts, Logger: h.log,
+	out, err := submit.Run(h.ctx, h.db, sr, submit.Config{Client: h.tc, Share: h.share, BatchSize: *batch, Activity: timeouts, Logger: h.log,
 		Started:  func(id string) { fmt.Fprintf(stderr, "agentdeck-worker: workflow %s started\n", id) },
 		Progress: bar.update, ProgressEvery: bar.every})
 	bar.finish()
@@ -235,17 +234,16 @@ func cmdCollect(args []string, signals <-chan os.Signal, stdout, stderr io.Write
 	if !ok {
 		return exitUsage
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	h, err := c.openHome(ctx, stderr)
+	h, err := c.openHome(stderr)
 	if err != nil {
 		return fail(stderr, err)
 	}
+	defer h.stop()
 	defer h.close()
-	go stopOnSignal(ctx, signals, cancel, stderr, "stopping waiting; the run goes on")
+	go stopOnSignal(h.ctx, signals, h.stop, stderr, "stopping waiting; the run goes on")
 	fmt.Fprintf(stderr, "agentdeck-worker: waiting for run %s on Temporal at %s\n", runID, *c.temporal)
 	bar := newProgress(stderr)
-	out, err := submit.Resume(ctx, h.db, runID, submit.Config{Client: h.tc, Share: h.share, Logger: h.log, Detached: true,
+	out, err := submit.Resume(h.ctx, h.db, runID, submit.Config{Client: h.tc, Share: h.share, Logger: h.log, Detached: true,
 		Progress: bar.update, ProgressEvery: bar.every})
 	bar.finish()
 	h.close()
@@ -305,8 +303,12 @@ func (p *progress) finish() {
 }
 
 // home is the side that starts runs and collects them: its database, the
-// shared folder, and Temporal.
+// shared folder, and Temporal, with the context eval and collect work in
+// (stop cancels it: the first signal, through stopOnSignal, or the
+// command as it returns).
 type home struct {
+	ctx   context.Context
+	stop  context.CancelFunc
 	db    *store.DB
 	path  string
 	share *exchange.Dir
@@ -315,7 +317,13 @@ type home struct {
 	close func() // closes the database and the client, once
 }
 
-func (c common) openHome(ctx context.Context, stderr io.Writer) (*home, error) {
+func (c common) openHome(stderr io.Writer) (h *home, err error) {
+	ctx, stop := context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			stop()
+		}
+	}()
 	share, err := exchange.New(*c.share)
 	if err != nil {
 		return nil, err
@@ -334,7 +342,7 @@ func (c common) openHome(ctx context.Context, stderr io.Writer) (*home, error) {
 		db.Close()
 		return nil, err
 	}
-	return &home{db: db, path: path, share: share, tc: tc, log: log, close: sync.OnceFunc(func() {
+	return &home{ctx: ctx, stop: stop, db: db, path: path, share: share, tc: tc, log: log, close: sync.OnceFunc(func() {
 		tc.Close()
 		db.Close()
 	})}, nil
