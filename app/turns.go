@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
@@ -184,7 +183,6 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 	if replay {
 		kind = "Replay"
 	}
-	settings, _ := json.Marshal(map[string]any{"source_turn_id": turnID, "kind": strings.ToLower(kind)})
 	provider := firstOf(opts.Provider, sess.Provider)
 	if !replay {
 		// A turn of a session made by `agentdeck run --base-url` (no
@@ -197,7 +195,8 @@ func (s *Service) rerun(ctx context.Context, turnID string, opts RerunOptions, r
 		Model:     firstOf(opts.Model, orig.Model, sess.Model),
 		Workflow:  firstOf(opts.Workflow, orig.Workflow, sess.Workflow),
 		Workspace: sess.Workspace,
-		Settings:  settings,
+		// The copy runs with the original session's own settings.
+		Settings: sess.Settings,
 	})
 	if err != nil {
 		return TurnRef{}, err

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -75,9 +74,8 @@ func cmdReplay(ctx context.Context, args []string, env Env) int {
 // replayTurn replays orig, a turn of sess, in a new session, compares the
 // two and prints how they compare.
 func replayTurn(ctx context.Context, db sessionWriter, eng *setup.Engine, orig store.TurnDetail, sess store.Session, strict, force, asJSON bool, env Env) int {
-	settings, _ := json.Marshal(map[string]string{"source_turn_id": orig.ID, "kind": "replay"})
 	copySess, err := db.CreateSession(ctx, store.Session{Title: fmt.Sprintf("Replay of %s #%d", sess.Title, orig.Seq), Model: orig.Model,
-		Workflow: orig.Workflow, Workspace: sess.Workspace, Settings: settings})
+		Workflow: orig.Workflow, Workspace: sess.Workspace, Settings: sess.Settings})
 	if err != nil {
 		return fail(env, err)
 	}

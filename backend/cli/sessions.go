@@ -123,7 +123,7 @@ func sessionsList(ctx context.Context, db sessionsStore, asJSON bool, env Env) i
 		if err != nil {
 			return fail(env, err)
 		}
-		all = append(all, page.Sessions...)
+		all = append(append(all, page.Pinned...), page.Sessions...)
 		if page.NextCursor == "" {
 			break
 		}

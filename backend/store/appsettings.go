@@ -14,6 +14,10 @@ type AppSettings struct {
 	DefaultModel    string      `json:"default_model"`
 	DefaultWorkflow string      `json:"default_workflow"`
 	Limits          turn.Limits `json:"limits"`
+	// Defaults are the lowest layer of every turn's settings: default
+	// instructions and sampling (its provider, model, workflow and limits
+	// are the fields above when those are set).
+	Defaults turn.Settings `json:"defaults"`
 	Capture         string      `json:"capture"` // off, record (default), auto
 	Theme           string      `json:"theme"`   // system (default), light, dark
 }
@@ -33,6 +37,9 @@ func (db *DB) SaveAppSettings(ctx context.Context, st AppSettings) error {
 	case "", "off", "record", "auto":
 	default:
 		return apperr.New(apperr.Invalid, "Capture must be off, record or auto.")
+	}
+	if err := st.Defaults.Validate(); err != nil {
+		return apperr.New(apperr.Invalid, "The default settings are not valid: %v.", err)
 	}
 	switch st.Theme {
 	case "", "system", "light", "dark":

@@ -165,7 +165,7 @@ func (im *importer) run() (Session, error) {
 	s := im.session(copyOf)
 	im.sid = s.ID
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings), s.Kind); err != nil {
+		s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, im.raw(im.doc.Session.Settings, `{}`), s.Kind); err != nil {
 		return Session{}, err
 	}
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, s.Title, s.ID); err != nil {
@@ -295,7 +295,7 @@ func compactJSON(v json.RawMessage, def string) string {
 func (im *importer) session(copyOf bool) Session {
 	f := im.doc.Session
 	s := Session{ID: im.id(f.ID), Title: strings.TrimSpace(f.Title), CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
-		Provider: f.Provider, Model: f.Model, Workflow: f.Workflow, Workspace: f.Workspace, Settings: json.RawMessage(im.raw(f.Settings, `{}`))}
+		Provider: f.Provider, Model: f.Model, Workflow: f.Workflow, Workspace: f.Workspace, Settings: parseSettings(im.raw(f.Settings, `{}`))}
 	if s.Title == "" {
 		s.Title = "Imported session"
 	}

@@ -366,7 +366,8 @@ func TestImportIsAtomic(t *testing.T) {
 func importRichSession(t *testing.T, db *DB) Session {
 	t.Helper()
 	s := newSession(t, db, `Round trip <&> "quoted"`)
-	s.Settings = json.RawMessage(`{"temperature":0.3}`)
+	temp := 0.3
+	s.Settings = turn.Settings{Sampling: turn.Sampling{Temperature: &temp}}
 	s.Provider, s.Workspace = "local", "/tmp/ws"
 	if err := db.UpdateSession(ctx, s); err != nil {
 		t.Fatal(err)

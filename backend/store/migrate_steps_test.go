@@ -84,6 +84,13 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 			VALUES ('step-er', 'step-r', 'case-1', 'work/m', 1, 'step-s', 'step-t', 'passed', 1, '[{"kind":"contains","passed":true,"score":1,"reason":""}]', '`+at+`', '`+at+`')`)
 	},
 	12: nil, // a column only; the one turn seeded before it is its own, not a copy
+	13: func(t *testing.T, db *sql.DB) {
+		const at = "2024-06-07T08:09:10Z"
+		stepExec(t, db, `INSERT INTO projects (id, name, created_at, updated_at, settings) VALUES ('step-p', 'Research', '`+at+`', '`+at+`', '{"instructions":"Be brief."}')`)
+		stepExec(t, db, `UPDATE sessions SET project_id = 'step-p', pinned_at = '`+at+`' WHERE id = 'step-s'`)
+		stepExec(t, db, `INSERT INTO session_tags (session_id, tag) VALUES ('step-s', 'work')`)
+		stepExec(t, db, `INSERT INTO prompts (id, project_id, name, body, created_at, updated_at) VALUES ('step-pr', 'step-p', 'summary', 'Sum up {{text}}', '`+at+`', '`+at+`')`)
+	},
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

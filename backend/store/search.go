@@ -56,10 +56,22 @@ type SearchHit struct {
 // FTS5 operators and quotes in it are searched for as words, never
 // interpreted. A query with no words gives no hits. The result is never nil.
 func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) {
+	return db.SearchIn(ctx, query, limit, Scope{})
+}
+
+// Scope limits a search to one project's sessions (NoProject: those in
+// none) or to those with a tag. Archived sessions are searched too.
+type Scope struct {
+	Project string `json:"project,omitempty"`
+	Tag     string `json:"tag,omitempty"`
+}
+
+// SearchIn is Search within a scope.
+func (db *DB) SearchIn(ctx context.Context, query string, limit int, sc Scope) ([]SearchHit, error) {
 	// A turn that cannot be indexed now (a full disk) stays marked; search
 	// what is indexed rather than fail.
 	_ = db.IndexPending(ctx)
-	hits, err := db.search(ctx, query, clampLimit(limit, 20, 200), "")
+	hits, err := db.search(ctx, query, clampLimit(limit, 20, 200), "", sc)
 	if err != nil {
 		return nil, readError(err, "searching")
 	}
@@ -72,7 +84,7 @@ func (db *DB) SearchMemory(ctx context.Context, query string, limit int) ([]turn
 	// A turn that cannot be indexed now (a full disk) stays marked; search
 	// what is indexed rather than fail.
 	_ = db.IndexPending(ctx)
-	hits, err := db.search(ctx, query, clampLimit(limit, 5, 20), HitMessage)
+	hits, err := db.search(ctx, query, clampLimit(limit, 5, 20), HitMessage, Scope{})
 	if err != nil {
 		return nil, readError(err, "searching earlier sessions")
 	}
@@ -130,22 +142,28 @@ func ftsQuery(query string) string {
 // sessions are never searched: they are test runs, not what a person or
 // recall memory looks for. The FTS table is
 // ranked and cut in a subquery, so the joins only see the hits returned.
-func (db *DB) search(ctx context.Context, query string, limit int, kind string) ([]SearchHit, error) {
+func (db *DB) search(ctx context.Context, query string, limit int, kind string, sc Scope) ([]SearchHit, error) {
 	hits := []SearchHit{}
 	match := ftsQuery(query)
 	if match == "" {
 		return hits, nil
 	}
+	scope, scopeArgs := "", []any(nil)
+	if sc != (Scope{}) {
+		f, args := Page{Project: sc.Project, Tag: sc.Tag, Archived: true}.filter("s")
+		scope, scopeArgs = ` AND session_id IN (SELECT s.id FROM sessions s WHERE 1`+f+`)`, args
+	}
+	args := append([]any{HighlightStart, HighlightEnd, match, kind, kind}, scopeArgs...)
 	rows, err := db.reader.QueryContext(ctx, `SELECT f.kind, f.session_id, f.turn_id, f.snip, f.rank, s.title,
 			COALESCE(t.seq, 0), COALESCE(t.started_at, s.updated_at), COALESCE(s.forked_from_session_id, '')
 		FROM (SELECT rowid, kind, session_id, turn_id, snippet(search, 0, ?, ?, '…', 16) AS snip, rank
 			FROM search WHERE search MATCH ? AND (? = '' OR kind = ?)
-				AND session_id NOT IN (SELECT id FROM sessions WHERE kind = 'eval')
+				AND session_id NOT IN (SELECT id FROM sessions WHERE kind = 'eval')`+scope+`
 			ORDER BY rank LIMIT ?) f
 		JOIN sessions s ON s.id = f.session_id
 		LEFT JOIN turns t ON t.id = f.turn_id
 		ORDER BY f.rank, f.rowid DESC`,
-		HighlightStart, HighlightEnd, match, kind, kind, limit)
+		append(args, limit)...)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,18 @@ type Session struct {
 	Model     string          `json:"model"`
 	Workflow  string          `json:"workflow"`
 	Workspace string          `json:"workspace"`
-	Settings  json.RawMessage `json:"settings"`
+	// Settings is the session's own layer of settings (instructions,
+	// sampling, limits: turn.Settings); its provider, model and workflow
+	// are the fields above, not these.
+	Settings turn.Settings `json:"settings"`
+	// ProjectID is the project the session belongs to ("" for none).
+	ProjectID string `json:"project_id"`
+	// Pinned sessions list first; archived ones are hidden from the list
+	// unless asked for (Page.Archived). Either is the time it was done.
+	PinnedAt   *time.Time `json:"pinned_at"`
+	ArchivedAt *time.Time `json:"archived_at"`
+	// Tags are the session's tags, in order of name.
+	Tags []string `json:"tags"`
 	// Turns is filled by ListSessions with the number of turns.
 	Turns int `json:"turns"`
 	// RunningTurn is the id of the session's running turn ("" when none
@@ -76,8 +87,8 @@ func (db *DB) CreateSession(ctx context.Context, s Session) (Session, error) {
 	if s.Workflow == "" {
 		s.Workflow = "chat"
 	}
-	if len(s.Settings) == 0 {
-		s.Settings = json.RawMessage(`{}`)
+	if err := s.Settings.Validate(); err != nil {
+		return Session{}, apperr.New(apperr.Invalid, "The session's settings are not valid: %v.", err)
 	}
 	if s.Kind == "" {
 		s.Kind = SessionChat
@@ -86,9 +97,12 @@ func (db *DB) CreateSession(ctx context.Context, s Session) (Session, error) {
 		return Session{}, apperr.New(apperr.Invalid, "A session is a %s or an %s session, not %q.", SessionChat, SessionEval, s.Kind)
 	}
 	err := db.tx(ctx, "saving the session", func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings, kind)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings), s.Kind); err != nil {
+		if err := checkProject(ctx, tx, s.ProjectID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings, kind, project_id)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, settingsJSON(s.Settings), s.Kind, nullable(s.ProjectID)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, s.Title, s.ID)
@@ -118,13 +132,29 @@ type Page struct {
 	// Eval lists evaluation sessions too (ListSessions only: they are
 	// hidden by default).
 	Eval bool `json:"eval,omitempty"`
+	// The filters of ListSessions (and Search): Project keeps one
+	// project's sessions (NoProject: those in none); Tag those with the
+	// tag; Archived lists archived sessions too, ArchivedOnly only them.
+	Project      string `json:"project,omitempty"`
+	Tag          string `json:"tag,omitempty"`
+	Archived     bool   `json:"archived,omitempty"`
+	ArchivedOnly bool   `json:"archived_only,omitempty"`
 }
 
-// SessionPage is one page of sessions.
+// NoProject, as Page.Project, keeps the sessions in no project.
+const NoProject = "-"
+
+// SessionPage is one page of sessions. The first page (no cursor) also
+// carries the pinned sessions that pass the filters, most recently pinned
+// first; Sessions never holds a pinned one.
 type SessionPage struct {
+	Pinned     []Session `json:"pinned"`
 	Sessions   []Session `json:"sessions"`
 	NextCursor string    `json:"next_cursor"`
 }
+
+// MaxPinned is the most pinned sessions a list shows.
+const MaxPinned = 200
 
 // sessionSelect reads a session with its number of turns and its running
 // turn. The running turn is found through the partial index of running
@@ -133,13 +163,26 @@ type SessionPage struct {
 const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings,
 	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id),
 	COALESCE((SELECT r.id FROM turns r WHERE r.state = 'running' AND +r.session_id = s.id LIMIT 1), ''),
-	COALESCE(s.active_turn_id, ''), COALESCE(s.forked_from_session_id, ''), COALESCE(s.forked_from_turn_id, ''), s.kind
+	COALESCE(s.active_turn_id, ''), COALESCE(s.forked_from_session_id, ''), COALESCE(s.forked_from_turn_id, ''), s.kind,
+	COALESCE(s.project_id, ''), COALESCE(s.pinned_at, ''), COALESCE(s.archived_at, ''),
+	COALESCE((SELECT json_group_array(tag) FROM (SELECT g.tag FROM session_tags g WHERE g.session_id = s.id ORDER BY g.tag COLLATE NOCASE)), '[]')
 	FROM sessions s`
 
 // ListSessions pages through sessions by most recent activity.
 func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
 	limit := clampLimit(p.Limit, 50, 500)
 	q, args := sessionSelect+` WHERE (? OR s.kind = 'chat')`, []any{p.Eval}
+	f, fargs := p.filter("s")
+	q, args = q+f, append(args, fargs...)
+	pinned := []Session{}
+	if p.Cursor == "" {
+		var err error
+		pinned, err = appendRows(ctx, db.reader, pinned, scanSession, q+` AND s.pinned_at IS NOT NULL ORDER BY s.pinned_at DESC, s.id LIMIT ?`, append(args, MaxPinned)...)
+		if err != nil {
+			return SessionPage{}, readError(err, "listing pinned sessions")
+		}
+	}
+	q += ` AND s.pinned_at IS NULL`
 	if p.Cursor != "" {
 		at, id, _ := strings.Cut(p.Cursor, "|")
 		q += ` AND (s.updated_at, s.id) < (?, ?)`
@@ -151,7 +194,7 @@ func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
 	if err != nil {
 		return SessionPage{}, readError(err, "listing sessions")
 	}
-	page := SessionPage{Sessions: sessions}
+	page := SessionPage{Pinned: pinned, Sessions: sessions}
 	if len(page.Sessions) > limit {
 		page.Sessions = page.Sessions[:limit]
 		last := page.Sessions[limit-1]
@@ -183,13 +226,14 @@ func (db *DB) RenameSession(ctx context.Context, id, title string) error {
 }
 
 // UpdateSession saves a session's model, provider, workflow, workspace and settings.
+// Its project, pins, tags and archive have their own methods (project.go).
 func (db *DB) UpdateSession(ctx context.Context, s Session) error {
-	if len(s.Settings) == 0 {
-		s.Settings = json.RawMessage(`{}`)
+	if err := s.Settings.Validate(); err != nil {
+		return apperr.New(apperr.Invalid, "The session's settings are not valid: %v.", err)
 	}
 	return db.tx(ctx, "saving the session", func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE sessions SET provider = ?, model = ?, workflow = ?, workspace = ?, settings = ?, updated_at = ? WHERE id = ?`,
-			s.Provider, s.Model, s.Workflow, s.Workspace, string(s.Settings), fmtTime(time.Now()), s.ID)
+			s.Provider, s.Model, s.Workflow, s.Workspace, settingsJSON(s.Settings), fmtTime(time.Now()), s.ID)
 		if err != nil {
 			return err
 		}
@@ -204,9 +248,15 @@ type scanner interface{ Scan(...any) error }
 
 func scanSession(r scanner) (Session, error) {
 	var s Session
-	var created, updated, settings string
-	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID, &s.ForkedFromSession, &s.ForkedFromTurn, &s.Kind)
-	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), json.RawMessage(settings)
+	var created, updated, settings, pinned, archived, tags string
+	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID, &s.ForkedFromSession, &s.ForkedFromTurn, &s.Kind,
+		&s.ProjectID, &pinned, &archived, &tags)
+	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), parseSettings(settings)
+	s.PinnedAt, s.ArchivedAt = optTime(pinned), optTime(archived)
+	_ = json.Unmarshal([]byte(tags), &s.Tags)
+	if s.Tags == nil {
+		s.Tags = []string{}
+	}
 	return s, err
 }
 

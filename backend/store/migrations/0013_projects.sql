@@ -1,0 +1,41 @@
+-- Keeping sessions in order (issue 42). A project groups sessions and
+-- holds their defaults (settings: a turn.Settings layer, JSON); a session
+-- belongs to at most one. Deleting a project is DeleteProject's choice,
+-- made by the person: its sessions move to no project or are deleted;
+-- the SET NULL only covers a project row removed some other way.
+CREATE TABLE projects (
+    id         TEXT PRIMARY KEY,
+    name       TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    settings   TEXT NOT NULL DEFAULT '{}'
+) STRICT;
+CREATE UNIQUE INDEX projects_name ON projects (name COLLATE NOCASE);
+
+-- A pinned session lists first (most recently pinned first); an archived
+-- one is hidden from the list unless asked for, never deleted by it.
+ALTER TABLE sessions ADD COLUMN project_id TEXT REFERENCES projects (id) ON DELETE SET NULL;
+ALTER TABLE sessions ADD COLUMN pinned_at TEXT;
+ALTER TABLE sessions ADD COLUMN archived_at TEXT;
+CREATE INDEX sessions_project ON sessions (project_id, updated_at DESC, id) WHERE project_id IS NOT NULL;
+
+-- Tags, typed by a person: kept as written, matched without case.
+CREATE TABLE session_tags (
+    session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+    tag        TEXT NOT NULL,
+    PRIMARY KEY (session_id, tag COLLATE NOCASE)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX session_tags_tag ON session_tags (tag COLLATE NOCASE, session_id);
+
+-- The prompt library: saved prompts with {{variables}}, global
+-- (project_id NULL) or a project's (deleted with it).
+CREATE TABLE prompts (
+    id          TEXT PRIMARY KEY,
+    project_id  TEXT REFERENCES projects (id) ON DELETE CASCADE,
+    name        TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    body        TEXT NOT NULL,
+    created_at  TEXT NOT NULL,
+    updated_at  TEXT NOT NULL
+) STRICT;
+CREATE UNIQUE INDEX prompts_name ON prompts (COALESCE(project_id, ''), name COLLATE NOCASE);
