@@ -14,14 +14,14 @@ import (
 
 // Session is one conversation.
 type Session struct {
-	ID        string          `json:"id"`
-	Title     string          `json:"title"`
-	CreatedAt time.Time       `json:"created_at"`
-	UpdatedAt time.Time       `json:"updated_at"`
-	Provider  string          `json:"provider"`
-	Model     string          `json:"model"`
-	Workflow  string          `json:"workflow"`
-	Workspace string          `json:"workspace"`
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Provider  string    `json:"provider"`
+	Model     string    `json:"model"`
+	Workflow  string    `json:"workflow"`
+	Workspace string    `json:"workspace"`
 	// Settings is the session's own layer of settings (instructions,
 	// sampling, limits: turn.Settings); its provider, model and workflow
 	// are the fields above, not these.
