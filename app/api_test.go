@@ -36,6 +36,9 @@ var apiTable = map[string]need{
 	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
 	"EvalRuns": needDB, "EvalReport": needDB, "EvalDiff": needDB, "EvalCaseFromTurn": needDB,
 	"EvalSuites": needDB, "SaveEvalCases": needDB, "CreateExampleSuite": needDB, "StartEval": needDB, "StopEval": needDB,
+	"ListProjects": needDB, "GetProject": needDB, "CreateProject": needDB, "UpdateProject": needDB, "DeleteProject": needDB,
+	"MoveSession": needDB, "PinSession": needDB, "ArchiveSession": needDB, "SetTags": needDB, "ListTags": needDB,
+	"SearchIn": needDB, "SessionSettings": needDB,
 }
 
 // What Wails binds and the browser mode serves is exactly the table, and

@@ -22,12 +22,27 @@ import (
 
 func (s *Service) createSession(ctx context.Context, req NewSession) (store.Session, error) {
 	st := s.settings()
+	var p store.Project
+	if req.ProjectID != "" {
+		var err error
+		if p, err = s.db.GetProject(ctx, req.ProjectID); err != nil {
+			return store.Session{}, err
+		}
+	}
+	ps := p.Settings
+	provider := firstOf(req.Provider, ps.Provider, st.DefaultProvider)
+	model := firstOf(req.Model, ps.Model)
+	if model == "" && (ps.Provider == "" || ps.Provider == st.DefaultProvider) {
+		model = st.DefaultModel // the default model is the default provider's
+	}
 	return s.db.CreateSession(ctx, store.Session{
 		Title:     req.Title,
-		Provider:  firstOf(req.Provider, st.DefaultProvider),
-		Model:     firstOf(req.Model, st.DefaultModel),
-		Workflow:  firstOf(req.Workflow, st.DefaultWorkflow, "chat"),
+		Provider:  provider,
+		Model:     model,
+		Workflow:  firstOf(req.Workflow, ps.Workflow, st.DefaultWorkflow, "chat"),
 		Workspace: req.Workspace,
+		ProjectID: p.ID,
+		Settings:  req.Settings,
 	})
 }
 

@@ -27,6 +27,13 @@ type NewSession struct {
 	Model     string `json:"model,omitempty"`
 	Workflow  string `json:"workflow,omitempty"`
 	Workspace string `json:"workspace,omitempty"`
+	// ProjectID puts the session in a project: it starts on the project's
+	// provider, model and workflow (unless given here), and inherits the
+	// project's instructions, sampling, limits and MCP servers until it
+	// sets its own.
+	ProjectID string `json:"project_id,omitempty"`
+	// Settings is the session's own layer (instructions, sampling).
+	Settings turn.RunSettings `json:"settings,omitzero"`
 }
 
 // SendRequest sends a message to a session.

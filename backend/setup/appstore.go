@@ -36,7 +36,21 @@ type AppStore interface {
 	UpdateSession(ctx context.Context, s store.Session) error
 	DeleteSession(ctx context.Context, id string) error
 	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
+	SearchIn(ctx context.Context, query string, limit int, sc store.Scope) ([]store.SearchHit, error)
 	Import(ctx context.Context, r io.Reader) (store.Session, error)
+
+	// Projects, and keeping sessions in order.
+	ListProjects(ctx context.Context) ([]store.Project, error)
+	GetProject(ctx context.Context, idOrName string) (store.Project, error)
+	CreateProject(ctx context.Context, p store.Project) (store.Project, error)
+	UpdateProject(ctx context.Context, p store.Project) error
+	DeleteProject(ctx context.Context, id, sessions string) ([]string, error)
+	MoveSession(ctx context.Context, sessionID, projectID string) error
+	PinSession(ctx context.Context, sessionID string, pinned bool) error
+	ArchiveSession(ctx context.Context, sessionID string, archived bool) error
+	SetTags(ctx context.Context, sessionID string, tags []string) error
+	ListTags(ctx context.Context) ([]store.TagCount, error)
+	SettingsFor(ctx context.Context, sessionID string) ([]turn.Layer, error)
 
 	// Turns, and those of processes that died.
 	GetTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)

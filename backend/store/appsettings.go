@@ -17,7 +17,7 @@ type AppSettings struct {
 	// Defaults are the lowest layer of every turn's settings: default
 	// instructions and sampling (its provider, model, workflow and limits
 	// are the fields above when those are set).
-	Defaults turn.Settings `json:"defaults"`
+	Defaults turn.RunSettings `json:"defaults"`
 	Capture  string        `json:"capture"` // off, record (default), auto
 	Theme    string        `json:"theme"`   // system (default), light, dark
 }

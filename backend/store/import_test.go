@@ -367,7 +367,7 @@ func importRichSession(t *testing.T, db *DB) Session {
 	t.Helper()
 	s := newSession(t, db, `Round trip <&> "quoted"`)
 	temp := 0.3
-	s.Settings = turn.Settings{Sampling: turn.Sampling{Temperature: &temp}}
+	s.Settings = turn.RunSettings{Sampling: turn.Sampling{Temperature: &temp}}
 	s.Provider, s.Workspace = "local", "/tmp/ws"
 	if err := db.UpdateSession(ctx, s); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 
 // Projects, and what keeps sessions in order: a session's project, pin,
 // tags and archive. A project holds its sessions' defaults as a
-// turn.Settings layer; SettingsFor stacks the layers a turn runs with.
+// turn.RunSettings layer; SettingsFor stacks the layers a turn runs with.
 // Moving a session between projects changes what its next turns resolve
 // to, never a stored turn: each keeps how it ran (Turn.Run).
 
@@ -27,7 +27,7 @@ type Project struct {
 	Name      string        `json:"name"`
 	CreatedAt time.Time     `json:"created_at"`
 	UpdatedAt time.Time     `json:"updated_at"`
-	Settings  turn.Settings `json:"settings"`
+	Settings  turn.RunSettings `json:"settings"`
 	// Sessions is the number of chat sessions in it, archived ones too
 	// (filled by ListProjects and GetProject).
 	Sessions int `json:"sessions"`
@@ -285,14 +285,14 @@ func (db *DB) SettingsFor(ctx context.Context, sessionID string) ([]turn.Layer, 
 
 // Layer is the session's own layer: Settings with its provider, model
 // and workflow.
-func (s Session) Layer() turn.Settings {
+func (s Session) Layer() turn.RunSettings {
 	l := s.Settings
 	l.Provider, l.Model, l.Workflow = s.Provider, s.Model, s.Workflow
 	return l
 }
 
 // Layer is the app's defaults as the lowest layer.
-func (st AppSettings) Layer() turn.Settings {
+func (st AppSettings) Layer() turn.RunSettings {
 	l := st.Defaults
 	l.Provider = firstNonEmpty(st.DefaultProvider, l.Provider)
 	l.Model = firstNonEmpty(st.DefaultModel, l.Model)
@@ -383,7 +383,7 @@ func nullable(s string) any {
 	return s
 }
 
-func settingsJSON(s turn.Settings) string {
+func settingsJSON(s turn.RunSettings) string {
 	b, err := json.Marshal(s)
 	if err != nil {
 		return `{}`
@@ -393,8 +393,8 @@ func settingsJSON(s turn.Settings) string {
 
 // parseSettings reads a settings column; what it cannot read is no
 // settings (a person's file may hold anything), never a failed load.
-func parseSettings(raw string) turn.Settings {
-	var s turn.Settings
+func parseSettings(raw string) turn.RunSettings {
+	var s turn.RunSettings
 	_ = json.Unmarshal([]byte(raw), &s)
 	return s
 }

@@ -23,9 +23,9 @@ type Session struct {
 	Workflow  string    `json:"workflow"`
 	Workspace string    `json:"workspace"`
 	// Settings is the session's own layer of settings (instructions,
-	// sampling, limits: turn.Settings); its provider, model and workflow
+	// sampling, limits: turn.RunSettings); its provider, model and workflow
 	// are the fields above, not these.
-	Settings turn.Settings `json:"settings"`
+	Settings turn.RunSettings `json:"settings"`
 	// ProjectID is the project the session belongs to ("" for none).
 	ProjectID string `json:"project_id"`
 	// Pinned sessions list first; archived ones are hidden from the list

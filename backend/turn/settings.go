@@ -6,16 +6,16 @@ import (
 	"strings"
 )
 
-// Settings is one layer of what a turn runs with: the app's defaults
+// RunSettings is one layer of what a turn runs with: the app's defaults
 // (Settings → Defaults), a project's, a session's, or one turn's. A field
 // left unset (nil, "", an empty list) takes the value of the layer below
 // it; Resolve stacks the layers. A value the workflow file sets for one
 // of its agents wins over all of them, for that agent (runner).
 //
-// The zero Settings sets nothing. Instructions is a pointer so that a
+// The zero RunSettings sets nothing. Instructions is a pointer so that a
 // session can say "no instructions" (a pointer to "") over a project
 // that has some.
-type Settings struct {
+type RunSettings struct {
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
 	Workflow string `json:"workflow,omitempty"`
@@ -54,15 +54,15 @@ const (
 
 // Layer is one named layer for Resolve.
 type Layer struct {
-	Name     string   `json:"name"`
-	Settings Settings `json:"settings"`
+	Name     string      `json:"name"`
+	Settings RunSettings `json:"settings"`
 }
 
 // Resolved is what a turn runs with, and where each value came from: a
 // field's name (as in JSON: "temperature", "limits.max_steps") maps to
 // the layer that set it. A field no layer set is absent from both.
 type Resolved struct {
-	Settings Settings          `json:"settings"`
+	Settings RunSettings       `json:"settings"`
 	From     map[string]string `json:"from"`
 }
 
@@ -117,7 +117,7 @@ func setNum[T ~int | ~int64](dst *T, v T, field, layer string, from map[string]s
 }
 
 // InstructionsText is the instructions, "" when none are set.
-func (s Settings) InstructionsText() string {
+func (s RunSettings) InstructionsText() string {
 	if s.Instructions == nil {
 		return ""
 	}
@@ -129,7 +129,7 @@ var ReasoningEfforts = []string{"low", "medium", "high"}
 
 // Validate says what is wrong with a layer, in words a person can act on,
 // or nil. Every layer is checked where it is saved.
-func (s Settings) Validate() error {
+func (s RunSettings) Validate() error {
 	var bad []string
 	if t := s.Temperature; t != nil && (*t < 0 || *t > 2) {
 		bad = append(bad, fmt.Sprintf("temperature must be between 0 and 2 (got %v)", *t))

@@ -32,6 +32,10 @@ import type {
   MeterRequest,
   NewSession,
   Page,
+  Project,
+  Resolved,
+  Scope,
+  TagCount,
   PendingApproval,
   Provider,
   ProviderInput,
@@ -70,6 +74,21 @@ export interface Backend {
   updateSession(s: Session): Promise<void>;
   deleteSession(id: string): Promise<void>;
   searchSessions(query: string, limit: number): Promise<SearchHit[] | null>;
+  /** Search within one project ('-': no project) or a tag. */
+  searchIn(query: string, limit: number, scope: Scope): Promise<SearchHit[] | null>;
+  listProjects(): Promise<Project[] | null>;
+  getProject(idOrName: string): Promise<Project>;
+  createProject(p: Project): Promise<Project>;
+  updateProject(p: Project): Promise<void>;
+  /** sessions: 'keep' (move them to no project) or 'delete'; '' is refused for a project with sessions. */
+  deleteProject(id: string, sessions: string): Promise<void>;
+  moveSession(sessionId: string, projectId: string): Promise<void>;
+  pinSession(sessionId: string, pinned: boolean): Promise<void>;
+  archiveSession(sessionId: string, archived: boolean): Promise<void>;
+  setTags(sessionId: string, tags: string[]): Promise<void>;
+  listTags(): Promise<TagCount[] | null>;
+  /** What the session's next turn would run with, and where each value came from. */
+  sessionSettings(sessionId: string): Promise<Resolved>;
   sendMessage(req: SendRequest): Promise<TurnRef>;
   /**
    * Stores a file's bytes (base64, at most MaxUploadBytes) for a message
@@ -327,7 +346,16 @@ type Transport = Omit<Backend, 'kind' | 'subscribe' | 'openURL' | 'onFileDrop'>;
 // answer Done ({}); here they resolve to nothing.
 function methods(call: Call): Transport {
   // Only what Page has; eval goes only when set, as the Go side's omitempty.
-  const page = (p?: Partial<Page>): Page => ({ limit: p?.limit ?? 0, cursor: p?.cursor ?? '', ...(p?.eval ? { eval: true } : {}) });
+  // Only what Page has; the flags and filters go only when set, as the Go side's omitempty.
+  const page = (p?: Partial<Page>): Page => ({
+    limit: p?.limit ?? 0,
+    cursor: p?.cursor ?? '',
+    ...(p?.eval ? { eval: true } : {}),
+    ...(p?.project ? { project: p.project } : {}),
+    ...(p?.tag ? { tag: p.tag } : {}),
+    ...(p?.archived ? { archived: true } : {}),
+    ...(p?.archived_only ? { archived_only: true } : {}),
+  });
   const done = async (p: Promise<unknown>): Promise<void> => void (await p);
   return {
     listSessions: (p) => call('ListSessions', page(p)),
@@ -337,6 +365,18 @@ function methods(call: Call): Transport {
     updateSession: (s) => done(call('UpdateSession', s)),
     deleteSession: (id) => done(call('DeleteSession', id)),
     searchSessions: (q, limit) => call('SearchSessions', q, limit),
+    searchIn: (q, limit, scope) => call('SearchIn', q, limit, scope),
+    listProjects: () => call('ListProjects'),
+    getProject: (idOrName) => call('GetProject', idOrName),
+    createProject: (p) => call('CreateProject', p),
+    updateProject: (p) => done(call('UpdateProject', p)),
+    deleteProject: (id, sessions) => done(call('DeleteProject', id, sessions)),
+    moveSession: (sid, pid) => done(call('MoveSession', sid, pid)),
+    pinSession: (sid, pinned) => done(call('PinSession', sid, pinned)),
+    archiveSession: (sid, archived) => done(call('ArchiveSession', sid, archived)),
+    setTags: (sid, tags) => done(call('SetTags', sid, tags)),
+    listTags: () => call('ListTags'),
+    sessionSettings: (sid) => call('SessionSettings', sid),
     sendMessage: (req) => call('SendMessage', req),
     uploadAttachment: (name, content) => call('UploadAttachment', name, content),
     stopTurn: (id) => done(call('StopTurn', id)),

@@ -7,11 +7,20 @@ import { BackendError } from './api';
 import { dispatch, type BusHandlers, type BusMessage } from './bus';
 import { localDay } from './dates';
 import { seedEvals } from './fake-evals';
+import { passes, resolveLayers, type Layer } from './fake-projects';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AboutInfo,
+  NewSession,
+  Page,
+  Project,
+  Resolved,
+  RunSettings,
+  Scope,
+  SessionPage,
+  TagCount,
   EvalCasesSave,
   EvalCasesSaved,
   EvalProgress,
@@ -100,7 +109,9 @@ export class FakeBackend implements Backend {
     limits: { max_steps: 0, max_tool_calls: 0, token_budget: 0, timeout: 0, stall_threshold: 0, max_tool_output: 0 },
     capture: 'record',
     theme: 'system',
+    defaults: {},
   };
+  projects: Project[] = [];
   workflows: WorkflowList = {
     workflows: [
       { name: 'chat', description: 'One agent with tools.', kind: 'chat', source: 'builtin' },
@@ -220,6 +231,10 @@ export class FakeBackend implements Backend {
       workflow: 'chat',
       workspace: '',
       settings: {},
+      project_id: '',
+      pinned_at: null,
+      archived_at: null,
+      tags: [],
       turns: 0,
       running_turn: '',
       active_turn_id: '',
@@ -244,19 +259,28 @@ export class FakeBackend implements Backend {
 
   // ---- Backend ----
 
-  async listSessions(p?: { limit?: number; cursor?: string; eval?: boolean }) {
+  async listSessions(p?: Partial<Page>): Promise<SessionPage> {
     this.log('listSessions', p);
-    // Evaluation sessions are hidden unless asked for, as the Go side does.
-    const sorted = this.sessions.filter((s) => p?.eval || s.kind !== 'eval').sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    // Evaluation sessions are hidden unless asked for, as the Go side
+    // does; so are archived ones; pinned ones come apart, on the first page.
+    const kept = this.sessions.filter((s) => (p?.eval || s.kind !== 'eval') && passes(s, p ?? {}));
+    const sorted = kept.filter((s) => !s.pinned_at).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
+    const pinned = p?.cursor ? [] : kept.filter((s) => s.pinned_at).sort((a, b) => b.pinned_at!.localeCompare(a.pinned_at!));
     const start = p?.cursor ? Number(p.cursor) : 0;
     const limit = p?.limit || 50;
     const page = sorted.slice(start, start + limit).map((s) => this.withCounts(s));
-    return { sessions: page, next_cursor: start + limit < sorted.length ? String(start + limit) : '' };
+    return {
+      pinned: pinned.map((s) => this.withCounts(s)),
+      sessions: page,
+      next_cursor: start + limit < sorted.length ? String(start + limit) : '',
+    };
   }
 
-  async createSession(req: { title?: string; provider?: string; model?: string; workflow?: string; workspace?: string }) {
+  async createSession(req: NewSession) {
     this.log('createSession', req);
     const at = this.now().toISOString();
+    const proj = req.project_id ? this.project(req.project_id) : undefined;
+    const ps = proj?.settings ?? {};
     const s: Session = {
       kind: 'chat',
       active_turn_id: '',
@@ -264,11 +288,15 @@ export class FakeBackend implements Backend {
       title: req.title?.trim() || 'New session',
       created_at: at,
       updated_at: at,
-      provider: req.provider || this.settings.default_provider,
-      model: req.model || this.settings.default_model,
-      workflow: req.workflow || this.settings.default_workflow || 'chat',
+      provider: req.provider || ps.provider || this.settings.default_provider,
+      model: req.model || ps.model || this.settings.default_model,
+      workflow: req.workflow || ps.workflow || this.settings.default_workflow || 'chat',
       workspace: req.workspace ?? '',
-      settings: {},
+      settings: req.settings ?? {},
+      project_id: proj?.id ?? '',
+      pinned_at: null,
+      archived_at: null,
+      tags: [],
       turns: 0,
       running_turn: '',
     };
@@ -297,6 +325,144 @@ export class FakeBackend implements Backend {
     this.log('updateSession', s);
     const cur = this.session(s.id);
     Object.assign(cur, { provider: s.provider, model: s.model, workflow: s.workflow, workspace: s.workspace, settings: s.settings });
+  }
+
+  // Projects and keeping sessions in order, as store/project.go does.
+
+  project(idOrName: string): Project {
+    const p = this.projects.find((x) => x.id === idOrName || x.name.toLowerCase() === idOrName.trim().toLowerCase());
+    if (!p) throw new BackendError('not_found', `There is no project ${idOrName}. It may have been deleted.`);
+    return p;
+  }
+
+  private projectWithCount(p: Project): Project {
+    return { ...clone(p), sessions: this.sessions.filter((s) => s.project_id === p.id && s.kind !== 'eval').length };
+  }
+
+  async listProjects() {
+    this.log('listProjects');
+    return [...this.projects].sort((a, b) => a.name.localeCompare(b.name)).map((p) => this.projectWithCount(p));
+  }
+
+  async getProject(idOrName: string) {
+    this.log('getProject', idOrName);
+    return this.projectWithCount(this.project(idOrName));
+  }
+
+  private checkProjectName(name: string, id = '') {
+    const n = name.trim();
+    if (!n) throw new BackendError('invalid', 'A project needs a name.');
+    if (this.projects.some((p) => p.id !== id && p.name.toLowerCase() === n.toLowerCase()))
+      throw new BackendError('conflict', `There is already a project named "${n}". Pick another name.`);
+    return n;
+  }
+
+  async createProject(p: Project) {
+    this.log('createProject', p);
+    const at = this.now().toISOString();
+    const made: Project = {
+      id: this.id('p'),
+      name: this.checkProjectName(p.name),
+      created_at: at,
+      updated_at: at,
+      settings: clone(p.settings ?? {}),
+      sessions: 0,
+    };
+    this.projects.push(made);
+    return clone(made);
+  }
+
+  async updateProject(p: Project) {
+    this.log('updateProject', p);
+    const cur = this.project(p.id);
+    Object.assign(cur, {
+      name: this.checkProjectName(p.name, p.id),
+      settings: clone(p.settings ?? {}),
+      updated_at: this.now().toISOString(),
+    });
+  }
+
+  async deleteProject(id: string, sessions: string) {
+    this.log('deleteProject', id, sessions);
+    const p = this.project(id);
+    const its = this.sessions.filter((s) => s.project_id === p.id);
+    if (its.length && sessions !== 'keep' && sessions !== 'delete')
+      throw new BackendError(
+        'conflict',
+        `The project "${p.name}" has ${its.length} session${its.length === 1 ? '' : 's'}. Say whether to move them to no project (keep) or delete them (delete).`,
+      );
+    for (const s of its) {
+      if (sessions === 'delete') await this.deleteSession(s.id);
+      else s.project_id = '';
+    }
+    this.projects = this.projects.filter((x) => x.id !== p.id);
+  }
+
+  async moveSession(sessionId: string, projectId: string) {
+    this.log('moveSession', sessionId, projectId);
+    const s = this.session(sessionId);
+    s.project_id = projectId ? this.project(projectId).id : '';
+  }
+
+  async pinSession(sessionId: string, pinned: boolean) {
+    this.log('pinSession', sessionId, pinned);
+    const s = this.session(sessionId);
+    s.pinned_at = pinned ? (s.pinned_at ?? this.now().toISOString()) : null;
+  }
+
+  async archiveSession(sessionId: string, archived: boolean) {
+    this.log('archiveSession', sessionId, archived);
+    const s = this.session(sessionId);
+    s.archived_at = archived ? (s.archived_at ?? this.now().toISOString()) : null;
+  }
+
+  async setTags(sessionId: string, tags: string[]) {
+    this.log('setTags', sessionId, tags);
+    const s = this.session(sessionId);
+    const out: string[] = [];
+    for (let t of tags) {
+      t = t.trim().replace(/^#/, '');
+      if (t && !out.some((o) => o.toLowerCase() === t.toLowerCase())) out.push(t);
+    }
+    s.tags = out.sort((a, b) => a.toLowerCase().localeCompare(b.toLowerCase()));
+  }
+
+  async listTags() {
+    this.log('listTags');
+    const counts = new Map<string, TagCount>();
+    for (const s of this.sessions)
+      for (const t of s.tags ?? []) {
+        const c = counts.get(t.toLowerCase()) ?? { tag: t, sessions: 0 };
+        c.sessions++;
+        counts.set(t.toLowerCase(), c);
+      }
+    return [...counts.values()].sort((a, b) => b.sessions - a.sessions || a.tag.localeCompare(b.tag));
+  }
+
+  async searchIn(query: string, limit: number, scope: Scope) {
+    this.log('searchIn', query, limit, scope);
+    const hits = await this.searchSessions(query, 200);
+    const keep = new Set(this.sessions.filter((s) => passes(s, { ...scope, archived: true })).map((s) => s.id));
+    return hits.filter((h) => keep.has(h.session_id)).slice(0, limit || 20);
+  }
+
+  async sessionSettings(sessionId: string): Promise<Resolved> {
+    this.log('sessionSettings', sessionId);
+    const s = this.session(sessionId);
+    const st = this.settings;
+    const app: RunSettings = {
+      ...st.defaults,
+      provider: st.default_provider || undefined,
+      model: st.default_model || undefined,
+      workflow: st.default_workflow || undefined,
+    };
+    const layers: Layer[] = [{ name: 'app', settings: app }];
+    if (s.project_id) layers.push({ name: 'project', settings: this.project(s.project_id).settings });
+    layers.push({
+      name: 'session',
+      settings: { ...s.settings, provider: s.provider || undefined, model: s.model || undefined, workflow: s.workflow || undefined },
+    });
+    return resolveLayers(layers);
   }
 
   async deleteSession(id: string) {

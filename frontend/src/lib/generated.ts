@@ -189,6 +189,17 @@ export interface NewSession {
   model?: string;
   workflow?: string;
   workspace?: string;
+  /**
+   * ProjectID puts the session in a project: it starts on the project's
+   * provider, model and workflow (unless given here), and inherits the
+   * project's instructions, sampling, limits and MCP servers until it
+   * sets its own.
+   */
+  project_id?: string;
+  /**
+   * Settings is the session's own layer (instructions, sampling).
+   */
+  settings?: RunSettings;
 }
 /**
  * SendRequest sends a message to a session.
@@ -947,6 +958,65 @@ export interface StageDiagnostics {
   input_messages: number /* int */;
   output_messages: number /* int */;
 }
+/**
+ * RunSettings is one layer of what a turn runs with: the app's defaults
+ * (Settings → Defaults), a project's, a session's, or one turn's. A field
+ * left unset (nil, "", an empty list) takes the value of the layer below
+ * it; Resolve stacks the layers. A value the workflow file sets for one
+ * of its agents wins over all of them, for that agent (runner).
+ * The zero RunSettings sets nothing. Instructions is a pointer so that a
+ * session can say "no instructions" (a pointer to "") over a project
+ * that has some.
+ */
+export interface RunSettings extends Sampling {
+  provider?: string;
+  model?: string;
+  workflow?: string;
+  /**
+   * Instructions is the system prompt the workflow's instructed agents
+   * receive after their own (docs/WORKFLOWS.md names which).
+   */
+  instructions?: string;
+  /**
+   * Limits: each field not zero sets that limit.
+   */
+  limits?: Limits;
+  /**
+   * MCPServers names the MCP servers whose tools turns may use; nil
+   * leaves it to the layer below (none set anywhere: all configured).
+   */
+  mcp_servers?: string[];
+}
+/**
+ * Sampling is how the model is asked to sample. Each field is sent only
+ * when set, so a server's own default holds otherwise.
+ */
+export interface Sampling {
+  temperature?: number /* float64 */;
+  top_p?: number /* float64 */;
+  /**
+   * MaxTokens caps each model call's output tokens.
+   */
+  max_tokens?: number /* int */;
+  seed?: number /* int64 */;
+  /**
+   * Stop lists stop sequences (at most 4, as OpenAI allows).
+   */
+  stop?: string[];
+  /**
+   * ReasoningEffort is low, medium or high, for a model that reasons.
+   */
+  reasoning_effort?: string;
+}
+/**
+ * Resolved is what a turn runs with, and where each value came from: a
+ * field's name (as in JSON: "temperature", "limits.max_steps") maps to
+ * the layer that set it. A field no layer set is absent from both.
+ */
+export interface Resolved {
+  settings: RunSettings;
+  from: { [key: string]: string} | null;
+}
 
 // ---- backend/store ----
 
@@ -959,6 +1029,12 @@ export interface AppSettings {
   default_model: string;
   default_workflow: string;
   limits: Limits;
+  /**
+   * Defaults are the lowest layer of every turn's settings: default
+   * instructions and sampling (its provider, model, workflow and limits
+   * are the fields above when those are set).
+   */
+  defaults: RunSettings;
   capture: string; // off, record (default), auto
   theme: string; // system (default), light, dark
 }
@@ -982,6 +1058,28 @@ export interface EvalRun {
   state: string;
   started_at: string /* RFC 3339 */;
   ended_at?: string /* RFC 3339 */;
+}
+/**
+ * Project groups sessions and holds their defaults.
+ */
+export interface Project {
+  id: string;
+  name: string;
+  created_at: string /* RFC 3339 */;
+  updated_at: string /* RFC 3339 */;
+  settings: RunSettings;
+  /**
+   * Sessions is the number of chat sessions in it, archived ones too
+   * (filled by ListProjects and GetProject).
+   */
+  sessions: number /* int */;
+}
+/**
+ * TagCount is a tag and how many sessions have it.
+ */
+export interface TagCount {
+  tag: string;
+  sessions: number /* int */;
 }
 /**
  * TurnDetail is everything needed to review a turn offline.
@@ -1071,6 +1169,14 @@ export interface SearchHit {
   forked_from?: string;
 }
 /**
+ * Scope limits a search to one project's sessions (NoProject: those in
+ * none) or to those with a tag. Archived sessions are searched too.
+ */
+export interface Scope {
+  project?: string;
+  tag?: string;
+}
+/**
  * Session is one conversation.
  */
 export interface Session {
@@ -1082,7 +1188,26 @@ export interface Session {
   model: string;
   workflow: string;
   workspace: string;
-  settings: unknown;
+  /**
+   * Settings is the session's own layer of settings (instructions,
+   * sampling, limits: turn.RunSettings); its provider, model and workflow
+   * are the fields above, not these.
+   */
+  settings: RunSettings;
+  /**
+   * ProjectID is the project the session belongs to ("" for none).
+   */
+  project_id: string;
+  /**
+   * Pinned sessions list first; archived ones are hidden from the list
+   * unless asked for (Page.Archived). Either is the time it was done.
+   */
+  pinned_at: string /* RFC 3339 */ | null;
+  archived_at: string /* RFC 3339 */ | null;
+  /**
+   * Tags are the session's tags, in order of name.
+   */
+  tags: string[] | null;
   /**
    * Turns is filled by ListSessions with the number of turns.
    */
@@ -1124,11 +1249,23 @@ export interface Page {
    * hidden by default).
    */
   eval?: boolean;
+  /**
+   * The filters of ListSessions (and Search): Project keeps one
+   * project's sessions (NoProject: those in none); Tag those with the
+   * tag; Archived lists archived sessions too, ArchivedOnly only them.
+   */
+  project?: string;
+  tag?: string;
+  archived?: boolean;
+  archived_only?: boolean;
 }
 /**
- * SessionPage is one page of sessions.
+ * SessionPage is one page of sessions. The first page (no cursor) also
+ * carries the pinned sessions that pass the filters, most recently pinned
+ * first; Sessions never holds a pinned one.
  */
 export interface SessionPage {
+  pinned: Session[] | null;
   sessions: Session[] | null;
   next_cursor: string;
 }
@@ -2216,6 +2353,57 @@ export interface API {
    * ready file when one is configured.
    */
   UIReady: { args: [r: ReadyReport]; result: Done };
+  /**
+   * ListProjects lists every project by name, with its number of sessions.
+   */
+  ListProjects: { args: []; result: Project[] | null };
+  /**
+   * GetProject returns one project, by id or name.
+   */
+  GetProject: { args: [idOrName: string]; result: Project };
+  /**
+   * CreateProject stores a new project (its name must be new).
+   */
+  CreateProject: { args: [p: Project]; result: Project };
+  /**
+   * UpdateProject saves a project's name and defaults.
+   */
+  UpdateProject: { args: [p: Project]; result: Done };
+  /**
+   * DeleteProject deletes a project; its sessions move to no project
+   * (store.KeepSessions) or are deleted (store.DeleteSessions). A project
+   * with sessions and no choice is refused, saying how many it has.
+   */
+  DeleteProject: { args: [id: string, sessions: string]; result: Done };
+  /**
+   * MoveSession puts a session in a project ("" for none).
+   */
+  MoveSession: { args: [sessionID: string, projectID: string]; result: Done };
+  /**
+   * PinSession pins a session to the top of the list, or unpins it.
+   */
+  PinSession: { args: [sessionID: string, pinned: boolean]; result: Done };
+  /**
+   * ArchiveSession hides a session from the list, or brings it back.
+   */
+  ArchiveSession: { args: [sessionID: string, archived: boolean]; result: Done };
+  /**
+   * SetTags replaces a session's tags.
+   */
+  SetTags: { args: [sessionID: string, tags: string[]]; result: Done };
+  /**
+   * ListTags lists the tags in use, most used first.
+   */
+  ListTags: { args: []; result: TagCount[] | null };
+  /**
+   * SearchIn finds text in one project's sessions or those with a tag.
+   */
+  SearchIn: { args: [query: string, limit: number /* int */, scope: Scope]; result: SearchHit[] | null };
+  /**
+   * SessionSettings is what the session's next turn would run with, and
+   * where each value came from (app, project, session).
+   */
+  SessionSettings: { args: [sessionID: string]; result: Resolved };
 }
 
 /** Every method of API. */
@@ -2276,4 +2464,16 @@ export const APIMethods = [
   "Version",
   "About",
   "UIReady",
+  "ListProjects",
+  "GetProject",
+  "CreateProject",
+  "UpdateProject",
+  "DeleteProject",
+  "MoveSession",
+  "PinSession",
+  "ArchiveSession",
+  "SetTags",
+  "ListTags",
+  "SearchIn",
+  "SessionSettings",
 ] as const satisfies readonly (keyof API)[];

@@ -23,6 +23,7 @@ export const defaultSettings = (): Settings => ({
   limits: { max_steps: 0, max_tool_calls: 0, token_budget: 0, timeout: 0, stall_threshold: 0, max_tool_output: 0 },
   capture: 'record',
   theme: 'system',
+  defaults: {},
 });
 
 export class SettingsStore {
