@@ -23,6 +23,10 @@
 //	rate limited  HTTP 429 with Retry-After: 3 to the first request of this
 //	              exact message, then a short answer to its retry
 //	server error  HTTP 500 every time (the client retries, then gives up)
+//	show settings  says what the request carried: its system messages and
+//	              its sampling fields (temperature, top_p, max_tokens, seed,
+//	              stop, reasoning_effort), so a browser test reads what a
+//	              session's settings sent
 //
 // A continuation (Continue after Stop) is answered before any keyword: a
 // request that ends with the partial answer (a prefix) or with the
@@ -194,6 +198,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return tableAnswer()
 	case strings.Contains(last, "list my data"):
 		return listData(r)
+	case strings.Contains(last, "show settings"):
+		return text(showSettings(r), 4)
 	}
 	return chart(r)
 }
@@ -224,6 +230,29 @@ func chart(r llmtest.Request) llmtest.Reply {
 	// second test worker on 2 cores still paints several frames of it.
 	return llmtest.Reply{Chunks: llmtest.Text(answer, 60), Delay: 40 * time.Millisecond,
 		Usage: &llmtest.Usage{PromptTokens: 512, CompletionTokens: 96, TotalTokens: 608}}
+}
+
+// showSettings describes the request: each system message, then each
+// sampling field it set, in a fixed order, or that it set none.
+func showSettings(r llmtest.Request) string {
+	var b strings.Builder
+	for _, m := range r.Messages {
+		if m.Role == "system" {
+			fmt.Fprintf(&b, "System: %s\n\n", m.Content)
+		}
+	}
+	var set []string
+	for _, k := range []string{"temperature", "top_p", "max_tokens", "seed", "stop", "reasoning_effort"} {
+		if v, ok := r.Body[k]; ok {
+			j, _ := json.Marshal(v)
+			set = append(set, k+"="+string(j))
+		}
+	}
+	if len(set) == 0 {
+		set = []string{"no sampling fields"}
+	}
+	b.WriteString("Sent: " + strings.Join(set, ", ") + ".")
+	return b.String()
 }
 
 // continueAnswer is the rest of an answer a continuation asks for.

@@ -43,6 +43,9 @@ func TestScript(t *testing.T) {
 		{"list my data repeats the tool", llmtest.Request{Messages: []llmtest.Message{user("Please list my data"), {Role: "tool", Content: "## sales (from sales.csv, 3 rows)"}}, Tools: []string{"list_data"}}, "", "The data tool said:\n\n## sales (from sales.csv, 3 rows)"},
 		{"a continuation after the partial answer", llmtest.Request{Messages: []llmtest.Message{user("Answer slow please"), {Role: "assistant", Content: "Slow answer begins. word0"}}}, "", continueAnswer},
 		{"a continuation asked in words", llmtest.Request{Messages: []llmtest.Message{user("Answer slow please"), {Role: "assistant", Content: "Slow answer begins."}, user("Continue your previous answer exactly where it stopped.")}}, "", continueAnswer},
+		{"show settings names the system prompt and sampling", llmtest.Request{Messages: []llmtest.Message{{Role: "system", Content: "Answer like a pirate."}, user("show settings")},
+			Body: map[string]any{"temperature": 0.3, "seed": 7.0}}, "", "System: Answer like a pirate.\n\nSent: temperature=0.3, seed=7."},
+		{"show settings with none set", llmtest.Request{Messages: []llmtest.Message{user("show settings")}, Body: map[string]any{}}, "", "Sent: no sampling fields."},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
