@@ -105,7 +105,7 @@ func (r *Runner) Meter(ctx context.Context, req MeterRequest) (Meter, error) {
 		return Meter{}, err
 	}
 	model := firstOf(req.Model, sess.Model)
-	def, err := r.workflow(sess, req.Workflow)
+	def, err := r.workflow(firstOf(req.Workflow, sess.Workflow))
 	if err != nil {
 		return Meter{}, err
 	}

@@ -41,6 +41,9 @@ type runSpec struct {
 	// lost" (a salvage that could not keep them). Empty in turns stored
 	// before it was kept.
 	Capture recording.Mode `json:"capture,omitempty"`
+	// Settings are what the turn ran with and where each came from
+	// (settings.go); nil in turns stored before they were kept.
+	Settings *turn.Resolved `json:"settings,omitempty"`
 }
 
 // replaySource is what a replay needs of the original turn.

@@ -30,6 +30,10 @@ type TurnDetail struct {
 	// a damaged file ("messages", "stages", "events"); their fields are
 	// empty.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Settings is what the turn ran with (instructions, sampling, model)
+	// and where each came from, as the runner stored it with the turn;
+	// nil for a turn stored before turns kept it.
+	Settings *turn.Resolved `json:"settings,omitempty"`
 
 	// partErr is the first part's error, for GetTurn.
 	partErr error
@@ -75,11 +79,11 @@ func (db *DB) GetTurn(ctx context.Context, id string, withEvents bool) (TurnDeta
 // is left empty and named in Unreadable instead of failing the turn.
 func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDetail, error) {
 	var d TurnDetail
-	var result string
+	var result, run string
 	row := db.reader.QueryRowContext(ctx, turnSelect+` WHERE id = ?`, id)
 	t, err := scanTurn(row)
 	if err == nil {
-		err = db.reader.QueryRowContext(ctx, `SELECT result FROM turns WHERE id = ?`, id).Scan(&result)
+		err = db.reader.QueryRowContext(ctx, `SELECT result, run FROM turns WHERE id = ?`, id).Scan(&result, &run)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, apperr.New(apperr.NotFound, "There is no turn %s.", id)
@@ -94,6 +98,11 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	}
 	_ = json.Unmarshal(d.Result, &res)
 	d.Plan = res.PlanSteps
+	var spec struct {
+		Settings *turn.Resolved `json:"settings"`
+	}
+	_ = json.Unmarshal([]byte(run), &spec)
+	d.Settings = spec.Settings
 	// Only damage is worked around; any other failure (cancelled, busy)
 	// fails the turn.
 	var fatal error
