@@ -221,7 +221,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		return nil, err
 	}
 	req.Images = tr.Images // stored now, with their ids: the message names them when the turn ends
-	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil), Settings: &set}); err == nil {
+	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil), Settings: &set, Agents: agentRuns(def)}); err == nil {
 		if err := db.SetTurnRun(ctx, tr.ID, spec); err != nil {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)
 		}

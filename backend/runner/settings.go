@@ -3,9 +3,11 @@ package runner
 import (
 	"context"
 	"slices"
+	"strconv"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
@@ -72,6 +74,36 @@ func configure(a *agent.Agent, name string, def workflow.AgentDef, wf *workflow.
 		a.Stop = def.Stop
 	}
 	a.ReasoningEffort = firstOf(def.ReasoningEffort, set.ReasoningEffort)
+}
+
+// agentRuns are, per agent of the workflow, the sampling its file sets
+// and whether it receives the instructions: what the turn's diagnostics
+// show beside its settings.
+func agentRuns(wf *workflow.Definition) map[string]store.AgentRun {
+	out := map[string]store.AgentRun{}
+	for name, def := range wf.Agents {
+		out[name] = store.AgentRun{Instructions: wf.ReceivesInstructions(name), Sampling: turn.Sampling{
+			Temperature: float64Of(def.Temperature), TopP: float64Of(def.TopP), Seed: def.Seed,
+			Stop: def.Stop, ReasoningEffort: def.ReasoningEffort, MaxTokens: positive(def.MaxTokens)}}
+	}
+	return out
+}
+
+// float64Of is a file's float32 as the decimal it was written as (0.2,
+// not 0.20000000298).
+func float64Of(p *float32) *float64 {
+	if p == nil {
+		return nil
+	}
+	f, _ := strconv.ParseFloat(strconv.FormatFloat(float64(*p), 'g', -1, 32), 64)
+	return &f
+}
+
+func positive(n int) *int {
+	if n <= 0 {
+		return nil
+	}
+	return &n
 }
 
 func firstSet[T any](a, b *T) *T {

@@ -47,8 +47,17 @@ func TestInstructionsAndSamplingReachTheAgents(t *testing.T) {
 
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Un brouillon.", 2)},
 		llmtest.Reply{Chunks: llmtest.Text(`{"passed": true, "score": 0.9, "feedback": "Bien."}`, 2)})
-	if res, _, _ := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Write a line", Workflow: "critique-revise", BaseURL: srv.URL()}); !res.OK {
+	res, _, id := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Write a line", Workflow: "critique-revise", BaseURL: srv.URL()})
+	if !res.OK {
 		t.Fatalf("critique-revise turn: %+v", res)
+	}
+	// The turn's diagnostics say which agent got what.
+	d, err := db.GetTurn(bg, id, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, w := d.Agents["critic"], d.Agents["writer"]; c.Instructions || !w.Instructions || c.Sampling.Temperature == nil || *c.Sampling.Temperature != 0.2 || w.Sampling.Temperature != nil {
+		t.Errorf("stored agents: critic %+v, writer %+v", c, w)
 	}
 	reqs := srv.Requests()
 	writer, critic := reqs[1], reqs[2]

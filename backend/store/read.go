@@ -34,9 +34,20 @@ type TurnDetail struct {
 	// and where each came from, as the runner stored it with the turn;
 	// nil for a turn stored before turns kept it.
 	Settings *turn.Resolved `json:"settings,omitempty"`
+	// Agents says, per agent of the turn's workflow, what its file set
+	// over Settings and whether it received the instructions.
+	Agents map[string]AgentRun `json:"agents,omitempty"`
 
 	// partErr is the first part's error, for GetTurn.
 	partErr error
+}
+
+// AgentRun is how one agent of a turn ran beside the turn's settings: the
+// sampling its workflow file set (which wins over the turn's, for it), and
+// whether it received the session's instructions.
+type AgentRun struct {
+	Sampling     turn.Sampling `json:"sampling"`
+	Instructions bool          `json:"instructions"`
 }
 
 // ChartRecord is a chart a turn drew.
@@ -99,10 +110,11 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	_ = json.Unmarshal(d.Result, &res)
 	d.Plan = res.PlanSteps
 	var spec struct {
-		Settings *turn.Resolved `json:"settings"`
+		Settings *turn.Resolved      `json:"settings"`
+		Agents   map[string]AgentRun `json:"agents"`
 	}
 	_ = json.Unmarshal([]byte(run), &spec)
-	d.Settings = spec.Settings
+	d.Settings, d.Agents = spec.Settings, spec.Agents
 	// Only damage is worked around; any other failure (cancelled, busy)
 	// fails the turn.
 	var fatal error
