@@ -1,7 +1,6 @@
 package workflow
 
 import (
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -9,7 +8,7 @@ import (
 )
 
 const (
-	instructedStart = "<!-- instructed agents: made from the built-ins; go test ./backend/workflow -run TestDocsInstructedAgents -update rewrites it -->\n"
+	instructedStart = "<!-- instructed agents: made from the built-ins; go generate ./backend/workflow rewrites it -->\n"
 	instructedEnd   = "<!-- end of instructed agents -->\n"
 )
 
@@ -63,27 +62,7 @@ func TestReceivesInstructions(t *testing.T) {
 // The table of docs/WORKFLOWS.md that says which built-in agents receive
 // the session's instructions is the one the rule makes.
 func TestDocsInstructedAgents(t *testing.T) {
-	data, err := os.ReadFile(docsFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(data)
-	start, end := strings.Index(doc, instructedStart), strings.Index(doc, instructedEnd)
-	if start < 0 || end < start {
-		t.Fatalf("%s has no %q ... %q markers", docsFile, instructedStart, instructedEnd)
-	}
-	start += len(instructedStart)
-	got := instructedTable(Builtins())
-	if *update {
-		doc = doc[:start] + got + doc[end:]
-		if err := os.WriteFile(docsFile, []byte(doc), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		end = start + len(got)
-	}
-	if want := doc[start:end]; want != got {
-		t.Errorf("the instructed agents table of %s is out of date; run the test with -update\n%s", docsFile, firstDiff(want, got))
-	}
+	checkDocsSection(t, instructedStart, instructedEnd, instructedTable(Builtins()), "the instructed agents table")
 }
 
 func instructedTable(defs []*Definition) string {
