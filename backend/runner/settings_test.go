@@ -162,3 +162,28 @@ func TestInvalidTurnSettingsAreRefused(t *testing.T) {
 		t.Fatalf("err %v, want the temperature's range", err)
 	}
 }
+
+// A session's limits hold where the request sets none, and a limit the
+// request sets (the CLI's --max-steps) wins over them.
+func TestSessionLimitsApplyUnlessTheRequestSetsThem(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	sess, err := db.CreateSession(bg, store.Session{Title: "s", Model: "m", Settings: turn.RunSettings{Limits: turn.Limits{MaxSteps: 1}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := toolCall("c1", "update_plan", map[string]any{"steps": []map[string]any{{"title": "look", "status": "in_progress"}}})
+	srv.Enqueue(call, call, llmtest.Reply{Chunks: llmtest.Text("Done.", 1)})
+	res, _, _ := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Plan it", BaseURL: srv.URL()})
+	if res.Termination.Kind != turn.TermMaxIterations {
+		t.Fatalf("with the session's one step: %+v, want the step limit", res.Termination)
+	}
+	res, _, id := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Plan it", BaseURL: srv.URL(), Limits: turn.Limits{MaxSteps: 5}})
+	if !res.OK {
+		t.Fatalf("with the request's five steps: %+v", res)
+	}
+	d, _ := db.GetTurn(bg, id, false)
+	if d.Settings == nil || d.Settings.Settings.Limits.MaxSteps != 5 || d.Settings.From["limits.max_steps"] != turn.LayerTurn {
+		t.Errorf("stored limits %+v", d.Settings)
+	}
+}
