@@ -55,10 +55,9 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		return TurnRef{}, err
 	}
 	st := s.settings()
+	// Limits the request leaves unset come from the session's settings,
+	// resolved by the runner (app defaults → project → session).
 	lim := req.Limits
-	if lim == (turn.Limits{}) {
-		lim = st.Limits
-	}
 	// A turn left running by a dead process must not refuse the message:
 	// mark it interrupted now, and tell the UIs (StartTurn would also
 	// recover it, but silently).

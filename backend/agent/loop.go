@@ -22,8 +22,13 @@ type Agent struct {
 	SystemPrompt string
 	Tools        *tool.Set
 	Limits       turn.Limits
-	Temperature  *float32
-	MaxTokens    int
+	// Sampling, sent as set (unset: the server's default).
+	Temperature     *float32
+	TopP            *float32
+	MaxTokens       int
+	Seed            *int64
+	Stop            []string
+	ReasoningEffort string
 	// Guards check every tool call (default: SideEffectGuard). Approver
 	// answers "ask" verdicts (default: deny). Approvals remembers "always".
 	Guards    []Guard
@@ -180,7 +185,8 @@ func (r *loop) modelStep(ctx context.Context, tools []llm.Tool) (llm.Response, e
 func (r *loop) call(ctx context.Context, tools []llm.Tool) (llm.Response, error) {
 	r.steps++
 	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ThinkStartData{}})
-	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, MaxTokens: r.a.MaxTokens}
+	req := llm.Request{Model: r.a.Model, Messages: r.msgs, Tools: tools, Temperature: r.a.Temperature, TopP: r.a.TopP, MaxTokens: r.a.MaxTokens,
+		Seed: r.a.Seed, Stop: r.a.Stop, ReasoningEffort: r.a.ReasoningEffort}
 	waiting := r.waitNotice()
 	req.OnRetry = func(rt llm.Retry) {
 		// The retry says what is happening; "waiting for the model (it

@@ -126,6 +126,8 @@ const usage = `Usage:
   agentdeck                                  the desktop app
   agentdeck run [flags] PROMPT               run one turn headless
   agentdeck run --session ID --continue TURN_ID   continue an answer that was stopped or reached a limit
+  agentdeck run [--project NAME] [--system TEXT] [--temperature X] [--top-p X] [--max-tokens N] [--seed N] [--stop S]... [--reasoning-effort E] PROMPT
+                                             a new session's settings (with --session: this turn's)
   agentdeck sessions list [--json]
   agentdeck sessions show ID [--json]
   agentdeck sessions search QUERY [--json]
@@ -133,6 +135,7 @@ const usage = `Usage:
   agentdeck sessions import FILE
   agentdeck sessions delete ID
   agentdeck sessions fork TURN_ID            a new session from the branch up to that turn; prints its id
+  agentdeck sessions set ID KEY=VALUE... [--json]  a session's settings: system, temperature, top_p, max_tokens, seed, stop, reasoning_effort, model, provider, workflow (KEY= unsets)
   agentdeck turns show TURN_ID [--json] [--events]
   agentdeck turns tree SESSION_ID [--json]   the session's turns as a tree, the active branch marked *
   agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings

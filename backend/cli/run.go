@@ -30,6 +30,8 @@ type runFlags struct {
 	attach, imageFiles                                                                                    repeated
 	json, overBudget                                                                                      bool
 	mcp                                                                                                   mcpFlags
+	// settings are a new session's (or with --session, this turn's).
+	settings settingFlags
 	// images are the files of --image, read (readImages).
 	images []llm.Image
 }
@@ -59,8 +61,17 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.BoolVar(&f.overBudget, "over-budget", false, "send even though the provider's monthly budget is spent")
 	force := forceFlagOf(fs)
 	f.mcp.register(fs)
+	f.settings.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
+		return ExitUsage
+	}
+	if err := f.settings.s.Validate(); err != nil {
+		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
+		return ExitUsage
+	}
+	if f.settings.project != "" && f.session != "" {
+		fmt.Fprintln(env.Stderr, "agentdeck: --project starts a new session in a project; to move a session, use agentdeck sessions move")
 		return ExitUsage
 	}
 	prompt := strings.TrimSpace(strings.Join(pos, " "))
@@ -125,6 +136,7 @@ func (f runFlags) checkPrompt(prompt string, env Env) int {
 // session the turn goes into, and a provider's default model.
 type runStore interface {
 	GetSession(ctx context.Context, id string) (store.Session, error)
+	GetProject(ctx context.Context, idOrName string) (store.Project, error)
 	providerLister
 	sessionWriter
 }
@@ -150,6 +162,12 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 			return fail(env, err)
 		}
 	}
+	proj, err := runProject(ctx, db, f.settings.project, sess)
+	if err != nil {
+		return fail(env, err)
+	}
+	sess.Provider = cmp.Or(sess.Provider, proj.Settings.Provider) // what the checks below see
+	sess.Model = cmp.Or(sess.Model, proj.Settings.Model)
 	if f.parent != "" && f.session == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: --parent needs --session: the turn to follow is in a session")
 		return ExitUsage
@@ -181,7 +199,7 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		return code
 	}
 	if f.session == "" {
-		if sess, err = newRunSession(ctx, db, f, prompt); err != nil {
+		if sess, err = newRunSession(ctx, db, f, proj, prompt); err != nil {
 			return fail(env, err)
 		}
 	}
@@ -203,6 +221,7 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		BaseURL:    f.baseURL,
 		APIKey:     env.Getenv(f.apiKeyEnv),
 		Limits:     turn.Limits{MaxSteps: f.maxSteps, MaxToolCalls: f.maxToolCalls, TokenBudget: f.tokenBudget, Timeout: f.timeout},
+		Settings:   turnSettings(f),
 		Capture:    mode,
 		Approver:   agent.PolicyApprover{AllowAll: f.approve == "all"},
 		Sinks:      []turn.Sink{sink},
@@ -242,9 +261,34 @@ func warnBudget(ctx context.Context, r *runner.Runner, provider string, env Env)
 		100*b.SpentUSD/b.Budget.MonthlyUSD, provider, b.SpentUSD, b.Budget.MonthlyUSD)
 }
 
+// runProject is the project of the run's session: the one --project
+// names for a new session, else the session's own (none: the zero one).
+func runProject(ctx context.Context, db runStore, name string, sess store.Session) (store.Project, error) {
+	id := cmp.Or(name, sess.ProjectID)
+	if id == "" {
+		return store.Project{}, nil
+	}
+	p, err := db.GetProject(ctx, id)
+	if err != nil && name == "" && apperr.CodeOf(err) == apperr.NotFound {
+		return store.Project{}, nil // a session's project deleted meanwhile
+	}
+	return p, err
+}
+
+// turnSettings is the turn's own layer: the settings flags apply to this
+// turn only when it goes into an existing session (a new session holds
+// them).
+func turnSettings(f runFlags) turn.RunSettings {
+	if f.session == "" {
+		return turn.RunSettings{}
+	}
+	return f.settings.s
+}
+
 // newRunSession creates the session of a run, titled after the prompt,
-// or the images sent without one.
-func newRunSession(ctx context.Context, db sessionWriter, f runFlags, prompt string) (store.Session, error) {
+// or the images sent without one, in the project given, with the
+// settings the flags set.
+func newRunSession(ctx context.Context, db sessionWriter, f runFlags, proj store.Project, prompt string) (store.Session, error) {
 	title := prompt
 	if title == "" {
 		var names []string
@@ -256,7 +300,12 @@ func newRunSession(ctx context.Context, db sessionWriter, f runFlags, prompt str
 	if len([]rune(title)) > 60 {
 		title = string([]rune(title)[:60]) + "…"
 	}
-	return db.CreateSession(ctx, store.Session{Title: title, Model: f.model, Provider: f.provider, Workflow: firstNonEmpty(f.workflow, "chat"), Workspace: f.workspace})
+	workflow := f.workflow
+	if proj.Settings.Workflow == "" {
+		workflow = firstNonEmpty(workflow, "chat") // else the project's holds
+	}
+	return db.CreateSession(ctx, store.Session{Title: title, Model: f.model, Provider: f.provider, Workflow: workflow, Workspace: f.workspace,
+		ProjectID: proj.ID, Settings: f.settings.s})
 }
 
 // waitTurn waits for the turn; the first signal stops it (the partial

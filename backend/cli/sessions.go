@@ -45,6 +45,9 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	sub, rest := args[0], args[1:]
+	if sub == "set" {
+		return cmdSessionsSet(ctx, rest, env)
+	}
 	fs := newFlagSet("sessions "+sub, env)
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")

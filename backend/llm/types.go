@@ -109,6 +109,10 @@ type Request struct {
 	MaxTokens      int             `json:"max_tokens,omitempty"`
 	ResponseFormat *ResponseFormat `json:"response_format,omitempty"`
 	Stop           []string        `json:"stop,omitempty"`
+	// Seed asks the server for repeatable sampling, where it can.
+	Seed *int64 `json:"seed,omitempty"`
+	// ReasoningEffort is low, medium or high, for a model that reasons.
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 	// OnRetry, when set, is told of each retry before its wait begins, so
 	// the caller can say so while the call goes on (the agent's
 	// model_retry event). It is not part of the request as sent or

@@ -284,3 +284,7 @@ func sanitize(s string) string {
 		return '_'
 	}, s)
 }
+
+// Server names the MCP server the tool belongs to, so a turn can offer
+// only the tools of the servers its settings enable.
+func (t *serverTool) Server() string { return t.srv.cfg.Name }

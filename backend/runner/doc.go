@@ -22,4 +22,14 @@
 //   - The built-in tools are one table (builtins.go): what an agent may
 //     name, how each is made, and the order the model is offered them;
 //     docs/WORKFLOWS.md's list is made from it.
+//   - A turn's settings resolve once, when it starts (settings.go): app
+//     defaults → project → session → the turn's own (the request's
+//     Settings, then its model, provider, workflow and limits). An agent
+//     takes each sampling value from its workflow file when the file sets
+//     it, else from the turn; the session's instructions follow its own
+//     system prompt when the workflow says it receives them. The resolved
+//     settings are stored with the turn (runSpec) and never re-read: a
+//     replay runs with the original's.
+//   - When the settings name MCP servers, only those servers' tools are
+//     offered (nil: every configured server's).
 package runner

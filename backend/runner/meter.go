@@ -11,6 +11,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tokens"
 	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -104,8 +105,14 @@ func (r *Runner) Meter(ctx context.Context, req MeterRequest) (Meter, error) {
 	if err != nil {
 		return Meter{}, err
 	}
-	model := firstOf(req.Model, sess.Model)
-	def, err := r.workflow(sess, req.Workflow)
+	// The model, provider and workflow the turn would resolve to.
+	layers, err := r.cfg.DB.SettingsFor(ctx, sess.ID)
+	if err != nil {
+		return Meter{}, err
+	}
+	set := turn.Resolve(append(layers, turn.Layer{Name: turn.LayerTurn, Settings: turn.RunSettings{Model: req.Model, Workflow: req.Workflow}})...).Settings
+	model, provider := set.Model, set.Provider
+	def, err := r.workflow(set.Workflow)
 	if err != nil {
 		return Meter{}, err
 	}
@@ -113,9 +120,9 @@ func (r *Runner) Meter(ctx context.Context, req MeterRequest) (Meter, error) {
 	if err != nil {
 		return Meter{}, err
 	}
-	m := Meter{Provider: sess.Provider, Model: model, Window: catalog.KnownWindow(model)}
-	if sess.Provider != "" {
-		if p, err := r.provider(ctx, sess.Provider); err == nil {
+	m := Meter{Provider: provider, Model: model, Window: catalog.KnownWindow(model)}
+	if provider != "" {
+		if p, err := r.provider(ctx, provider); err == nil {
 			f := r.facts(ctx, p, model)
 			m.Window, m.Price, m.Note = f.Window, f.Price, f.Note
 			if b, err := r.budget(ctx, p); err == nil && b.Budget.MonthlyUSD > 0 {

@@ -28,7 +28,7 @@ type source struct {
 // URL (CLI), else the named provider with its key from the secret store,
 // its model's window and price, and its budget (over refuses unless the
 // person agreed to go over).
-func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Request, model string) (source, error) {
+func (r *Runner) modelSource(ctx context.Context, provider string, req Request, model string) (source, error) {
 	if model == "" {
 		return source{}, apperr.New(apperr.Invalid, "No model is chosen: pick a model for this session (CLI: pass --model or set AGENTDECK_MODEL).")
 	}
@@ -47,7 +47,7 @@ func (r *Runner) modelSource(ctx context.Context, sess store.Session, req Reques
 		}
 		return source{cfg: cfg, price: func(string) *llm.Price { return price }}, nil
 	}
-	name := firstOf(req.Provider, sess.Provider)
+	name := provider
 	if name == "" {
 		return source{}, apperr.New(apperr.Invalid, "No model server is set up: add a provider in Settings (CLI: pass --base-url or set OPENAI_BASE_URL).")
 	}

@@ -41,6 +41,12 @@ type runSpec struct {
 	// lost" (a salvage that could not keep them). Empty in turns stored
 	// before it was kept.
 	Capture recording.Mode `json:"capture,omitempty"`
+	// Settings are what the turn ran with and where each came from
+	// (settings.go); nil in turns stored before they were kept.
+	Settings *turn.Resolved `json:"settings,omitempty"`
+	// Agents are, per agent, what its workflow file set over Settings
+	// (agentRuns), for the turn's diagnostics.
+	Agents map[string]store.AgentRun `json:"agents,omitempty"`
 }
 
 // replaySource is what a replay needs of the original turn.

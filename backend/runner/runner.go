@@ -109,8 +109,12 @@ type Request struct {
 	Provider string
 	BaseURL  string
 	// APIKey is a key from the caller's environment (CLI); never stored.
-	APIKey   string
-	Limits   turn.Limits
+	APIKey string
+	// Limits set by the caller win over the settings' (CLI flags).
+	Limits turn.Limits
+	// Settings is the turn's own layer of settings (turn.LayerTurn): over
+	// the app's, the project's and the session's, for this turn only.
+	Settings turn.RunSettings
 	Capture  recording.Mode
 	Approver agent.Approver // nil: deny side effects
 	Sinks    []turn.Sink
@@ -170,14 +174,20 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 			return nil, err
 		}
 	}
-	def, err := r.resolveWorkflow(sess, req, replay)
+	set, err := r.turnSettings(ctx, sess.ID, req, replay)
 	if err != nil {
 		return nil, err
 	}
-	model := firstOf(req.Model, sess.Model)
+	def, err := r.resolveWorkflow(firstOf(req.Workflow, set.Settings.Workflow), replay)
+	if err != nil {
+		return nil, err
+	}
+	// A replay's model is the original's (req.Model, from prepareReplay).
+	model := firstOf(req.Model, set.Settings.Model)
 	var src source
 	if replay == nil {
-		if src, err = r.modelSource(ctx, sess, req, model); err != nil {
+		req.Limits = set.Settings.Limits
+		if src, err = r.modelSource(ctx, set.Settings.Provider, req, model); err != nil {
 			return nil, err
 		}
 	}
@@ -211,7 +221,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		return nil, err
 	}
 	req.Images = tr.Images // stored now, with their ids: the message names them when the turn ends
-	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil)}); err == nil {
+	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil), Settings: &set, Agents: agentRuns(def)}); err == nil {
 		if err := db.SetTurnRun(ctx, tr.ID, spec); err != nil {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)
 		}
@@ -230,7 +240,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		sinks = append(sinks, req.TurnSinks(tr.ID)...)
 	}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: sinks, Logger: r.log})
-	t := turnRun{req: req, sess: sess, def: def, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
+	t := turnRun{req: req, sess: sess, def: def, settings: set, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
 	if replay != nil {
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
 		// A replayed call costs nothing (catalog.WithPrice); one the record
@@ -281,20 +291,22 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 
 // resolveWorkflow is the turn's workflow: a replay's is the original's as
 // it ran (older turns: by name).
-func (r *Runner) resolveWorkflow(sess store.Session, req Request, replay *replaySource) (*workflow.Definition, error) {
+func (r *Runner) resolveWorkflow(name string, replay *replaySource) (*workflow.Definition, error) {
 	if replay != nil && replay.spec.Workflow != nil {
 		return replay.spec.Workflow, nil
 	}
-	return r.workflow(sess, req.Workflow)
+	return r.workflow(name)
 }
 
 // turnRun is what one turn's goroutine needs.
 type turnRun struct {
-	req    Request
-	sess   store.Session
-	def    *workflow.Definition
-	model  string
-	client llm.Client
+	req  Request
+	sess store.Session
+	def  *workflow.Definition
+	// settings are what the turn runs with (settings.go).
+	settings turn.Resolved
+	model    string
+	client   llm.Client
 	// window is the model's window, when its server or the user said it.
 	window  int
 	history []llm.Message
@@ -408,9 +420,10 @@ func (r *Runner) StopAll(timeout time.Duration) {
 	}
 }
 
-// workflow resolves a workflow by name, or loads it from a file path.
-func (r *Runner) workflow(sess store.Session, name string) (*workflow.Definition, error) {
-	name = firstOf(name, sess.Workflow, "chat")
+// workflow resolves a workflow by name ("": chat), or loads it from a
+// file path.
+func (r *Runner) workflow(name string) (*workflow.Definition, error) {
+	name = firstOf(name, "chat")
 	if fi, err := os.Stat(name); err == nil && !fi.IsDir() {
 		data, err := os.ReadFile(name)
 		if err != nil {

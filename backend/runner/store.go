@@ -28,6 +28,7 @@ type Store interface {
 	factsStore
 	budgetStore
 	meterStore
+	settingsStore
 	recall.Searcher // the recall tool
 }
 

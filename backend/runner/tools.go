@@ -53,7 +53,7 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 		tt.all = append(tt.all, w.Tools()...)
 	}
 	if r.cfg.MCP != nil {
-		tt.all = append(tt.all, r.cfg.MCP.Tools()...)
+		tt.all = append(tt.all, enabledTools(r.cfg.MCP.Tools(), t.settings.Settings.MCPServers)...)
 	}
 	return tt, release, nil
 }
@@ -110,20 +110,20 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 		if model == t.model {
 			window = t.window // what its server or the user said
 		}
-		return &agent.Agent{
+		a := &agent.Agent{
 			Name:          name,
 			Client:        t.client,
 			Model:         model,
 			ContextWindow: window,
-			SystemPrompt:  def.SystemPrompt,
 			Tools:         ts,
 			Limits:        agentLimits(t.req.Limits, def.Limits),
-			Temperature:   def.Temperature,
 			Approver:      t.req.Approver,
 			Approvals:     r.approvals,
 			WaitNotice:    r.cfg.WaitNotice,
 			Logger:        r.log,
-		}, nil
+		}
+		configure(a, name, def, t.def, t.settings.Settings)
+		return a, nil
 	}
 }
 

@@ -30,9 +30,24 @@ type TurnDetail struct {
 	// a damaged file ("messages", "stages", "events"); their fields are
 	// empty.
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Settings is what the turn ran with (instructions, sampling, model)
+	// and where each came from, as the runner stored it with the turn;
+	// nil for a turn stored before turns kept it.
+	Settings *turn.Resolved `json:"settings,omitempty"`
+	// Agents says, per agent of the turn's workflow, what its file set
+	// over Settings and whether it received the instructions.
+	Agents map[string]AgentRun `json:"agents,omitempty"`
 
 	// partErr is the first part's error, for GetTurn.
 	partErr error
+}
+
+// AgentRun is how one agent of a turn ran beside the turn's settings: the
+// sampling its workflow file set (which wins over the turn's, for it), and
+// whether it received the session's instructions.
+type AgentRun struct {
+	Sampling     turn.Sampling `json:"sampling"`
+	Instructions bool          `json:"instructions"`
 }
 
 // ChartRecord is a chart a turn drew.
@@ -75,11 +90,11 @@ func (db *DB) GetTurn(ctx context.Context, id string, withEvents bool) (TurnDeta
 // is left empty and named in Unreadable instead of failing the turn.
 func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDetail, error) {
 	var d TurnDetail
-	var result string
+	var result, run string
 	row := db.reader.QueryRowContext(ctx, turnSelect+` WHERE id = ?`, id)
 	t, err := scanTurn(row)
 	if err == nil {
-		err = db.reader.QueryRowContext(ctx, `SELECT result FROM turns WHERE id = ?`, id).Scan(&result)
+		err = db.reader.QueryRowContext(ctx, `SELECT result, run FROM turns WHERE id = ?`, id).Scan(&result, &run)
 	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, apperr.New(apperr.NotFound, "There is no turn %s.", id)
@@ -94,6 +109,12 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	}
 	_ = json.Unmarshal(d.Result, &res)
 	d.Plan = res.PlanSteps
+	var spec struct {
+		Settings *turn.Resolved      `json:"settings"`
+		Agents   map[string]AgentRun `json:"agents"`
+	}
+	_ = json.Unmarshal([]byte(run), &spec)
+	d.Settings, d.Agents = spec.Settings, spec.Agents
 	// Only damage is worked around; any other failure (cancelled, busy)
 	// fails the turn.
 	var fatal error

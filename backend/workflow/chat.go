@@ -12,7 +12,7 @@ func init() {
 		kind:  KindChat,
 		order: 10,
 		doc:   "one agent with tools",
-		roles: []role{{name: "agent", required: true, doc: "the agent that answers"}},
+		roles: []role{{name: "agent", required: true, answers: true, doc: "the agent that answers"}},
 		run:   (*wfRun).execChat,
 	})
 }

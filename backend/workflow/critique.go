@@ -20,10 +20,10 @@ func init() {
 		order: 20,
 		doc:   "a writer drafts, a critic judges, a reviser revises",
 		roles: []role{
-			{name: "writer", required: true, doc: "the agent that writes the first draft"},
+			{name: "writer", required: true, answers: true, doc: "the agent that writes the first draft"},
 			{name: "critic", required: true, doc: "the agent that judges each draft",
 				more: `It should reply with JSON {"passed": bool, "score": 0-1, "feedback": "..."}.`},
-			{name: "reviser", deflt: "writer", doc: "the agent that revises a draft with the critic's feedback"},
+			{name: "reviser", deflt: "writer", answers: true, doc: "the agent that revises a draft with the critic's feedback"},
 		},
 		numbers: []number{{name: "max_retries", integer: true, deflt: 3, doc: "the most revisions before the stage fails"}},
 		blocks:  []string{"pass_check", "post_pass_check"},

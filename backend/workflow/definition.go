@@ -35,8 +35,19 @@ type AgentDef struct {
 	Model        string   `json:"model,omitempty" yaml:"model,omitempty"`       // "" = the session's model
 	Provider     string   `json:"provider,omitempty" yaml:"provider,omitempty"` // "" = the session's provider
 	Tools        []string `json:"tools,omitempty" yaml:"tools,omitempty"`       // tool names or "*" for all the session has
-	Temperature  *float32 `json:"temperature,omitempty" yaml:"temperature,omitempty"`
-	Limits       Limits   `json:"limits,omitempty" yaml:"limits,omitempty"`
+	// Sampling: a value set here wins, for this agent, over the app's,
+	// the project's, the session's and the turn's (absent: theirs).
+	Temperature     *float32 `json:"temperature,omitempty" yaml:"temperature,omitempty"`
+	TopP            *float32 `json:"top_p,omitempty" yaml:"top_p,omitempty"`
+	MaxTokens       int      `json:"max_tokens,omitempty" yaml:"max_tokens,omitempty"`
+	Seed            *int64   `json:"seed,omitempty" yaml:"seed,omitempty"`
+	Stop            []string `json:"stop,omitempty" yaml:"stop,omitempty"`
+	ReasoningEffort string   `json:"reasoning_effort,omitempty" yaml:"reasoning_effort,omitempty"`
+	// SessionInstructions says whether the session's instructions follow
+	// this agent's system prompt; absent: by the roles it plays
+	// (Definition.ReceivesInstructions).
+	SessionInstructions *bool  `json:"session_instructions,omitempty" yaml:"session_instructions,omitempty"`
+	Limits              Limits `json:"limits,omitempty" yaml:"limits,omitempty"`
 }
 
 // Limits are an agent's loop limits as written in a file.

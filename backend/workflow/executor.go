@@ -45,6 +45,9 @@ type role struct {
 	deflt string
 	// list: the role takes a list of agents (held in Stage.Teams).
 	list bool
+	// answers: the role writes what the person reads, so its agents
+	// receive the session's instructions by default (instructions.go).
+	answers bool
 }
 
 // number is a numeric setting. 0 or absent means its default.

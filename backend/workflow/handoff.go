@@ -22,9 +22,9 @@ func init() {
 		order: 50,
 		doc:   "a triage agent hands the conversation to a specialist",
 		roles: []role{
-			{name: "triage", required: true, doc: "the agent that reads the request first",
+			{name: "triage", required: true, answers: true, doc: "the agent that reads the request first",
 				more: "It answers itself or hands the conversation to a specialist."},
-			{name: "specialists", required: true, list: true, doc: "the agents triage may hand the conversation to",
+			{name: "specialists", required: true, list: true, answers: true, doc: "the agents triage may hand the conversation to",
 				more: "Each one gets a transfer_to_<name> tool for the others."},
 		},
 		numbers: []number{{name: "max_handoffs", integer: true, deflt: 3, doc: "the most handoffs in one run of the stage"}},

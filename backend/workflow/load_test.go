@@ -65,7 +65,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown key in an agent", head + "    system_promt: hi\n", 7,
 			[]string{`agents.helper: unknown field "system_promt"`, `did you mean "system_prompt"?`}},
 		{"unknown key with no near match", head + "    colour: blue\n", 7,
-			[]string{`agents.helper: unknown field "colour"; expected one of limits, model, provider, system_prompt, temperature, tools`}},
+			[]string{`agents.helper: unknown field "colour"; expected one of limits, max_tokens, model, provider, reasoning_effort, seed, session_instructions, stop, system_prompt, temperature, tools, top_p`}},
 		{"wrong type", head + "    temperature: warm\n", 7,
 			[]string{"agents.helper.temperature: expected a number, got a string"}},
 		{"wrong type of a list", "name: demo\nkind: chat\nagent: helper\nagents:\n  helper:\n    tools: all\n", 6,

@@ -22,8 +22,8 @@ func init() {
 		roles: []role{
 			{name: "planner", required: true, doc: "the agent that makes the plan",
 				more: `It plans again when a step fails, and should reply with JSON {"steps": [{"title": "..."}]}.`},
-			{name: "executor", required: true, doc: "the agent that carries out each step"},
-			{name: "finisher", deflt: "executor", doc: "the agent that writes the final answer from the step results"},
+			{name: "executor", required: true, answers: true, doc: "the agent that carries out each step"},
+			{name: "finisher", deflt: "executor", answers: true, doc: "the agent that writes the final answer from the step results"},
 		},
 		numbers: []number{{name: "max_replans", integer: true, deflt: 2,
 			doc: "how many times a failed step may trigger a new plan before the stage fails"}},

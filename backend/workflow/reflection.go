@@ -18,7 +18,7 @@ func init() {
 		order: 40,
 		doc:   "an agent answers, scores itself and refines",
 		roles: []role{
-			{name: "agent", required: true, doc: "the agent that answers", more: "It refines its answer with the critic's feedback."},
+			{name: "agent", required: true, answers: true, doc: "the agent that answers", more: "It refines its answer with the critic's feedback."},
 			{name: "critic", deflt: "agent", doc: "the agent that scores each answer", more: `It should reply with JSON {"passed": bool, "score": 0-1, "feedback": "..."}.`},
 		},
 		numbers: []number{

@@ -20,7 +20,7 @@ const SchemaURL = "https://raw.githubusercontent.com/agentdeck/agentdeck/main/ba
 // TestDocsKinds does the table of kinds in docs/WORKFLOWS.md. After
 // changing an executor's spec, run go generate ./backend/workflow.
 //
-//go:generate go test -run TestSchemaFile|TestDocsKinds -update
+//go:generate go test -run TestSchemaFile|TestDocsKinds|TestDocsInstructedAgents -update
 
 // Schema returns the JSON Schema (draft 2020-12) of a workflow file, for
 // editors and for the app to write next to the user's files: the schema

@@ -27,10 +27,39 @@ var agentDef = obj{
 			{"items", obj{{"type", "string"}, {"minLength", 1}}},
 		}},
 		{"temperature", obj{
-			{"description", "Sampling temperature, 0 to 2; absent: the model's default."},
+			{"description", "Sampling temperature, 0 to 2; absent: the session's, else the model's default."},
 			{"type", "number"},
 			{"minimum", 0},
 			{"maximum", 2},
+		}},
+		{"top_p", obj{
+			{"description", "Nucleus sampling, above 0 and at most 1; absent: the session's, else the model's default."},
+			{"type", "number"},
+			{"exclusiveMinimum", 0},
+			{"maximum", 1},
+		}},
+		{"max_tokens", obj{
+			{"description", "The most output tokens of each model call; absent: the session's, else the model's default."},
+			{"type", "integer"},
+			{"minimum", 1},
+		}},
+		{"seed", obj{
+			{"description", "A seed for repeatable sampling, where the server supports one; absent: the session's."},
+			{"type", "integer"},
+		}},
+		{"stop", obj{
+			{"description", "Up to 4 sequences that end the model's answer; absent: the session's."},
+			{"type", "array"},
+			{"maxItems", 4},
+			{"items", obj{{"type", "string"}, {"minLength", 1}}},
+		}},
+		{"reasoning_effort", obj{
+			{"description", "How hard a reasoning model thinks; absent: the session's, else the model's default."},
+			{"enum", []any{"low", "medium", "high"}},
+		}},
+		{"session_instructions", obj{
+			{"description", "Whether the session's instructions follow this agent's system prompt. Absent: yes for agents that write the answer (a chat agent, a writer, an executor), no for critics and planners."},
+			{"type", "boolean"},
 		}},
 		{"limits", ref("limits")},
 	}},

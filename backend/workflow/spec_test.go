@@ -47,17 +47,23 @@ func TestSchemaFile(t *testing.T) {
 
 // The table of kinds in docs/WORKFLOWS.md is the one the specs make.
 func TestDocsKinds(t *testing.T) {
+	checkDocsSection(t, kindsStart, kindsEnd, kindsTable(executors()), "the kinds table")
+}
+
+// checkDocsSection checks that the part of docs/WORKFLOWS.md between the
+// markers is got, and with -update writes got there.
+func checkDocsSection(t *testing.T, startMark, endMark, got, what string) {
+	t.Helper()
 	data, err := os.ReadFile(docsFile)
 	if err != nil {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	start, end := strings.Index(doc, kindsStart), strings.Index(doc, kindsEnd)
+	start, end := strings.Index(doc, startMark), strings.Index(doc, endMark)
 	if start < 0 || end < start {
-		t.Fatalf("%s has no %q ... %q markers around the kinds table", docsFile, kindsStart, kindsEnd)
+		t.Fatalf("%s has no %q ... %q markers around %s", docsFile, startMark, endMark, what)
 	}
-	start += len(kindsStart)
-	got := kindsTable(executors())
+	start += len(startMark)
 	if *update {
 		doc = doc[:start] + got + doc[end:]
 		if err := os.WriteFile(docsFile, []byte(doc), 0o644); err != nil {
@@ -66,7 +72,7 @@ func TestDocsKinds(t *testing.T) {
 		end = start + len(got)
 	}
 	if want := doc[start:end]; want != got {
-		t.Errorf("the kinds table of %s is not the one the specs make; run go generate ./backend/workflow\n%s", docsFile, firstDiff(want, got))
+		t.Errorf("%s of %s is not the one the code makes; run go generate ./backend/workflow\n%s", what, docsFile, firstDiff(want, got))
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/yamlcheck"
 )
 
@@ -172,9 +173,7 @@ func (c *checker) checkAgents() {
 		if !agentNameRe.MatchString(name) {
 			c.add(p, true, agentNameMessage(name))
 		}
-		if a.Temperature != nil && (*a.Temperature < 0 || *a.Temperature > 2) {
-			c.add(sub(p, "temperature"), false, fmt.Sprintf("must be between 0 and 2, got %v", *a.Temperature))
-		}
+		c.checkSampling(p, a)
 		for i, t := range a.Tools {
 			if strings.TrimSpace(t) == "" {
 				c.add(sub(p, "tools", strconv.Itoa(i)), false, `a tool name must not be empty; use "*" for every tool`)
@@ -187,6 +186,31 @@ func (c *checker) checkAgents() {
 		if a.Limits.Timeout < 0 {
 			c.add(sub(lp, "timeout"), false, "must not be negative, got "+a.Limits.Timeout.String())
 		}
+	}
+}
+
+// checkSampling checks an agent's sampling with the rules every layer of
+// settings follows (turn.RunSettings.Validate), field by field.
+func (c *checker) checkSampling(p []string, a AgentDef) {
+	if a.Temperature != nil && (*a.Temperature < 0 || *a.Temperature > 2) {
+		c.add(sub(p, "temperature"), false, fmt.Sprintf("must be between 0 and 2, got %v", *a.Temperature))
+	}
+	if a.TopP != nil && (*a.TopP <= 0 || *a.TopP > 1) {
+		c.add(sub(p, "top_p"), false, fmt.Sprintf("must be above 0 and at most 1, got %v", *a.TopP))
+	}
+	if a.MaxTokens < 0 {
+		c.add(sub(p, "max_tokens"), false, fmt.Sprintf("must be at least 1, got %d", a.MaxTokens))
+	}
+	if len(a.Stop) > 4 {
+		c.add(sub(p, "stop"), false, fmt.Sprintf("at most 4 stop sequences, got %d", len(a.Stop)))
+	}
+	for i, st := range a.Stop {
+		if st == "" {
+			c.add(sub(p, "stop", strconv.Itoa(i)), false, "a stop sequence must not be empty")
+		}
+	}
+	if e := a.ReasoningEffort; e != "" && !slices.Contains(turn.ReasoningEfforts, e) {
+		c.add(sub(p, "reasoning_effort"), false, fmt.Sprintf("must be low, medium or high, got %q", e))
 	}
 }
 

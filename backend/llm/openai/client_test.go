@@ -146,7 +146,7 @@ func TestReasoningContent(t *testing.T) {
 func TestRequestCarriesEveryOption(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("ok", 1)})
-	temp, topP := float32(0.25), float32(0.9)
+	temp, topP, seed := float32(0.25), float32(0.9), int64(42)
 	req := llm.Request{
 		Model: "m1",
 		Messages: []llm.Message{
@@ -154,12 +154,14 @@ func TestRequestCarriesEveryOption(t *testing.T) {
 			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "render_chart", Arguments: `{"a":1}`}}},
 			{Role: llm.RoleTool, ToolCallID: "c1", Name: "render_chart", Content: "done"},
 		},
-		Tools:          []llm.Tool{{Name: "render_chart", Description: "Draws", Parameters: json.RawMessage(`{"type":"object"}`)}},
-		Temperature:    &temp,
-		TopP:           &topP,
-		MaxTokens:      256,
-		ResponseFormat: &llm.ResponseFormat{Type: "json_object"},
-		Stop:           []string{"END"},
+		Tools:           []llm.Tool{{Name: "render_chart", Description: "Draws", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		Temperature:     &temp,
+		TopP:            &topP,
+		MaxTokens:       256,
+		ResponseFormat:  &llm.ResponseFormat{Type: "json_object"},
+		Stop:            []string{"END"},
+		Seed:            &seed,
+		ReasoningEffort: "low",
 	}
 	if _, _, err := collect(t, newClient(srv), context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -181,6 +183,28 @@ func TestRequestCarriesEveryOption(t *testing.T) {
 	}
 	if rf, _ := r.Body["response_format"].(map[string]any); rf["type"] != "json_object" {
 		t.Errorf("response_format %v", r.Body["response_format"])
+	}
+	if r.Body["seed"] != 42.0 || r.Body["reasoning_effort"] != "low" {
+		t.Errorf("seed %v, reasoning_effort %v, want 42 and low", r.Body["seed"], r.Body["reasoning_effort"])
+	}
+	if stop, _ := r.Body["stop"].([]any); len(stop) != 1 || stop[0] != "END" {
+		t.Errorf("stop %v, want [END]", r.Body["stop"])
+	}
+}
+
+// TestUnsetSamplingIsNotSent: a setting left unset is absent from the
+// body, so the server's own default holds.
+func TestUnsetSamplingIsNotSent(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("ok", 1)})
+	req := llm.Request{Model: "m1", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
+	if _, _, err := collect(t, newClient(srv), context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"temperature", "top_p", "max_tokens", "max_completion_tokens", "seed", "stop", "reasoning_effort"} {
+		if v, ok := srv.Requests()[0].Body[key]; ok {
+			t.Errorf("%s = %v sent, though unset", key, v)
+		}
 	}
 }
 

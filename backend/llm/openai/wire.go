@@ -35,6 +35,8 @@ type wireRequest struct {
 	MaxCompletionTokens int                 `json:"max_completion_tokens,omitempty"`
 	ResponseFormat      *wireResponseFormat `json:"response_format,omitempty"`
 	Stop                []string            `json:"stop,omitempty"`
+	Seed                *int64              `json:"seed,omitempty"`
+	ReasoningEffort     string              `json:"reasoning_effort,omitempty"`
 	Stream              bool                `json:"stream"`
 	StreamOptions       *wireStreamOptions  `json:"stream_options,omitempty"`
 	// vLLM's switches to continue a trailing assistant message
@@ -245,13 +247,15 @@ const (
 // echo says.
 func encodeRequest(req llm.Request, echo ReasoningEcho, prefix Prefix) wireRequest {
 	out := wireRequest{
-		Model:         req.Model,
-		Messages:      make([]wireMessage, len(req.Messages)),
-		Temperature:   req.Temperature,
-		TopP:          req.TopP,
-		Stop:          req.Stop,
-		Stream:        true,
-		StreamOptions: &wireStreamOptions{IncludeUsage: true},
+		Model:           req.Model,
+		Messages:        make([]wireMessage, len(req.Messages)),
+		Temperature:     req.Temperature,
+		TopP:            req.TopP,
+		Stop:            req.Stop,
+		Seed:            req.Seed,
+		ReasoningEffort: req.ReasoningEffort,
+		Stream:          true,
+		StreamOptions:   &wireStreamOptions{IncludeUsage: true},
 	}
 	if req.MaxTokens > 0 {
 		if isReasoningModel(req.Model) {

@@ -57,6 +57,9 @@ const CanonicalVersion = 1
 //	  name            string    ResponseFormat.Name
 //	  schema          JSON      ResponseFormat.Schema, like tool parameters
 //	  strict          bool      ResponseFormat.Strict
+//	seed              int     Request.Seed, only when set (absent otherwise,
+//	                          so a form without it is as before)
+//	reasoning_effort  string  Request.ReasoningEffort, only when set
 //
 // Re-encoding JSON (tool-call arguments, tool parameters, response schemas)
 // sorts object keys by their UTF-8 bytes at every depth, drops insignificant
@@ -79,6 +82,10 @@ type CanonicalForm struct {
 	TopP           *string                  `json:"top_p"`
 	MaxTokens      int                      `json:"max_tokens"`
 	ResponseFormat *CanonicalResponseFormat `json:"response_format"`
+	// Seed and ReasoningEffort are left out when unset: every key made
+	// before they existed stays the same.
+	Seed            *int64 `json:"seed,omitempty"`
+	ReasoningEffort string `json:"reasoning_effort,omitempty"`
 }
 
 // CanonicalMessage is one message of a CanonicalForm.
@@ -166,6 +173,7 @@ func canonicalize(req llm.Request) CanonicalForm {
 	}
 	f.Temperature = canonicalFloat(req.Temperature)
 	f.TopP = canonicalFloat(req.TopP)
+	f.Seed, f.ReasoningEffort = req.Seed, req.ReasoningEffort
 	if rf := req.ResponseFormat; rf != nil {
 		f.ResponseFormat = &CanonicalResponseFormat{Type: rf.Type, Name: rf.Name, Schema: canonicalRaw(rf.Schema), Strict: rf.Strict}
 	}

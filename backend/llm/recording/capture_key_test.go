@@ -200,3 +200,23 @@ func TestCaptureKeyOfImages(t *testing.T) {
 		t.Error("the canonical form does not list the image")
 	}
 }
+
+// TestCaptureKeySeedAndEffort: a seed or a reasoning effort changes the
+// key when set, and leaves the form of a request without them as it was
+// (the golden form above has neither).
+func TestCaptureKeySeedAndEffort(t *testing.T) {
+	base := llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
+	if strings.Contains(string(recording.CanonicalRequest(base)), "seed") {
+		t.Error("an unset seed is in the canonical form")
+	}
+	one, two := int64(1), int64(2)
+	withSeed := func(s *int64) llm.Request { r := base; r.Seed = s; return r }
+	if recording.Key(withSeed(&one)) == recording.Key(base) || recording.Key(withSeed(&one)) == recording.Key(withSeed(&two)) {
+		t.Error("the seed does not change the key")
+	}
+	effort := base
+	effort.ReasoningEffort = "high"
+	if recording.Key(effort) == recording.Key(base) {
+		t.Error("the reasoning effort does not change the key")
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -119,6 +120,12 @@ func captureDiff(a, b CanonicalForm) []string {
 	if a.MaxTokens != b.MaxTokens {
 		add("max_tokens %d vs %d", a.MaxTokens, b.MaxTokens)
 	}
+	if x, y := captureOptInt(a.Seed), captureOptInt(b.Seed); x != y {
+		add("seed %s vs %s", x, y)
+	}
+	if a.ReasoningEffort != b.ReasoningEffort {
+		add("reasoning_effort %q vs %q", a.ReasoningEffort, b.ReasoningEffort)
+	}
 	if x, y := a.ResponseFormat, b.ResponseFormat; x == nil || y == nil {
 		if (x == nil) != (y == nil) {
 			add("response format %s vs %s", captureFormatType(x), captureFormatType(y))
@@ -205,4 +212,11 @@ func captureFormatType(f *CanonicalResponseFormat) string {
 		return "unset"
 	}
 	return f.Type
+}
+
+func captureOptInt(p *int64) string {
+	if p == nil {
+		return "unset"
+	}
+	return strconv.FormatInt(*p, 10)
 }

@@ -1,5 +1,6 @@
 // Roll-ups for the diagnostics panel and the comparison view.
 import { addUsage, parseTime, zeroUsage } from './format';
+import type { AgentRun, Resolved, Sampling } from './generated';
 import type { CallDiagnostics, Cost, Result, StageResult, Usage } from './types';
 
 /** A turn's stages: the workflow's, or for a plain run one implicit stage (as the store saves it). */
@@ -109,4 +110,55 @@ export function callsOf(result: Result | null | undefined): CallDiagnostics[] {
 export function stageFirstToken(s: StageResult): number | null {
   const c = (s.diagnostics?.model_calls ?? []).find((x) => x.time_to_first_token_ns > 0);
   return c ? c.time_to_first_token_ns / 1e6 : null;
+}
+
+/** One row of a turn's settings: a value and the layer it came from (app, project, session, turn, or workflow for one agent). */
+export interface SettingRow {
+  label: string;
+  value: string;
+  from: string;
+  /** The agent whose workflow file set it; '' for the turn's own. */
+  agent: string;
+}
+
+const samplingFields: [keyof Sampling, string][] = [
+  ['temperature', 'Temperature'],
+  ['top_p', 'Top-p'],
+  ['max_tokens', 'Max tokens'],
+  ['seed', 'Seed'],
+  ['stop', 'Stop'],
+  ['reasoning_effort', 'Reasoning effort'],
+];
+
+function samplingValue(s: Sampling, k: keyof Sampling): string {
+  const v = s[k];
+  if (v === undefined || v === null || v === '') return '';
+  if (Array.isArray(v)) return v.map((x) => JSON.stringify(x)).join(' ');
+  return String(v);
+}
+
+/**
+ * The sampling a turn ran with, each value with where it came from, then
+ * what each agent's workflow file set over it (which won, for that agent).
+ */
+export function settingRows(ts: { resolved: Resolved; agents: Record<string, AgentRun> }): SettingRow[] {
+  const rows: SettingRow[] = [];
+  const from = ts.resolved.from ?? {};
+  for (const [k, label] of samplingFields) {
+    const value = samplingValue(ts.resolved.settings, k);
+    if (value) rows.push({ label, value, from: from[k] ?? '', agent: '' });
+  }
+  for (const name of Object.keys(ts.agents).sort()) {
+    for (const [k, label] of samplingFields) {
+      const value = samplingValue(ts.agents[name]!.sampling, k);
+      if (value) rows.push({ label, value, from: 'workflow', agent: name });
+    }
+  }
+  return rows;
+}
+
+/** The instructions' first line, with an ellipsis when there is more. */
+export function firstLine(text: string): string {
+  const [first = '', ...rest] = text.split('\n');
+  return rest.some((l) => l.trim()) ? `${first} …` : first;
 }

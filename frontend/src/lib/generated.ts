@@ -1104,6 +1104,26 @@ export interface TurnDetail extends Turn {
    * empty.
    */
   unreadable?: string[];
+  /**
+   * Settings is what the turn ran with (instructions, sampling, model)
+   * and where each came from, as the runner stored it with the turn;
+   * nil for a turn stored before turns kept it.
+   */
+  settings?: Resolved;
+  /**
+   * Agents says, per agent of the turn's workflow, what its file set
+   * over Settings and whether it received the instructions.
+   */
+  agents?: { [key: string]: AgentRun};
+}
+/**
+ * AgentRun is how one agent of a turn ran beside the turn's settings: the
+ * sampling its workflow file set (which wins over the turn's, for it), and
+ * whether it received the session's instructions.
+ */
+export interface AgentRun {
+  sampling: Sampling;
+  instructions: boolean;
 }
 /**
  * ChartRecord is a chart a turn drew.

@@ -26,11 +26,23 @@
 // forgotten.
 import { SvelteMap } from 'svelte/reactivity';
 import type { Backend } from '../api';
-import type { AgentEvent, Delivered, StageResult, Turn, TurnState } from '../types';
+import type { AgentRun, TurnDetail } from '../generated';
+import type { AgentEvent, Delivered, Resolved, StageResult, Turn, TurnState } from '../types';
 import { applyEvents, fromDetail } from './reducer';
 import { emptyTurn, type TurnView } from './turnview';
 
 export type TurnsBackend = Pick<Backend, 'eventsAfter' | 'getTurn'>;
+
+/** What a turn ran with, as stored with it: its settings and its agents' own. */
+export interface TurnSettings {
+  resolved: Resolved;
+  agents: Record<string, AgentRun>;
+}
+
+/** A turn's stored settings; null for a turn stored before turns kept them. */
+function settingsOf(d: TurnDetail): TurnSettings | null {
+  return d.settings ? { resolved: d.settings, agents: d.agents ?? {} } : null;
+}
 
 export interface TurnsOptions {
   /** Schedules the next frame; requestAnimationFrame by default. */
@@ -50,6 +62,8 @@ class Entry {
   summary: Turn | null = $state.raw(null);
   /** The stored stage results (the diagnostics), once fetched for a finished turn. */
   stages: StageResult[] | null = $state.raw(null);
+  /** What the turn ran with (instructions, sampling), where each came from, and its agents' own; once read. */
+  settings: TurnSettings | null = $state.raw(null);
   /** The newest seq accepted (queued or applied). */
   lastSeq = 0;
   /** Accepted, waiting for the next frame. */
@@ -156,6 +170,11 @@ export class TurnStore {
     return this.#entries.get(id)?.stages ?? null;
   }
 
+  /** What a turn ran with, as stored with it (null until read, or for an older turn). */
+  settings(id: string): TurnSettings | null {
+    return this.#entries.get(id)?.settings ?? null;
+  }
+
   /** How many turns hold a view, loaded or live (for tests and the memory check). */
   get size(): number {
     return this.#entries.size;
@@ -245,6 +264,7 @@ export class TurnStore {
           userImages: view.userImages.length ? view.userImages : e.view.userImages,
         };
         if (d.state !== 'running') e.stages = d.stages ?? [];
+        e.settings = settingsOf(d);
         e.lastSeq = Math.max(e.lastSeq, e.view.lastSeq);
         e.pending = e.pending.filter((ev) => ev.seq > e.lastSeq);
         if (d.state === 'running') await this.#fetchAfter(e);
@@ -268,6 +288,7 @@ export class TurnStore {
       const e = this.#entries.get(id);
       if (e) {
         e.stages = d.stages ?? [];
+        e.settings = settingsOf(d) ?? e.settings;
         if (d.result && !e.view.result) e.view = { ...e.view, result: d.result };
         if (!e.view.seq) e.view = { ...e.view, seq: d.seq };
       }
