@@ -248,13 +248,13 @@ func TestReadRefusesBrokenFiles(t *testing.T) {
 
 func TestDetect(t *testing.T) {
 	cases := map[string]Format{
-		`{"format":"agentdeck-session","version":5,"session":{}}`:                  Ours,
-		`[{"title":"t","mapping":{},"current_node":null}]`:                          ChatGPT,
-		`[{"id":"1","title":"t","chat":{"history":{"messages":{}}}}]`:               OpenWebUI,
-		`{"title":"t","history":{"messages":{},"currentId":null}}`:                  OpenWebUI,
-		`{"name":"n","messages":[{"versions":[],"currentlySelected":0}]}`:            LMStudio,
-		`[{"role":"user","content":"hi"}]`:                                          OpenAI,
-		`{"messages":[{"role":"user","content":"hi"}]}`:                             OpenAI,
+		`{"format":"agentdeck-session","version":5,"session":{}}`:                             Ours,
+		`[{"title":"t","mapping":{},"current_node":null}]`:                                    ChatGPT,
+		`[{"id":"1","title":"t","chat":{"history":{"messages":{}}}}]`:                         OpenWebUI,
+		`{"title":"t","history":{"messages":{},"currentId":null}}`:                            OpenWebUI,
+		`{"name":"n","messages":[{"versions":[],"currentlySelected":0}]}`:                     LMStudio,
+		`[{"role":"user","content":"hi"}]`:                                                    OpenAI,
+		`{"messages":[{"role":"user","content":"hi"}]}`:                                       OpenAI,
 		"{\"role\":\"user\",\"content\":\"a\"}\n{\"role\":\"assistant\",\"content\":\"b\"}\n": OpenAI,
 	}
 	for content, want := range cases {

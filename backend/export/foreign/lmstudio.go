@@ -14,9 +14,9 @@ import (
 // and the one selected. The messages after a message follow its
 // selected version, so the others are branches that end there.
 type lmsConversation struct {
-	Name          string            `json:"name"`
-	CreatedAt     float64           `json:"createdAt"`
-	SystemPrompt  string            `json:"systemPrompt"`
+	Name          string  `json:"name"`
+	CreatedAt     float64 `json:"createdAt"`
+	SystemPrompt  string  `json:"systemPrompt"`
 	LastUsedModel struct {
 		Identifier string `json:"identifier"`
 	} `json:"lastUsedModel"`
