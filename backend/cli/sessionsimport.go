@@ -27,7 +27,7 @@ func sessionsImport(ctx context.Context, db sessionsStore, path string, asJSON b
 	if err != nil {
 		return fail(env, err)
 	}
-	if res.Format == foreign.Ours {
+	if res.App == foreign.Ours {
 		sess, err := db.Import(ctx, bytes.NewReader(data))
 		if err != nil {
 			return fail(env, err)
@@ -74,10 +74,10 @@ func readImportFile(path string, env Env) ([]byte, int) {
 
 // printImportReport writes what an import of another app's file took,
 // conversation by conversation, and what it left out.
-func printImportReport(w io.Writer, r foreign.Report) {
+func printImportReport(w io.Writer, r foreign.FileReport) {
 	turns, branches := r.Totals()
 	fmt.Fprintf(w, "imported %d %s from %s (%d turns, %d branches)\n",
-		len(r.Conversations), plural(len(r.Conversations), "conversation", "conversations"), r.Format, turns, branches)
+		len(r.Conversations), plural(len(r.Conversations), "conversation", "conversations"), r.App, turns, branches)
 	for _, c := range r.Conversations {
 		fmt.Fprintf(w, "  session %s  %s  (%d turns, %d branches)\n", c.SessionID, c.Title, c.Turns, c.Branches)
 		if len(c.LeftOut) > 0 {

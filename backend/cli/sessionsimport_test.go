@@ -28,11 +28,11 @@ func TestSessionsImportForeign(t *testing.T) {
 	}
 
 	e = agentdeck(t, db, "", nil, nil, "sessions", "import", foreignFile("openai_cookbook_toy_chat.jsonl"), "--json")
-	var rep foreign.Report
+	var rep foreign.FileReport
 	if err := json.Unmarshal([]byte(e.stdout), &rep); err != nil || e.code != ExitOK {
 		t.Fatalf("exit %d, %v\n%s%s", e.code, err, e.stdout, e.stderr)
 	}
-	if rep.Format != foreign.OpenAI || len(rep.Conversations) != 4 || rep.Conversations[1].Turns != 4 || rep.Conversations[1].SessionID == "" {
+	if rep.App != foreign.OpenAI || len(rep.Conversations) != 4 || rep.Conversations[1].Turns != 4 || rep.Conversations[1].SessionID == "" {
 		t.Fatalf("report %+v", rep)
 	}
 

@@ -12,30 +12,30 @@ import (
 	"github.com/agentdeck/agentdeck/backend/export"
 )
 
-// Format is the app a file came from, as a person names it.
-type Format string
+// App is the app a file came from, as a person names it.
+type App string
 
 // The formats Read knows.
 const (
-	Ours      Format = "Agentdeck"
-	ChatGPT   Format = "ChatGPT"
-	OpenWebUI Format = "Open WebUI"
-	LMStudio  Format = "LM Studio"
-	OpenAI    Format = "OpenAI messages"
+	Ours      App = "Agentdeck"
+	ChatGPT   App = "ChatGPT"
+	OpenWebUI App = "Open WebUI"
+	LMStudio  App = "LM Studio"
+	OpenAI    App = "OpenAI messages"
 )
 
 // Result is what Read made of a file: one document per conversation, in
 // the file's order, and the report of what it took and left out.
 type Result struct {
-	Format    Format
+	App       App
 	Documents []export.Document
-	Report    Report
+	Report    FileReport
 }
 
-// Report says what an import took and what it left out, per
+// FileReport says what an import took and what it left out, per
 // conversation.
-type Report struct {
-	Format        Format               `json:"format"`
+type FileReport struct {
+	App           App                  `json:"app"`
 	Conversations []ConversationReport `json:"conversations"`
 }
 
@@ -54,7 +54,7 @@ type ConversationReport struct {
 }
 
 // Totals sums the report's conversations.
-func (r Report) Totals() (turns, branches int) {
+func (r FileReport) Totals() (turns, branches int) {
 	for _, c := range r.Conversations {
 		turns += c.Turns
 		branches += c.Branches
@@ -71,7 +71,7 @@ func Read(ctx context.Context, name string, data []byte) (Result, error) {
 		return Result{}, placed(name, err)
 	}
 	if f == Ours {
-		return Result{Format: Ours, Report: Report{Format: Ours}}, nil
+		return Result{App: Ours, Report: FileReport{App: Ours}}, nil
 	}
 	var convs []*conv
 	switch f {
@@ -90,7 +90,7 @@ func Read(ctx context.Context, name string, data []byte) (Result, error) {
 	if len(convs) == 0 {
 		return Result{}, apperr.New(apperr.Invalid, "%s holds no conversations; nothing was imported.", name)
 	}
-	res := Result{Format: f, Report: Report{Format: f}}
+	res := Result{App: f, Report: FileReport{App: f}}
 	for _, c := range convs {
 		if err := ctx.Err(); err != nil {
 			return Result{}, err
@@ -103,7 +103,7 @@ func Read(ctx context.Context, name string, data []byte) (Result, error) {
 }
 
 // Detect tells the file's format from its content.
-func Detect(data []byte) (Format, error) {
+func Detect(data []byte) (App, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
@@ -137,7 +137,7 @@ func Detect(data []byte) (Format, error) {
 }
 
 // detectObject tells a conversation object's app by its fields.
-func detectObject(o map[string]json.RawMessage) Format {
+func detectObject(o map[string]json.RawMessage) App {
 	switch {
 	case string(o["format"]) == `"`+export.FormatName+`"`:
 		return Ours
@@ -152,7 +152,7 @@ func detectObject(o map[string]json.RawMessage) Format {
 }
 
 // detectJSONL accepts a file whose first line is a JSON object.
-func detectJSONL(data []byte) (Format, bool) {
+func detectJSONL(data []byte) (App, bool) {
 	first, _, _ := bytes.Cut(data, []byte("\n"))
 	var o map[string]json.RawMessage
 	if json.Unmarshal(bytes.TrimSpace(first), &o) != nil {

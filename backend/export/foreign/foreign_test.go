@@ -63,7 +63,7 @@ type conversation struct {
 func TestRead(t *testing.T) {
 	cases := []struct {
 		file   string
-		format Format
+		format App
 		want   []conversation
 	}{
 		{"chatgpt_export_parser_branch.json", ChatGPT, []conversation{{
@@ -98,8 +98,8 @@ func TestRead(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
 			res := readFile(t, tc.file)
-			if res.Format != tc.format || res.Report.Format != tc.format {
-				t.Fatalf("format %q (report %q), want %q", res.Format, res.Report.Format, tc.format)
+			if res.App != tc.format || res.Report.App != tc.format {
+				t.Fatalf("format %q (report %q), want %q", res.App, res.Report.App, tc.format)
 			}
 			if len(res.Documents) != len(tc.want) || len(res.Report.Conversations) != len(tc.want) {
 				t.Fatalf("%d documents, %d reported, want %d", len(res.Documents), len(res.Report.Conversations), len(tc.want))
@@ -127,7 +127,7 @@ func TestRead(t *testing.T) {
 
 // checkDocument checks what every document must hold for the store to
 // take it: parents before children, seq from 1, the marks of an import.
-func checkDocument(t *testing.T, doc export.Document, f Format) {
+func checkDocument(t *testing.T, doc export.Document, f App) {
 	t.Helper()
 	if doc.Format != export.FormatName || doc.Session.ID == "" || doc.Session.ActiveTurnID == "" {
 		t.Fatalf("document head %+v", doc.Session)
@@ -247,7 +247,7 @@ func TestReadRefusesBrokenFiles(t *testing.T) {
 }
 
 func TestDetect(t *testing.T) {
-	cases := map[string]Format{
+	cases := map[string]App{
 		`{"format":"agentdeck-session","version":5,"session":{}}`:                             Ours,
 		`[{"title":"t","mapping":{},"current_node":null}]`:                                    ChatGPT,
 		`[{"id":"1","title":"t","chat":{"history":{"messages":{}}}}]`:                         OpenWebUI,

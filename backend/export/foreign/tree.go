@@ -72,7 +72,7 @@ func contains(list []string, s string) bool {
 // builder turns a conversation's tree into turns.
 type builder struct {
 	c     *conv
-	app   Format
+	app   App
 	turns []export.Turn
 	// last is the id of the node each turn ends at, by turn index.
 	last []string
@@ -84,7 +84,7 @@ type builder struct {
 }
 
 // document makes the conversation a session document and its report.
-func (c *conv) document(app Format) (export.Document, ConversationReport) {
+func (c *conv) document(app App) (export.Document, ConversationReport) {
 	b := &builder{c: c, app: app, kids: map[string][]string{}, seen: map[string]bool{}, skipped: map[string]bool{}}
 	var roots []string
 	for _, id := range c.order {
