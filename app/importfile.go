@@ -11,8 +11,8 @@ import (
 // ImportReport is what ImportFile made of a file: the sessions it stored,
 // in the file's order, and what it took and left out of each.
 type ImportReport struct {
-	Sessions []store.Session `json:"sessions"`
-	Report   foreign.FileReport  `json:"report"`
+	Sessions []store.Session    `json:"sessions"`
+	Report   foreign.FileReport `json:"report"`
 }
 
 // ImportFile imports a file the person picked, by its content: our own
