@@ -84,6 +84,9 @@ func printImportReport(w io.Writer, r foreign.FileReport) {
 			fmt.Fprintf(w, "    left out: %s\n", strings.Join(c.LeftOut, ", "))
 		}
 	}
+	if len(r.Empty) > 0 {
+		fmt.Fprintf(w, "  not imported (no message with text): %s\n", strings.Join(r.Empty, ", "))
+	}
 }
 
 func plural(n int, one, many string) string {

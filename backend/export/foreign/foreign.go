@@ -37,6 +37,9 @@ type Result struct {
 type FileReport struct {
 	App           App                  `json:"app"`
 	Conversations []ConversationReport `json:"conversations"`
+	// Empty are the titles of the conversations that held no message
+	// with text (or whose tree had no start): no session was made.
+	Empty []string `json:"empty,omitempty"`
 }
 
 // ConversationReport is one conversation of the file.
@@ -96,8 +99,15 @@ func Read(ctx context.Context, name string, data []byte) (Result, error) {
 			return Result{}, err
 		}
 		doc, rep := c.document(f)
+		if len(doc.Turns) == 0 {
+			res.Report.Empty = append(res.Report.Empty, rep.Title)
+			continue
+		}
 		res.Documents = append(res.Documents, doc)
 		res.Report.Conversations = append(res.Report.Conversations, rep)
+	}
+	if len(res.Documents) == 0 {
+		return Result{}, apperr.New(apperr.Invalid, "%s holds no messages with text to import; nothing was imported.", name)
 	}
 	return res, nil
 }

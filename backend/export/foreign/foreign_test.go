@@ -224,6 +224,8 @@ func TestReadRefusesBrokenFiles(t *testing.T) {
 			want: "x.json: messages[0].currentlySelected is 3"},
 		{name: "jsonl conversation", content: "{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}\n{\"messages\":[{\"role\":\"user\",\"content\":7}]}\n",
 			want: "x.json:2: messages[0].content is neither text nor a list of parts"},
+		{name: "a cycle", content: `[{"mapping":{"a":{"parent":"b","children":["b"],"message":{"author":{"role":"user"},"content":{"content_type":"text","parts":["x"]}}},"b":{"parent":"a","children":["a"]}}}]`,
+			want: "x.json holds no messages with text to import"},
 		{name: "empty", content: "  ", want: "x.json is empty"},
 		{name: "not json", content: "hello", want: "x.json is not JSON or JSONL"},
 		{name: "empty list", content: "[]", want: "x.json is an empty list"},
@@ -239,7 +241,7 @@ func TestReadRefusesBrokenFiles(t *testing.T) {
 				name = tc.file
 			}
 			_, err := Read(context.Background(), name, data)
-			if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "Nothing was imported") {
+			if apperr.CodeOf(err) != apperr.Invalid || !strings.Contains(err.Error(), tc.want) || !strings.Contains(strings.ToLower(err.Error()), "nothing was imported") {
 				t.Fatalf("Read: %v, want an invalid-file error naming %q", err, tc.want)
 			}
 		})
@@ -262,5 +264,16 @@ func TestDetect(t *testing.T) {
 		if err != nil || got != want {
 			t.Errorf("Detect(%.40s) = %q, %v; want %q", content, got, err, want)
 		}
+	}
+}
+
+// TestReadSkipsEmptyConversations: a conversation with no message with
+// text makes no session, and the report names it.
+func TestReadSkipsEmptyConversations(t *testing.T) {
+	data := `[{"title":"Blank","mapping":{"r":{"parent":null,"children":[],"message":null}}},
+		{"title":"Said something","mapping":{"a":{"parent":null,"children":[],"message":{"author":{"role":"user"},"content":{"content_type":"text","parts":["hi"]}}}}}]`
+	res, err := Read(context.Background(), "x.json", []byte(data))
+	if err != nil || len(res.Documents) != 1 || res.Documents[0].Session.Title != "Said something" || !slices.Equal(res.Report.Empty, []string{"Blank"}) {
+		t.Fatalf("Read: %+v %v", res.Report, err)
 	}
 }

@@ -2,6 +2,7 @@ package foreign
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -54,19 +55,10 @@ func (c *conv) add(n *node) {
 func (c *conv) link() {
 	for _, id := range c.order {
 		n := c.nodes[id]
-		if p := c.nodes[n.parent]; p != nil && !contains(p.children, id) {
+		if p := c.nodes[n.parent]; p != nil && !slices.Contains(p.children, id) {
 			p.children = append(p.children, id)
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // builder turns a conversation's tree into turns.

@@ -1955,6 +1955,11 @@ export type App = (typeof AppValues)[number];
 export interface FileReport {
   app: App;
   conversations: ConversationReport[] | null;
+  /**
+   * Empty are the titles of the conversations that held no message
+   * with text (or whose tree had no start): no session was made.
+   */
+  empty?: string[];
 }
 /**
  * ConversationReport is one conversation of the file.
