@@ -106,7 +106,30 @@ func readGPTConversation(raw json.RawMessage, at string) (*conv, error) {
 		return nil, errAt(at+".current_node", "names node %q, which the conversation lacks", g.CurrentNode)
 	}
 	c.order = treeOrder(c.nodes)
+	if err := unreached(c, at+".mapping", "parent"); err != nil {
+		return nil, err
+	}
 	return c, nil
+}
+
+// unreached refuses a tree with a node no root leads to: a loop of
+// parents, which no reader can start from.
+func unreached(c *conv, at, parentField string) error {
+	if len(c.order) == len(c.nodes) {
+		return nil
+	}
+	reached := map[string]bool{}
+	for _, id := range c.order {
+		reached[id] = true
+	}
+	var lost []string
+	for id := range c.nodes {
+		if !reached[id] {
+			lost = append(lost, id)
+		}
+	}
+	sortStrings(lost)
+	return errAt(at+"."+lost[0]+"."+parentField, "makes a loop: the message is among its own parents")
 }
 
 // treeOrder lists a map's nodes parents first, each parent's children in

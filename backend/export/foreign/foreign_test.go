@@ -225,7 +225,7 @@ func TestReadRefusesBrokenFiles(t *testing.T) {
 		{name: "jsonl conversation", content: "{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}\n{\"messages\":[{\"role\":\"user\",\"content\":7}]}\n",
 			want: "x.json:2: messages[0].content is neither text nor a list of parts"},
 		{name: "a cycle", content: `[{"mapping":{"a":{"parent":"b","children":["b"],"message":{"author":{"role":"user"},"content":{"content_type":"text","parts":["x"]}}},"b":{"parent":"a","children":["a"]}}}]`,
-			want: "x.json holds no messages with text to import"},
+			want: "x.json[0].mapping.a.parent makes a loop"},
 		{name: "empty", content: "  ", want: "x.json is empty"},
 		{name: "not json", content: "hello", want: "x.json is not JSON or JSONL"},
 		{name: "empty list", content: "[]", want: "x.json is an empty list"},

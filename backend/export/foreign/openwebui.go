@@ -106,6 +106,9 @@ func readWebUIItem(raw json.RawMessage, at string) (*conv, error) {
 		return nil, errAt(joinPath(chatAt, "history.currentId"), "names message %q, which the chat lacks", c.current)
 	}
 	c.order = treeOrder(c.nodes)
+	if err := unreached(c, hat, "parentId"); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
