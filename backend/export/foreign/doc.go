@@ -27,9 +27,13 @@
 //     browsing results, reasoning) is left out and counted in the Report,
 //     and an attachment the file only names is named in the message as
 //     missing.
-//   - Tool messages are kept only where they answer a tool call the file
-//     has (OpenAI format): a model given the history later must find each
-//     tool result's call.
+//   - Tool messages are kept where the file pairs them with their call
+//     (OpenAI format: tool_calls and tool_call_id), so a model given the
+//     history later finds each result's call. ChatGPT's tool messages
+//     (code interpreter, browsing) answer no call the file keeps: they are
+//     left out and counted.
+//   - A conversation with no message with text makes no session (the
+//     report names it); a file with none is refused.
 //   - A file that cannot be read is refused whole, naming the place
 //     (conversations[3].mapping.abc.message.content, or file:line:col);
 //     nothing of it is imported.
