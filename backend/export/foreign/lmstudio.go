@@ -53,6 +53,7 @@ type lmsPart struct {
 	Text           string `json:"text"`
 	Name           string `json:"name"`
 	FileIdentifier string `json:"fileIdentifier"`
+	Identifier     string `json:"identifier"`
 	FileType       string `json:"fileType"`
 }
 
@@ -100,6 +101,10 @@ func lmsNode(c *conv, raw json.RawMessage, at string) (*node, error) {
 	role := llm.Role(v.Role)
 	switch role {
 	case llm.RoleUser, llm.RoleAssistant, llm.RoleSystem:
+	case llm.RoleTool:
+		// A tool's result: its call is in a step the import leaves out.
+		c.left.add("tool call", "tool calls", 1)
+		return &node{}, nil
 	default:
 		return nil, errAt(at+".role", "is %q, which is not a role a chat message can have", v.Role)
 	}
@@ -115,7 +120,7 @@ func lmsNode(c *conv, raw json.RawMessage, at string) (*node, error) {
 			case "text":
 				text = append(text, part.Text)
 			case "file":
-				text = append(text, attachmentOf(c, part.FileType, firstNonEmpty(part.Name, part.FileIdentifier)))
+				text = append(text, attachmentOf(c, part.FileType, firstNonEmpty(part.Name, part.FileIdentifier, part.Identifier)))
 			case "toolCallRequest", "toolCallResult":
 				c.left.add("tool call", "tool calls", 1)
 			default:
