@@ -26,6 +26,7 @@ var apiTable = map[string]need{
 	"ListSessions": needDB, "CreateSession": needDB, "GetSession": needDB, "RenameSession": needDB,
 	"UpdateSession": needDB, "DeleteSession": needDB, "SearchSessions": needDB, "ExportSession": needDB,
 	"ImportSession": needDB,
+	"ImportFile":    needDB,
 	"SendMessage":   needDB, "UploadAttachment": needDB, "StopTurn": needDB, "GetTurn": needDB, "ListTurns": needDB, "EventsAfter": needDB,
 	"ReplayTurn": needDB, "RerunTurn": needDB, "PendingApprovals": anyTime, "AnswerApproval": anyTime,
 	"SessionTree": needDB, "ListBranch": needDB, "GetImage": needDB, "ImageFile": anyTime, "ClipboardImage": anyTime, "SwitchBranch": needDB, "CountTurnsFrom": needDB, "DeleteTurn": needDB, "ForkSession": needDB,

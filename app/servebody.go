@@ -39,6 +39,7 @@ const (
 var bodyLimits = map[string]int64{
 	"SendMessage":      messageBodyLimit,
 	"ImportSession":    importBodyLimit,
+	"ImportFile":       importBodyLimit,
 	"SaveEvalCases":    evalCasesBodyLimit,
 	"ValidateWorkflow": evalCasesBodyLimit,
 }

@@ -30,6 +30,7 @@ type sessionsStore interface {
 	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
 	export.Source
 	Import(ctx context.Context, r io.Reader) (store.Session, error)
+	ImportDocuments(ctx context.Context, docs []export.Document) ([]store.Session, error)
 	DeleteSession(ctx context.Context, id string) error
 	// fork
 	ForkSession(ctx context.Context, turnID string) (store.Session, error)
@@ -319,24 +320,6 @@ func sessionsExport(ctx context.Context, db export.Source, id, format, out strin
 		}
 		return fail(env, err)
 	}
-	return ExitOK
-}
-
-func sessionsImport(ctx context.Context, db sessionsStore, path string, asJSON bool, env Env) int {
-	file, err := os.Open(path)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "agentdeck: cannot open %s: %v\n", path, err)
-		return ExitFailed
-	}
-	defer file.Close()
-	sess, err := db.Import(ctx, file)
-	if err != nil {
-		return fail(env, err)
-	}
-	if asJSON {
-		return printJSON(env, sess)
-	}
-	fmt.Fprintf(env.Stdout, "imported session %s (%s, %d turns)\n", sess.ID, sess.Title, sess.Turns)
 	return ExitOK
 }
 

@@ -58,6 +58,16 @@ type replaySource struct {
 	approvals []store.Approval
 }
 
+// importedFrom is the app a turn another app's history was imported from
+// ran in (export/foreign marks its run), "" for any other turn.
+func importedFrom(run json.RawMessage) string {
+	var from struct {
+		App string `json:"imported_from"`
+	}
+	_ = json.Unmarshal(run, &from)
+	return from.App
+}
+
 // loadReplay reads the original turn and refuses one that cannot be
 // replayed: it made model calls and recorded none.
 func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource, error) {
@@ -66,13 +76,18 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 		return nil, err
 	}
 	src := &replaySource{orig: orig}
-	if raw, err := db.TurnRun(ctx, orig.ID); err != nil {
+	raw, err := db.TurnRun(ctx, orig.ID)
+	if err != nil {
 		return nil, err
-	} else if err := json.Unmarshal(raw, &src.spec); err != nil {
+	}
+	if err := json.Unmarshal(raw, &src.spec); err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "how turn %s ran could not be read", orig.ID)
 	}
 	if src.calls, err = db.TurnRecordings(orig.ID).Count(ctx); err != nil {
 		return nil, err
+	}
+	if app := importedFrom(raw); app != "" && src.calls == 0 {
+		return nil, apperr.New(apperr.Invalid, "Turn #%d was imported from %s: it has no recorded model calls to replay. Re-run it instead.", orig.Seq, app)
 	}
 	made, answered := 0, 0
 	for _, s := range orig.Stages {

@@ -38,6 +38,7 @@ type AppStore interface {
 	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
 	SearchIn(ctx context.Context, query string, limit int, sc store.Scope) ([]store.SearchHit, error)
 	Import(ctx context.Context, r io.Reader) (store.Session, error)
+	ImportDocuments(ctx context.Context, docs []export.Document) ([]store.Session, error)
 
 	// Projects, and keeping sessions in order.
 	ListProjects(ctx context.Context) ([]store.Project, error)

@@ -27,6 +27,7 @@ import type {
   ExportOptions,
   ExportReply,
   Facts,
+  ImportReport,
   ImageData,
   Meter,
   MeterRequest,
@@ -121,6 +122,8 @@ export interface Backend {
   forkSession(turnId: string): Promise<Session>;
   exportSession(id: string, format: ExportFormat, opts?: ExportOptions): Promise<ExportReply>;
   importSession(content: string): Promise<Session>;
+  /** Imports our own export or another app's history (ChatGPT, Open WebUI, LM Studio, OpenAI messages): the sessions made and what was taken and left out. */
+  importFile(name: string, content: string): Promise<ImportReport>;
   listProviders(): Promise<ProviderView[] | null>;
   presets(): Promise<Provider[] | null>;
   saveProvider(input: ProviderInput): Promise<void>;
@@ -397,6 +400,7 @@ function methods(call: Call): Transport {
     forkSession: (id) => call('ForkSession', id),
     exportSession: (id, format, opts) => call('ExportSession', id, format, opts ?? {}),
     importSession: (content) => call('ImportSession', content),
+    importFile: (name, content) => call('ImportFile', name, content),
     listProviders: () => call('ListProviders'),
     presets: () => call('Presets'),
     saveProvider: (input) => done(call('SaveProvider', input)),

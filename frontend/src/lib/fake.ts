@@ -38,6 +38,8 @@ import type {
   EventOf,
   EventType,
   ExportReply,
+  ImportReport,
+  ConversationReport,
   Facts,
   ImageData,
   ImageRef,
@@ -783,6 +785,52 @@ export class FakeBackend implements Backend {
       throw new BackendError('invalid', 'The file is not a JSON export of an Agentdeck session.');
     }
     return this.createSession({ title: `${parsed.session?.title ?? 'Imported'} (imported)` });
+  }
+
+  // importFile reads our own export as importSession does, and a ChatGPT
+  // export roughly: a session per conversation, its user messages counted
+  // as turns, its image parts as left out. Other apps' files are the real
+  // backend's (export/foreign); here they import as one conversation.
+  async importFile(name: string, content: string): Promise<ImportReport> {
+    this.log('importFile', name, content.length);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(content);
+    } catch {
+      throw new BackendError('invalid', `This file cannot be imported: ${name} is not valid JSON. Nothing was imported.`);
+    }
+    if ((parsed as { format?: string } | null)?.format === 'agentdeck-session') {
+      const s = await this.importSession(content);
+      return {
+        sessions: [s],
+        report: { app: 'Agentdeck', conversations: [{ title: s.title, session_id: s.id, turns: s.turns, branches: 0, left_out: [] }] },
+      };
+    }
+    type Part = string | { content_type?: string };
+    type Node = { parent?: string | null; message?: { author?: { role?: string }; content?: { parts?: Part[] } } | null };
+    const list = (Array.isArray(parsed) ? parsed : [parsed]) as { title?: string; mapping?: Record<string, Node> }[];
+    const chatgpt = list.some((c) => c?.mapping);
+    const sessions: Session[] = [];
+    const conversations: ConversationReport[] = [];
+    for (const c of list) {
+      const nodes = Object.values(c?.mapping ?? {});
+      const users = nodes.filter((n) => n.message?.author?.role === 'user');
+      const images = nodes
+        .flatMap((n) => n.message?.content?.parts ?? [])
+        .filter((p) => typeof p === 'object' && p?.content_type === 'image_asset_pointer').length;
+      const parents = new Set(nodes.map((n) => n.parent));
+      const leaves = nodes.filter((_, i) => !parents.has(Object.keys(c?.mapping ?? {})[i])).length;
+      const s = await this.createSession({ title: c?.title ?? 'Imported conversation' });
+      sessions.push(s);
+      conversations.push({
+        title: s.title,
+        session_id: s.id,
+        turns: chatgpt ? users.length : 1,
+        branches: Math.max(1, leaves),
+        left_out: images ? [`${images} image${images === 1 ? '' : 's'} not in the file`] : [],
+      });
+    }
+    return { sessions, report: { app: chatgpt ? 'ChatGPT' : 'OpenAI messages', conversations } };
   }
 
   async listProviders() {

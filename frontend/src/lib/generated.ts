@@ -159,6 +159,14 @@ export interface EvalRunSummary {
   planned: number /* int */;
 }
 /**
+ * ImportReport is what ImportFile made of a file: the sessions it stored,
+ * in the file's order, and what it took and left out of each.
+ */
+export interface ImportReport {
+  sessions: Session[] | null;
+  report: FileReport;
+}
+/**
  * TurnChange says that a turn's stored state changed with no event of its
  * own: its process died (kill -9, a crash) and this process marked it
  * interrupted. A UI that shows the turn or its session reloads them.
@@ -1947,6 +1955,54 @@ export const FormatValues = [
 ] as const;
 export type Format = (typeof FormatValues)[number];
 
+// ---- backend/export/foreign ----
+
+/**
+ * App is the app a file came from, as a person names it.
+ */
+export const AppValues = [
+  "Agentdeck",
+  "ChatGPT",
+  "Open WebUI",
+  "LM Studio",
+  "OpenAI messages",
+] as const;
+export type App = (typeof AppValues)[number];
+/**
+ * FileReport says what an import took and what it left out, per
+ * conversation.
+ */
+export interface FileReport {
+  app: App;
+  conversations: ConversationReport[] | null;
+  /**
+   * Empty are the titles of the conversations that held no message
+   * with text (or whose tree had no start): no session was made.
+   */
+  empty?: string[];
+}
+/**
+ * ConversationReport is one conversation of the file.
+ */
+export interface ConversationReport {
+  title: string;
+  /**
+   * SessionID is the session it became (set once stored).
+   */
+  session_id?: string;
+  turns: number /* int */;
+  /**
+   * Branches is how many branches the tree has (its turns that no turn
+   * follows); 1 for a conversation without versions.
+   */
+  branches: number /* int */;
+  /**
+   * LeftOut says what was not imported, one line a kind ("3 images not
+   * in the file").
+   */
+  left_out: string[] | null;
+}
+
 // ---- backend/runner ----
 
 /**
@@ -2374,6 +2430,13 @@ export interface API {
    */
   UIReady: { args: [r: ReadyReport]; result: Done };
   /**
+   * ImportFile imports a file the person picked, by its content: our own
+   * export (one session, as ImportSession), or another app's history
+   * (ChatGPT, Open WebUI, LM Studio, OpenAI messages), each conversation a
+   * session, all of them or none. name is the file's name, for messages.
+   */
+  ImportFile: { args: [name: string, content: string]; result: ImportReport };
+  /**
    * ListProjects lists every project by name, with its number of sessions.
    */
   ListProjects: { args: []; result: Project[] | null };
@@ -2484,6 +2547,7 @@ export const APIMethods = [
   "Version",
   "About",
   "UIReady",
+  "ImportFile",
   "ListProjects",
   "GetProject",
   "CreateProject",

@@ -6,6 +6,13 @@
 import type * as gen from './generated';
 
 export type {
+  // export/foreign: what an import of another app's file took and left out
+  App as ImportedApp,
+  ConversationReport,
+  FileReport,
+} from './generated';
+
+export type {
   // app: the API's requests and replies, and the bus's payloads
   AboutInfo,
   EvalRunSummary,
@@ -21,6 +28,7 @@ export type {
   ExportOptions,
   ExportReply,
   ImageData,
+  ImportReport,
   NewSession,
   PendingApproval,
   ProviderInput,
