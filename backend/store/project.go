@@ -23,10 +23,10 @@ import (
 
 // Project groups sessions and holds their defaults.
 type Project struct {
-	ID        string        `json:"id"`
-	Name      string        `json:"name"`
-	CreatedAt time.Time     `json:"created_at"`
-	UpdatedAt time.Time     `json:"updated_at"`
+	ID        string           `json:"id"`
+	Name      string           `json:"name"`
+	CreatedAt time.Time        `json:"created_at"`
+	UpdatedAt time.Time        `json:"updated_at"`
 	Settings  turn.RunSettings `json:"settings"`
 	// Sessions is the number of chat sessions in it, archived ones too
 	// (filled by ListProjects and GetProject).

@@ -37,6 +37,10 @@ type TurnDetail struct {
 	// Agents says, per agent of the turn's workflow, what its file set
 	// over Settings and whether it received the instructions.
 	Agents map[string]AgentRun `json:"agents,omitempty"`
+	// ImportedFrom names the app a turn imported from another app's
+	// history ran in ("ChatGPT"); such a turn has no recorded model calls,
+	// so it cannot be replayed, only re-run.
+	ImportedFrom string `json:"imported_from,omitempty"`
 
 	// partErr is the first part's error, for GetTurn.
 	partErr error
@@ -112,9 +116,10 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	var spec struct {
 		Settings *turn.Resolved      `json:"settings"`
 		Agents   map[string]AgentRun `json:"agents"`
+		Imported string              `json:"imported_from"`
 	}
 	_ = json.Unmarshal([]byte(run), &spec)
-	d.Settings, d.Agents = spec.Settings, spec.Agents
+	d.Settings, d.Agents, d.ImportedFrom = spec.Settings, spec.Agents, spec.Imported
 	// Only damage is worked around; any other failure (cancelled, busy)
 	// fails the turn.
 	var fatal error

@@ -1123,6 +1123,12 @@ export interface TurnDetail extends Turn {
    * over Settings and whether it received the instructions.
    */
   agents?: { [key: string]: AgentRun};
+  /**
+   * ImportedFrom names the app a turn imported from another app's
+   * history ran in ("ChatGPT"); such a turn has no recorded model calls,
+   * so it cannot be replayed, only re-run.
+   */
+  imported_from?: string;
 }
 /**
  * AgentRun is how one agent of a turn ran beside the turn's settings: the

@@ -39,6 +39,7 @@ export function fromDetail(d: TurnDetail): TurnView {
     userImages: userImagesOf(d.messages ?? []),
     continues: d.continues,
     copied: d.copied ?? '',
+    importedFrom: d.imported_from ?? '',
     parentId: d.parent_turn_id,
     state: d.state,
     model: d.model,

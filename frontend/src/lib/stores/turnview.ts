@@ -116,6 +116,8 @@ export interface TurnView {
   continues: boolean;
   /** Copied from elsewhere (a fork's branch, an import): its cost is shown, but counted where it ran. '' when it ran here. */
   copied: Copied | '';
+  /** The app another app's history was imported from ('ChatGPT'); such a turn has no recordings to replay. '' otherwise. */
+  importedFrom: string;
   /** The turn it follows ('' for a first message, or not known yet). */
   parentId: string;
   state: TurnState;
@@ -201,6 +203,7 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     userImages: [],
     continues: false,
     copied: '',
+    importedFrom: '',
     parentId: '',
     state: 'running',
     model: '',
