@@ -25,9 +25,10 @@ import (
 // not. Each table is one query whose rows come in the turns' order (joined
 // to turns, ordered by seq), read alongside the query of the turns, so
 // only the turn being handed on is in memory, and of its events only the
-// one being written. Only the session's own rows are read: never settings
-// or provider definitions, and the store holds no keys, so an export
-// cannot carry a credential.
+// one being written. Only the session's own rows are read, and its
+// project's name and settings (its defaults: instructions, sampling, no
+// secret): never the app's settings or provider definitions, and the
+// store holds no keys, so an export cannot carry a credential.
 func (db *DB) ReadSession(ctx context.Context, sessionID string, load export.Load, to export.Sink) error {
 	tx, err := db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
