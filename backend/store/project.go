@@ -28,7 +28,7 @@ type Project struct {
 	CreatedAt time.Time        `json:"created_at"`
 	UpdatedAt time.Time        `json:"updated_at"`
 	Settings  turn.RunSettings `json:"settings"`
-	// Sessions is the number of chat sessions in it, archived ones too
+	// Sessions is the number of sessions in it, archived ones too
 	// (filled by ListProjects and GetProject).
 	Sessions int `json:"sessions"`
 }
@@ -94,8 +94,10 @@ func (db *DB) UpdateProject(ctx context.Context, p Project) error {
 	})
 }
 
-const projectSelect = `SELECT p.id, p.name, p.created_at, p.updated_at, p.settings,
-	(SELECT COUNT(*) FROM sessions s WHERE s.project_id = p.id AND s.kind = 'chat') FROM projects p`
+// projectSelect reads a project with its count of sessions, which
+// triggers keep (migration 0013): counting them here would read every
+// session each time the sidebar opens.
+const projectSelect = `SELECT p.id, p.name, p.created_at, p.updated_at, p.settings, p.session_count FROM projects p`
 
 func scanProject(r scanner) (Project, error) {
 	var p Project
@@ -417,7 +419,9 @@ func settingsJSON(s turn.RunSettings) string {
 // settings (a person's file may hold anything), never a failed load.
 func parseSettings(raw string) turn.RunSettings {
 	var s turn.RunSettings
-	_ = json.Unmarshal([]byte(raw), &s)
+	if raw != `{}` { // most rows: not worth a decode (ListProjects, ListSessions)
+		_ = json.Unmarshal([]byte(raw), &s)
+	}
 	return s
 }
 

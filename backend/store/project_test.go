@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -438,5 +440,78 @@ func TestProjectNames(t *testing.T) {
 	ps, _ := db.ListProjects(ctx)
 	if len(ps) != 2 || ps[0].Name != "Home" {
 		t.Fatalf("projects %+v", ps)
+	}
+}
+
+// A project's count of sessions, kept by triggers, follows every way a
+// session comes, goes or moves, and a salvage recounts it.
+func TestProjectSessionCounts(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	a := mustProject(t, db, "A", turn.RunSettings{})
+	b := mustProject(t, db, "B", turn.RunSettings{})
+	counts := func() string {
+		t.Helper()
+		ps, err := db.ListProjects(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range ps {
+			var n int
+			db.reader.QueryRow(`SELECT COUNT(*) FROM sessions WHERE project_id = ?`, p.ID).Scan(&n)
+			if n != p.Sessions {
+				t.Fatalf("%s says %d sessions, has %d", p.Name, p.Sessions, n)
+			}
+			out = append(out, p.Name+"="+strconv.Itoa(p.Sessions))
+		}
+		return strings.Join(out, " ")
+	}
+	ids := mustSessions(t, db, a.ID, "1", "2", "3")
+	mustSessions(t, db, "", "loose")
+	db.MoveSession(ctx, ids[0], b.ID)
+	db.MoveSession(ctx, ids[0], b.ID) // again: no change
+	db.ArchiveSession(ctx, ids[1], true)
+	if got := counts(); got != "A=2 B=1" {
+		t.Fatalf("after a move: %s", got)
+	}
+	db.DeleteSession(ctx, ids[2])
+	db.MoveSession(ctx, ids[0], "")
+	if got := counts(); got != "A=1 B=0" {
+		t.Fatalf("after a delete and a move out: %s", got)
+	}
+	var file bytes.Buffer
+	if err := export.Write(ctx, db, ids[1], export.JSON, &file, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Import(ctx, &file); err != nil { // a copy, into A
+		t.Fatal(err)
+	}
+	if got := counts(); got != "A=2 B=0" {
+		t.Fatalf("after an import: %s", got)
+	}
+
+	out := filepath.Join(t.TempDir(), "salvaged.db")
+	if _, err := db.Salvage(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := Open(ctx, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db2.Close()
+	ps, _ := db2.ListProjects(ctx)
+	if len(ps) != 2 || ps[0].Sessions != 2 || ps[1].Sessions != 0 {
+		t.Fatalf("salvaged projects %+v", ps)
+	}
+	if s, _ := db2.GetSession(ctx, ids[1]); s.ProjectID != a.ID || s.ArchivedAt == nil {
+		t.Fatalf("salvaged session %+v", s)
+	}
+
+	if _, err := db.DeleteProject(ctx, a.ID, KeepSessions); err != nil {
+		t.Fatal(err)
+	}
+	if got := counts(); got != "B=0" {
+		t.Fatalf("after deleting A: %s", got)
 	}
 }
