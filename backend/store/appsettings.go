@@ -18,8 +18,8 @@ type AppSettings struct {
 	// instructions and sampling (its provider, model, workflow and limits
 	// are the fields above when those are set).
 	Defaults turn.RunSettings `json:"defaults"`
-	Capture  string        `json:"capture"` // off, record (default), auto
-	Theme    string        `json:"theme"`   // system (default), light, dark
+	Capture  string           `json:"capture"` // off, record (default), auto
+	Theme    string           `json:"theme"`   // system (default), light, dark
 }
 
 const appSettingsKey = "app"
