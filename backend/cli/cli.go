@@ -128,14 +128,17 @@ const usage = `Usage:
   agentdeck run --session ID --continue TURN_ID   continue an answer that was stopped or reached a limit
   agentdeck run [--project NAME] [--system TEXT] [--temperature X] [--top-p X] [--max-tokens N] [--seed N] [--stop S]... [--reasoning-effort E] PROMPT
                                              a new session's settings (with --session: this turn's)
-  agentdeck sessions list [--json]
+  agentdeck sessions list [--project NAME | --no-project] [--tag T] [--archived | --archived-only] [--json]
   agentdeck sessions show ID [--json]
-  agentdeck sessions search QUERY [--json]
+  agentdeck sessions search QUERY [--project NAME | --no-project] [--tag T] [--json]
   agentdeck sessions export ID --format json|md|jsonl [-o FILE] [--all-branches]
   agentdeck sessions import FILE
   agentdeck sessions delete ID
   agentdeck sessions fork TURN_ID            a new session from the branch up to that turn; prints its id
   agentdeck sessions set ID KEY=VALUE... [--json]  a session's settings: system, temperature, top_p, max_tokens, seed, stop, reasoning_effort, model, provider, workflow (KEY= unsets)
+  agentdeck sessions move ID PROJECT | --none   pin ID [--off] | tag ID TAG... [--remove TAG] [--clear] | archive ID [--off]
+  agentdeck projects list | create NAME [--system TEXT --model M --temperature X ...] | show NAME | edit NAME [--name NEW] [--KEY=]
+                     | delete NAME [--keep-sessions | --delete-sessions]   projects hold their sessions' defaults
   agentdeck turns show TURN_ID [--json] [--events]
   agentdeck turns tree SESSION_ID [--json]   the session's turns as a tree, the active branch marked *
   agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings
@@ -198,6 +201,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 		return cmdDB(ctx, rest, env)
 	case "providers":
 		return cmdProviders(ctx, rest, env)
+	case "projects":
+		return cmdProjects(ctx, rest, env)
 	case "usage":
 		return cmdUsage(ctx, rest, env)
 	case "eval":

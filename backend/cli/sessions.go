@@ -27,7 +27,6 @@ type sessionsStore interface {
 	SessionUsage(ctx context.Context, sessionID string) (store.UsageSum, error)
 	turnReader
 	// search, export, import, delete
-	Search(ctx context.Context, query string, limit int) ([]store.SearchHit, error)
 	export.Source
 	Import(ctx context.Context, r io.Reader) (store.Session, error)
 	ImportDocuments(ctx context.Context, docs []export.Document) ([]store.Session, error)
@@ -36,13 +35,15 @@ type sessionsStore interface {
 	ForkSession(ctx context.Context, turnID string) (store.Session, error)
 	// import, delete and fork write (write.go)
 	writeStore
+	// move, pin, tag, archive; list's and search's filters (sessions_order.go)
+	orderStore
 }
 
 var _ sessionsStore = (*store.DB)(nil)
 
 func cmdSessions(ctx context.Context, args []string, env Env) int {
 	if len(args) == 0 {
-		fmt.Fprintf(env.Stderr, "agentdeck: sessions needs a command: list, show, search, export, import, delete, fork\n")
+		fmt.Fprintf(env.Stderr, "agentdeck: sessions needs a command: list, show, search, export, import, delete, fork, move, pin, tag, archive\n")
 		return ExitUsage
 	}
 	sub, rest := args[0], args[1:]
@@ -56,12 +57,19 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 	out := fs.String("o", "", "write the export to FILE instead of stdout (md: its images go in FILE_images/ beside it)")
 	allBranches := fs.Bool("all-branches", false, "export md and jsonl with every branch, not only the active one")
 	force := forceFlagOf(fs)
+	order := orderFlagsOf(fs)
 	pos, err := parseInterleaved(fs, rest)
 	if err != nil {
 		return ExitUsage
 	}
+	if code, ok := orderArgs(sub, pos, order, env); ok && code != ExitOK {
+		return code
+	}
 	need := map[string]int{"list": 0, "show": 1, "search": 1, "export": 1, "import": 1, "delete": 1, "fork": 1}
 	n, ok := need[sub]
+	if _, order := orderWrites[sub]; order {
+		n, ok = len(pos), true
+	}
 	if !ok {
 		fmt.Fprintf(env.Stderr, "agentdeck: unknown sessions command %q\n", sub)
 		return ExitUsage
@@ -74,12 +82,12 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	return withDB(ctx, *dbFlag, env, func(db *store.DB) int {
-		if what := sessionWrites[sub]; what != "" {
+		if what := sessionWrites[sub] + orderWrites[sub]; what != "" {
 			if code := mayWrite(db, what, *force, env); code != ExitOK {
 				return code
 			}
 		}
-		return sessions(ctx, db, sub, pos, *asJSON, *format, *out, export.Options{AllBranches: *allBranches}, env)
+		return sessions(ctx, db, sub, pos, *asJSON, *format, *out, export.Options{AllBranches: *allBranches}, order, env)
 	})
 }
 
@@ -87,21 +95,26 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 // would not do in a damaged file (mayWrite).
 var sessionWrites = map[string]string{"import": "import the session", "delete": "delete the session", "fork": "fork the session"}
 
+// orderWrites are the commands that keep sessions in order (sessions_order.go).
+var orderWrites = map[string]string{"move": "move the session", "pin": "pin the session", "tag": "tag the session", "archive": "archive the session"}
+
 // sessions runs a sessions command whose usage was checked.
-func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, asJSON bool, format, out string, opts export.Options, env Env) int {
+func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, asJSON bool, format, out string, opts export.Options, order *orderOpts, env Env) int {
 	switch sub {
 	case "list":
-		return sessionsList(ctx, db, asJSON, env)
+		return sessionsList(ctx, db, order, asJSON, env)
 	case "show":
 		return sessionsShow(ctx, db, pos[0], asJSON, env)
 	case "search":
-		return sessionsSearch(ctx, db, pos[0], asJSON, env)
+		return sessionsSearch(ctx, db, pos[0], order, asJSON, env)
 	case "export":
 		return sessionsExport(ctx, db, pos[0], format, out, opts, env)
 	case "import":
 		return sessionsImport(ctx, db, pos[0], asJSON, env)
 	case "fork":
 		return sessionsFork(ctx, db, pos[0], asJSON, env)
+	case "move", "pin", "tag", "archive":
+		return sessionsOrder(ctx, db, sub, pos, order, asJSON, env)
 	default:
 		if err := db.DeleteSession(ctx, pos[0]); err != nil {
 			return fail(env, err)
@@ -111,17 +124,23 @@ func sessions(ctx context.Context, db sessionsStore, sub string, pos []string, a
 	}
 }
 
-func sessionsList(ctx context.Context, db sessionsStore, asJSON bool, env Env) int {
+func sessionsList(ctx context.Context, db sessionsStore, order *orderOpts, asJSON bool, env Env) int {
 	var all []store.Session
-	cursor := ""
 	lost := 0
+	filter, err := order.page(ctx, db)
+	if err != nil {
+		return fail(env, err)
+	}
 	for {
-		page, err := db.ListSessions(ctx, store.Page{Limit: 500, Cursor: cursor})
+		p := filter
+		p.Limit = 500
+		page, err := db.ListSessions(ctx, p)
 		if apperr.CodeOf(err) == apperr.Damaged {
 			// A damaged page: list what can be read, row by row.
 			if all, lost, err = db.ReadSessions(ctx); err != nil {
 				return fail(env, err)
 			}
+			all = slices.DeleteFunc(all, func(s store.Session) bool { return !keeps(filter, s) })
 			break
 		}
 		if err != nil {
@@ -131,7 +150,7 @@ func sessionsList(ctx context.Context, db sessionsStore, asJSON bool, env Env) i
 		if page.NextCursor == "" {
 			break
 		}
-		cursor = page.NextCursor
+		filter.Cursor = page.NextCursor
 	}
 	if asJSON {
 		if all == nil {
@@ -143,8 +162,9 @@ func sessionsList(ctx context.Context, db sessionsStore, asJSON bool, env Env) i
 		}
 		printJSON(env, out)
 	} else {
+		names := projectNames(ctx, db)
 		for _, s := range all {
-			fmt.Fprintf(env.Stdout, "%s  %s  %3d turns  %s\n", s.ID, s.UpdatedAt.Local().Format("2006-01-02 15:04"), s.Turns, s.Title)
+			fmt.Fprintln(env.Stdout, sessionLine(s, names))
 		}
 	}
 	if lost > 0 {
@@ -273,8 +293,12 @@ func printTurns(env Env, turns []TurnView, lost []int) {
 	}
 }
 
-func sessionsSearch(ctx context.Context, db sessionsStore, q string, asJSON bool, env Env) int {
-	hits, err := db.Search(ctx, q, 50)
+func sessionsSearch(ctx context.Context, db sessionsStore, q string, order *orderOpts, asJSON bool, env Env) int {
+	filter, err := order.page(ctx, db)
+	if err != nil {
+		return fail(env, err)
+	}
+	hits, err := db.SearchIn(ctx, q, 50, store.Scope{Project: filter.Project, Tag: filter.Tag})
 	if err != nil {
 		return fail(env, err)
 	}

@@ -19,6 +19,8 @@ import (
 //	run                               a session and its turn
 //	replay TURN_ID                    a session and its turn
 //	sessions import | delete | fork   a session
+//	sessions move | pin | tag | archive   a session's place in the list
+//	projects create | edit | delete   a project (delete: its sessions too)
 //	eval SUITE.yaml                   a run, its cases' sessions and turns
 //	providers add | remove            configuration
 //
@@ -32,7 +34,7 @@ import (
 // not saved would be left behind.
 //
 // These do not write, so they do not ask: sessions list | show | search |
-// export, turns, usage, eval runs | show | diff, and db check | backup |
+// export, projects list | show, turns, usage, eval runs | show | diff, and db check | backup |
 // salvage (which open the file read-only). serve and the window open a
 // damaged file to show what is readable; the window asks before each new
 // turn (SendRequest.Force).

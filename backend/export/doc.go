@@ -14,8 +14,13 @@
 //     written, however long the session; its JSON columns are copied as
 //     stored, never parsed again. Markdown and JSONL need the session
 //     whole (Collect).
-//   - A document holds only the session's own rows: never settings,
-//     provider definitions or keys, so an export cannot carry a credential.
+//   - A document holds only the session's own rows, and its project's name
+//     and defaults (version 6): never the app's settings, provider
+//     definitions or keys, so an export cannot carry a credential.
+//   - Write stamps the oldest version that reads the document whole
+//     (versionOf), so a session that uses nothing newer stays readable by
+//     an older Agentdeck, and one that does is refused by it rather than
+//     imported with part of it silently dropped.
 //   - Field names are the database's column names, and JSON columns are
 //     carried raw, so nothing is lost to a decode and re-encode.
 //   - Version is the newest document this build writes and reads. Decode

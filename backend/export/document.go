@@ -42,16 +42,47 @@ import (
 // whose messages name images is written as version 5, so an older
 // Agentdeck, which cannot check the list, refuses it rather than drop an
 // image silently; a document naming none is still written as version 3.
-const Version = 5
+//
+// Version 6: the session's place and settings. The session names its
+// project (Session.Project: the project's name, with its settings, so the
+// importing database can make it if it has none of that name), its tags,
+// and when it was pinned and archived; its settings (instructions,
+// sampling: turn.RunSettings), carried raw since version 1, are now read.
+// Files of versions 1 to 5 still import, into no project, untagged. Only
+// a document that holds any of these is written as version 6 (versionOf):
+// an older Agentdeck reads the session with encoding/json, which skips
+// fields it does not know, so it would import the session out of its
+// project, untagged and without its instructions, saying nothing; it must
+// refuse the file instead. A session with none of them loses nothing in
+// an older Agentdeck, so its file keeps the version it had (3 or 5), and
+// sharing it with someone who has not updated still works.
+const Version = 6
 
 // versionOf is the version Write stamps on a document whose messages name
-// this many images, stored or gone: the oldest that reads it completely
-// (see Version 5).
-func versionOf(images int) int {
-	if images > 0 {
+// this many images, stored or gone, and whose session has (placed) or has
+// not a project, tags, a pin, an archive or settings: the oldest that
+// reads it completely (see Versions 5 and 6).
+func versionOf(images int, placed bool) int {
+	switch {
+	case placed:
+		return 6
+	case images > 0:
 		return 5
 	}
 	return 3
+}
+
+// Placed reports whether the session carries anything a version 6 file
+// adds: a project, tags, a pin, an archive, or settings.
+func (s *Session) Placed() bool {
+	return s.Project != nil || len(s.Tags) > 0 || s.PinnedAt != nil || s.ArchivedAt != nil || !emptySettings(s.Settings)
+}
+
+// emptySettings reports whether raw settings set nothing: absent, null or
+// an object with no keys.
+func emptySettings(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return len(raw) == 0 || (json.Unmarshal(raw, &m) == nil && len(m) == 0)
 }
 
 // MarksGoneImages reports whether a file of version v marks the images its
@@ -114,6 +145,21 @@ type Session struct {
 	ActiveTurnID string `json:"active_turn_id,omitempty"`
 	// Kind is "eval" for an evaluation case's session, "" for a chat.
 	Kind string `json:"kind,omitempty"`
+	// Project is the project the session was in (version 6), none for a
+	// session in no project; Tags its tags; PinnedAt and ArchivedAt when
+	// it was pinned and archived, none if it is not.
+	Project    *Project   `json:"project,omitempty"`
+	Tags       []string   `json:"tags,omitempty"`
+	PinnedAt   *time.Time `json:"pinned_at,omitempty"`
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
+}
+
+// Project is the project a session was in: its name, by which an import
+// finds it (ignoring case) or makes it, and its settings (turn.RunSettings,
+// raw), which a project made by the import starts with.
+type Project struct {
+	Name     string          `json:"name"`
+	Settings json.RawMessage `json:"settings"`
 }
 
 // Turn is one turn with everything stored about it.

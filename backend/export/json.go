@@ -68,6 +68,20 @@ func (j *jsonWriter) start(format string, version int, exportedAt time.Time, app
 	o.raw("settings", s.Settings)
 	o.strOmit("active_turn_id", s.ActiveTurnID)
 	o.strOmit("kind", s.Kind)
+	if s.Project != nil {
+		o.key("project")
+		j.e.value(s.Project)
+	}
+	if len(s.Tags) > 0 {
+		o.key("tags")
+		j.e.value(s.Tags)
+	}
+	if s.PinnedAt != nil {
+		o.time("pinned_at", *s.PinnedAt)
+	}
+	if s.ArchivedAt != nil {
+		o.time("archived_at", *s.ArchivedAt)
+	}
 	o.end()
 	j.list("turns")
 }
@@ -325,6 +339,6 @@ type jsonSink struct {
 }
 
 func (s jsonSink) Head(h *Head) error {
-	s.start(FormatName, versionOf(h.Images), s.exportedAt, buildinfo.Version, &h.Session)
+	s.start(FormatName, versionOf(h.Images, h.Session.Placed()), s.exportedAt, buildinfo.Version, &h.Session)
 	return s.e.flushed()
 }

@@ -17,54 +17,62 @@ import (
 // text is gone from the files on disk, not merely unlinked.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
 	var files []string
-	err := db.tx(ctx, "deleting the session", func(tx *sql.Tx) error {
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil {
-			return err
-		}
-		if n == 0 {
-			return apperr.New(apperr.NotFound, "There is no session %s.", id)
-		}
-		rows, err := tx.QueryContext(ctx, `SELECT path FROM attachments WHERE session_id = ?`, id)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var p string
-			if err := rows.Scan(&p); err == nil && p != "" {
-				files = append(files, p)
-			}
-		}
-		rows.Close()
-		// The recordings this session's turns used: once the turns are
-		// gone, those no other turn uses go too.
-		recs, err := sessionRecordings(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE session_id = ?`, id); err != nil {
-			return err
-		}
-		if _, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
-			return err
-		}
-		return deleteUnusedRecordings(ctx, tx, recs)
+	err := db.tx(ctx, "deleting the session", func(tx *sql.Tx) (err error) {
+		files, err = deleteSessionRows(ctx, tx, id)
+		return err
 	})
 	if err != nil {
 		return err
 	}
+	if err := db.removeSessionFiles(id, files); err != nil {
+		return err
+	}
+	return db.Compact(ctx)
+}
+
+// deleteSessionRows deletes a session's rows inside tx and returns its
+// attachment files, for removeSessionFiles once tx has committed.
+func deleteSessionRows(ctx context.Context, tx *sql.Tx, id string) ([]string, error) {
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM sessions WHERE id = ?`, id).Scan(&n); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, apperr.New(apperr.NotFound, "There is no session %s.", id)
+	}
+	files, err := queryColumn[string](ctx, tx, `SELECT path FROM attachments WHERE session_id = ? AND path != ''`, id)
+	if err != nil {
+		return nil, err
+	}
+	// The recordings this session's turns used: once the turns are
+	// gone, those no other turn uses go too.
+	recs, err := sessionRecordings(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE session_id = ?`, id); err != nil {
+		return nil, err
+	}
+	if _, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+		return nil, err
+	}
+	return files, deleteUnusedRecordings(ctx, tx, recs)
+}
+
+// removeSessionFiles removes a deleted session's attachment files and its
+// own folder (the tables of its attached files, uploads).
+func (db *DB) removeSessionFiles(id string, files []string) error {
 	for _, f := range files {
 		if err := os.Remove(f); err != nil && !os.IsNotExist(err) {
 			return apperr.Wrap(err, apperr.Unavailable, "The session was deleted but its attached file %s could not be removed; delete it by hand", f)
 		}
 	}
-	// The session's own folder: the tables of its attached files, uploads.
 	if dir := SessionDir(db.path, id); filepath.Base(filepath.Dir(dir)) == "sessions" {
 		if err := os.RemoveAll(dir); err != nil {
 			return apperr.Wrap(err, apperr.Unavailable, "The session was deleted but its folder %s could not be removed; delete it by hand", dir)
 		}
 	}
-	return db.Compact(ctx)
+	return nil
 }
 
 func sessionRecordings(ctx context.Context, tx *sql.Tx, sessionID string) ([]int64, error) {

@@ -39,9 +39,15 @@
 //     it sound. StartTurn refuses to write into it unless forced.
 //   - Search snippets mark matches with HighlightStart/HighlightEnd (\x02,
 //     \x03): escape the snippet first, then turn the markers into <mark>.
-//   - An export reads only the session's own rows (ReadSession), never
-//     settings, providers or keys, in one read transaction, handing each
-//     turn on as it is read; what the file looks like is package export's,
-//     and Import stores what export.Decode reads. Backup never overwrites
-//     a file.
+//   - An export reads only the session's own rows (ReadSession) and its
+//     project's name and defaults, never app settings, providers or keys,
+//     in one read transaction, handing each turn on as it is read; what
+//     the file looks like is package export's, and Import stores what
+//     export.Decode reads. Backup never overwrites a file.
+//   - Projects, tags, pins and archive (project.go): deleting a project
+//     takes a choice for its sessions (keep: moved to no project; delete:
+//     deleted as DeleteSession deletes one), made in one transaction;
+//     archiving hides a session from the list and never deletes it;
+//     moving a session changes what its next turns resolve to, never a
+//     stored turn (each keeps its run, SetTurnRun).
 package store

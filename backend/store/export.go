@@ -25,9 +25,10 @@ import (
 // not. Each table is one query whose rows come in the turns' order (joined
 // to turns, ordered by seq), read alongside the query of the turns, so
 // only the turn being handed on is in memory, and of its events only the
-// one being written. Only the session's own rows are read: never settings
-// or provider definitions, and the store holds no keys, so an export
-// cannot carry a credential.
+// one being written. Only the session's own rows are read, and its
+// project's name and settings (its defaults: instructions, sampling, no
+// secret): never the app's settings or provider definitions, and the
+// store holds no keys, so an export cannot carry a credential.
 func (db *DB) ReadSession(ctx context.Context, sessionID string, load export.Load, to export.Sink) error {
 	tx, err := db.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -105,15 +106,28 @@ func (r *sessionReader) read() error {
 	return nil
 }
 
+// session reads the session's row, with its project (by name, with the
+// project's settings), tags, pin and archive (export.Version 6).
 func (r *sessionReader) session(s *export.Session) error {
-	var created, updated, settings string
-	err := r.tx.QueryRowContext(r.ctx, `SELECT id, title, created_at, updated_at, provider, model, workflow, workspace, settings, COALESCE(active_turn_id, ''),
-			CASE kind WHEN 'chat' THEN '' ELSE kind END FROM sessions WHERE id = ?`, r.sessionID).
-		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.ActiveTurnID, &s.Kind)
+	var created, updated, settings, pinned, archived, tags string
+	var projectName, projectSettings sql.NullString
+	err := r.tx.QueryRowContext(r.ctx, `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings, COALESCE(s.active_turn_id, ''),
+			CASE s.kind WHEN 'chat' THEN '' ELSE s.kind END, p.name, p.settings, COALESCE(s.pinned_at, ''), COALESCE(s.archived_at, ''),
+			COALESCE((SELECT json_group_array(tag) FROM (SELECT g.tag FROM session_tags g WHERE g.session_id = s.id ORDER BY g.tag COLLATE NOCASE)), '[]')
+			FROM sessions s LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?`, r.sessionID).
+		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.ActiveTurnID, &s.Kind,
+			&projectName, &projectSettings, &pinned, &archived, &tags)
 	if errors.Is(err, sql.ErrNoRows) {
 		return apperr.New(apperr.NotFound, "There is no session %s. It may have been deleted.", r.sessionID)
 	}
 	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), rawColumn(settings, `{}`)
+	if projectName.Valid {
+		s.Project = &export.Project{Name: projectName.String, Settings: rawColumn(projectSettings.String, `{}`)}
+	}
+	s.PinnedAt, s.ArchivedAt = optTime(pinned), optTime(archived)
+	if tags != "[]" { // none stays nil, as a file without tags decodes
+		_ = json.Unmarshal([]byte(tags), &s.Tags)
+	}
 	return err
 }
 

@@ -162,13 +162,21 @@ func (im *importer) run() (Session, error) {
 	if err := im.groupImages(); err != nil {
 		return Session{}, err
 	}
+	settings, err := im.settings()
+	if err != nil {
+		return Session{}, err
+	}
 	s := im.session(copyOf)
+	s.Settings = parseSettings(settings)
 	im.sid = s.ID
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO sessions (id, title, created_at, updated_at, provider, model, workflow, workspace, settings, kind) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, im.raw(im.doc.Session.Settings, `{}`), s.Kind); err != nil {
+		s.ID, s.Title, fmtTime(s.CreatedAt), fmtTime(s.UpdatedAt), s.Provider, s.Model, s.Workflow, s.Workspace, settings, s.Kind); err != nil {
 		return Session{}, err
 	}
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, 'title', ?, '')`, s.Title, s.ID); err != nil {
+		return Session{}, err
+	}
+	if err := im.place(&s); err != nil {
 		return Session{}, err
 	}
 	for i := range doc.Turns {
@@ -295,7 +303,7 @@ func compactJSON(v json.RawMessage, def string) string {
 func (im *importer) session(copyOf bool) Session {
 	f := im.doc.Session
 	s := Session{ID: im.id(f.ID), Title: strings.TrimSpace(f.Title), CreatedAt: f.CreatedAt, UpdatedAt: f.UpdatedAt,
-		Provider: f.Provider, Model: f.Model, Workflow: f.Workflow, Workspace: f.Workspace, Settings: parseSettings(im.raw(f.Settings, `{}`))}
+		Provider: f.Provider, Model: f.Model, Workflow: f.Workflow, Workspace: f.Workspace}
 	if s.Title == "" {
 		s.Title = "Imported session"
 	}

@@ -110,7 +110,8 @@ func importCheckStreamed(t *testing.T, db *DB, sessionID string, b []byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if file.Version != 5 || len(whole.Images) == 0 || len(whole.Captures) == 0 {
+	// 6: the fixture's session has settings (export.Version 6).
+	if file.Version != 6 || len(whole.Images) == 0 || len(whole.Captures) == 0 {
 		t.Fatalf("version %d, %d images, %d captures: not what this test is about", file.Version, len(whole.Images), len(whole.Captures))
 	}
 	file.Format, file.Version, file.ExportedAt, file.AppVersion = "", 0, time.Time{}, ""
@@ -265,8 +266,8 @@ func TestImportRefuses(t *testing.T) {
 		code  apperr.Code
 		wants []string
 	}{
-		{"newer version", `{"format":"agentdeck-session","version":6,"turns":"zstd:abc"}`, apperr.Unavailable,
-			[]string{"exported by a newer Agentdeck (format 6)", "update Agentdeck to import it"}},
+		{"newer version", `{"format":"agentdeck-session","version":7,"turns":"zstd:abc"}`, apperr.Unavailable,
+			[]string{"exported by a newer Agentdeck (format 7)", "update Agentdeck to import it"}},
 		{"other format", `{"format":"other-app","version":1,"session":{}}`, apperr.Invalid, []string{"not an Agentdeck session export", "other-app"}},
 		{"no format", `{"version":1,"session":{"id":"x"},"turns":[]}`, apperr.Invalid, []string{"not an Agentdeck session export"}},
 		{"unrelated JSON", `{"version":7,"turns":5}`, apperr.Invalid, []string{"not an Agentdeck session export"}},

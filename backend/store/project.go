@@ -28,7 +28,7 @@ type Project struct {
 	CreatedAt time.Time        `json:"created_at"`
 	UpdatedAt time.Time        `json:"updated_at"`
 	Settings  turn.RunSettings `json:"settings"`
-	// Sessions is the number of chat sessions in it, archived ones too
+	// Sessions is the number of sessions in it, archived ones too
 	// (filled by ListProjects and GetProject).
 	Sessions int `json:"sessions"`
 }
@@ -94,8 +94,10 @@ func (db *DB) UpdateProject(ctx context.Context, p Project) error {
 	})
 }
 
-const projectSelect = `SELECT p.id, p.name, p.created_at, p.updated_at, p.settings,
-	(SELECT COUNT(*) FROM sessions s WHERE s.project_id = p.id AND s.kind = 'chat') FROM projects p`
+// projectSelect reads a project with its count of sessions, which
+// triggers keep (migration 0013): counting them here would read every
+// session each time the sidebar opens.
+const projectSelect = `SELECT p.id, p.name, p.created_at, p.updated_at, p.settings, p.session_count FROM projects p`
 
 func scanProject(r scanner) (Project, error) {
 	var p Project
@@ -137,38 +139,57 @@ const (
 
 // DeleteProject deletes a project and its prompts; its sessions move to
 // no project (KeepSessions) or are deleted with everything stored about
-// them (DeleteSessions). A project that has sessions needs the choice:
-// "" is refused, saying how many there are. It returns the ids of the
-// sessions it deleted, so their folders can go too.
+// them, as DeleteSession deletes one (DeleteSessions). A project that has
+// sessions needs the choice: "" is refused with a Conflict that counts
+// them. The sessions are read, deleted or moved, and the project deleted
+// in one transaction, so a session added to the project meanwhile is
+// never left behind in a deleted project; their files and folders go
+// after it commits. It returns the ids of the sessions it deleted.
 func (db *DB) DeleteProject(ctx context.Context, id, sessions string) ([]string, error) {
+	if sessions != "" && sessions != KeepSessions && sessions != DeleteSessions {
+		return nil, apperr.New(apperr.Invalid, "A project's sessions are kept (%s) or deleted (%s), not %q.", KeepSessions, DeleteSessions, sessions)
+	}
 	p, err := db.GetProject(ctx, id)
 	if err != nil {
 		return nil, err
 	}
 	var ids []string
-	if err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(json_group_array(id), '[]') FROM sessions WHERE project_id = ?`, p.ID).Scan(jsonScan(&ids)); err != nil {
-		return nil, readError(err, "counting the project's sessions")
-	}
-	switch {
-	case len(ids) > 0 && sessions != KeepSessions && sessions != DeleteSessions:
-		return nil, apperr.New(apperr.Conflict, "The project %q has %s. Say whether to move them to no project (keep) or delete them (delete).", p.Name, sessionsNoun(len(ids)))
-	case sessions == DeleteSessions:
-		for _, sid := range ids {
-			if err := db.DeleteSession(ctx, sid); err != nil && apperr.CodeOf(err) != apperr.NotFound {
-				return nil, err
-			}
-		}
-	default:
-		ids = nil
-	}
+	files := map[string][]string{}
 	err = db.tx(ctx, "deleting the project", func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET project_id = NULL WHERE project_id = ?`, p.ID); err != nil {
+		ids, err = queryColumn[string](ctx, tx, `SELECT id FROM sessions WHERE project_id = ? ORDER BY id`, p.ID)
+		if err != nil {
 			return err
+		}
+		switch {
+		case len(ids) > 0 && sessions == "":
+			return apperr.New(apperr.Conflict, "The project %q has %s. Say whether to move them to no project (keep) or delete them (delete).", p.Name, sessionsNoun(len(ids)))
+		case sessions == DeleteSessions:
+			for _, sid := range ids {
+				if files[sid], err = deleteSessionRows(ctx, tx, sid); err != nil {
+					return err
+				}
+			}
+		default:
+			ids = nil
+			if _, err := tx.ExecContext(ctx, `UPDATE sessions SET project_id = NULL WHERE project_id = ?`, p.ID); err != nil {
+				return err
+			}
 		}
 		_, err := tx.ExecContext(ctx, `DELETE FROM projects WHERE id = ?`, p.ID)
 		return err
 	})
-	return ids, err
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return ids, nil
+	}
+	for _, sid := range ids {
+		if err := db.removeSessionFiles(sid, files[sid]); err != nil {
+			return ids, err
+		}
+	}
+	return ids, db.Compact(ctx)
 }
 
 // MoveSession puts a session in a project ("" for none). Its turns keep
@@ -274,11 +295,14 @@ func (db *DB) SettingsFor(ctx context.Context, sessionID string) ([]turn.Layer, 
 	}
 	layers := []turn.Layer{{Name: turn.LayerApp, Settings: app.Layer()}}
 	if s.ProjectID != "" {
+		// A project deleted since the session was read leaves no layer.
 		p, err := db.GetProject(ctx, s.ProjectID)
-		if err != nil && apperr.CodeOf(err) != apperr.NotFound {
+		switch {
+		case err == nil:
+			layers = append(layers, turn.Layer{Name: turn.LayerProject, Settings: p.Settings})
+		case apperr.CodeOf(err) != apperr.NotFound:
 			return nil, err
 		}
-		layers = append(layers, turn.Layer{Name: turn.LayerProject, Settings: p.Settings})
 	}
 	return append(layers, turn.Layer{Name: turn.LayerSession, Settings: s.Layer()}), nil
 }
@@ -395,7 +419,9 @@ func settingsJSON(s turn.RunSettings) string {
 // settings (a person's file may hold anything), never a failed load.
 func parseSettings(raw string) turn.RunSettings {
 	var s turn.RunSettings
-	_ = json.Unmarshal([]byte(raw), &s)
+	if raw != `{}` { // most rows: not worth a decode (ListProjects, ListSessions)
+		_ = json.Unmarshal([]byte(raw), &s)
+	}
 	return s
 }
 
@@ -405,21 +431,6 @@ func optTime(s string) *time.Time {
 	}
 	t := parseTime(s)
 	return &t
-}
-
-// jsonScan scans a JSON column into v.
-func jsonScan(v any) sql.Scanner { return jsonScanner{v} }
-
-type jsonScanner struct{ v any }
-
-func (j jsonScanner) Scan(src any) error {
-	switch b := src.(type) {
-	case string:
-		return json.Unmarshal([]byte(b), j.v)
-	case []byte:
-		return json.Unmarshal(b, j.v)
-	}
-	return nil
 }
 
 func sessionsNoun(n int) string {

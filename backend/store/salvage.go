@@ -142,7 +142,7 @@ func removeDB(path string) {
 
 // salvageFirst are copied first, in this order, so parents come before
 // the rows that refer to them; other tables follow by name.
-var salvageFirst = []string{"app_meta", "settings", "providers", "sessions", "turns", "messages", "images", "events",
+var salvageFirst = []string{"app_meta", "settings", "providers", "projects", "sessions", "turns", "messages", "images", "events",
 	"stages", "model_calls", "tool_calls", "recordings", "turn_calls", "attachments", "approvals", "eval_runs", "eval_results"}
 
 // salvageSkip is not copied: the new file has its own migrations and
@@ -188,6 +188,11 @@ func (s *salvager) run(ctx context.Context) error {
 	}
 	if err := s.w.commit(); err != nil {
 		return err
+	}
+	// The copied counts were the old file's, and the triggers counted the
+	// sessions again as they were copied: count what is here.
+	if _, err := s.dst.writer.ExecContext(ctx, `UPDATE projects SET session_count = (SELECT COUNT(*) FROM sessions s WHERE s.project_id = projects.id)`); err != nil {
+		return writeError(err, "counting the projects' sessions")
 	}
 	return s.rebuildSearch(ctx)
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -177,7 +178,7 @@ func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
 	pinned := []Session{}
 	if p.Cursor == "" {
 		var err error
-		pinned, err = appendRows(ctx, db.reader, pinned, scanSession, q+` AND s.pinned_at IS NOT NULL ORDER BY s.pinned_at DESC, s.id LIMIT ?`, append(args, MaxPinned)...)
+		pinned, err = appendRows(ctx, db.reader, pinned, scanSession, q+` AND s.pinned_at IS NOT NULL ORDER BY s.pinned_at DESC, s.id LIMIT ?`, append(slices.Clip(args), MaxPinned)...)
 		if err != nil {
 			return SessionPage{}, readError(err, "listing pinned sessions")
 		}

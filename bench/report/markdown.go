@@ -20,7 +20,7 @@ func render(mc machine, rows, comps []row, d *data, before *beforeAfter, took ti
 	if took > 0 {
 		w("The whole run took %s. ", took.Round(time.Second))
 	}
-	b.WriteString("Packages are benchmarked one at a time with `-benchtime 5x` (the peer 10x; the stop, replay and history benchmarks run once and repeat inside: 200 stops, 5 replays, 100, 18 and 9 timed operations each against its floor). " +
+	b.WriteString("Packages are benchmarked one at a time with `-benchtime 5x` (the peer 10x; the stop, replay, history and sidebar benchmarks run once and repeat inside: 200 stops, 5 replays, 100, 18 and 9 timed operations each against its floor, 200 sidebar opens each way). " +
 		"Every figure is a median, and every path is timed alternately with its floor or peer in the same loop, so the ratio compares like with like on a noisy shared machine " +
 		"(these machines vary ±20-30% run to run). Absolute numbers are for this machine only.\n\n")
 
