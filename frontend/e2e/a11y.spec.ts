@@ -26,7 +26,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.getByRole('button', { name: 'Settings' }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await expect(dialog).toBeVisible();
-      for (const tab of ['Providers', 'Defaults & limits', 'Appearance', 'Workflows']) {
+      for (const tab of ['Providers', 'Defaults & limits', 'Appearance', 'Prompts', 'Workflows']) {
         await dialog.getByRole('tab', { name: tab }).click();
         await expect(dialog.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
         await expect(dialog.getByRole('tabpanel')).not.toBeEmpty();
