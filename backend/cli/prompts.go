@@ -17,7 +17,7 @@ import (
 // promptsStore is what the prompts commands use of the database.
 type promptsStore interface {
 	GetProject(ctx context.Context, idOrName string) (store.Project, error)
-	ListProjects(ctx context.Context) ([]store.Project, error)
+	ProjectNames(ctx context.Context) (map[string]string, error)
 	ListPrompts(ctx context.Context, projectID string) ([]store.Prompt, error)
 	SavePrompt(ctx context.Context, p store.Prompt) (store.Prompt, error)
 	PromptEntries(ctx context.Context, projectID string) ([]store.PromptEntry, error)
@@ -116,7 +116,7 @@ func promptsList(ctx context.Context, db promptsStore, projectID string, asJSON 
 		fmt.Fprintln(env.Stderr, "No prompts yet. Add one: agentdeck prompts add NAME --body TEXT")
 		return ExitOK
 	}
-	names, err := projectNames(ctx, db)
+	names, err := db.ProjectNames(ctx)
 	if err != nil {
 		return fail(env, err)
 	}
@@ -133,18 +133,6 @@ func promptsList(ctx context.Context, db promptsStore, projectID string, asJSON 
 		return fail(env, err)
 	}
 	return ExitOK
-}
-
-func projectNames(ctx context.Context, db promptsStore) (map[string]string, error) {
-	projects, err := db.ListProjects(ctx)
-	if err != nil {
-		return nil, err
-	}
-	names := make(map[string]string, len(projects))
-	for _, p := range projects {
-		names[p.ID] = p.Name
-	}
-	return names, nil
 }
 
 func promptsAdd(ctx context.Context, db promptsStore, p store.Prompt, o promptsOptions, env Env) int {

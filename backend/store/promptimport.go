@@ -108,6 +108,19 @@ func (db *DB) PromptEntries(ctx context.Context, projectID string) ([]PromptEntr
 	if err != nil {
 		return nil, err
 	}
+	names, err := db.ProjectNames(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PromptEntry, len(prompts))
+	for i, p := range prompts {
+		out[i] = PromptEntry{Name: p.Name, Description: p.Description, Project: names[p.ProjectID], Body: p.Body}
+	}
+	return out, nil
+}
+
+// ProjectNames maps every project's id to its name.
+func (db *DB) ProjectNames(ctx context.Context) (map[string]string, error) {
 	projects, err := db.ListProjects(ctx)
 	if err != nil {
 		return nil, err
@@ -116,9 +129,5 @@ func (db *DB) PromptEntries(ctx context.Context, projectID string) ([]PromptEntr
 	for _, p := range projects {
 		names[p.ID] = p.Name
 	}
-	out := make([]PromptEntry, len(prompts))
-	for i, p := range prompts {
-		out[i] = PromptEntry{Name: p.Name, Description: p.Description, Project: names[p.ProjectID], Body: p.Body}
-	}
-	return out, nil
+	return names, nil
 }
