@@ -483,6 +483,9 @@ export class FakeBackend implements Backend {
 
   async savePrompt(p: Prompt) {
     this.log('savePrompt', p);
+    // As Go's JSON does: a time that is not one refuses the whole argument.
+    if ([p.created_at, p.updated_at].some((t) => Number.isNaN(Date.parse(t))))
+      throw new BackendError('invalid', 'Argument 1 of SavePrompt is not a valid store.Prompt.');
     return this.library.save(p);
   }
 

@@ -13,6 +13,9 @@ export type PromptsBackend = Pick<
   'listPrompts' | 'savePrompt' | 'deletePrompt' | 'exportPrompts' | 'importPrompts' | 'listProjects'
 >;
 
+/** Go's zero time as JSON: what a prompt not yet saved was created at (the Go side refuses '' for a time). */
+const zeroTime = '0001-01-01T00:00:00Z';
+
 /** A prompt not yet saved: global, empty. */
 export const newPrompt = (projectId = ''): Prompt => ({
   id: '',
@@ -20,8 +23,8 @@ export const newPrompt = (projectId = ''): Prompt => ({
   name: '',
   description: '',
   body: '',
-  created_at: '',
-  updated_at: '',
+  created_at: zeroTime,
+  updated_at: zeroTime,
   variables: [],
 });
 
