@@ -44,4 +44,8 @@
 //     turn on as it is read; what the file looks like is package export's,
 //     and Import stores what export.Decode reads. Backup never overwrites
 //     a file.
+//   - A saved prompt's name is unique in its scope (global, or one
+//     project's), ignoring case; a project's prompts go with it.
+//     ImportPrompts stores a whole prompt file in one transaction, so a
+//     prompt it refuses leaves the library as it was.
 package store

@@ -23,9 +23,10 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 )
 
-// Variables lists the names of body's variables, each once, in order.
+// Variables lists the names of body's variables, each once, in order
+// (empty, never nil, when it has none).
 func Variables(body string) []string {
-	var names []string
+	names := []string{}
 	seen := map[string]bool{}
 	scan(body, func(text string, name string) {
 		if name != "" && !seen[name] {
