@@ -81,9 +81,7 @@ describe('the prompt palette', () => {
     await type(box, '/');
     await waitFor(() => expect(options().length).toBe(7));
     await type(box, '/s');
-    await waitFor(() =>
-      expect(options().map((o) => o?.split(' ')[0])).toEqual(['Standup', 'Summarize', 'New', 'Switch', 'Switch', 'Attach']),
-    );
+    await waitFor(() => expect(options().map((o) => o?.split(' ')[0])).toEqual(['Standup', 'Summarize', 'New', 'Switch', 'Switch']));
     await type(box, '/gre');
     expect(options()).toEqual(['Greeting']);
     await type(box, '/');
