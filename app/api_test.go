@@ -40,6 +40,7 @@ var apiTable = map[string]need{
 	"ListProjects": needDB, "GetProject": needDB, "CreateProject": needDB, "UpdateProject": needDB, "DeleteProject": needDB,
 	"MoveSession": needDB, "PinSession": needDB, "ArchiveSession": needDB, "SetTags": needDB, "ListTags": needDB,
 	"SearchIn": needDB, "SessionSettings": needDB,
+	"ListPrompts": needDB, "SavePrompt": needDB, "DeletePrompt": needDB, "ExportPrompts": needDB, "ImportPrompts": needDB,
 }
 
 // What Wails binds and the browser mode serves is exactly the table, and

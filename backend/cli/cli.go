@@ -151,6 +151,8 @@ const usage = `Usage:
   agentdeck eval runs [--suite NAME] [--json] | eval show RUN_ID [--json] [--junit FILE] | eval diff RUN_A RUN_B [--json]
   agentdeck eval SUITE.yaml --temporal HOST:PORT --share DIR [...]
                                              run it on Temporal workers, through agentdeck-worker (docs/SCALE.md)
+  agentdeck prompts list [--project NAME] [--json] | prompts add NAME --body TEXT|--file F [--description D] [--project NAME]
+  agentdeck prompts export [-o FILE] [--project NAME] | prompts import FILE [--json]   the prompt library as one YAML file
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)
@@ -207,6 +209,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 		return cmdUsage(ctx, rest, env)
 	case "eval":
 		return cmdEval(ctx, rest, env)
+	case "prompts":
+		return cmdPrompts(ctx, rest, env)
 	}
 	fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", cmd, usage)
 	return ExitUsage

@@ -23,6 +23,7 @@ import (
 //	projects create | edit | delete   a project (delete: its sessions too)
 //	eval SUITE.yaml                   a run, its cases' sessions and turns
 //	providers add | remove            configuration
+//	prompts add | import              the prompt library
 //
 // The providers commands change only configuration, but it is kept in the
 // same file: a write anywhere in a damaged file can spread the damage
@@ -34,10 +35,10 @@ import (
 // not saved would be left behind.
 //
 // These do not write, so they do not ask: sessions list | show | search |
-// export, projects list | show, turns, usage, eval runs | show | diff, and db check | backup |
-// salvage (which open the file read-only). serve and the window open a
-// damaged file to show what is readable; the window asks before each new
-// turn (SendRequest.Force).
+// export, projects list | show, prompts list | export, turns, usage, eval
+// runs | show | diff, and db check | backup | salvage (which open the file
+// read-only). serve and the window open a damaged file to show what is
+// readable; the window asks before each new turn (SendRequest.Force).
 //
 // eval --temporal hands the command to agentdeck-worker, which opens the
 // file itself; before it does, handOver asks the same of the mark a

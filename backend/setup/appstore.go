@@ -53,6 +53,13 @@ type AppStore interface {
 	ListTags(ctx context.Context) ([]store.TagCount, error)
 	SettingsFor(ctx context.Context, sessionID string) ([]turn.Layer, error)
 
+	// The prompt library.
+	ListPrompts(ctx context.Context, projectID string) ([]store.Prompt, error)
+	SavePrompt(ctx context.Context, p store.Prompt) (store.Prompt, error)
+	DeletePrompt(ctx context.Context, id string) error
+	PromptEntries(ctx context.Context, projectID string) ([]store.PromptEntry, error)
+	ImportPrompts(ctx context.Context, entries []store.PromptEntry) (store.PromptImport, error)
+
 	// Turns, and those of processes that died.
 	GetTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)
 	ListTurns(ctx context.Context, sessionID string, p store.Page) (store.TurnPage, error)

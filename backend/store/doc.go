@@ -50,4 +50,8 @@
 //     archiving hides a session from the list and never deletes it;
 //     moving a session changes what its next turns resolve to, never a
 //     stored turn (each keeps its run, SetTurnRun).
+//   - A saved prompt's name is unique in its scope (global, or one
+//     project's), ignoring case; a project's prompts go with it.
+//     ImportPrompts stores a whole prompt file in one transaction, so a
+//     prompt it refuses leaves the library as it was.
 package store

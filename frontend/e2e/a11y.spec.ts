@@ -26,12 +26,37 @@ for (const scheme of ['light', 'dark'] as const) {
       await page.getByRole('button', { name: 'Settings' }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await expect(dialog).toBeVisible();
-      for (const tab of ['Providers', 'Defaults & limits', 'Appearance', 'Workflows']) {
+      for (const tab of ['Providers', 'Defaults & limits', 'Appearance', 'Prompts', 'Workflows']) {
         await dialog.getByRole('tab', { name: tab }).click();
         await expect(dialog.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true');
         await expect(dialog.getByRole('tabpanel')).not.toBeEmpty();
         await audit(page, `settings-${tab.split(' ')[0].toLowerCase()}`, scheme);
       }
+    });
+
+    test(`the prompt library and the / palette (${scheme})`, async ({ page }) => {
+      await page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await dialog.getByRole('tab', { name: 'Prompts' }).click();
+      await dialog.getByRole('button', { name: 'New prompt' }).click();
+      const form = dialog.getByRole('form', { name: 'New prompt' });
+      await form.getByLabel('Name').fill(`Summarize ${uid()}`);
+      await form.getByLabel('Text').fill('Sum up {{text}} in {{words}} words.');
+      await audit(page, 'settings-prompts-editor', scheme);
+      await form.getByRole('button', { name: 'Save prompt' }).click();
+      await expect(dialog.getByRole('list', { name: 'Saved prompts' })).toContainText('{{text}}');
+      await audit(page, 'settings-prompts-list', scheme);
+      await page.keyboard.press('Escape');
+
+      await newSession(page);
+      await composer(page).fill('/summ');
+      const palette = page.getByRole('listbox', { name: 'Prompts and commands' });
+      await expect(palette.getByRole('option').first()).toContainText('Summarize');
+      await audit(page, 'palette', scheme);
+      await page.keyboard.press('Enter');
+      await expect(page.getByRole('dialog', { name: /Summarize/ })).toBeVisible();
+      await audit(page, 'palette-variables', scheme);
+      await page.keyboard.press('Escape');
     });
 
     test(`a conversation with a chart and open tool cards, and its diagnostics (${scheme})`, async ({ page }) => {

@@ -34,6 +34,8 @@ import type {
   NewSession,
   Page,
   Project,
+  Prompt,
+  PromptImport,
   Resolved,
   Scope,
   TagCount,
@@ -90,6 +92,15 @@ export interface Backend {
   listTags(): Promise<TagCount[] | null>;
   /** What the session's next turn would run with, and where each value came from. */
   sessionSettings(sessionId: string): Promise<Resolved>;
+  /** The global prompts and projectId's ('' the global ones only, '*' every prompt), by name. */
+  listPrompts(projectId: string): Promise<Prompt[] | null>;
+  /** Stores a new prompt (id '') or changes one; a name its scope already has is refused. */
+  savePrompt(p: Prompt): Promise<Prompt>;
+  deletePrompt(id: string): Promise<void>;
+  /** The prompts listPrompts(projectId) lists, as one YAML file. */
+  exportPrompts(projectId: string): Promise<ExportReply>;
+  /** Stores a prompt file's prompts; a file with any problem is refused, naming each, and nothing is written. */
+  importPrompts(content: string): Promise<PromptImport>;
   sendMessage(req: SendRequest): Promise<TurnRef>;
   /**
    * Stores a file's bytes (base64, at most MaxUploadBytes) for a message
@@ -380,6 +391,11 @@ function methods(call: Call): Transport {
     setTags: (sid, tags) => done(call('SetTags', sid, tags)),
     listTags: () => call('ListTags'),
     sessionSettings: (sid) => call('SessionSettings', sid),
+    listPrompts: (pid) => call('ListPrompts', pid),
+    savePrompt: (p) => call('SavePrompt', p),
+    deletePrompt: (id) => done(call('DeletePrompt', id)),
+    exportPrompts: (pid) => call('ExportPrompts', pid),
+    importPrompts: (content) => call('ImportPrompts', content),
     sendMessage: (req) => call('SendMessage', req),
     uploadAttachment: (name, content) => call('UploadAttachment', name, content),
     stopTurn: (id) => done(call('StopTurn', id)),

@@ -8,6 +8,7 @@ import { dispatch, type BusHandlers, type BusMessage } from './bus';
 import { localDay } from './dates';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
+import { FakePrompts } from './fake-prompts';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
@@ -16,6 +17,7 @@ import type {
   NewSession,
   Page,
   Project,
+  Prompt,
   Resolved,
   RunSettings,
   Scope,
@@ -114,6 +116,12 @@ export class FakeBackend implements Backend {
     defaults: {},
   };
   projects: Project[] = [];
+  /** The prompt library (fake-prompts.ts). */
+  readonly library = new FakePrompts(
+    () => this.projects,
+    () => this.id('pr'),
+    () => this.now(),
+  );
   workflows: WorkflowList = {
     workflows: [
       { name: 'chat', description: 'One agent with tools.', kind: 'chat', source: 'builtin' },
@@ -398,6 +406,7 @@ export class FakeBackend implements Backend {
       else s.project_id = '';
     }
     this.projects = this.projects.filter((x) => x.id !== p.id);
+    this.library.prompts = this.library.prompts.filter((x) => x.project_id !== p.id);
   }
 
   async moveSession(sessionId: string, projectId: string) {
@@ -465,6 +474,36 @@ export class FakeBackend implements Backend {
       settings: { ...s.settings, provider: s.provider || undefined, model: s.model || undefined, workflow: s.workflow || undefined },
     });
     return resolveLayers(layers);
+  }
+
+  // The prompt library, as store/prompts.go does (fake-prompts.ts).
+
+  async listPrompts(projectId: string) {
+    this.log('listPrompts', projectId);
+    return this.library.list(projectId);
+  }
+
+  async savePrompt(p: Prompt) {
+    this.log('savePrompt', p);
+    // As Go's JSON does: a time that is not one refuses the whole argument.
+    if ([p.created_at, p.updated_at].some((t) => Number.isNaN(Date.parse(t))))
+      throw new BackendError('invalid', 'Argument 1 of SavePrompt is not a valid store.Prompt.');
+    return this.library.save(p);
+  }
+
+  async deletePrompt(id: string) {
+    this.log('deletePrompt', id);
+    this.library.delete(id);
+  }
+
+  async exportPrompts(projectId: string) {
+    this.log('exportPrompts', projectId);
+    return this.library.export(projectId);
+  }
+
+  async importPrompts(content: string) {
+    this.log('importPrompts', content.length);
+    return this.library.import(content);
   }
 
   async deleteSession(id: string) {

@@ -1077,7 +1077,7 @@ export interface Project {
   updated_at: string /* RFC 3339 */;
   settings: RunSettings;
   /**
-   * Sessions is the number of chat sessions in it, archived ones too
+   * Sessions is the number of sessions in it, archived ones too
    * (filled by ListProjects and GetProject).
    */
   sessions: number /* int */;
@@ -1088,6 +1088,43 @@ export interface Project {
 export interface TagCount {
   tag: string;
   sessions: number /* int */;
+}
+/**
+ * PromptImport says what ImportPrompts did with each prompt of a file.
+ */
+export interface PromptImport {
+  created: PromptImported[] | null;
+  updated: PromptImported[] | null;
+  skipped: PromptImported[] | null;
+}
+/**
+ * PromptImported is one prompt of an import; Reason says why it was
+ * skipped.
+ */
+export interface PromptImported {
+  name: string;
+  project?: string;
+  reason?: string;
+}
+/**
+ * Prompt is one saved prompt.
+ */
+export interface Prompt {
+  id: string;
+  /**
+   * ProjectID is the project the prompt belongs to, "" for a global one.
+   */
+  project_id: string;
+  name: string;
+  description: string;
+  body: string;
+  created_at: string /* RFC 3339 */;
+  updated_at: string /* RFC 3339 */;
+  /**
+   * Variables are the body's {{variables}}, in order (read from Body,
+   * not stored).
+   */
+  variables: string[] | null;
 }
 /**
  * TurnDetail is everything needed to review a turn offline.
@@ -2493,6 +2530,32 @@ export interface API {
    * where each value came from (app, project, session).
    */
   SessionSettings: { args: [sessionID: string]; result: Resolved };
+  /**
+   * ListPrompts lists the global prompts and projectID's, by name ("" the
+   * global ones only, store.AllPrompts every prompt).
+   */
+  ListPrompts: { args: [projectID: string]; result: Prompt[] | null };
+  /**
+   * SavePrompt stores a new prompt (no id) or changes one; a name its scope
+   * already has, ignoring case, is refused.
+   */
+  SavePrompt: { args: [p: Prompt]; result: Prompt };
+  /**
+   * DeletePrompt deletes one prompt.
+   */
+  DeletePrompt: { args: [id: string]; result: Done };
+  /**
+   * ExportPrompts writes the prompts ListPrompts(projectID) lists as one
+   * YAML file.
+   */
+  ExportPrompts: { args: [projectID: string]; result: ExportReply };
+  /**
+   * ImportPrompts reads a prompt file's content and stores its prompts,
+   * saying which it created, updated and skipped. A file with any problem
+   * is refused, each problem at its line and column, and nothing is
+   * written.
+   */
+  ImportPrompts: { args: [content: string]; result: PromptImport };
 }
 
 /** Every method of API. */
@@ -2566,4 +2629,9 @@ export const APIMethods = [
   "ListTags",
   "SearchIn",
   "SessionSettings",
+  "ListPrompts",
+  "SavePrompt",
+  "DeletePrompt",
+  "ExportPrompts",
+  "ImportPrompts",
 ] as const satisfies readonly (keyof API)[];

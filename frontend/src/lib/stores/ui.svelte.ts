@@ -26,7 +26,7 @@ export interface OverBudget {
   refuses: boolean;
 }
 
-export type SettingsTab = 'providers' | 'defaults' | 'appearance' | 'workflows';
+export type SettingsTab = 'providers' | 'defaults' | 'appearance' | 'prompts' | 'workflows';
 
 export class UIState {
   diagnosticsTurn = $state<string | null>(null);
