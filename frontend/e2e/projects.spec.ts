@@ -37,7 +37,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await moving.getByRole('button', { name }).click();
     await expect(moving).toBeHidden();
     await expect(header).toContainText('1');
-    await expect(list.locator('section').filter({ has: header }).locator('li[data-session]')).toHaveCount(1);
+    await expect(list.locator('section').filter({ hasText: name }).locator('li[data-session]')).toHaveCount(1);
 
     // Tags, by keyboard: Enter adds, Backspace takes the last one off.
     await menu('Tags…');

@@ -56,7 +56,16 @@ export class ProjectsStore {
 
   /** Makes a project; throws the backend's error (a name taken, say) for the form to show. */
   async create(name: string): Promise<Project> {
-    const p = await this.#backend.createProject({ id: '', name: name.trim(), created_at: '', updated_at: '', settings: {}, sessions: 0 });
+    // The backend sets the id and the times; a time must still parse (Go's zero time).
+    const zero = '0001-01-01T00:00:00Z';
+    const p = await this.#backend.createProject({
+      id: '',
+      name: name.trim(),
+      created_at: zero,
+      updated_at: zero,
+      settings: {},
+      sessions: 0,
+    });
     this.items = sortProjects([...this.items.filter((x) => x.id !== p.id), p]);
     return p;
   }
