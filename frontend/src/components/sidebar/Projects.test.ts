@@ -5,29 +5,14 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
-import { FakeBackend } from '../../lib/fake';
+import { shellBackend } from './sidebartest';
 import TagEditor from './TagEditor.svelte';
 import DeleteProjectDialog from './DeleteProjectDialog.svelte';
 
 const at = new Date(2025, 5, 18, 9);
 
 async function backend() {
-  const b = new FakeBackend();
-  b.providers = [
-    {
-      name: 'ollama',
-      kind: 'ollama',
-      base_url: 'http://127.0.0.1:11434/v1',
-      local: true,
-      needs_key: false,
-      models: ['m1'],
-      has_key: false,
-      masked_key: '',
-    },
-  ];
-  b.settings.default_provider = 'ollama';
-  b.settings.default_model = 'm1';
-  Object.assign(b, { uiReady: vi.fn().mockResolvedValue(undefined) });
+  const b = shellBackend();
   const p = await b.createProject({ id: '', name: 'Garden', created_at: '', updated_at: '', settings: {}, sessions: 0 });
   b.addSession('Loose end', at);
   b.addSession('Tomatoes', at).project_id = p.id;
