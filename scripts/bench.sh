@@ -179,7 +179,7 @@ desktop() {
     before=$(header_sig "$work/before.png")
     wid=$(xdotool search --onlyvisible --name '^Agentdeck$' | head -1 || true)
     if [[ -n $wid ]]; then
-      xdotool mousemove --window "$wid" 109 185 click 1 || true
+      xdotool mousemove --window "$wid" 109 221 click 1 || true
     fi
     sleep 3
     after=$(header_sig "$work/after.png")
@@ -188,7 +188,7 @@ desktop() {
       echo "history_open_rss_mb ${m[0]}" >>"$OUT"
       echo "history_open_pss_mb ${m[1]}" >>"$OUT"
     else
-      echo "note history_open clicking the first session (109,185) did not open it (the sidebar layout may have changed); only idle memory with the history is measured" >>"$OUT"
+      echo "note history_open clicking the first session (109,221) did not open it (the sidebar layout may have changed); only idle memory with the history is measured" >>"$OUT"
     fi
     quit "$PID"
   done

@@ -16,6 +16,8 @@ describe('parseHash and formatRoute', () => {
     ['#/evals', evalsPage],
     [`#/evals/${sid}`, { kind: 'evals', runId: sid, otherId: '' }],
     [`#/evals/${sid}/diff/${tid}`, { kind: 'evals', runId: sid, otherId: tid }],
+    [`#/p/${sid}`, { kind: 'project', projectId: sid }],
+    ['#/p/-', { kind: 'project', projectId: '-' }],
   ])('reads %j', (hash, want) => {
     expect(parseHash(hash)).toEqual(want);
   });
@@ -44,6 +46,13 @@ describe('parseHash and formatRoute', () => {
     '#/evals/a%20b',
     '#/evals/a/diff/<b>',
     '#/evalsx',
+    '#/p',
+    '#/p/',
+    '#/p/a/s/b',
+    '#/p/--',
+    '#/p/..',
+    '#/p/<b>',
+    '#/p/a%20b',
   ])('refuses %j', (hash) => {
     expect(parseHash(hash)).toBeNull();
   });
@@ -57,11 +66,14 @@ describe('parseHash and formatRoute', () => {
       evalsPage,
       { kind: 'evals', runId: sid, otherId: '' },
       { kind: 'evals', runId: sid, otherId: tid },
+      { kind: 'project', projectId: sid },
+      { kind: 'project', projectId: '-' },
     ];
     for (const r of routes) expect(parseHash(formatRoute(r))).toEqual(r);
     expect(formatRoute(home)).toBe('');
     expect(formatRoute(evalsPage)).toBe('#/evals');
     expect(formatRoute({ kind: 'evals', runId: 'r1', otherId: 'r0' })).toBe('#/evals/r1/diff/r0');
+    expect(formatRoute({ kind: 'project', projectId: 'p1' })).toBe('#/p/p1');
   });
 });
 

@@ -2,7 +2,9 @@
 // session, `#/s/<session>/t/<turn>` for a turn in it, `#/usage` for the
 // Usage page, `#/evals` for the Evaluations page (its newest run),
 // `#/evals/<run>` for one run and `#/evals/<run>/diff/<other>` for a run
-// compared with another; no hash for a new, unsaved session. The hash survives a reload, makes a link to a turn, and
+// compared with another; `#/p/<project>` for the session list kept to one
+// project (`#/p/-` for the sessions in none), beside a new session; no
+// hash for a new, unsaved session. The hash survives a reload, makes a link to a turn, and
 // gives back and forward something to move between.
 //
 // Only the hash is ever written: the page's path and query are kept as
@@ -14,6 +16,8 @@ export type Route =
   | { kind: 'home' }
   | { kind: 'usage' }
   | { kind: 'session'; sessionId: string; turnId: string }
+  /** The session list shows one project ('-': the sessions in none). */
+  | { kind: 'project'; projectId: string }
   /** runId '' is the newest run; otherId, when set, is the run runId is compared with. */
   | { kind: 'evals'; runId: string; otherId: string };
 
@@ -34,6 +38,10 @@ export function parseHash(hash: string): Route | null {
   if (h === '/usage') return usagePage;
   const parts = h.split('/');
   if (parts[0] === '' && parts[1] === 'evals') return parseEvals(parts.slice(2));
+  if (parts[0] === '' && parts[1] === 'p' && parts.length === 3) {
+    const projectId = parts[2] === '-' ? '-' : decode(parts[2]);
+    return projectId ? { kind: 'project', projectId } : null;
+  }
   if (parts[0] !== '' || parts[1] !== 's') return null;
   const sessionId = decode(parts[2]);
   if (!sessionId) return null;
@@ -47,6 +55,7 @@ export function parseHash(hash: string): Route | null {
 export function formatRoute(r: Route): string {
   if (r.kind === 'home') return '';
   if (r.kind === 'usage') return '#/usage';
+  if (r.kind === 'project') return r.projectId === '-' ? '#/p/-' : `#/p/${encodeURIComponent(r.projectId)}`;
   if (r.kind === 'evals') {
     if (!r.runId) return '#/evals';
     const run = `#/evals/${encodeURIComponent(r.runId)}`;

@@ -1,32 +1,15 @@
 // The shell with the fake backend: the sidebar marks running sessions, a
 // search hit opens its turn marked, and the hash a reload keeps opens the
 // same session and turn.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
-import { FakeBackend } from '../../lib/fake';
+import type { FakeBackend } from '../../lib/fake';
+import { shellBackend } from './sidebartest';
 
 const at = new Date(2025, 5, 18, 9);
 
-function backend() {
-  const b = new FakeBackend();
-  b.providers = [
-    {
-      name: 'ollama',
-      kind: 'ollama',
-      base_url: 'http://127.0.0.1:11434/v1',
-      local: true,
-      needs_key: false,
-      models: ['m1'],
-      has_key: false,
-      masked_key: '',
-    },
-  ];
-  b.settings.default_provider = 'ollama';
-  b.settings.default_model = 'm1';
-  Object.assign(b, { uiReady: vi.fn().mockResolvedValue(undefined) });
-  return b;
-}
+const backend = shellBackend;
 
 function turnOf(b: FakeBackend, sessionId: string, seq: number) {
   return [...b.turns.values()].find((t) => t.session_id === sessionId && t.seq === seq)!;

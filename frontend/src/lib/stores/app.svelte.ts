@@ -84,6 +84,7 @@ export class App {
       router: opts.router ?? null,
       showHome: () => this.#showNew(),
       placeChanged: () => this.evals.placeChanged(),
+      selectProject: (id) => void this.sessions.setProject(id),
     });
     this.evals = new EvalsData(backend, () => this.nav.evalsAt);
     this.#wiring = new Wiring({
@@ -127,6 +128,17 @@ export class App {
   /** The run the Evaluations page shows, and the run it is compared with. */
   get evalsAt() {
     return this.nav.evalsAt;
+  }
+
+  /** The projects the session list groups by (held by the sessions store). */
+  get projects() {
+    return this.sessions.projects;
+  }
+
+  /** Keeps the session list to one project ('' for all), named in the address, beside a new session. */
+  openProject(id: string) {
+    this.ui.diagnosticsTurn = null;
+    this.nav.project(id);
   }
 
   get uploads() {
@@ -324,6 +336,8 @@ export class App {
       model: this.settings.modelFor(s.default_provider, s.default_model),
       workflow: s.default_workflow || 'chat',
       workspace: '',
+      // A new session shown while the list keeps to a project starts in it.
+      ...(this.sessions.project && this.sessions.project !== '-' ? { project_id: this.sessions.project } : {}),
     });
     this.ui.diagnosticsTurn = null;
   }

@@ -4,7 +4,10 @@
 // it names. A hash naming nothing that exists says so and shows a new
 // session, with the session list beside it. The Usage and Evaluations
 // pages are places too: the main pane shows one (view) until a session is
-// opened; which run the Evaluations page shows is in evalsAt.
+// opened; which run the Evaluations page shows is in evalsAt. A project
+// (`#/p/<id>`) keeps the session list to its sessions beside a new
+// session; the list stays so while sessions open, until another project
+// or the whole list is asked for (or Back reaches a place without one).
 import { evalsPage, home, sameRoute, usagePage, type Route, type Router } from '../route';
 import type { ConversationStore, TurnTarget } from './conversation.svelte';
 
@@ -16,6 +19,8 @@ export interface NavigationDeps {
   showHome: () => void;
   /** The Evaluations page's place (evalsAt) changed. */
   placeChanged?: () => void;
+  /** The session list is to show one project ('' for all of them). */
+  selectProject?: (projectId: string) => void;
 }
 
 /** How an action changes the history: a new entry, the same entry renamed, or not at all (it came from the history). */
@@ -35,15 +40,17 @@ export class Navigation {
   #router: Router | null;
   #showHome: () => void;
   #placeChanged: () => void;
+  #selectProject: (projectId: string) => void;
   #stopListening: (() => void) | null = null;
   /** What the main pane shows. */
   view = $state<View>('conversation');
   /** The run the Evaluations page shows, and the run it is compared with. */
   evalsAt = $state.raw<EvalsPlace>({ runId: '', otherId: '' });
 
-  constructor({ conversation, router, showHome, placeChanged }: NavigationDeps) {
+  constructor({ conversation, router, showHome, placeChanged, selectProject }: NavigationDeps) {
     this.#conversation = conversation;
     this.#placeChanged = placeChanged ?? (() => {});
+    this.#selectProject = selectProject ?? (() => {});
     this.#router = router;
     this.#showHome = showHome;
   }
@@ -94,6 +101,11 @@ export class Navigation {
       return;
     }
     this.view = 'conversation';
+    if (r?.kind === 'project') {
+      this.#selectProject(r.projectId);
+      if (!initial) this.#showHome();
+      return;
+    }
     if (!r) {
       this.#showHome();
       this.#conversation.setError('This address does not name a session or a turn. Here is a new session; your sessions are in the list.');
@@ -101,6 +113,7 @@ export class Navigation {
       return;
     }
     if (r.kind === 'home') {
+      this.#selectProject('');
       if (!initial) this.#showHome();
       return;
     }
@@ -128,6 +141,14 @@ export class Navigation {
   home(mode: HistoryMode = 'push') {
     this.view = 'conversation';
     this.#write(home, mode);
+  }
+
+  /** The session list shows one project ('' for all of them) beside a new session. */
+  project(projectId: string, mode: HistoryMode = 'push') {
+    this.view = 'conversation';
+    this.#selectProject(projectId);
+    this.#showHome();
+    this.#write(projectId ? { kind: 'project', projectId } : home, mode);
   }
 
   /** The Usage page is shown. */

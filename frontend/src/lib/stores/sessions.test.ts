@@ -44,11 +44,12 @@ describe('sessions store', () => {
     const s = new SessionsStore(b, () => now, prefs);
     await s.refresh();
     expect(s.items.map((x) => x.title)).toEqual(['Today', 'Yesterday', 'Old']);
-    expect(b.calls.at(-1)!.args[0]).toEqual({ limit: 100 });
+    const lists = () => b.calls.filter((c) => c.method === 'listSessions').map((c) => c.args[0]);
+    expect(lists().at(-1)).toEqual({ limit: 100, project: '-' });
 
     await s.setShowEval(true);
     expect(s.showEval).toBe(true);
-    expect(b.calls.at(-1)!.args[0]).toEqual({ limit: 100, eval: true });
+    expect(lists().at(-1)).toEqual({ limit: 100, eval: true, project: '-' });
     expect(s.items.map((x) => x.title)).toEqual(['A case', 'Today', 'Yesterday', 'Old']);
     // A new store (a reload) starts as it was left.
     expect(new SessionsStore(b, () => now, prefs).showEval).toBe(true);

@@ -50,3 +50,53 @@ export class SidebarState {
     this.set(!this.collapsed);
   }
 }
+
+/** The key of the pinned group and of the sessions in no project, beside the projects' ids. */
+export const PINNED_GROUP = 'pinned';
+export const NO_PROJECT = '-';
+
+/**
+ * Which groups of the session list are open. The person's choice is kept
+ * per group (prefs, `sidebar.open.<key>`): a project is folded until opened,
+ * the pinned group and "No project" are open until folded. A session opened
+ * from the address or a search shows its project (reveal) without changing
+ * the kept choice: folding that project again forgets the reveal.
+ */
+export class GroupFolds {
+  #prefs: Prefs;
+  /** The choices read or made in this page's life: key → open. */
+  #open = $state.raw<Record<string, boolean>>({});
+  #revealed = $state('');
+
+  constructor(prefs: Prefs = storagePrefs()) {
+    this.#prefs = prefs;
+  }
+
+  /** Whether a group is open. */
+  isOpen(key: string): boolean {
+    if (key === this.#revealed) return true;
+    const known = this.#open[key];
+    if (known !== undefined) return known;
+    return this.#prefs.flag(`sidebar.open.${key}`, key === PINNED_GROUP || key === NO_PROJECT);
+  }
+
+  /** Opens or folds a group; the choice is kept. */
+  set(key: string, open: boolean) {
+    if (!open && key === this.#revealed) this.#revealed = '';
+    this.#open = { ...this.#open, [key]: open };
+    this.#prefs.setFlag(`sidebar.open.${key}`, open);
+  }
+
+  toggle(key: string) {
+    this.set(key, !this.isOpen(key));
+  }
+
+  /** Shows a group for now (the open session's project); '' for none. */
+  reveal(key: string) {
+    this.#revealed = key;
+  }
+
+  get revealed(): string {
+    return this.#revealed;
+  }
+}

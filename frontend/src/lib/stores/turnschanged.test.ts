@@ -28,7 +28,8 @@ describe('turns changed by the backend', () => {
     await app.openSession(open.id);
     await app.turns.load(turn.id);
     expect(app.runningTurn()).toBe(turn.id);
-    const sessionsBefore = listed(b, 'listSessions');
+    // One read of the list: its projects, its pinned ones and its first page.
+    const sessionsBefore = listed(b, 'listProjects');
 
     b.interruptForeignTurn(turn.id, 'one two');
     await settle();
@@ -38,7 +39,7 @@ describe('turns changed by the backend', () => {
     expect(t).toMatchObject({ state: 'interrupted', final_text: 'one two' });
     expect(app.turns.view(turn.id).state).toBe('interrupted');
     expect(app.runningTurn()).toBeNull();
-    expect(listed(b, 'listSessions')).toBe(sessionsBefore + 1);
+    expect(listed(b, 'listProjects')).toBe(sessionsBefore + 1);
     // The session takes a message again.
     expect(await app.send('Go on')).toBeTruthy();
   });
@@ -50,14 +51,15 @@ describe('turns changed by the backend', () => {
     await app.openSession(open.id);
     const turnsBefore = rowsOf(app);
     const listBranchBefore = listed(b, 'listBranch');
-    const sessionsBefore = listed(b, 'listSessions');
+    // One read of the list: its projects, its pinned ones and its first page.
+    const sessionsBefore = listed(b, 'listProjects');
 
     b.interruptForeignTurn(turn.id, '');
     await settle();
 
     expect(listed(b, 'listBranch')).toBe(listBranchBefore);
     expect(rowsOf(app)).toStrictEqual(turnsBefore);
-    expect(listed(b, 'listSessions')).toBe(sessionsBefore + 1);
+    expect(listed(b, 'listProjects')).toBe(sessionsBefore + 1);
     // Not on screen: loaded fresh, as interrupted, when it is shown.
     await app.turns.load(turn.id);
     expect(app.turns.view(turn.id).state).toBe('interrupted');
