@@ -24,7 +24,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await expect(composer(page)).toBeEditable();
       await audit(page, 'empty', scheme);
 
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await expect(dialog).toBeVisible();
       for (const tab of ['Providers', 'Defaults & limits', 'Appearance', 'Workflows']) {
@@ -114,7 +114,7 @@ for (const scheme of ['light', 'dark'] as const) {
 
     test(`a session's settings and its project's (${scheme})`, async ({ page }) => {
       await newSession(page);
-      await finished(await send(page, `Settings audit ${uid()}`));
+      await finished(await send(page, `Layers audit ${uid()}`));
       const sessionId = new URL(page.url()).hash.match(/^#\/s\/([^/]+)/)?.[1] ?? '';
       expect(sessionId).not.toBe('');
       // A project with instructions, and the session moved into it (the API, as the sidebar would).
