@@ -2,12 +2,13 @@
 // and in dark: the empty session; a conversation with a chart and its tool
 // cards open; the diagnostics panel; settings; search results; a stopped
 // turn; images waiting in the composer, in a turn, and one full size; the
-// context meter's warning and details, and the Usage page with its charts.
+// context meter's warning and details, and the Usage page with its charts;
+// a session's settings (with a value refused) and its project's.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
 import { audit } from './axe';
-import { answer, composer, expect, finished, newSession, pasteImages, send, test, uid } from './fixtures';
+import { answer, composer, expect, finished, newSession, pasteImages, send, shot, test, uid } from './fixtures';
 import { pickModel } from './models';
 
 for (const scheme of ['light', 'dark'] as const) {
@@ -23,7 +24,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await expect(composer(page)).toBeEditable();
       await audit(page, 'empty', scheme);
 
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await expect(dialog).toBeVisible();
       for (const tab of ['Providers', 'Defaults & limits', 'Appearance', 'Prompts', 'Workflows']) {
@@ -35,7 +36,7 @@ for (const scheme of ['light', 'dark'] as const) {
     });
 
     test(`the prompt library and the / palette (${scheme})`, async ({ page }) => {
-      await page.getByRole('button', { name: 'Settings' }).click();
+      await page.getByRole('button', { name: 'Settings', exact: true }).click();
       const dialog = page.getByRole('dialog', { name: 'Settings' });
       await dialog.getByRole('tab', { name: 'Prompts' }).click();
       await dialog.getByRole('button', { name: 'New prompt' }).click();
@@ -134,6 +135,55 @@ for (const scheme of ['light', 'dark'] as const) {
       ).toBeVisible();
       await expect(usage.getByTestId('usage-top-turns').getByRole('link').first()).toBeVisible();
       await audit(page, 'usage', scheme);
+    });
+
+    test(`a session's settings and its project's (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      await finished(await send(page, `Layers audit ${uid()}`));
+      const sessionId = new URL(page.url()).hash.match(/^#\/s\/([^/]+)/)?.[1] ?? '';
+      expect(sessionId).not.toBe('');
+      // A project with instructions, and the session moved into it (the API, as the sidebar would).
+      const project = `Research ${uid()}`;
+      await page.evaluate(
+        async ([name, sid]) => {
+          const call = async (method: string, ...args: unknown[]) => {
+            const res = await fetch(`/api/call/${method}`, {
+              method: 'POST',
+              headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${sessionStorage.getItem('agentdeck.token') ?? ''}` },
+              body: JSON.stringify(args),
+            });
+            if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
+            return res.json();
+          };
+          const p = await call('CreateProject', { name, settings: { instructions: 'Cite your sources.', top_p: 0.9 } });
+          await call('MoveSession', sid, p.id);
+        },
+        [project, sessionId],
+      );
+      await page.reload();
+      await expect(page.getByRole('heading', { level: 1 })).not.toHaveText('New session');
+
+      await page.getByRole('button', { name: 'Session settings' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Session settings' });
+      await expect(dialog.getByRole('textbox', { name: 'Instructions (system prompt)' })).toHaveAttribute(
+        'placeholder',
+        'Cite your sources.',
+      );
+      await expect(dialog.getByText(`from project ${project}`).first()).toBeVisible();
+      await dialog.getByRole('spinbutton', { name: 'Temperature' }).fill('3');
+      await expect(dialog.getByText('temperature must be between 0 and 2 (got 3)')).toBeVisible();
+      await audit(page, 'session-settings', scheme);
+      await dialog.getByRole('spinbutton', { name: 'Temperature' }).fill('0.3');
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await expect(dialog).toBeHidden();
+      await expect(page.getByTestId('session-own-settings')).toHaveText('T 0.3');
+
+      await page.getByRole('button', { name: 'Session settings' }).click();
+      await page.getByRole('button', { name: `Edit project ${project}’s defaults` }).click();
+      const projectDialog = page.getByRole('dialog', { name: `Project settings: ${project}` });
+      await expect(projectDialog.getByRole('textbox', { name: 'Name' })).toHaveValue(project);
+      await audit(page, 'project-settings', scheme);
+      await shot(page, `project-settings-${scheme}.png`);
     });
 
     test(`images in the composer, in a turn, and full size (${scheme})`, async ({ page }) => {

@@ -100,7 +100,7 @@ test('About names the running build, the data folder and the database with its s
 });
 
 test('About opens from Settings, over it, and closing it goes back there', async ({ page }) => {
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const settings = page.getByRole('dialog', { name: 'Settings' });
   const opener = settings.getByRole('button', { name: 'About Agentdeck' });
   await opener.click();

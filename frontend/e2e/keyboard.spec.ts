@@ -346,7 +346,7 @@ test('the diagnostics panel takes focus when it opens, and Esc closes it and giv
 });
 
 test('the settings dialog keeps focus, its tabs follow the arrow keys, and Esc gives focus back', async ({ page }) => {
-  const opener = page.getByRole('button', { name: 'Settings' });
+  const opener = page.getByRole('button', { name: 'Settings', exact: true });
   await opener.focus();
   await page.keyboard.press('Enter');
   const dialog = page.getByRole('dialog', { name: 'Settings' });

@@ -42,7 +42,7 @@ test('a model name the server does not list is typed and used for a turn', async
 });
 
 async function openProviders(page: Page) {
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const dialog = page.getByRole('dialog', { name: 'Settings' });
   await dialog.getByRole('tab', { name: 'Providers' }).click();
   return dialog;

@@ -272,7 +272,7 @@ test('a budget changed in Settings shows under the message box at once', async (
   await expect(warning).toHaveCount(0);
 
   // A budget so small that it is spent: the line shows, with no reload and nothing typed.
-  await page.getByRole('button', { name: 'Settings' }).click();
+  await page.getByRole('button', { name: 'Settings', exact: true }).click();
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await settings.getByRole('listitem').filter({ hasText: provider }).getByRole('button', { name: 'Edit' }).click();
   const monthly = settings.getByLabel('Monthly budget, $');

@@ -9,6 +9,7 @@ import { localDay } from './dates';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
 import { FakePrompts } from './fake-prompts';
+import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
@@ -334,6 +335,7 @@ export class FakeBackend implements Backend {
   async updateSession(s: Session) {
     this.log('updateSession', s);
     const cur = this.session(s.id);
+    checkLayer(s.settings, "The session's settings");
     Object.assign(cur, { provider: s.provider, model: s.model, workflow: s.workflow, workspace: s.workspace, settings: s.settings });
   }
 
@@ -385,6 +387,7 @@ export class FakeBackend implements Backend {
   async updateProject(p: Project) {
     this.log('updateProject', p);
     const cur = this.project(p.id);
+    checkLayer(p.settings, "The project's settings");
     Object.assign(cur, {
       name: this.checkProjectName(p.name, p.id),
       settings: clone(p.settings ?? {}),
@@ -950,6 +953,7 @@ export class FakeBackend implements Backend {
 
   async saveSettings(s: Settings) {
     this.log('saveSettings', s);
+    checkLayer(s.defaults, 'The default settings');
     this.settings = clone(s);
   }
 
@@ -1733,4 +1737,10 @@ export function demoBackend(opts: FakeOptions & { long?: number; fresh?: boolean
   b.addTurn(today.id, 'Summarise the regions and draw a chart', { at: new Date(now - 600_000) });
   seedEvals(b, new Date(now - 300_000));
   return b;
+}
+
+/** Refuses a layer of settings as the store does (turn.RunSettings.Validate, wrapped). */
+function checkLayer(s: RunSettings | undefined, what: string) {
+  const bad = Object.values(problemsOf(s ?? {}));
+  if (bad.length) throw new BackendError('invalid', `${what} are not valid: ${bad.join('; ')}.`);
 }

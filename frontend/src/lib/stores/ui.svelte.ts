@@ -39,7 +39,9 @@ export class UIState {
   /** What the dialog for rerunTurn does: a re-run in a new session to compare, or a new version here. */
   rerunMode = $state<'rerun' | 'regenerate'>('rerun');
   exportSession = $state<string | null>(null);
-  /** The project whose settings dialog is open (its id), null for none. */
+  /** The session whose own settings (instructions, sampling) are being edited. */
+  sessionSettings = $state<string | null>(null);
+  /** The project whose name and defaults are being edited. */
   projectSettings = $state<string | null>(null);
   /** The turn whose message is being edited in place (a new version on send). */
   editTurn = $state<string | null>(null);
