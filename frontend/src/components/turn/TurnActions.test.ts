@@ -31,3 +31,12 @@ describe('Replay', () => {
     expect(replay.title).toBe('Run again offline from the recorded model calls');
   });
 });
+
+describe('an imported turn', () => {
+  it('says where it came from instead of figures no call made', async () => {
+    await open('ChatGPT');
+    const turn = screen.getByRole('article', { name: 'Turn 1' });
+    await waitFor(() => expect(within(turn).getByTestId('turn-imported').textContent?.trim()).toBe('imported from ChatGPT'));
+    expect(within(turn).queryByTestId('turn-cost')).toBeNull();
+  });
+});
