@@ -11,8 +11,9 @@ import (
 // store's method (store/project.go), called with the database open.
 
 // ListProjects lists every project by name, with its number of sessions.
-func (a *API) ListProjects() ([]store.Project, error) {
-	return call(a, needDB, func(ctx context.Context) ([]store.Project, error) { return a.s.db.ListProjects(ctx) })
+// Read one with GetProject for its settings.
+func (a *API) ListProjects() ([]store.ProjectSummary, error) {
+	return call(a, needDB, func(ctx context.Context) ([]store.ProjectSummary, error) { return a.s.db.ListProjects(ctx) })
 }
 
 // GetProject returns one project, by id or name.

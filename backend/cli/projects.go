@@ -76,7 +76,7 @@ type projectsStore interface {
 
 // projectFinder finds a project by what a person typed.
 type projectFinder interface {
-	ListProjects(ctx context.Context) ([]store.Project, error)
+	ListProjects(ctx context.Context) ([]store.ProjectSummary, error)
 	GetProject(ctx context.Context, idOrName string) (store.Project, error)
 }
 

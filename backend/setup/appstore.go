@@ -41,7 +41,7 @@ type AppStore interface {
 	ImportDocuments(ctx context.Context, docs []export.Document) ([]store.Session, error)
 
 	// Projects, and keeping sessions in order.
-	ListProjects(ctx context.Context) ([]store.Project, error)
+	ListProjects(ctx context.Context) ([]store.ProjectSummary, error)
 	GetProject(ctx context.Context, idOrName string) (store.Project, error)
 	CreateProject(ctx context.Context, p store.Project) (store.Project, error)
 	UpdateProject(ctx context.Context, p store.Project) error

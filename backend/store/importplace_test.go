@@ -80,8 +80,9 @@ func TestExportImportKeepsTheSessionsPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	ps, _ := third.ListProjects(ctx)
-	if got.ProjectID != own.ID || len(ps) != 1 || *ps[0].Settings.Temperature != 1.0 {
-		t.Fatalf("imported into %s; projects %+v", got.ProjectID, ps)
+	kept, _ := third.GetProject(ctx, own.ID)
+	if got.ProjectID != own.ID || len(ps) != 1 || *kept.Settings.Temperature != 1.0 {
+		t.Fatalf("imported into %s; projects %+v, %+v", got.ProjectID, ps, kept)
 	}
 }
 

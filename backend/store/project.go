@@ -107,9 +107,30 @@ func scanProject(r scanner) (Project, error) {
 	return p, err
 }
 
+// ProjectSummary is a project as a list shows it: its name and how many
+// sessions it has, without its settings (GetProject reads those). The
+// sidebar lists every project each time it opens, and reading 200
+// projects' settings cost more than the rest of the list
+// (BenchmarkSidebar10k); nothing that lists projects needs them, and a
+// change to a project starts from GetProject, never from a list that
+// may be older than its settings.
+type ProjectSummary struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"created_at"`
+	UpdatedAt time.Time `json:"updated_at"`
+	Sessions  int       `json:"sessions"`
+}
+
 // ListProjects lists every project by name.
-func (db *DB) ListProjects(ctx context.Context) ([]Project, error) {
-	ps, err := appendRows(ctx, db.reader, []Project{}, scanProject, projectSelect+` ORDER BY p.name COLLATE NOCASE, p.id`)
+func (db *DB) ListProjects(ctx context.Context) ([]ProjectSummary, error) {
+	ps, err := appendRows(ctx, db.reader, []ProjectSummary{}, func(r scanner) (ProjectSummary, error) {
+		var p ProjectSummary
+		var created, updated string
+		err := r.Scan(&p.ID, &p.Name, &created, &updated, &p.Sessions)
+		p.CreatedAt, p.UpdatedAt = parseTime(created), parseTime(updated)
+		return p, err
+	}, `SELECT p.id, p.name, p.created_at, p.updated_at, p.session_count FROM projects p ORDER BY p.name COLLATE NOCASE, p.id`)
 	if err != nil {
 		return nil, readError(err, "listing projects")
 	}

@@ -22,7 +22,16 @@ CREATE UNIQUE INDEX projects_name ON projects (name COLLATE NOCASE);
 ALTER TABLE sessions ADD COLUMN project_id TEXT REFERENCES projects (id) ON DELETE SET NULL;
 ALTER TABLE sessions ADD COLUMN pinned_at TEXT;
 ALTER TABLE sessions ADD COLUMN archived_at TEXT;
-CREATE INDEX sessions_project ON sessions (project_id, updated_at DESC, id) WHERE project_id IS NOT NULL;
+-- The lists read newest first (updated_at DESC, id DESC): each index has
+-- that order exactly, so a page reads its rows in order and stops, never
+-- sorting every session (with the filters below, SQLite would otherwise
+-- scan the table and sort it, reading each session's counts on the way).
+DROP INDEX sessions_updated;
+CREATE INDEX sessions_updated ON sessions (updated_at DESC, id DESC);
+CREATE INDEX sessions_project ON sessions (project_id, updated_at DESC, id DESC) WHERE project_id IS NOT NULL;
+-- "No project", the group the sidebar opens with: read by date without
+-- walking every session that is in a project.
+CREATE INDEX sessions_no_project ON sessions (updated_at DESC, id DESC) WHERE project_id IS NULL;
 -- The first page's pinned sessions, read without scanning every session.
 CREATE INDEX sessions_pinned ON sessions (pinned_at DESC, id) WHERE pinned_at IS NOT NULL;
 

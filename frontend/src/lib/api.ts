@@ -34,6 +34,7 @@ import type {
   NewSession,
   Page,
   Project,
+  ProjectSummary,
   Prompt,
   PromptImport,
   Resolved,
@@ -79,7 +80,8 @@ export interface Backend {
   searchSessions(query: string, limit: number): Promise<SearchHit[] | null>;
   /** Search within one project ('-': no project) or a tag. */
   searchIn(query: string, limit: number, scope: Scope): Promise<SearchHit[] | null>;
-  listProjects(): Promise<Project[] | null>;
+  /** The projects by name, with their counts of sessions; getProject has one's settings. */
+  listProjects(): Promise<ProjectSummary[] | null>;
   getProject(idOrName: string): Promise<Project>;
   createProject(p: Project): Promise<Project>;
   updateProject(p: Project): Promise<void>;

@@ -18,6 +18,7 @@ import type {
   NewSession,
   Page,
   Project,
+  ProjectSummary,
   Prompt,
   Resolved,
   RunSettings,
@@ -351,9 +352,13 @@ export class FakeBackend implements Backend {
     return { ...clone(p), sessions: this.sessions.filter((s) => s.project_id === p.id && s.kind !== 'eval').length };
   }
 
-  async listProjects() {
+  async listProjects(): Promise<ProjectSummary[]> {
     this.log('listProjects');
-    return [...this.projects].sort((a, b) => a.name.localeCompare(b.name)).map((p) => this.projectWithCount(p));
+    // As the store lists them: no settings (getProject has them).
+    return [...this.projects]
+      .sort((a, b) => a.name.localeCompare(b.name))
+      .map((p) => this.projectWithCount(p))
+      .map(({ id, name, created_at, updated_at, sessions }) => ({ id, name, created_at, updated_at, sessions }));
   }
 
   async getProject(idOrName: string) {

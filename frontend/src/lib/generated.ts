@@ -1083,6 +1083,22 @@ export interface Project {
   sessions: number /* int */;
 }
 /**
+ * ProjectSummary is a project as a list shows it: its name and how many
+ * sessions it has, without its settings (GetProject reads those). The
+ * sidebar lists every project each time it opens, and reading 200
+ * projects' settings cost more than the rest of the list
+ * (BenchmarkSidebar10k); nothing that lists projects needs them, and a
+ * change to a project starts from GetProject, never from a list that
+ * may be older than its settings.
+ */
+export interface ProjectSummary {
+  id: string;
+  name: string;
+  created_at: string /* RFC 3339 */;
+  updated_at: string /* RFC 3339 */;
+  sessions: number /* int */;
+}
+/**
  * TagCount is a tag and how many sessions have it.
  */
 export interface TagCount {
@@ -2481,8 +2497,9 @@ export interface API {
   ImportFile: { args: [name: string, content: string]; result: ImportReport };
   /**
    * ListProjects lists every project by name, with its number of sessions.
+   * Read one with GetProject for its settings.
    */
-  ListProjects: { args: []; result: Project[] | null };
+  ListProjects: { args: []; result: ProjectSummary[] | null };
   /**
    * GetProject returns one project, by id or name.
    */

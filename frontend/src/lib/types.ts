@@ -98,6 +98,7 @@ export type {
   ChartRecord,
   Page,
   Project,
+  ProjectSummary,
   Prompt,
   PromptImport,
   PromptImported,

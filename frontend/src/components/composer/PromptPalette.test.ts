@@ -37,6 +37,9 @@ async function setup() {
   s.project_id = work.id;
   render(App, { backend: b });
   const nav = await screen.findByRole('navigation', { name: 'Session list' });
+  // Its project's group starts folded: open it, then the session.
+  const group = await within(nav).findByRole('button', { name: /^Work/ });
+  if (group.getAttribute('aria-expanded') !== 'true') await fireEvent.click(group);
   await fireEvent.click(await within(nav).findByRole('button', { name: 'In Work' }));
   const composer = screen.getByRole('form', { name: 'Message' });
   const box = within(composer).getByRole('textbox', { name: 'Message' }) as HTMLTextAreaElement;

@@ -4,14 +4,17 @@
 // counts them. Tags are read when first asked for (the tag filter or a
 // row's tag editor), not when the window opens.
 import { messageOf, type Backend } from '../api';
-import type { Project, TagCount } from '../types';
+import type { Project, ProjectSummary, TagCount } from '../types';
 
-export type ProjectsBackend = Pick<Backend, 'listProjects' | 'createProject' | 'updateProject' | 'deleteProject' | 'listTags'>;
+export type ProjectsBackend = Pick<
+  Backend,
+  'listProjects' | 'getProject' | 'createProject' | 'updateProject' | 'deleteProject' | 'listTags'
+>;
 
 export class ProjectsStore {
   #backend: ProjectsBackend;
   #gen = 0;
-  items = $state.raw<Project[]>([]);
+  items = $state.raw<ProjectSummary[]>([]);
   loaded = $state(false);
   error = $state('');
   tags = $state.raw<TagCount[]>([]);
@@ -22,7 +25,7 @@ export class ProjectsStore {
   }
 
   /** The project of an id, if known. */
-  byId(id: string): Project | undefined {
+  byId(id: string): ProjectSummary | undefined {
     return id ? this.items.find((p) => p.id === id) : undefined;
   }
 
@@ -73,7 +76,10 @@ export class ProjectsStore {
   async rename(id: string, name: string) {
     const p = this.byId(id);
     if (!p || !name.trim() || name.trim() === p.name) return;
-    await this.#backend.updateProject({ ...p, name: name.trim() });
+    // From the project as stored: the list holds no settings, and a
+    // rename must keep them as they are now.
+    const stored = await this.#backend.getProject(id);
+    await this.#backend.updateProject({ ...stored, name: name.trim() });
     this.items = sortProjects(this.items.map((x) => (x.id === id ? { ...x, name: name.trim() } : x)));
   }
 
@@ -92,6 +98,6 @@ export class ProjectsStore {
   }
 }
 
-function sortProjects(list: Project[]): Project[] {
+function sortProjects(list: ProjectSummary[]): ProjectSummary[] {
   return [...list].sort((a, b) => a.name.localeCompare(b.name));
 }

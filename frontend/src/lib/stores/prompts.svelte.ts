@@ -6,7 +6,7 @@
 // when the message starts with "/", filters by what follows, and knows
 // which entry is active; the component only renders it and acts on a pick.
 import { messageOf, type Backend } from '../api';
-import type { ExportReply, Project, Prompt, PromptImport } from '../types';
+import type { ExportReply, ProjectSummary, Prompt, PromptImport } from '../types';
 
 export type PromptsBackend = Pick<
   Backend,
@@ -31,7 +31,7 @@ export const newPrompt = (projectId = ''): Prompt => ({
 export class PromptLibrary {
   #backend: PromptsBackend;
   prompts = $state.raw<Prompt[]>([]);
-  projects = $state.raw<Project[]>([]);
+  projects = $state.raw<ProjectSummary[]>([]);
   loaded = $state(false);
   error = $state('');
 

@@ -22,7 +22,7 @@
 import { messageOf, type Backend } from '../api';
 import { groupByDate, type DateGroup } from '../dates';
 import { storagePrefs, type Prefs } from '../prefs';
-import type { NewSession, Page, Project, Scope, SearchHit, Session, SessionPage, TurnState } from '../types';
+import type { NewSession, Page, ProjectSummary, Scope, SearchHit, Session, SessionPage, TurnState } from '../types';
 import { ProjectsStore, type ProjectsBackend } from './projects.svelte';
 import { GroupFolds, NO_PROJECT, PINNED_GROUP } from './sidebar.svelte';
 
@@ -58,7 +58,7 @@ export interface SessionGroup {
   key: string;
   kind: 'pinned' | 'project' | 'none' | 'filtered';
   label: string;
-  project: Project | null;
+  project: ProjectSummary | null;
   /** Its number of sessions where known without loading them (a project's, archived ones too). */
   count: number | null;
   /** Has a header that folds it; the one list of a filtered or project-less sidebar has none. */
@@ -193,7 +193,7 @@ export class SessionsStore {
     kind: SessionGroup['kind'],
     label: string,
     items: Session[],
-    o: { foldable: boolean; project?: Project; count?: number },
+    o: { foldable: boolean; project?: ProjectSummary; count?: number },
   ): SessionGroup {
     const st = this.#lists[key];
     const open = !o.foldable || this.folds.isOpen(key);
