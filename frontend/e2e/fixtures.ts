@@ -172,3 +172,20 @@ export async function pasteImages(page: Page, images: Drawn[]): Promise<void> {
 export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(OUT, name) });
 }
+
+/** Calls the API as the page does, with the page's token. */
+export async function callAPI<T>(page: Page, method: string, ...args: unknown[]): Promise<T> {
+  return page.evaluate(
+    async ({ method, args }) => {
+      const token = sessionStorage.getItem('agentdeck.token') ?? '';
+      const res = await fetch(`/api/call/${method}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+        body: JSON.stringify(args),
+      });
+      if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
+      return res.json();
+    },
+    { method, args },
+  );
+}

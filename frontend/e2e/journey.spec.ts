@@ -8,24 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { answer, composer, expect, finished, newSession, send, shot, test, uid } from './fixtures';
-
-/** Calls the API as the page does (the token from the page's session). */
-async function api<T>(page: Page, method: string, ...args: unknown[]): Promise<T> {
-  return page.evaluate(
-    async ({ method, args }) => {
-      const token = sessionStorage.getItem('agentdeck.token') ?? '';
-      const res = await fetch(`/api/call/${method}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-        body: JSON.stringify(args),
-      });
-      if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
-      return res.json();
-    },
-    { method, args },
-  );
-}
+import { answer, callAPI, composer, expect, finished, newSession, send, shot, test, uid } from './fixtures';
 
 const list = (page: Page) => page.getByRole('navigation', { name: 'Session list' });
 
@@ -115,7 +98,7 @@ test('archive hides a session from the list without deleting it; Show archived b
 test('the / palette fills a saved prompt with a variable, by keyboard only', async ({ page }) => {
   const id = uid();
   const name = `Translate ${id}`;
-  await api(page, 'SavePrompt', {
+  await callAPI(page, 'SavePrompt', {
     id: '',
     project_id: '',
     name,

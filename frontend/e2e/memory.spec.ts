@@ -8,7 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { answer, expect, finished, newSession, OUT, send, test } from './fixtures';
+import { answer, callAPI, expect, finished, newSession, OUT, send, test } from './fixtures';
 
 const SESSIONS = 200;
 const FROM = 20;
@@ -16,21 +16,6 @@ const LIMIT = 5 * 1024 * 1024;
 
 // The browser mode's API, called as the page calls it (api.ts: a bearer
 // token kept in sessionStorage), for setting up many sessions quickly.
-async function api<T>(page: Page, method: string, ...args: unknown[]): Promise<T> {
-  return page.evaluate(
-    async ({ method, args }) => {
-      const token = sessionStorage.getItem('agentdeck.token') ?? '';
-      const res = await fetch(`/api/call/${method}`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
-        body: JSON.stringify(args),
-      });
-      if (!res.ok) throw new Error(`${method}: ${res.status} ${await res.text()}`);
-      return res.json();
-    },
-    { method, args },
-  );
-}
 
 async function heapAfterGC(page: Page): Promise<number> {
   const cdp = await page.context().newCDPSession(page);
@@ -54,13 +39,13 @@ test('the heap grows by at most 5 MB between the 20th and the 200th session open
   expect(first).toBeTruthy();
 
   // 199 copies of the session (a plan, a chart, tool calls and an answer), each named.
-  const { content } = await api<{ content: string }>(page, 'ExportSession', first, 'json', {});
+  const { content } = await callAPI<{ content: string }>(page, 'ExportSession', first, 'json', {});
   const ids = [first!];
   for (let i = 1; i < SESSIONS; i++) {
-    const s = await api<{ id: string }>(page, 'ImportSession', content);
+    const s = await callAPI<{ id: string }>(page, 'ImportSession', content);
     ids.push(s.id);
   }
-  for (const [i, id] of ids.entries()) await api(page, 'RenameSession', id, `Memory ${i + 1}`);
+  for (const [i, id] of ids.entries()) await callAPI(page, 'RenameSession', id, `Memory ${i + 1}`);
 
   // Every session listed before the first measure: the list's rows are
   // what the person asked to see, the same at the 20th and the 200th.

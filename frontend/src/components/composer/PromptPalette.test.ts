@@ -7,24 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
 import { FakeBackend } from '../../lib/fake';
+import { localBackend } from '../../lib/stores/testing';
 import type { SendRequest } from '../../lib/types';
 
 async function setup() {
-  const b = new FakeBackend({ tick: 5, tokensPerTick: 50 });
-  b.providers = [
-    {
-      name: 'ollama',
-      kind: 'ollama',
-      base_url: 'http://127.0.0.1:11434/v1',
-      local: true,
-      needs_key: false,
-      models: ['llama3.2:3b'],
-      has_key: false,
-      masked_key: '',
-    },
-  ];
-  b.settings.default_provider = 'ollama';
-  b.settings.default_model = 'llama3.2:3b';
+  const b = localBackend('llama3.2:3b', { tick: 5, tokensPerTick: 50 });
   const work = await b.createProject({ id: '', name: 'Work', created_at: '', updated_at: '', settings: {}, sessions: 0 });
   const home = await b.createProject({ id: '', name: 'Home', created_at: '', updated_at: '', settings: {}, sessions: 0 });
   const p = (name: string, body: string, project_id = '', description = '') =>

@@ -7,26 +7,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor, within } from '@testing-library/svelte';
 import App from '../../App.svelte';
 import { FakeBackend } from '../../lib/fake';
+import { localBackend } from '../../lib/stores/testing';
 import type { Session } from '../../lib/types';
 
 const at = new Date(2025, 5, 18, 9);
 
 async function backend() {
-  const b = new FakeBackend();
-  b.providers = [
-    {
-      name: 'ollama',
-      kind: 'ollama',
-      base_url: 'http://127.0.0.1:11434/v1',
-      local: true,
-      needs_key: false,
-      models: ['m1'],
-      has_key: false,
-      masked_key: '',
-    },
-  ];
-  b.settings.default_provider = 'ollama';
-  b.settings.default_model = 'm1';
+  const b = localBackend('m1');
   b.settings.defaults = { temperature: 0.7, max_tokens: 800 };
   Object.assign(b, { uiReady: vi.fn().mockResolvedValue(undefined) });
   const p = await b.createProject({

@@ -1,5 +1,6 @@
 // Helpers for the stores' tests (imported by tests only).
 import type { Backend } from '../api';
+import { FakeBackend } from '../fake';
 import type { Turn } from '../types';
 import type { App } from './app.svelte';
 import { ConversationStore } from './conversation.svelte';
@@ -46,4 +47,27 @@ export async function decodePNGHead(blob: Blob): Promise<{ width: number; height
     throw new DOMException('The source image could not be decoded.', 'InvalidStateError');
   const v = new DataView(b.buffer, b.byteOffset);
   return { width: v.getUint32(16), height: v.getUint32(20), close: () => {} };
+}
+
+/**
+ * A fake backend with one local provider (ollama) serving `model`, set as
+ * the default provider and model: where most component tests start.
+ */
+export function localBackend(model = 'm1', opts?: ConstructorParameters<typeof FakeBackend>[0]): FakeBackend {
+  const b = new FakeBackend(opts);
+  b.providers = [
+    {
+      name: 'ollama',
+      kind: 'ollama',
+      base_url: 'http://127.0.0.1:11434/v1',
+      local: true,
+      needs_key: false,
+      models: [model],
+      has_key: false,
+      masked_key: '',
+    },
+  ];
+  b.settings.default_provider = 'ollama';
+  b.settings.default_model = model;
+  return b;
 }
