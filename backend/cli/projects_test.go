@@ -56,6 +56,11 @@ func TestProjectsCommands(t *testing.T) {
 	if r := agentdeck(t, path, "", nil, nil, "projects", "create", "Hot", "--temperature", "3"); r.code != ExitUsage || !strings.Contains(r.stderr, "temperature") {
 		t.Fatalf("temperature 3: exit %d %s", r.code, r.stderr)
 	}
+	// A value is read as sessions set reads it, and refused in its words.
+	if r := agentdeck(t, path, "", nil, nil, "projects", "create", "Odd", "--top-p", "high"); r.code != ExitUsage ||
+		!strings.Contains(r.stderr, `--top-p: "high" is not valid; it must be a number above 0 and at most 1.`) {
+		t.Fatalf("top-p high: exit %d %s", r.code, r.stderr)
+	}
 	// edit: rename, unset one key, set another; the rest stays.
 	p = cliJSON[store.Project](t, path, "projects", "edit", "WORK", "--name", "Job", "--temperature=", "--seed", "7")
 	if p.Name != "Job" || p.Settings.Temperature != nil || *p.Settings.Seed != 7 || p.Settings.InstructionsText() != "Be brief." {

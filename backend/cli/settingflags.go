@@ -25,27 +25,19 @@ type layerKey struct {
 var layerKeys = []layerKey{
 	{"system", "instructions (a system prompt); none: no instructions over those of a layer below",
 		func(s *turn.RunSettings, v string) error {
-			switch v {
-			case "":
-				s.Instructions = nil
-			case "none":
+			if v == "none" {
 				s.Instructions = new(string)
-			default:
-				s.Instructions = &v
+				return nil
 			}
-			return nil
+			return setKey(s, "system", v, true)
 		}},
-	{"provider", "provider", func(s *turn.RunSettings, v string) error { s.Provider = v; return nil }},
-	{"model", "model", func(s *turn.RunSettings, v string) error { s.Model = v; return nil }},
-	{"workflow", "workflow", func(s *turn.RunSettings, v string) error { s.Workflow = v; return nil }},
-	{"temperature", "sampling temperature, 0 to 2", floatSetting(func(s *turn.RunSettings) **float64 { return &s.Temperature })},
-	{"top-p", "top-p, above 0 and at most 1", floatSetting(func(s *turn.RunSettings) **float64 { return &s.TopP })},
-	{"max-tokens", "most output tokens a model call may write", func(s *turn.RunSettings, v string) error {
-		return optNumber(v, &s.MaxTokens, strconv.Atoi)
-	}},
-	{"seed", "sampling seed", func(s *turn.RunSettings, v string) error {
-		return optNumber(v, &s.Seed, func(v string) (int64, error) { return strconv.ParseInt(v, 10, 64) })
-	}},
+	{"provider", "provider", keySetter("provider")},
+	{"model", "model", keySetter("model")},
+	{"workflow", "workflow", keySetter("workflow")},
+	{"temperature", "sampling temperature, 0 to 2", keySetter("temperature")},
+	{"top-p", "top-p, above 0 and at most 1", keySetter("top_p")},
+	{"max-tokens", "most output tokens a model call may write", keySetter("max_tokens")},
+	{"seed", "sampling seed", keySetter("seed")},
 	{"stop", "stop sequences, separated by |", func(s *turn.RunSettings, v string) error {
 		s.Stop = nil
 		if v != "" {
@@ -53,7 +45,7 @@ var layerKeys = []layerKey{
 		}
 		return nil
 	}},
-	{"reasoning-effort", "low, medium or high", func(s *turn.RunSettings, v string) error { s.ReasoningEffort = v; return nil }},
+	{"reasoning-effort", "low, medium or high", keySetter("reasoning_effort")},
 	{"max-steps", "most model calls a turn makes", intSetting(func(s *turn.RunSettings) *int { return &s.Limits.MaxSteps })},
 	{"max-tool-calls", "most tool calls a turn makes", intSetting(func(s *turn.RunSettings) *int { return &s.Limits.MaxToolCalls })},
 	{"token-budget", "most tokens a turn uses", intSetting(func(s *turn.RunSettings) *int { return &s.Limits.TokenBudget })},
@@ -64,7 +56,7 @@ var layerKeys = []layerKey{
 		}
 		d, err := time.ParseDuration(v)
 		if err != nil || d <= 0 {
-			return fmt.Errorf("is a duration such as 90s or 10m, not %q", v)
+			return fmt.Errorf("%q is not valid; it must be a duration such as 90s or 10m", v)
 		}
 		s.Limits.Timeout = d
 		return nil
@@ -109,7 +101,12 @@ func (f layerFlags) apply(s *turn.RunSettings) error {
 		for _, k := range layerKeys {
 			if k.name == fl.Name && err == nil {
 				if e := k.set(s, strings.TrimSpace(*f.values[k.name])); e != nil {
-					err = apperr.New(apperr.Invalid, "--%s %s.", k.name, e.Error())
+					// setKey names its key first ("top_p: ..."): the flag's name says it here.
+					msg := e.Error()
+					if i := strings.Index(msg, ": "); i > 0 && !strings.Contains(msg[:i], " ") {
+						msg = msg[i+2:]
+					}
+					err = apperr.New(apperr.Invalid, "--%s: %s.", k.name, msg)
 				}
 			}
 		}
@@ -123,12 +120,6 @@ func (f layerFlags) apply(s *turn.RunSettings) error {
 	return nil
 }
 
-func floatSetting(field func(*turn.RunSettings) **float64) func(*turn.RunSettings, string) error {
-	return func(s *turn.RunSettings, v string) error {
-		return optNumber(v, field(s), func(v string) (float64, error) { return strconv.ParseFloat(v, 64) })
-	}
-}
-
 func intSetting(field func(*turn.RunSettings) *int) func(*turn.RunSettings, string) error {
 	return func(s *turn.RunSettings, v string) error {
 		if v == "" {
@@ -137,25 +128,17 @@ func intSetting(field func(*turn.RunSettings) *int) func(*turn.RunSettings, stri
 		}
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return fmt.Errorf("is a whole number, not %q", v)
+			return fmt.Errorf("%q is not valid; it must be a whole number", v)
 		}
 		*field(s) = n
 		return nil
 	}
 }
 
-// optNumber parses v into *dst, or unsets *dst when v is "".
-func optNumber[T any](v string, dst **T, parse func(string) (T, error)) error {
-	if v == "" {
-		*dst = nil
-		return nil
-	}
-	n, err := parse(v)
-	if err != nil {
-		return fmt.Errorf("is a number, not %q", v)
-	}
-	*dst = &n
-	return nil
+// keySetter sets one key as sessions set reads it (setKey), so a value
+// means the same, and is refused in the same words, everywhere.
+func keySetter(key string) func(*turn.RunSettings, string) error {
+	return func(s *turn.RunSettings, v string) error { return setKey(s, key, v, true) }
 }
 
 // settingsText is a layer for people, one "key: value" line each set key.
