@@ -183,6 +183,9 @@ describe('project settings', () => {
       workflow: 'chat',
       limits: { max_steps: 12, max_tool_calls: 0, token_budget: 0, timeout: 90e9, stall_threshold: 0, max_tool_output: 0 },
     });
+    // The sidebar lists it under its new name.
+    const nav = screen.getByRole('navigation', { name: 'Session list' });
+    await waitFor(() => expect(within(nav).getByRole('button', { name: /^Field research/ })).toBeTruthy());
   });
 
   it('refuses what the Go side would, and an empty name', async () => {
