@@ -84,6 +84,7 @@ func (s *Service) sendMessage(ctx context.Context, req SendRequest) (TurnRef, er
 		VersionOf:  req.VersionOf,
 		Continue:   req.Continue,
 		Images:     images,
+		Settings:   req.Settings,
 	})
 	if err == nil {
 		// The files are the session's tables now; uploads among them go.

@@ -67,6 +67,9 @@ type SendRequest struct {
 	Continue string `json:"continue,omitempty"`
 	// Images go with the message, for a model that sees.
 	Images []ImageData `json:"images,omitempty"`
+	// Settings is this turn's own layer over the session's (a value set
+	// here is for this message only: turn.LayerTurn).
+	Settings turn.RunSettings `json:"settings,omitzero"`
 }
 
 // ImageData is an image with its bytes: one sent with a message, or one

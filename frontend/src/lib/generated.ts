@@ -258,6 +258,11 @@ export interface SendRequest {
    * Images go with the message, for a model that sees.
    */
   images?: ImageData[];
+  /**
+   * Settings is this turn's own layer over the session's (a value set
+   * here is for this message only: turn.LayerTurn).
+   */
+  settings?: RunSettings;
 }
 /**
  * ImageData is an image with its bytes: one sent with a message, or one
