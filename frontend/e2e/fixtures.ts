@@ -116,6 +116,18 @@ export function answer(turn: Locator): Locator {
   return turn.locator('.md');
 }
 
+/**
+ * Opens a sidebar row's (or a project header's) ⋯ menu and picks an
+ * item. The ⋯ button shows on hover or on focus within its row; focus is
+ * used, because a list that is still settling can move the row from
+ * under a hovering mouse and hide the button again.
+ */
+export async function pickFromMenu(page: Page, row: Locator, button: string, item: string): Promise<void> {
+  await row.getByRole('button').first().focus();
+  await row.getByRole('button', { name: button }).click();
+  await page.getByRole('menuitem', { name: item }).click();
+}
+
 /** A token unique to this test run, for messages and file names. */
 export function uid(): string {
   return `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from '@playwright/test';
-import { answer, callAPI, composer, expect, finished, newSession, send, shot, test, uid } from './fixtures';
+import { answer, callAPI, composer, expect, finished, newSession, pickFromMenu, send, shot, test, uid } from './fixtures';
 
 const list = (page: Page) => page.getByRole('navigation', { name: 'Session list' });
 
@@ -23,11 +23,10 @@ test("a project's instructions and a session's sampling reach the model, and sta
 
   // The project's instructions, from its header's menu.
   const header = list(page).getByRole('button', { name: new RegExp(`^${name}`) });
-  await header.hover();
-  await list(page)
-    .getByRole('button', { name: `Actions for project ${name}` })
-    .click();
-  await page.getByRole('menuitem', { name: 'Settings…' }).click();
+  const head = list(page)
+    .locator('[data-row^="group:"]')
+    .filter({ has: page.getByRole('button', { name: new RegExp(`^${name}`) }) });
+  await pickFromMenu(page, head, `Actions for project ${name}`, 'Settings…');
   const projectDialog = page.getByRole('dialog', { name: `Project settings: ${name}` });
   await projectDialog.getByLabel('Instructions (system prompt)').fill(`Answer like a pirate ${id}.`);
   await shot(page, 'browser-project-settings.png');
@@ -35,11 +34,7 @@ test("a project's instructions and a session's sampling reach the model, and sta
   await expect(projectDialog).toBeHidden();
 
   // A session started in the project sends them.
-  await header.hover();
-  await list(page)
-    .getByRole('button', { name: `Actions for project ${name}` })
-    .click();
-  await page.getByRole('menuitem', { name: 'New session in this project' }).click();
+  await pickFromMenu(page, head, `Actions for project ${name}`, 'New session in this project');
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('New session');
   const one = await send(page, `show settings ${id}`);
   await finished(one);
@@ -72,9 +67,7 @@ test('archive hides a session from the list without deleting it; Show archived b
   const title = `Archive me ${uid()}`;
   await finished(await send(page, title));
   const row = list(page).locator('li[data-session]').filter({ hasText: title });
-  await row.hover();
-  await row.getByRole('button', { name: `More actions for ${title}` }).click();
-  await page.getByRole('menuitem', { name: 'Archive' }).click();
+  await pickFromMenu(page, row, `More actions for ${title}`, 'Archive');
   // The open session stays listed, marked, until another is opened.
   await expect(row).toContainText('Archived');
   await newSession(page);
@@ -85,9 +78,7 @@ test('archive hides a session from the list without deleting it; Show archived b
   await expect(showArchived).toHaveAttribute('aria-pressed', 'true');
   await expect(row).toBeVisible();
   await expect(row).toContainText('Archived');
-  await row.hover();
-  await row.getByRole('button', { name: `More actions for ${title}` }).click();
-  await page.getByRole('menuitem', { name: 'Unarchive' }).click();
+  await pickFromMenu(page, row, `More actions for ${title}`, 'Unarchive');
   await expect(row).not.toContainText('Archived');
   await showArchived.click();
   await expect(showArchived).toHaveAttribute('aria-pressed', 'false');

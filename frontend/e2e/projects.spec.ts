@@ -4,7 +4,7 @@
 // filter, and the delete-project dialog with its count. Screenshots go to
 // build/e2e/sidebar-*.png.
 import { audit } from './axe';
-import { expect, finished, newSession, send, shot, test, uid } from './fixtures';
+import { expect, finished, newSession, pickFromMenu, send, shot, test, uid } from './fixtures';
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`the sidebar grouped by project, with a pin, tags and the delete-project dialog (${scheme})`, async ({ page }) => {
@@ -27,11 +27,7 @@ for (const scheme of ['light', 'dark'] as const) {
 
     // Moved into the project from its row's menu.
     const row = list.locator('li[data-session]').filter({ hasText: title });
-    const menu = async (item: string) => {
-      await row.hover();
-      await row.getByRole('button', { name: `More actions for ${title}` }).click();
-      await page.getByRole('menuitem', { name: item }).click();
-    };
+    const menu = (item: string) => pickFromMenu(page, row, `More actions for ${title}`, item);
     await menu('Move to project…');
     const moving = page.getByRole('dialog', { name: `Move “${title}” to…` });
     await moving.getByRole('button', { name }).click();
@@ -70,11 +66,12 @@ for (const scheme of ['light', 'dark'] as const) {
     await expect(list.locator('li[data-session]')).toHaveCount(1);
     await audit(page, 'sidebar-tag-filter', scheme);
     await page.getByRole('button', { name: /^Clear the tag filter/ }).click();
+    await expect(pinned).toBeVisible();
+    await expect(header).toBeVisible();
 
     // Deleting the project asks what becomes of its one session.
-    await header.hover();
-    await list.getByRole('button', { name: `Actions for project ${name}` }).click();
-    await page.getByRole('menuitem', { name: 'Delete project…' }).click();
+    const head = list.locator('[data-row^="group:"]').filter({ has: page.getByRole('button', { name: new RegExp(`^${name}`) }) });
+    await pickFromMenu(page, head, `Actions for project ${name}`, 'Delete project…');
     const deleting = page.getByRole('dialog', { name: `Delete the project “${name}”?` });
     await expect(deleting.getByTestId('delete-project-message')).toContainText('The project has 1 session.');
     await expect(deleting.getByRole('button', { name: 'Delete them too (1 session)' })).toBeVisible();
