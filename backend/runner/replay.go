@@ -195,15 +195,23 @@ type replayTool struct {
 func (t replayTool) Spec() tool.Spec { return t.inner.Spec() }
 
 func (t replayTool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
-	name := t.inner.Spec().Name
+	spec := t.inner.Spec()
+	name := spec.Name
 	rec, ok := t.orig.next(callKey(name, args))
-	if t.inner.Spec().SideEffects {
+	if spec.SideEffects || spec.Recorded {
 		if !ok {
-			t.diverged("tool_not_recorded", fmt.Sprintf("%s was not run: it changes things outside the conversation, and the original turn has no result for this call", name), nil)
+			why := "it changes things outside the conversation"
+			if !spec.SideEffects {
+				why = "its result is recorded (what it reads may have changed since)"
+			}
+			t.diverged("tool_not_recorded", fmt.Sprintf("%s was not run: %s, and the original turn has no result for this call", name, why), nil)
 			return "", fmt.Errorf("not run in a replay: the original turn has no result for this call")
 		}
 		if rec.Error != "" {
 			return "", replayedError(rec.Error)
+		}
+		if r, isReplayer := t.inner.(tool.Replayer); isReplayer {
+			r.Replayed(ctx, args, rec.Output)
 		}
 		return rec.Output, nil
 	}

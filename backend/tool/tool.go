@@ -29,6 +29,19 @@ type Spec struct {
 	// SideEffects marks tools that change something outside the
 	// conversation (files, remote systems); guards ask before they run.
 	SideEffects bool `json:"side_effects"`
+	// Recorded marks tools that read something that may change or be
+	// gone later (a web page, a search over documents): the result is
+	// recorded, and a replay gives it back instead of running the tool
+	// (Replayer lets the tool report its events again). A read-only tool
+	// that is not Recorded runs again in a replay; a side-effecting one
+	// never runs and gives back its recorded result too.
+	Recorded bool `json:"recorded,omitempty"`
+}
+
+// Replayer is a Recorded tool that reports its events again when a replay
+// gives back its recorded result (output), as if it had just run with args.
+type Replayer interface {
+	Replayed(ctx context.Context, args json.RawMessage, output string)
 }
 
 // Tool is something the model can call. Execute receives arguments that

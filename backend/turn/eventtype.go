@@ -43,12 +43,14 @@ const (
 	EventRevision          EventType = "revision_completed"
 	EventReplayDivergence  EventType = "replay_divergence"
 	EventChart             EventType = "chart"
-	EventStageStart        EventType = "stage_start"
-	EventStageEnd          EventType = "stage_end"
-	EventError             EventType = "error"
-	EventFinalAnswer       EventType = "final_answer"
-	EventCancelled         EventType = "cancelled"
-	EventTurnCompleted     EventType = "turn_completed"
+	// EventSources: passages or pages a tool gave the model to cite.
+	EventSources       EventType = "sources"
+	EventStageStart    EventType = "stage_start"
+	EventStageEnd      EventType = "stage_end"
+	EventError         EventType = "error"
+	EventFinalAnswer   EventType = "final_answer"
+	EventCancelled     EventType = "cancelled"
+	EventTurnCompleted EventType = "turn_completed"
 )
 
 // Phase groups events by what the agent is doing.
@@ -94,6 +96,7 @@ var kinds = map[EventType]struct {
 	EventRevision:          {PhaseReflecting, true},
 	EventReplayDivergence:  {PhaseThinking, false},
 	EventChart:             {PhaseThinking, false},
+	EventSources:           {PhaseActing, false},
 	EventStageStart:        {PhaseStage, false},
 	EventStageEnd:          {PhaseStage, true},
 	EventError:             {PhaseTerminal, true},
@@ -136,7 +139,7 @@ func Payloads() []Payload {
 		MemoryData{}, CompressedData{},
 		HandoffStartData{}, HandoffEndData{},
 		ReflectionStartData{}, ReflectionEndData{}, CritiqueData{}, RefiningData{}, RevisionData{},
-		ReplayDivergenceData{}, ChartData{},
+		ReplayDivergenceData{}, ChartData{}, SourcesData{},
 		StageStartData{}, StageEndData{},
 		ErrorData{}, FinalAnswerData{}, CancelledData{}, TurnCompletedData{},
 	}
@@ -337,6 +340,17 @@ type ChartData struct {
 }
 
 func (ChartData) EventType() EventType { return EventChart }
+
+// SourcesData is what a tool (search_knowledge, fetch_url) gave the model
+// to cite, each under the number the answer cites it by ([n]). The event
+// is the turn's record of them: the UI links citations to it, the export
+// carries it, and a replay emits it again from the recorded result.
+type SourcesData struct {
+	CallID  string   `json:"call_id,omitempty"`
+	Sources []Source `json:"sources"`
+}
+
+func (SourcesData) EventType() EventType { return EventSources }
 
 // StageStartData is the data of stage_start.
 type StageStartData struct {
