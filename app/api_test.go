@@ -41,6 +41,7 @@ var apiTable = map[string]need{
 	"MoveSession": needDB, "PinSession": needDB, "ArchiveSession": needDB, "SetTags": needDB, "ListTags": needDB,
 	"SearchIn": needDB, "SessionSettings": needDB,
 	"ListPrompts": needDB, "SavePrompt": needDB, "DeletePrompt": needDB, "ExportPrompts": needDB, "ImportPrompts": needDB,
+	"AddDocument": needDB, "ListDocuments": needDB, "GetDocument": needDB, "RemoveDocument": needDB, "SearchKnowledge": needDB,
 }
 
 // What Wails binds and the browser mode serves is exactly the table, and

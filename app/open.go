@@ -37,7 +37,7 @@ func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
 		if err != nil {
 			sc.DBErr = err
 		} else {
-			sc.DB, sc.Runner, sc.Secrets, sc.Workflows, sc.Charts = cfg.DB, eng.Runner, eng.Secrets, eng.Workflows, eng.Charts
+			sc.DB, sc.Runner, sc.Secrets, sc.Workflows, sc.Charts, sc.Library = cfg.DB, eng.Runner, eng.Secrets, eng.Workflows, eng.Charts, eng.Library
 			close = func() { _ = eng.Close() }
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentdeck/agentdeck/backend/knowledge"
+	"github.com/agentdeck/agentdeck/backend/knowledge/extract"
+
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/chart"
@@ -33,7 +36,8 @@ type Service struct {
 	readyFile string
 	runner    *runner.Runner
 	charts    *chart.Validator
-	bus       *Bus // everything pushed to the UIs
+	library   *knowledge.Library // documents; nil without a database
+	bus       *Bus               // everything pushed to the UIs
 	hub       *Hub
 	secrets   secrets.Store
 	approvals *approvals
@@ -70,6 +74,8 @@ type Config struct {
 	Secrets secrets.Store
 	// Charts checks the Usage page's charts (nil: a new Validator).
 	Charts *chart.Validator
+	// Library holds documents (nil: one over DB, reading with extract.Read).
+	Library *knowledge.Library
 	// Workflows lists the workflows and the problems of files that did not load.
 	Workflows func() ([]*workflow.Definition, []workflow.Problem)
 	// ReadyFile, if set, receives the UI's ready report as JSON. The window
@@ -98,6 +104,10 @@ func NewService(cfg Config) *Service {
 	}
 	if s.orphanEvery <= 0 {
 		s.orphanEvery = OrphanCheckInterval
+	}
+	s.library = cfg.Library
+	if s.library == nil && cfg.DB != nil {
+		s.library = &knowledge.Library{Store: cfg.DB, Extract: extract.Read}
 	}
 	s.bus = NewBus()
 	if cfg.DB != nil {

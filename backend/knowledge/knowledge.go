@@ -28,27 +28,27 @@ import (
 	"time"
 )
 
-// Kind is a document's format.
-type Kind string
+// DocFormat is a document's format.
+type DocFormat string
 
 // The formats a document may have.
 const (
-	KindPDF      Kind = "pdf"
-	KindDOCX     Kind = "docx"
-	KindMarkdown Kind = "markdown"
-	KindHTML     Kind = "html"
-	KindText     Kind = "text"
-	KindWeb      Kind = "web" // a page fetched by URL
+	FormatPDF      DocFormat = "pdf"
+	FormatDOCX     DocFormat = "docx"
+	FormatMarkdown DocFormat = "markdown"
+	FormatHTML     DocFormat = "html"
+	FormatText     DocFormat = "text"
+	FormatWeb      DocFormat = "web" // a page fetched by URL
 )
 
 // Document is one document of a session or a project.
 type Document struct {
 	ID string `json:"id"`
 	// SessionID or ProjectID is where it belongs: exactly one is set.
-	SessionID string `json:"session_id,omitempty"`
-	ProjectID string `json:"project_id,omitempty"`
-	Name      string `json:"name"`
-	Kind      Kind   `json:"kind"`
+	SessionID string    `json:"session_id,omitempty"`
+	ProjectID string    `json:"project_id,omitempty"`
+	Name      string    `json:"name"`
+	Format    DocFormat `json:"format"`
 	// URL is where a web page was read from ("" for a file).
 	URL string `json:"url,omitempty"`
 	// Version is the SHA-256 of the document's bytes, in hex.
@@ -83,10 +83,10 @@ type Passage struct {
 // Hit is a passage a search found, with its document's name and version.
 type Hit struct {
 	Passage
-	Document string `json:"document"`
-	Version  string `json:"version"`
-	Kind     Kind   `json:"kind"`
-	URL      string `json:"url,omitempty"`
+	Document string    `json:"document"`
+	Version  string    `json:"version"`
+	Format   DocFormat `json:"format"`
+	URL      string    `json:"url,omitempty"`
 	// Score orders hits, higher first; its scale depends on Mode.
 	Score float64 `json:"score"`
 }
@@ -101,8 +101,9 @@ const (
 	Hybrid Mode = "hybrid"
 )
 
-// Scope is where a search looks: a session's documents and its project's.
-type Scope struct {
+// Place is where documents are, and where a search looks: a session (its
+// own documents and its project's) or a project.
+type Place struct {
 	SessionID string `json:"session_id,omitempty"`
 	ProjectID string `json:"project_id,omitempty"`
 }
@@ -116,7 +117,7 @@ func VersionOf(b []byte) string {
 // Extracted is a file's text as package extract reads it, before it is
 // cut into passages (Split).
 type Extracted struct {
-	Kind Kind
+	Format DocFormat
 	// Title is the document's own title, when it names one.
 	Title string
 	// Pages are its pages in order, numbered from 1; a format without

@@ -14,6 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/knowledge"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/openai"
@@ -51,7 +52,10 @@ type Config struct {
 	WaitNotice time.Duration
 	// Tokens counts prompts for the context meter (nil: a new Counter).
 	Tokens *tokens.Counter
-	Logger *slog.Logger
+	// Knowledge holds the documents search_knowledge searches and an
+	// attached document joins; nil means no documents.
+	Knowledge *knowledge.Library
+	Logger    *slog.Logger
 }
 
 // Runner runs turns. It is safe for concurrent use.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/agentdeck/agentdeck/backend/knowledge"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/recall"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -19,6 +20,8 @@ import (
 
 // Store is everything the runner reads and writes.
 type Store interface {
+	// Documents and their passages (knowledge.Library).
+	knowledge.Store
 	turnStore
 	diskStore
 	recordingStore

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/knowledge"
+	"github.com/agentdeck/agentdeck/backend/knowledge/extract"
 	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
@@ -64,6 +66,8 @@ type Engine struct {
 	Secrets secrets.Store
 	Charts  *chart.Validator // its schema compiles on the first chart
 	MCP     *mcp.Manager
+	// Library holds the documents of sessions and projects.
+	Library *knowledge.Library
 	dataDir string
 	mcpPath string
 	log     *slog.Logger
@@ -94,8 +98,10 @@ func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 	if opts.ConnectMCP {
 		go e.ReloadMCP(context.WithoutCancel(ctx))
 	}
+	e.Library = &knowledge.Library{Store: db, Extract: extract.Read}
 	e.Runner = runner.New(runner.Config{
 		DB:         db,
+		Knowledge:  e.Library,
 		Secrets:    sec,
 		Charts:     e.Charts,
 		Workflows:  func() []*workflow.Definition { defs, _ := e.Workflows(); return defs },

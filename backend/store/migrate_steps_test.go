@@ -91,6 +91,11 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		stepExec(t, db, `INSERT INTO session_tags (session_id, tag) VALUES ('step-s', 'work')`)
 		stepExec(t, db, `INSERT INTO prompts (id, project_id, name, body, created_at, updated_at) VALUES ('step-pr', 'step-p', 'summary', 'Sum up {{text}}', '`+at+`', '`+at+`')`)
 	},
+	14: func(t *testing.T, db *sql.DB) {
+		const at = "2024-07-08T09:10:11Z"
+		stepExec(t, db, `INSERT INTO documents (id, project_id, name, kind, version, size, pages, created_at) VALUES ('step-d', 'step-p', 'report.pdf', 'pdf', 'abc', 10, 2, '`+at+`')`)
+		stepExec(t, db, `INSERT INTO passages (document_id, ord, page, heading, text) VALUES ('step-d', 0, 2, 'Results', 'Revenue grew.')`)
+	},
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

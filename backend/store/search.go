@@ -111,6 +111,23 @@ const (
 // match as a prefix. Words without a letter or digit are dropped, since
 // they hold no token. It returns "" when nothing is left to search for.
 func ftsQuery(query string) string {
+	words := ftsWords(query)
+	if len(words) == 0 {
+		return ""
+	}
+	words[len(words)-1] += "*"
+	return strings.Join(words, " ")
+}
+
+// ftsAnyQuery is ftsQuery for a model's question over documents: any word
+// may match (BM25 ranks passages with more of them first), none is a
+// prefix.
+func ftsAnyQuery(query string) string {
+	return strings.Join(ftsWords(query), " OR ")
+}
+
+// ftsWords are the quoted words of ftsQuery.
+func ftsWords(query string) []string {
 	if len(query) > maxQueryBytes {
 		query = query[:maxQueryBytes]
 	}
@@ -131,11 +148,7 @@ func ftsQuery(query string) string {
 			break
 		}
 	}
-	if len(words) == 0 {
-		return ""
-	}
-	words[len(words)-1] += "*"
-	return strings.Join(words, " ")
+	return words
 }
 
 // search runs the FTS query; kind "" means every kind. Evaluation

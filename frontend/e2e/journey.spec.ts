@@ -22,7 +22,6 @@ test("a project's instructions and a session's sampling reach the model, and sta
   await expect(naming).toBeHidden();
 
   // The project's instructions, from its header's menu.
-  const header = list(page).getByRole('button', { name: new RegExp(`^${name}`) });
   const head = list(page)
     .locator('[data-row^="group:"]')
     .filter({ has: page.getByRole('button', { name: new RegExp(`^${name}`) }) });

@@ -9,6 +9,11 @@
 // lacks, or with arguments it does not take, does not compile.
 import type { API } from './generated';
 import type {
+  AddDocumentRequest,
+  DocumentText,
+  KnowledgeDocument,
+  KnowledgePlace,
+  KnowledgeResults,
   AboutInfo,
   EvalCasesSave,
   EvalCasesSaved,
@@ -103,6 +108,16 @@ export interface Backend {
   exportPrompts(projectId: string): Promise<ExportReply>;
   /** Stores a prompt file's prompts; a file with any problem is refused, naming each, and nothing is written. */
   importPrompts(content: string): Promise<PromptImport>;
+  /** Reads an uploaded file (or a web page) as a document of a session or a project. */
+  addDocument(req: AddDocumentRequest): Promise<KnowledgeDocument>;
+  /** A session's documents and its project's, or a project's, newest first. */
+  listDocuments(place: KnowledgePlace): Promise<KnowledgeDocument[] | null>;
+  /** A document with its passages in order. */
+  getDocument(id: string): Promise<DocumentText>;
+  /** Deletes a document from the file; turns that cited it keep their copies. */
+  removeDocument(id: string): Promise<void>;
+  /** Searches a place's documents as search_knowledge does, saying whether it was hybrid or lexical. */
+  searchKnowledge(place: KnowledgePlace, query: string): Promise<KnowledgeResults>;
   sendMessage(req: SendRequest): Promise<TurnRef>;
   /**
    * Stores a file's bytes (base64, at most MaxUploadBytes) for a message
@@ -398,6 +413,11 @@ function methods(call: Call): Transport {
     deletePrompt: (id) => done(call('DeletePrompt', id)),
     exportPrompts: (pid) => call('ExportPrompts', pid),
     importPrompts: (content) => call('ImportPrompts', content),
+    addDocument: (req) => call('AddDocument', req),
+    listDocuments: (place) => call('ListDocuments', place),
+    getDocument: (id) => call('GetDocument', id),
+    removeDocument: (id) => done(call('RemoveDocument', id)),
+    searchKnowledge: (place, query) => call('SearchKnowledge', place, query),
     sendMessage: (req) => call('SendMessage', req),
     uploadAttachment: (name, content) => call('UploadAttachment', name, content),
     stopTurn: (id) => done(call('StopTurn', id)),

@@ -8,12 +8,15 @@ import { dispatch, type BusHandlers, type BusMessage } from './bus';
 import { localDay } from './dates';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
+import { FakeKnowledge } from './fake-knowledge';
 import { FakePrompts } from './fake-prompts';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
+  AddDocumentRequest,
+  KnowledgePlace,
   AboutInfo,
   NewSession,
   Page,
@@ -122,6 +125,12 @@ export class FakeBackend implements Backend {
   readonly library = new FakePrompts(
     () => this.projects,
     () => this.id('pr'),
+    () => this.now(),
+  );
+  /** Documents of sessions and projects (fake-knowledge.ts). */
+  readonly knowledge = new FakeKnowledge(
+    (sid) => this.sessions.find((s) => s.id === sid)?.project_id ?? '',
+    () => this.id('doc'),
     () => this.now(),
   );
   workflows: WorkflowList = {
@@ -617,6 +626,43 @@ export class FakeBackend implements Backend {
 
   /** Stored uploads, by path: their names and bytes as the page sent them. */
   uploads = new Map<string, { name: string; content: string }>();
+
+  // Documents, as backend/knowledge does (fake-knowledge.ts). An upload's
+  // base64 is read as UTF-8 text, pages split by form feeds.
+
+  async addDocument(req: AddDocumentRequest) {
+    this.log('addDocument', req);
+    if (req.url) throw new BackendError('invalid', 'Adding a web page by its URL is not available yet.');
+    const up = this.uploads.get(req.path ?? '');
+    if (!up) throw new BackendError('invalid', 'Upload the file first (UploadAttachment), then add the path it answers.');
+    const doc = this.knowledge.add(
+      { session_id: req.session_id, project_id: req.project_id },
+      up.name,
+      new TextDecoder().decode(Uint8Array.from(atob(up.content), (c) => c.charCodeAt(0))),
+    );
+    this.uploads.delete(req.path ?? '');
+    return doc;
+  }
+
+  async listDocuments(place: KnowledgePlace) {
+    this.log('listDocuments', place);
+    return this.knowledge.list(place);
+  }
+
+  async getDocument(id: string) {
+    this.log('getDocument', id);
+    return this.knowledge.get(id);
+  }
+
+  async removeDocument(id: string) {
+    this.log('removeDocument', id);
+    this.knowledge.remove(id);
+  }
+
+  async searchKnowledge(place: KnowledgePlace, query: string) {
+    this.log('searchKnowledge', place, query);
+    return this.knowledge.search(place, query);
+  }
 
   async uploadAttachment(name: string, content: string) {
     this.log('uploadAttachment', name);

@@ -167,6 +167,25 @@ export interface ImportReport {
   report: FileReport;
 }
 /**
+ * AddDocumentRequest is a document to add to a session or a project
+ * (exactly one of SessionID and ProjectID): a file the page uploaded
+ * (UploadAttachment's Path), or a web page by its URL.
+ */
+export interface AddDocumentRequest {
+  session_id?: string;
+  project_id?: string;
+  path?: string;
+  url?: string;
+}
+/**
+ * DocumentText is a document with its passages in order: what the
+ * passage viewer shows, a cited passage highlighted.
+ */
+export interface DocumentText {
+  document: Document;
+  passages: Passage[] | null;
+}
+/**
  * TurnChange says that a turn's stored state changed with no event of its
  * own: its process died (kill -9, a crash) and this process marked it
  * interrupted. A UI that shows the turn or its session reloads them.
@@ -560,6 +579,7 @@ export type Event = EventBase & (
   | { type: "revision_completed"; data: RevisionData }
   | { type: "replay_divergence"; data: ReplayDivergenceData }
   | { type: "chart"; data: ChartData }
+  | { type: "sources"; data: SourcesData }
   | { type: "stage_start"; data: StageStartData }
   | { type: "stage_end"; data: StageEndData }
   | { type: "error"; data: ErrorData }
@@ -608,6 +628,7 @@ export const EventTypeValues = [
   "revision_completed",
   "replay_divergence",
   "chart",
+  "sources",
   "stage_start",
   "stage_end",
   "error",
@@ -771,6 +792,16 @@ export interface ReplayDivergenceData {
 export interface ChartData {
   spec: unknown;
   title: string;
+}
+/**
+ * SourcesData is what a tool (search_knowledge, fetch_url) gave the model
+ * to cite, each under the number the answer cites it by ([n]). The event
+ * is the turn's record of them: the UI links citations to it, the export
+ * carries it, and a replay emits it again from the recorded result.
+ */
+export interface SourcesData {
+  call_id?: string;
+  sources: Source[] | null;
 }
 /**
  * StageStartData is the data of stage_start.
@@ -1029,6 +1060,37 @@ export interface Sampling {
 export interface Resolved {
   settings: RunSettings;
   from: { [key: string]: string} | null;
+}
+/**
+ * Source is one passage of a document, or one web page, as a turn's model
+ * was given it, under the number its answer cites it by: a copy, so the
+ * turn shows what the model saw after the document changed or was
+ * removed.
+ */
+export interface Source {
+  /**
+   * N is the number the answer cites ([n]), from 1, unique in the turn.
+   */
+  n: number /* int */;
+  /**
+   * Kind is "passage" (of a document) or "page" (a web page).
+   */
+  kind: string;
+  /**
+   * DocumentID, PassageID and Version name the passage in the store as
+   * it was (the document may since have changed or gone).
+   */
+  document_id?: string;
+  passage_id?: number /* int64 */;
+  version?: string;
+  /**
+   * Document is the document's name (a page's title for a web page).
+   */
+  document: string;
+  page?: number /* int */;
+  heading?: string;
+  url?: string;
+  text: string;
 }
 
 // ---- backend/store ----
@@ -2067,6 +2129,116 @@ export interface ConversationReport {
   left_out: string[] | null;
 }
 
+// ---- backend/knowledge ----
+
+/**
+ * DocFormat is a document's format.
+ */
+export const DocFormatValues = [
+  "pdf",
+  "docx",
+  "markdown",
+  "html",
+  "text",
+  "web", // a page fetched by URL
+] as const;
+export type DocFormat = (typeof DocFormatValues)[number];
+/**
+ * Document is one document of a session or a project.
+ */
+export interface Document {
+  id: string;
+  /**
+   * SessionID or ProjectID is where it belongs: exactly one is set.
+   */
+  session_id?: string;
+  project_id?: string;
+  name: string;
+  format: DocFormat;
+  /**
+   * URL is where a web page was read from ("" for a file).
+   */
+  url?: string;
+  /**
+   * Version is the SHA-256 of the document's bytes, in hex.
+   */
+  version: string;
+  size: number /* int64 */;
+  /**
+   * Pages is the number of pages (1 for a format without pages).
+   */
+  pages: number /* int */;
+  passages: number /* int */;
+  /**
+   * Note says what a person should know about the text: "scanned: no
+   * text layer on pages 1–3", "" when nothing.
+   */
+  note?: string;
+  /**
+   * EmbedModel is the model its passages' embeddings came from, "" when
+   * it has none (its search is lexical only).
+   */
+  embed_model?: string;
+  created_at: string /* RFC 3339 */;
+}
+/**
+ * Passage is a piece of a document's text: one page, one heading.
+ */
+export interface Passage {
+  id: number /* int64 */;
+  document_id: string;
+  /**
+   * Ord is its place in the document, from 0.
+   */
+  ord: number /* int */;
+  /**
+   * Page is its page, from 1 (1 for a format without pages).
+   */
+  page: number /* int */;
+  /**
+   * Heading is the nearest heading above it ("" when none), its path
+   * joined by " › " ("Results › Revenue").
+   */
+  heading?: string;
+  text: string;
+}
+/**
+ * Hit is a passage a search found, with its document's name and version.
+ */
+export interface Hit extends Passage {
+  document: string;
+  version: string;
+  format: DocFormat;
+  url?: string;
+  /**
+   * Score orders hits, higher first; its scale depends on Mode.
+   */
+  score: number /* float64 */;
+}
+/**
+ * Mode is how a search ranked its hits.
+ */
+export const ModeValues = [
+  "lexical",
+  "hybrid",
+] as const;
+export type Mode = (typeof ModeValues)[number];
+/**
+ * Place is where documents are, and where a search looks: a session (its
+ * own documents and its project's) or a project.
+ */
+export interface Place {
+  session_id?: string;
+  project_id?: string;
+}
+/**
+ * Results are a search's hits and how they were ranked.
+ */
+export interface Results {
+  mode: Mode;
+  hits: Hit[] | null;
+}
+
 // ---- backend/runner ----
 
 /**
@@ -2501,6 +2673,30 @@ export interface API {
    */
   ImportFile: { args: [name: string, content: string]; result: ImportReport };
   /**
+   * AddDocument reads a document, cuts it into passages and stores it with
+   * the session or project. The upload is removed once it is stored.
+   */
+  AddDocument: { args: [req: AddDocumentRequest]; result: Document };
+  /**
+   * ListDocuments lists a session's documents and its project's, or a
+   * project's, newest first.
+   */
+  ListDocuments: { args: [scope: Place]; result: Document[] | null };
+  /**
+   * GetDocument loads a document with its passages.
+   */
+  GetDocument: { args: [id: string]; result: DocumentText };
+  /**
+   * RemoveDocument deletes a document, its passages and their index and
+   * embeddings from the file. Turns that cited it keep their copies.
+   */
+  RemoveDocument: { args: [id: string]; result: Done };
+  /**
+   * SearchKnowledge searches a scope's documents as search_knowledge does,
+   * saying whether the search was hybrid or lexical.
+   */
+  SearchKnowledge: { args: [scope: Place, query: string]; result: Results };
+  /**
    * ListProjects lists every project by name, with its number of sessions.
    * Read one with GetProject for its settings.
    */
@@ -2639,6 +2835,11 @@ export const APIMethods = [
   "About",
   "UIReady",
   "ImportFile",
+  "AddDocument",
+  "ListDocuments",
+  "GetDocument",
+  "RemoveDocument",
+  "SearchKnowledge",
   "ListProjects",
   "GetProject",
   "CreateProject",

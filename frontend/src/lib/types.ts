@@ -13,6 +13,21 @@ export type {
 } from './generated';
 
 export type {
+  // knowledge: documents, their passages, a search's hits, what a turn cited
+  AddDocumentRequest,
+  DocFormat,
+  Document as KnowledgeDocument,
+  DocumentText,
+  Hit as KnowledgeHit,
+  Mode as KnowledgeMode,
+  Passage,
+  Place as KnowledgePlace,
+  Results as KnowledgeResults,
+  Source,
+  SourcesData,
+} from './generated';
+
+export type {
   // app: the API's requests and replies, and the bus's payloads
   AboutInfo,
   EvalRunSummary,

@@ -325,6 +325,10 @@ function fold(v: TurnView, ev: AgentEvent) {
     case 'replay_divergence':
       pushNote(v, ev, { type: 'divergence', data: ev.data });
       return;
+    case 'sources': {
+      v.sources = [...v.sources, ...(ev.data.sources ?? [])];
+      return;
+    }
     case 'chart': {
       const d = ev.data;
       v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, stageId: ev.stage_id, title: d.title ?? '', spec: d.spec }];

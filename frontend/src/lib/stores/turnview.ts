@@ -10,6 +10,7 @@ import type {
   GuardData,
   PlanStep,
   ReplayDivergenceData,
+  Source,
   Result,
   StageResult,
   Termination,
@@ -129,6 +130,8 @@ export interface TurnView {
   lastSeq: number;
   blocks: Block[];
   plan: PlanStep[];
+  /** What tools gave the model to cite ([n]), in the order given (the sources events). */
+  sources: Source[];
   /** A model call is in flight. */
   thinking: boolean;
   /** The stage running now, if any. */
@@ -213,6 +216,7 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     lastSeq: 0,
     blocks: [],
     plan: [],
+    sources: [],
     thinking: false,
     stageId: '',
     callStartedAt: '',
