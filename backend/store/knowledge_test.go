@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -94,5 +95,30 @@ func TestDocumentsScopesSearchAndRemove(t *testing.T) {
 	}
 	if _, err := db.GetDocument(ctx, own.ID); apperr.CodeOf(err) != apperr.NotFound {
 		t.Fatalf("a deleted session's document: %v", err)
+	}
+}
+
+// A salvaged file keeps the documents, and their index is rebuilt from
+// the copied passages.
+func TestDocumentsSurviveSalvage(t *testing.T) {
+	ctx := context.Background()
+	db := mustOpen(t)
+	s, err := db.CreateSession(ctx, Session{Title: "kept"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := mustAddDocument(t, db, knowledge.Document{SessionID: s.ID, Name: "notes.md", Format: knowledge.FormatMarkdown, Version: "v1"}, "Quinces need frost.")
+	out := filepath.Join(t.TempDir(), "copy.db")
+	if _, err := db.Salvage(ctx, out); err != nil {
+		t.Fatal(err)
+	}
+	cp, err := Open(ctx, out, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cp.Close()
+	hits, err := cp.SearchPassages(ctx, knowledge.Place{SessionID: s.ID}, "frost", 5)
+	if err != nil || len(hits) != 1 || hits[0].DocumentID != d.ID {
+		t.Fatalf("search in the salvaged copy: %+v %v", hits, err)
 	}
 }

@@ -146,9 +146,11 @@ var salvageFirst = []string{"app_meta", "settings", "providers", "projects", "se
 	"stages", "model_calls", "tool_calls", "recordings", "turn_calls", "attachments", "approvals", "eval_runs", "eval_results"}
 
 // salvageSkip is not copied: the new file has its own migrations and
-// AUTOINCREMENT counters, and the search index is rebuilt.
+// AUTOINCREMENT counters, the search index is rebuilt, and the passages'
+// index is filled by its triggers as the passages are copied.
 func salvageSkip(name string) bool {
-	return strings.HasPrefix(name, "sqlite_") || name == "schema_migrations" || name == "search" || strings.HasPrefix(name, "search_")
+	return strings.HasPrefix(name, "sqlite_") || name == "schema_migrations" || name == "search" || strings.HasPrefix(name, "search_") ||
+		strings.HasPrefix(name, "passages_fts")
 }
 
 type turnKey struct {
