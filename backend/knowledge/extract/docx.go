@@ -50,7 +50,7 @@ func readDOCXWith(ctx context.Context, name string, b []byte, lim docxLimits) (k
 	p := docxParts{zr: zr, lim: lim}
 	mainPart := p.target("_rels/.rels", "/officeDocument", "word/document.xml")
 	doc, err := p.read(mainPart)
-	if errors.Is(err, fs404) {
+	if errors.Is(err, errNoPart) {
 		return knowledge.Extracted{}, apperr.New(apperr.Invalid, "%s is a zip archive but not a Word document (it has no %s). Add a .docx saved by a word processor.", name, mainPart)
 	}
 	if err != nil {
@@ -66,7 +66,7 @@ func readDOCXWith(ctx context.Context, name string, b []byte, lim docxLimits) (k
 		{"/numbering", "word/numbering.xml", st.parseNumbering},
 	} {
 		raw, err := p.read(p.resolve(mainPart, p.target(rels, part.rel, ""), part.fallback))
-		if errors.Is(err, fs404) {
+		if errors.Is(err, errNoPart) {
 			continue // a document may have no styles or no lists
 		}
 		if err == nil {
@@ -86,8 +86,8 @@ func readDOCXWith(ctx context.Context, name string, b []byte, lim docxLimits) (k
 	return ex, nil
 }
 
-// fs404 is a part the zip does not hold.
-var fs404 = errors.New("no such part")
+// errNoPart is a part the zip does not hold.
+var errNoPart = errors.New("no such part")
 
 // docxParts reads parts of a DOCX's zip within limits.
 type docxParts struct {
@@ -118,7 +118,7 @@ func (p docxParts) read(name string) ([]byte, error) {
 		}
 		return b, nil
 	}
-	return nil, fs404
+	return nil, errNoPart
 }
 
 // refusal is the error a person sees for a part that could not be read.

@@ -250,7 +250,7 @@ func readTable(d *xml.Decoder, nesting int) ([]docxRow, error) {
 					row = &docxRow{}
 				}
 				row.brk = row.brk || brk
-				row.cells = append(row.cells, cell(text))
+				row.cells = append(row.cells, text)
 				for i := 1; i < min(span, 64); i++ {
 					row.cells = append(row.cells, "")
 				}

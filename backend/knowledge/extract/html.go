@@ -26,7 +26,8 @@ import (
 // nav, aside, footer, form controls, iframe, svg, canvas, anything with
 // the hidden attribute or aria-hidden="true", and the head but its title.
 // No Markdown character is escaped: the text is for reading and search,
-// not for a round trip. Elements nested deeper than 256 are left out.
+// not for a round trip. A page with more than 512 elements open at once
+// is refused (golang.org/x/net/html's limit).
 func HTMLBlocks(r io.Reader) (blocks []knowledge.Block, title string, err error) {
 	mb, title, err := htmlBlocks(r)
 	if err != nil {
@@ -83,7 +84,7 @@ func readHTML(name string, b []byte) (knowledge.Extracted, error) {
 	}
 	blocks, title, err := HTMLBlocks(bytes.NewReader(bytes.TrimPrefix(b, utf8BOM)))
 	if err != nil {
-		return knowledge.Extracted{}, apperr.Wrap(err, apperr.Invalid, "%s cannot be read as HTML. Check the file and add it again.", name)
+		return knowledge.Extracted{}, apperr.Wrap(err, apperr.Invalid, "%s cannot be read as HTML (%v). Check the file and add it again.", name, err)
 	}
 	return knowledge.Extracted{
 		Format: knowledge.FormatHTML,

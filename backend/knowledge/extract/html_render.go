@@ -9,9 +9,10 @@ import (
 	"golang.org/x/net/html/atom"
 )
 
-// maxHTMLDepth bounds the walk: a page of a million nested divs must not
-// grow the stack without end.
-const maxHTMLDepth = 256
+// maxHTMLDepth bounds the walk, so no page can grow the stack without
+// end. The parser already refuses a page with more than 512 elements open
+// at once, so this leaves out nothing it reads.
+const maxHTMLDepth = 600
 
 // converter walks an HTML tree and emits blocks: text gathers in para
 // until a block element ends it.
@@ -254,7 +255,7 @@ func (c *converter) row(tr *html.Node, depth int) []string {
 		if td.Type != html.ElementNode || (td.DataAtom != atom.Td && td.DataAtom != atom.Th) || skipped(td) {
 			continue
 		}
-		cells = append(cells, cell(c.nestedText(td, depth+1, " ")))
+		cells = append(cells, c.nestedText(td, depth+1, " "))
 		span, _ := strconv.Atoi(attr(td, "colspan"))
 		for i := 1; i < min(span, 100); i++ {
 			cells = append(cells, "")

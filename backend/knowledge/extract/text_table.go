@@ -6,12 +6,13 @@ import (
 )
 
 // markdownTable renders rows as Markdown table rows, the first as the
-// header, short rows padded so every row has as many cells as the widest.
+// header, short rows padded so every row has as many cells as the widest;
+// a cell's text is put on one line and its pipes escaped.
 func markdownTable(rows [][]string) string {
 	width := 0
 	var kept [][]string
 	for _, r := range rows {
-		if strings.Join(r, "") == "" {
+		if strings.TrimSpace(strings.Join(r, "")) == "" {
 			continue
 		}
 		kept = append(kept, r)
@@ -26,7 +27,7 @@ func markdownTable(rows [][]string) string {
 		for i := range width {
 			c := ""
 			if i < len(cells) {
-				c = cells[i]
+				c = cell(cells[i])
 			}
 			b.WriteString(" " + c + " |")
 		}
