@@ -4,7 +4,11 @@ import (
 	"archive/zip"
 	"bytes"
 	"context"
+	"io"
+	"maps"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -252,4 +256,44 @@ func FuzzDOCXBody(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReportDOCXIsWhatItsGeneratorWrites runs testdata/gen_docx.go and
+// compares each part with the kept report.docx, so the two cannot drift.
+func TestReportDOCXIsWhatItsGeneratorWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the generator")
+	}
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out := filepath.Join(t.TempDir(), "report.docx")
+	if b, err := exec.Command(gobin, "run", filepath.Join("testdata", "gen_docx.go"), out).CombinedOutput(); err != nil {
+		t.Fatalf("gen_docx: %v\n%s", err, b)
+	}
+	parts := func(path string) map[string]string {
+		zr, err := zip.OpenReader(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = zr.Close() }()
+		m := map[string]string{}
+		for _, f := range zr.File {
+			rc, err := f.Open()
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := io.ReadAll(rc)
+			_ = rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m[f.Name] = string(b)
+		}
+		return m
+	}
+	if !maps.Equal(parts(out), parts(filepath.Join("testdata", "report.docx"))) {
+		t.Fatal("testdata/report.docx is not what gen_docx.go writes: run it again (see its comment)")
+	}
 }

@@ -72,7 +72,8 @@ func find(n *html.Node, a atom.Atom) *html.Node {
 	return f(n, 0)
 }
 
-// textOf is all the text below n, as written.
+// textOf is all the text below n, as written, but that of dropped
+// elements.
 func textOf(n *html.Node) string {
 	var b strings.Builder
 	var f func(*html.Node, int)
@@ -82,6 +83,9 @@ func textOf(n *html.Node) string {
 			case html.TextNode:
 				b.WriteString(ch.Data)
 			case html.ElementNode:
+				if skipped(ch) {
+					continue
+				}
 				if ch.DataAtom == atom.Br {
 					b.WriteString("\n")
 				}

@@ -83,7 +83,7 @@ func (c *converter) walk(n *html.Node, depth int) {
 			c.title = strings.Join(strings.Fields(textOf(t)), " ")
 		}
 	case headingLevel(a) > 0:
-		c.heading(n, headingLevel(a), depth)
+		c.heading(n, headingLevel(a))
 	case a == atom.Ul || a == atom.Ol:
 		c.block(c.list(n, depth))
 	case a == atom.Table:
@@ -139,9 +139,9 @@ func (c *converter) inline(n *html.Node, depth int) {
 }
 
 // heading ends the block before it and starts a new heading path.
-func (c *converter) heading(n *html.Node, level, depth int) {
+func (c *converter) heading(n *html.Node, level int) {
 	c.flush()
-	t := strings.Join(strings.Fields(c.nestedText(n, depth, " ")), " ")
+	t := strings.Join(strings.Fields(textOf(n)), " ") // plain: a path holds no links
 	if t == "" {
 		return
 	}

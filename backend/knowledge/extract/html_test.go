@@ -53,6 +53,11 @@ func TestHTMLBlocks(t *testing.T) {
 			want: []string{"[S] - **Inner**\n  text"},
 		},
 		{
+			name: "a heading path holds plain text, no links or hidden marks",
+			src:  `<h2><a href="https://x.example/#s">The <em>new</em> plan</a><span hidden>¶</span></h2><p>body</p>`,
+			want: []string{"[The new plan] body"},
+		},
+		{
 			name: "a fence longer than the code's",
 			src:  "<pre>a ``` b</pre>",
 			want: []string{"[] ````\na ``` b\n````"},

@@ -7,7 +7,10 @@
 // a hard page break and a page break Word saw when it laid the document
 // out (w:lastRenderedPageBreak) in the middle of a paragraph.
 //
-//	cd backend/knowledge/extract/testdata && go run gen_docx.go
+//	cd backend/knowledge/extract/testdata && go run gen_docx.go [OUT]
+//
+// (OUT is report.docx unless named; a test writes one elsewhere and
+// checks the kept file is what this program writes.)
 //
 // Only the parts a word processor needs: [Content_Types].xml, _rels/.rels,
 // word/document.xml, word/_rels/document.xml.rels, word/styles.xml,
@@ -131,7 +134,11 @@ func row(cells ...string) string {
 func itoa(n int) string { return string(rune('0' + n)) }
 
 func main() {
-	f, err := os.Create("report.docx")
+	out := "report.docx"
+	if len(os.Args) > 1 {
+		out = os.Args[1]
+	}
+	f, err := os.Create(out)
 	if err != nil {
 		log.Fatal(err)
 	}
