@@ -3,6 +3,7 @@ package extract
 import (
 	"bytes"
 	"io"
+	"mime"
 	"strings"
 
 	"golang.org/x/net/html"
@@ -63,26 +64,32 @@ func HTMLToMarkdown(r io.Reader) (markdown, title string, err error) {
 }
 
 // readHTML reads an HTML file, decoded from the charset it names (a byte
-// order mark or a meta tag; UTF-8 when it names none).
+// order mark, or a meta tag in its first KiB); one that names none must
+// be UTF-8.
 func readHTML(name string, b []byte) (knowledge.Extracted, error) {
-	enc, encName, _ := charset.DetermineEncoding(b, "text/html")
-	if !bytes.HasPrefix(b, utf8BOM) && encName == "windows-1252" && !declaresCharset(b) {
-		// DetermineEncoding guesses Windows-1252 when the file names no
-		// charset; a file that names none is taken as UTF-8, and refused
-		// when it is not.
+	enc, encName, certain := charset.DetermineEncoding(b, "")
+	if !certain { // no byte order mark
+		enc, encName = nil, "utf-8"
+		if label := metaCharset(b); label != "" {
+			if enc, encName = charset.Lookup(label); enc == nil {
+				return knowledge.Extracted{}, apperr.New(apperr.Invalid, "%s names a charset this app does not know (%q). Save it as UTF-8 and add it again.", name, label)
+			}
+		}
+	}
+	if encName == "utf-8" {
 		s, err := utf8Text(name, b)
 		if err != nil {
 			return knowledge.Extracted{}, err
 		}
 		b = []byte(s)
-	} else if encName != "utf-8" {
+	} else {
 		dec, err := io.ReadAll(enc.NewDecoder().Reader(bytes.NewReader(b)))
 		if err != nil {
 			return knowledge.Extracted{}, apperr.New(apperr.Invalid, "%s is not valid %s text, the charset it names. Save it as UTF-8 and add it again.", name, encName)
 		}
-		b = dec
+		b = bytes.TrimPrefix(dec, []byte("\uFEFF"))
 	}
-	blocks, title, err := HTMLBlocks(bytes.NewReader(bytes.TrimPrefix(b, utf8BOM)))
+	blocks, title, err := HTMLBlocks(bytes.NewReader(b))
 	if err != nil {
 		return knowledge.Extracted{}, apperr.Wrap(err, apperr.Invalid, "%s cannot be read as HTML (%v). Check the file and add it again.", name, err)
 	}
@@ -93,9 +100,36 @@ func readHTML(name string, b []byte) (knowledge.Extracted, error) {
 	}, nil
 }
 
-// declaresCharset is true when an HTML file's first KiB names a charset.
-func declaresCharset(b []byte) bool {
-	return bytes.Contains(bytes.ToLower(b[:min(len(b), 1024)]), []byte("charset"))
+// metaCharset is the charset a meta tag in the file's first KiB names
+// (<meta charset> or <meta http-equiv="Content-Type" content>), "" when
+// none does.
+func metaCharset(b []byte) string {
+	z := html.NewTokenizer(bytes.NewReader(b[:min(len(b), 1024)]))
+	for {
+		switch z.Next() {
+		case html.ErrorToken:
+			return ""
+		case html.StartTagToken, html.SelfClosingTagToken:
+			tag, more := z.TagName()
+			if string(tag) != "meta" {
+				continue
+			}
+			var content string
+			for more {
+				var k, v []byte
+				k, v, more = z.TagAttr()
+				switch string(k) {
+				case "charset":
+					return strings.TrimSpace(string(v))
+				case "content":
+					content = string(v)
+				}
+			}
+			if _, params, err := mime.ParseMediaType(content); err == nil && params["charset"] != "" {
+				return params["charset"]
+			}
+		}
+	}
 }
 
 // mdBlock is one block of a page: a heading (level 1–6) or a block of

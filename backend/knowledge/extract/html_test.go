@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf16"
 )
 
 func TestHTMLBlocks(t *testing.T) {
@@ -121,8 +122,27 @@ func TestHTMLCharset(t *testing.T) {
 	if err != nil || !slices.Equal(blocks(ex), []string{"p1 [] café"}) {
 		t.Fatalf("blocks %q, %v", blocks(ex), err)
 	}
+	ex, err = Read(context.Background(), "equiv.html", []byte(`<meta http-equiv="Content-Type" content="text/html; charset=windows-1252"><p>`+"\x80 5"))
+	if err != nil || !slices.Equal(blocks(ex), []string{"p1 [] € 5"}) {
+		t.Fatalf("blocks %q, %v", blocks(ex), err)
+	}
+	u16 := []byte{0xFF, 0xFE}
+	for _, r := range utf16.Encode([]rune("<p>grüße</p>")) {
+		u16 = append(u16, byte(r), byte(r>>8))
+	}
+	ex, err = Read(context.Background(), "utf16.html", u16)
+	if err != nil || !slices.Equal(blocks(ex), []string{"p1 [] grüße"}) {
+		t.Fatalf("a UTF-16 page with a byte order mark: blocks %q, %v", blocks(ex), err)
+	}
+	// A UTF-8 page that says "charset" in its text is still UTF-8.
+	ex, err = Read(context.Background(), "words.html", []byte("<p>The charset is UTF-8: café</p>"))
+	if err != nil || !slices.Equal(blocks(ex), []string{"p1 [] The charset is UTF-8: café"}) {
+		t.Fatalf("blocks %q, %v", blocks(ex), err)
+	}
 	_, err = Read(context.Background(), "undeclared.html", []byte("<p>caf\xE9</p>"))
 	refused(t, err, "undeclared.html", "not UTF-8")
+	_, err = Read(context.Background(), "klingon.html", []byte(`<meta charset="x-klingon"><p>x</p>`))
+	refused(t, err, "klingon.html", "x-klingon")
 }
 
 // FuzzHTMLToMarkdown: any input is read without a panic, and reading it
