@@ -48,7 +48,7 @@ func readDOCXWith(ctx context.Context, name string, b []byte, lim docxLimits) (k
 		return knowledge.Extracted{}, apperr.New(apperr.Invalid, "%s holds %d files, more than the %d a Word document may have here. Check the file.", name, len(zr.File), lim.entries)
 	}
 	p := docxParts{zr: zr, lim: lim}
-	mainPart := p.target("_rels/.rels", "/officeDocument", "word/document.xml")
+	mainPart := resolve("", p.target("_rels/.rels", "/officeDocument"), "word/document.xml")
 	doc, err := p.read(mainPart)
 	if errors.Is(err, errNoPart) {
 		return knowledge.Extracted{}, apperr.New(apperr.Invalid, "%s is a zip archive but not a Word document (it has no %s). Add a .docx saved by a word processor.", name, mainPart)
@@ -65,7 +65,7 @@ func readDOCXWith(ctx context.Context, name string, b []byte, lim docxLimits) (k
 		{"/styles", "word/styles.xml", st.parseStyles},
 		{"/numbering", "word/numbering.xml", st.parseNumbering},
 	} {
-		raw, err := p.read(p.resolve(mainPart, p.target(rels, part.rel, ""), part.fallback))
+		raw, err := p.read(resolve(path.Dir(mainPart), p.target(rels, part.rel), part.fallback))
 		if errors.Is(err, errNoPart) {
 			continue // a document may have no styles or no lists
 		}
@@ -98,7 +98,7 @@ type docxParts struct {
 // read inflates one part, at most lim.partBytes of it.
 func (p docxParts) read(name string) ([]byte, error) {
 	for _, f := range p.zr.File {
-		if strings.TrimPrefix(f.Name, "/") != name {
+		if !strings.EqualFold(strings.TrimPrefix(f.Name, "/"), name) { // OPC names ignore case
 			continue
 		}
 		if f.UncompressedSize64 > uint64(p.lim.partBytes) {
@@ -130,11 +130,11 @@ func (p docxParts) refusal(name, part string, err error) error {
 }
 
 // target is the target of the first relationship in a .rels part whose
-// type ends with typ, or fallback when there is none.
-func (p docxParts) target(rels, typ, fallback string) string {
+// type ends with typ, "" when there is none.
+func (p docxParts) target(rels, typ string) string {
 	raw, err := p.read(rels)
 	if err != nil {
-		return fallback
+		return ""
 	}
 	var r struct {
 		Rel []struct {
@@ -144,23 +144,27 @@ func (p docxParts) target(rels, typ, fallback string) string {
 		} `xml:"Relationship"`
 	}
 	if xml.Unmarshal(raw, &r) != nil {
-		return fallback
+		return ""
 	}
 	for _, rel := range r.Rel {
 		if strings.HasSuffix(rel.Type, typ) && rel.Mode != "External" {
-			return strings.TrimPrefix(rel.Target, "/")
+			return rel.Target
 		}
 	}
-	return fallback
+	return ""
 }
 
-// resolve is a relationship's target as a zip path: relative to the part
-// that names it, unless fallback is taken.
-func (p docxParts) resolve(from, target, fallback string) string {
-	if target == "" {
+// resolve is a relationship's target as a zip path: from the package's
+// root when it starts with "/", else from dir, the folder of the part
+// that names it; fallback when there is no target.
+func resolve(dir, target, fallback string) string {
+	switch {
+	case target == "":
 		return fallback
+	case strings.HasPrefix(target, "/"):
+		return path.Clean(target[1:])
 	}
-	return path.Clean(path.Join(path.Dir(from), target))
+	return path.Clean(path.Join(dir, target))
 }
 
 // coreTitle is the title in the document's properties, "" when none.

@@ -297,3 +297,23 @@ func TestReportDOCXIsWhatItsGeneratorWrites(t *testing.T) {
 		t.Fatal("testdata/report.docx is not what gen_docx.go writes: run it again (see its comment)")
 	}
 }
+
+func TestDOCXRelationships(t *testing.T) {
+	rels := func(target string) [2]string {
+		return [2]string{"_rels/.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="r" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="` + target + `"/></Relationships>`}
+	}
+	body := [2]string{"", `<w:document xmlns:w="w"><w:body><w:p><w:pPr><w:pStyle w:val="H"/></w:pPr><w:r><w:t>Head</w:t></w:r></w:p><w:p><w:r><w:t>text</w:t></w:r></w:p></w:body></w:document>`}
+	styles := [2]string{"doc/_rels/main.xml.rels", `<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="s" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="/doc/st.xml"/></Relationships>`}
+	for _, target := range []string{"doc/main.xml", "/doc/main.xml"} {
+		body[0] = "Doc/Main.xml" // part names ignore case
+		b := makeZip(t, rels(target), body, styles,
+			[2]string{"doc/st.xml", `<w:styles xmlns:w="w"><w:style w:type="paragraph" w:styleId="H"><w:name w:val="heading 1"/></w:style></w:styles>`})
+		ex, err := Read(context.Background(), "moved.docx", b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := blocks(ex); !slices.Equal(got, []string{"p1 [Head] text"}) {
+			t.Errorf("target %s: blocks %q", target, got)
+		}
+	}
+}
