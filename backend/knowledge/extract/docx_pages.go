@@ -17,7 +17,7 @@ type docxBuilder struct {
 	// text starts a new page (breaks with no text between count once).
 	pending, textOnPage, sawBreak bool
 	list                          []string
-	counters                      map[string][]int // numId → count by level
+	counters                      map[string][]int // numId → items by level
 }
 
 func (b *docxBuilder) paragraph(p docxPara) {
@@ -72,17 +72,17 @@ func (b *docxBuilder) heading(p docxPara, level int) {
 // marker ("- ", or its number at its level) and indent.
 func (b *docxBuilder) listItem(p docxPara) {
 	marker := "- "
-	if b.st.isNumbered(p.numID, p.ilvl, p.style) {
+	if lv := b.st.level(p.numID, p.ilvl, p.style); lv.numbered {
 		c := b.counters[p.numID]
 		if c == nil {
 			c = make([]int, 9)
 			b.counters[p.numID] = c
 		}
-		c[p.ilvl]++
+		c[p.ilvl]++ // items so far at this level, since a higher one
 		for i := p.ilvl + 1; i < len(c); i++ {
 			c[i] = 0
 		}
-		marker = fmt.Sprintf("%d. ", c[p.ilvl])
+		marker = fmt.Sprintf("%d. ", lv.start+c[p.ilvl]-1)
 	}
 	indent := strings.Repeat("  ", p.ilvl)
 	var acc strings.Builder

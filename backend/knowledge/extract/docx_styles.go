@@ -11,9 +11,15 @@ import (
 // and whether a list's level is numbered or bulleted.
 type docxStyles struct {
 	styles map[string]docxStyle
-	// numbered: numId → ilvl → true for a numbered level (decimal,
-	// letters, roman), false for a bullet.
-	numbered map[string]map[int]bool
+	// levels: numId → ilvl → how that list level counts.
+	levels map[string]map[int]listLevel
+}
+
+// listLevel is one level of a list: numbered (decimal, letters, roman)
+// or bulleted, and the number it starts from.
+type listLevel struct {
+	numbered bool
+	start    int
 }
 
 type docxStyle struct {
@@ -63,38 +69,68 @@ type val struct {
 	Val string `xml:"val,attr"`
 }
 
-// parseNumbering reads word/numbering.xml.
+// parseNumbering reads word/numbering.xml: each list's levels, from its
+// abstract definition, with the start numbers it overrides.
 func (s *docxStyles) parseNumbering(raw []byte) error {
 	var doc struct {
 		Abstract []struct {
 			ID  string `xml:"abstractNumId,attr"`
 			Lvl []struct {
 				Ilvl   string `xml:"ilvl,attr"`
+				Start  *val   `xml:"start"`
 				NumFmt val    `xml:"numFmt"`
 			} `xml:"lvl"`
 		} `xml:"abstractNum"`
 		Num []struct {
 			ID       string `xml:"numId,attr"`
 			Abstract val    `xml:"abstractNumId"`
+			Override []struct {
+				Ilvl  string `xml:"ilvl,attr"`
+				Start *val   `xml:"startOverride"`
+			} `xml:"lvlOverride"`
 		} `xml:"num"`
 	}
 	if err := xml.Unmarshal(raw, &doc); err != nil {
 		return xmlErr(err)
 	}
-	abstract := map[string]map[int]bool{}
+	abstract := map[string]map[int]listLevel{}
 	for _, a := range doc.Abstract {
-		lv := map[int]bool{}
+		lv := map[int]listLevel{}
 		for _, l := range a.Lvl {
 			i, _ := strconv.Atoi(l.Ilvl)
-			lv[i] = l.NumFmt.Val != "bullet" && l.NumFmt.Val != "none" && l.NumFmt.Val != ""
+			f := l.NumFmt.Val
+			lv[i] = listLevel{numbered: f != "bullet" && f != "none" && f != "", start: startOf(l.Start)}
 		}
 		abstract[a.ID] = lv
 	}
-	s.numbered = map[string]map[int]bool{}
+	s.levels = map[string]map[int]listLevel{}
 	for _, n := range doc.Num {
-		s.numbered[n.ID] = abstract[n.Abstract.Val]
+		lv := map[int]listLevel{}
+		for i, l := range abstract[n.Abstract.Val] {
+			lv[i] = l
+		}
+		for _, o := range n.Override {
+			i, _ := strconv.Atoi(o.Ilvl)
+			if l := lv[i]; o.Start != nil {
+				l.start = startOf(o.Start)
+				lv[i] = l
+			}
+		}
+		s.levels[n.ID] = lv
 	}
 	return nil
+}
+
+// startOf is a w:start's number, 1 when it has none.
+func startOf(v *val) int {
+	if v == nil {
+		return 1
+	}
+	n, err := strconv.Atoi(v.Val)
+	if err != nil || n < 0 {
+		return 1
+	}
+	return n
 }
 
 // headingLevel is a paragraph style's heading level: 0 for Title, 1–9 for
@@ -150,12 +186,14 @@ func (s *docxStyles) isList(id string) bool {
 	return false
 }
 
-// isNumbered is true when a list's level counts (1., 2.) rather than
-// bullets; a list whose numbering is unknown is bulleted.
-func (s *docxStyles) isNumbered(numID string, ilvl int, styleID string) bool {
-	if lv, ok := s.numbered[numID]; ok {
-		return lv[ilvl]
+// level is how a list paragraph's level counts; a list whose numbering
+// is unknown is bulleted, unless its style is named "List Number".
+func (s *docxStyles) level(numID string, ilvl int, styleID string) listLevel {
+	if lv, ok := s.levels[numID]; ok {
+		if l, ok := lv[ilvl]; ok {
+			return l
+		}
+		return listLevel{start: 1}
 	}
-	st := s.styles[styleID]
-	return strings.HasPrefix(st.name, "list number")
+	return listLevel{numbered: strings.HasPrefix(s.styles[styleID].name, "list number"), start: 1}
 }

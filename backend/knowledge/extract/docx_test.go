@@ -317,3 +317,29 @@ func TestDOCXRelationships(t *testing.T) {
 		}
 	}
 }
+
+func TestDOCXListNumbers(t *testing.T) {
+	item := func(num, lvl, text string) string {
+		return `<w:p><w:pPr><w:numPr><w:ilvl w:val="` + lvl + `"/><w:numId w:val="` + num + `"/></w:numPr></w:pPr><w:r><w:t>` + text + `</w:t></w:r></w:p>`
+	}
+	b := makeZip(t,
+		[2]string{"word/document.xml", `<w:document xmlns:w="w"><w:body>` +
+			item("1", "0", "a") + item("1", "1", "a.i") + item("1", "1", "a.ii") + item("1", "0", "b") + item("1", "1", "b.i") +
+			`<w:p><w:r><w:t>between</w:t></w:r></w:p>` +
+			item("2", "0", "zero") + item("2", "0", "one") + `</w:body></w:document>`},
+		[2]string{"word/numbering.xml", `<w:numbering xmlns:w="w">
+<w:abstractNum w:abstractNumId="7"><w:lvl w:ilvl="0"><w:start w:val="1"/><w:numFmt w:val="decimal"/></w:lvl><w:lvl w:ilvl="1"><w:start w:val="1"/><w:numFmt w:val="lowerRoman"/></w:lvl></w:abstractNum>
+<w:abstractNum w:abstractNumId="8"><w:lvl w:ilvl="0"><w:start w:val="0"/><w:numFmt w:val="decimal"/></w:lvl></w:abstractNum>
+<w:num w:numId="1"><w:abstractNumId w:val="7"/><w:lvlOverride w:ilvl="0"><w:startOverride w:val="3"/></w:lvlOverride></w:num>
+<w:num w:numId="2"><w:abstractNumId w:val="8"/></w:num>
+</w:numbering>`},
+	)
+	ex, err := Read(context.Background(), "lists.docx", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"p1 [] 3. a\n  1. a.i\n  2. a.ii\n4. b\n  1. b.i", "p1 [] between", "p1 [] 0. zero\n1. one"}
+	if got := blocks(ex); !slices.Equal(got, want) {
+		t.Fatalf("blocks %q, want %q", got, want)
+	}
+}
