@@ -16,7 +16,8 @@ type docxBuilder struct {
 	// pending is a page break seen after text on this page: the next
 	// text starts a new page (breaks with no text between count once).
 	pending, textOnPage, sawBreak bool
-	list                          []string
+	list                          []string // the lines of a list being gathered
+	code                          []string // the lines of code being gathered
 	counters                      map[string][]int // numId → items by level
 }
 
@@ -32,9 +33,13 @@ func (b *docxBuilder) paragraph(p docxPara) {
 	case level >= 0:
 		b.heading(p, level)
 	case (p.numID != "" && p.numID != "0") || b.st.isList(p.style):
+		b.flushCode()
 		b.listItem(p)
+	case b.st.isCode(p.style):
+		b.flushListItems()
+		b.codeLines(p)
 	default:
-		b.flushList()
+		b.flushGroups()
 		var acc strings.Builder
 		for _, it := range p.items {
 			if it.brk {
@@ -61,7 +66,7 @@ func (b *docxBuilder) heading(p docxPara, level int) {
 	if t == "" {
 		return
 	}
-	b.flushList()
+	b.flushGroups()
 	b.path.set(level, t)
 	if level == 0 && b.ex.Title == "" {
 		b.ex.Title = t
@@ -93,7 +98,7 @@ func (b *docxBuilder) listItem(p docxPara) {
 				marker = "  "
 			}
 			acc.Reset()
-			b.flushList()
+			b.flushGroups()
 			b.pageBreak()
 			continue
 		}
@@ -107,7 +112,7 @@ func (b *docxBuilder) listItem(p docxPara) {
 // table adds a table as Markdown rows; where a page breaks inside a row,
 // the rows before it stay on the old page and that row starts the new one.
 func (b *docxBuilder) table(rows []docxRow) {
-	b.flushList()
+	b.flushGroups()
 	var frag [][]string
 	for _, r := range rows {
 		if r.brk {
@@ -120,11 +125,51 @@ func (b *docxBuilder) table(rows []docxRow) {
 	b.addRaw(markdownTable(frag))
 }
 
-func (b *docxBuilder) flushList() {
+// codeLines adds a code paragraph's lines, as written, to the code being
+// gathered: Word writes a paragraph per line, and they are one block.
+func (b *docxBuilder) codeLines(p docxPara) {
+	var acc strings.Builder
+	for _, it := range p.items {
+		if it.brk {
+			b.code = append(b.code, acc.String())
+			acc.Reset()
+			b.flushCode()
+			b.pageBreak()
+			continue
+		}
+		acc.WriteString(it.text)
+	}
+	b.code = append(b.code, strings.Split(acc.String(), "\n")...)
+}
+
+// flushGroups ends the list or the code being gathered.
+func (b *docxBuilder) flushGroups() {
+	b.flushListItems()
+	b.flushCode()
+}
+
+func (b *docxBuilder) flushListItems() {
 	if len(b.list) > 0 {
 		b.addRaw(strings.Join(b.list, "\n"))
 		b.list = nil
 	}
+}
+
+// flushCode adds the code gathered as a fenced block.
+func (b *docxBuilder) flushCode() {
+	for i := range b.code {
+		b.code[i] = strings.TrimRight(b.code[i], " \t")
+	}
+	code := strings.Trim(strings.Join(b.code, "\n"), "\n")
+	b.code = nil
+	if strings.TrimSpace(code) == "" {
+		return
+	}
+	fence := "```"
+	for strings.Contains(code, fence) {
+		fence += "`"
+	}
+	b.addRaw(fence + "\n" + code + "\n" + fence)
 }
 
 // add adds a paragraph's text, its spaces tidied, as a block.
@@ -147,7 +192,7 @@ func (b *docxBuilder) addRaw(text string) {
 }
 
 func (b *docxBuilder) pageBreak() {
-	b.flushList()
+	b.flushGroups()
 	b.sawBreak = true
 	if b.textOnPage {
 		b.pending = true
@@ -156,7 +201,7 @@ func (b *docxBuilder) pageBreak() {
 }
 
 func (b *docxBuilder) finish() knowledge.Extracted {
-	b.flushList()
+	b.flushGroups()
 	b.ex.Format = knowledge.FormatDOCX
 	if len(b.ex.Pages) == 0 {
 		b.ex.Pages = []knowledge.Page{{Number: 1}}

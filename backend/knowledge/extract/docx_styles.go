@@ -186,6 +186,22 @@ func (s *docxStyles) isList(id string) bool {
 	return false
 }
 
+// isCode is true for a style of code: named, or based on one named, with
+// "code" or "preformatted" ("Source Code", "HTML Preformatted").
+func (s *docxStyles) isCode(id string) bool {
+	for range 16 {
+		st, ok := s.styles[id]
+		if !ok {
+			return false
+		}
+		if strings.Contains(st.name, "code") || strings.Contains(st.name, "preformatted") {
+			return true
+		}
+		id = st.basedOn
+	}
+	return false
+}
+
 // level is how a list paragraph's level counts; a list whose numbering
 // is unknown is bulleted, unless its style is named "List Number".
 func (s *docxStyles) level(numID string, ilvl int, styleID string) listLevel {

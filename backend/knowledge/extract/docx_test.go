@@ -117,6 +117,12 @@ func TestDOCXStructure(t *testing.T) {
 			want: []string{"p1 [] | h |\n| --- |\n| r1 |", "p2 [] | r2 |\n| --- |"},
 		},
 		{
+			name:   "code paragraphs are one fenced block, their indent kept",
+			body:   p("Code", "func main() {") + p("Code", "    x := 1") + p("Code", "}") + p("", "after"),
+			styles: `<w:style w:type="paragraph" w:styleId="Code"><w:name w:val="Code Block"/><w:basedOn w:val="Src"/></w:style><w:style w:type="paragraph" w:styleId="Src"><w:name w:val="Source Code"/></w:style>`,
+			want:   []string{"p1 [] ```\nfunc main() {\n    x := 1\n}\n```", "p1 [] after"}, note: true,
+		},
+		{
 			name: "list paragraphs without a numbering part are bullets",
 			body: `<w:p><w:pPr><w:numPr><w:ilvl w:val="0"/><w:numId w:val="5"/></w:numPr></w:pPr><w:r><w:t>a</w:t></w:r></w:p>` +
 				`<w:p><w:pPr><w:numPr><w:ilvl w:val="1"/><w:numId w:val="5"/></w:numPr></w:pPr><w:r><w:t>b</w:t></w:r></w:p>` + p("", "after"),
