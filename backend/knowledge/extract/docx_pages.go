@@ -16,8 +16,8 @@ type docxBuilder struct {
 	// pending is a page break seen after text on this page: the next
 	// text starts a new page (breaks with no text between count once).
 	pending, textOnPage, sawBreak bool
-	list                          []string // the lines of a list being gathered
-	code                          []string // the lines of code being gathered
+	list                          []string         // the lines of a list being gathered
+	code                          []string         // the lines of code being gathered
 	counters                      map[string][]int // numId → items by level
 }
 
