@@ -53,15 +53,15 @@ func Read(ctx context.Context, name string, b []byte) (knowledge.Extracted, erro
 
 func read(ctx context.Context, name string, b []byte) (knowledge.Extracted, error) {
 	switch kind, _ := Detect(name, b); kind {
-	case knowledge.FormatText:
-		return readText(name, b)
-	case knowledge.FormatMarkdown:
-		return readMarkdown(name, b)
-	case knowledge.FormatHTML:
-		return readHTML(name, b)
+	// PDF: its case (knowledge.FormatPDF, pdf.go) goes on the line below.
 	case knowledge.FormatDOCX:
 		return readDOCX(ctx, name, b)
-		// PDF: its case goes here (pdf.go).
+	case knowledge.FormatHTML:
+		return readHTML(name, b)
+	case knowledge.FormatMarkdown:
+		return readMarkdown(name, b)
+	case knowledge.FormatText:
+		return readText(name, b)
 	}
 	return knowledge.Extracted{}, apperr.New(apperr.Invalid, "%s cannot be read as a document. Add a PDF, DOCX, Markdown, HTML or plain text file.", name)
 }
