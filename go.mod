@@ -14,10 +14,12 @@ require (
 	github.com/tc-hib/winres v0.2.1
 	github.com/tiktoken-go/tokenizer v0.10.0
 	github.com/wailsapp/wails/v2 v2.9.2
+	github.com/yuin/goldmark v1.8.7
 	github.com/zalando/go-keyring v0.2.6
 	go.uber.org/goleak v1.3.0
-	golang.org/x/sys v0.49.0
-	golang.org/x/text v0.15.0
+	golang.org/x/net v0.63.0
+	golang.org/x/sys v0.50.0
+	golang.org/x/text v0.44.0
 	modernc.org/sqlite v1.62.0
 )
 
@@ -55,12 +57,11 @@ require (
 	github.com/wailsapp/go-webview2 v1.0.16 // indirect
 	github.com/wailsapp/mimetype v1.4.1 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
-	golang.org/x/crypto v0.23.0 // indirect
+	golang.org/x/crypto v0.59.0 // indirect
 	golang.org/x/exp v0.0.0-20230522175609-2e198f4a06a1 // indirect
 	golang.org/x/image v0.12.0 // indirect
-	golang.org/x/net v0.25.0 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
-	golang.org/x/sync v0.24.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 	modernc.org/libc v1.80.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
