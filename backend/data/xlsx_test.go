@@ -106,18 +106,20 @@ func TestWorkbookHeaders(t *testing.T) {
 
 // TestWorkbookValues covers values the kept workbook does not: a formula
 // with no cached value, Excel's error values, percentages and other number
-// formats, a date typed as text, and a sheet name that needs cleaning.
+// formats, a date typed as text, a duration, and a sheet name that needs
+// cleaning.
 func TestWorkbookValues(t *testing.T) {
 	path := buildWorkbook(t, "2024 Q1.xlsx", func(f *excelize.File) {
 		must(t, f.SetSheetName("Sheet1", "Sales - EU"))
-		set(t, f, "Sales - EU", "A1", "share", "big", "sum", "err", "when")
-		set(t, f, "Sales - EU", "A2", 0.125, 1234567.891, nil, "#DIV/0!", "2024-05-01")
-		set(t, f, "Sales - EU", "A3", 0.5, -2.5e-7, nil, 4, "2024-05-02")
+		set(t, f, "Sales - EU", "A1", "share", "big", "sum", "err", "when", "took")
+		set(t, f, "Sales - EU", "A2", 0.125, 1234567.891, nil, "#DIV/0!", "2024-05-01", 27.5/24)
+		set(t, f, "Sales - EU", "A3", 0.5, -2.5e-7, nil, 4, "2024-05-02", 0.25)
 		must(t, f.SetCellFormula("Sales - EU", "C2", "A2*2")) // saved without a value, as some programs do
 		pct := style(t, f, &excelize.Style{NumFmt: 10})       // 0.00%
 		thousands := custom(t, f, `#,##0.00 "EUR";[Red]-#,##0.00 "EUR"`)
 		must(t, f.SetCellStyle("Sales - EU", "A2", "A3", pct))
 		must(t, f.SetCellStyle("Sales - EU", "B2", "B3", thousands))
+		must(t, f.SetCellStyle("Sales - EU", "F2", "F3", custom(t, f, "[h]:mm")))
 	})
 	d := mustOpen(t)
 	tbl, err := d.Attach(context.Background(), path)
@@ -125,12 +127,12 @@ func TestWorkbookValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Table{Name: "t_2024_q1_sales_eu", Source: `2024 Q1.xlsx, sheet "Sales - EU"`, Rows: 2, Columns: []Column{
-		{"share", TypeReal}, {"big", TypeReal}, {"sum", TypeText}, {"err", TypeInteger}, {"when", TypeDate}}}
+		{"share", TypeReal}, {"big", TypeReal}, {"sum", TypeText}, {"err", TypeInteger}, {"when", TypeDate}, {"took", TypeText}}}
 	if !reflect.DeepEqual(tbl, want) {
 		t.Fatalf("Attach = %+v\nwant %+v", tbl, want)
 	}
 	res := mustQuery(t, d, `SELECT * FROM t_2024_q1_sales_eu`)
-	wantRows := [][]any{{0.125, 1234567.891, nil, nil, "2024-05-01"}, {0.5, -2.5e-7, nil, int64(4), "2024-05-02"}}
+	wantRows := [][]any{{0.125, 1234567.891, nil, nil, "2024-05-01", "27:30:00"}, {0.5, -2.5e-7, nil, int64(4), "2024-05-02", "6:00:00"}}
 	if !reflect.DeepEqual(res.Rows, wantRows) {
 		t.Errorf("rows = %#v", res.Rows)
 	}
