@@ -3,6 +3,7 @@ package data
 import (
 	"archive/zip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -277,8 +278,7 @@ func (sc *sheetScan) next() ([]string, error) {
 		sc.row++ // Next steps over missing rows one at a time, so this is the row's number
 		cells, err := sc.rows.Columns()
 		if err != nil {
-			return nil, badFile(sc.wb.name, "Sheet %q, row %s: the workbook is damaged (%s). Open it in Excel, save it again and attach it.",
-				sc.s.name, commas(int64(sc.row)), err)
+			return nil, sc.damaged(err)
 		}
 		last := -1
 		for i, v := range cells {
@@ -308,9 +308,20 @@ func (sc *sheetScan) next() ([]string, error) {
 	err := sc.rows.Error()
 	sc.rows.Close()
 	if err != nil {
-		return nil, badFile(sc.wb.name, "Sheet %q, after row %s: %s. Open it in Excel, save it again and attach it.", sc.s.name, commas(int64(sc.row)), err)
+		return nil, sc.damaged(err)
 	}
 	return nil, io.EOF
+}
+
+// damaged is the error for a sheet excelize stopped reading at (or just
+// after) the row read last.
+func (sc *sheetScan) damaged(err error) error {
+	if errors.Is(err, excelize.ErrMaxRows) {
+		return badFile(sc.wb.name, "Sheet %q has a row after row %s, the last a sheet can have, so the workbook is damaged. Open it in Excel, save it again and attach it.",
+			sc.s.name, commas(excelize.TotalRows))
+	}
+	return badFile(sc.wb.name, "Sheet %q, row %s: the workbook is damaged (%s). Open it in Excel, save it again and attach it.",
+		sc.s.name, commas(int64(sc.row)), err)
 }
 
 // cellValue is a cell's text as read: trimmed of blank space at both ends

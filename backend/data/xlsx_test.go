@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -170,11 +171,16 @@ func TestAttachWorkbookRefuses(t *testing.T) {
 	})
 	st, _ := os.Stat(bomb)
 
+	notes := "xl/worksheets/sheet2.xml" // sheet "Notes"
 	tests := []struct {
 		name, path string
 		maxBytes   int64
 		want       []string
 	}{
+		{"a bad cell reference on the second sheet", rewritePart(t, "badcell.xlsx", notes, `<c r="B3"`, `<c r="3B"`), 0,
+			[]string{"badcell.xlsx", `Sheet "Notes", row 3`, "damaged", "save it again"}},
+		{"a row past the last", rewritePart(t, "tall.xlsx", notes, `<row r="4"><c r="A4"`, `<row r="1048577"><c r="A1048577"`), 0,
+			[]string{"tall.xlsx", `Sheet "Notes" has a row after row 1,048,576`, "save it again"}},
 		{"encrypted", encryptedWorkbook(t), 0, []string{"locked.xlsx", "encrypted with a password", "remove the password"}},
 		{"xls bytes", writeFile(t, "old.xls", "\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1"+strings.Repeat("\x00", 1000)), 0,
 			[]string{"old.xls", "old Excel workbook (.xls)", "Excel Workbook (.xlsx)"}},
@@ -285,6 +291,36 @@ func buildWorkbook(t testing.TB, name string, fill func(*excelize.File)) string 
 	path := filepath.Join(t.TempDir(), name)
 	must(t, f.SaveAs(path))
 	return path
+}
+
+// rewritePart copies the kept workbook with old replaced by new in one of
+// its parts: a workbook only a broken program would write.
+func rewritePart(t testing.TB, name, part, old, new string) string {
+	t.Helper()
+	zr, err := zip.OpenReader(workbookFile)
+	must(t, err)
+	defer zr.Close()
+	var b bytes.Buffer
+	zw := zip.NewWriter(&b)
+	for _, zf := range zr.File {
+		rc, err := zf.Open()
+		must(t, err)
+		content, err := io.ReadAll(rc)
+		rc.Close()
+		must(t, err)
+		if zf.Name == part {
+			if !bytes.Contains(content, []byte(old)) {
+				t.Fatalf("%s has no %q", part, old)
+			}
+			content = bytes.Replace(content, []byte(old), []byte(new), 1)
+		}
+		w, err := zw.Create(zf.Name)
+		must(t, err)
+		_, err = w.Write(content)
+		must(t, err)
+	}
+	must(t, zw.Close())
+	return writeFile(t, name, b.String())
 }
 
 // encryptedWorkbook is the kept workbook saved with a password.
