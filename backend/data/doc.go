@@ -89,12 +89,13 @@
 //     Merged cells below the header keep their value in their first cell
 //     only. A cell to the right of the header with data makes a column too.
 //   - Cells are read as text and take part in type inference exactly like
-//     CSV values. A number is the number stored, whatever its display
-//     format ("$1,234.50" is 1234.5, "12.5%" is 0.125); a cell whose format
-//     is a date or a date and time reads as ISO 8601 (2024-01-15,
-//     2024-01-15 10:30:00), so a column of them is DATE, whatever the
-//     format shows (15/01/24, Jan-24); a time of day reads as 10:30:00 (TEXT)
-//     and a duration ([h]:mm) as 27:30:00. Whether a format is a date is
+//     CSV values. A number is the number stored (to Excel's 15 significant
+//     digits), whatever its display format ("$1,234.50" is 1234.5, "12.5%"
+//     is 0.125); a cell whose format is a date or a date and time reads as
+//     ISO 8601 (2024-01-15, 2024-01-15 10:30:00, to the nearest second, in
+//     the workbook's 1900 or 1904 date system), so a column of them is DATE,
+//     whatever the format shows (15/01/24, Jan-24); a time of day reads as
+//     10:30:00 (TEXT) and a duration ([h]:mm) as 27:30:00. Whether a format is a date is
 //     decided by its code: Excel's built-in date and time formats (14-22,
 //     27-36, 45-47, 50-58), and custom codes that have y, d, or m (month)
 //     outside quotes, escapes and brackets; h, s and AM/PM are times.

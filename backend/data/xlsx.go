@@ -61,6 +61,9 @@ type workbook struct {
 	zr     *zip.Reader // the same file, for what excelize does not stream (merged cells)
 	sheets []sheet
 	scans  []*sheetScan // closed with the workbook, in case a pass stops early
+	// date1904 is the workbook's date system: serial 0 is 1904-01-01 (old
+	// Mac workbooks), not 1899-12-30.
+	date1904 bool
 }
 
 // sheet is one worksheet: its name and its XML part in the zip.
@@ -83,12 +86,13 @@ func openWorkbook(im *importer, maxUnzipped int64) (*workbook, error) {
 	if err != nil {
 		return nil, damaged(im.name, err)
 	}
-	wb := &workbook{name: im.name, f: f, zr: zr}
+	props, _ := f.GetWorkbookProps()
+	wb := &workbook{name: im.name, f: f, zr: zr, date1904: props.Date1904 != nil && *props.Date1904}
 	if wb.sheets, err = sheetParts(zr, f.GetSheetList()); err != nil {
 		f.Close()
 		return nil, damaged(im.name, err)
 	}
-	if err := isoDates(f); err != nil {
+	if err := markDates(f); err != nil {
 		f.Close()
 		return nil, damaged(im.name, err)
 	}
@@ -169,26 +173,7 @@ func (wb *workbook) survey(ctx context.Context, s sheet) (*sheetPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	var keep []string
-	var cols []Column
-	for i := range width {
-		var f inferrer
-		if i < len(inf) {
-			f = inf[i]
-		}
-		if cell(plan.header, i) == "" && raw[i] == "" && !f.seen {
-			continue // nothing above and nothing below: a gap between columns
-		}
-		if raw[i] == "" {
-			raw[i] = "col_" + strconv.Itoa(i+1)
-		}
-		plan.cols = append(plan.cols, i)
-		keep = append(keep, raw[i])
-		cols = append(cols, Column{Type: f.typ()})
-	}
-	for i, name := range columnNames(keep) {
-		cols[i].Name = name
-	}
+	cols := plan.pick(raw, inf)
 	plan.table = Table{Name: tableName(strings.TrimSuffix(wb.name, filepath.Ext(wb.name)) + " " + s.name), Source: wb.source(s), Columns: cols, Rows: n - 1}
 	return plan, nil
 }
@@ -200,6 +185,32 @@ type sheetPlan struct {
 	header    []string
 	cols      []int
 	table     Table
+}
+
+// pick chooses the columns to make from the raw header names (see
+// headerNames) and the inferred types, sets plan.cols and describes them.
+func (plan *sheetPlan) pick(raw []string, inf []inferrer) []Column {
+	var keep []string
+	var cols []Column
+	for i, name := range raw {
+		var f inferrer
+		if i < len(inf) {
+			f = inf[i]
+		}
+		if name == "" && !f.seen {
+			continue // nothing above and nothing below: a gap between columns
+		}
+		if name == "" {
+			name = "col_" + strconv.Itoa(i+1)
+		}
+		plan.cols = append(plan.cols, i)
+		keep = append(keep, name)
+		cols = append(cols, Column{Type: f.typ()})
+	}
+	for i, name := range columnNames(keep) {
+		cols[i].Name = name
+	}
+	return cols
 }
 
 // headerNames names each of the first width columns from the header: the
@@ -282,7 +293,7 @@ func (sc *sheetScan) next() ([]string, error) {
 		}
 		last := -1
 		for i, v := range cells {
-			if v = cellValue(v); v != "" {
+			if v = sc.wb.cellText(v); v != "" {
 				last = i
 			}
 			cells[i] = v
@@ -324,13 +335,14 @@ func (sc *sheetScan) damaged(err error) error {
 		sc.s.name, commas(int64(sc.row)), err)
 }
 
-// cellValue is a cell's text as read: trimmed of blank space at both ends
-// only if nothing else is left, and NULL for an Excel error value.
-func cellValue(v string) string {
-	if strings.TrimSpace(v) == "" {
-		return ""
+// cellText is a cell's text as the tables get it: a date as ISO text
+// (see markDates), blank space and Excel's error values as NULL (""), and
+// anything else as read.
+func (wb *workbook) cellText(v string) string {
+	if d, ok := dateText(v, wb.date1904); ok {
+		return d
 	}
-	if excelErrors[v] {
+	if strings.TrimSpace(v) == "" || excelErrors[v] {
 		return ""
 	}
 	return v

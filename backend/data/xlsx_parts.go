@@ -6,15 +6,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 )
 
 // This file holds what excelize's streaming reader does not give: which
-// part of the zip is which sheet, a sheet's merged cells, and dates as ISO
-// text rather than in each cell's display format.
+// part of the zip is which sheet, a sheet's merged cells, and which cells
+// are dates (read as ISO text, not in their display format).
 
 // sheetParts pairs each worksheet of the workbook, in the order of names
 // (excelize's list), with its XML part, from xl/workbook.xml and its
@@ -83,9 +86,10 @@ func openPart(zr *zip.Reader, name string) (io.ReadCloser, error) {
 	return nil, fmt.Errorf("%s is missing", name)
 }
 
-// cellRange is a merged range of cells: columns 0-based, rows 1-based.
+// cellRange is a merged range of cells: its columns (0-based) and its top
+// row (1-based).
 type cellRange struct {
-	left, right, top, bottom int
+	left, right, top int
 }
 
 // mergedCells lists a sheet's merged ranges. They come after the cells in
@@ -118,31 +122,35 @@ func mergedCells(zr *zip.Reader, part string) ([]cellRange, error) {
 			l, t, err1 := excelize.CellNameToCoordinates(from)
 			r, b, err2 := excelize.CellNameToCoordinates(to)
 			if err1 == nil && err2 == nil {
-				out = append(out, cellRange{left: min(l, r) - 1, right: max(l, r) - 1, top: min(t, b), bottom: max(t, b)})
+				out = append(out, cellRange{left: min(l, r) - 1, right: max(l, r) - 1, top: min(t, b)})
 			}
 		}
 	}
 }
 
-// isoDates makes excelize's formatted values the ones the package doc
-// promises: every cell style with a date or time format is given an ISO
-// one (yyyy-mm-dd, yyyy-mm-dd hh:mm:ss, or hh:mm:ss for a time of day),
-// and every other style the General format, so a number reads as the
-// number stored ("1234.5", not "$1,234.50"). excelize streams rows as
+// markDates sets up excelize's formatted values for cellText: a cell whose
+// style has a date or time format reads as dateMark, a letter for its kind
+// and its serial number ("\x01d45306.4375"); every other cell reads as the
+// value stored ("1234.5", not "$1,234.50"). excelize streams rows as
 // formatted text only, with no cell's style alongside; its style sheet is
-// in memory, so the formats are swapped there. The file is never saved.
-func isoDates(f *excelize.File) error {
+// in memory, so the formats are swapped there (the file is never saved).
+// Its own date formatting is not used: at tens of microseconds a cell it
+// took most of an import's time.
+func markDates(f *excelize.File) error {
 	if f.Styles == nil || f.Styles.CellXfs == nil {
 		return nil
 	}
-	n := len(f.Styles.CellXfs.Xf) // before NewStyle adds the ISO styles
-	iso := map[dateKind]int{}
-	for k, code := range map[dateKind]string{kindDate: "yyyy-mm-dd", kindDateTime: "yyyy-mm-dd hh:mm:ss", kindTime: "hh:mm:ss", kindElapsed: "[h]:mm:ss"} {
+	n := len(f.Styles.CellXfs.Xf) // before NewStyle adds the marking styles
+	marks := map[dateKind]int{}
+	for _, k := range []dateKind{kindDate, kindDateTime, kindTime, kindElapsed} {
+		// A literal, then the number; XML text cannot hold dateMark, so no
+		// cell's own text can look like this.
+		code := fmt.Sprintf(`"%s%c"0.##########;"%s%c"-0.##########`, dateMark, k, dateMark, k)
 		id, err := f.NewStyle(&excelize.Style{CustomNumFmt: &code})
 		if err != nil {
 			return err
 		}
-		iso[k] = *f.Styles.CellXfs.Xf[id].NumFmtID
+		marks[k] = *f.Styles.CellXfs.Xf[id].NumFmtID
 	}
 	custom := map[int]string{}
 	if f.Styles.NumFmts != nil {
@@ -160,25 +168,60 @@ func isoDates(f *excelize.File) error {
 		if code, ok := custom[id]; ok {
 			kind = dateFormat(code)
 		}
-		general := 0
-		xf.NumFmtID = &general
+		// A format excelize does not know gives the value as stored;
+		// "General" would round it to 11 digits.
+		v := -1
 		if kind != kindNone {
-			v := iso[kind]
-			xf.NumFmtID = &v
+			v = marks[kind]
 		}
+		xf.NumFmtID = &v
 	}
 	return nil
+}
+
+// dateMark starts the text markDates gives a date cell.
+const dateMark = "\x01"
+
+// dateText turns a cell markDates marked into ISO 8601 text: 2024-01-15,
+// 2024-01-15 10:30:00, 10:30:00 for a time of day, 27:30:00 for a
+// duration, to the nearest second. ok is false if v is not marked; a
+// marked number that is no date (negative) is given back as the number.
+func dateText(v string, date1904 bool) (text string, ok bool) {
+	if !strings.HasPrefix(v, dateMark) || len(v) < len(dateMark)+2 {
+		return v, false
+	}
+	kind, num := dateKind(v[len(dateMark)]), v[len(dateMark)+1:]
+	serial, err := strconv.ParseFloat(num, 64)
+	if err != nil || serial < 0 {
+		return num, true
+	}
+	if kind == kindElapsed {
+		secs := int64(math.Round(serial * 86400))
+		return fmt.Sprintf("%d:%02d:%02d", secs/3600, secs/60%60, secs%60), true
+	}
+	t, err := excelize.ExcelDateToTime(serial, date1904)
+	if err != nil {
+		return num, true
+	}
+	t = t.Round(time.Second)
+	switch kind {
+	case kindDate:
+		return t.Format("2006-01-02"), true
+	case kindTime:
+		return t.Format("15:04:05"), true
+	}
+	return t.Format("2006-01-02 15:04:05"), true
 }
 
 // dateKind is what a number format shows of a date-time serial number.
 type dateKind int
 
 const (
-	kindNone     dateKind = iota // a number, not a date
-	kindDate                     // a day
-	kindDateTime                 // a day and a time
-	kindTime                     // a time of day
-	kindElapsed                  // a duration ([h]:mm)
+	kindNone     dateKind = 0   // a number, not a date
+	kindDate     dateKind = 'd' // a day
+	kindDateTime dateKind = 't' // a day and a time
+	kindTime     dateKind = 'h' // a time of day
+	kindElapsed  dateKind = 'e' // a duration ([h]:mm)
 )
 
 // builtinDates are Excel's built-in number formats that show dates and

@@ -372,3 +372,28 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+func TestDateText(t *testing.T) {
+	for _, tt := range []struct {
+		in       string
+		date1904 bool
+		want     string
+		ok       bool
+	}{
+		{"\x01d45306", false, "2024-01-15", true},
+		{"\x01d45306.75", false, "2024-01-15", true},
+		{"\x01t45306.4375", false, "2024-01-15 10:30:00", true},
+		{"\x01t45717.9999884259", false, "2025-03-01 23:59:59", true},
+		{"\x01h0.75", false, "18:00:00", true},
+		{"\x01h45306.5", false, "12:00:00", true},
+		{"\x01e1.1458333333", false, "27:30:00", true},
+		{"\x01d0", true, "1904-01-01", true},
+		{"\x01d-3.25", false, "-3.25", true},
+		{"45306", false, "45306", false},
+		{"\x01", false, "\x01", false},
+	} {
+		if got, ok := dateText(tt.in, tt.date1904); got != tt.want || ok != tt.ok {
+			t.Errorf("dateText(%q, %v) = %q, %v; want %q, %v", tt.in, tt.date1904, got, ok, tt.want, tt.ok)
+		}
+	}
+}
