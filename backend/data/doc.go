@@ -73,14 +73,14 @@
 //
 //   - Each worksheet with data becomes a table named after the file and the
 //     sheet ("Sales 2024.xlsx", sheet "EU" gives sales_2024_eu), by the
-//     table-name rules below; Table.Source is `Sales 2024.xlsx, sheet "EU"`.
+//     table-name rules above; Table.Source is `Sales 2024.xlsx, sheet "EU"`.
 //     Chart sheets and empty sheets are skipped; a workbook whose sheets are
 //     all empty is refused. AttachAll returns the tables in sheet order;
 //     Attach returns the first.
 //   - The header is the first row with a value in it (rows above it are
 //     blank); one row. Rows whose cells are all blank are skipped, wherever
 //     they are. Column names follow the header by the column-name rules
-//     below, with two spreadsheet rules first: the cells a merged header
+//     above, with two spreadsheet rules first: the cells a merged header
 //     cell covers take its value followed by " (2)", " (3)", ... (a "Q1"
 //     merged over two columns gives q1 and q1_2), and an empty header cell
 //     over a column with data is named after the column's position in the
@@ -95,8 +95,8 @@
 //     ISO 8601 (2024-01-15, 2024-01-15 10:30:00, to the nearest second, in
 //     the workbook's 1900 or 1904 date system), so a column of them is DATE,
 //     whatever the format shows (15/01/24, Jan-24); a time of day reads as
-//     10:30:00 (TEXT) and a duration ([h]:mm) as 27:30:00. Whether a format is a date is
-//     decided by its code: Excel's built-in date and time formats (14-22,
+//     10:30:00 (TEXT) and a duration ([h]:mm) as 27:30:00. Whether a format
+//     is a date is decided by its code: Excel's built-in date and time formats (14-22,
 //     27-36, 45-47, 50-58), and custom codes that have y, d, or m (month)
 //     outside quotes, escapes and brackets; h, s and AM/PM are times.
 //     TRUE/FALSE cells are booleans. A formula reads as the value Excel

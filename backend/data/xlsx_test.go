@@ -113,7 +113,7 @@ func TestWorkbookValues(t *testing.T) {
 	path := buildWorkbook(t, "2024 Q1.xlsx", func(f *excelize.File) {
 		must(t, f.SetSheetName("Sheet1", "Sales - EU"))
 		set(t, f, "Sales - EU", "A1", "share", "big", "sum", "err", "when", "took")
-		set(t, f, "Sales - EU", "A2", 0.125, 1234567.891, nil, "#DIV/0!", "2024-05-01", 27.5/24)
+		set(t, f, "Sales - EU", "A2", 0.125, 123456789012.345, nil, "#DIV/0!", "2024-05-01", 27.5/24)
 		set(t, f, "Sales - EU", "A3", 0.5, -2.5e-7, nil, 4, "2024-05-02", 0.25)
 		must(t, f.SetCellFormula("Sales - EU", "C2", "A2*2")) // saved without a value, as some programs do
 		pct := style(t, f, &excelize.Style{NumFmt: 10})       // 0.00%
@@ -133,7 +133,7 @@ func TestWorkbookValues(t *testing.T) {
 		t.Fatalf("Attach = %+v\nwant %+v", tbl, want)
 	}
 	res := mustQuery(t, d, `SELECT * FROM t_2024_q1_sales_eu`)
-	wantRows := [][]any{{0.125, 1234567.891, nil, nil, "2024-05-01", "27:30:00"}, {0.5, -2.5e-7, nil, int64(4), "2024-05-02", "6:00:00"}}
+	wantRows := [][]any{{0.125, 123456789012.345, nil, nil, "2024-05-01", "27:30:00"}, {0.5, -2.5e-7, nil, int64(4), "2024-05-02", "6:00:00"}}
 	if !reflect.DeepEqual(res.Rows, wantRows) {
 		t.Errorf("rows = %#v", res.Rows)
 	}
