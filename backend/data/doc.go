@@ -74,9 +74,9 @@
 //   - Each worksheet with data becomes a table named after the file and the
 //     sheet ("Sales 2024.xlsx", sheet "EU" gives sales_2024_eu), by the
 //     table-name rules above; Table.Source is `Sales 2024.xlsx, sheet "EU"`.
-//     Chart sheets and empty sheets are skipped; a workbook whose sheets are
-//     all empty is refused. AttachAll returns the tables in sheet order;
-//     Attach returns the first.
+//     Hidden sheets are attached too; chart sheets and empty sheets are
+//     skipped, and a workbook whose sheets are all empty is refused.
+//     AttachAll returns the tables in sheet order; Attach returns the first.
 //   - The header is the first row with a value in it (rows above it are
 //     blank); one row. Rows whose cells are all blank are skipped, wherever
 //     they are. Column names follow the header by the column-name rules
