@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -25,23 +26,34 @@ const maxColumns = 2000
 // maxNameRunes caps table and column names; longer ones are cut.
 const maxNameRunes = 60
 
-// Attach imports the file at filePath as a new table and describes it. The
+// Attach imports the file at filePath and describes the table it made: for
+// a workbook, the first of its tables (AttachAll describes them all). The
 // rules are in the package doc; an error leaves the database as it was.
 func (d *DB) Attach(ctx context.Context, filePath string) (Table, error) {
+	tables, err := d.AttachAll(ctx, filePath)
+	if err != nil {
+		return Table{}, err
+	}
+	return tables[0], nil
+}
+
+// AttachAll imports the file at filePath as new tables, one for a text file
+// and one per sheet with data for a workbook, and describes them in order.
+// Either every table is made or, on an error, none.
+func (d *DB) AttachAll(ctx context.Context, filePath string) ([]Table, error) {
 	im, err := openImport(filePath, d.Limits().MaxFileBytes)
 	if err != nil {
-		return Table{}, err
+		return nil, err
 	}
 	defer im.f.Close()
+	if im.kind.format == formatWorkbook {
+		return d.attachWorkbook(ctx, im)
+	}
 	t, err := im.survey(ctx)
 	if err != nil {
-		return Table{}, err
+		return nil, err
 	}
-	rr, err := im.open(im.keys)
-	if err != nil {
-		return Table{}, err
-	}
-	return d.load(ctx, t, rr)
+	return d.load(ctx, []pending{{table: t, open: func() (rowReader, error) { return im.open(im.keys) }}})
 }
 
 // importer reads one file, once per pass.
@@ -90,6 +102,10 @@ func (im *importer) check(maxBytes int64) error {
 	atEOF := errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 	if err != nil && !atEOF {
 		return readError(im.name, err)
+	}
+	if bytes.HasPrefix(head[:n], []byte(oleMagic)) && oleKind(im.f, im.size) == oleEncrypted {
+		return badFile(im.name, "the workbook is encrypted with a password, so it cannot be read. "+
+			"Open it in Excel, remove the password (File, Info, Protect Workbook, Encrypt with Password: clear it), save it and attach it again.")
 	}
 	im.kind, err = inspect(im.name, head[:n], atEOF)
 	return err
@@ -201,18 +217,47 @@ func (im *importer) errorLine(offset int64) int {
 
 func isBlank(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
 
-// load is the second pass: in one transaction it creates the table (named
-// t.Name, or t.Name_2, ... if taken), inserts every row and records it.
-func (d *DB) load(ctx context.Context, t Table, rr rowReader) (Table, error) {
+// pending is a surveyed table waiting for its second pass: open starts
+// reading its rows again from the top.
+type pending struct {
+	table Table
+	open  func() (rowReader, error)
+}
+
+// load is the second pass: in one transaction it creates each table (named
+// t.Name, or t.Name_2, ... if taken), inserts its rows and records it.
+func (d *DB) load(ctx context.Context, ps []pending) ([]Table, error) {
+	source := ps[0].table.Source
 	tx, err := d.writer.BeginTx(ctx, nil)
 	if err != nil {
-		return Table{}, loadError(ctx, t.Source, err)
+		return nil, loadError(ctx, source, err)
 	}
 	defer tx.Rollback() // after Commit, a no-op
+	out := make([]Table, 0, len(ps))
+	for _, p := range ps {
+		rr, err := p.open()
+		if err != nil {
+			return nil, err
+		}
+		t, err := d.loadTable(ctx, tx, p.table, rr)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, loadError(ctx, source, err)
+	}
+	return out, nil
+}
+
+// loadTable creates the table t in tx, fills it from rr and records it.
+func (d *DB) loadTable(ctx context.Context, tx *sql.Tx, t Table, rr rowReader) (Table, error) {
 	// Statements run without ctx's Done channel: with it the driver starts a
 	// goroutine per statement. ctx is checked every few thousand rows, and
 	// BeginTx already rolls back when it ends.
 	bg := context.WithoutCancel(ctx)
+	var err error
 	if t.Name, err = uniqueTableName(bg, tx, t.Name); err != nil {
 		return Table{}, loadError(ctx, t.Source, err)
 	}
@@ -229,9 +274,6 @@ func (d *DB) load(ctx context.Context, t Table, rr rowReader) (Table, error) {
 	cols, _ := json.Marshal(t.Columns)
 	if _, err := tx.ExecContext(bg, `INSERT INTO `+metaTable+` (name, source, columns, rows, attached_at) VALUES (?, ?, ?, ?, ?)`,
 		t.Name, t.Source, string(cols), t.Rows, time.Now().UTC().Format(time.RFC3339)); err != nil {
-		return Table{}, loadError(ctx, t.Source, err)
-	}
-	if err := tx.Commit(); err != nil {
 		return Table{}, loadError(ctx, t.Source, err)
 	}
 	return t, nil
@@ -310,8 +352,13 @@ func dedupe(name string, taken map[string]bool) string {
 
 // tableBase is the table name for a file, before deduplication.
 func tableBase(file string) string {
-	base := strings.TrimSuffix(file, filepath.Ext(file))
-	name := sanitize(base)
+	return tableName(strings.TrimSuffix(file, filepath.Ext(file)))
+}
+
+// tableName makes raw (a file name without its extension, or that and a
+// sheet's name) a table name, before deduplication.
+func tableName(raw string) string {
+	name := sanitize(raw)
 	switch {
 	case name == "":
 		return "data"

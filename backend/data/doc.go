@@ -1,7 +1,7 @@
 // Package data is "your data" for the agent: files the user attaches to a
-// session (CSV, TSV, a JSON array of objects, JSON Lines) become tables in a
-// per-session SQLite file, which the model inspects with list_data, queries
-// with query_data, and charts through named datasets.
+// session (CSV, TSV, a JSON array of objects, JSON Lines, Excel workbooks)
+// become tables in a per-session SQLite file, which the model inspects with
+// list_data, queries with query_data, and charts through named datasets.
 //
 // # Storage
 //
@@ -16,7 +16,9 @@
 //
 // # Import
 //
-//   - The format comes from the extension (.csv, .tsv/.tab, .json,
+//   - A file that starts like a zip archive is read as an Excel workbook
+//     (see Workbooks), whatever its extension. Otherwise the format comes
+//     from the extension (.csv, .tsv/.tab, .json,
 //     .jsonl/.ndjson); any other extension is sniffed: '[' is a JSON array,
 //     '{' a stream of objects (JSON Lines), anything else delimited text.
 //     Delimited text other than .tsv is split on tabs when its first line
@@ -30,8 +32,8 @@
 //     to do, when it is larger than Limits.MaxFileBytes, is empty, is not a
 //     regular file, starts with a UTF-16/32 byte order mark, has bytes that
 //     are not UTF-8 (the line is named), looks binary (a NUL byte, or more than
-//     10% control characters, in the first 8 KB; zip/xlsx, xls, PDF, gzip,
-//     Parquet and SQLite files are named as such), has a row with a different
+//     10% control characters, in the first 8 KB; .xls and other old Office
+//     files, PDF, gzip, Parquet and SQLite files are named as such), has a row with a different
 //     number of fields than the header, is JSON that is not an array of
 //     objects, or is JSON Lines with a line that is not an object. A UTF-8
 //     byte order mark is dropped.
@@ -63,6 +65,58 @@
 //     duplicates get _2, _3, ... Identifiers are always quoted in the SQL
 //     this package writes; list_data shows them quoted where the model must
 //     quote them (SQL keywords such as "order").
+//
+// # Workbooks
+//
+// An Excel workbook (.xlsx, .xlsm) is read with excelize, a sheet at a time
+// through its streaming row iterator, so a big sheet is never held whole.
+//
+//   - Each worksheet with data becomes a table named after the file and the
+//     sheet ("Sales 2024.xlsx", sheet "EU" gives sales_2024_eu), by the
+//     table-name rules above; Table.Source is `Sales 2024.xlsx, sheet "EU"`.
+//     Hidden sheets are attached too; chart sheets and empty sheets are
+//     skipped, and a workbook whose sheets are all empty is refused.
+//     AttachAll returns the tables in sheet order; Attach returns the first.
+//   - The header is the first row with a value in it (rows above it are
+//     blank); one row. Rows whose cells are all blank are skipped, wherever
+//     they are. Column names follow the header by the column-name rules
+//     above, with two spreadsheet rules first: the cells a merged header
+//     cell covers take its value followed by " (2)", " (3)", ... (a "Q1"
+//     merged over two columns gives q1 and q1_2), and an empty header cell
+//     over a column with data is named after the column's position in the
+//     sheet (an empty C1 gives col_3). A column with neither a header nor
+//     any data (a gap, say column A when the table starts in B) is left out.
+//     Merged cells below the header keep their value in their first cell
+//     only. A cell to the right of the header with data makes a column too.
+//   - Cells are read as text and take part in type inference exactly like
+//     CSV values. A number is the number stored (to Excel's 15 significant
+//     digits), whatever its display format ("$1,234.50" is 1234.5, "12.5%"
+//     is 0.125); a cell whose format is a date or a date and time reads as
+//     ISO 8601 (2024-01-15, 2024-01-15 10:30:00, to the nearest second, in
+//     the workbook's 1900 or 1904 date system), so a column of them is DATE,
+//     whatever the format shows (15/01/24, Jan-24); a time of day reads as
+//     10:30:00 (TEXT) and a duration ([h]:mm) as 27:30:00. Whether a format
+//     is a date is decided by its code: Excel's built-in date and time formats (14-22,
+//     27-36, 45-47, 50-58), and custom codes that have y, d, or m (month)
+//     outside quotes, escapes and brackets; h, s and AM/PM are times.
+//     TRUE/FALSE cells are booleans. A formula reads as the value Excel
+//     saved with it (its cached value); a formula saved without one (by a
+//     program that does not calculate) is NULL. Excel's error values
+//     (#N/A, #DIV/0!, #VALUE!, #REF!, #NAME?, #NUM!, #NULL!, #SPILL!,
+//     #CALC!, #GETTING_DATA) are NULL, typed or computed.
+//   - Limits: the file is held to Limits.MaxFileBytes like any other, and
+//     its unzipped parts together to 20 times that (a zip bomb is refused
+//     before anything is unzipped); a table has at most 2,000 columns (a
+//     cell beyond is an error naming its sheet and cell: Sheet "Sales",
+//     cell BXY7) and a sheet at most Excel's 1,048,576 rows.
+//   - Refused, with what to do: a workbook encrypted with a password (an
+//     OLE file holding an EncryptedPackage stream), an old .xls (any other
+//     OLE file), a binary workbook (.xlsb), an OpenDocument file (.ods), a
+//     zip archive that is not a workbook, and a damaged or cut-short file.
+//     A sheet that cannot be read is named with its row.
+//   - Every sheet is surveyed (checked and inferred) before anything is
+//     written; then every table is made in one transaction, so a workbook
+//     that fails on any sheet, or is cancelled, leaves nothing behind.
 //
 // # Queries
 //

@@ -1,8 +1,11 @@
 package data
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,6 +14,8 @@ import (
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
 )
 
 // FuzzQueryGuard checks the guard on its own: every statement it accepts is
@@ -121,3 +126,35 @@ func fingerprint(t *testing.T, conn *sql.Conn) string {
 }
 
 func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
+
+// FuzzAttachWorkbook feeds damaged workbooks to AttachAll: each must attach
+// or fail with an *apperr.Error, never panic, and a failure must leave the
+// database as it was.
+func FuzzAttachWorkbook(f *testing.F) {
+	kept, err := os.ReadFile(workbookFile)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(bytes.TrimPrefix(kept, []byte(zipMagic)))
+	f.Add(kept[len(zipMagic) : len(kept)/2])
+	f.Add([]byte{})
+	d := mustOpen(f)
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		path := filepath.Join(dir, "fuzz.xlsx")
+		if err := os.WriteFile(path, append([]byte(zipMagic), b...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := len(schemaNames(t, d))
+		tables, err := d.AttachAll(context.Background(), path)
+		var ae *apperr.Error
+		switch {
+		case err == nil && len(tables) == 0:
+			t.Fatal("AttachAll made no table and returned no error")
+		case err != nil && !errors.As(err, &ae):
+			t.Fatalf("AttachAll: %v (%T), not an *apperr.Error", err, err)
+		case err != nil && len(schemaNames(t, d)) != before:
+			t.Fatalf("AttachAll failed (%v) and left tables behind", err)
+		}
+	})
+}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/richardlehane/mscfb"
+
 	"github.com/agentdeck/agentdeck/backend/apperr"
 )
 
@@ -18,6 +20,7 @@ const (
 	formatCSV        format = iota // delimited text with a header row
 	formatJSONArray                // [ {...}, {...} ]
 	formatJSONStream               // {...}\n{...}: JSON Lines, or objects one after another
+	formatWorkbook                 // a zip archive: an Excel workbook (.xlsx), read by xlsx.go
 )
 
 // kind is what inspect found out about a file before reading it through.
@@ -34,15 +37,24 @@ const headSize = 8 << 10
 // Explanations reused in several messages.
 const (
 	saveAsUTF8 = `Save it as UTF-8 (in Excel: Save As, "CSV UTF-8"; in an editor: "Save with encoding UTF-8") and attach it again.`
-	attachText = "Attach a CSV, TSV, JSON (an array of objects) or JSON Lines text file."
+	attachText = "Attach an Excel workbook (.xlsx), or a CSV, TSV, JSON (an array of objects) or JSON Lines text file."
 )
 
+// Magic numbers of the formats read or named by their first bytes.
+const (
+	zipMagic = "PK\x03\x04"       // a zip archive: .xlsx is one
+	oleMagic = "\xD0\xCF\x11\xE0" // an OLE compound file: .xls, .doc, an encrypted .xlsx
+)
+
+// saveAsXLSX is the fix for a workbook in a format that is not read.
+const saveAsXLSX = `Open it in Excel (or LibreOffice) and save it as "Excel Workbook (.xlsx)", or export each sheet as "CSV UTF-8", and attach that.`
+
 // magic names binary formats people attach by mistake, by their first bytes.
+// An OLE file is looked into first (see oleKind): this is the fallback.
 var magic = []struct {
 	prefix, what, fix string
 }{
-	{"PK\x03\x04", "a zip archive or an Excel workbook (.xlsx)", `Export the sheet as "CSV UTF-8" and attach that.`},
-	{"\xD0\xCF\x11\xE0", "an old Excel workbook (.xls) or another Office file", `Export the sheet as "CSV UTF-8" and attach that.`},
+	{oleMagic, "an old Excel workbook (.xls) or another old Office file", saveAsXLSX},
 	{"%PDF", "a PDF document", "Export the table from the program that made it as CSV and attach that."},
 	{"\x1F\x8B", "a gzip-compressed file", "Decompress it and attach the file inside."},
 	{"PAR1", "a Parquet file", "Convert it to CSV or JSON Lines first."},
@@ -64,9 +76,13 @@ func inspect(name string, head []byte, atEOF bool) (kind, error) {
 		k.skip = 3
 	}
 	body := head[k.skip:]
+	if k.skip == 0 && bytes.HasPrefix(body, []byte(zipMagic)) {
+		k.format = formatWorkbook
+		return k, nil
+	}
 	for _, m := range magic {
 		if bytes.HasPrefix(body, []byte(m.prefix)) {
-			return k, badFile(name, "this looks like %s, not CSV/JSON. %s", m.what, m.fix)
+			return k, badFile(name, "this looks like %s, which cannot be attached. %s", m.what, m.fix)
 		}
 	}
 	if err := checkText(name, body); err != nil {
@@ -256,4 +272,27 @@ func (u *utf8Reader) check(b []byte) error {
 func encodingMessage(name string, e *encodingError) error {
 	return badFile(name, "line %d is not UTF-8 text (it has the byte 0x%02X), so the file is probably Latin-1 or Windows-1252. %s",
 		e.line, e.b, saveAsUTF8)
+}
+
+// oleKindT is what an OLE compound file can be, as far as attaching goes.
+type oleKindT int
+
+const (
+	oleOther     oleKindT = iota // .xls, .doc, or a file that cannot be looked into
+	oleEncrypted                 // an .xlsx (or another OOXML file) encrypted with a password
+)
+
+// oleKind looks into an OLE compound file for the streams of an encrypted
+// Office document (ECMA-376: EncryptionInfo and EncryptedPackage).
+func oleKind(r io.ReaderAt, size int64) oleKindT {
+	cf, err := mscfb.New(io.NewSectionReader(r, 0, size))
+	if err != nil {
+		return oleOther
+	}
+	for e, err := cf.Next(); err == nil; e, err = cf.Next() {
+		if e.Name == "EncryptedPackage" {
+			return oleEncrypted
+		}
+	}
+	return oleOther
 }

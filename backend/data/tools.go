@@ -104,7 +104,7 @@ func (d *DB) listData(ctx context.Context, lim Limits) (string, error) {
 	}
 	var b strings.Builder
 	if len(tables) == 0 {
-		b.WriteString("No data is attached to this session yet. The user can attach CSV, TSV, JSON or JSON Lines files.\n")
+		b.WriteString("No data is attached to this session yet. The user can attach Excel workbooks (.xlsx, one table per sheet) and CSV, TSV, JSON or JSON Lines files.\n")
 	} else {
 		fmt.Fprintf(&b, "%d attached %s. Query with %s (SQLite, read-only). BOOLEAN columns hold 1/0 (shown as true/false); DATE columns hold ISO 8601 text.\n",
 			len(tables), plural(len(tables), "table", "tables"), ToolQueryData)
