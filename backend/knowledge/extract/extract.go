@@ -26,6 +26,8 @@ import (
 // Read reads the text of the file named name with bytes b.
 func Read(ctx context.Context, name string, b []byte) (knowledge.Extracted, error) {
 	switch kind, _ := Detect(name, b); kind {
+	case knowledge.FormatPDF:
+		return readPDF(ctx, name, b)
 	case knowledge.FormatText, knowledge.FormatMarkdown:
 		if !utf8.Valid(b) {
 			return knowledge.Extracted{}, apperr.New(apperr.Invalid, "%s is not UTF-8 text. Save it as UTF-8 and add it again.", name)
