@@ -3,6 +3,7 @@ module github.com/agentdeck/agentdeck
 go 1.26.0
 
 require (
+	codeberg.org/go-pdf/fpdf v0.12.0
 	github.com/DeRuina/timberjack v1.4.10
 	github.com/cenkalti/backoff/v5 v5.0.3
 	github.com/go-json-experiment/json v1.27.2
