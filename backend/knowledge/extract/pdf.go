@@ -44,15 +44,27 @@ type PDFConfig struct {
 }
 
 // DefaultPDFCacheDir is where the app keeps PDFium's compiled code:
-// agentdeck/wazero in the user's cache directory ("" when the system names
-// none).
+// $AGENTDECK_PDF_CACHE when set ("off": nowhere, compile at each start),
+// else agentdeck/wazero in the user's cache directory ("" when the system
+// names none).
 func DefaultPDFCacheDir() string {
+	switch env := os.Getenv(EnvPDFCache); env {
+	case "off":
+		return ""
+	case "":
+	default:
+		return env
+	}
 	dir, err := os.UserCacheDir()
 	if err != nil {
 		return ""
 	}
 	return filepath.Join(dir, "agentdeck", "wazero")
 }
+
+// EnvPDFCache names the environment variable that moves (or, "off",
+// turns off) the PDF reader's cache of compiled code.
+const EnvPDFCache = "AGENTDECK_PDF_CACHE"
 
 // PDFReader reads PDFs. It loads PDFium on the first PDF and keeps it until
 // Close; Read after Close loads it again. Safe for concurrent use: up to
@@ -78,18 +90,26 @@ func NewPDFReader(cfg PDFConfig) *PDFReader {
 	return &PDFReader{cfg: cfg}
 }
 
-// defaultPDF is the reader Read uses, with its cache in the user's cache
-// directory. Nothing is loaded until the first PDF.
-var defaultPDF = NewPDFReader(PDFConfig{CacheDir: DefaultPDFCacheDir()})
+// defaultPDF is the reader Read uses, made on the first PDF, with its
+// cache where DefaultPDFCacheDir says (read then, not at start).
+var defaultPDF struct {
+	once sync.Once
+	r    *PDFReader
+}
+
+func theDefaultPDF() *PDFReader {
+	defaultPDF.once.Do(func() { defaultPDF.r = NewPDFReader(PDFConfig{CacheDir: DefaultPDFCacheDir()}) })
+	return defaultPDF.r
+}
 
 // readPDF reads a PDF with the default reader.
 func readPDF(ctx context.Context, name string, b []byte) (knowledge.Extracted, error) {
-	return defaultPDF.Read(ctx, name, b)
+	return theDefaultPDF().Read(ctx, name, b)
 }
 
 // ClosePDF unloads PDFium from the reader Read uses, if a PDF loaded it:
 // the engine calls it when it shuts down.
-func ClosePDF() error { return defaultPDF.Close() }
+func ClosePDF() error { return theDefaultPDF().Close() }
 
 // Loaded tells whether PDFium is loaded.
 func (r *PDFReader) Loaded() bool {

@@ -247,8 +247,8 @@ func TestReadTextLeavesPDFUnloaded(t *testing.T) {
 	if _, err := Read(context.Background(), "notes.txt", []byte("plain notes")); err != nil {
 		t.Fatal(err)
 	}
-	if defaultPDF.Loaded() {
-		t.Fatal("reading a text file loaded PDFium")
+	if defaultPDF.r != nil {
+		t.Fatal("reading a text file made the PDF reader")
 	}
 	if kind, ok := Detect("report.PDF", []byte("%PDF-1.7")); !ok || kind != knowledge.FormatPDF {
 		t.Fatalf("Detect = %q, %v", kind, ok)
@@ -262,4 +262,25 @@ func testPDF(t testing.TB, name string) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+func TestDefaultPDFCacheDir(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", home)
+	t.Setenv("HOME", home)
+	user, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ env, want string }{
+		{"", filepath.Join(user, "agentdeck", "wazero")},
+		{"off", ""},
+		{"/var/cache/pdfium", "/var/cache/pdfium"},
+	}
+	for _, tt := range tests {
+		t.Setenv(EnvPDFCache, tt.env)
+		if got := DefaultPDFCacheDir(); got != tt.want {
+			t.Errorf("%s=%q: %q, want %q", EnvPDFCache, tt.env, got, tt.want)
+		}
+	}
 }
