@@ -3,6 +3,7 @@ package extract
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -39,6 +40,24 @@ func TestPDF(t *testing.T) {
 		}
 	})
 	t.Run("stopped", func(t *testing.T) { testStopped(t, r) })
+	t.Run("more PDFs at once than instances", func(t *testing.T) {
+		report := testPDF(t, "report.pdf")
+		errs := make(chan error, pdfWorkers+1)
+		for range pdfWorkers + 1 {
+			go func() {
+				ex, err := r.Read(context.Background(), "report.pdf", report)
+				if err == nil && len(ex.Pages) != 4 {
+					err = fmt.Errorf("%d pages", len(ex.Pages))
+				}
+				errs <- err
+			}()
+		}
+		for range pdfWorkers + 1 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	})
 
 	if r.loads != 1 {
 		t.Errorf("PDFium was loaded %d times, want once", r.loads)
