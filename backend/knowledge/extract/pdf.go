@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/klippa-app/go-pdfium"
 	pdfiumerr "github.com/klippa-app/go-pdfium/errors"
@@ -39,9 +40,19 @@ type PDFConfig struct {
 	// CacheDir is wazero's compilation cache: PDFium compiled to machine
 	// code. "" keeps it in memory only (each start compiles again).
 	CacheDir string
+	// IdleUnload unloads PDFium when no PDF has been read for this long,
+	// giving its memory back (0: keep it until Close). The next PDF loads
+	// it again, from the cache.
+	IdleUnload time.Duration
 	// Log receives what goes wrong with the cache (nil: slog.Default()).
 	Log *slog.Logger
 }
+
+// DefaultPDFIdleUnload is how long the app keeps PDFium loaded after the
+// last PDF: long enough for a batch of files, short enough that a session
+// that read one PDF goes back to its idle memory (PDFium holds about 45 MB
+// once loaded).
+const DefaultPDFIdleUnload = 2 * time.Minute
 
 // DefaultPDFCacheDir is where the app keeps PDFium's compiled code:
 // $AGENTDECK_PDF_CACHE when set ("off": nowhere, compile at each start),
@@ -67,17 +78,27 @@ func DefaultPDFCacheDir() string {
 const EnvPDFCache = "AGENTDECK_PDF_CACHE"
 
 // PDFReader reads PDFs. It loads PDFium on the first PDF and keeps it until
-// Close; Read after Close loads it again. Safe for concurrent use: up to
+// Close, or until it has been idle for IdleUnload; a later Read loads it
+// again. Safe for concurrent use: up to
 // pdfWorkers documents are read at once, each in its own instance of the
 // module, dropped when the document is read (so its memory is freed).
 type PDFReader struct {
 	cfg PDFConfig
 
-	mu    sync.Mutex
-	pool  pdfium.Pool
-	cache wazero.CompilationCache
-	loads int // how many times PDFium was loaded (a test's witness)
+	mu      sync.Mutex
+	pool    pdfium.Pool
+	cache   wazero.CompilationCache
+	loads   int // how many times PDFium was loaded (a test's witness)
+	reading int // PDFs being read
+	// idle is the timer that unloads PDFium, armed when the last read
+	// ends; gen tells a timer armed before a later read that it is stale.
+	idle      timer
+	gen       int
+	afterFunc func(time.Duration, func()) timer // time.AfterFunc; a test's hand
 }
+
+// timer is what the reader needs of a *time.Timer.
+type timer interface{ Stop() bool }
 
 // pdfWorkers is how many PDFs are read at once (the machines have 2 cores).
 const pdfWorkers = 2
@@ -87,7 +108,9 @@ func NewPDFReader(cfg PDFConfig) *PDFReader {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
-	return &PDFReader{cfg: cfg}
+	return &PDFReader{cfg: cfg, afterFunc: func(d time.Duration, f func()) timer {
+		return time.AfterFunc(d, f)
+	}}
 }
 
 // defaultPDF is the reader Read uses, made on the first PDF, with its
@@ -98,7 +121,9 @@ var defaultPDF struct {
 }
 
 func theDefaultPDF() *PDFReader {
-	defaultPDF.once.Do(func() { defaultPDF.r = NewPDFReader(PDFConfig{CacheDir: DefaultPDFCacheDir()}) })
+	defaultPDF.once.Do(func() {
+		defaultPDF.r = NewPDFReader(PDFConfig{CacheDir: DefaultPDFCacheDir(), IdleUnload: DefaultPDFIdleUnload})
+	})
 	return defaultPDF.r
 }
 
@@ -122,6 +147,10 @@ func (r *PDFReader) Loaded() bool {
 func (r *PDFReader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.idle != nil {
+		r.idle.Stop()
+		r.idle = nil
+	}
 	var err error
 	if r.pool != nil {
 		err = r.pool.Close()
@@ -145,7 +174,8 @@ func (r *PDFReader) Read(ctx context.Context, name string, b []byte) (knowledge.
 	if err := ctx.Err(); err != nil {
 		return knowledge.Extracted{}, stopped(name, err)
 	}
-	pool, err := r.load()
+	pool, err := r.acquire()
+	defer r.release()
 	if err != nil {
 		return knowledge.Extracted{}, apperr.Wrap(err, apperr.Internal, "The PDF reader could not start, so %s was not read. The details are in the log.", name)
 	}
@@ -165,10 +195,48 @@ func (r *PDFReader) Read(ctx context.Context, name string, b []byte) (knowledge.
 	return readDocument(ctx, inst, doc.Document, name)
 }
 
-// load returns the pool, loading PDFium the first time.
-func (r *PDFReader) load() (pdfium.Pool, error) {
+// acquire counts a read in and returns the pool, loading PDFium if it is
+// not loaded; release counts it out.
+func (r *PDFReader) acquire() (pdfium.Pool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.reading++
+	r.gen++
+	if r.idle != nil {
+		r.idle.Stop()
+		r.idle = nil
+	}
+	return r.load()
+}
+
+// release counts a read out; the last one arms the idle unload.
+func (r *PDFReader) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reading--
+	if r.reading > 0 || r.pool == nil || r.cfg.IdleUnload <= 0 {
+		return
+	}
+	gen := r.gen
+	r.idle = r.afterFunc(r.cfg.IdleUnload, func() { r.unloadIdle(gen) })
+}
+
+// unloadIdle unloads PDFium if nothing was read since the timer of gen
+// was armed. The compilation cache stays open for the next load.
+func (r *PDFReader) unloadIdle(gen int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if gen != r.gen || r.reading > 0 || r.pool == nil {
+		return
+	}
+	if err := r.pool.Close(); err != nil {
+		r.cfg.Log.Warn("pdf: unloading PDFium", "err", err)
+	}
+	r.pool, r.idle = nil, nil
+}
+
+// load returns the pool, loading PDFium the first time; r.mu is held.
+func (r *PDFReader) load() (pdfium.Pool, error) {
 	if r.pool != nil {
 		return r.pool, nil
 	}

@@ -73,6 +73,53 @@ func TestPDF(t *testing.T) {
 	}
 }
 
+// TestPDFIdleUnload: PDFium is unloaded when no PDF was read for a while
+// (the timer is the test's: it fires when the test says), never by a timer
+// armed before a later read, and loads again for the next PDF.
+func TestPDFIdleUnload(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	r := NewPDFReader(PDFConfig{CacheDir: testCacheDir(t), IdleUnload: time.Minute})
+	defer r.Close()
+	var armed []func()
+	stops := 0
+	r.afterFunc = func(d time.Duration, f func()) timer {
+		if d != time.Minute {
+			t.Errorf("armed for %v, want a minute", d)
+		}
+		armed = append(armed, f)
+		return stopFunc(func() bool { stops++; return true })
+	}
+	report := testPDF(t, "report.pdf")
+	read := func() {
+		t.Helper()
+		if _, err := r.Read(context.Background(), "report.pdf", report); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	read()
+	read()
+	if len(armed) != 2 || stops != 1 {
+		t.Fatalf("%d timers armed, %d stopped; want 2 and 1", len(armed), stops)
+	}
+	armed[0]() // stale: the second read came after it
+	if !r.Loaded() {
+		t.Fatal("a timer armed before the last read unloaded PDFium")
+	}
+	armed[1]()
+	if r.Loaded() {
+		t.Fatal("PDFium still loaded after its idle time")
+	}
+	read()
+	if r.loads != 2 || !r.Loaded() {
+		t.Errorf("loads = %d after the next PDF, want 2", r.loads)
+	}
+}
+
+type stopFunc func() bool
+
+func (f stopFunc) Stop() bool { return f() }
+
 // TestPDFCompileCache: the first reader on an empty cache compiles PDFium
 // and keeps the code there; a second reader reads with it.
 func TestPDFCompileCache(t *testing.T) {
