@@ -15,6 +15,7 @@ package setup
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/http"
 	"path/filepath"
@@ -184,10 +185,11 @@ func (e *Engine) MCPStatus() ([]mcp.ServerStatus, error) {
 	return e.mcpStatus, e.mcpErr
 }
 
-// Close stops running turns and MCP servers.
+// Close stops running turns and MCP servers, and unloads the PDF reader.
 func (e *Engine) Close() error {
+	var err error
 	if e.MCP != nil {
-		return e.MCP.Close()
+		err = e.MCP.Close()
 	}
-	return nil
+	return errors.Join(err, extract.ClosePDF())
 }

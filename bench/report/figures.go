@@ -137,6 +137,8 @@ const (
 	kFirst    = "backend/store BenchmarkFirstPage5000Turns"
 	kSearch1  = "backend/store BenchmarkSearch100k"
 	kSidebar  = "backend/store BenchmarkSidebar10k"
+	kPDF      = "backend/knowledge/extract BenchmarkPDFIndex300"
+	kPDFLoad  = "backend/knowledge/extract BenchmarkPDFFirstLoad"
 )
 
 func metric(bench, unit string) func(*data) (float64, bool) {
@@ -350,6 +352,21 @@ func components() []check {
 			value: metric(kSearch1, "Search/raw"), target: 2, targetText: "≤ 2× raw SQL",
 			ratio: text("%s× raw FTS query", mv(kSearch1, "Search/raw")),
 			abs:   text("%s ms a query", mv(kSearch1, "Search-ms/query"))},
+		{id: "C7", figure: "PDF", what: "read a 300-page PDF and cut it into passages (PDFium loaded)",
+			value: metric(kPDF, "pages/s"), atLeast: true, target: 100, targetText: "≥ 100 pages/s",
+			ratio: text("%s× the time of the same text as a plain file (%s pages/s)", mv(kPDF, "pdf/floor"), mv(kPDF, "floor-pages/s")),
+			abs:   text("%s pages/s, %s ms a page", mv(kPDF, "pages/s"), mv(kPDF, "ms/page")),
+			why: func(*data) string {
+				return "Nearly all the time is PDFium in WebAssembly (wazero), three calls a character for its box and text; profile BenchmarkPDFIndex300, and compare with a less loaded machine."
+			}},
+		{id: "C8", figure: "PDF", what: "first PDF after a start: PDFium compiled vs loaded from the disk cache",
+			value: metric(kPDFLoad, "compile/cached"), atLeast: true, target: 3, targetText: "the cache ≥ 3× faster",
+			ratio: text("the cache %s× faster than compiling", mv(kPDFLoad, "compile/cached")),
+			abs: text("%s ms from the cache (%s MB), %s ms compiling; a read once loaded %s ms",
+				mv(kPDFLoad, "cached-ms"), mv(kPDFLoad, "cache-MB"), mv(kPDFLoad, "compile-ms"), mv(kPDFLoad, "read-ms")),
+			why: func(*data) string {
+				return "Reading the compiled module back costs about as much as compiling it: see whether wazero's cache directory is on a slow disk, and profile BenchmarkPDFFirstLoad."
+			}},
 	}
 }
 

@@ -53,7 +53,8 @@ func Read(ctx context.Context, name string, b []byte) (knowledge.Extracted, erro
 
 func read(ctx context.Context, name string, b []byte) (knowledge.Extracted, error) {
 	switch kind, _ := Detect(name, b); kind {
-	// PDF: its case (knowledge.FormatPDF, pdf.go) goes on the line below.
+	case knowledge.FormatPDF:
+		return readPDF(ctx, name, b)
 	case knowledge.FormatDOCX:
 		return readDOCX(ctx, name, b)
 	case knowledge.FormatHTML:
