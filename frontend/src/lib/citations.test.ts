@@ -67,7 +67,10 @@ describe('linkCitations', () => {
   });
 
   it('keeps a model answer with an event handler inert, and links its citation', () => {
-    const { root } = linked('<img src=x onerror="window.pwned=1">[1] <button class="cite" onclick="alert(1)">2</button>', [source(1), source(2)]);
+    const { root } = linked('<img src=x onerror="window.pwned=1">[1] <button class="cite" onclick="alert(1)">2</button>', [
+      source(1),
+      source(2),
+    ]);
     const img = root.querySelector('img');
     expect(img?.getAttribute('onerror') ?? null).toBeNull();
     expect(root.innerHTML).not.toMatch(/onerror|onclick/);

@@ -646,11 +646,7 @@ export class FakeBackend implements Backend {
     if (req.url) throw new BackendError('invalid', 'Adding a web page by its URL is not available yet.');
     const up = this.uploads.get(req.path ?? '');
     if (!up) throw new BackendError('invalid', 'Upload the file first (UploadAttachment), then add the path it answers.');
-    const doc = this.knowledge.add(
-      { session_id: req.session_id, project_id: req.project_id },
-      up.name,
-      decodeText(up.content),
-    );
+    const doc = this.knowledge.add({ session_id: req.session_id, project_id: req.project_id }, up.name, decodeText(up.content));
     this.uploads.delete(req.path ?? '');
     return doc;
   }

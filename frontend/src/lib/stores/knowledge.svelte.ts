@@ -13,7 +13,9 @@ export type KnowledgeBackend = Pick<
 
 /** What a search's mode says to a person. */
 export function modeLabel(mode: KnowledgeResults['mode']): string {
-  return mode === 'hybrid' ? 'Hybrid search (words + meaning)' : 'Word search only — pick an embedding model in Settings for meaning search';
+  return mode === 'hybrid'
+    ? 'Hybrid search (words + meaning)'
+    : 'Word search only — pick an embedding model in Settings for meaning search';
 }
 
 /** A document's facts in one line: "PDF · 12 pages · 48 passages · meaning search". */
