@@ -209,7 +209,7 @@ for (const scheme of ['light', 'dark'] as const) {
     test(`the Documents panel (${scheme})`, async ({ page }) => {
       await newSession(page);
       await finished(await send(page, `remember this ${uid()}`));
-      await page.getByRole('button', { name: 'Documents' }).click();
+      await page.getByRole('button', { name: 'Documents', exact: true }).click();
       const panel = page.getByRole('dialog', { name: /^Documents · / });
       const chooser = page.waitForEvent('filechooser');
       await panel.getByRole('button', { name: 'Add files…' }).click();
@@ -224,10 +224,7 @@ for (const scheme of ['light', 'dark'] as const) {
 
     test(`citations, the Sources list and the passage viewer (${scheme})`, async ({ page }) => {
       const turn = await citedTurn(page);
-      await turn
-        .getByTestId('sources')
-        .getByText(/^Sources/)
-        .click();
+      await turn.getByTestId('sources').locator('summary').click();
       await audit(page, 'citations', scheme);
       await turn
         .getByRole('button', { name: /^Source 1:/ })

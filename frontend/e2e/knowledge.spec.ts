@@ -39,7 +39,7 @@ for (const scheme of ['light', 'dark'] as const) {
     await shot(page, `knowledge-answer-${scheme}.png`);
 
     const sources = turn.getByTestId('sources');
-    await sources.getByText(/^Sources \(\d+\)$/).click();
+    await sources.locator('summary').click();
     await expect(sources.getByRole('button', { name: /\[1\] report\.md/ })).toBeVisible();
 
     await page.reload();
@@ -51,7 +51,7 @@ for (const scheme of ['light', 'dark'] as const) {
 test('the Documents panel adds, lists, searches saying how, and removes after asking', async ({ page }) => {
   await newSession(page);
   await finished(await send(page, `remember this ${uid()}`));
-  await page.getByRole('button', { name: 'Documents' }).click();
+  await page.getByRole('button', { name: 'Documents', exact: true }).click();
   const panel = page.getByRole('dialog', { name: /^Documents · / });
   await expect(panel.getByText('No documents yet')).toBeVisible();
   const chooser = page.waitForEvent('filechooser');
