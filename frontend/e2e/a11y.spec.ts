@@ -3,12 +3,15 @@
 // cards open; the diagnostics panel; settings; search results; a stopped
 // turn; images waiting in the composer, in a turn, and one full size; the
 // context meter's warning and details, and the Usage page with its charts;
-// a session's settings (with a value refused) and its project's.
+// a session's settings (with a value refused) and its project's; the
+// Documents panel with search results, an answer with citations (one
+// unverified) and its Sources list, and the passage viewer.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
 import { audit } from './axe';
 import { answer, composer, expect, finished, newSession, pasteImages, send, shot, test, uid } from './fixtures';
+import { citedTurn } from './knowledge';
 import { pickModel } from './models';
 
 for (const scheme of ['light', 'dark'] as const) {
@@ -201,6 +204,34 @@ for (const scheme of ['light', 'dark'] as const) {
       await turn.getByRole('button', { name: 'Open wide.png' }).click();
       await expect(page.getByRole('dialog', { name: 'wide.png' }).getByRole('img', { name: 'wide.png' })).toBeVisible();
       await audit(page, 'images-full', scheme);
+    });
+
+    test(`the Documents panel (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      await finished(await send(page, `remember this ${uid()}`));
+      await page.getByRole('button', { name: 'Documents', exact: true }).click();
+      const panel = page.getByRole('dialog', { name: /^Documents · / });
+      const chooser = page.waitForEvent('filechooser');
+      await panel.getByRole('button', { name: 'Add files…' }).click();
+      await (await chooser).setFiles({ name: 'notes.md', mimeType: 'text/markdown', buffer: Buffer.from('# Notes\n\nCosts fell 3%.\n') });
+      await expect(panel.getByText('notes.md')).toBeVisible();
+      await panel.getByRole('searchbox', { name: 'Search the documents' }).fill('costs');
+      await panel.getByRole('button', { name: 'Search' }).click();
+      await expect(panel.getByTestId('search-mode')).toBeVisible();
+      await audit(page, 'documents', scheme);
+      await shot(page, `documents-${scheme}.png`);
+    });
+
+    test(`citations, the Sources list and the passage viewer (${scheme})`, async ({ page }) => {
+      const turn = await citedTurn(page);
+      await turn.getByTestId('sources').locator('summary').click();
+      await audit(page, 'citations', scheme);
+      await turn
+        .getByRole('button', { name: /^Source 1:/ })
+        .first()
+        .click();
+      await expect(page.getByTestId('cited-passage')).toBeVisible();
+      await audit(page, 'passage-viewer', scheme);
     });
   });
 }

@@ -4,7 +4,7 @@
 // refused, a session sees its own and its project's, and search is
 // lexical (any word matches; more matching words rank first).
 import { BackendError } from './api';
-import type { DocFormat, DocumentText, KnowledgeDocument, KnowledgeHit, KnowledgePlace, KnowledgeResults, Passage } from './types';
+import type { DocFormat, DocumentText, KnowledgeDocument, KnowledgeHit, KnowledgePlace, KnowledgeResults, Passage, Source } from './types';
 
 /** What the fake reads from an upload: the name decides the format, the text is the content. */
 const FORMATS: Record<string, DocFormat> = {
@@ -104,6 +104,37 @@ export class FakeKnowledge {
     hits.sort((a, b) => b.score - a.score || a.id - b.id);
     return { mode: 'lexical', hits: hits.slice(0, limit) };
   }
+}
+
+/** Whether a file name is read as a document (a message that attaches one adds it to its session). */
+export function isDocumentName(name: string): boolean {
+  return (name.split('.').pop()?.toLowerCase() ?? '') in FORMATS;
+}
+
+/**
+ * What search_knowledge gives a turn in the fake: the best two passages of
+ * a session's documents for the query, numbered from 1 (or, if none
+ * match, its first two); none when it has no documents.
+ */
+export function sourcesFrom(k: FakeKnowledge, sessionId: string, query: string): Source[] {
+  let hits = k.search({ session_id: sessionId }, query, 2).hits ?? [];
+  if (!hits.length) {
+    const doc = k.list({ session_id: sessionId })[0];
+    hits = (doc ? (k.passages.get(doc.id) ?? []) : [])
+      .slice(0, 2)
+      .map((p) => ({ ...p, document: doc!.name, version: doc!.version, format: doc!.format, score: 0 }));
+  }
+  return hits.map((h, i) => ({
+    n: i + 1,
+    kind: 'passage',
+    document_id: h.document_id,
+    passage_id: h.id,
+    version: h.version,
+    document: h.document,
+    page: h.page,
+    heading: h.heading,
+    text: h.text,
+  }));
 }
 
 function hash(s: string): string {

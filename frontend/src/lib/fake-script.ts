@@ -1,8 +1,8 @@
 // What the fake backend's turns do: a scripted run that exercises every
 // kind of event, chosen from words in the message ("chart", "tool",
-// "plan", "approve", "fail", "critique", "handoff", "think"). For tests and
-// demos.
-import type { CallDiagnostics, Cost, EventType, Price, Result, StageResult, ToolCallDiagnostics, Usage } from './types';
+// "plan", "approve", "fail", "critique", "handoff", "think", "cite"). For
+// tests and demos.
+import type { CallDiagnostics, Cost, EventType, Price, Result, Source, StageResult, ToolCallDiagnostics, Usage } from './types';
 
 export type Step =
   | { type: Exclude<EventType, 'token' | 'turn_completed'>; data?: unknown; stage?: string; parent?: string; delay?: number }
@@ -40,8 +40,50 @@ const reasoning = [
   'summary will do.',
 ];
 
-/** variant: a re-run's slightly different answer, so comparisons show a diff. */
-export function scriptFor(message: string, workflow: string, variant = false): Step[] {
+/**
+ * The answer of a turn that searched the documents: it cites the two
+ * passages it was given, and a third number it was never given (shown as
+ * unverified).
+ */
+export const citedAnswer = `The report says revenue grew in every region [1], fastest in the north [1, 2].
+
+Costs fell too [2]; the board's target is not in the documents [9].
+`;
+
+/** The sources of the cited answer when the session has no documents: their documents are gone, so the viewer shows the copies. */
+export function cannedSources(): Source[] {
+  return [
+    {
+      n: 1,
+      kind: 'passage',
+      document_id: 'doc-gone',
+      passage_id: 1,
+      version: 'v0',
+      document: 'annual-report.pdf',
+      page: 3,
+      heading: 'Results › Revenue',
+      text: 'Revenue grew 12% in the north and 4% in the south.',
+    },
+    {
+      n: 2,
+      kind: 'passage',
+      document_id: 'doc-gone',
+      passage_id: 2,
+      version: 'v0',
+      document: 'annual-report.pdf',
+      page: 4,
+      heading: 'Results › Costs',
+      text: 'Costs fell 3% as the north office moved.',
+    },
+  ];
+}
+
+/**
+ * variant: a re-run's slightly different answer, so comparisons show a
+ * diff. sources: what search_knowledge gives a message with "cite" (the
+ * fake searches the session's documents; cannedSources when it has none).
+ */
+export function scriptFor(message: string, workflow: string, variant = false, sources: Source[] = cannedSources()): Step[] {
   const m = message.toLowerCase();
   const steps: Step[] = [];
   const stage = 'stage-1';
@@ -92,6 +134,28 @@ export function scriptFor(message: string, workflow: string, variant = false): S
       data: { call_id: 'call-1', name: 'read_table', output: 'region,growth\nnorth,12\nsouth,4', duration_ms: 84 },
       delay: 300,
     });
+  }
+  if (m.includes('cite')) {
+    const query = message.replace(/\bcite\b/gi, '').trim() || 'revenue';
+    steps.push({ type: 'think_start', stage });
+    steps.push({ type: 'think_end', stage, data: { prompt_tokens: 380, completion_tokens: 20 } });
+    steps.push({ type: 'tool_call', stage, data: { call_id: 'call-k', name: 'search_knowledge', args: { query } } });
+    const output = sources.map((s) => `[${s.n}] ${s.document}, page ${s.page ?? 1}: ${s.text}`).join('\n\n');
+    steps.push({
+      type: 'tool_result',
+      stage,
+      parent: 'call-k',
+      data: { call_id: 'call-k', name: 'search_knowledge', output, duration_ms: 12 },
+      delay: 100,
+    });
+    steps.push({ type: 'sources', stage, data: { call_id: 'call-k', sources } });
+    steps.push({ type: 'think_start', stage });
+    for (const chunk of citedAnswer.match(/\S+\s*/g) ?? []) steps.push({ type: 'token', text: chunk, stage });
+    steps.push({ type: 'think_end', stage, data: { prompt_tokens: 600, completion_tokens: 40 } });
+    if (multi) steps.push({ type: 'stage_end', stage, data: 'stage-result' });
+    steps.push({ type: 'final_answer', data: { text: citedAnswer } });
+    steps.push({ type: 'turn_completed' });
+    return steps;
   }
   if (m.includes('handoff')) {
     steps.push({ type: 'handoff_start', data: { from: 'writer', to: 'analyst' } });

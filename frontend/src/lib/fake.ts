@@ -8,7 +8,7 @@ import { dispatch, type BusHandlers, type BusMessage } from './bus';
 import { localDay } from './dates';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
-import { FakeKnowledge } from './fake-knowledge';
+import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
 import { FakePrompts } from './fake-prompts';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
@@ -225,7 +225,7 @@ export class FakeBackend implements Backend {
     const turn = this.newTurn(sessionId, message, opts.workflow ?? 'chat', opts.at);
     const r: Running = {
       turn,
-      steps: scriptFor(message, turn.workflow),
+      steps: scriptFor(message, turn.workflow, false, this.sourcesFor(sessionId, message)),
       i: 0,
       stopped: false,
       text: '',
@@ -619,6 +619,17 @@ export class FakeBackend implements Backend {
       });
       turn.messages = [{ role: 'user', content: message, images: refs }];
     }
+    // As runner: an attached document becomes the session's (tables stay the message's).
+    for (const path of req.attach ?? []) {
+      const up = this.uploads.get(path);
+      if (!up || !isDocumentName(up.name)) continue;
+      try {
+        this.knowledge.add({ session_id: s.id }, up.name, decodeText(up.content));
+      } catch {
+        // the same file is already the session's
+      }
+      this.uploads.delete(path);
+    }
     s.updated_at = turn.started_at;
     this.start(turn);
     return { turn_id: turn.id, session_id: s.id, seq: turn.seq };
@@ -635,11 +646,7 @@ export class FakeBackend implements Backend {
     if (req.url) throw new BackendError('invalid', 'Adding a web page by its URL is not available yet.');
     const up = this.uploads.get(req.path ?? '');
     if (!up) throw new BackendError('invalid', 'Upload the file first (UploadAttachment), then add the path it answers.');
-    const doc = this.knowledge.add(
-      { session_id: req.session_id, project_id: req.project_id },
-      up.name,
-      new TextDecoder().decode(Uint8Array.from(atob(up.content), (c) => c.charCodeAt(0))),
-    );
+    const doc = this.knowledge.add({ session_id: req.session_id, project_id: req.project_id }, up.name, decodeText(up.content));
     this.uploads.delete(req.path ?? '');
     return doc;
   }
@@ -1436,10 +1443,16 @@ export class FakeBackend implements Backend {
     return { turn_id: turn.id, session_id: copy.id, seq: turn.seq };
   }
 
+  /** What search_knowledge gives a turn of the session (fake-script.ts's canned sources when it has no documents). */
+  private sourcesFor(sessionId: string, message: string) {
+    const found = sourcesFrom(this.knowledge, sessionId, message.replace(/\bcite\b/gi, ''));
+    return found.length ? found : undefined;
+  }
+
   private start(turn: TurnDetail, variant = false) {
     const r: Running = {
       turn,
-      steps: scriptFor(turn.user_message, turn.workflow, variant),
+      steps: scriptFor(turn.user_message, turn.workflow, variant, this.sourcesFor(turn.session_id, turn.user_message)),
       i: 0,
       stopped: false,
       text: '',
@@ -1794,4 +1807,9 @@ export function demoBackend(opts: FakeOptions & { long?: number; fresh?: boolean
 function checkLayer(s: RunSettings | undefined, what: string) {
   const bad = Object.values(problemsOf(s ?? {}));
   if (bad.length) throw new BackendError('invalid', `${what} are not valid: ${bad.join('; ')}.`);
+}
+
+/** An upload's base64 read as UTF-8 text. */
+function decodeText(b64: string): string {
+  return new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0)));
 }

@@ -2,7 +2,7 @@
 // is open, the toast, and the two questions a send may ask (store into a
 // damaged database? go over a spent budget?). Each is a field: open a
 // dialog by assigning it, close it by assigning its empty value.
-import type { Provider } from '../types';
+import type { KnowledgePlace, Provider } from '../types';
 
 export interface CompareTarget {
   originalId: string;
@@ -43,6 +43,8 @@ export class UIState {
   sessionSettings = $state<string | null>(null);
   /** The project whose name and defaults are being edited. */
   projectSettings = $state<string | null>(null);
+  /** Where the Documents panel lists documents (a session, or a project), and the name it shows; null when closed. */
+  documents = $state.raw<{ place: KnowledgePlace; name: string } | null>(null);
   /** The turn whose message is being edited in place (a new version on send). */
   editTurn = $state<string | null>(null);
   /** A provider to edit when Settings opens (from onboarding's presets). */

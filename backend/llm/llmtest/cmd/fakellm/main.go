@@ -23,6 +23,9 @@
 //	rate limited  HTTP 429 with Retry-After: 3 to the first request of this
 //	              exact message, then a short answer to its retry
 //	server error  HTTP 500 every time (the client retries, then gives up)
+//	cite my documents  calls search_knowledge (offered once the session
+//	              has a document) with the rest of the message as its query,
+//	              then answers citing [1] and a number it was never given, [9]
 //	show settings  says what the request carried: its system messages and
 //	              its sampling fields (temperature, top_p, max_tokens, seed,
 //	              stop, reasoning_effort), so a browser test reads what a
@@ -198,6 +201,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return tableAnswer()
 	case strings.Contains(last, "list my data"):
 		return listData(r)
+	case strings.Contains(last, "cite my documents"):
+		return citeDocuments(r, last)
 	case strings.Contains(last, "show settings"):
 		return text(showSettings(r), 4)
 	}
@@ -368,6 +373,26 @@ func listData(r llmtest.Request) llmtest.Reply {
 	// scenario's to depend on).
 	return llmtest.Reply{Chunks: llmtest.Text("The data tool said:\n\n"+lastToolResult(r), 30), Delay: 40 * time.Millisecond,
 		Usage: &llmtest.Usage{PromptTokens: 300, CompletionTokens: 120, TotalTokens: 420}}
+}
+
+// citeAnswer cites the first passage search_knowledge gave, and a number
+// it never gave (the UI marks [9] unverified).
+const citeAnswer = "The document says so [1]. The board's target is not in it [9]."
+
+// citeDocuments searches the session's documents for what follows the
+// keyword, then cites what it found.
+func citeDocuments(r llmtest.Request, last string) llmtest.Reply {
+	if toolResults(r) == 0 {
+		if !hasTool(r, "search_knowledge") {
+			return text("I have no documents to search: none is attached to this session.", 3)
+		}
+		query := strings.Trim(strings.TrimSpace(last[strings.Index(last, "cite my documents")+len("cite my documents"):]), ":?. ")
+		if query == "" {
+			query = "revenue"
+		}
+		return call("k1", "search_knowledge", map[string]any{"query": query})
+	}
+	return text(citeAnswer, 6)
 }
 
 // lastToolResult is the newest tool result after the last user message.

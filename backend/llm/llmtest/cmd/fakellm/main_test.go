@@ -46,6 +46,9 @@ func TestScript(t *testing.T) {
 		{"show settings names the system prompt and sampling", llmtest.Request{Messages: []llmtest.Message{{Role: "system", Content: "Answer like a pirate."}, user("show settings")},
 			Body: map[string]any{"temperature": 0.3, "seed": 7.0}}, "", "System: Answer like a pirate.\n\nSent: temperature=0.3, seed=7."},
 		{"show settings with none set", llmtest.Request{Messages: []llmtest.Message{user("show settings")}, Body: map[string]any{}}, "", "Sent: no sampling fields."},
+		{"cite my documents calls search_knowledge", llmtest.Request{Messages: []llmtest.Message{user("Cite my documents: how did revenue grow?")}, Tools: []string{"search_knowledge"}}, "search_knowledge", ""},
+		{"cite my documents without documents", llmtest.Request{Messages: []llmtest.Message{user("Cite my documents: revenue")}, Tools: chatTools}, "", "no documents to search"},
+		{"cite my documents cites", llmtest.Request{Messages: []llmtest.Message{user("Cite my documents: revenue"), tool}, Tools: []string{"search_knowledge"}}, "", "[1]. The board's target is not in it [9]."},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
