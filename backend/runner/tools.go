@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/data"
+	"github.com/agentdeck/agentdeck/backend/knowledge"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -17,18 +18,20 @@ import (
 	"github.com/agentdeck/agentdeck/backend/workspace"
 )
 
-// turnTools are the tools a turn's agents may use, and the datasets charts
-// may name.
+// turnTools are the tools a turn's agents may use, the datasets charts
+// may name, and the numbering of the sources the turn's tools give the
+// model to cite (one per turn, shared by search_knowledge and fetch_url).
 type turnTools struct {
 	all      []tool.Tool
 	datasets chart.Datasets
+	numbers  *knowledge.Numbers
 }
 
 // tools gathers the session's tools: its data tables (attaching any new
 // files first), its workspace, and the MCP servers. The returned func
 // releases them.
 func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error) {
-	var tt turnTools
+	tt := turnTools{numbers: &knowledge.Numbers{}}
 	closers := []func(){}
 	release := func() {
 		for _, c := range closers {
