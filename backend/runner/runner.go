@@ -348,7 +348,8 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 	tools, closeTools, toolErr := r.tools(ctx, t)
 	defer closeTools()
 	if t.replay != nil {
-		tools.all = t.replay.wrapTools(tools.all, t.em)
+		tools.wrap = t.replay.wrapper(t.em)
+		tools.all = tools.wrap(tools.all)
 	}
 	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
 	ended := false // the disk-full path stored the ending, or kept it

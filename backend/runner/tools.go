@@ -25,6 +25,9 @@ type turnTools struct {
 	all      []tool.Tool
 	datasets chart.Datasets
 	numbers  *knowledge.Numbers
+	// wrap puts each agent's built-ins behind their replay stand-ins, as
+	// all are in a replay; nil otherwise.
+	wrap func([]tool.Tool) []tool.Tool
 }
 
 // tools gathers the session's tools: its data tables (attaching any new
@@ -104,7 +107,11 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 	return func(name string, def workflow.AgentDef) (*agent.Agent, error) {
 		// The session's tools, then the built-ins, in the order the model
 		// has always been offered them (recordings' keys depend on it).
-		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), r.builtins(def.Tools, tt)...)...)
+		builtins := r.builtins(def.Tools, tt)
+		if tt.wrap != nil {
+			builtins = tt.wrap(builtins)
+		}
+		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), builtins...)...)
 		if err != nil {
 			return nil, err
 		}
