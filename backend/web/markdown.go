@@ -128,7 +128,7 @@ func (c *converter) node(n *html.Node) {
 		for _, b := range sub {
 			lines = append(lines, b.Text)
 		}
-		c.block("> " + strings.ReplaceAll(strings.Join(lines, "\n\n"), "\n", "\n> "))
+		c.block(quote(strings.Join(lines, "\n\n")))
 	case n.DataAtom == atom.Table:
 		c.block(table(n))
 	case n.DataAtom == atom.Hr:
@@ -293,6 +293,15 @@ func table(n *html.Node) string {
 		}
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// quote marks every line of text as quoted.
+func quote(text string) string {
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight("> "+l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // textOf is an element's text as written (for code: spaces kept).
