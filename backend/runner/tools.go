@@ -25,8 +25,7 @@ type turnTools struct {
 	all      []tool.Tool
 	datasets chart.Datasets
 	numbers  *knowledge.Numbers
-	// wrap puts each agent's built-ins behind their replay stand-ins, as
-	// all are in a replay; nil otherwise.
+	// wrap puts tools behind their replay stand-ins; nil outside a replay.
 	wrap func([]tool.Tool) []tool.Tool
 }
 
@@ -109,7 +108,7 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 		// has always been offered them (recordings' keys depend on it).
 		builtins := r.builtins(def.Tools, tt)
 		if tt.wrap != nil {
-			builtins = tt.wrap(builtins)
+			builtins = replayBuiltins(builtins, tt.wrap)
 		}
 		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), builtins...)...)
 		if err != nil {
@@ -135,6 +134,21 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 		configure(a, name, def, t.def, t.settings.Settings)
 		return a, nil
 	}
+}
+
+// replayBuiltins puts the recorded and side-effecting built-ins
+// (fetch_url, search_knowledge) behind their replay stand-ins; the
+// read-only ones (update_plan, render_chart, recall) run as they always
+// have in a replay, unchecked.
+func replayBuiltins(builtins []tool.Tool, wrap func([]tool.Tool) []tool.Tool) []tool.Tool {
+	out := make([]tool.Tool, len(builtins))
+	for i, t := range builtins {
+		out[i] = t
+		if s := t.Spec(); s.Recorded || s.SideEffects {
+			out[i] = wrap([]tool.Tool{t})[0]
+		}
+	}
+	return out
 }
 
 // agentLimits are the turn's limits narrowed by the agent definition's.
