@@ -30,7 +30,10 @@ type DocumentText struct {
 }
 
 // AddDocument reads a document, cuts it into passages and stores it with
-// the session or project. The upload is removed once it is stored.
+// the session or project. The upload is removed once it is stored. A web
+// page is read as fetch_url reads it (http and https only, public
+// addresses unless Settings allow private ones, within its size and time
+// limits), without asking: the person asked for it.
 func (a *API) AddDocument(req AddDocumentRequest) (knowledge.Document, error) {
 	return call(a, needDB, func(ctx context.Context) (knowledge.Document, error) { return a.s.addDocument(ctx, req) })
 }
@@ -73,7 +76,7 @@ func (s *Service) addDocument(ctx context.Context, req AddDocumentRequest) (know
 		return knowledge.Document{}, apperr.New(apperr.Invalid, "Say which session or which project the document is for.")
 	}
 	if req.URL != "" {
-		return knowledge.Document{}, apperr.New(apperr.Invalid, "Adding a web page by its URL is not available yet.")
+		return s.addPage(ctx, place, req.URL)
 	}
 	path, err := s.ownUpload(req.Path)
 	if err != nil {
@@ -89,6 +92,16 @@ func (s *Service) addDocument(ctx context.Context, req AddDocumentRequest) (know
 	}
 	s.consumeUploads([]string{path})
 	return d, nil
+}
+
+// addPage reads a web page and stores its main text as a document.
+func (s *Service) addPage(ctx context.Context, place knowledge.Place, url string) (knowledge.Document, error) {
+	p, err := s.web.Fetch(ctx, url)
+	if err != nil {
+		return knowledge.Document{}, err
+	}
+	d, ps := p.Document(place)
+	return s.library.Store.AddDocument(ctx, d, ps)
 }
 
 // ownUpload checks that path is an upload of this app (UploadAttachment's

@@ -38,6 +38,7 @@ func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
 			sc.DBErr = err
 		} else {
 			sc.DB, sc.Runner, sc.Secrets, sc.Workflows, sc.Charts, sc.Library = cfg.DB, eng.Runner, eng.Secrets, eng.Workflows, eng.Charts, eng.Library
+			sc.Web = eng.Web
 			close = func() { _ = eng.Close() }
 		}
 	}

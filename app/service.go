@@ -19,6 +19,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/web"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -37,6 +38,7 @@ type Service struct {
 	runner    *runner.Runner
 	charts    *chart.Validator
 	library   *knowledge.Library // documents; nil without a database
+	web       *web.Fetcher       // reads pages added by their URL; nil without a database
 	bus       *Bus               // everything pushed to the UIs
 	hub       *Hub
 	secrets   secrets.Store
@@ -76,6 +78,8 @@ type Config struct {
 	Charts *chart.Validator
 	// Library holds documents (nil: one over DB, reading with extract.Read).
 	Library *knowledge.Library
+	// Web reads pages added by their URL (nil: one under DB's settings).
+	Web *web.Fetcher
 	// Workflows lists the workflows and the problems of files that did not load.
 	Workflows func() ([]*workflow.Definition, []workflow.Problem)
 	// ReadyFile, if set, receives the UI's ready report as JSON. The window
@@ -108,6 +112,10 @@ func NewService(cfg Config) *Service {
 	s.library = cfg.Library
 	if s.library == nil && cfg.DB != nil {
 		s.library = &knowledge.Library{Store: cfg.DB, Extract: extract.Read}
+	}
+	s.web = cfg.Web
+	if s.web == nil && cfg.DB != nil {
+		s.web = setup.NewFetcher(cfg.DB)
 	}
 	s.bus = NewBus()
 	if cfg.DB != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -27,6 +28,9 @@ type GuardCall struct {
 	Tool        string          `json:"tool"`
 	Args        json.RawMessage `json:"args"`
 	SideEffects bool            `json:"side_effects"`
+	// Scope is what the call reaches when its tool names it (tool.Scoped:
+	// fetch_url's site); an "always" answer allows this scope only.
+	Scope string `json:"scope,omitempty"`
 }
 
 // Decision is one guard's verdict with its reason.
@@ -42,14 +46,18 @@ type Guard interface {
 }
 
 // SideEffectGuard asks before any tool that changes something outside the
-// conversation. It is the default guard.
+// conversation, and before a scoped tool reaches a scope (fetch_url: a
+// site) not yet allowed "always". It is the default guard.
 type SideEffectGuard struct{}
 
 func (SideEffectGuard) Name() string { return "side_effects" }
 
 func (SideEffectGuard) Check(_ context.Context, c GuardCall) Decision {
-	if c.SideEffects {
+	switch {
+	case c.SideEffects:
 		return Decision{Verdict: VerdictAsk, Reason: c.Tool + " changes things outside the conversation"}
+	case c.Scope != "":
+		return Decision{Verdict: VerdictAsk, Reason: c.Tool + " reaches " + c.Scope + ", outside the conversation (\"Always\" allows " + c.Scope + " for the rest of the session)"}
 	}
 	return Decision{Verdict: VerdictPass}
 }
@@ -79,8 +87,9 @@ func (p PolicyApprover) Approve(context.Context, ApprovalRequest) (turn.Answer, 
 	return turn.Deny, nil
 }
 
-// Approvals remembers "always" answers per session and tool. It is safe
-// for concurrent use; a nil *Approvals remembers nothing.
+// Approvals remembers "always" answers per session and tool, and per
+// scope for a scoped tool (GuardCall.Scope). It is safe for concurrent
+// use; a nil *Approvals remembers nothing.
 type Approvals struct {
 	mu     sync.Mutex
 	always map[string]bool
@@ -89,34 +98,38 @@ type Approvals struct {
 // NewApprovals returns an empty memory.
 func NewApprovals() *Approvals { return &Approvals{always: map[string]bool{}} }
 
-func (a *Approvals) allowed(session, tool string) bool {
+func (a *Approvals) allowed(session, tool, scope string) bool {
 	if a == nil {
 		return false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.always[session+"\x00"+tool]
+	return a.always[session+"\x00"+tool+"\x00"+scope]
 }
 
-// Remember records an "always" answer.
-func (a *Approvals) Remember(session, tool string) {
+// Remember records an "always" answer for a tool, or for one scope of a
+// scoped tool ("" for the whole tool).
+func (a *Approvals) Remember(session, tool, scope string) {
 	if a == nil {
 		return
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.always[session+"\x00"+tool] = true
+	a.always[session+"\x00"+tool+"\x00"+scope] = true
 }
 
 // guardCall runs the guard chain for one call. It emits guard_triggered for
 // every verdict other than pass, and returns a non-empty refusal when the
 // call must not run (blocked or denied); the refusal goes back to the model.
 func (r *loop) guardCall(ctx context.Context, p *pendingCall) string {
-	tool, ok := r.tools.Get(p.call.Name)
+	t, ok := r.tools.Get(p.call.Name)
 	if !ok {
 		return ""
 	}
-	gc := GuardCall{SessionID: r.em.SessionID(), TurnID: r.em.TurnID(), CallID: p.call.ID, Tool: p.call.Name, Args: p.args, SideEffects: tool.Spec().SideEffects}
+	gc := GuardCall{SessionID: r.em.SessionID(), TurnID: r.em.TurnID(), CallID: p.call.ID, Tool: p.call.Name, Args: p.args, SideEffects: t.Spec().SideEffects}
+	if s, scoped := t.(tool.Scoped); scoped {
+		gc.Scope = s.Scope(p.args)
+	}
 	guards := r.a.Guards
 	if guards == nil {
 		guards = []Guard{SideEffectGuard{}}
@@ -139,8 +152,8 @@ func (r *loop) guardCall(ctx context.Context, p *pendingCall) string {
 }
 
 func (r *loop) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, reason string) string {
-	if r.a.Approvals.allowed(gc.SessionID, gc.Tool) {
-		r.emitGuard(p, guard, false, "allowed: always allowed in this session")
+	if r.a.Approvals.allowed(gc.SessionID, gc.Tool, gc.Scope) {
+		r.emitGuard(p, guard, false, "allowed: always allowed in this session"+scopeNote(gc.Scope))
 		return ""
 	}
 	approver := r.a.Approver
@@ -153,8 +166,8 @@ func (r *loop) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, rea
 		r.emitGuard(p, guard, true, "no answer: "+err.Error())
 		return "not run: the approval was not answered"
 	case ans == turn.Always:
-		r.a.Approvals.Remember(gc.SessionID, gc.Tool)
-		r.emitGuard(p, guard, false, "allowed: always for this session")
+		r.a.Approvals.Remember(gc.SessionID, gc.Tool, gc.Scope)
+		r.emitGuard(p, guard, false, "allowed: always for this session"+scopeNote(gc.Scope))
 		return ""
 	case ans == turn.AllowOnce:
 		r.emitGuard(p, guard, false, "allowed once")
@@ -163,6 +176,14 @@ func (r *loop) ask(ctx context.Context, p *pendingCall, gc GuardCall, guard, rea
 		r.emitGuard(p, guard, true, "denied by the user")
 		return "not run: the user denied this call. Do not retry it; continue without it or ask the user."
 	}
+}
+
+// scopeNote names the scope an "always" answer covers.
+func scopeNote(scope string) string {
+	if scope == "" {
+		return ""
+	}
+	return " (" + scope + ")"
 }
 
 func (r *loop) emitGuard(p *pendingCall, guard string, blocked bool, reason string) {

@@ -7,6 +7,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/plan"
 	"github.com/agentdeck/agentdeck/backend/recall"
 	"github.com/agentdeck/agentdeck/backend/tool"
+	"github.com/agentdeck/agentdeck/backend/web"
 )
 
 // The built-in tools: the one table of them. An agent definition names
@@ -41,6 +42,13 @@ var builtinTools = []builtinTool{
 			return nil
 		}
 		return recall.New(r.cfg.DB)
+	}},
+	// Web pages, read under the fetcher's rules and numbered for citing.
+	{web.Name, func(r *Runner, tt turnTools) tool.Tool {
+		if r.cfg.Web == nil {
+			return nil
+		}
+		return web.NewTool(r.cfg.Web, tt.numbers)
 	}},
 }
 

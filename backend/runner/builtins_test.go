@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/web"
 )
 
 // update rewrites the list of built-in tools in docs/WORKFLOWS.md:
@@ -50,7 +51,7 @@ func TestDocsBuiltinTools(t *testing.T) {
 // builtinsList is the docs' list: every tool of the table, made by a
 // runner that has what each needs.
 func builtinsList(t *testing.T) string {
-	r := New(Config{DB: searchOnly{}, Charts: chart.NewValidator()})
+	r := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Web: web.New(web.Options{})})
 	var b strings.Builder
 	for _, bt := range builtinTools {
 		tl := bt.make(r, turnTools{})
@@ -73,7 +74,7 @@ type searchOnly struct{ Store }
 // builtins honours the names an agent gives, "*" and a runner that lacks a
 // tool's dependency, keeping the table's order.
 func TestBuiltinsByName(t *testing.T) {
-	full := New(Config{DB: searchOnly{}, Charts: chart.NewValidator()})
+	full := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Web: web.New(web.Options{})})
 	bare := New(Config{})
 	cases := []struct {
 		name  string
@@ -81,7 +82,7 @@ func TestBuiltinsByName(t *testing.T) {
 		names []string
 		want  string
 	}{
-		{"all", full, []string{"*"}, "update_plan render_chart recall"},
+		{"all", full, []string{"*"}, "update_plan render_chart recall fetch_url"},
 		{"named, in the table's order", full, []string{"recall", "update_plan"}, "update_plan recall"},
 		{"none named", full, []string{"read_file"}, ""},
 		{"no validator, no store", bare, []string{"*"}, "update_plan"},

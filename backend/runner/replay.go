@@ -248,14 +248,18 @@ type replayedError string
 
 func (e replayedError) Error() string { return strings.TrimPrefix(string(e), "Error: ") }
 
-// wrapTools puts every tool of the turn behind its replay stand-in.
-func (s *replaySource) wrapTools(tools []tool.Tool, em *turn.Emitter) []tool.Tool {
+// wrapper puts tools behind their replay stand-ins: the session's tools
+// and each agent's built-ins (fetch_url, search_knowledge are Recorded
+// built-ins), all taking the original's results from one queue.
+func (s *replaySource) wrapper(em *turn.Emitter) func([]tool.Tool) []tool.Tool {
 	q := s.ranResults()
-	out := make([]tool.Tool, len(tools))
-	for i, t := range tools {
-		out[i] = replayTool{inner: t, orig: q, em: em}
+	return func(tools []tool.Tool) []tool.Tool {
+		out := make([]tool.Tool, len(tools))
+		for i, t := range tools {
+			out[i] = replayTool{inner: t, orig: q, em: em}
+		}
+		return out
 	}
-	return out
 }
 
 // replayApprover answers approval requests as the original turn's were

@@ -24,6 +24,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/tokens"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/web"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -55,7 +56,9 @@ type Config struct {
 	// Knowledge holds the documents search_knowledge searches and an
 	// attached document joins; nil means no documents.
 	Knowledge *knowledge.Library
-	Logger    *slog.Logger
+	// Web reads the pages fetch_url asks for; nil means no fetch_url.
+	Web    *web.Fetcher
+	Logger *slog.Logger
 }
 
 // Runner runs turns. It is safe for concurrent use.
@@ -345,7 +348,8 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 	tools, closeTools, toolErr := r.tools(ctx, t)
 	defer closeTools()
 	if t.replay != nil {
-		tools.all = t.replay.wrapTools(tools.all, t.em)
+		tools.wrap = t.replay.wrapper(t.em)
+		tools.all = tools.wrap(tools.all)
 	}
 	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
 	ended := false // the disk-full path stored the ending, or kept it

@@ -10,6 +10,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/data"
+	"github.com/agentdeck/agentdeck/backend/knowledge"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -17,18 +18,22 @@ import (
 	"github.com/agentdeck/agentdeck/backend/workspace"
 )
 
-// turnTools are the tools a turn's agents may use, and the datasets charts
-// may name.
+// turnTools are the tools a turn's agents may use, the datasets charts
+// may name, and the numbering of the sources the turn's tools give the
+// model to cite (one per turn, shared by search_knowledge and fetch_url).
 type turnTools struct {
 	all      []tool.Tool
 	datasets chart.Datasets
+	numbers  *knowledge.Numbers
+	// wrap puts tools behind their replay stand-ins; nil outside a replay.
+	wrap func([]tool.Tool) []tool.Tool
 }
 
 // tools gathers the session's tools: its data tables (attaching any new
 // files first), its workspace, and the MCP servers. The returned func
 // releases them.
 func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error) {
-	var tt turnTools
+	tt := turnTools{numbers: &knowledge.Numbers{}}
 	closers := []func(){}
 	release := func() {
 		for _, c := range closers {
@@ -101,7 +106,11 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 	return func(name string, def workflow.AgentDef) (*agent.Agent, error) {
 		// The session's tools, then the built-ins, in the order the model
 		// has always been offered them (recordings' keys depend on it).
-		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), r.builtins(def.Tools, tt)...)...)
+		builtins := r.builtins(def.Tools, tt)
+		if tt.wrap != nil {
+			builtins = replayBuiltins(builtins, tt.wrap)
+		}
+		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), builtins...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -125,6 +134,21 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 		configure(a, name, def, t.def, t.settings.Settings)
 		return a, nil
 	}
+}
+
+// replayBuiltins puts the recorded and side-effecting built-ins
+// (fetch_url, search_knowledge) behind their replay stand-ins; the
+// read-only ones (update_plan, render_chart, recall) run as they always
+// have in a replay, unchecked.
+func replayBuiltins(builtins []tool.Tool, wrap func([]tool.Tool) []tool.Tool) []tool.Tool {
+	out := make([]tool.Tool, len(builtins))
+	for i, t := range builtins {
+		out[i] = t
+		if s := t.Spec(); s.Recorded || s.SideEffects {
+			out[i] = wrap([]tool.Tool{t})[0]
+		}
+	}
+	return out
 }
 
 // agentLimits are the turn's limits narrowed by the agent definition's.

@@ -29,6 +29,8 @@ import (
 	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/secrets"
+	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/web"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
@@ -59,6 +61,9 @@ type Options struct {
 // PostgreSQL) is planned, and the engine takes either.
 type Store interface {
 	runner.Store
+	// AppSettings holds the user's setting for web pages at private
+	// addresses (NewFetcher).
+	AppSettings(ctx context.Context) (store.AppSettings, error)
 }
 
 // Engine is the built engine.
@@ -69,6 +74,8 @@ type Engine struct {
 	MCP     *mcp.Manager
 	// Library holds the documents of sessions and projects.
 	Library *knowledge.Library
+	// Web reads web pages: fetch_url's and those added by their URL.
+	Web     *web.Fetcher
 	dataDir string
 	mcpPath string
 	log     *slog.Logger
@@ -100,9 +107,11 @@ func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 		go e.ReloadMCP(context.WithoutCancel(ctx))
 	}
 	e.Library = &knowledge.Library{Store: db, Extract: extract.Read}
+	e.Web = NewFetcher(db)
 	e.Runner = runner.New(runner.Config{
 		DB:         db,
 		Knowledge:  e.Library,
+		Web:        e.Web,
 		Secrets:    sec,
 		Charts:     e.Charts,
 		Workflows:  func() []*workflow.Definition { defs, _ := e.Workflows(); return defs },
@@ -117,6 +126,18 @@ func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 	// serve keeps doing it while it runs (app.Service), so that the engine
 	// never blocks a session on a dead turn.
 	return e, nil
+}
+
+// NewFetcher reads web pages with the package's limits and the user's
+// setting for private addresses, read at each fetch so a change in
+// Settings applies to the next page.
+func NewFetcher(db interface {
+	AppSettings(ctx context.Context) (store.AppSettings, error)
+}) *web.Fetcher {
+	return web.New(web.Options{AllowPrivate: func(ctx context.Context) bool {
+		st, err := db.AppSettings(ctx)
+		return err == nil && st.AllowPrivateURLs
+	}})
 }
 
 // Workflows returns the built-in workflows and the user's files, which may

@@ -20,6 +20,11 @@ type AppSettings struct {
 	Defaults turn.RunSettings `json:"defaults"`
 	Capture  string           `json:"capture"` // off, record (default), auto
 	Theme    string           `json:"theme"`   // system (default), light, dark
+	// AllowPrivateURLs lets fetch_url and a page added by its URL read
+	// private, loopback and link-local addresses (a home server, a
+	// router's page, localhost): off by default, so a page or a model
+	// cannot make the app reach into the user's own network.
+	AllowPrivateURLs bool `json:"allow_private_urls,omitempty"`
 }
 
 const appSettingsKey = "app"

@@ -44,6 +44,15 @@ type Replayer interface {
 	Replayed(ctx context.Context, args json.RawMessage, output string)
 }
 
+// Scoped is a tool whose every call reaches one named part of the world
+// (fetch_url: a site). The person is asked before a call reaches a scope,
+// even when the tool changes nothing, and an "always" answer allows that
+// scope, not the whole tool, for the rest of the session. Scope "" asks
+// nothing (the call will be refused by the tool itself).
+type Scoped interface {
+	Scope(args json.RawMessage) string
+}
+
 // Tool is something the model can call. Execute receives arguments that
 // already passed the schema, and must honour ctx: Stop cancels it.
 type Tool interface {

@@ -1112,6 +1112,13 @@ export interface AppSettings {
   defaults: RunSettings;
   capture: string; // off, record (default), auto
   theme: string; // system (default), light, dark
+  /**
+   * AllowPrivateURLs lets fetch_url and a page added by its URL read
+   * private, loopback and link-local addresses (a home server, a
+   * router's page, localhost): off by default, so a page or a model
+   * cannot make the app reach into the user's own network.
+   */
+  allow_private_urls?: boolean;
 }
 /**
  * EvalRun is one run of a suite.
@@ -1899,6 +1906,11 @@ export interface GuardCall {
   tool: string;
   args: unknown;
   side_effects: boolean;
+  /**
+   * Scope is what the call reaches when its tool names it (tool.Scoped:
+   * fetch_url's site); an "always" answer allows this scope only.
+   */
+  scope?: string;
 }
 /**
  * ApprovalRequest is shown to the person with the call's full arguments.
@@ -2674,7 +2686,10 @@ export interface API {
   ImportFile: { args: [name: string, content: string]; result: ImportReport };
   /**
    * AddDocument reads a document, cuts it into passages and stores it with
-   * the session or project. The upload is removed once it is stored.
+   * the session or project. The upload is removed once it is stored. A web
+   * page is read as fetch_url reads it (http and https only, public
+   * addresses unless Settings allow private ones, within its size and time
+   * limits), without asking: the person asked for it.
    */
   AddDocument: { args: [req: AddDocumentRequest]; result: Document };
   /**
