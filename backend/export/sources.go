@@ -34,16 +34,24 @@ func SourceLine(s turn.Source) string {
 	case s.URL != "":
 		b.WriteString(", " + s.URL)
 	}
-	words := strings.Fields(s.Text)
+	if q := Quote(s.Text); q != "" {
+		b.WriteString(" — " + q)
+	}
+	return b.String()
+}
+
+// Quote is the first words of a passage in quotation marks, on one line,
+// "…" where it was cut; "" for a passage with no words.
+func Quote(text string) string {
+	words := strings.Fields(text)
 	if len(words) == 0 {
-		return b.String()
+		return ""
 	}
 	quote := strings.Join(words[:min(len(words), sourceWords)], " ")
 	if len(words) > sourceWords {
 		quote += "…"
 	}
-	b.WriteString(` — "` + quote + `"`)
-	return b.String()
+	return `"` + quote + `"`
 }
 
 // Sources are the sources a turn's events say it was given to cite
