@@ -153,6 +153,9 @@ const usage = `Usage:
                                              run it on Temporal workers, through agentdeck-worker (docs/SCALE.md)
   agentdeck prompts list [--project NAME] [--json] | prompts add NAME --body TEXT|--file F [--description D] [--project NAME]
   agentdeck prompts export [-o FILE] [--project NAME] | prompts import FILE [--json]   the prompt library as one YAML file
+  agentdeck knowledge add FILE... | list | search QUERY [--limit N]   --session ID | --project NAME [--json]
+                                             documents the model searches and cites (PDF, DOCX, Markdown, HTML, text)
+  agentdeck knowledge remove DOC_ID [--json]   delete a document and its text from the database
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)
@@ -211,6 +214,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 		return cmdEval(ctx, rest, env)
 	case "prompts":
 		return cmdPrompts(ctx, rest, env)
+	case "knowledge":
+		return cmdKnowledge(ctx, rest, env)
 	}
 	fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", cmd, usage)
 	return ExitUsage

@@ -54,7 +54,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.IntVar(&f.tokenBudget, "token-budget", 0, "maximum total tokens (default none)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "wall-clock limit, e.g. 2m (default none)")
 	fs.StringVar(&f.workspace, "workspace", "", "folder the file tools may use")
-	fs.Var(&f.attach, "attach", "attach a CSV, TSV, JSON or JSONL file as a table (repeatable)")
+	fs.Var(&f.attach, "attach", "attach a CSV, TSV, JSON, JSONL or XLSX file as tables, or a document (PDF, DOCX, Markdown, HTML, text) the model searches and cites (repeatable)")
 	fs.Var(&f.imageFiles, "image", "send a PNG, JPEG, WebP or GIF image (at most 20 MB) with the message, for a model that sees (repeatable)")
 	fs.StringVar(&f.approve, "approve", "none", "all|none: allow or deny tools with side effects")
 	fs.BoolVar(&f.json, "json", false, "print events as NDJSON on stdout")

@@ -46,6 +46,10 @@ type humanPrinter struct {
 	// that printed any.
 	final    map[string]bool
 	streamed string
+	// answer is the text streamed to stdout, and sources what the turn
+	// was given to cite: the footnotes after the answer (writeFootnotes).
+	answer  strings.Builder
+	sources []turn.Source
 }
 
 func (p *humanPrinter) Emit(e turn.Event) error {
@@ -71,12 +75,15 @@ func (p *humanPrinter) Emit(e turn.Event) error {
 			d := eventData[turn.TokenData](e)
 			p.endThinkingLine()
 			fmt.Fprint(p.out, d.Text)
+			p.answer.WriteString(d.Text)
 			p.midLine, p.streamed = !strings.HasSuffix(d.Text, "\n"), e.StageID
 		}
 	case turn.EventStageStart:
 		d := eventData[turn.StageStartData](e)
 		p.final[e.StageID] = d.Final
 		p.progress("── %s (%s)", d.Stage, firstNonEmpty(d.Agent, "no agent"))
+	case turn.EventSources:
+		p.sources = append(p.sources, eventData[turn.SourcesData](e).Sources...)
 	case turn.EventTurnCompleted:
 		d := eventData[turn.TurnCompletedData](e)
 		p.end(d.Result)
@@ -124,11 +131,14 @@ func colorful(env Env) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// end prints the answer if it was not streamed, then how the turn ended.
+// end prints the answer if it was not streamed, its citations as
+// footnotes, then how the turn ended.
 func (p *humanPrinter) end(res turn.Result) {
 	p.endThinkingLine()
+	answer := p.answer.String()
 	if p.streamed == "" || (res.FinalStageID != "" && p.streamed != res.FinalStageID) {
 		if text := strings.TrimSpace(res.FinalText); text != "" {
+			answer = text
 			if p.midLine {
 				fmt.Fprintln(p.out)
 			}
@@ -140,6 +150,7 @@ func (p *humanPrinter) end(res turn.Result) {
 		fmt.Fprintln(p.out)
 		p.midLine = false
 	}
+	writeFootnotes(p.out, answer, p.sources)
 	if res.Termination.Kind.IsLimit() {
 		fmt.Fprintf(p.err, "note: the turn %s\n", res.Termination.Describe())
 	}

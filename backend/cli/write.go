@@ -24,6 +24,7 @@ import (
 //	eval SUITE.yaml                   a run, its cases' sessions and turns
 //	providers add | remove            configuration
 //	prompts add | import              the prompt library
+//	knowledge add | remove            a session's or project's documents
 //
 // The providers commands change only configuration, but it is kept in the
 // same file: a write anywhere in a damaged file can spread the damage
@@ -35,9 +36,9 @@ import (
 // not saved would be left behind.
 //
 // These do not write, so they do not ask: sessions list | show | search |
-// export, projects list | show, prompts list | export, turns, usage, eval
-// runs | show | diff, and db check | backup | salvage (which open the file
-// read-only). serve and the window open a damaged file to show what is
+// export, projects list | show, prompts list | export, knowledge list |
+// search, turns, usage, eval runs | show | diff, and db check | backup |
+// salvage (which open the file read-only). serve and the window open a damaged file to show what is
 // readable; the window asks before each new turn (SendRequest.Force).
 //
 // eval --temporal hands the command to agentdeck-worker, which opens the

@@ -108,6 +108,8 @@ func (d *decoder) field(key string) error {
 		return decodeList(d, key, &d.doc.Turns)
 	case "images":
 		return decodeList(d, key, &d.doc.Images)
+	case "documents":
+		return decodeList(d, key, &d.doc.Documents)
 	case "captures":
 		return decodeList(d, key, &d.doc.Captures)
 	}

@@ -32,4 +32,10 @@
 //     rows of the database, owned by their turn, and the JSON document
 //     holds them (Document.Images); Markdown links them as files beside
 //     it when asked (Options.ImageFile) and otherwise only names them.
+//   - A session's own documents (knowledge; not its project's) are in the
+//     JSON document with their passages' text (version 7), never their
+//     embeddings, which are re-made from the text. The sources a turn was
+//     given travel in its events as stored, a copy of what the model saw;
+//     Markdown lists the documents and writes each turn's sources as
+//     footnotes (SourceLine).
 package export

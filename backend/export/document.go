@@ -56,14 +56,33 @@ import (
 // refuse the file instead. A session with none of them loses nothing in
 // an older Agentdeck, so its file keeps the version it had (3 or 5), and
 // sharing it with someone who has not updated still works.
-const Version = 6
+//
+// Version 7: documents. The session's own documents (knowledge: not its
+// project's, which belong to the project) are in a top-level list
+// (KnowledgeDocument), each with its passages' text, page and heading.
+// Their embeddings are not: they are re-made from the text where an
+// embedding model is picked, and until then the documents are searched
+// by their words. The sources a turn was given to cite travel in its
+// events (sources) as they were stored: a copy of what the model saw,
+// naming the document and passage ids of the database that exported it.
+// Import stores the documents under new ids and leaves those events as
+// they are, so an old turn still shows what it was given; a source finds
+// its restored document by its version. Only a document that holds
+// documents is written as version 7 (versionOf): an older Agentdeck would
+// skip the list and import the session without them, saying nothing. A
+// session without documents keeps the version it had (3, 5 or 6).
+const Version = 7
 
 // versionOf is the version Write stamps on a document whose messages name
-// this many images, stored or gone, and whose session has (placed) or has
-// not a project, tags, a pin, an archive or settings: the oldest that
-// reads it completely (see Versions 5 and 6).
-func versionOf(images int, placed bool) int {
+// this many images, stored or gone, whose session has (placed) or has
+// not a project, tags, a pin, an archive or settings, and that holds this
+// many documents: the oldest that
+// reads it completely (see Versions 5, 6 and 7). documents is how many of
+// the session's documents it holds.
+func versionOf(images int, placed bool, documents int) int {
 	switch {
+	case documents > 0:
+		return 7
 	case placed:
 		return 6
 	case images > 0:
@@ -125,8 +144,11 @@ type Document struct {
 	Turns      []Turn    `json:"turns"`
 	// Images are the images the turns' messages name, with their bytes
 	// (version 4).
-	Images   []Image   `json:"images,omitempty"`
-	Captures []Capture `json:"captures,omitempty"`
+	Images []Image `json:"images,omitempty"`
+	// Documents are the session's own documents with their passages
+	// (version 7).
+	Documents []KnowledgeDocument `json:"documents,omitempty"`
+	Captures  []Capture           `json:"captures,omitempty"`
 }
 
 // Session is the session's own row.
@@ -274,6 +296,33 @@ type Image struct {
 	CreatedAt time.Time `json:"created_at"`
 	Gone      bool      `json:"gone,omitempty"`
 	Data      []byte    `json:"data"`
+}
+
+// KnowledgeDocument is one of the session's documents (knowledge.Document)
+// with the text of its passages (version 7). Its id is the exporting
+// database's, which the turns' sources name; Import gives it a new one.
+// Its embeddings are not carried: they are re-made from the text.
+type KnowledgeDocument struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Format string `json:"format"`
+	URL    string `json:"url,omitempty"`
+	// Version is the SHA-256 of the document's bytes, in hex.
+	Version   string             `json:"version"`
+	Size      int64              `json:"size"`
+	Pages     int                `json:"pages"`
+	Note      string             `json:"note,omitempty"`
+	CreatedAt time.Time          `json:"created_at"`
+	Passages  []KnowledgePassage `json:"passages"`
+}
+
+// KnowledgePassage is one passage of a document, in the document's order.
+// Its id is the exporting database's (a source's passage_id).
+type KnowledgePassage struct {
+	ID      int64  `json:"id"`
+	Page    int    `json:"page"`
+	Heading string `json:"heading,omitempty"`
+	Text    string `json:"text"`
 }
 
 // Capture is one recorded model call, so the file can replay it elsewhere.

@@ -26,7 +26,7 @@ type Source interface {
 
 // Sink is handed one session by a Source, in the document's order: Head
 // once, then every turn in order of seq, then every image, then every
-// capture. What it is handed is its own to keep. An error it returns stops
+// document, then every capture. What it is handed is its own to keep. An error it returns stops
 // the Source, which returns that error as it is.
 type Sink interface {
 	Head(h *Head) error
@@ -37,6 +37,7 @@ type Sink interface {
 	// the range, and the Source returns the error once Turn returns.
 	Turn(t *Turn, events iter.Seq[turn.Event]) error
 	Image(im *Image) error
+	Document(d *KnowledgeDocument) error
 	Capture(c *Capture) error
 }
 
@@ -48,6 +49,9 @@ type Head struct {
 	// longer stored, marked gone. The JSON document's version depends on
 	// it, and is written first.
 	Images int
+	// Documents is how many of the session's documents the Source hands
+	// on after the images (Load.Documents): the version depends on it too.
+	Documents int
 }
 
 // Load says what of a session a Source reads. The session, its turns and
@@ -66,6 +70,9 @@ type Load struct {
 	// marked gone if no longer stored (Sink.Image); without it a message
 	// still names its images.
 	Images bool
+	// Documents adds the session's own documents (not its project's),
+	// newest last (Sink.Document); Passages adds their passages' text.
+	Documents, Passages bool
 }
 
 // Format is the kind of file Write writes.
@@ -204,6 +211,11 @@ func (c *collector) Image(im *Image) error {
 	return nil
 }
 
+func (c *collector) Document(d *KnowledgeDocument) error {
+	c.doc.Documents = append(c.doc.Documents, *d)
+	return nil
+}
+
 func (c *collector) Capture(cp *Capture) error {
 	c.doc.Captures = append(c.doc.Captures, *cp)
 	return nil
@@ -236,12 +248,14 @@ func withBranches(doc Document, all bool) *Document {
 // loads is what each format reads of a session.
 func loads(opts Options) map[Format]Load {
 	return map[Format]Load{
-		JSON: {AllEvents: true, Captures: opts.Captures, Images: true},
+		JSON: {AllEvents: true, Captures: opts.Captures, Images: true, Documents: true, Passages: true},
 		// Charts; plans, for turns whose result has none; the partial
 		// answer of a running turn, which exists only as tokens; and the
-		// images' bytes only where they are written as files.
-		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd}, PartialAnswers: true,
-			Images: opts.ImageFile != nil},
+		// images' bytes only where they are written as files; the
+		// sources each turn was given, and the session's documents (not
+		// their text) for its header.
+		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd, turn.EventSources}, PartialAnswers: true,
+			Images: opts.ImageFile != nil, Documents: true},
 		// Images go in the lines as the model was sent them.
 		JSONL: {Images: true},
 	}

@@ -23,6 +23,9 @@ func Encode(w io.Writer, doc *Document) error {
 	for i := range doc.Images {
 		_ = j.Image(&doc.Images[i])
 	}
+	for i := range doc.Documents {
+		_ = j.Document(&doc.Documents[i])
+	}
 	for i := range doc.Captures {
 		_ = j.Capture(&doc.Captures[i])
 	}
@@ -284,6 +287,40 @@ func (j *jsonWriter) Image(im *Image) error {
 	return j.e.flushed()
 }
 
+// Document writes one of the session's documents, its passages one to a
+// line.
+func (j *jsonWriter) Document(d *KnowledgeDocument) error {
+	j.list("documents")
+	j.open.next()
+	o := j.e.object(j.open.indent + "  ")
+	o.str("id", d.ID)
+	o.str("name", d.Name)
+	o.str("format", d.Format)
+	o.strOmit("url", d.URL)
+	o.str("version", d.Version)
+	o.int("size", d.Size)
+	o.int("pages", int64(d.Pages))
+	o.strOmit("note", d.Note)
+	o.time("created_at", d.CreatedAt)
+	l := o.list("passages")
+	for i := range d.Passages {
+		l.next()
+		p := &d.Passages[i]
+		po := j.e.object("")
+		po.int("id", p.ID)
+		po.int("page", int64(p.Page))
+		po.strOmit("heading", p.Heading)
+		po.str("text", p.Text)
+		po.end()
+		if err := j.e.flushed(); err != nil {
+			return err
+		}
+	}
+	l.end()
+	o.end()
+	return j.e.flushed()
+}
+
 // Capture writes a recorded model call; its request, chunks and response
 // are raw JSON, written as stored.
 func (j *jsonWriter) Capture(c *Capture) error {
@@ -339,6 +376,6 @@ type jsonSink struct {
 }
 
 func (s jsonSink) Head(h *Head) error {
-	s.start(FormatName, versionOf(h.Images, h.Session.Placed()), s.exportedAt, buildinfo.Version, &h.Session)
+	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents), s.exportedAt, buildinfo.Version, &h.Session)
 	return s.e.flushed()
 }

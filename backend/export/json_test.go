@@ -32,7 +32,8 @@ func TestEncodeMatchesEncodingJSON(t *testing.T) {
 		{"empty", Document{Format: FormatName, Version: 3, Turns: []Turn{}}},
 		{"empty lists and nil values", Document{Format: FormatName, Version: 4, Session: Session{ID: "s"},
 			Turns:  []Turn{{ID: "t", Seq: 1, Messages: []llm.Message{}, Events: nil, Stages: []Stage{{ID: "st"}}, ModelCalls: []ModelCall{}, ToolCalls: nil, Approvals: []Approval{}}},
-			Images: []Image{{ID: "i", Data: []byte{}}, {ID: "j"}}, Captures: []Capture{{Key: "k", Calls: []Call{}}}}},
+			Images: []Image{{ID: "i", Data: []byte{}}, {ID: "j"}}, Captures: []Capture{{Key: "k", Calls: []Call{}}},
+			Documents: []KnowledgeDocument{{ID: "d", Passages: []KnowledgePassage{}}, {ID: "e"}, {ID: "f", Passages: []KnowledgePassage{{ID: 1}}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +102,10 @@ func listsAsWritten(doc Document) *Document {
 		empty(&t.Stages)
 		empty(&t.ModelCalls)
 		empty(&t.ToolCalls)
+	}
+	doc.Documents = slices.Clone(doc.Documents)
+	for i := range doc.Documents {
+		empty(&doc.Documents[i].Passages)
 	}
 	return &doc
 }

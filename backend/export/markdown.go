@@ -36,6 +36,7 @@ func writeMarkdown(ctx context.Context, w io.Writer, doc *Document, imageFile fu
 	var b strings.Builder
 	images := newMDImages(doc.Images, imageFile)
 	mdHeader(&b, doc)
+	mdDocuments(&b, doc.Documents)
 	for _, parts := range mdAnswers(doc.Turns) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -141,6 +142,7 @@ func mdTurn(b *strings.Builder, s *Session, parts []*Turn, images *mdImages) {
 		if len(parts) > 1 {
 			suffix = fmt.Sprintf(" · turn %d", p.Seq)
 		}
+		mdSources(b, p.Events, suffix)
 		mdPlan(b, p.Plan(), suffix)
 		mdCharts(b, p.Events)
 		mdStages(b, p.Stages, suffix)

@@ -17,8 +17,8 @@ import (
 // ReadSession reads a session for an export and hands it to `to` as it
 // reads (it makes DB an export.Source): the session's row, then each turn
 // with its messages, stages, model and tool calls, approvals and the
-// events load asks for, then the images the messages name and the
-// recordings load asks for.
+// events load asks for, then the images the messages name, the session's
+// documents and the recordings load asks for.
 //
 // It reads in one read transaction, so every table is seen at the same
 // moment and a turn finishing meanwhile is either wholly in the export or
@@ -89,6 +89,11 @@ func (r *sessionReader) read() error {
 			return err
 		}
 	}
+	if r.load.Documents {
+		if err := r.tx.QueryRowContext(r.ctx, `SELECT COUNT(*) FROM documents WHERE session_id = ?`, r.sessionID).Scan(&h.Documents); err != nil {
+			return err
+		}
+	}
 	if err := sinkErr(r.to.Head(&h)); err != nil {
 		return err
 	}
@@ -97,6 +102,11 @@ func (r *sessionReader) read() error {
 	}
 	if h.Images > 0 {
 		if err := r.imageData(); err != nil {
+			return err
+		}
+	}
+	if h.Documents > 0 {
+		if err := r.documents(); err != nil {
 			return err
 		}
 	}

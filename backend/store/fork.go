@@ -11,7 +11,7 @@ import (
 // ForkSession starts a new session from a turn ("Fork from here"): a copy
 // of the branch that ends at turnID, that turn included, with everything
 // stored about each turn (messages, images, events, stages, calls,
-// recordings, so its turns replay) under new ids. The new session names the session and
+// recordings, so its turns replay, and its documents) under new ids. The new session names the session and
 // turn it came from, and its turns are marked copied (Turn.Copied): their
 // calls were counted in the original. It is the session's JSON export, cut to the branch,
 // imported as a copy, so a fork keeps exactly what an export keeps.
@@ -20,7 +20,7 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 	if err != nil {
 		return Session{}, err
 	}
-	doc, err := export.Collect(ctx, db, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true})
+	doc, err := export.Collect(ctx, db, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true, Documents: true, Passages: true})
 	if err != nil {
 		return Session{}, err
 	}

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/agentdeck/agentdeck/backend/knowledge"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -295,6 +297,88 @@ func TestDeleteMeansDelete(t *testing.T) {
 	}
 	if hist, _ := db.History(ctx, keep.ID, 0); len(hist) != 2 {
 		t.Fatal("the other session was harmed")
+	}
+}
+
+// TestDeleteMeansDeleteForDocuments: a document's text, its full-text
+// index entries and its embeddings are gone from the files on disk once
+// it is removed (RemoveDocument), once its session is deleted
+// (DeleteSession), and once its project is deleted with its sessions
+// (DeleteProject): the project's own document and its session's. The
+// text is written in mixed case and the index holds it lower-cased, so
+// each is looked for apart (the index's term without its first letter,
+// which a neighbouring term may share).
+func TestDeleteMeansDeleteForDocuments(t *testing.T) {
+	db := mustOpen(t)
+	keep := newSession(t, db, "keep")
+	p := mustProject(t, db, "Doomed", turn.RunSettings{})
+	inProject, err := db.CreateSession(ctx, Session{Title: "in the project", ProjectID: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := newSession(t, db, "gone")
+
+	type doc struct {
+		d           knowledge.Document
+		text, index []byte // the text's bytes, the index's
+		embedding   []byte
+	}
+	add := func(place knowledge.Document, word string, n int) doc {
+		t.Helper()
+		d := mustAddDocument(t, db, place, "Passage about "+word+" and nothing else.", "Second page, "+word+" again.")
+		emb := bytes.Repeat([]byte(fmt.Sprintf("EMBEDDING-%d-", n)), 200) // 2.4 KB, as a 768-float vector is 3 KB
+		if _, err := db.writer.ExecContext(ctx, `UPDATE passages SET embedding = ? WHERE document_id = ?`, emb, d.ID); err != nil {
+			t.Fatal(err)
+		}
+		return doc{d, []byte(word), []byte(strings.ToLower(word)[1:]), emb[:24]}
+	}
+	removed := add(knowledge.Document{SessionID: keep.ID, Name: "removed.md", Format: knowledge.FormatMarkdown, Version: "v1"}, "WoMbAtQuArTz7781", 1)
+	kept := add(knowledge.Document{SessionID: keep.ID, Name: "kept.md", Format: knowledge.FormatMarkdown, Version: "v2"}, "KeStReLsLaTe2204", 2)
+	ofSession := add(knowledge.Document{SessionID: gone.ID, Name: "session.txt", Format: knowledge.FormatText, Version: "v3"}, "CaPyBaRaFlInT5512", 3)
+	ofProject := add(knowledge.Document{ProjectID: p.ID, Name: "project.pdf", Format: knowledge.FormatPDF, Version: "v4"}, "OcElOtMaRbLe6620", 4)
+	ofProjectSession := add(knowledge.Document{SessionID: inProject.ID, Name: "inner.txt", Format: knowledge.FormatText, Version: "v5"}, "NaRwHaLgRaVeL4408", 5)
+	if err := db.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	all := []doc{removed, kept, ofSession, ofProject, ofProjectSession}
+	for _, d := range all {
+		for _, b := range [][]byte{d.text, d.index, d.embedding} {
+			if fileHolding(t, db, b) == "" {
+				t.Fatalf("%s is not in the files before the delete: the test would prove nothing", b)
+			}
+		}
+	}
+	goneFrom := func(what string, ds ...doc) {
+		t.Helper()
+		for _, d := range ds {
+			for _, b := range [][]byte{d.text, d.index, d.embedding} {
+				if f := fileHolding(t, db, b); f != "" {
+					t.Errorf("after %s, %s still holds %s of %s", what, f, b, d.d.Name)
+				}
+			}
+		}
+	}
+
+	if err := db.RemoveDocument(ctx, removed.d.ID); err != nil {
+		t.Fatal(err)
+	}
+	goneFrom("RemoveDocument", removed)
+	if err := db.DeleteSession(ctx, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	goneFrom("DeleteSession", ofSession)
+	if _, err := db.DeleteProject(ctx, p.ID, DeleteSessions); err != nil {
+		t.Fatal(err)
+	}
+	goneFrom("DeleteProject", ofProject, ofProjectSession)
+
+	for _, b := range [][]byte{kept.text, kept.index, kept.embedding} {
+		if fileHolding(t, db, b) == "" {
+			t.Fatalf("the deletes took %s of a document they did not delete", b)
+		}
+	}
+	if hits, err := db.SearchPassages(ctx, knowledge.Place{SessionID: keep.ID}, "kestrelslate2204", 5); err != nil || len(hits) != 2 {
+		t.Fatalf("the kept document's search: %+v, %v", hits, err)
 	}
 }
 

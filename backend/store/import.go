@@ -29,7 +29,9 @@ import (
 // data), and the title gets " (imported)". Turns that were running when
 // exported become interrupted, as RecoverInterrupted would leave them.
 // Images are stored with the turn that owns them, each checked against
-// its SHA-256 (importimages.go). Files of a newer export.Version, files
+// its SHA-256 (importimages.go). The session's documents are stored with
+// it under new ids, and the turns' sources left as they were
+// (importknowledge.go). Files of a newer export.Version, files
 // that are not Agentdeck exports, and files over MaxImportBytes are
 // refused with a message that says so.
 //
@@ -188,6 +190,9 @@ func (im *importer) run() (Session, error) {
 		}
 	}
 	if s.ActiveTurnID, err = im.activeTurn(); err != nil {
+		return Session{}, err
+	}
+	if err := im.documents(); err != nil {
 		return Session{}, err
 	}
 	if err := im.captures(); err != nil {
