@@ -24,6 +24,19 @@ const MaxDocumentPassages = 100_000
 // transaction, and returns it with its id. The same bytes (Version)
 // already in that session or project are a Conflict naming the document.
 func (db *DB) AddDocument(ctx context.Context, d knowledge.Document, ps []knowledge.Passage) (knowledge.Document, error) {
+	d.EmbedModel = ""
+	return db.AddDocumentVectors(ctx, d, ps, nil)
+}
+
+// AddDocumentVectors is AddDocument with each passage's unit vector of
+// d.EmbedModel (knowledge.VectorStore); vecs nil stores none.
+func (db *DB) AddDocumentVectors(ctx context.Context, d knowledge.Document, ps []knowledge.Passage, vecs [][]float32) (knowledge.Document, error) {
+	if vecs != nil && (len(vecs) != len(ps) || d.EmbedModel == "") {
+		return knowledge.Document{}, apperr.New(apperr.Internal, "%s has %d passages and %d embeddings (model %q).", d.Name, len(ps), len(vecs), d.EmbedModel)
+	}
+	if vecs == nil {
+		d.EmbedModel = ""
+	}
 	if (d.SessionID == "") == (d.ProjectID == "") {
 		return knowledge.Document{}, apperr.New(apperr.Invalid, "A document belongs to one session or one project.")
 	}
@@ -55,13 +68,17 @@ func (db *DB) AddDocument(ctx context.Context, d knowledge.Document, ps []knowle
 			d.ID, nullable(d.SessionID), nullable(d.ProjectID), d.Name, string(d.Format), d.URL, d.Version, d.Size, d.Pages, d.Note, d.EmbedModel, fmtTime(d.CreatedAt)); err != nil {
 			return err
 		}
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO passages (document_id, ord, page, heading, text) VALUES (?, ?, ?, ?, ?)`)
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO passages (document_id, ord, page, heading, text, embedding) VALUES (?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
 		for i, p := range ps {
-			if _, err := ins.ExecContext(ctx, d.ID, i, max(p.Page, 1), p.Heading, p.Text); err != nil {
+			var emb any
+			if vecs != nil {
+				emb = knowledge.EncodeVector(vecs[i])
+			}
+			if _, err := ins.ExecContext(ctx, d.ID, i, max(p.Page, 1), p.Heading, p.Text, emb); err != nil {
 				return err
 			}
 		}
