@@ -56,7 +56,9 @@ func TestVectorCacheReloadsWhenDocumentsChange(t *testing.T) {
 	place := Place{SessionID: "s"}
 	docs := []Document{{ID: "a", Version: "1", EmbedModel: "m"}, {ID: "b", Version: "2"}}
 	var c vectorCache
-	load := func(context.Context) (Vectors, error) { return Vectors{IDs: []int64{1}, Flat: []float32{1}, Dims: 1}, nil }
+	load := func(context.Context) (Vectors, error) {
+		return Vectors{IDs: []int64{1}, Flat: []float32{1}, Dims: 1}, nil
+	}
 	get := func(docs []Document) {
 		t.Helper()
 		key, ok := cacheKey(place, "m", docs)
