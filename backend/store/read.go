@@ -24,7 +24,7 @@ type TurnDetail struct {
 	// Sources are the passages and pages the turn's tools gave its model
 	// to cite, in the order given (its sources events): a copy, true after
 	// the documents changed or went.
-	Sources []turn.Source   `json:"sources"`
+	Sources []turn.Source   `json:"sources,omitempty"`
 	Result  json.RawMessage `json:"result"`
 	// Events is filled only when asked for (they can be many).
 	Events []turn.Event `json:"events,omitempty"`
