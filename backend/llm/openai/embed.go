@@ -1,12 +1,10 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/llm"
@@ -39,27 +37,11 @@ func (c *Client) embed(ctx context.Context, model string, texts []string) ([][]f
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
 	url := strings.TrimSuffix(c.endpoint, "/chat/completions") + "/embeddings"
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
-	if err != nil {
-		return nil, err
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	if c.cfg.APIKey != "" {
-		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.http.Do(hr)
+	resp, err := c.send(ctx, url, payload, "application/json")
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if ct := strings.ToLower(resp.Header.Get("Content-Type")); strings.HasPrefix(ct, "text/html") {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, &htmlPageError{status: resp.StatusCode, title: HTMLTitle(body), retryAfter: retryAfterOf(resp)}
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, statusErrorOf(resp, body)
-	}
 	var out struct {
 		Data []struct {
 			Index     int       `json:"index"`
