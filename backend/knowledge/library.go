@@ -137,9 +137,18 @@ func (l *Library) hybrid(ctx context.Context, vs VectorStore, sc Place, query st
 	if err != nil {
 		return Results{}, false, fmt.Errorf("searching documents: %w", err)
 	}
+	// The two lists are made at once: the index query in SQLite, the
+	// scan in Go.
 	n := candidates(limit)
-	lexical, err := l.Store.SearchPassages(ctx, sc, query, n)
-	if err != nil {
+	var lexical []Hit
+	lexDone := make(chan error, 1)
+	go func() {
+		var err error
+		lexical, err = l.Store.SearchPassages(ctx, sc, query, n)
+		lexDone <- err
+	}()
+	nearest := Nearest(vecs, Unit(qv[0]), n)
+	if err := <-lexDone; err != nil {
 		return Results{}, false, fmt.Errorf("searching documents: %w", err)
 	}
 	byID := make(map[int64]Hit, len(lexical))
@@ -147,7 +156,7 @@ func (l *Library) hybrid(ctx context.Context, vs VectorStore, sc Place, query st
 	for i, h := range lexical {
 		lexIDs[i], byID[h.ID] = h.ID, h
 	}
-	ids, score := Fuse(lexIDs, Nearest(vecs, Unit(qv[0]), n))
+	ids, score := Fuse(lexIDs, nearest)
 	ids = ids[:min(limit, len(ids))]
 	var missing []int64
 	for _, id := range ids {
