@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/knowledge/cite"
 	"github.com/agentdeck/agentdeck/backend/plan"
 	"github.com/agentdeck/agentdeck/backend/recall"
 	"github.com/agentdeck/agentdeck/backend/tool"
@@ -43,6 +44,14 @@ var builtinTools = []builtinTool{
 		}
 		return recall.New(r.cfg.DB)
 	}},
+	// Passages of the session's documents (and its project's), numbered
+	// for citing; offered only when there are documents.
+	{cite.Name, func(r *Runner, tt turnTools) tool.Tool {
+		if r.cfg.Knowledge == nil || !tt.documents {
+			return nil
+		}
+		return cite.NewTool(r.cfg.Knowledge, tt.place, tt.numbers)
+	}},
 	// Web pages, read under the fetcher's rules and numbered for citing.
 	{web.Name, func(r *Runner, tt turnTools) tool.Tool {
 		if r.cfg.Web == nil {
@@ -59,9 +68,14 @@ func (r *Runner) builtins(names []string, tt turnTools) []tool.Tool {
 		if !slices.Contains(names, "*") && !slices.Contains(names, b.name) {
 			continue
 		}
-		if t := b.make(r, tt); t != nil {
-			out = append(out, t)
+		t := b.make(r, tt)
+		if t == nil {
+			continue
 		}
+		if s := t.Spec(); tt.recorded != nil && (s.Recorded || s.SideEffects) {
+			t = tt.recorded(t)
+		}
+		out = append(out, t)
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/knowledge"
 	"github.com/agentdeck/agentdeck/backend/web"
 )
 
@@ -51,10 +52,10 @@ func TestDocsBuiltinTools(t *testing.T) {
 // builtinsList is the docs' list: every tool of the table, made by a
 // runner that has what each needs.
 func builtinsList(t *testing.T) string {
-	r := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Web: web.New(web.Options{})})
+	r := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Knowledge: &knowledge.Library{}, Web: web.New(web.Options{})})
 	var b strings.Builder
 	for _, bt := range builtinTools {
-		tl := bt.make(r, turnTools{})
+		tl := bt.make(r, turnTools{documents: true, numbers: &knowledge.Numbers{}})
 		if tl == nil {
 			t.Fatalf("the built-in %s was not made", bt.name)
 		}
@@ -74,23 +75,26 @@ type searchOnly struct{ Store }
 // builtins honours the names an agent gives, "*" and a runner that lacks a
 // tool's dependency, keeping the table's order.
 func TestBuiltinsByName(t *testing.T) {
-	full := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Web: web.New(web.Options{})})
+	full := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Knowledge: &knowledge.Library{}, Web: web.New(web.Options{})})
 	bare := New(Config{})
+	docs := turnTools{documents: true, numbers: &knowledge.Numbers{}}
 	cases := []struct {
 		name  string
 		r     *Runner
+		tt    turnTools
 		names []string
 		want  string
 	}{
-		{"all", full, []string{"*"}, "update_plan render_chart recall fetch_url"},
-		{"named, in the table's order", full, []string{"recall", "update_plan"}, "update_plan recall"},
-		{"none named", full, []string{"read_file"}, ""},
-		{"no validator, no store", bare, []string{"*"}, "update_plan"},
+		{"all", full, turnTools{}, []string{"*"}, "update_plan render_chart recall fetch_url"},
+		{"all, with documents", full, docs, []string{"*"}, "update_plan render_chart recall search_knowledge fetch_url"},
+		{"named, in the table's order", full, docs, []string{"fetch_url", "search_knowledge", "recall", "update_plan"}, "update_plan recall search_knowledge fetch_url"},
+		{"none named", full, docs, []string{"read_file"}, ""},
+		{"no validator, no store", bare, docs, []string{"*"}, "update_plan"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var got []string
-			for _, tl := range c.r.builtins(c.names, turnTools{}) {
+			for _, tl := range c.r.builtins(c.names, c.tt) {
 				got = append(got, tl.Spec().Name)
 			}
 			if s := strings.Join(got, " "); s != c.want {

@@ -32,4 +32,15 @@
 //     replay runs with the original's.
 //   - When the settings name MCP servers, only those servers' tools are
 //     offered (nil: every configured server's).
+//   - Attached files are sorted before the turn exists (tools.go): a
+//     document (extract.Detect) joins the session's knowledge, any other
+//     file becomes a table. One that fails refuses the message and leaves
+//     nothing, not even the documents attached with it.
+//   - search_knowledge is offered only when the session or its project has
+//     documents (in a replay: when the original called it), so turns
+//     without documents keep the tool list their recordings were made
+//     with. Citation numbers are one per turn (turnTools.numbers).
+//   - In a replay every session tool and every Recorded built-in stands
+//     behind its replay stand-in: a Recorded one gives back the original's
+//     result and reports its events again (tool.Replayer).
 package runner

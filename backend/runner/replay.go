@@ -248,18 +248,21 @@ type replayedError string
 
 func (e replayedError) Error() string { return strings.TrimPrefix(string(e), "Error: ") }
 
-// wrapper puts tools behind their replay stand-ins: the session's tools
-// and each agent's built-ins (fetch_url, search_knowledge are Recorded
-// built-ins), all taking the original's results from one queue.
-func (s *replaySource) wrapper(em *turn.Emitter) func([]tool.Tool) []tool.Tool {
+// wrapper puts a tool of the turn behind its replay stand-in; the tools
+// it wraps share the queue of the original's results.
+func (s *replaySource) wrapper(em *turn.Emitter) func(tool.Tool) tool.Tool {
 	q := s.ranResults()
-	return func(tools []tool.Tool) []tool.Tool {
-		out := make([]tool.Tool, len(tools))
-		for i, t := range tools {
-			out[i] = replayTool{inner: t, orig: q, em: em}
+	return func(t tool.Tool) tool.Tool { return replayTool{inner: t, orig: q, em: em} }
+}
+
+// called reports whether the original turn called the tool name.
+func (s *replaySource) called(name string) bool {
+	for _, res := range s.results {
+		if res.Name == name {
+			return true
 		}
-		return out
 	}
+	return false
 }
 
 // replayApprover answers approval requests as the original turn's were

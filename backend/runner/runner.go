@@ -348,8 +348,13 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 	tools, closeTools, toolErr := r.tools(ctx, t)
 	defer closeTools()
 	if t.replay != nil {
-		tools.wrap = t.replay.wrapper(t.em)
-		tools.all = tools.wrap(tools.all)
+		// Every session tool, and the Recorded built-ins, answer as in
+		// the original.
+		wrap := t.replay.wrapper(t.em)
+		for i, tl := range tools.all {
+			tools.all[i] = wrap(tl)
+		}
+		tools.recorded = wrap
 	}
 	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
 	ended := false // the disk-full path stored the ending, or kept it

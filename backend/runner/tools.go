@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,8 @@ import (
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/data"
 	"github.com/agentdeck/agentdeck/backend/knowledge"
+	"github.com/agentdeck/agentdeck/backend/knowledge/cite"
+	"github.com/agentdeck/agentdeck/backend/knowledge/extract"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -24,16 +27,25 @@ import (
 type turnTools struct {
 	all      []tool.Tool
 	datasets chart.Datasets
-	numbers  *knowledge.Numbers
-	// wrap puts tools behind their replay stand-ins; nil outside a replay.
-	wrap func([]tool.Tool) []tool.Tool
+	// numbers are the turn's citation numbers, shared by every tool that
+	// gives the model sources ([n] is unique in the turn).
+	numbers *knowledge.Numbers
+	// place is where the turn's documents are; documents says there are
+	// some (or, in a replay, that the original searched them):
+	// search_knowledge is offered only then, so a turn without documents
+	// keeps the tool list its recordings were made with.
+	place     knowledge.Place
+	documents bool
+	// recorded puts a Recorded built-in behind its replay stand-in (its
+	// result served back); nil outside a replay.
+	recorded func(tool.Tool) tool.Tool
 }
 
 // tools gathers the session's tools: its data tables (attaching any new
 // files first), its workspace, and the MCP servers. The returned func
 // releases them.
 func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error) {
-	tt := turnTools{numbers: &knowledge.Numbers{}}
+	tt := turnTools{numbers: &knowledge.Numbers{}, place: knowledge.Place{SessionID: t.dataSession}}
 	closers := []func(){}
 	release := func() {
 		for _, c := range closers {
@@ -60,13 +72,91 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 	if r.cfg.MCP != nil {
 		tt.all = append(tt.all, enabledTools(r.cfg.MCP.Tools(), t.settings.Settings.MCPServers)...)
 	}
+	docs, err := r.hasDocuments(ctx, tt.place, t.replay)
+	if err != nil {
+		return tt, release, err
+	}
+	tt.documents = docs
 	return tt, release, nil
 }
 
-// attach loads files as tables of the session. It runs before the turn
-// exists: a file that cannot be attached refuses the message and leaves
-// nothing behind, not a failed turn, and not an empty table store.
+// hasDocuments reports whether search_knowledge is offered: the place has
+// documents, or the replayed turn searched them (they may be gone since;
+// the replay serves back what it was given).
+func (r *Runner) hasDocuments(ctx context.Context, place knowledge.Place, replay *replaySource) (bool, error) {
+	if r.cfg.Knowledge == nil {
+		return false, nil
+	}
+	if replay != nil && replay.called(cite.Name) {
+		return true, nil
+	}
+	docs, err := r.cfg.Knowledge.Store.ListDocuments(ctx, place)
+	return len(docs) > 0, err
+}
+
+// attach adds documents (PDF, DOCX, Markdown, HTML, text) to the
+// session's knowledge and loads other files as its tables. It runs before
+// the turn exists: a file that cannot be attached refuses the message and
+// leaves nothing behind, not a failed turn, not the documents added before
+// it, and not an empty table store.
 func (r *Runner) attach(ctx context.Context, sessionID string, files []string) error {
+	var tables []string
+	var added []string // documents added, removed again if a file fails
+	undo := func() {
+		for _, id := range added {
+			if err := r.cfg.Knowledge.Store.RemoveDocument(context.WithoutCancel(ctx), id); err != nil {
+				r.log.Error("removing a document of a refused message", "document", id, "err", err)
+			}
+		}
+	}
+	for _, f := range files {
+		if r.cfg.Knowledge == nil || !isDocument(f) {
+			tables = append(tables, f)
+			continue
+		}
+		id, err := r.addDocument(ctx, sessionID, f)
+		if err != nil {
+			undo()
+			return err
+		}
+		added = append(added, id)
+	}
+	if err := r.attachTables(ctx, sessionID, tables); err != nil {
+		undo()
+		return err
+	}
+	return nil
+}
+
+// isDocument reports whether a file is a document by its name and first
+// bytes; a file that cannot be read is left to the tables, which say why.
+func isDocument(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, _ := io.ReadFull(f, head)
+	_, ok := extract.Detect(filepath.Base(path), head[:n])
+	return ok
+}
+
+// addDocument adds one file to the session's documents.
+func (r *Runner) addDocument(ctx context.Context, sessionID, path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", apperr.Wrap(err, apperr.Invalid, "%s cannot be read", filepath.Base(path))
+	}
+	d, err := r.cfg.Knowledge.Add(ctx, knowledge.File{Place: knowledge.Place{SessionID: sessionID}, Name: filepath.Base(path), Bytes: b})
+	if err != nil {
+		return "", err
+	}
+	return d.ID, nil
+}
+
+// attachTables loads files as tables of the session.
+func (r *Runner) attachTables(ctx context.Context, sessionID string, files []string) error {
 	if len(files) == 0 {
 		return nil
 	}
@@ -106,11 +196,7 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 	return func(name string, def workflow.AgentDef) (*agent.Agent, error) {
 		// The session's tools, then the built-ins, in the order the model
 		// has always been offered them (recordings' keys depend on it).
-		builtins := r.builtins(def.Tools, tt)
-		if tt.wrap != nil {
-			builtins = replayBuiltins(builtins, tt.wrap)
-		}
-		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), builtins...)...)
+		ts, err := tool.NewSet(append(pick(tt.all, def.Tools), r.builtins(def.Tools, tt)...)...)
 		if err != nil {
 			return nil, err
 		}
@@ -134,21 +220,6 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 		configure(a, name, def, t.def, t.settings.Settings)
 		return a, nil
 	}
-}
-
-// replayBuiltins puts the recorded and side-effecting built-ins
-// (fetch_url, search_knowledge) behind their replay stand-ins; the
-// read-only ones (update_plan, render_chart, recall) run as they always
-// have in a replay, unchecked.
-func replayBuiltins(builtins []tool.Tool, wrap func([]tool.Tool) []tool.Tool) []tool.Tool {
-	out := make([]tool.Tool, len(builtins))
-	for i, t := range builtins {
-		out[i] = t
-		if s := t.Spec(); s.Recorded || s.SideEffects {
-			out[i] = wrap([]tool.Tool{t})[0]
-		}
-	}
-	return out
 }
 
 // agentLimits are the turn's limits narrowed by the agent definition's.

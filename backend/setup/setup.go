@@ -121,6 +121,7 @@ func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 		WaitNotice: opts.WaitNotice,
 		Logger:     log,
 	})
+	e.Library.Embedding, e.Library.Logger = e.Runner.Embedding, log
 	// Turns left running by a dead process are not recovered here: the
 	// command line does it whenever it opens the database, and a window or
 	// serve keeps doing it while it runs (app.Service), so that the engine

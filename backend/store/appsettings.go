@@ -25,6 +25,11 @@ type AppSettings struct {
 	// router's page, localhost): off by default, so a page or a model
 	// cannot make the app reach into the user's own network.
 	AllowPrivateURLs bool `json:"allow_private_urls,omitempty"`
+	// EmbedProvider and EmbedModel are the embedding model documents'
+	// passages and search queries are embedded with (the provider's
+	// /v1/embeddings); none by default, and then search is lexical.
+	EmbedProvider string `json:"embed_provider,omitempty"`
+	EmbedModel    string `json:"embed_model,omitempty"`
 }
 
 const appSettingsKey = "app"
@@ -50,6 +55,9 @@ func (db *DB) SaveAppSettings(ctx context.Context, st AppSettings) error {
 	case "", "system", "light", "dark":
 	default:
 		return apperr.New(apperr.Invalid, "Theme must be system, light or dark.")
+	}
+	if (st.EmbedProvider == "") != (st.EmbedModel == "") {
+		return apperr.New(apperr.Invalid, "An embedding model needs both its provider and its name; clear both for none.")
 	}
 	return db.setSetting(ctx, appSettingsKey, st)
 }

@@ -24,6 +24,19 @@ const MaxDocumentPassages = 100_000
 // transaction, and returns it with its id. The same bytes (Version)
 // already in that session or project are a Conflict naming the document.
 func (db *DB) AddDocument(ctx context.Context, d knowledge.Document, ps []knowledge.Passage) (knowledge.Document, error) {
+	d.EmbedModel = ""
+	return db.AddDocumentVectors(ctx, d, ps, nil)
+}
+
+// AddDocumentVectors is AddDocument with each passage's unit vector of
+// d.EmbedModel (knowledge.VectorStore); vecs nil stores none.
+func (db *DB) AddDocumentVectors(ctx context.Context, d knowledge.Document, ps []knowledge.Passage, vecs [][]float32) (knowledge.Document, error) {
+	if vecs != nil && (len(vecs) != len(ps) || d.EmbedModel == "") {
+		return knowledge.Document{}, apperr.New(apperr.Internal, "%s has %d passages and %d embeddings (model %q).", d.Name, len(ps), len(vecs), d.EmbedModel)
+	}
+	if vecs == nil {
+		d.EmbedModel = ""
+	}
 	if (d.SessionID == "") == (d.ProjectID == "") {
 		return knowledge.Document{}, apperr.New(apperr.Invalid, "A document belongs to one session or one project.")
 	}
@@ -55,13 +68,17 @@ func (db *DB) AddDocument(ctx context.Context, d knowledge.Document, ps []knowle
 			d.ID, nullable(d.SessionID), nullable(d.ProjectID), d.Name, string(d.Format), d.URL, d.Version, d.Size, d.Pages, d.Note, d.EmbedModel, fmtTime(d.CreatedAt)); err != nil {
 			return err
 		}
-		ins, err := tx.PrepareContext(ctx, `INSERT INTO passages (document_id, ord, page, heading, text) VALUES (?, ?, ?, ?, ?)`)
+		ins, err := tx.PrepareContext(ctx, `INSERT INTO passages (document_id, ord, page, heading, text, embedding) VALUES (?, ?, ?, ?, ?, ?)`)
 		if err != nil {
 			return err
 		}
 		defer ins.Close()
 		for i, p := range ps {
-			if _, err := ins.ExecContext(ctx, d.ID, i, max(p.Page, 1), p.Heading, p.Text); err != nil {
+			var emb any
+			if vecs != nil {
+				emb = knowledge.EncodeVector(vecs[i])
+			}
+			if _, err := ins.ExecContext(ctx, d.ID, i, max(p.Page, 1), p.Heading, p.Text, emb); err != nil {
 				return err
 			}
 		}
@@ -161,14 +178,17 @@ func (db *DB) SearchPassages(ctx context.Context, sc knowledge.Place, query stri
 		return []knowledge.Hit{}, nil
 	}
 	where, args := scopeWhere(sc)
+	// The index is searched first, then its matches are kept to the
+	// scope: given "rowid IN (the scope's passages)", SQLite looked each
+	// of the scope's passages up in the index, seconds for 100,000.
 	hits, err := appendRows(ctx, db.reader, []knowledge.Hit{}, scanHit, `
+		WITH f AS MATERIALIZED (SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? AND rank MATCH 'bm25(1.0, 2.0)')
 		SELECT p.id, p.document_id, p.ord, p.page, p.heading, p.text, d.name, d.version, d.kind, d.url, -f.rank
-		FROM (SELECT rowid, rank FROM passages_fts WHERE passages_fts MATCH ? AND rank MATCH 'bm25(1.0, 2.0)'
-		      AND rowid IN (SELECT p.id FROM passages p JOIN documents d ON d.id = p.document_id WHERE `+where+`)
-		      ORDER BY rank LIMIT ?) f
+		FROM f
 		JOIN passages p ON p.id = f.rowid
 		JOIN documents d ON d.id = p.document_id
-		ORDER BY f.rank`, append(append([]any{q}, args...), limit)...)
+		WHERE `+where+`
+		ORDER BY f.rank LIMIT ?`, append(append([]any{q}, args...), limit)...)
 	if err != nil {
 		return nil, readError(err, "searching documents")
 	}

@@ -21,7 +21,11 @@ type TurnDetail struct {
 	Stages   []turn.StageResult `json:"stages"`
 	Plan     []turn.PlanStep    `json:"plan"`
 	Charts   []ChartRecord      `json:"charts"`
-	Result   json.RawMessage    `json:"result"`
+	// Sources are the passages and pages the turn's tools gave its model
+	// to cite, in the order given (its sources events): a copy, true after
+	// the documents changed or went.
+	Sources []turn.Source   `json:"sources,omitempty"`
+	Result  json.RawMessage `json:"result"`
 	// Events is filled only when asked for (they can be many).
 	Events []turn.Event `json:"events,omitempty"`
 	// LastSeq is the newest stored event's seq.
@@ -145,6 +149,9 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 	// and they are named as what failed, the turn's events.
 	var events error
 	if d.Charts, events = db.turnCharts(ctx, id); events == nil {
+		d.Sources, events = db.turnSources(ctx, id)
+	}
+	if events == nil {
 		if err := db.reader.QueryRowContext(ctx, lastSeqQuery, id).Scan(&d.LastSeq); err != nil {
 			events = readError(err, "reading the events of turn "+id)
 		}
@@ -153,7 +160,7 @@ func (db *DB) ReadTurn(ctx context.Context, id string, withEvents bool) (TurnDet
 		d.Events, events = db.EventsAfter(ctx, id, 0, 0)
 	}
 	if events != nil {
-		d.Charts, d.Events = nil, nil
+		d.Charts, d.Sources, d.Events = nil, nil, nil
 	}
 	part("events", events)
 	if fatal != nil {
@@ -221,6 +228,27 @@ func (db *DB) turnCharts(ctx context.Context, turnID string) ([]ChartRecord, err
 	}, `SELECT id, seq, data FROM events WHERE turn_id = ? AND type = 'chart' ORDER BY seq`, turnID)
 	if err != nil {
 		return nil, readError(err, "reading the events of turn "+turnID)
+	}
+	return out, nil
+}
+
+// turnSources reads a turn's sources events, in order.
+func (db *DB) turnSources(ctx context.Context, turnID string) ([]turn.Source, error) {
+	lists, err := appendRows(ctx, db.reader, [][]turn.Source(nil), func(r scanner) ([]turn.Source, error) {
+		var data string
+		if err := r.Scan(&data); err != nil {
+			return nil, err
+		}
+		var d turn.SourcesData
+		_ = json.Unmarshal([]byte(data), &d)
+		return d.Sources, nil
+	}, `SELECT data FROM events WHERE turn_id = ? AND type = 'sources' ORDER BY seq`, turnID)
+	if err != nil {
+		return nil, readError(err, "reading the events of turn "+turnID)
+	}
+	var out []turn.Source
+	for _, l := range lists {
+		out = append(out, l...)
 	}
 	return out, nil
 }

@@ -10,8 +10,10 @@
 // Rules:
 //
 //   - Routes: POST /v1/chat/completions answers from the script; GET
-//     /v1/models lists the ids given to SetModels. Anything else is a 404
-//     with an OpenAI-style JSON error.
+//     /v1/models lists the ids given to SetModels; POST /v1/embeddings
+//     answers every input with Embedding(input), deterministic (or fails
+//     on cue: FailEmbeddings). Anything else is a 404 with an
+//     OpenAI-style JSON error.
 //   - Each chat request takes the next Enqueued reply; when the queue is
 //     empty the Respond func, if set, chooses one. A request with neither
 //     is answered 500 "llmtest: no reply scripted" and counted by

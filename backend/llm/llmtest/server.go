@@ -34,6 +34,9 @@ type Server struct {
 	unscripted  int
 	changed     chan struct{} // closed and replaced whenever a record grows
 
+	embedFail     int // status POST /v1/embeddings answers; 0: vectors
+	embedRequests int
+
 	logMu     sync.Mutex
 	logf      func(format string, args ...any)
 	logClosed bool
@@ -224,6 +227,12 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.serveModels(w)
+	case "/v1/embeddings":
+		if r.Method != http.MethodPost {
+			writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "llmtest: "+r.Method+" "+r.URL.Path+": use POST")
+			return
+		}
+		s.serveEmbeddings(w, r)
 	default:
 		writeError(w, http.StatusNotFound, "unknown_url", "llmtest: no route for "+r.Method+" "+r.URL.Path)
 	}

@@ -37,12 +37,23 @@ func (c *Client) post(ctx context.Context, req llm.Request) (*answerBody, error)
 	if err != nil {
 		return nil, fmt.Errorf("encoding the request: %w", err)
 	}
-	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(payload))
+	resp, err := c.send(ctx, c.endpoint, payload, "text/event-stream")
+	if err != nil {
+		return nil, err
+	}
+	ct := strings.ToLower(resp.Header.Get("Content-Type"))
+	return &answerBody{ReadCloser: resp.Body, whole: strings.HasPrefix(ct, "application/json")}, nil
+}
+
+// send posts a JSON payload to url and returns a response of status 2xx,
+// or the error the status, a web page or the connection gave.
+func (c *Client) send(ctx context.Context, url string, payload []byte, accept string) (*http.Response, error) {
+	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(payload))
 	if err != nil {
 		return nil, err
 	}
 	hr.Header.Set("Content-Type", "application/json")
-	hr.Header.Set("Accept", "text/event-stream")
+	hr.Header.Set("Accept", accept)
 	hr.Header.Set("Cache-Control", "no-cache")
 	if c.cfg.APIKey != "" {
 		hr.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
@@ -63,7 +74,7 @@ func (c *Client) post(ctx context.Context, req llm.Request) (*answerBody, error)
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return nil, statusErrorOf(resp, body)
 	}
-	return &answerBody{ReadCloser: resp.Body, whole: strings.HasPrefix(ct, "application/json")}, nil
+	return resp, nil
 }
 
 func retryAfterOf(resp *http.Response) time.Duration {

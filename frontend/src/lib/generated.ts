@@ -1119,6 +1119,13 @@ export interface AppSettings {
    * cannot make the app reach into the user's own network.
    */
   allow_private_urls?: boolean;
+  /**
+   * EmbedProvider and EmbedModel are the embedding model documents'
+   * passages and search queries are embedded with (the provider's
+   * /v1/embeddings); none by default, and then search is lexical.
+   */
+  embed_provider?: string;
+  embed_model?: string;
 }
 /**
  * EvalRun is one run of a suite.
@@ -1224,6 +1231,12 @@ export interface TurnDetail extends Turn {
   stages: StageResult[] | null;
   plan: PlanStep[] | null;
   charts: ChartRecord[] | null;
+  /**
+   * Sources are the passages and pages the turn's tools gave its model
+   * to cite, in the order given (its sources events): a copy, true after
+   * the documents changed or went.
+   */
+  sources?: Source[];
   result: unknown;
   /**
    * Events is filled only when asked for (they can be many).
