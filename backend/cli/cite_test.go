@@ -3,38 +3,11 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
-
-func TestCitations(t *testing.T) {
-	tests := []struct {
-		text string
-		want []int
-	}{
-		{"Revenue rose [1].", []int{1}},
-		{"[2] first, then [1], then [2] again", []int{2, 1}},
-		{"both [1, 3] and [3,4]", []int{1, 3, 4}},
-		{"side by side [1][2]", []int{1, 2}},
-		{"[12] twelve", []int{12}},
-		{"rows[1] and data_[2] and x2[3] are indexes", nil},
-		{"a [link](https://x.org) and [1](https://y.org)", nil},
-		{"[1]: https://example.com is a link definition", nil},
-		{"[0] is no source, nor [x], [], [1 2] or [-1]", nil},
-		{"(see [5])", []int{5}},
-		{"no citation", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.text, func(t *testing.T) {
-			if got := citations(tt.text); !reflect.DeepEqual(got, tt.want) {
-				t.Fatalf("citations(%q) = %v, want %v", tt.text, got, tt.want)
-			}
-		})
-	}
-}
 
 // The human printer ends an answer with its citations as footnotes: the
 // source of each number the turn was given, a citation to a number it was

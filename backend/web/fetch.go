@@ -83,7 +83,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string) (Page, error) {
 	if err != nil {
 		return Page{}, f.explain(ctx, u, err)
 	}
-	return extract(body, final, ctype)
+	return readPage(body, final, ctype)
 }
 
 // CheckURL parses a URL a page may be read from: http or https, with a

@@ -44,10 +44,10 @@ func (p Page) Document(place knowledge.Place) (knowledge.Document, []knowledge.P
 	return d, knowledge.Split(ex, knowledge.DefaultPassageRunes)
 }
 
-// extract finds a page's main text: readability's article for HTML (the
+// readPage finds a page's main text: readability's article for HTML (the
 // page's body, navigation and scripts dropped, when readability finds no
 // article), paragraphs for plain text.
-func extract(body []byte, u *url.URL, media string) (Page, error) {
+func readPage(body []byte, u *url.URL, media string) (Page, error) {
 	p := Page{URL: u.String()}
 	if media == "text/plain" {
 		for _, para := range strings.Split(strings.ReplaceAll(string(body), "\r\n", "\n"), "\n\n") {

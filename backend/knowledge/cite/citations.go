@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -29,14 +31,18 @@ type Mark struct {
 // "[1][2]" is two marks.
 var citationRE = regexp.MustCompile(`\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]`)
 
-// Marks finds the citations in an answer, in order. A bracket followed by
-// "(" is a Markdown link's text, not a citation; a bracket inside a code
-// span or block is code.
+// Marks finds the citations in an answer, in order. What only looks like
+// one is left out: a Markdown link's text ([1](url)) or a link definition
+// ([1]: url), an index (rows[1]: a letter, digit or _ right before it),
+// and a bracket inside a code span or block.
 func Marks(answer string) []Mark {
 	var out []Mark
 	code := codeRanges(answer)
 	for _, m := range citationRE.FindAllStringSubmatchIndex(answer, -1) {
-		if m[1] < len(answer) && answer[m[1]] == '(' || inRanges(code, m[0]) {
+		if rest := answer[m[1]:]; strings.HasPrefix(rest, "(") || strings.HasPrefix(rest, ":") || inRanges(code, m[0]) {
+			continue
+		}
+		if r, _ := utf8.DecodeLastRuneInString(answer[:m[0]]); r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) {
 			continue
 		}
 		var ns []int

@@ -26,6 +26,11 @@ func TestCitations(t *testing.T) {
 		{"A [link](https://x) and [3](y) are not citations.", nil, nil},
 		{"Code `a[1]` and\n```\nb[2]\n```\nare not either; [0] is no number.", nil, nil},
 		{"No citations at all.", nil, nil},
+		{"[12] twelve [2]", []int{12, 2}, []int{12}},
+		{"rows[1] and data_[2] and x2[1] are indexes", nil, nil},
+		{"[1]: https://example.com is a link definition", nil, nil},
+		{"[0] is no source, nor [x], [], [1 2] or [-1]", nil, nil},
+		{"(see [1])", []int{1}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.answer, func(t *testing.T) {
