@@ -5,6 +5,8 @@
 // keyboard, and again after a reload; a number never given is marked
 // unverified; the Documents panel lists, searches (saying how) and
 // removes. In light and in dark, with screenshots.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { expect, finished, newSession, send, shot, test, uid } from './fixtures';
 import { citedTurn, REPORT } from './knowledge';
 
@@ -75,4 +77,35 @@ test('the Documents panel adds, lists, searches saying how, and removes after as
   await expect(confirm).toContainText('Turns that cited it keep their own copies');
   await confirm.getByRole('button', { name: 'Remove' }).click();
   await expect(panel.getByText('No documents yet')).toBeVisible();
+});
+
+// The first thing many people attach: a PDF. report.pdf is the reader's
+// own test file (backend/knowledge/extract/testdata, made by pdf_gen.go):
+// four pages, headings, and a table on page 2. The citation opens the
+// table's passage on page 2, and does again after a reload.
+test('a PDF attached to a message is read page by page, and its cited passage opens on its page', async ({ page }) => {
+  await newSession(page);
+  await page.getByRole('button', { name: 'Attach files' }).click();
+  const chooser = page.waitForEvent('filechooser');
+  await page.getByRole('button', { name: 'Choose files…' }).click();
+  const pdf = readFileSync(join(process.cwd(), '../backend/knowledge/extract/testdata/report.pdf'));
+  await (await chooser).setFiles({ name: 'report.pdf', mimeType: 'application/pdf', buffer: pdf });
+  const chip = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem').filter({ hasText: 'report.pdf' });
+  await expect(chip.getByTestId('attach-kind')).toHaveText('document');
+  const turn = await send(page, 'Cite my documents: nitrate trout Wend');
+  await finished(turn, 90_000);
+  const check = async () => {
+    const cite = turn.getByRole('button', { name: /^Source 1: report\.pdf/ }).first();
+    await cite.click();
+    const viewer = page.getByRole('dialog', { name: '[1] report.pdf' });
+    await expect(viewer.getByTestId('passage-where')).toHaveText(/^page 2 · /);
+    await expect(viewer.getByTestId('cited-passage').locator('mark')).toContainText('Upper Wend');
+    await expect(viewer.getByRole('heading', { name: 'Page 2' })).toBeVisible();
+    await shot(page, 'knowledge-pdf.png');
+    await page.keyboard.press('Escape');
+    await expect(viewer).toBeHidden();
+  };
+  await check();
+  await page.reload();
+  await check();
 });
