@@ -1012,6 +1012,8 @@ export class FakeBackend implements Backend {
   async saveSettings(s: Settings) {
     this.log('saveSettings', s);
     checkLayer(s.defaults, 'The default settings');
+    if (!s.embed_provider !== !s.embed_model)
+      throw new BackendError('invalid', 'An embedding model needs both its provider and its name; clear both for none.');
     this.settings = clone(s);
   }
 
