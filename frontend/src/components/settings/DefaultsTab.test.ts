@@ -9,7 +9,7 @@ import { localBackend } from '../../lib/stores/testing';
 async function open() {
   const b = localBackend();
   render(App, { backend: b });
-  await fireEvent.click(await screen.findByRole('button', { name: 'Settings', exact: true }));
+  await fireEvent.click(await screen.findByRole('button', { name: 'Settings' }));
   const dialog = await screen.findByRole('dialog', { name: 'Settings' });
   await fireEvent.click(within(dialog).getByRole('tab', { name: 'Defaults & limits' }));
   return { b, panel: within(within(dialog).getByRole('tabpanel')) };
