@@ -48,12 +48,15 @@ test('a picked, a dropped and a pasted file are uploaded, attached, and read by 
   );
 
   // Each becomes a chip once stored (in whatever order the uploads end),
-  // titled with the path the server stored it at, ending in its name.
+  // titled with the path the server stored it at, ending in its name, and
+  // marked as what it becomes.
   const chips = page.getByRole('list', { name: 'Attached files' }).getByRole('listitem');
   const stored: string[] = [];
   for (const name of names) {
-    const chip = chips.filter({ hasText: new RegExp(`^\\s*${name.replace('.', '\\.')}\\s*$`) });
+    const chip = chips.filter({ has: page.getByText(name, { exact: true }) });
     await expect(chip).toHaveAttribute('title', new RegExp(`/uploads/[^/]+/${name.replace('.', '\\.')}$`));
+    // A table, not a document: it joins the session's tables when sent.
+    await expect(chip.getByTestId('attach-kind')).toHaveText('table');
     stored.push((await chip.getAttribute('title'))!);
   }
   await expect(chips).toHaveCount(3);
