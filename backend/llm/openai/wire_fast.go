@@ -30,13 +30,27 @@ func decodeChunk(b []byte, w *wireChunk) error {
 }
 
 // The names each object of a plain chunk may hold: a name equal to one of
-// them in another case sends the chunk to decodeWire, which matches names
-// whatever their case.
+// them in another case, or with other '_' and '-' (looseName), sends the
+// chunk to decodeWire, which matches names so.
 var (
 	chunkNames  = []string{"choices", "usage", "error"}
 	choiceNames = []string{"delta", "message", "finish_reason"}
 	deltaNames  = []string{"content", "reasoning_content", "reasoning", "reasoning_details", "tool_calls"}
 )
+
+// looseName reports whether decodeWire could match name to k though it is
+// not k: its case-insensitive matching also ignores '_' and '-'
+// ("finishReason", "FINISH-REASON"). Matching more than it does is safe:
+// such a chunk only takes decodeWire's way.
+func looseName(name []byte, k string) bool {
+	drop := func(r rune) rune {
+		if r == '_' || r == '-' {
+			return -1
+		}
+		return r
+	}
+	return bytes.EqualFold(bytes.Map(drop, name), bytes.Map(drop, []byte(k)))
+}
 
 // plainDepth bounds the nesting plainScan skips: deeper is not plain.
 const plainDepth = 16
@@ -134,7 +148,7 @@ func (s *plainScan) object(known []string, field func(name string) bool) bool {
 		for _, k := range known {
 			if string(name) == k {
 				match = k
-			} else if bytes.EqualFold(name, []byte(k)) {
+			} else if looseName(name, k) {
 				return false
 			}
 		}
