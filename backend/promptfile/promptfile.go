@@ -143,6 +143,12 @@ func scalar(s string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The library leaves some strings plain that YAML reads otherwise
+	// ("? 0" is a mapping key): what does not read back as s is quoted.
+	var back string
+	if yaml.Unmarshal(v, &back) != nil || back != s {
+		return strconv.Quote(s), nil
+	}
 	return strings.TrimSuffix(string(v), "\n"), nil
 }
 
