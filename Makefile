@@ -55,6 +55,9 @@ vet: setup
 go-test: setup
 	go test -race -count=1 -timeout 30m ./...
 	go test -C scale -race -count=1 -timeout 10m ./...
+	@# The PDF compile-cache test skips under -race (PDFium compiles for
+	@# minutes there); it runs here without it, so CI runs it too.
+	go test -count=1 -run TestPDFCompileCache ./backend/knowledge/extract
 
 # Evaluations on a real Temporal server (temporal server start-dev, on
 # loopback): two agentdeck-workers against the scripted model, one killed

@@ -124,7 +124,7 @@ func (f stopFunc) Stop() bool { return f() }
 // and keeps the code there; a second reader reads with it.
 func TestPDFCompileCache(t *testing.T) {
 	if raceEnabled() {
-		t.Skip("compiling PDFium takes minutes under the race detector (wazero's compiler is instrumented); this test runs without -race")
+		t.Skip("compiling PDFium takes minutes under the race detector (wazero's compiler is instrumented); make go-test runs it without -race")
 	}
 	defer goleak.VerifyNone(t)
 	cache := t.TempDir()
