@@ -101,7 +101,7 @@ func (s *Service) addPage(ctx context.Context, place knowledge.Place, url string
 		return knowledge.Document{}, err
 	}
 	d, ps := p.Document(place)
-	return s.library.Store.AddDocument(ctx, d, ps)
+	return s.library.AddPassages(ctx, d, ps)
 }
 
 // ownUpload checks that path is an upload of this app (UploadAttachment's

@@ -67,6 +67,13 @@ func (l *Library) Add(ctx context.Context, f File) (Document, error) {
 		Version: VersionOf(f.Bytes), Size: int64(len(f.Bytes)),
 		Pages: len(ex.Pages), Note: ex.Note,
 	}
+	return l.AddPassages(ctx, d, ps)
+}
+
+// AddPassages stores a document whose text is already cut into passages
+// (a web page read by its URL; Add for files), embedding them when an
+// embedding model is picked, as Add does.
+func (l *Library) AddPassages(ctx context.Context, d Document, ps []Passage) (Document, error) {
 	vs, ok := l.Store.(VectorStore)
 	if !ok || len(ps) == 0 {
 		return l.Store.AddDocument(ctx, d, ps)
@@ -80,7 +87,7 @@ func (l *Library) Add(ctx context.Context, f File) (Document, error) {
 		if ctx.Err() != nil {
 			return Document{}, ctx.Err()
 		}
-		l.log().Warn("embedding a document", "document", f.Name, "model", choice.Model, "err", err)
+		l.log().Warn("embedding a document", "document", d.Name, "model", choice.Model, "err", err)
 		d.Note = joinNote(d.Note, fmt.Sprintf("Not embedded with %s: %s It is searched by its words only.", choice.Model, errorText(err)))
 		return l.Store.AddDocument(ctx, d, ps)
 	}
