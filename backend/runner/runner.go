@@ -146,6 +146,9 @@ type Request struct {
 	// OverBudget sends even though the provider's monthly budget is spent:
 	// the person was asked and agreed (the app), or said so (--over-budget).
 	OverBudget bool
+	// Column, set by StartGroup, starts the turn as a column of a
+	// side-by-side group; it names the turn's parent itself.
+	Column *Column
 }
 
 // Handle is a started turn.
@@ -153,7 +156,11 @@ type Handle struct {
 	TurnID    string
 	SessionID string
 	// Seq is the turn's number in its session.
-	Seq    int
+	Seq int
+	// Group, Slot and Target place a side-by-side column ("" otherwise).
+	Group  string
+	Slot   int
+	Target string
 	cancel context.CancelFunc
 	done   chan struct{}
 	res    turn.Result
@@ -202,6 +209,10 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err != nil {
 		return nil, err
 	}
+	start := store.StartOptions{Force: req.Force, Follows: true}
+	if c := req.Column; c != nil {
+		parent, start.Group, start.Slot, start.Target = c.Parent, c.Group, c.Slot, c.Target
+	}
 	for _, im := range req.Images {
 		if err := store.CheckImage(im); err != nil {
 			return nil, err
@@ -222,8 +233,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err := r.storePending(ctx, sess.ID); err != nil {
 		return nil, err
 	}
-	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent, Continues: req.Continue != "", Images: req.Images},
-		store.StartOptions{Force: req.Force, Follows: true})
+	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent, Continues: req.Continue != "", Images: req.Images}, start)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +243,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)
 		}
 	}
-	h := &Handle{TurnID: tr.ID, SessionID: sess.ID, Seq: tr.Seq, done: make(chan struct{})}
+	h := &Handle{TurnID: tr.ID, SessionID: sess.ID, Seq: tr.Seq, Group: tr.GroupID, Slot: tr.GroupSlot, Target: tr.Target, done: make(chan struct{})}
 	// The turn outlives the request that started it; only Stop ends it.
 	turnCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.cancel = cancel

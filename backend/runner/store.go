@@ -45,6 +45,8 @@ type turnStore interface {
 	UserImages(ctx context.Context, turnID string) ([]llm.Image, error)
 	PathHistory(ctx context.Context, turnID string) ([]llm.Message, error)
 	StartTurn(ctx context.Context, t store.Turn, opts ...store.StartOptions) (store.Turn, error)
+	CreateGroup(ctx context.Context, g store.TurnGroup) (store.TurnGroup, error)
+	GetGroup(ctx context.Context, id string) (store.TurnGroup, error)
 	SetTurnRun(ctx context.Context, turnID string, run json.RawMessage) error
 	NewEventLog(turnID string, opts store.EventLogOptions) store.EventLog
 	FinishTurn(ctx context.Context, turnID string, from int, res turn.Result) error

@@ -84,6 +84,12 @@ type AppStore interface {
 	DeleteTurn(ctx context.Context, turnID string) (int, error)
 	ForkSession(ctx context.Context, turnID string) (store.Session, error)
 
+	// Side by side: groups of columns, and votes on them.
+	GroupChain(ctx context.Context, id string) ([]store.TurnGroup, error)
+	OpenGroup(ctx context.Context, groupID string) error
+	ContinueWith(ctx context.Context, turnID string) (string, error)
+	SaveVote(ctx context.Context, v store.Vote) (store.Vote, error)
+
 	// Providers and preferences.
 	ListProviders(ctx context.Context) ([]llm.Provider, error)
 	SaveProvider(ctx context.Context, p llm.Provider) error

@@ -96,6 +96,12 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		stepExec(t, db, `INSERT INTO documents (id, project_id, name, kind, version, size, pages, created_at) VALUES ('step-d', 'step-p', 'report.pdf', 'pdf', 'abc', 10, 2, '`+at+`')`)
 		stepExec(t, db, `INSERT INTO passages (document_id, ord, page, heading, text) VALUES ('step-d', 0, 2, 'Results', 'Revenue grew.')`)
 	},
+	15: func(t *testing.T, db *sql.DB) {
+		const at = "2024-08-09T10:11:12Z"
+		stepExec(t, db, `INSERT INTO turn_groups (id, session_id, blind, created_at) VALUES ('step-g', 'step-s', 1, '`+at+`')`)
+		stepExec(t, db, `UPDATE turns SET group_id = 'step-g', target = 'work · m' WHERE id = 'step-t'`)
+		stepExec(t, db, `INSERT INTO votes (id, group_id, outcome, note, blind, created_at) VALUES ('step-v', 'step-g', 'tie', 'both fine', 1, '`+at+`')`)
+	},
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

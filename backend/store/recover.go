@@ -128,18 +128,20 @@ func (db *DB) RecoverTurn(ctx context.Context, turnID string) (bool, error) {
 
 // claimSession refuses a session with a live running turn and recovers
 // the running turns whose process is gone, adding their ids to recovered.
-func (db *DB) claimSession(ctx context.Context, tx *sql.Tx, sessionID string, recovered *[]string) error {
+func (db *DB) claimSession(ctx context.Context, tx *sql.Tx, sessionID, group string, recovered *[]string) error {
 	type running struct {
-		id    string
-		owner Owner
+		id, group string
+		owner     Owner
 	}
-	all, err := appendRows(ctx, tx, []running(nil), scanInto(func(r *running) []any { return []any{&r.id, &r.owner.PID, &r.owner.Start} }),
-		`SELECT id, owner_pid, owner_start FROM turns WHERE session_id = ? AND state = 'running'`, sessionID)
+	all, err := appendRows(ctx, tx, []running(nil), scanInto(func(r *running) []any { return []any{&r.id, &r.group, &r.owner.PID, &r.owner.Start} }),
+		`SELECT id, COALESCE(group_id, ''), owner_pid, owner_start FROM turns WHERE session_id = ? AND state = 'running'`, sessionID)
 	if err != nil {
 		return err
 	}
 	for _, r := range all {
 		switch {
+		case group != "" && r.group == group && r.owner == db.owner:
+			continue // a column of the same group, started with it
 		case r.owner == db.owner:
 			return apperr.New(apperr.Conflict, "A turn is already running in this session. Stop it or wait for it to finish.")
 		case r.owner.Alive():

@@ -39,7 +39,8 @@ type Session struct {
 	Turns int `json:"turns"`
 	// RunningTurn is the id of the session's running turn ("" when none
 	// runs), so a list shows which sessions are busy after a reload. One
-	// turn runs per session (StartTurn).
+	// turn runs per session, or the columns of one group (StartTurn): then
+	// it is one of them.
 	RunningTurn string `json:"running_turn"`
 	// ActiveTurnID is the newest turn of the branch the user last looked
 	// at ("" for a session with no turns): a new message follows it.
@@ -53,6 +54,9 @@ type Session struct {
 	// evaluation case's session: hidden from ListSessions unless asked for
 	// (Page.Eval), and never searched (Search, SearchMemory).
 	Kind string `json:"kind"`
+	// OpenGroupID is the side-by-side group the session shows, "" when it
+	// reads as one conversation (see CreateGroup).
+	OpenGroupID string `json:"open_group_id,omitempty"`
 }
 
 // The kinds of session.
@@ -165,7 +169,7 @@ const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provi
 	(SELECT COUNT(*) FROM turns t WHERE t.session_id = s.id),
 	COALESCE((SELECT r.id FROM turns r WHERE r.state = 'running' AND +r.session_id = s.id LIMIT 1), ''),
 	COALESCE(s.active_turn_id, ''), COALESCE(s.forked_from_session_id, ''), COALESCE(s.forked_from_turn_id, ''), s.kind,
-	COALESCE(s.project_id, ''), COALESCE(s.pinned_at, ''), COALESCE(s.archived_at, ''),
+	COALESCE(s.project_id, ''), COALESCE(s.pinned_at, ''), COALESCE(s.archived_at, ''), COALESCE(s.open_group_id, ''),
 	COALESCE((SELECT json_group_array(tag) FROM (SELECT g.tag FROM session_tags g WHERE g.session_id = s.id ORDER BY g.tag COLLATE NOCASE)), '[]')
 	FROM sessions s`
 
@@ -251,7 +255,7 @@ func scanSession(r scanner) (Session, error) {
 	var s Session
 	var created, updated, settings, pinned, archived, tags string
 	err := r.Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.Turns, &s.RunningTurn, &s.ActiveTurnID, &s.ForkedFromSession, &s.ForkedFromTurn, &s.Kind,
-		&s.ProjectID, &pinned, &archived, &tags)
+		&s.ProjectID, &pinned, &archived, &s.OpenGroupID, &tags)
 	s.CreatedAt, s.UpdatedAt, s.Settings = parseTime(created), parseTime(updated), parseSettings(settings)
 	s.PinnedAt, s.ArchivedAt = optTime(pinned), optTime(archived)
 	_ = json.Unmarshal([]byte(tags), &s.Tags)

@@ -62,6 +62,12 @@ type Turn struct {
 	// figures to show, but no sum of usage or cost counts them: they were
 	// counted where they ran.
 	Copied Copied `json:"copied,omitempty"`
+	// GroupID names the side-by-side group the turn was sent in ("" for
+	// none), GroupSlot its column there, from 0, and Target what the
+	// column ran, as the user picked it (TargetLabel).
+	GroupID   string `json:"group_id,omitempty"`
+	GroupSlot int    `json:"group_slot,omitempty"`
+	Target    string `json:"target,omitempty"`
 	// Images are the user message's images, stored as the turn starts
 	// (StartTurn gives them back with their ids), so a turn cut short by a
 	// crash keeps them. Read them from the messages.
@@ -77,20 +83,33 @@ type StartOptions struct {
 	// first message; without it the turn follows the session's active
 	// turn.
 	Follows bool
+	// Group starts the turn as a column of that side-by-side group
+	// (CreateGroup), in column Slot, running Target. Turns of one group
+	// may run together; the session's active turn becomes the one in
+	// slot 0, and the session shows the group side by side.
+	Group  string
+	Slot   int
+	Target string
 }
 
 // StartTurn records a new running turn owned by this process. The row is
 // committed before the turn runs, so a crash leaves a turn to recover.
-// One turn runs per session: a running turn of this process or of another
-// live one is a Conflict, but one whose process is gone is marked
-// interrupted here, in the same transaction, and the new turn starts.
+// One turn runs per session, or the turns of one group: a running turn of
+// this process or of another live one is a Conflict, unless both are
+// columns of the same group (StartOptions.Group); one whose process is
+// gone is marked interrupted here, in the same transaction, and the new
+// turn starts.
 //
 // A damaged file is not written unless opts say Force: StartTurn refuses
 // (apperr.Damaged) when this process met damage before, or when the
 // session's latest turn, which the new one continues, sits on a damaged
 // page (its row and its events are read first).
 func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn, error) {
-	force := len(opts) > 0 && opts[0].Force
+	var opt StartOptions
+	if len(opts) > 0 {
+		opt = opts[0]
+	}
+	force := opt.Force
 	if t.ID == "" {
 		t.ID = turn.NewID()
 	}
@@ -108,20 +127,27 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 	var recovered []string
 	err := db.tx(ctx, "starting the turn", func(tx *sql.Tx) error {
 		recovered = recovered[:0]
-		if err := db.claimSession(ctx, tx, t.SessionID, &recovered); err != nil {
+		if err := db.claimSession(ctx, tx, t.SessionID, opt.Group, &recovered); err != nil {
 			return err
 		}
 		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) + 1 FROM turns WHERE session_id = ?`, t.SessionID).Scan(&t.Seq); err != nil {
 			return err
 		}
-		parent, err := db.parentOf(ctx, tx, t, len(opts) > 0 && opts[0].Follows)
+		parent, err := db.parentOf(ctx, tx, t, opt.Follows)
 		if err != nil {
 			return err
 		}
 		t.ParentTurnID = parent
-		_, err = tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at, parent_turn_id, continues)
-			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?)`,
-			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt), t.ParentTurnID, t.Continues)
+		if opt.Group != "" {
+			if err := checkGroup(ctx, tx, opt.Group, t.SessionID); err != nil {
+				return err
+			}
+		}
+		t.GroupID, t.GroupSlot, t.Target = opt.Group, opt.Slot, opt.Target
+		_, err = tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at, parent_turn_id, continues, group_id, group_slot, target)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, NULLIF(?, ''), ?, ?)`,
+			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt), t.ParentTurnID, t.Continues,
+			t.GroupID, t.GroupSlot, t.Target)
 		if err != nil {
 			if isForeignKey(err) {
 				return apperr.New(apperr.NotFound, "There is no session %s.", t.SessionID)
@@ -133,7 +159,17 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 				return err
 			}
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, active_turn_id = ? WHERE id = ?`, fmtTime(t.StartedAt), t.ID, t.SessionID)
+		if t.GroupID != "" {
+			// The group's columns: the branch goes on in slot 0, and the
+			// session shows the group side by side.
+			if t.GroupSlot != 0 {
+				_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, open_group_id = ? WHERE id = ?`, fmtTime(t.StartedAt), t.GroupID, t.SessionID)
+				return err
+			}
+			_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, active_turn_id = ?, open_group_id = ? WHERE id = ?`, fmtTime(t.StartedAt), t.ID, t.GroupID, t.SessionID)
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE sessions SET updated_at = ?, active_turn_id = ?, open_group_id = NULL WHERE id = ?`, fmtTime(t.StartedAt), t.ID, t.SessionID)
 		return err
 	})
 	if err == nil {

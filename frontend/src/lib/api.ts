@@ -59,6 +59,10 @@ import type {
   Status,
   TestReply,
   TurnDetail,
+  GroupRef,
+  GroupSendRequest,
+  TurnGroup,
+  Vote,
   TurnPage,
   TurnRef,
   TurnTree,
@@ -126,6 +130,18 @@ export interface Backend {
    */
   uploadAttachment(name: string, content: string): Promise<UploadedFile>;
   stopTurn(turnId: string): Promise<void>;
+  /** Sends one message to 2–4 targets at once, each a turn in a column of a new group. */
+  sendSideBySide(req: GroupSendRequest): Promise<GroupRef>;
+  /** A group and the groups it follows, oldest first, each with its columns and vote. */
+  groupChain(groupId: string): Promise<TurnGroup[] | null>;
+  /** Stops every running column of a group. */
+  stopGroup(groupId: string): Promise<void>;
+  /** "Continue with this one": that column's branch becomes active and side-by-side mode ends. */
+  continueWith(turnId: string): Promise<TurnRef>;
+  /** Shows a group side by side again. */
+  openGroup(groupId: string): Promise<void>;
+  /** Records the verdict on a group (replacing an earlier one). */
+  voteOnGroup(v: Vote): Promise<Vote>;
   getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail>;
   listTurns(sessionId: string, p?: Partial<Page>): Promise<TurnPage>;
   /** The active branch, newest first, with each turn's versions: the conversation as it reads. */
@@ -421,6 +437,12 @@ function methods(call: Call): Transport {
     sendMessage: (req) => call('SendMessage', req),
     uploadAttachment: (name, content) => call('UploadAttachment', name, content),
     stopTurn: (id) => done(call('StopTurn', id)),
+    sendSideBySide: (req) => call('SendSideBySide', req),
+    groupChain: (id) => call('GroupChain', id),
+    stopGroup: (id) => done(call('StopGroup', id)),
+    continueWith: (id) => call('ContinueWith', id),
+    openGroup: (id) => done(call('OpenGroup', id)),
+    voteOnGroup: (v) => call('VoteOnGroup', v),
     // Narrower than Go says (types.ts): the stored result is a Result.
     getTurn: (id, withEvents) => call('GetTurn', id, withEvents) as Promise<TurnDetail>,
     listTurns: (sid, p) => call('ListTurns', sid, page(p)),

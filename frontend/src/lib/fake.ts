@@ -16,6 +16,9 @@ import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AddDocumentRequest,
+  GroupRef,
+  TurnGroup,
+  Vote,
   KnowledgePlace,
   AboutInfo,
   NewSession,
@@ -692,6 +695,22 @@ export class FakeBackend implements Backend {
     this.approvals = this.approvals.filter((a) => a.turn_id !== turnId);
     const evs = [this.record(r, { type: 'cancelled', data: { partial_text: r.text } }), this.record(r, { type: 'turn_completed' })];
     this.emit(evs.map(delivered));
+  }
+
+  // Side by side: replaced by the fake's groups (issue 44, in progress).
+  async sendSideBySide(): Promise<GroupRef> {
+    throw new BackendError('invalid', 'Side by side is not in the demo yet.');
+  }
+  async groupChain(): Promise<TurnGroup[]> {
+    throw new BackendError('not_found', 'There is no side-by-side group here.');
+  }
+  async stopGroup() {}
+  async continueWith(turnId: string) {
+    return this.switchBranch(turnId);
+  }
+  async openGroup() {}
+  async voteOnGroup(): Promise<Vote> {
+    throw new BackendError('invalid', 'Side by side is not in the demo yet.');
   }
 
   async getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail> {

@@ -159,6 +159,39 @@ export interface EvalRunSummary {
   planned: number /* int */;
 }
 /**
+ * GroupSendRequest sends one message side by side.
+ */
+export interface GroupSendRequest {
+  /**
+   * Send is the message and what the columns share; its Model and
+   * Workflow are ignored (each target names its own), as are Continue
+   * and VersionOf.
+   */
+  send: SendRequest;
+  /**
+   * Targets are the columns, 2 to 4; ignored with Follows.
+   */
+  targets: GroupTarget[] | null;
+  /**
+   * Blind hides the names (A, B, …) and shuffles the columns until a
+   * vote.
+   */
+  blind?: boolean;
+  /**
+   * Follows sends to each column's own branch of that group: the
+   * message after a side-by-side answer.
+   */
+  follows?: string;
+}
+/**
+ * GroupRef is a started group: its id and its columns' turns, by slot.
+ */
+export interface GroupRef {
+  group_id: string;
+  session_id: string;
+  turns: TurnRef[] | null;
+}
+/**
  * ImportReport is what ImportFile made of a file: the sessions it stored,
  * in the file's order, and what it took and left out of each.
  */
@@ -1149,6 +1182,53 @@ export interface EvalRun {
   ended_at?: string /* RFC 3339 */;
 }
 /**
+ * TurnGroup is one message sent side by side.
+ */
+export interface TurnGroup {
+  id: string;
+  session_id: string;
+  /**
+   * FollowsGroupID is the group this one continues ("" for a first
+   * send): the turn in slot i follows the turn in slot i there.
+   */
+  follows_group_id?: string;
+  /**
+   * Blind hides the targets' names until the group is voted on.
+   */
+  blind: boolean;
+  /**
+   * Targets are what each column runs, by slot.
+   */
+  targets: GroupTarget[] | null;
+  created_at: string /* RFC 3339 */;
+  /**
+   * Columns are the group's turns by slot (read by GetGroup).
+   */
+  columns: GroupColumn[] | null;
+  /**
+   * Vote is the person's verdict, nil until there is one.
+   */
+  vote?: Vote;
+}
+/**
+ * GroupTarget is what one column runs: a model of a provider, and a
+ * workflow ("" for the session's).
+ */
+export interface GroupTarget {
+  provider: string;
+  model: string;
+  workflow?: string;
+}
+/**
+ * GroupColumn is one turn of a group.
+ */
+export interface GroupColumn {
+  slot: number /* int */;
+  turn_id: string;
+  target: string;
+  state: TurnState;
+}
+/**
  * Project groups sessions and holds their defaults.
  */
 export interface Project {
@@ -1389,7 +1469,8 @@ export interface Session {
   /**
    * RunningTurn is the id of the session's running turn ("" when none
    * runs), so a list shows which sessions are busy after a reload. One
-   * turn runs per session (StartTurn).
+   * turn runs per session, or the columns of one group (StartTurn): then
+   * it is one of them.
    */
   running_turn: string;
   /**
@@ -1410,6 +1491,11 @@ export interface Session {
    * (Page.Eval), and never searched (Search, SearchMemory).
    */
   kind: string;
+  /**
+   * OpenGroupID is the side-by-side group the session shows, "" when it
+   * reads as one conversation (see CreateGroup).
+   */
+  open_group_id?: string;
 }
 /**
  * Page asks for one page of a list, newest first. Cursor is the value of
@@ -1497,6 +1583,14 @@ export interface Turn {
    * counted where they ran.
    */
   copied?: Copied;
+  /**
+   * GroupID names the side-by-side group the turn was sent in ("" for
+   * none), GroupSlot its column there, from 0, and Target what the
+   * column ran, as the user picked it (TargetLabel).
+   */
+  group_id?: string;
+  group_slot?: number /* int */;
+  target?: string;
 }
 /**
  * UsageSum is what some model calls used and cost.
@@ -1576,6 +1670,33 @@ export interface UsageReport {
   series: UsagePoint[] | null;
   top_sessions: UsageItem[] | null;
   top_turns: UsageItem[] | null;
+}
+/**
+ * VoteOutcome is a person's verdict on a side-by-side group.
+ */
+export const VoteOutcomeValues = [
+  "win",
+  "tie",
+  "both_bad",
+] as const;
+export type VoteOutcome = (typeof VoteOutcomeValues)[number];
+/**
+ * Vote is a verdict on a group: one per group, a second replaces it.
+ */
+export interface Vote {
+  id: string;
+  group_id: string;
+  outcome: VoteOutcome;
+  /**
+   * WinnerTurnID is the better turn, for VoteWin only.
+   */
+  winner_turn_id?: string;
+  note: string;
+  /**
+   * Blind says the names were hidden when the vote was cast.
+   */
+  blind: boolean;
+  created_at: string /* RFC 3339 */;
 }
 /**
  * MaxImageBytes is the most one stored image may hold.
@@ -2691,6 +2812,34 @@ export interface API {
    */
   UIReady: { args: [r: ReadyReport]; result: Done };
   /**
+   * SendSideBySide sends one message to several targets at once; each runs
+   * as its own turn, all together, and streams like any turn.
+   */
+  SendSideBySide: { args: [req: GroupSendRequest]; result: GroupRef };
+  /**
+   * GroupChain reads a group and the groups it follows, oldest first, each
+   * with its columns and vote: what a side-by-side view shows.
+   */
+  GroupChain: { args: [groupID: string]; result: TurnGroup[] | null };
+  /**
+   * StopGroup stops every running column of a group.
+   */
+  StopGroup: { args: [groupID: string]; result: Done };
+  /**
+   * ContinueWith makes that column's branch the session's active one and
+   * ends side-by-side mode; the other columns stay versions of it.
+   */
+  ContinueWith: { args: [turnID: string]; result: TurnRef };
+  /**
+   * OpenGroup shows a group side by side again (from a version switcher).
+   */
+  OpenGroup: { args: [groupID: string]; result: Done };
+  /**
+   * VoteOnGroup records a person's verdict on a group (one per group; a
+   * second replaces it). In a blind group the names are shown after it.
+   */
+  VoteOnGroup: { args: [v: Vote]; result: Vote };
+  /**
    * ImportFile imports a file the person picked, by its content: our own
    * export (one session, as ImportSession), or another app's history
    * (ChatGPT, Open WebUI, LM Studio, OpenAI messages), each conversation a
@@ -2862,6 +3011,12 @@ export const APIMethods = [
   "Version",
   "About",
   "UIReady",
+  "SendSideBySide",
+  "GroupChain",
+  "StopGroup",
+  "ContinueWith",
+  "OpenGroup",
+  "VoteOnGroup",
   "ImportFile",
   "AddDocument",
   "ListDocuments",

@@ -28,6 +28,17 @@ export type {
 } from './generated';
 
 export type {
+  // side by side: groups of columns, their targets and votes
+  GroupColumn,
+  GroupRef,
+  GroupSendRequest,
+  GroupTarget,
+  TurnGroup,
+  Vote,
+  VoteOutcome,
+} from './generated';
+
+export type {
   // app: the API's requests and replies, and the bus's payloads
   AboutInfo,
   EvalRunSummary,
