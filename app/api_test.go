@@ -30,7 +30,7 @@ var apiTable = map[string]need{
 	"SendMessage":   needDB, "UploadAttachment": needDB, "StopTurn": needDB, "GetTurn": needDB, "ListTurns": needDB, "EventsAfter": needDB,
 	"ReplayTurn": needDB, "RerunTurn": needDB, "PendingApprovals": anyTime, "AnswerApproval": anyTime,
 	"SessionTree": needDB, "ListBranch": needDB, "GetImage": needDB, "ImageFile": anyTime, "ClipboardImage": anyTime, "SwitchBranch": needDB, "CountTurnsFrom": needDB, "DeleteTurn": needDB, "ForkSession": needDB,
-	"SendSideBySide": needDB, "GroupChain": needDB, "StopGroup": needDB, "ContinueWith": needDB, "OpenGroup": needDB, "VoteOnGroup": needDB,
+	"SendSideBySide": needDB, "GroupChain": needDB, "StopGroup": needDB, "ContinueWith": needDB, "OpenGroup": needDB, "VoteOnGroup": needDB, "ListVotes": needDB, "ArenaBoard": needDB,
 	"ListProviders": needDB, "Presets": anyTime, "SaveProvider": needDB, "DeleteProvider": needDB,
 	"TestProvider": anyTime, "DetectLocal": anyTime, "ListWorkflows": anyTime, "ValidateWorkflow": anyTime,
 	"GetSettings": needDB, "SaveSettings": needDB,

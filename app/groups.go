@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/arena"
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/store"
@@ -148,4 +149,30 @@ func (s *Service) stopGroup(ctx context.Context, groupID string) error {
 		return errs[0]
 	}
 	return nil
+}
+
+// BoardRequest picks the votes a leaderboard counts: one project's
+// (store.NoProject: sessions in none), or all ("").
+type BoardRequest struct {
+	Project string `json:"project,omitempty"`
+}
+
+// ListVotes lists votes with what they compared, newest first.
+func (a *API) ListVotes(f store.VoteFilter) ([]store.VoteRecord, error) {
+	return call(a, needDB, func(ctx context.Context) ([]store.VoteRecord, error) { return a.s.db.ListVotes(ctx, f) })
+}
+
+// ArenaBoard is the leaderboard of the votes of a project, or of all.
+func (a *API) ArenaBoard(req BoardRequest) (arena.Board, error) {
+	return call(a, needDB, func(ctx context.Context) (arena.Board, error) {
+		recs, err := a.s.db.ListVotes(ctx, store.VoteFilter{Project: req.Project, Limit: 10000})
+		if err != nil {
+			return arena.Board{}, err
+		}
+		votes := make([]arena.Vote, len(recs))
+		for i, r := range recs {
+			votes[i] = arena.Vote{Targets: r.Targets, Winner: r.Winner}
+		}
+		return arena.Rate(votes, nil), nil
+	})
 }

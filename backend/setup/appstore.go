@@ -89,6 +89,7 @@ type AppStore interface {
 	OpenGroup(ctx context.Context, groupID string) error
 	ContinueWith(ctx context.Context, turnID string) (string, error)
 	SaveVote(ctx context.Context, v store.Vote) (store.Vote, error)
+	ListVotes(ctx context.Context, f store.VoteFilter) ([]store.VoteRecord, error)
 
 	// Providers and preferences.
 	ListProviders(ctx context.Context) ([]llm.Provider, error)

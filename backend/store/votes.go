@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -102,4 +103,68 @@ func (db *DB) voteOf(ctx context.Context, groupID string) (*Vote, error) {
 	}
 	v.CreatedAt = parseTime(created)
 	return &v, nil
+}
+
+// VoteFilter picks votes: of one project (NoProject: sessions in none) or
+// all, of one session, since a time; newest first, at most Limit
+// (default 200, at most 10,000).
+type VoteFilter struct {
+	Project   string     `json:"project,omitempty"`
+	SessionID string     `json:"session_id,omitempty"`
+	Since     *time.Time `json:"since,omitempty"`
+	Limit     int        `json:"limit,omitempty"`
+}
+
+// VoteRecord is a vote with what it compared: the message, and the
+// group's targets by slot (the winner's among them).
+type VoteRecord struct {
+	Vote
+	SessionID    string `json:"session_id"`
+	SessionTitle string `json:"session_title"`
+	ProjectID    string `json:"project_id"`
+	Message      string `json:"message"`
+	// Targets are the labels of the group's columns that still exist, by
+	// slot; Winner is the winner's, "" for a tie or both bad.
+	Targets []string `json:"targets"`
+	Winner  string   `json:"winner,omitempty"`
+}
+
+// ListVotes lists votes with what they compared, newest first.
+func (db *DB) ListVotes(ctx context.Context, f VoteFilter) ([]VoteRecord, error) {
+	q := `SELECT v.id, v.group_id, v.outcome, COALESCE(v.winner_turn_id, ''), v.note, v.blind, v.created_at,
+			s.id, s.title, COALESCE(s.project_id, ''),
+			COALESCE((SELECT t.user_message FROM turns t WHERE t.group_id = g.id ORDER BY t.group_slot LIMIT 1), ''),
+			COALESCE((SELECT json_group_array(target) FROM (SELECT t.target FROM turns t WHERE t.group_id = g.id ORDER BY t.group_slot)), '[]'),
+			COALESCE((SELECT w.target FROM turns w WHERE w.id = v.winner_turn_id), '')
+		FROM votes v JOIN turn_groups g ON g.id = v.group_id JOIN sessions s ON s.id = g.session_id WHERE 1 = 1`
+	var args []any
+	switch f.Project {
+	case "":
+	case NoProject:
+		q += ` AND s.project_id IS NULL`
+	default:
+		q, args = q+` AND s.project_id = ?`, append(args, f.Project)
+	}
+	if f.SessionID != "" {
+		q, args = q+` AND s.id = ?`, append(args, f.SessionID)
+	}
+	if f.Since != nil {
+		q, args = q+` AND v.created_at >= ?`, append(args, fmtTime(*f.Since))
+	}
+	q, args = q+` ORDER BY v.created_at DESC, v.id LIMIT ?`, append(args, clampLimit(f.Limit, 200, 10000))
+	out, err := appendRows(ctx, db.reader, []VoteRecord{}, func(r scanner) (VoteRecord, error) {
+		var v VoteRecord
+		var created, targets string
+		err := r.Scan(&v.ID, &v.GroupID, &v.Outcome, &v.WinnerTurnID, &v.Note, &v.Blind, &created,
+			&v.SessionID, &v.SessionTitle, &v.ProjectID, &v.Message, &targets, &v.Winner)
+		v.CreatedAt = parseTime(created)
+		if json.Unmarshal([]byte(targets), &v.Targets) != nil || v.Targets == nil {
+			v.Targets = []string{}
+		}
+		return v, err
+	}, q, args...)
+	if err != nil {
+		return nil, readError(err, "listing votes")
+	}
+	return out, nil
 }

@@ -59,6 +59,10 @@ import type {
   Status,
   TestReply,
   TurnDetail,
+  ArenaBoard,
+  BoardRequest,
+  VoteFilter,
+  VoteRecord,
   GroupRef,
   GroupSendRequest,
   TurnGroup,
@@ -142,6 +146,10 @@ export interface Backend {
   openGroup(groupId: string): Promise<void>;
   /** Records the verdict on a group (replacing an earlier one). */
   voteOnGroup(v: Vote): Promise<Vote>;
+  /** Votes with what they compared, newest first. */
+  listVotes(f: VoteFilter): Promise<VoteRecord[] | null>;
+  /** The leaderboard of a project's votes, or of all. */
+  arenaBoard(req: BoardRequest): Promise<ArenaBoard>;
   getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail>;
   listTurns(sessionId: string, p?: Partial<Page>): Promise<TurnPage>;
   /** The active branch, newest first, with each turn's versions: the conversation as it reads. */
@@ -443,6 +451,8 @@ function methods(call: Call): Transport {
     continueWith: (id) => call('ContinueWith', id),
     openGroup: (id) => done(call('OpenGroup', id)),
     voteOnGroup: (v) => call('VoteOnGroup', v),
+    listVotes: (f) => call('ListVotes', f),
+    arenaBoard: (req) => call('ArenaBoard', req),
     // Narrower than Go says (types.ts): the stored result is a Result.
     getTurn: (id, withEvents) => call('GetTurn', id, withEvents) as Promise<TurnDetail>,
     listTurns: (sid, p) => call('ListTurns', sid, page(p)),

@@ -16,6 +16,8 @@ import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AddDocumentRequest,
+  ArenaBoard,
+  VoteRecord,
   GroupRef,
   TurnGroup,
   Vote,
@@ -711,6 +713,12 @@ export class FakeBackend implements Backend {
   async openGroup() {}
   async voteOnGroup(): Promise<Vote> {
     throw new BackendError('invalid', 'Side by side is not in the demo yet.');
+  }
+  async listVotes(): Promise<VoteRecord[]> {
+    return [];
+  }
+  async arenaBoard(): Promise<ArenaBoard> {
+    return { method: 'bradley-terry', votes: 0, comparisons: 0, ratings: [] };
   }
 
   async getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail> {

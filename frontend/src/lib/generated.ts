@@ -192,6 +192,13 @@ export interface GroupRef {
   turns: TurnRef[] | null;
 }
 /**
+ * BoardRequest picks the votes a leaderboard counts: one project's
+ * (store.NoProject: sessions in none), or all ("").
+ */
+export interface BoardRequest {
+  project?: string;
+}
+/**
  * ImportReport is what ImportFile made of a file: the sessions it stored,
  * in the file's order, and what it took and left out of each.
  */
@@ -1699,6 +1706,33 @@ export interface Vote {
   created_at: string /* RFC 3339 */;
 }
 /**
+ * VoteFilter picks votes: of one project (NoProject: sessions in none) or
+ * all, of one session, since a time; newest first, at most Limit
+ * (default 200, at most 10,000).
+ */
+export interface VoteFilter {
+  project?: string;
+  session_id?: string;
+  since?: string /* RFC 3339 */;
+  limit?: number /* int */;
+}
+/**
+ * VoteRecord is a vote with what it compared: the message, and the
+ * group's targets by slot (the winner's among them).
+ */
+export interface VoteRecord extends Vote {
+  session_id: string;
+  session_title: string;
+  project_id: string;
+  message: string;
+  /**
+   * Targets are the labels of the group's columns that still exist, by
+   * slot; Winner is the winner's, "" for a tie or both bad.
+   */
+  targets: string[] | null;
+  winner?: string;
+}
+/**
  * MaxImageBytes is the most one stored image may hold.
  */
 export const MaxImageBytes = 20971520; // 20 << 20
@@ -2087,6 +2121,49 @@ export interface Info {
   version: string;
   commit: string;
   go_version: string;
+}
+
+// ---- backend/arena ----
+
+/**
+ * Rating is one target's place on a board.
+ */
+export interface Rating {
+  target: string;
+  /**
+   * Rank is 1 for the best; targets with no votes come last, unranked (0).
+   */
+  rank: number /* int */;
+  /**
+   * Score is the Elo-scale strength; Low and High bound its 95%
+   * interval. All three are 0 for a target with no votes.
+   */
+  score: number /* float64 */;
+  low: number /* float64 */;
+  high: number /* float64 */;
+  /**
+   * Votes counts the votes that compared the target; Wins, Losses and
+   * Ties count its pairs.
+   */
+  votes: number /* int */;
+  wins: number /* int */;
+  losses: number /* int */;
+  ties: number /* int */;
+}
+/**
+ * Board is a leaderboard over some votes.
+ */
+export interface Board {
+  /**
+   * Method names how the ratings were fitted.
+   */
+  method: string;
+  /**
+   * Votes counts the votes behind the board; Comparisons their pairs.
+   */
+  votes: number /* int */;
+  comparisons: number /* int */;
+  ratings: Rating[] | null;
 }
 
 // ---- backend/eval ----
@@ -2840,6 +2917,14 @@ export interface API {
    */
   VoteOnGroup: { args: [v: Vote]; result: Vote };
   /**
+   * ListVotes lists votes with what they compared, newest first.
+   */
+  ListVotes: { args: [f: VoteFilter]; result: VoteRecord[] | null };
+  /**
+   * ArenaBoard is the leaderboard of the votes of a project, or of all.
+   */
+  ArenaBoard: { args: [req: BoardRequest]; result: Board };
+  /**
    * ImportFile imports a file the person picked, by its content: our own
    * export (one session, as ImportSession), or another app's history
    * (ChatGPT, Open WebUI, LM Studio, OpenAI messages), each conversation a
@@ -3017,6 +3102,8 @@ export const APIMethods = [
   "ContinueWith",
   "OpenGroup",
   "VoteOnGroup",
+  "ListVotes",
+  "ArenaBoard",
   "ImportFile",
   "AddDocument",
   "ListDocuments",

@@ -28,7 +28,12 @@ export type {
 } from './generated';
 
 export type {
-  // side by side: groups of columns, their targets and votes
+  // side by side: groups of columns, their targets and votes, the board
+  Board as ArenaBoard,
+  BoardRequest,
+  Rating as ArenaRating,
+  VoteFilter,
+  VoteRecord,
   GroupColumn,
   GroupRef,
   GroupSendRequest,
