@@ -126,6 +126,8 @@ const usage = `Usage:
   agentdeck                                  the desktop app
   agentdeck run [flags] PROMPT               run one turn headless
   agentdeck run --session ID --continue TURN_ID   continue an answer that was stopped or reached a limit
+  agentdeck run --model A --model B [...] PROMPT   (or --models A,B) ask 2 to 4 models side by side; each answer
+                                             printed whole under its target as it ends; exit 1 if any failed
   agentdeck run [--project NAME] [--system TEXT] [--temperature X] [--top-p X] [--max-tokens N] [--seed N] [--stop S]... [--reasoning-effort E] PROMPT
                                              a new session's settings (with --session: this turn's)
   agentdeck sessions list [--project NAME | --no-project] [--tag T] [--archived | --archived-only] [--json]

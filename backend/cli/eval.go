@@ -85,7 +85,7 @@ func cmdEvalRun(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "agentdeck: usage: %s\n", evalUsage)
 		return ExitUsage
 	}
-	opts, err := eval.ParseRunOptions(eval.RunFlags{Models: strings.Split(*models, ","), Filter: *filter, Repeat: *repeat,
+	opts, err := eval.ParseRunOptions(eval.RunFlags{Models: splitModels(*models), Filter: *filter, Repeat: *repeat,
 		Concurrency: *concurrency, Capture: *capture, FromRunID: *from})
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "agentdeck: %s\n", flagProblem(err))

@@ -3,12 +3,14 @@ package cli
 import (
 	"cmp"
 	"context"
+	"flag"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/runner"
@@ -34,6 +36,13 @@ type runFlags struct {
 	settings settingFlags
 	// images are the files of --image, read (readImages).
 	images []llm.Image
+	// models are the targets of --model (repeatable) and --models, in the
+	// order given: one is a turn as ever (model), 2 to store.MaxColumns
+	// run side by side (run_group.go).
+	models []string
+	// baseURLGiven is set when --base-url was passed, not taken from
+	// OPENAI_BASE_URL.
+	baseURLGiven bool
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -45,7 +54,8 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.StringVar(&f.cont, "continue", "", "with --session and no PROMPT: continue the answer of this turn (stopped, or ended at a limit)")
 	fs.StringVar(&f.workflow, "workflow", "", "workflow name or file (default chat)")
 	fs.StringVar(&f.baseURL, "base-url", env.Getenv("OPENAI_BASE_URL"), "OpenAI-compatible base URL (env OPENAI_BASE_URL)")
-	fs.StringVar(&f.model, "model", env.Getenv("AGENTDECK_MODEL"), "model name (env AGENTDECK_MODEL)")
+	fs.Var(&modelList{list: &f.models}, "model", "model name (env AGENTDECK_MODEL); repeat it to ask 2 to 4 models side by side, each answer printed whole under its model's name as it ends (their tokens interleaved would be unreadable); provider/model names a configured provider; exit 1 if any failed")
+	fs.Var(&modelList{list: &f.models, split: true}, eval.FlagModels, "models side by side, comma-separated, as agentdeck eval takes them: --models a,b is --model a --model b")
 	fs.StringVar(&f.provider, "provider", "", "a configured provider instead of --base-url")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "OPENAI_API_KEY", "environment variable holding the API key (keys are never flags)")
 	fs.StringVar(&f.capture, "capture", "record", "off|record|replay|auto")
@@ -65,6 +75,10 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return ExitUsage
+	}
+	fs.Visit(func(fl *flag.Flag) { f.baseURLGiven = f.baseURLGiven || fl.Name == "base-url" })
+	if code := f.pickModels(env); code != ExitOK {
+		return code
 	}
 	if err := f.settings.s.Validate(); err != nil {
 		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
@@ -110,6 +124,60 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	return runTurn(ctx, db, eng, f, prompt, mode, *force, env)
 }
 
+// modelList is --model, given once or more, and --models a,b (split):
+// both add to one list of targets, in the order given.
+type modelList struct {
+	list  *[]string
+	split bool
+}
+
+func (m *modelList) String() string {
+	if m == nil || m.list == nil {
+		return ""
+	}
+	return strings.Join(*m.list, ",")
+}
+
+func (m *modelList) Set(v string) error {
+	if m.split {
+		*m.list = append(*m.list, splitModels(v)...)
+	} else {
+		*m.list = append(*m.list, v)
+	}
+	return nil
+}
+
+// splitModels is a comma-separated list of models (eval's and run's
+// --models); blank ones are skipped (a trailing comma).
+func splitModels(s string) []string {
+	var out []string
+	for _, m := range strings.Split(s, ",") {
+		if m = strings.TrimSpace(m); m != "" {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// pickModels reads the targets: none is $AGENTDECK_MODEL, one is the
+// turn's model as it always was, more run side by side (at most
+// store.MaxColumns).
+func (f *runFlags) pickModels(env Env) int {
+	switch n := len(f.models); {
+	case n == 0:
+		f.model = env.Getenv("AGENTDECK_MODEL")
+	case n == 1:
+		f.model, f.models = f.models[0], nil
+	case n > store.MaxColumns:
+		fmt.Fprintf(env.Stderr, "agentdeck: side by side runs 2 to %d models at once, not %d: pass fewer --model (or --models) values\n", store.MaxColumns, n)
+		return ExitUsage
+	case n > 1 && f.cont != "":
+		fmt.Fprintln(env.Stderr, "agentdeck: --continue goes on with one turn's answer: give one --model with it, not several")
+		return ExitUsage
+	}
+	return ExitOK
+}
+
 // checkPrompt refuses a run with nothing to send (images alone are a
 // message), and a continuation given a message or images too: a
 // continuation sends no message of its own (the runner sends the partial
@@ -139,6 +207,7 @@ type runStore interface {
 	GetProject(ctx context.Context, idOrName string) (store.Project, error)
 	providerLister
 	sessionWriter
+	groupStore
 }
 
 // sessionWriter makes the session a turn of run or replay goes into, and
@@ -176,6 +245,9 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		fmt.Fprintln(env.Stderr, "agentdeck: --continue needs --session: the turn to continue is in a session")
 		return ExitUsage
 	}
+	if len(f.models) > 1 {
+		return runSideBySide(ctx, db, eng, f, sideBySideRun{sess: sess, proj: proj, prompt: prompt, mode: mode, force: force}, env)
+	}
 	if f.baseURL == "" && f.provider == "" && sess.Provider == "" {
 		fmt.Fprintln(env.Stderr, "agentdeck: no model server: pass --base-url URL (or set OPENAI_BASE_URL), or --provider NAME")
 		return ExitUsage
@@ -209,8 +281,27 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 	} else {
 		sink = &humanPrinter{out: env.Stdout, err: env.Stderr, dim: colorful(env)}
 	}
-	h, err := eng.Runner.Start(ctx, runner.Request{
-		SessionID:  sess.ID,
+	req := f.request(sess.ID, prompt, mode, force, env)
+	req.Sinks = []turn.Sink{sink}
+	h, err := eng.Runner.Start(ctx, req)
+	if err != nil {
+		return startFailed(ctx, db, f, sess, err, env)
+	}
+	res := waitTurn(ctx, eng.Runner, h, env)
+	if !f.json {
+		fmt.Fprintf(env.Stderr, "session %s  turn %s\n", sess.ID, h.TurnID)
+	}
+	if name := cmp.Or(f.provider, sess.Provider); f.baseURL == "" && name != "" {
+		warnBudget(ctx, eng.Runner, name, env)
+	}
+	return exitCode(res)
+}
+
+// request is the turn the flags ask for; the columns of a side-by-side
+// run share it.
+func (f runFlags) request(sessionID, prompt string, mode recording.Mode, force bool, env Env) runner.Request {
+	return runner.Request{
+		SessionID:  sessionID,
 		Message:    prompt,
 		Images:     f.images,
 		Parent:     f.parent,
@@ -224,30 +315,25 @@ func runTurn(ctx context.Context, db runStore, eng *setup.Engine, f runFlags, pr
 		Settings:   turnSettings(f),
 		Capture:    mode,
 		Approver:   agent.PolicyApprover{AllowAll: f.approve == "all"},
-		Sinks:      []turn.Sink{sink},
 		Attach:     f.attach,
 		Workspace:  f.workspace,
 		Force:      force,
 		OverBudget: f.overBudget,
-	})
-	if err != nil {
-		if f.session == "" {
-			_ = db.DeleteSession(context.WithoutCancel(ctx), sess.ID)
-		}
-		if apperr.CodeOf(err) == apperr.OverBudget {
-			fmt.Fprintf(env.Stderr, "agentdeck: %s\nagentdeck: pass --over-budget to send anyway.\n", apperr.MessageOf(err))
-			return ExitFailed
-		}
-		return fail(env, err)
 	}
-	res := waitTurn(ctx, eng.Runner, h, env)
-	if !f.json {
-		fmt.Fprintf(env.Stderr, "session %s  turn %s\n", sess.ID, h.TurnID)
+}
+
+// startFailed says why the runner refused the turn (or the group), and
+// deletes the session made for it: a message that cannot be sent leaves
+// no new session behind.
+func startFailed(ctx context.Context, db sessionWriter, f runFlags, sess store.Session, err error, env Env) int {
+	if f.session == "" {
+		_ = db.DeleteSession(context.WithoutCancel(ctx), sess.ID)
 	}
-	if name := cmp.Or(f.provider, sess.Provider); f.baseURL == "" && name != "" {
-		warnBudget(ctx, eng.Runner, name, env)
+	if apperr.CodeOf(err) == apperr.OverBudget {
+		fmt.Fprintf(env.Stderr, "agentdeck: %s\nagentdeck: pass --over-budget to send anyway.\n", apperr.MessageOf(err))
+		return ExitFailed
 	}
-	return exitCode(res)
+	return fail(env, err)
 }
 
 // warnBudget says on stderr when the provider's spending this month has
@@ -312,27 +398,35 @@ func newRunSession(ctx context.Context, db sessionWriter, f runFlags, proj store
 // answer is stored, the process exits 130 within a second), a second one
 // exits at once.
 func waitTurn(ctx context.Context, r *runner.Runner, h *runner.Handle, env Env) turn.Result {
+	if !untilDone(ctx, h.Done(), func() { _ = r.Stop(h.TurnID) }, env) {
+		return turn.Result{Cancelled: true}
+	}
+	return h.Wait()
+}
+
+// untilDone waits for done. The first signal, or ctx's end, calls stop
+// (what runs stops and stores its partial answer); a second signal exits
+// at once, and untilDone returns false.
+func untilDone(ctx context.Context, done <-chan struct{}, stop func(), env Env) bool {
 	signals := env.Signals
 	stopped := false
-	stop := func() {
-		stopped = true
-		_ = r.Stop(h.TurnID)
-	}
 	ctxDone := ctx.Done()
 	for {
 		select {
-		case <-h.Done():
-			return h.Wait()
+		case <-done:
+			return true
 		case <-ctxDone:
 			ctxDone = nil
+			stopped = true
 			stop()
 		case <-signals:
 			if stopped {
 				fmt.Fprintln(env.Stderr, "agentdeck: stopped at once")
 				env.Exit(ExitCancelled)
-				return turn.Result{Cancelled: true}
+				return false
 			}
 			fmt.Fprintln(env.Stderr, "\nagentdeck: stopping (press Ctrl+C again to quit at once)")
+			stopped = true
 			stop()
 		}
 	}

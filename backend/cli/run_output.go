@@ -18,8 +18,12 @@ type jsonPrinter struct {
 	w  io.Writer
 }
 
-func (p *jsonPrinter) Emit(e turn.Event) error {
-	b, err := json.Marshal(e)
+func (p *jsonPrinter) Emit(e turn.Event) error { return p.write(e) }
+
+// write writes v as one line; lines of several writers (the columns of a
+// side-by-side run) never interleave.
+func (p *jsonPrinter) write(v any) error {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
@@ -50,6 +54,10 @@ type humanPrinter struct {
 	// was given to cite: the footnotes after the answer (writeFootnotes).
 	answer  strings.Builder
 	sources []turn.Source
+	// whole is set when out is a column's buffer, printed whole when the
+	// column ends (side by side): a progress line then does not end the
+	// answer's line.
+	whole bool
 }
 
 func (p *humanPrinter) Emit(e turn.Event) error {
@@ -63,7 +71,9 @@ func (p *humanPrinter) Emit(e turn.Event) error {
 		// The model's thinking streams to stderr, dimmed, never into the
 		// answer on stdout.
 		d := eventData[turn.ReasoningData](e)
-		p.endAnswerLine()
+		if !p.whole {
+			p.endAnswerLine()
+		}
 		if p.dim {
 			fmt.Fprint(p.err, "\x1b[2m"+d.Text+"\x1b[0m")
 		} else {
@@ -98,7 +108,9 @@ func (p *humanPrinter) Emit(e turn.Event) error {
 // progress writes a line to stderr, ending stdout's line first so the two
 // streams do not interleave mid-line on a terminal.
 func (p *humanPrinter) progress(format string, args ...any) {
-	p.endAnswerLine()
+	if !p.whole {
+		p.endAnswerLine()
+	}
 	p.endThinkingLine()
 	fmt.Fprintf(p.err, format+"\n", args...)
 }
