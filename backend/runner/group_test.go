@@ -263,7 +263,9 @@ func TestGroupFollowsEachColumnsBranch(t *testing.T) {
 // and turns say so.
 func TestBlindGroupOrder(t *testing.T) {
 	g := newGroupRig(t)
-	g.srv.Respond(func(req llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("I am "+req.Model, 1)} })
+	g.srv.Respond(func(req llmtest.Request) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.Text("I am "+req.Model, 1)}
+	})
 	gh, _ := g.start(t, runner.GroupRequest{
 		Request: runner.Request{Message: "who?"}, Targets: targets("a", "b", "c"), Blind: true,
 		Order: func(n int) []int { return []int{2, 0, 1} },
