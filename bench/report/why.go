@@ -69,6 +69,12 @@ func whyStop(*data) string {
 		"what remains is committing the cancelled turn (FinishTurn and the last event batch). A p99 over target means a write stalled: look for a WAL checkpoint or a long transaction in the same process."
 }
 
+func whyStopAll(*data) string {
+	return "StopGroup cancels every column's context before it reads anything, so the four streams close together; the last disconnect waits on " +
+		"the busiest of four turns, each writing a token event a millisecond to the store until it sees the cancel. A p99 over target with a p50 near " +
+		"one turn's Stop means the process (or the machine) was busy at that moment: compare with 3a from the same run, and profile the turns' event writes."
+}
+
 func whyReplay(*data) string {
 	return "A replay reads each call's capture (one SELECT and a JSON decode of its chunks) and links it to the new turn with an INSERT; anything slower than that is the workflow or the store, not the model."
 }
