@@ -72,6 +72,16 @@ func (g *groupRig) start(t *testing.T, req runner.GroupRequest) (runner.GroupHan
 	return gh, recs
 }
 
+// gate is a channel the test opens once, at the latest when it ends, so
+// no server handler waiting on it outlives the test.
+func gate(t *testing.T) (<-chan struct{}, func()) {
+	c := make(chan struct{})
+	var once sync.Once
+	open := func() { once.Do(func() { close(c) }) }
+	t.Cleanup(open)
+	return c, open
+}
+
 // barrier holds every arrival until the n-th: n requests that all pass it
 // were all open at once.
 type barrier struct {
@@ -138,10 +148,7 @@ func TestGroupFourColumnsRunTogether(t *testing.T) {
 // it stopped, run to their end.
 func TestGroupStopOneColumn(t *testing.T) {
 	g := newGroupRig(t)
-	release := make(chan struct{})
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	t.Cleanup(open)
+	release, open := gate(t)
 	g.srv.Respond(func(req llmtest.Request) llmtest.Reply {
 		if req.Model == "a" {
 			return llmtest.Reply{Hang: true}
@@ -344,10 +351,7 @@ func (g *groupRig) rows(t *testing.T) (groups, turns int) {
 // ended, both are sent.
 func TestGroupHoldsTheSession(t *testing.T) {
 	g := newGroupRig(t)
-	release := make(chan struct{})
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	t.Cleanup(open)
+	release, open := gate(t)
 	g.srv.Respond(func(req llmtest.Request) llmtest.Reply {
 		if req.Model != "plain" {
 			<-release
