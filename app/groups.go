@@ -143,7 +143,9 @@ func (s *Service) stopGroup(ctx context.Context, groupID string) error {
 	}
 	var errs []error
 	for _, c := range g.Columns {
-		if c.State == store.StateRunning {
+		// This process's columns were cancelled above; reading who owns
+		// each would only compete with their streams closing.
+		if c.State == store.StateRunning && !s.runner.Runs(c.TurnID) {
 			if err := s.stopTurn(ctx, c.TurnID); err != nil {
 				errs = append(errs, err)
 			}

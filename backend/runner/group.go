@@ -239,3 +239,10 @@ func (r *Runner) StopGroup(groupID string) error {
 	}
 	return nil
 }
+
+// Runs reports whether the turn runs in this runner (it may be stopping).
+func (r *Runner) Runs(turnID string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[turnID] != nil
+}

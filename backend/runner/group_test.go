@@ -160,10 +160,16 @@ func TestGroupStopOneColumn(t *testing.T) {
 	if !g.srv.WaitRequests(3, turntest.WaitTimeout) {
 		t.Fatal("the three requests never arrived")
 	}
+	if !g.r.Runs(gh.Handles[0].TurnID) {
+		t.Fatal("a running column is not running here")
+	}
 	if err := g.r.Stop(gh.Handles[0].TurnID); err != nil {
 		t.Fatal(err)
 	}
 	<-gh.Handles[0].Done()
+	if g.r.Runs(gh.Handles[0].TurnID) {
+		t.Fatal("a stopped column still runs here")
+	}
 	if _, ok := g.srv.WaitDisconnect(turntest.WaitTimeout); !ok {
 		t.Fatal("the stopped column's stream was not closed")
 	}
