@@ -1,9 +1,11 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -270,4 +272,65 @@ func TestPlainApprovalHasNoColumn(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitTurn(t, ref.TurnID)
+}
+
+// runningGroupOf stores a two-column group whose columns p runs, as that
+// process would have left them.
+func (r *orphanRig) runningGroupOf(t *testing.T, p *otherProcess, sessionID string) (string, []string) {
+	t.Helper()
+	ctx := context.Background()
+	other, err := store.Open(ctx, r.db.Path(), store.Options{Owner: &p.owner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	g, err := other.CreateGroup(ctx, store.TurnGroup{SessionID: sessionID, Targets: localTargets("a", "b")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for slot, tg := range g.Targets {
+		tr, err := other.StartTurn(ctx, store.Turn{SessionID: sessionID, UserMessage: "count", Workflow: "chat", Model: tg.Model},
+			store.StartOptions{Group: g.ID, Slot: slot, Target: tg.Label()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, tr.ID)
+	}
+	return g.ID, ids
+}
+
+// Stop all on columns another process left: a dead one's are marked
+// interrupted and the UIs told; a live one's are refused, naming its pid.
+func TestStopGroupOfAnotherProcess(t *testing.T) {
+	r := newOrphanRig(t, time.Hour) // no watcher: only Stop may act
+	t.Run("its process is gone", func(t *testing.T) {
+		p := startOther(t)
+		group, ids := r.runningGroupOf(t, p, r.session(t, "S").ID)
+		p.kill()
+		if _, err := r.api.StopGroup(group); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range ids {
+			if d := r.turn(t, id); d.State != store.StateInterrupted {
+				t.Fatalf("column %d is %s after Stop all", d.GroupSlot, d.State)
+			}
+		}
+		if got := r.turns.Taken(); len(got) != len(ids) {
+			t.Fatalf("turn changes %+v, want one per column", got)
+		}
+	})
+	t.Run("another live process runs it", func(t *testing.T) {
+		p := startOther(t)
+		group, ids := r.runningGroupOf(t, p, r.session(t, "S").ID)
+		_, err := r.api.StopGroup(group)
+		if apperr.CodeOf(err) != apperr.Conflict || !strings.Contains(apperr.MessageOf(err), strconv.Itoa(p.owner.PID)) {
+			t.Fatalf("Stop all = %v; want a conflict naming pid %d", err, p.owner.PID)
+		}
+		for _, id := range ids {
+			if d := r.turn(t, id); d.State != store.StateRunning {
+				t.Fatalf("a live process's column is %s", d.State)
+			}
+		}
+	})
 }
