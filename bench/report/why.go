@@ -70,9 +70,10 @@ func whyStop(*data) string {
 }
 
 func whyStopAll(*data) string {
-	return "StopGroup cancels every column's context before it reads anything, so the four streams close together; the last disconnect waits on " +
-		"the busiest of four turns, each writing a token event a millisecond to the store until it sees the cancel. A p99 over target with a p50 near " +
-		"one turn's Stop means the process (or the machine) was busy at that moment: compare with 3a from the same run, and profile the turns' event writes."
+	return "StopGroup cancels every column's context before it reads anything, so the four streams are closed together; the p50 is one turn's Stop. " +
+		"The tail is scheduling: the scripted server runs in the benchmark's process, so noticing the last of four disconnects competes for the same " +
+		"cores with the four turns committing their cancelled endings (pure-Go SQLite writes) at that moment, and with anything else on the machine. " +
+		"Compare with 3a from the same run; a model server in another process (as in real use) or a quieter machine removes most of it."
 }
 
 func whyReplay(*data) string {
