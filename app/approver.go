@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -13,6 +15,25 @@ import (
 // bus's message of a new one.
 type PendingApproval struct {
 	agent.ApprovalRequest
+	// Column says which column of a side-by-side group asks ("Column B
+	// asks…"); nil for a turn of no group.
+	Column *ApprovalColumn `json:"column,omitempty"`
+}
+
+// ApprovalColumn is the side-by-side column whose turn asks for approval.
+type ApprovalColumn struct {
+	GroupID string `json:"group_id"`
+	// Slot is the column's place, from 0 (A).
+	Slot int `json:"slot"`
+	// Target names what the column runs; "" in a blind group, whose names
+	// stay hidden until the vote.
+	Target string `json:"target,omitempty"`
+}
+
+// columnReader finds the group column a turn is (the database).
+type columnReader interface {
+	GetTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)
+	GetGroup(ctx context.Context, id string) (store.TurnGroup, error)
 }
 
 // Kind implements Message.
@@ -23,22 +44,24 @@ func (PendingApproval) Kind() MessageKind { return KindApproval }
 // stopped, or the app quits.
 type approvals struct {
 	bus     *Bus
+	columns columnReader // nil: no database, no columns
+	log     *slog.Logger
 	mu      sync.Mutex
 	pending map[string]*waiting // by call id
 }
 
 type waiting struct {
-	req    agent.ApprovalRequest
+	req    PendingApproval
 	answer chan turn.Answer
 }
 
-func newApprovals(bus *Bus) *approvals {
-	return &approvals{bus: bus, pending: map[string]*waiting{}}
+func newApprovals(bus *Bus, columns columnReader, log *slog.Logger) *approvals {
+	return &approvals{bus: bus, columns: columns, log: log, pending: map[string]*waiting{}}
 }
 
 // Approve implements agent.Approver.
 func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (turn.Answer, error) {
-	w := &waiting{req: req, answer: make(chan turn.Answer, 1)}
+	w := &waiting{req: PendingApproval{ApprovalRequest: req, Column: a.columnOf(ctx, req.TurnID)}, answer: make(chan turn.Answer, 1)}
 	a.mu.Lock()
 	a.pending[req.CallID] = w
 	a.mu.Unlock()
@@ -47,7 +70,7 @@ func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (tur
 		delete(a.pending, req.CallID)
 		a.mu.Unlock()
 	}()
-	a.bus.Publish(PendingApproval{req})
+	a.bus.Publish(w.req)
 	select {
 	case ans := <-w.answer:
 		return ans, nil
@@ -82,7 +105,27 @@ func (a *approvals) list() []PendingApproval {
 	defer a.mu.Unlock()
 	out := make([]PendingApproval, 0, len(a.pending))
 	for _, w := range a.pending {
-		out = append(out, PendingApproval{w.req})
+		out = append(out, w.req)
 	}
 	return out
+}
+
+// columnOf is the column the turn is, nil for a turn of no group. A
+// failed read asks without naming the column rather than not at all.
+func (a *approvals) columnOf(ctx context.Context, turnID string) *ApprovalColumn {
+	if a.columns == nil || turnID == "" {
+		return nil
+	}
+	d, err := a.columns.GetTurn(ctx, turnID, false)
+	if err != nil || d.GroupID == "" {
+		if err != nil {
+			a.log.Warn("reading the turn that asks for approval", "turn", turnID, "err", err)
+		}
+		return nil
+	}
+	c := &ApprovalColumn{GroupID: d.GroupID, Slot: d.GroupSlot, Target: d.Target}
+	if g, err := a.columns.GetGroup(ctx, d.GroupID); err != nil || g.Blind {
+		c.Target = "" // a blind group's names wait for the vote
+	}
+	return c
 }

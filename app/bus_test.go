@@ -178,7 +178,7 @@ func TestEnvelopeJSON(t *testing.T) {
 		want string
 	}{
 		{EventBatch{{Event: turn.Event{TurnID: "t", Seq: 3, Type: turn.EventToken}, FirstSeq: 2}}, `{"kind":"events","data":[{`},
-		{PendingApproval{agent.ApprovalRequest{Guard: "g"}}, `{"kind":"approval","data":{`},
+		{PendingApproval{ApprovalRequest: agent.ApprovalRequest{Guard: "g"}}, `{"kind":"approval","data":{`},
 		{TurnsChanged{{TurnID: "t", SessionID: "s", State: store.StateInterrupted}}, `{"kind":"turns_changed","data":[{"turn_id":"t","session_id":"s","state":"interrupted"}]}`},
 		{EvalProgress{RunID: "r", State: store.EvalRunning}, `{"kind":"eval_progress","data":{"run_id":"r",`},
 		{Resync{}, `{"kind":"resync","data":{}}`},

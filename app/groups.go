@@ -128,18 +128,24 @@ func (s *Service) sendSideBySide(ctx context.Context, req GroupSendRequest) (Gro
 }
 
 // stopGroup stops a group's running columns: those of this process at
-// once, and each of another (dead or alive) as StopTurn would.
+// once, before anything is read, then each of another (dead or alive) as
+// StopTurn would.
 func (s *Service) stopGroup(ctx context.Context, groupID string) error {
-	chain, err := s.db.GroupChain(ctx, groupID)
-	if err != nil {
-		return err
+	if groupID == "" {
+		return apperr.New(apperr.Invalid, "No side-by-side group was named to stop.")
 	}
 	if err := s.runner.StopGroup(groupID); err != nil {
 		return err
 	}
+	g, err := s.db.GetGroup(ctx, groupID)
+	if err != nil {
+		return err
+	}
 	var errs []error
-	for _, c := range chain[len(chain)-1].Columns {
-		if c.State == store.StateRunning {
+	for _, c := range g.Columns {
+		// This process's columns were cancelled above; reading who owns
+		// each would only compete with their streams closing.
+		if c.State == store.StateRunning && !s.runner.Runs(c.TurnID) {
 			if err := s.stopTurn(ctx, c.TurnID); err != nil {
 				errs = append(errs, err)
 			}

@@ -124,7 +124,11 @@ func NewService(cfg Config) *Service {
 		co := eventBatches(s.bus)
 		s.hub.Subscribe(func(e turn.Event) { _ = co.Emit(e) })
 	}
-	s.approvals = newApprovals(s.bus)
+	var columns columnReader
+	if cfg.DB != nil {
+		columns = cfg.DB
+	}
+	s.approvals = newApprovals(s.bus, columns, log)
 	s.evals = newEvalRuns()
 	s.api = &API{s: s}
 	return s

@@ -16,10 +16,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$root"
 
-# Benchmarks that run once and repeat inside (200 stops, a 10 s recording,
+# Benchmarks that run once and repeat inside (200 stops, 100 Stop alls, a 10 s recording,
 # a generated 600 MB database, the sidebar's two databases of 10,000
 # sessions); every other benchmark runs 5 iterations.
-ONCE='^(BenchmarkStopLatency|BenchmarkReplay|BenchmarkHistoryAtScale|BenchmarkSidebar10k)$'
+ONCE='^(BenchmarkStopLatency|BenchmarkStopAll|BenchmarkReplay|BenchmarkHistoryAtScale|BenchmarkSidebar10k)$'
 BENCHTIME=5x
 PEER_BENCHTIME=10x
 # The tree before issue 22, measured in the same run on the figures that
@@ -294,7 +294,7 @@ mapfile -t pkgs < <(grep -rl --include='*_test.go' --exclude-dir=node_modules --
   '^func Benchmark' . | xargs -n1 dirname | sort -u)
 for p in "${pkgs[@]}"; do
   gotest "$gobench" . "$p" "$BENCHTIME" . "$ONCE"
-  if grep -qE '^func (BenchmarkStopLatency|BenchmarkReplay|BenchmarkHistoryAtScale|BenchmarkSidebar10k)\(' "$p"/*_test.go; then
+  if grep -qE '^func (BenchmarkStopLatency|BenchmarkStopAll|BenchmarkReplay|BenchmarkHistoryAtScale|BenchmarkSidebar10k)\(' "$p"/*_test.go; then
     gotest "$gobench" . "$p" 1x "$ONCE"
   fi
 done

@@ -10,8 +10,15 @@
 //     its final state is committed before the terminal event is delivered,
 //     so whoever sees the end can read the stored turn.
 //   - Turns in different sessions run concurrently, each with its own
-//     cancel. A second message to a session whose turn is running is
-//     refused with a Conflict error.
+//     cancel. A session runs one turn at a time, or the columns of one
+//     side-by-side group together (group.go): any other message to a
+//     session with a running turn, a second group included, is refused
+//     with a Conflict error.
+//   - StartGroup checks every target, the images, the session and the
+//     attached files before it stores anything, so a send that cannot run
+//     every column leaves no group and no turn. Each column is a turn like
+//     any other, with its own events, ending and Stop; StopGroup (Stop
+//     all) cancels every running column of the group at once.
 //   - Stop cancels the turn's context: the model stream closes, tools see
 //     the cancellation, the partial answer is stored and the turn ends
 //     cancelled.

@@ -126,6 +126,7 @@ const (
 	kPipeline = "app BenchmarkTokenPipeline50k"
 	kPeer     = "bench/peer BenchmarkPeerToolTurn"
 	kStop     = "app BenchmarkStopLatency"
+	kStopAll  = "app BenchmarkStopAll"
 	kReplay   = "app BenchmarkReplay"
 	kOpen     = "backend/store BenchmarkHistoryAtScale/open"
 	kSearch   = "backend/store BenchmarkHistoryAtScale/search"
@@ -234,6 +235,11 @@ func figures() []check {
 			ratio: text("%s× bare go-openai cancel (p99 %s ms)", div(mv(kStop, "stored-p99-ms"), mv(kStop, "bare-disconnect-p99-ms")), mv(kStop, "bare-disconnect-p99-ms")),
 			abs:   text("p99 %s ms, p50 %s ms", mv(kStop, "stored-p99-ms"), mv(kStop, "stored-p50-ms")),
 			why:   whyStop},
+		{id: "3c", figure: "Stop latency", what: "Stop all, four side-by-side columns streaming → the last upstream stream disconnected, p99 of 100",
+			value: metric(kStopAll, "last-disconnect-p99-ms"), target: 20, targetText: "p99 ≤ 20 ms",
+			ratio: text("%s× one turn's Stop (p99 %s ms)", div(mv(kStopAll, "last-disconnect-p99-ms"), mv(kStop, "disconnect-p99-ms")), mv(kStop, "disconnect-p99-ms")),
+			abs:   text("p99 %s ms, p50 %s ms; all four stored: p99 %s ms", mv(kStopAll, "last-disconnect-p99-ms"), mv(kStopAll, "last-disconnect-p50-ms"), mv(kStopAll, "stored-p99-ms")),
+			why:   whyStopAll},
 		{id: "4a", figure: "Replay", what: "20-call critique-revise turn: recorded at 50 tok/s vs replayed",
 			value: metric(kReplay, "recorded/replayed"), atLeast: true, target: 200, targetText: "≥ 200× faster",
 			ratio: text("replay %s× faster than the recording", mv(kReplay, "recorded/replayed")),

@@ -242,7 +242,9 @@ const howMeasured = `## How each figure is measured
 3. **Stop latency** (app/bench_stop_test.go): 200 turns streaming a token every millisecond are stopped with runner.Stop at a random point
    5-50 ms after their first token. (a) Stop → the scripted server records the client's disconnect; (b) Stop → Handle.Done, which closes after
    the turn is committed as cancelled with its partial answer. The floor is bare go-openai cancelling its request context at the same kind of
-   moment, alternating.
+   moment, alternating. (c) Stop all (app/bench_stopall_test.go): 100 times, one message goes side by side to four models streaming a token
+   every millisecond each (API.SendSideBySide), and API.StopGroup is called, as the UI's Stop all does, 5-50 ms after every column's first
+   token; timed from the call to the scripted server recording the last of the four disconnects, and to the last column's turn_completed.
 4. **Replay** (app/bench_replay_test.go): a critique-revise turn of 20 model calls (a draft, nine failing critiques each followed by a
    revision, a passing critique) recorded against a server streaming 25 tokens a call at 50 tokens/s, then replayed from its captures five times
    through runner.Start in replay mode. Then each of the 20 calls is replayed through the capture middleware (canonical request, key, lookup,

@@ -69,6 +69,13 @@ func whyStop(*data) string {
 		"what remains is committing the cancelled turn (FinishTurn and the last event batch). A p99 over target means a write stalled: look for a WAL checkpoint or a long transaction in the same process."
 }
 
+func whyStopAll(*data) string {
+	return "StopGroup cancels every column's context before it reads anything, so the four streams are closed together; the p50 is one turn's Stop. " +
+		"The tail is scheduling: the scripted server runs in the benchmark's process, so noticing the last of four disconnects competes for the same " +
+		"cores with the four turns committing their cancelled endings (pure-Go SQLite writes) at that moment, and with anything else on the machine. " +
+		"Compare with 3a from the same run; a model server in another process (as in real use) or a quieter machine removes most of it."
+}
+
 func whyReplay(*data) string {
 	return "A replay reads each call's capture (one SELECT and a JSON decode of its chunks) and links it to the new turn with an INSERT; anything slower than that is the workflow or the store, not the model."
 }

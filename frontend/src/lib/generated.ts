@@ -9,6 +9,26 @@
  * bus's message of a new one.
  */
 export interface PendingApproval extends ApprovalRequest {
+  /**
+   * Column says which column of a side-by-side group asks ("Column B
+   * asks…"); nil for a turn of no group.
+   */
+  column?: ApprovalColumn;
+}
+/**
+ * ApprovalColumn is the side-by-side column whose turn asks for approval.
+ */
+export interface ApprovalColumn {
+  group_id: string;
+  /**
+   * Slot is the column's place, from 0 (A).
+   */
+  slot: number /* int */;
+  /**
+   * Target names what the column runs; "" in a blind group, whose names
+   * stay hidden until the vote.
+   */
+  target?: string;
 }
 /**
  * MessageKind is the tag of a message on the bus: the envelope's "kind",
