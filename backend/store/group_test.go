@@ -165,6 +165,7 @@ func TestListVotes(t *testing.T) {
 	old, oldCols := sideBySide(t, db, inProject.ID, "", "first question", false, "alpha", "beta")
 	mid, _ := sideBySide(t, db, inProject.ID, oldCols[0].ID, "second question", true, "alpha", "beta", "gamma")
 	free, freeCols := sideBySide(t, db, loose.ID, "", "loose question", false, "gamma", "alpha")
+	sideBySide(t, db, inProject.ID, "", "never voted on", false, "delta", "alpha")
 	mustVote(t, db, Vote{GroupID: old.ID, Outcome: VoteWin, WinnerTurnID: oldCols[1].ID, Note: "b is shorter"})
 	mustVote(t, db, Vote{GroupID: mid.ID, Outcome: VoteTie})
 	mustVote(t, db, Vote{GroupID: free.ID, Outcome: VoteWin, WinnerTurnID: freeCols[0].ID})
@@ -205,6 +206,20 @@ func TestListVotes(t *testing.T) {
 				t.Fatalf("groups %v; want %v", got, tt.want)
 			}
 		})
+	}
+
+	for _, tt := range []struct {
+		filter VoteFilter
+		want   []string
+	}{
+		{VoteFilter{}, []string{"alpha · local", "beta · local", "delta · local", "gamma · local"}},
+		{VoteFilter{Project: NoProject}, []string{"alpha · local", "gamma · local"}},
+		{VoteFilter{Project: p.ID}, []string{"alpha · local", "beta · local", "delta · local", "gamma · local"}},
+		{VoteFilter{SessionID: loose.ID}, []string{"alpha · local", "gamma · local"}},
+	} {
+		if got, err := db.VoteTargets(ctx, tt.filter); err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("VoteTargets(%+v) = %v, %v; want %v", tt.filter, got, err, tt.want)
+		}
 	}
 
 	recs, err := db.ListVotes(ctx, VoteFilter{SessionID: inProject.ID})
