@@ -158,6 +158,7 @@ const usage = `Usage:
   agentdeck knowledge add FILE... | list | search QUERY [--limit N]   --session ID | --project NAME [--json]
                                              documents the model searches and cites (PDF, DOCX, Markdown, HTML, text)
   agentdeck knowledge remove DOC_ID [--json]   delete a document and its text from the database
+  agentdeck arena votes | board [--project NAME] [--json]   the votes on side-by-side answers, and the leaderboard they make
   agentdeck version
 
 Every command takes --db PATH (default: the user data directory; env AGENTDECK_DB)
@@ -218,6 +219,8 @@ func Main(ctx context.Context, args []string, env Env) (code int) {
 		return cmdPrompts(ctx, rest, env)
 	case "knowledge":
 		return cmdKnowledge(ctx, rest, env)
+	case "arena":
+		return cmdArena(ctx, rest, env)
 	}
 	fmt.Fprintf(env.Stderr, "agentdeck: unknown command %q\n\n%s", cmd, usage)
 	return ExitUsage

@@ -26,6 +26,7 @@ func TestGlobalFlagsBeforeOrAfterTheCommand(t *testing.T) {
 		{"providers list", []string{"providers", "list"}, nil},
 		{"usage", []string{"usage"}, nil},
 		{"eval runs", []string{"eval", "runs"}, nil},
+		{"arena board", []string{"arena", "board"}, nil},
 	}
 	flags := []struct {
 		name  string

@@ -104,6 +104,8 @@ func (d *decoder) field(key string) error {
 		return d.decode(key, &d.doc.AppVersion)
 	case "session":
 		return d.decode(key, &d.doc.Session)
+	case "groups":
+		return decodeList(d, key, &d.doc.Groups)
 	case "turns":
 		return decodeList(d, key, &d.doc.Turns)
 	case "images":

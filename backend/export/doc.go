@@ -38,4 +38,9 @@
 //     given travel in its events as stored, a copy of what the model saw;
 //     Markdown lists the documents and writes each turn's sources as
 //     footnotes (SourceLine).
+//   - A session's side-by-side groups and their votes are in the JSON
+//     document (version 8), handed on with the Head since they are few and
+//     the version depends on them; each turn names its group, column and
+//     target. Markdown says which column a turn was, and keeps a blind
+//     group's names hidden until it is voted on.
 package export

@@ -71,16 +71,29 @@ import (
 // documents is written as version 7 (versionOf): an older Agentdeck would
 // skip the list and import the session without them, saying nothing. A
 // session without documents keeps the version it had (3, 5 or 6).
-const Version = 7
+//
+// Version 8: side by side. The session's side-by-side groups (Group: one
+// message sent to several targets at once) are in a top-level list with
+// their votes, and each turn names the group it was a column of, its
+// column and its target (Turn.GroupID, GroupSlot, Target); the session
+// names the group it shows side by side (Session.OpenGroupID). Import
+// stores the groups and votes under new ids; a vote whose turns are not
+// in the file is dropped, as is a group none of whose turns is. Only a
+// document that holds groups is written as version 8 (versionOf): an
+// older Agentdeck would skip the list and import the columns as plain
+// versions, their votes lost, saying nothing. A session never sent side
+// by side keeps the version it had (3, 5, 6 or 7).
+const Version = 8
 
 // versionOf is the version Write stamps on a document whose messages name
 // this many images, stored or gone, whose session has (placed) or has
 // not a project, tags, a pin, an archive or settings, and that holds this
-// many documents: the oldest that
-// reads it completely (see Versions 5, 6 and 7). documents is how many of
-// the session's documents it holds.
-func versionOf(images int, placed bool, documents int) int {
+// many documents and side-by-side groups: the oldest that reads it
+// completely (see Versions 5 to 8).
+func versionOf(images int, placed bool, documents, groups int) int {
 	switch {
+	case groups > 0:
+		return 8
 	case documents > 0:
 		return 7
 	case placed:
@@ -141,7 +154,10 @@ type Document struct {
 	ExportedAt time.Time `json:"exported_at"`
 	AppVersion string    `json:"app_version,omitempty"`
 	Session    Session   `json:"session"`
-	Turns      []Turn    `json:"turns"`
+	// Groups are the session's side-by-side groups with their votes,
+	// oldest first (version 8).
+	Groups []Group `json:"groups,omitempty"`
+	Turns  []Turn  `json:"turns"`
 	// Images are the images the turns' messages name, with their bytes
 	// (version 4).
 	Images []Image `json:"images,omitempty"`
@@ -174,6 +190,9 @@ type Session struct {
 	Tags       []string   `json:"tags,omitempty"`
 	PinnedAt   *time.Time `json:"pinned_at,omitempty"`
 	ArchivedAt *time.Time `json:"archived_at,omitempty"`
+	// OpenGroupID is the group the session shows side by side, none when
+	// it reads as one conversation (version 8).
+	OpenGroupID string `json:"open_group_id,omitempty"`
 }
 
 // Project is the project a session was in: its name, by which an import
@@ -205,7 +224,13 @@ type Turn struct {
 	ParentTurnID string `json:"parent_turn_id,omitempty"`
 	// Continues marks a turn that continues its parent's answer (Continue
 	// after Stop or a limit).
-	Continues  bool          `json:"continues,omitempty"`
+	Continues bool `json:"continues,omitempty"`
+	// GroupID is the side-by-side group the turn was a column of (version
+	// 8), GroupSlot its column there, from 0, and Target what the column
+	// ran (a label, "model · provider").
+	GroupID    string        `json:"group_id,omitempty"`
+	GroupSlot  int           `json:"group_slot,omitempty"`
+	Target     string        `json:"target,omitempty"`
 	Messages   []llm.Message `json:"messages"`
 	Events     []turn.Event  `json:"events"`
 	Stages     []Stage       `json:"stages"`
@@ -271,6 +296,32 @@ type Approval struct {
 	Guard  string    `json:"guard"`
 	Answer string    `json:"answer"`
 	At     time.Time `json:"at"`
+}
+
+// Group is one message sent side by side to several targets (version 8):
+// its turns name it (Turn.GroupID). Targets is what each column ran, by
+// slot, carried raw ([{"provider","model","workflow"}]); FollowsGroupID
+// the group it continues, whose column i its column i follows. Vote is
+// the person's verdict, none until there is one.
+type Group struct {
+	ID             string          `json:"id"`
+	FollowsGroupID string          `json:"follows_group_id,omitempty"`
+	Blind          bool            `json:"blind"`
+	Targets        json.RawMessage `json:"targets"`
+	CreatedAt      time.Time       `json:"created_at"`
+	Vote           *GroupVote      `json:"vote,omitempty"`
+}
+
+// GroupVote is a verdict on a group: "win" names the better turn
+// (WinnerTurnID), "tie" and "both_bad" name none. Blind says the names
+// were hidden when it was cast.
+type GroupVote struct {
+	ID           string    `json:"id"`
+	Outcome      string    `json:"outcome"`
+	WinnerTurnID string    `json:"winner_turn_id,omitempty"`
+	Note         string    `json:"note"`
+	Blind        bool      `json:"blind"`
+	CreatedAt    time.Time `json:"created_at"`
 }
 
 // Image is one image a message names, with its bytes (base64 in the

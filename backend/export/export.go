@@ -52,6 +52,10 @@ type Head struct {
 	// Documents is how many of the session's documents the Source hands
 	// on after the images (Load.Documents): the version depends on it too.
 	Documents int
+	// Groups are the session's side-by-side groups with their votes,
+	// oldest first: few and small, so they come with the head, and the
+	// version depends on them.
+	Groups []Group
 }
 
 // Load says what of a session a Source reads. The session, its turns and
@@ -196,7 +200,7 @@ func Collect(ctx context.Context, src Source, sessionID string, load Load) (Docu
 type collector struct{ doc Document }
 
 func (c *collector) Head(h *Head) error {
-	c.doc.Session = h.Session
+	c.doc.Session, c.doc.Groups = h.Session, h.Groups
 	return nil
 }
 

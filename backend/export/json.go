@@ -15,7 +15,7 @@ import (
 // one decoded).
 func Encode(w io.Writer, doc *Document) error {
 	j := newJSONWriter(w)
-	j.start(doc.Format, doc.Version, doc.ExportedAt, doc.AppVersion, &doc.Session)
+	j.start(doc.Format, doc.Version, doc.ExportedAt, doc.AppVersion, &doc.Session, doc.Groups)
 	for i := range doc.Turns {
 		t := &doc.Turns[i]
 		_ = j.Turn(t, slices.Values(t.Events))
@@ -52,7 +52,7 @@ func newJSONWriter(w io.Writer) *jsonWriter { return &jsonWriter{e: newEncoder(w
 // Field names below are Document's JSON names; TestEncodeMatchesEncodingJSON
 // checks every field of every type against encoding/json.
 
-func (j *jsonWriter) start(format string, version int, exportedAt time.Time, appVersion string, s *Session) {
+func (j *jsonWriter) start(format string, version int, exportedAt time.Time, appVersion string, s *Session, groups []Group) {
 	j.doc = j.e.object("  ")
 	j.doc.str("format", format)
 	j.doc.int("version", int64(version))
@@ -85,8 +85,39 @@ func (j *jsonWriter) start(format string, version int, exportedAt time.Time, app
 	if s.ArchivedAt != nil {
 		o.time("archived_at", *s.ArchivedAt)
 	}
+	o.strOmit("open_group_id", s.OpenGroupID)
 	o.end()
+	if len(groups) > 0 {
+		j.groups(groups)
+	}
 	j.list("turns")
+}
+
+// groups writes the side-by-side groups, one to a line.
+func (j *jsonWriter) groups(groups []Group) {
+	j.list("groups")
+	for i := range groups {
+		g := &groups[i]
+		j.open.next()
+		o := j.e.object("")
+		o.str("id", g.ID)
+		o.strOmit("follows_group_id", g.FollowsGroupID)
+		o.bool("blind", g.Blind)
+		o.raw("targets", g.Targets)
+		o.time("created_at", g.CreatedAt)
+		if v := g.Vote; v != nil {
+			o.key("vote")
+			vo := j.e.object("")
+			vo.str("id", v.ID)
+			vo.str("outcome", v.Outcome)
+			vo.strOmit("winner_turn_id", v.WinnerTurnID)
+			vo.str("note", v.Note)
+			vo.bool("blind", v.Blind)
+			vo.time("created_at", v.CreatedAt)
+			vo.end()
+		}
+		o.end()
+	}
 }
 
 // list ends the top-level list being written, if it is not name, and
@@ -128,6 +159,11 @@ func (j *jsonWriter) Turn(t *Turn, events iter.Seq[turn.Event]) error {
 	if t.Continues {
 		o.bool("continues", true)
 	}
+	o.strOmit("group_id", t.GroupID)
+	if t.GroupSlot != 0 {
+		o.int("group_slot", int64(t.GroupSlot))
+	}
+	o.strOmit("target", t.Target)
 	l := o.list("messages")
 	for i := range t.Messages {
 		l.next()
@@ -376,6 +412,6 @@ type jsonSink struct {
 }
 
 func (s jsonSink) Head(h *Head) error {
-	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents), s.exportedAt, buildinfo.Version, &h.Session)
+	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents, len(h.Groups)), s.exportedAt, buildinfo.Version, &h.Session, h.Groups)
 	return s.e.flushed()
 }

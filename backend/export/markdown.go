@@ -37,6 +37,7 @@ func writeMarkdown(ctx context.Context, w io.Writer, doc *Document, imageFile fu
 	images := newMDImages(doc.Images, imageFile)
 	mdHeader(&b, doc)
 	mdDocuments(&b, doc.Documents)
+	columns := mdColumns(doc)
 	for _, parts := range mdAnswers(doc.Turns) {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -45,7 +46,7 @@ func writeMarkdown(ctx context.Context, w io.Writer, doc *Document, imageFile fu
 			return err
 		}
 		b.Reset()
-		mdTurn(&b, &doc.Session, parts, images)
+		mdTurn(&b, &doc.Session, parts, columns[parts[0].ID], images)
 		if images.err != nil {
 			return images.err
 		}
@@ -83,6 +84,32 @@ func mdAnswers(turns []Turn) [][]*Turn {
 	return groups
 }
 
+// mdColumns says, of each turn sent side by side, which column it was
+// and what it ran: "Side by side, column B: model · provider". A blind
+// group not yet voted on keeps its names hidden, as the app does.
+func mdColumns(doc *Document) map[string]string {
+	groups := map[string]*Group{}
+	for i := range doc.Groups {
+		groups[doc.Groups[i].ID] = &doc.Groups[i]
+	}
+	out := map[string]string{}
+	for _, t := range doc.Turns {
+		g := groups[t.GroupID]
+		if g == nil || t.GroupSlot < 0 || t.GroupSlot >= 26 {
+			continue
+		}
+		line := fmt.Sprintf("Side by side, column %c", 'A'+t.GroupSlot)
+		switch {
+		case g.Blind && g.Vote == nil:
+			line += " (blind, not voted on yet)"
+		case t.Target != "":
+			line += ": " + mdEscape(t.Target)
+		}
+		out[t.ID] = line
+	}
+	return out
+}
+
 func mdHeader(b *strings.Builder, doc *Document) {
 	s := doc.Session
 	fmt.Fprintf(b, "# %s\n\n", mdEscape(s.Title))
@@ -107,9 +134,12 @@ func mdHeader(b *strings.Builder, doc *Document) {
 // mdAnswers) as one answer: the parts' answers follow one another, each
 // continuation after a mark that says where and why it resumed, and each
 // part's plan, charts and stages follow the whole answer, named by turn.
-func mdTurn(b *strings.Builder, s *Session, parts []*Turn, images *mdImages) {
+func mdTurn(b *strings.Builder, s *Session, parts []*Turn, column string, images *mdImages) {
 	t := parts[0]
 	fmt.Fprintf(b, "---\n\n## Turn %d · %s\n\n", t.Seq, mdTime(t.StartedAt))
+	if column != "" {
+		fmt.Fprintf(b, "_%s_\n\n", column)
+	}
 	if notes := mdRunNotes(s, t); notes != "" {
 		fmt.Fprintf(b, "_%s_\n\n", notes)
 	}

@@ -40,20 +40,23 @@ func TestVersionOf(t *testing.T) {
 		images    int
 		placed    bool
 		documents int
+		groups    int
 		want      int
 	}{
-		{0, false, 0, 3},
-		{1, false, 0, 5},
-		{1, true, 0, 6},
-		{0, false, 1, 7},
-		{2, true, 3, 7},
+		{0, false, 0, 0, 3},
+		{1, false, 0, 0, 5},
+		{1, true, 0, 0, 6},
+		{0, false, 1, 0, 7},
+		{2, true, 3, 0, 7},
+		{0, false, 0, 1, 8},
+		{2, true, 3, 2, 8},
 	}
 	for _, tt := range tests {
-		if got := versionOf(tt.images, tt.placed, tt.documents); got != tt.want {
-			t.Errorf("versionOf(%d, %v, %d) = %d, want %d", tt.images, tt.placed, tt.documents, got, tt.want)
+		if got := versionOf(tt.images, tt.placed, tt.documents, tt.groups); got != tt.want {
+			t.Errorf("versionOf(%d, %v, %d, %d) = %d, want %d", tt.images, tt.placed, tt.documents, tt.groups, got, tt.want)
 		}
 	}
-	if Version != 7 {
+	if Version != 8 {
 		t.Fatalf("Version = %d: a new version needs its paragraph in document.go and a case here", Version)
 	}
 }

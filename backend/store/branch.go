@@ -103,7 +103,9 @@ func (db *DB) CountTurnsFrom(ctx context.Context, turnID string) (int, error) {
 // entries) and the recordings no other turn uses; freed pages are zeroed
 // as for DeleteSession. A running turn among them refuses the delete.
 // When the active branch went with them, the newest remaining turn of a
-// sibling branch (or else the parent) becomes active. It returns how many
+// sibling branch (or else the parent) becomes active. A side-by-side
+// group left with fewer than two columns loses its vote, and the session
+// stops showing it side by side (afterColumnsDeleted). It returns how many
 // turns it deleted.
 func (db *DB) DeleteTurn(ctx context.Context, turnID string) (int, error) {
 	var ids []string
@@ -139,6 +141,9 @@ func (db *DB) DeleteTurn(ctx context.Context, turnID string) (int, error) {
 			return err
 		}
 		if err := deleteUnusedRecordings(ctx, tx, recs); err != nil {
+			return err
+		}
+		if err := afterColumnsDeleted(ctx, tx, sessionID); err != nil {
 			return err
 		}
 		if !slices.Contains(ids, active) {

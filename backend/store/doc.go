@@ -54,4 +54,11 @@
 //     project's), ignoring case; a project's prompts go with it.
 //     ImportPrompts stores a whole prompt file in one transaction, so a
 //     prompt it refuses leaves the library as it was.
+//   - Side by side (group.go, votes.go): a session runs one turn at a
+//     time, or the columns of one group together; a dead process's
+//     columns are recovered like any orphan. A vote is one per group,
+//     compares at least two columns, and goes with its winning turn, its
+//     session, or a group left with fewer than two columns. A fork copies
+//     no group; an import stores groups and votes under new ids and drops
+//     those whose turns the file lacks.
 package store

@@ -94,6 +94,10 @@ func (r *sessionReader) read() error {
 			return err
 		}
 	}
+	var err error
+	if h.Groups, err = r.groups(); err != nil {
+		return err
+	}
 	if err := sinkErr(r.to.Head(&h)); err != nil {
 		return err
 	}
@@ -123,10 +127,11 @@ func (r *sessionReader) session(s *export.Session) error {
 	var projectName, projectSettings sql.NullString
 	err := r.tx.QueryRowContext(r.ctx, `SELECT s.id, s.title, s.created_at, s.updated_at, s.provider, s.model, s.workflow, s.workspace, s.settings, COALESCE(s.active_turn_id, ''),
 			CASE s.kind WHEN 'chat' THEN '' ELSE s.kind END, p.name, p.settings, COALESCE(s.pinned_at, ''), COALESCE(s.archived_at, ''),
-			COALESCE((SELECT json_group_array(tag) FROM (SELECT g.tag FROM session_tags g WHERE g.session_id = s.id ORDER BY g.tag COLLATE NOCASE)), '[]')
+			COALESCE((SELECT json_group_array(tag) FROM (SELECT g.tag FROM session_tags g WHERE g.session_id = s.id ORDER BY g.tag COLLATE NOCASE)), '[]'),
+			COALESCE(s.open_group_id, '')
 			FROM sessions s LEFT JOIN projects p ON p.id = s.project_id WHERE s.id = ?`, r.sessionID).
 		Scan(&s.ID, &s.Title, &created, &updated, &s.Provider, &s.Model, &s.Workflow, &s.Workspace, &settings, &s.ActiveTurnID, &s.Kind,
-			&projectName, &projectSettings, &pinned, &archived, &tags)
+			&projectName, &projectSettings, &pinned, &archived, &tags, &s.OpenGroupID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return apperr.New(apperr.NotFound, "There is no session %s. It may have been deleted.", r.sessionID)
 	}
@@ -162,7 +167,8 @@ const (
 // turns hands on each turn with its rows, reading every table's query
 // alongside the turns'.
 func (r *sessionReader) turns() error {
-	rows, err := r.tx.QueryContext(r.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, ''), continues
+	rows, err := r.tx.QueryContext(r.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, ''), continues,
+		COALESCE(group_id, ''), group_slot, target
 		FROM turns WHERE session_id = ? ORDER BY seq`, r.sessionID)
 	if err != nil {
 		return err
@@ -260,7 +266,8 @@ func scanExportTurn(rows *sql.Rows) (*export.Turn, error) {
 	t := &export.Turn{Messages: []llm.Message{}, Events: []turn.Event{}, Stages: []export.Stage{}, ModelCalls: []export.ModelCall{}, ToolCalls: []export.ToolCall{}}
 	var started, term, result, run string
 	var completed sql.NullString
-	if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID, &t.Continues); err != nil {
+	if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID, &t.Continues,
+		&t.GroupID, &t.GroupSlot, &t.Target); err != nil {
 		return nil, err
 	}
 	t.StartedAt, t.Termination, t.Result, t.Run = parseTime(started), rawColumn(term, `{}`), rawColumn(result, `{}`), rawColumn(run, `{}`)

@@ -221,3 +221,20 @@ func (db *DB) ContinueWith(ctx context.Context, turnID string) (string, error) {
 	})
 	return active, err
 }
+
+// afterColumnsDeleted keeps a session's groups true once some of their
+// turns are deleted (DeleteTurn). A vote compares at least two answers
+// (SaveVote), so the vote of a group left with fewer than two columns is
+// deleted with them; and the session shows a group side by side only
+// while it has two columns: with fewer it reads as one conversation
+// again. A vote whose winning turn is deleted goes with it (the schema's
+// cascade).
+func afterColumnsDeleted(ctx context.Context, tx *sql.Tx, sessionID string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM votes WHERE group_id IN (SELECT g.id FROM turn_groups g WHERE g.session_id = ?
+			AND (SELECT COUNT(*) FROM turns t WHERE t.group_id = g.id) < 2)`, sessionID); err != nil {
+		return err
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE sessions SET open_group_id = NULL WHERE id = ? AND open_group_id IS NOT NULL
+		AND (SELECT COUNT(*) FROM turns t WHERE t.group_id = sessions.open_group_id) < 2`, sessionID)
+	return err
+}

@@ -31,7 +31,9 @@ import (
 // Images are stored with the turn that owns them, each checked against
 // its SHA-256 (importimages.go). The session's documents are stored with
 // it under new ids, and the turns' sources left as they were
-// (importknowledge.go). Files of a newer export.Version, files
+// (importknowledge.go). Side-by-side groups and their votes are stored
+// under new ids, those whose turns the file lacks dropped
+// (importgroups.go). Files of a newer export.Version, files
 // that are not Agentdeck exports, and files over MaxImportBytes are
 // refused with a message that says so.
 //
@@ -100,6 +102,9 @@ type importer struct {
 	// gone (importimages.go).
 	images            map[string][]*export.Image
 	imageIDs, goneIDs map[string]bool
+	// groups maps the file's side-by-side groups to their stored ids
+	// (importgroups.go).
+	groups map[string]string
 }
 
 // parentOf is the stored id of the turn t follows. A file older than
@@ -181,6 +186,9 @@ func (im *importer) run() (Session, error) {
 	if err := im.place(&s); err != nil {
 		return Session{}, err
 	}
+	if err := im.storeGroups(); err != nil {
+		return Session{}, err
+	}
 	for i := range doc.Turns {
 		if err := im.ctx.Err(); err != nil {
 			return Session{}, err
@@ -190,6 +198,9 @@ func (im *importer) run() (Session, error) {
 		}
 	}
 	if s.ActiveTurnID, err = im.activeTurn(); err != nil {
+		return Session{}, err
+	}
+	if s.OpenGroupID, err = im.finishGroups(); err != nil {
 		return Session{}, err
 	}
 	if err := im.documents(); err != nil {
@@ -380,10 +391,13 @@ func (im *importer) turn(t *export.Turn) error {
 	if t.CompletedAt != nil {
 		completedAt = fmtTime(*t.CompletedAt)
 	}
-	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id, continues, copied)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?)`,
+	group, slot, target := im.columnOf(t)
+	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id, continues, copied,
+			group_id, group_slot, target)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, NULLIF(?, ''), ?, ?)`,
 		tid, im.sid, t.Seq, t.UserMessage, t.State, t.Workflow, t.Model, fmtTime(t.StartedAt), completedAt, t.FinalText, t.Outcome,
-		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != "", im.copied); err != nil {
+		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != "", im.copied,
+		group, slot, target); err != nil {
 		return err
 	}
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages), true); err != nil {

@@ -129,15 +129,24 @@ type VoteRecord struct {
 	Winner  string   `json:"winner,omitempty"`
 }
 
-// ListVotes lists votes with what they compared, newest first.
-func (db *DB) ListVotes(ctx context.Context, f VoteFilter) ([]VoteRecord, error) {
-	q := `SELECT v.id, v.group_id, v.outcome, COALESCE(v.winner_turn_id, ''), v.note, v.blind, v.created_at,
-			s.id, s.title, COALESCE(s.project_id, ''),
-			COALESCE((SELECT t.user_message FROM turns t WHERE t.group_id = g.id ORDER BY t.group_slot LIMIT 1), ''),
-			COALESCE((SELECT json_group_array(target) FROM (SELECT t.target FROM turns t WHERE t.group_id = g.id ORDER BY t.group_slot)), '[]'),
-			COALESCE((SELECT w.target FROM turns w WHERE w.id = v.winner_turn_id), '')
-		FROM votes v JOIN turn_groups g ON g.id = v.group_id JOIN sessions s ON s.id = g.session_id WHERE 1 = 1`
+// VoteTargets lists the targets of every side-by-side column of the
+// project or session the filter names (Since and Limit are not read),
+// voted on or not, by name: a leaderboard shows those no vote compared
+// yet, unranked.
+func (db *DB) VoteTargets(ctx context.Context, f VoteFilter) ([]string, error) {
+	q := `SELECT DISTINCT t.target FROM turns t JOIN sessions s ON s.id = t.session_id WHERE t.group_id IS NOT NULL AND t.target != ''`
 	var args []any
+	q, args = votePlace(q, args, f)
+	out, err := queryColumn[string](ctx, db.reader, q+` ORDER BY t.target`, args...)
+	if err != nil {
+		return nil, readError(err, "listing the side-by-side targets")
+	}
+	return out, nil
+}
+
+// votePlace adds the filter's project and session to a query of s, the
+// sessions.
+func votePlace(q string, args []any, f VoteFilter) (string, []any) {
 	switch f.Project {
 	case "":
 	case NoProject:
@@ -148,6 +157,18 @@ func (db *DB) ListVotes(ctx context.Context, f VoteFilter) ([]VoteRecord, error)
 	if f.SessionID != "" {
 		q, args = q+` AND s.id = ?`, append(args, f.SessionID)
 	}
+	return q, args
+}
+
+// ListVotes lists votes with what they compared, newest first.
+func (db *DB) ListVotes(ctx context.Context, f VoteFilter) ([]VoteRecord, error) {
+	q := `SELECT v.id, v.group_id, v.outcome, COALESCE(v.winner_turn_id, ''), v.note, v.blind, v.created_at,
+			s.id, s.title, COALESCE(s.project_id, ''),
+			COALESCE((SELECT t.user_message FROM turns t WHERE t.group_id = g.id ORDER BY t.group_slot LIMIT 1), ''),
+			COALESCE((SELECT json_group_array(target) FROM (SELECT t.target FROM turns t WHERE t.group_id = g.id ORDER BY t.group_slot)), '[]'),
+			COALESCE((SELECT w.target FROM turns w WHERE w.id = v.winner_turn_id), '')
+		FROM votes v JOIN turn_groups g ON g.id = v.group_id JOIN sessions s ON s.id = g.session_id WHERE 1 = 1`
+	q, args := votePlace(q, nil, f)
 	if f.Since != nil {
 		q, args = q+` AND v.created_at >= ?`, append(args, fmtTime(*f.Since))
 	}
