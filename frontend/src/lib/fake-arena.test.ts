@@ -3,7 +3,7 @@
 // pair, a target with no votes is listed last, unranked, and the same
 // votes give the same board, intervals included.
 import { describe, expect, it } from 'vitest';
-import { rate } from './fake-arena';
+import { Method, rate } from './fake-arena';
 import { parseHash, formatRoute } from './route';
 
 describe('rate', () => {
@@ -17,7 +17,7 @@ describe('rate', () => {
       ],
       ['d'],
     );
-    expect(board).toMatchObject({ method: 'bradley-terry', votes: 4, comparisons: 4 });
+    expect(board).toMatchObject({ method: Method, votes: 4, comparisons: 4 });
     expect(board.ratings!.map((r) => [r.target, r.rank, r.votes, r.wins, r.losses, r.ties])).toEqual([
       ['a', 1, 3, 2, 0, 1],
       ['b', 2, 3, 1, 2, 0],
@@ -56,7 +56,7 @@ describe('rate', () => {
   });
 
   it('is empty with no votes', () => {
-    expect(rate([])).toEqual({ method: 'bradley-terry', votes: 0, comparisons: 0, ratings: [] });
+    expect(rate([])).toEqual({ method: Method, votes: 0, comparisons: 0, ratings: [] });
   });
 });
 

@@ -129,6 +129,9 @@ interface Pair {
 
 const BootstrapRounds = 200;
 
+/** What the board says of how it was fitted (arena.Method). */
+export const Method = 'bradley-terry (ties half), 95% bootstrap';
+
 /**
  * Fits the board of the votes: a win beats each other target of its
  * group, a tie or "both bad" ties every pair. Targets with no votes are
@@ -192,7 +195,7 @@ export function rate(votes: BoardVote[], extra: string[] = []): ArenaBoard {
   const ranked = ratings.filter((r) => r.votes > 0).sort((x, y) => y.score - x.score || x.target.localeCompare(y.target));
   ranked.forEach((r, i) => (r.rank = i + 1));
   const unranked = ratings.filter((r) => r.votes === 0).sort((x, y) => x.target.localeCompare(y.target));
-  return { method: 'bradley-terry', votes: votes.length, comparisons: pairs.length, ratings: [...ranked, ...unranked] };
+  return { method: Method, votes: votes.length, comparisons: pairs.length, ratings: [...ranked, ...unranked] };
 }
 
 function pairsOf(v: BoardVote, idOf: (t: string) => number): Pair[] {
