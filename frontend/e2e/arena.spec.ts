@@ -86,6 +86,7 @@ test('a blind vote under the columns shows the names only after it, and counts o
   await expect(bar).toBeVisible();
   for (const l of labels) await expect(columns).not.toContainText(l);
   await expect(bar.getByRole('button', { name: /A is better/ })).toHaveAttribute('aria-keyshortcuts', '1');
+  await shot(page, 'vote-bar-blind.png');
 
   // Typing in the note votes nothing, though it holds 2, t and x.
   const note = bar.getByRole('textbox', { name: /Note/ });
@@ -103,6 +104,7 @@ test('a blind vote under the columns shows the names only after it, and counts o
   await expect(result).toContainText(`${g.columns[1]!.target} is better`);
   await expect(page.getByRole('button', { name: 'Change vote' })).toBeFocused();
   for (const l of labels) await expect(columns).toContainText(l);
+  await shot(page, 'vote-bar-voted.png');
 
   const arena = await arenaOf(page, g.projectName);
   await expect(rowOf(arena, g.columns[1]!.target)).toContainText('1 / 0 / 0');

@@ -144,6 +144,12 @@ describe('VoteBar', () => {
     expect(screen.queryByTestId('vote-bar')).toBeNull();
   });
 
+  it('is shown when the turns have ended though the group was read while they ran', async () => {
+    const { b } = seeded(2, ['running', 'running']);
+    render(Harness, { backend: b, groupId: 'g1', live: true });
+    await screen.findByRole('region', { name: 'Which answer is better?' });
+  });
+
   it('refuses a note over 4000 bytes before asking the backend', async () => {
     const { b } = seeded(2);
     render(Harness, { backend: b, groupId: 'g1' });
