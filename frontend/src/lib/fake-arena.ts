@@ -15,6 +15,7 @@
 // once the two are joined) or, before that and in seeds, from the groups
 // this module was given (`addGroup`).
 import { BackendError } from './api';
+import { mulberry32 } from './prng';
 import type { FakeBackend } from './fake';
 import type { ArenaBoard, ArenaRating, BoardRequest, Session, TurnGroup, Vote, VoteFilter, VoteRecord } from './types';
 
@@ -249,18 +250,6 @@ function quantile(sorted: number[], q: number): number {
 
 function round(x: number): number {
   return Math.round(x * 10) / 10;
-}
-
-/** A small seeded generator: the bootstrap gives the same interval for the same votes. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** What seedArena needs of the fake backend. */
