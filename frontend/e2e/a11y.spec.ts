@@ -6,10 +6,12 @@
 // a session's settings (with a value refused) and its project's; the
 // Documents panel with search results, an answer with citations (one
 // unverified) and its Sources list, and the passage viewer.
+// Also the Arena page, with a board and its recent votes.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
 import { audit } from './axe';
+import { blindGroup, labels, voteFor } from './arena';
 import { answer, composer, expect, finished, newSession, pasteImages, send, shot, test, uid } from './fixtures';
 import { citedTurn } from './knowledge';
 import { pickModel } from './models';
@@ -232,6 +234,18 @@ for (const scheme of ['light', 'dark'] as const) {
         .click();
       await expect(page.getByTestId('cited-passage')).toBeVisible();
       await audit(page, 'passage-viewer', scheme);
+    });
+
+    test(`the Arena page (${scheme})`, async ({ page }) => {
+      const g = await blindGroup(page);
+      await voteFor(page, g, labels[0]!, 'Clearer.');
+      await page.getByRole('button', { name: 'Arena', exact: true }).click();
+      const arena = page.getByTestId('arena-page');
+      await arena.getByRole('combobox', { name: 'Project' }).selectOption({ label: g.projectName });
+      await expect(arena.getByTestId('arena-row')).toHaveCount(2);
+      await expect(arena.getByTestId('arena-vote')).toHaveCount(1);
+      await audit(page, 'arena', scheme);
+      await shot(page, `arena-${scheme}.png`);
     });
   });
 }

@@ -6,6 +6,7 @@ import type { Backend } from './api';
 import { BackendError } from './api';
 import { dispatch, type BusHandlers, type BusMessage } from './bus';
 import { localDay } from './dates';
+import { FakeArena, seedArena } from './fake-arena';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
 import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
@@ -17,6 +18,8 @@ import { MaxImageBytes } from './images';
 import type {
   AddDocumentRequest,
   ArenaBoard,
+  BoardRequest,
+  VoteFilter,
   VoteRecord,
   GroupRef,
   TurnGroup,
@@ -132,6 +135,13 @@ export class FakeBackend implements Backend {
     () => this.id('pr'),
     () => this.now(),
   );
+  /** Votes on side-by-side groups and the leaderboard (fake-arena.ts). */
+  readonly arena = new FakeArena({
+    session: (id) => this.sessions.find((s) => s.id === id),
+    message: (turnId) => this.turns.get(turnId)?.user_message ?? '',
+    id: () => this.id('v'),
+    now: () => this.now(),
+  });
   /** Documents of sessions and projects (fake-knowledge.ts). */
   readonly knowledge = new FakeKnowledge(
     (sid) => this.sessions.find((s) => s.id === sid)?.project_id ?? '',
@@ -711,14 +721,17 @@ export class FakeBackend implements Backend {
     return this.switchBranch(turnId);
   }
   async openGroup() {}
-  async voteOnGroup(): Promise<Vote> {
-    throw new BackendError('invalid', 'Side by side is not in the demo yet.');
+  async voteOnGroup(v: Vote): Promise<Vote> {
+    this.log('voteOnGroup', v);
+    return this.arena.vote(v);
   }
-  async listVotes(): Promise<VoteRecord[]> {
-    return [];
+  async listVotes(f: VoteFilter): Promise<VoteRecord[]> {
+    this.log('listVotes', f);
+    return clone(this.arena.list(f));
   }
-  async arenaBoard(): Promise<ArenaBoard> {
-    return { method: 'bradley-terry', votes: 0, comparisons: 0, ratings: [] };
+  async arenaBoard(req: BoardRequest): Promise<ArenaBoard> {
+    this.log('arenaBoard', req);
+    return this.arena.board(req);
   }
 
   async getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail> {
@@ -1829,6 +1842,7 @@ export function demoBackend(opts: FakeOptions & { long?: number; fresh?: boolean
   const today = b.addSession('Explore the regions', new Date(now - 600_000));
   b.addTurn(today.id, 'Summarise the regions and draw a chart', { at: new Date(now - 600_000) });
   seedEvals(b, new Date(now - 300_000));
+  seedArena(b, new Date(now - 900_000));
   return b;
 }
 

@@ -5,18 +5,10 @@
 // the HTML of the whole answer.
 import { describe, expect, it } from 'vitest';
 import { MarkdownStream, renderMarkdown, renderOnePass } from './markdown';
+import { mulberry32 } from './prng';
 
-// mulberry32: a small seeded PRNG, so a failure names the seed that found it.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// A small seeded PRNG, so a failure names the seed that found it.
+const prng = mulberry32;
 
 const filler = Array.from({ length: 12 }, (_, i) => `Paragraph ${i} says *something* about item ${i}, with \`code ${i}\` in it.`).join(
   '\n\n',

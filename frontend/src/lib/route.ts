@@ -1,6 +1,6 @@
 // Where the window is, in the location hash: `#/s/<session>` for an open
 // session, `#/s/<session>/t/<turn>` for a turn in it, `#/usage` for the
-// Usage page, `#/evals` for the Evaluations page (its newest run),
+// Usage page, `#/arena` for the Arena page (the leaderboard of votes), `#/evals` for the Evaluations page (its newest run),
 // `#/evals/<run>` for one run and `#/evals/<run>/diff/<other>` for a run
 // compared with another; `#/p/<project>` for the session list kept to one
 // project (`#/p/-` for the sessions in none), beside a new session; no
@@ -15,6 +15,7 @@
 export type Route =
   | { kind: 'home' }
   | { kind: 'usage' }
+  | { kind: 'arena' }
   | { kind: 'session'; sessionId: string; turnId: string }
   /** The session list shows one project ('-': the sessions in none). */
   | { kind: 'project'; projectId: string }
@@ -23,6 +24,7 @@ export type Route =
 
 export const home: Route = { kind: 'home' };
 export const usagePage: Route = { kind: 'usage' };
+export const arenaPage: Route = { kind: 'arena' };
 export const evalsPage: Route = { kind: 'evals', runId: '', otherId: '' };
 
 /** Ids are UUIDs; anything else in a hash is refused before reaching the backend. */
@@ -36,6 +38,7 @@ export function parseHash(hash: string): Route | null {
   const h = hash.replace(/^#/, '');
   if (h === '' || h === '/') return home;
   if (h === '/usage') return usagePage;
+  if (h === '/arena') return arenaPage;
   const parts = h.split('/');
   if (parts[0] === '' && parts[1] === 'evals') return parseEvals(parts.slice(2));
   if (parts[0] === '' && parts[1] === 'p' && parts.length === 3) {
@@ -55,6 +58,7 @@ export function parseHash(hash: string): Route | null {
 export function formatRoute(r: Route): string {
   if (r.kind === 'home') return '';
   if (r.kind === 'usage') return '#/usage';
+  if (r.kind === 'arena') return '#/arena';
   if (r.kind === 'project') return r.projectId === '-' ? '#/p/-' : `#/p/${encodeURIComponent(r.projectId)}`;
   if (r.kind === 'evals') {
     if (!r.runId) return '#/evals';

@@ -302,6 +302,12 @@ export class App {
     this.nav.usage();
   }
 
+  /** Shows the Arena page: the leaderboard of side-by-side votes. */
+  openArena() {
+    this.ui.diagnosticsTurn = null;
+    this.nav.arena();
+  }
+
   /**
    * Shows the Evaluations page at a run ('' for the newest), compared
    * with otherId when that is set; replace renames the place (a run

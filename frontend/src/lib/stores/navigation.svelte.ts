@@ -8,7 +8,7 @@
 // (`#/p/<id>`) keeps the session list to its sessions beside a new
 // session; the list stays so while sessions open, until another project
 // or the whole list is asked for (or Back reaches a place without one).
-import { evalsPage, home, sameRoute, usagePage, type Route, type Router } from '../route';
+import { arenaPage, evalsPage, home, sameRoute, usagePage, type Route, type Router } from '../route';
 import type { ConversationStore, TurnTarget } from './conversation.svelte';
 
 export interface NavigationDeps {
@@ -27,7 +27,7 @@ export interface NavigationDeps {
 export type HistoryMode = 'push' | 'replace' | 'none';
 
 /** What the main pane shows: the conversation (a session, or a new one), the Usage page or the Evaluations page. */
-export type View = 'conversation' | 'usage' | 'evals';
+export type View = 'conversation' | 'usage' | 'evals' | 'arena';
 
 /** The run the Evaluations page shows ('' for the newest), and the run it is compared with ('' for none). */
 export interface EvalsPlace {
@@ -94,6 +94,10 @@ export class Navigation {
       this.view = 'usage';
       return;
     }
+    if (r?.kind === 'arena') {
+      this.view = 'arena';
+      return;
+    }
     if (r?.kind === 'evals') {
       this.evalsAt = { runId: r.runId, otherId: r.otherId };
       this.view = 'evals';
@@ -155,6 +159,12 @@ export class Navigation {
   usage(mode: HistoryMode = 'push') {
     this.view = 'usage';
     this.#write(usagePage, mode);
+  }
+
+  /** The Arena page is shown: the leaderboard of side-by-side votes. */
+  arena(mode: HistoryMode = 'push') {
+    this.view = 'arena';
+    this.#write(arenaPage, mode);
   }
 
   /** The Evaluations page is shown: a run ('' for the newest), compared with another when otherId is set. */
