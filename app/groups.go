@@ -171,7 +171,13 @@ func (a *API) ListVotes(f store.VoteFilter) ([]store.VoteRecord, error) {
 // ArenaBoard is the leaderboard of the votes of a project, or of all.
 func (a *API) ArenaBoard(req BoardRequest) (arena.Board, error) {
 	return call(a, needDB, func(ctx context.Context) (arena.Board, error) {
-		recs, err := a.s.db.ListVotes(ctx, store.VoteFilter{Project: req.Project, Limit: 10000})
+		f := store.VoteFilter{Project: req.Project, Limit: 10000}
+		recs, err := a.s.db.ListVotes(ctx, f)
+		if err != nil {
+			return arena.Board{}, err
+		}
+		// Targets compared but never voted on are listed too, unranked.
+		targets, err := a.s.db.VoteTargets(ctx, f)
 		if err != nil {
 			return arena.Board{}, err
 		}
@@ -179,6 +185,6 @@ func (a *API) ArenaBoard(req BoardRequest) (arena.Board, error) {
 		for i, r := range recs {
 			votes[i] = arena.Vote{Targets: r.Targets, Winner: r.Winner}
 		}
-		return arena.Rate(votes, nil), nil
+		return arena.Rate(votes, targets), nil
 	})
 }

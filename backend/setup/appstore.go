@@ -90,6 +90,7 @@ type AppStore interface {
 	ContinueWith(ctx context.Context, turnID string) (string, error)
 	SaveVote(ctx context.Context, v store.Vote) (store.Vote, error)
 	ListVotes(ctx context.Context, f store.VoteFilter) ([]store.VoteRecord, error)
+	VoteTargets(ctx context.Context, f store.VoteFilter) ([]string, error)
 
 	// Providers and preferences.
 	ListProviders(ctx context.Context) ([]llm.Provider, error)
