@@ -170,9 +170,10 @@ export class TargetsDraft {
   add(t: GroupTarget): string {
     if (!t.model.trim() && !t.workflow) return 'Pick a model first.';
     if (this.full) return `Side by side sends to at most ${MaxColumns} targets.`;
-    const label = targetLabel(t);
+    const target = { ...t, model: t.model.trim() };
+    const label = targetLabel(target);
     if (this.targets.some((x) => targetLabel(x) === label)) return `${label} is already a target.`;
-    this.targets = [...this.targets, { ...t, model: t.model.trim() }];
+    this.targets = [...this.targets, target];
     return '';
   }
 
