@@ -41,7 +41,7 @@ for (const scheme of ['light', 'dark'] as const) {
 
     test(`side by side: the targets, blind columns streaming, and ended (${scheme})`, async ({ page }) => {
       await newSession(page);
-      await page.getByRole('button', { name: /^Side by side/ }).click();
+      await page.getByRole('form', { name: 'Message' }).getByRole('button', { name: /^Side by side/ }).click();
       await pickModel(page, 'second', 'second-model', 'Model to add');
       await page.getByRole('button', { name: 'Add target' }).click();
       await page.getByRole('switch', { name: /Blind/ }).check();

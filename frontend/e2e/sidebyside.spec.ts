@@ -22,7 +22,7 @@ async function press(control: Locator, key = 'Enter') {
 
 /** Opens "Side by side" in the composer and adds targets to the session's model. */
 async function pickTargets(page: Page, targets: Array<[provider: string, model: string]>) {
-  await press(page.getByRole('button', { name: /^Side by side/ }));
+  await press(page.getByRole('form', { name: 'Message' }).getByRole('button', { name: /^Side by side/ }));
   const chips = page.getByRole('list', { name: 'Targets' });
   await expect(chips.getByRole('listitem')).toHaveCount(1);
   for (const [provider, model] of targets) {
@@ -94,7 +94,8 @@ for (const scheme of ['light', 'dark'] as const) {
     await page.getByRole('navigation', { name: 'Session list' }).getByText(title).click();
     await expect(page.getByRole('heading', { level: 1 })).toHaveText(title);
     await expect(sideBySide(page)).toHaveCount(0);
-    await press(page.getByRole('button', { name: 'Open side by side' }).first());
+    // The newest turn's group: its chain holds both messages.
+    await press(page.getByRole('button', { name: 'Open side by side' }).last());
     await expect(sideBySide(page).getByTestId('column')).toHaveCount(3);
     await expect(column(page, 'Column B: second-model · second').getByRole('article')).toHaveCount(2);
 
