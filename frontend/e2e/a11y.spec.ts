@@ -41,7 +41,10 @@ for (const scheme of ['light', 'dark'] as const) {
 
     test(`side by side: the targets, blind columns streaming, and ended (${scheme})`, async ({ page }) => {
       await newSession(page);
-      await page.getByRole('form', { name: 'Message' }).getByRole('button', { name: /^Side by side/ }).click();
+      await page
+        .getByRole('form', { name: 'Message' })
+        .getByRole('button', { name: /^Side by side/ })
+        .click();
       await pickModel(page, 'second', 'second-model', 'Model to add');
       await page.getByRole('button', { name: 'Add target' }).click();
       await page.getByRole('switch', { name: /Blind/ }).check();
@@ -49,7 +52,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await audit(page, 'sidebyside-targets', scheme);
       await composer(page).fill(`A blind race ${uid()}`);
       await composer(page).press('Enter');
-      const columns = page.getByRole('region', { name: 'Side by side', exact: true });
+      const columns = page.getByRole('article', { name: 'Side by side', exact: true });
       await expect(columns.getByRole('region', { name: 'Column A', exact: true })).toBeVisible();
       await expect(columns.getByRole('region', { name: 'Column B', exact: true })).toBeVisible();
       await expect(columns).toContainText('word3');

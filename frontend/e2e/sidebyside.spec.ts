@@ -10,7 +10,7 @@ import type { Locator, Page } from '@playwright/test';
 import { join } from 'node:path';
 
 /** The columns' region, and one column by its header's name. */
-const sideBySide = (page: Page) => page.getByRole('region', { name: 'Side by side', exact: true });
+const sideBySide = (page: Page) => page.getByRole('article', { name: 'Side by side', exact: true });
 const column = (page: Page, name: string) => sideBySide(page).getByRole('region', { name, exact: true });
 
 /** Presses a control with the keyboard: focus, then Enter. */

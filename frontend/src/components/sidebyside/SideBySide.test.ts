@@ -48,7 +48,7 @@ describe('side by side', () => {
     const { b, composer } = await openSession();
     await pickTargets(composer);
     await send(composer, 'Largest city of Japan?');
-    const region = await screen.findByRole('region', { name: 'Side by side' });
+    const region = await screen.findByRole('article', { name: 'Side by side' });
     const a = within(region).getByRole('region', { name: 'Column A: m1 · ollama' });
     const bcol = within(region).getByRole('region', { name: 'Column B: m2 · ollama' });
     expect(b.calls.find((c) => c.method === 'sendSideBySide')?.args[0]).toMatchObject({
@@ -67,12 +67,12 @@ describe('side by side', () => {
     expect(within(composer).getByTestId('to-columns').textContent).toBe('To each of the 2 columns');
 
     await fireEvent.click(within(bcol).getByRole('button', { name: /^Continue with this one/ }));
-    await waitFor(() => expect(screen.queryByRole('region', { name: 'Side by side' })).toBeNull());
+    await waitFor(() => expect(screen.queryByRole('article', { name: 'Side by side' })).toBeNull());
     const turn = await screen.findByRole('article', { name: 'Turn 3' });
     expect(within(turn).getByRole('group', { name: 'Versions of this message' }).textContent).toContain('2 / 2');
 
     await fireEvent.click(within(turn).getByRole('button', { name: 'Open side by side' }));
-    const again = await screen.findByRole('region', { name: 'Side by side' });
+    const again = await screen.findByRole('article', { name: 'Side by side' });
     expect(within(again).getAllByTestId('column')).toHaveLength(2);
   }, 30_000);
 
@@ -80,7 +80,7 @@ describe('side by side', () => {
     const { composer } = await openSession();
     await pickTargets(composer, true);
     await send(composer, 'Largest city of Japan?');
-    const region = await screen.findByRole('region', { name: 'Side by side' });
+    const region = await screen.findByRole('article', { name: 'Side by side' });
     expect(within(region).getByRole('region', { name: 'Column A' })).toBeTruthy();
     expect(within(region).getByRole('region', { name: 'Column B' })).toBeTruthy();
     await waitFor(() => expect(within(region).getAllByRole('article')).toHaveLength(2));
@@ -108,6 +108,8 @@ describe('side by side', () => {
         side_effects: true,
         guard: 'approval',
         reason: '',
+        answering: false,
+        error: '',
       },
       column: 'B',
       onanswer: () => {},

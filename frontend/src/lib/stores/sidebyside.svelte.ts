@@ -57,6 +57,7 @@ export class SideBySide {
   /** The names are hidden: a blind group nobody has voted on. */
   readonly blind: boolean = $derived(this.chain.some((g) => g.blind) && !this.chain.some((g) => g.vote));
   /** Every turn of every column. */
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity -- made whole by the $derived, never changed in place
   readonly turnIds: ReadonlySet<string> = $derived(new Set(this.chain.flatMap((g) => (g.columns ?? []).map((c) => c.turn_id))));
   readonly columns: Column[] = $derived.by(() => this.#columnsOf());
   /** Some column runs: the composer's Stop and Esc stop them all. */
@@ -126,6 +127,7 @@ export class SideBySide {
   #columnsOf(): Column[] {
     const last = this.last;
     if (!last) return [];
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity -- scratch
     const slots = [...new Set((last.columns ?? []).map((c) => c.slot))].sort((a, b) => a - b);
     return slots.map((slot) => {
       const cells = this.chain.flatMap((g) => (g.columns ?? []).filter((c) => c.slot === slot));
