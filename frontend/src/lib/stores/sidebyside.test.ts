@@ -5,8 +5,7 @@
 // branch the conversation, and a group can be opened again. The fake
 // backend streams its columns at different speeds (fake-groups.ts).
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FakeBackend } from '../fake';
-import { createApp } from './app.svelte';
+import { localBackend, steppedApp } from './testing';
 import { TargetsDraft, targetLabel } from './sidebyside.svelte';
 
 const targets = [
@@ -16,44 +15,16 @@ const targets = [
 ];
 
 describe('side by side', () => {
-  let frames: Array<() => void> = [];
-  const frame = () => {
-    const fs = frames;
-    frames = [];
-    for (const f of fs) f();
-  };
-  beforeEach(() => {
-    vi.useFakeTimers();
-    frames = [];
-  });
+  beforeEach(() => vi.useFakeTimers());
   afterEach(() => vi.useRealTimers());
 
+  let advance: (ms: number) => Promise<void>;
   function setup() {
-    const b = new FakeBackend({ tick: 10, tokensPerTick: 8 });
-    b.providers = [
-      {
-        name: 'ollama',
-        kind: 'ollama',
-        base_url: 'http://127.0.0.1:11434/v1',
-        local: true,
-        needs_key: false,
-        models: ['m1', 'm2', 'm3'],
-        has_key: false,
-        masked_key: '',
-      },
-    ];
-    b.settings.default_provider = 'ollama';
-    b.settings.default_model = 'm1';
-    const app = createApp(b, { raf: (cb) => frames.push(cb) });
-    app.start();
-    return { b, app };
-  }
-
-  async function advance(ms: number) {
-    for (let t = 0; t < ms; t += 10) {
-      await vi.advanceTimersByTimeAsync(10);
-      frame();
-    }
+    const b = localBackend('m1', { tick: 10, tokensPerTick: 8 });
+    b.providers[0]!.models = ['m1', 'm2', 'm3'];
+    const stepped = steppedApp(b);
+    advance = stepped.advance;
+    return { b, app: stepped.app };
   }
 
   async function untilEnded(app: ReturnType<typeof setup>['app']) {
