@@ -5,8 +5,9 @@
 // context meter's warning and details, and the Usage page with its charts;
 // a session's settings (with a value refused) and its project's; the
 // Documents panel with search results, an answer with citations (one
-// unverified) and its Sources list, and the passage viewer.
-// Also the Arena page, with a board and its recent votes.
+// unverified) and its Sources list, and the passage viewer; side by
+// side: the targets picked, blind columns streaming and ended; the Arena
+// page, with a board and its recent votes.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
@@ -38,6 +39,29 @@ for (const scheme of ['light', 'dark'] as const) {
         await expect(dialog.getByRole('tabpanel')).not.toBeEmpty();
         await audit(page, `settings-${tab.split(' ')[0].toLowerCase()}`, scheme);
       }
+    });
+
+    test(`side by side: the targets, blind columns streaming, and ended (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      await page
+        .getByRole('form', { name: 'Message' })
+        .getByRole('button', { name: /^Side by side/ })
+        .click();
+      await pickModel(page, 'second', 'second-model', 'Model to add');
+      await page.getByRole('button', { name: 'Add target' }).click();
+      await page.getByRole('switch', { name: /Blind/ }).check();
+      await expect(page.getByRole('list', { name: 'Targets' }).getByRole('listitem')).toHaveCount(2);
+      await audit(page, 'sidebyside-targets', scheme);
+      await composer(page).fill(`A blind race ${uid()}`);
+      await composer(page).press('Enter');
+      const columns = page.getByRole('article', { name: 'Side by side', exact: true });
+      await expect(columns.getByRole('region', { name: 'Column A', exact: true })).toBeVisible();
+      await expect(columns.getByRole('region', { name: 'Column B', exact: true })).toBeVisible();
+      await expect(columns).toContainText('word3');
+      await audit(page, 'sidebyside-streaming', scheme);
+      await columns.getByRole('button', { name: 'Stop all' }).click();
+      await expect(columns.getByRole('button', { name: /^Continue with this one/ })).toHaveCount(2);
+      await audit(page, 'sidebyside-ended', scheme);
     });
 
     test(`the prompt library and the / palette (${scheme})`, async ({ page }) => {

@@ -13,6 +13,7 @@ import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
 import { FakePrompts } from './fake-prompts';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
+import { FakeGroups } from './fake-groups';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
@@ -22,6 +23,7 @@ import type {
   VoteFilter,
   VoteRecord,
   GroupRef,
+  GroupSendRequest,
   TurnGroup,
   Vote,
   KnowledgePlace,
@@ -92,6 +94,8 @@ interface Running {
   denied: Set<string>;
   /** Seeded at once: timestamps follow the turn's start, not the clock. */
   instant?: boolean;
+  /** Ticks this many times slower than the fake's tick (a side-by-side column's speed). */
+  slowdown?: number;
 }
 
 export interface FakeOptions {
@@ -136,11 +140,12 @@ export class FakeBackend implements Backend {
     () => this.now(),
   );
   /** Votes on side-by-side groups and the leaderboard (fake-arena.ts). */
-  readonly arena = new FakeArena({
+  readonly arena: FakeArena = new FakeArena({
     session: (id) => this.sessions.find((s) => s.id === id),
     message: (turnId) => this.turns.get(turnId)?.user_message ?? '',
     id: () => this.id('v'),
     now: () => this.now(),
+    group: (id) => this.groups.get(id),
   });
   /** Documents of sessions and projects (fake-knowledge.ts). */
   readonly knowledge = new FakeKnowledge(
@@ -709,18 +714,40 @@ export class FakeBackend implements Backend {
     this.emit(evs.map(delivered));
   }
 
-  // Side by side: replaced by the fake's groups (issue 44, in progress).
-  async sendSideBySide(): Promise<GroupRef> {
-    throw new BackendError('invalid', 'Side by side is not in the demo yet.');
+  /** Side-by-side groups (fake-groups.ts). */
+  readonly groups: FakeGroups = new FakeGroups({
+    session: (id) => this.session(id),
+    turn: (id) => this.turns.get(id),
+    turnsOf: (sid) => this.turnsOf(sid),
+    newTurn: (sid, message, workflow, model) => this.newTurn(sid, message, workflow, undefined, model),
+    start: (turn, slowdown) => this.start(turn, false, slowdown),
+    stopTurn: (id) => this.stopTurn(id),
+    newestUnder: (id) => this.subtree(id).sort((a, b) => b.seq - a.seq)[0] ?? this.turnOrThrow(id),
+    id: (prefix) => this.id(prefix),
+    now: () => this.now(),
+    vote: (id) => this.arena.voteOf(id),
+  });
+
+  async sendSideBySide(req: GroupSendRequest): Promise<GroupRef> {
+    this.log('sendSideBySide', req);
+    return this.groups.send(req);
   }
-  async groupChain(): Promise<TurnGroup[]> {
-    throw new BackendError('not_found', 'There is no side-by-side group here.');
+  async groupChain(groupId: string): Promise<TurnGroup[]> {
+    this.log('groupChain', groupId);
+    return clone(this.groups.chain(groupId));
   }
-  async stopGroup() {}
+  async stopGroup(groupId: string) {
+    this.log('stopGroup', groupId);
+    await this.groups.stop(groupId);
+  }
   async continueWith(turnId: string) {
-    return this.switchBranch(turnId);
+    this.log('continueWith', turnId);
+    return this.groups.continueWith(turnId);
   }
-  async openGroup() {}
+  async openGroup(groupId: string) {
+    this.log('openGroup', groupId);
+    this.groups.open(groupId);
+  }
   async voteOnGroup(v: Vote): Promise<Vote> {
     this.log('voteOnGroup', v);
     return this.arena.vote(v);
@@ -1491,8 +1518,9 @@ export class FakeBackend implements Backend {
     return found.length ? found : undefined;
   }
 
-  private start(turn: TurnDetail, variant = false) {
+  private start(turn: TurnDetail, variant = false, slowdown = 1) {
     const r: Running = {
+      slowdown,
       turn,
       steps: scriptFor(turn.user_message, turn.workflow, variant, this.sourcesFor(turn.session_id, turn.user_message)),
       i: 0,
@@ -1506,7 +1534,7 @@ export class FakeBackend implements Backend {
   }
 
   private schedule(r: Running, delay = this.tick) {
-    r.timer = setTimeout(() => this.step(r), delay);
+    r.timer = setTimeout(() => this.step(r), delay * (r.slowdown ?? 1));
   }
 
   // One tick: a few tokens merged into one delivery, or events up to the

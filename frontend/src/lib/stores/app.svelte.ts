@@ -7,7 +7,7 @@
 // context (see context.ts) and read its classes directly.
 import { messageOf, type Backend } from '../api';
 import type { Router } from '../route';
-import type { RerunOptions, Status } from '../types';
+import type { GroupTarget, RerunOptions, Status } from '../types';
 import { ApprovalsStore } from './approvals.svelte';
 import { ComposerState } from './composer.svelte';
 import { ConversationStore, type TurnTarget } from './conversation.svelte';
@@ -19,6 +19,7 @@ import { Navigation, type HistoryMode } from './navigation.svelte';
 import { Sender, type OutgoingImage } from './sending';
 import { SearchStore, SessionsStore } from './sessions.svelte';
 import { SettingsStore } from './settings.svelte';
+import { SideBySide } from './sidebyside.svelte';
 import { TurnStore, type TurnsOptions } from './turns.svelte';
 import { UIState } from './ui.svelte';
 import { Wiring } from './wiring';
@@ -41,6 +42,8 @@ export class App {
   readonly search: SearchStore;
   readonly turns: TurnStore;
   readonly conversation: ConversationStore;
+  /** The columns the open session shows side by side. */
+  readonly sideBySide: SideBySide;
   readonly settings: SettingsStore;
   readonly approvals: ApprovalsStore;
   /** Which dialog or panel is open, the toast, and the questions a send asks. */
@@ -74,7 +77,8 @@ export class App {
       onWarning: (m) => console.warn(m),
     });
     this.diagnostics = new DiagnosticsData(this.turns);
-    this.conversation = new ConversationStore(backend, this.sessions, this.turns);
+    this.sideBySide = new SideBySide(backend, this.turns);
+    this.conversation = new ConversationStore(backend, this.sessions, this.turns, this.sideBySide);
     this.settings = new SettingsStore(backend);
     this.approvals = new ApprovalsStore(backend);
     this.composer = new ComposerState(backend, (m) => this.toast(m));
@@ -100,6 +104,7 @@ export class App {
     this.#sender = new Sender({
       ...this.#parts(),
       ui: this.ui,
+      sideBySide: this.sideBySide,
       imageCache: this.imageCache,
       now,
       adopted: (id) => this.nav.adopted(id),
@@ -194,6 +199,8 @@ export class App {
 
   /** Opens or closes the diagnostics panel for the open session's newest turn. */
   toggleLatestDiagnostics() {
+    // A blind column's diagnostics name its model: not before the vote.
+    if (this.sideBySide.blind) return;
     const ids = this.conversation.ids;
     const last = ids[ids.length - 1];
     if (!last) return;
@@ -229,6 +236,61 @@ export class App {
   /** Sends a message in the open session (sending.ts). */
   send(message: string, attach: string[] = [], images: OutgoingImage[] = [], force = false): Promise<string | null> {
     return this.#sender.send(message, attach, images, force);
+  }
+
+  /**
+   * Sends a message side by side (sending.ts): to targets, or, with
+   * follows, to each column's branch of that group. Answers the group's
+   * id, or null when nothing was sent.
+   */
+  async sendSideBySide(
+    message: string,
+    g: { targets?: GroupTarget[]; blind?: boolean; follows?: string },
+    attach: string[] = [],
+    images: OutgoingImage[] = [],
+  ): Promise<string | null> {
+    return (await this.#sender.sendGroup(message, g, attach, images))?.group_id ?? null;
+  }
+
+  /** "Continue with this one": that column's branch becomes the conversation, the others stay versions. */
+  async continueWith(turnId: string) {
+    try {
+      const ref = await this.backend.continueWith(turnId);
+      this.ui.diagnosticsTurn = null;
+      await this.conversation.open(ref.session_id, { turnId: ref.turn_id, quiet: true });
+    } catch (err) {
+      this.toast(messageOf(err));
+    }
+  }
+
+  /** Shows a group side by side again (from a turn's version switcher). */
+  async openGroup(groupId: string) {
+    const sessionId = this.conversation.sessionId;
+    try {
+      await this.backend.openGroup(groupId);
+      this.ui.diagnosticsTurn = null;
+      if (sessionId) await this.conversation.open(sessionId);
+    } catch (err) {
+      this.toast(messageOf(err));
+    }
+  }
+
+  /** Stops every running column of the open group. */
+  async stopGroup() {
+    const g = this.sideBySide.last;
+    if (!g) return;
+    try {
+      await this.backend.stopGroup(g.id);
+    } catch (err) {
+      this.toast(messageOf(err));
+    }
+  }
+
+  /** Stops what runs in the open session: every column of its group, or its one running turn (Esc, the composer's Stop). */
+  async stopRunning() {
+    if (this.sideBySide.running) return this.stopGroup();
+    const running = this.runningTurn();
+    if (running) await this.stopTurn(running);
   }
 
   /** Runs a new version of a turn (sending.ts). */
@@ -326,8 +388,10 @@ export class App {
     }
   }
 
-  /** The running turn of the open session, if any. */
+  /** The running turn of the open session (a running column's, side by side), if any. */
   runningTurn(): string | null {
+    const column = this.sideBySide.columns.find((c) => c.state === 'running');
+    if (column) return column.last;
     const ids = this.conversation.ids;
     for (let i = ids.length - 1; i >= 0; i--) {
       if (this.turns.status(ids[i]!) === 'running') return ids[i]!;

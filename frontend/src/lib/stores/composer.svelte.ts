@@ -7,6 +7,7 @@ import { filesFromDrop } from '../dom';
 import { imageTypeOfName, splitImages } from '../images';
 import type { ImageData } from '../types';
 import { ComposerImages } from './composerimages.svelte';
+import { TargetsDraft } from './sidebyside.svelte';
 import { Uploads } from './uploads.svelte';
 
 export type ComposerBackend = Pick<Backend, 'kind' | 'uploadAttachment' | 'imageFile' | 'clipboardImage'>;
@@ -22,6 +23,8 @@ export class ComposerState {
   readonly uploads: Uploads;
   /** Images to send with the next message: pasted, dropped or picked. */
   readonly images = new ComposerImages();
+  /** The targets the next message goes to side by side, when two or more are picked. */
+  readonly targets = new TargetsDraft();
 
   constructor(backend: ComposerBackend, toast: (message: string) => void) {
     this.#backend = backend;

@@ -59,6 +59,13 @@ export interface ConversationState extends Held {
 
 export type ConversationBackend = Pick<Backend, 'getSession' | 'listBranch' | 'getTurn' | 'switchBranch'>;
 
+/** What shows a session's side-by-side columns (sidebyside.svelte.ts): told which session opened. */
+export interface GroupView {
+  show(session: Session | null): Promise<void>;
+  refresh(): Promise<void>;
+  clear(): void;
+}
+
 const PAGE = 50;
 /** The most turns one listBranch answers (store.ListBranch). */
 const MAX_PAGE = 1000;
@@ -89,6 +96,7 @@ export class ConversationStore implements ConversationState {
   #backend: ConversationBackend;
   #sessions: Pick<SessionsStore, 'items' | 'upsert' | 'hold'>;
   #turns: TurnStore;
+  #groups: GroupView | null;
   #generation = 0;
   #focusCount = 0;
 
@@ -107,10 +115,16 @@ export class ConversationStore implements ConversationState {
     () => (this.sessionId && this.#sessions.items.find((x) => x.id === this.sessionId)) || null,
   );
 
-  constructor(backend: ConversationBackend, sessions: Pick<SessionsStore, 'items' | 'upsert' | 'hold'>, turns: TurnStore) {
+  constructor(
+    backend: ConversationBackend,
+    sessions: Pick<SessionsStore, 'items' | 'upsert' | 'hold'>,
+    turns: TurnStore,
+    groups: GroupView | null = null,
+  ) {
     this.#backend = backend;
     this.#sessions = sessions;
     this.#turns = turns;
+    this.#groups = groups;
   }
 
   /** Shows h: every field at once. */
@@ -189,6 +203,7 @@ export class ConversationStore implements ConversationState {
     this.#generation++;
     this.#sessions.hold('');
     this.#turns.open('', []);
+    this.#groups?.clear();
     this.#set(empty(draft));
   }
 
@@ -222,6 +237,9 @@ export class ConversationStore implements ConversationState {
         found = r.found;
       }
       const error = target && !found ? missing(target.turnId) : '';
+      // The columns it shows side by side, read before anything shows.
+      await this.#groups?.show(session);
+      if (gen !== this.#generation) return { ok: true, found: false };
       this.#sessions.upsert(session);
       this.#sessions.hold(sessionId);
       this.#set({ ...empty(), sessionId, ids, versions, nextCursor: cursor, error, focus: found && target ? this.#focusOf(target) : null });
@@ -325,6 +343,7 @@ export class ConversationStore implements ConversationState {
       this.#turns.remember(fresh);
       this.ids = [...this.ids.filter((id) => (this.#seqOf(id) ?? 0) < first), ...idsOf(fresh)];
       this.versions = { ...this.versions, ...page.versions };
+      await this.#groups?.refresh();
     } catch (err) {
       if (gen === this.#generation) this.error = messageOf(err);
     }

@@ -4,11 +4,12 @@
 // database is damaged or the budget is spent asks the person (ui.svelte.ts)
 // and, if they confirm, goes again with the refusal waived.
 import { isDamaged, isOverBudget, messageOf, type Backend } from '../api';
-import type { ImageData, RerunOptions, Turn } from '../types';
+import type { GroupRef, GroupTarget, ImageData, RerunOptions, Turn } from '../types';
 import type { ConversationStore } from './conversation.svelte';
 import type { ImageCache } from './imagecache';
 import { userImagesOf } from './reducer';
 import type { SessionsStore } from './sessions.svelte';
+import type { SideBySide } from './sidebyside.svelte';
 import type { SettingsStore } from './settings.svelte';
 import type { TurnStore } from './turns.svelte';
 import type { UserImage } from './turnview';
@@ -48,6 +49,8 @@ export interface SendDeps {
   sessions: SessionsStore;
   settings: SettingsStore;
   turns: TurnStore;
+  /** The columns the open session shows. */
+  sideBySide: SideBySide;
   ui: UIState;
   imageCache: ImageCache;
   now: () => Date;
@@ -130,6 +133,70 @@ export class Sender {
 
   async rerun(turnId: string, opts: RerunOptions) {
     await this.#startCopy(turnId, 'rerun', () => this.#d.backend.rerunTurn(turnId, opts), opts);
+  }
+
+  /**
+   * Sends a message side by side: to targets (2 to 4), or, with follows,
+   * to each column's own branch of that group. A draft session is
+   * created first. The columns show once the group is read back.
+   */
+  async sendGroup(
+    message: string,
+    g: { targets?: GroupTarget[]; blind?: boolean; follows?: string },
+    attach: string[] = [],
+    images: OutgoingImage[] = [],
+  ): Promise<GroupRef | null> {
+    const text = message.trim();
+    if (!text && images.length === 0) return null;
+    const { backend, conversation, sessions, turns, sideBySide } = this.#d;
+    let session = conversation.session;
+    try {
+      if (!session) {
+        session = await sessions.create({ ...conversation.draft, title: titleFrom(text || images[0]?.name || '') });
+        conversation.adopt(session);
+        this.#d.adopted(session.id);
+      }
+      const before = g.follows ? sideBySide.columns : [];
+      const ref = await backend.sendSideBySide({
+        send: {
+          session_id: session.id,
+          message: text,
+          attach: attach.length ? attach : undefined,
+          images: images.length
+            ? images.map(({ name, mime, width, height, data }): ImageData => ({ name, mime, width, height, data }))
+            : undefined,
+        },
+        targets: g.follows ? null : (g.targets ?? []),
+        blind: g.blind || undefined,
+        follows: g.follows || undefined,
+      });
+      const startedAt = this.#d.now().toISOString();
+      const shown = this.#showSent(ref.turns?.[0]?.turn_id ?? '', images);
+      const parent = this.#lastShown();
+      for (const [slot, r] of (ref.turns ?? []).entries()) {
+        turns.describe(r.turn_id, { sessionId: session.id, userMessage: text, userImages: shown, startedAt, loaded: true });
+        sessions.noteTurn(session.id, r.turn_id, 'running');
+        const row = { ...runningTurn(r.turn_id, session.id, text, '', '', startedAt, r.seq), group_id: ref.group_id, group_slot: slot };
+        turns.remember([{ ...row, parent_turn_id: before.find((c) => c.slot === slot)?.last ?? parent }]);
+      }
+      const first = ref.turns?.[0];
+      if (first) conversation.addTurn(turns.summary(first.turn_id)!);
+      const sid = session.id;
+      sessions.upsert({ ...(sessions.items.find((x) => x.id === sid) ?? session), open_group_id: ref.group_id });
+      sessions.touch(session.id, startedAt);
+      if (conversation.focus) this.#d.unfocus();
+      await sideBySide.load(session.id, ref.group_id);
+      // What each column runs, as the group was stored (a blind one shuffled).
+      for (const c of sideBySide.last?.columns ?? []) {
+        const t = sideBySide.last?.targets?.[c.slot];
+        if (t && ref.turns?.some((r) => r.turn_id === c.turn_id))
+          turns.describe(c.turn_id, { model: t.model, workflow: t.workflow || session.workflow });
+      }
+      return ref;
+    } catch (err) {
+      this.#d.toast(messageOf(err));
+      return null;
+    }
   }
 
   // Starts a turn in the open session (creating a draft first) and shows it.

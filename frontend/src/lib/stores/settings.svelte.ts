@@ -1,6 +1,7 @@
 /* eslint-disable svelte/prefer-svelte-reactivity -- the Maps and Sets here are scratch inside a method, or values held in $state.raw and replaced whole, never changed in place. */
 // Preferences, providers, their models, workflows, and the theme.
 import { messageOf, type Backend } from '../api';
+import type { ModelGroup } from '../models';
 import type { Detected, Provider, ProviderInput, ProviderView, Settings, WorkflowList } from '../types';
 
 export type SettingsBackend = Pick<
@@ -40,6 +41,11 @@ export class SettingsStore {
 
   constructor(backend: SettingsBackend) {
     this.#backend = backend;
+  }
+
+  /** Every saved provider's models to pick from, with its saved default: what a model picker suggests. */
+  modelGroups(): ModelGroup[] {
+    return this.providers.map((p) => ({ provider: p.name, models: this.modelsOf(p.name), defaultModel: p.default_model || undefined }));
   }
 
   /** The models to pick from for a provider: what a test found, else its saved list. */

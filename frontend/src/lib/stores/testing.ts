@@ -1,8 +1,9 @@
 // Helpers for the stores' tests (imported by tests only).
+import { vi } from 'vitest';
 import type { Backend } from '../api';
 import { FakeBackend } from '../fake';
 import type { Turn } from '../types';
-import type { App } from './app.svelte';
+import { createApp, type App } from './app.svelte';
 import { ConversationStore } from './conversation.svelte';
 import { SessionsStore } from './sessions.svelte';
 import { TurnStore } from './turns.svelte';
@@ -70,4 +71,24 @@ export function localBackend(model = 'm1', opts?: ConstructorParameters<typeof F
   b.settings.default_provider = 'ollama';
   b.settings.default_model = model;
   return b;
+}
+
+/**
+ * A started app over b whose animation frames the test runs: advance(ms)
+ * moves the fake timers (vi.useFakeTimers first) 10 ms at a time and runs
+ * the frames asked for meanwhile.
+ */
+export function steppedApp(b: Backend) {
+  let frames: Array<() => void> = [];
+  const app = createApp(b, { raf: (cb) => frames.push(cb) });
+  app.start();
+  const advance = async (ms: number) => {
+    for (let t = 0; t < ms; t += 10) {
+      await vi.advanceTimersByTimeAsync(10);
+      const fs = frames;
+      frames = [];
+      for (const f of fs) f();
+    }
+  };
+  return { app, advance };
 }

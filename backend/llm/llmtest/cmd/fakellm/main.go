@@ -43,6 +43,11 @@
 // A message holding "whoami" is answered "Answered by NAME as MODEL." (NAME
 // from -name, MODEL the one the request asked for): the browser tests run
 // a second fakellm as a second provider and read which one answered.
+//
+// A message holding "race" (side by side: one message to several models
+// at once) is answered "Answered by NAME as MODEL." too, at a speed that
+// depends on the server: the one named "second" goes on slowly for
+// minutes (the column a test stops), any other ends within a second.
 package main
 
 import (
@@ -168,6 +173,9 @@ func (o *refusedOnce) reply(r llmtest.Request) (llmtest.Reply, bool) {
 func answerAs(name string, r llmtest.Request) llmtest.Reply {
 	if strings.Contains(strings.ToLower(lastUser(r)), "whoami") {
 		return text(fmt.Sprintf("Answered by %s as %s.", name, r.Model), 4)
+	}
+	if strings.Contains(strings.ToLower(lastUser(r)), "race") {
+		return race(name, r.Model)
 	}
 	return script(r)
 }
@@ -304,6 +312,24 @@ func writer(prompt string) llmtest.Reply {
 func slow() llmtest.Reply {
 	var b strings.Builder
 	b.WriteString("Slow answer begins. ")
+	for i := range 2000 {
+		b.WriteString("word" + strconv.Itoa(i) + " ")
+	}
+	return llmtest.Reply{Chunks: llmtest.Text(b.String(), 2001), Delay: 100 * time.Millisecond,
+		Usage: &llmtest.Usage{PromptTokens: 20, CompletionTokens: 2001, TotalTokens: 2021}}
+}
+
+// race answers a side-by-side message: who answered, then, from the
+// server named "second", 2,000 words 100 ms apart (as slow), so its
+// column is still streaming when the others have ended.
+func race(name, model string) llmtest.Reply {
+	who := fmt.Sprintf("Answered by %s as %s. ", name, model)
+	if name != "second" {
+		return llmtest.Reply{Chunks: llmtest.Text(who+"A quick answer.", 6), Delay: 40 * time.Millisecond,
+			Usage: &llmtest.Usage{PromptTokens: 20, CompletionTokens: 12, TotalTokens: 32}}
+	}
+	var b strings.Builder
+	b.WriteString(who)
 	for i := range 2000 {
 		b.WriteString("word" + strconv.Itoa(i) + " ")
 	}

@@ -125,6 +125,25 @@ func TestAnswerAs(t *testing.T) {
 	}
 }
 
+// race answers fast but from the server named "second", which streams
+// slowly for minutes; both say who answered.
+func TestRace(t *testing.T) {
+	msg := llmtest.Request{Model: "m", Messages: []llmtest.Message{{Role: "user", Content: "A side by side race"}}}
+	for _, c := range []struct {
+		name string
+		slow bool
+	}{{"fakellm", false}, {"second", true}} {
+		r := answerAs(c.name, msg)
+		got := llmtest.Content(r.Chunks)
+		if !strings.HasPrefix(got, "Answered by "+c.name+" as m. ") {
+			t.Errorf("%s: %q", c.name, got)
+		}
+		if long := len(r.Chunks) > 1000 && r.Delay >= 100*time.Millisecond; long != c.slow {
+			t.Errorf("%s: %d chunks %v apart, want slow=%v", c.name, len(r.Chunks), r.Delay, c.slow)
+		}
+	}
+}
+
 // The prompts of backend/workflow's critique-revise executor.
 func critiquePrompt(task, draft string) string {
 	return "Task:\n" + task + "\n\nDraft:\n" + draft + "\n\nEvaluate the draft against the task. Reply with JSON: {\"passed\": true|false, \"score\": 0..1, \"feedback\": \"what to change\"}."
