@@ -13,6 +13,8 @@ VERSION ?= $(shell bash scripts/version.sh)
 COMMIT  ?= $(shell bash scripts/version.sh --commit)
 VERSION := $(VERSION)
 COMMIT  := $(COMMIT)
+# make test's chains are makes of their own: the same version in all.
+export VERSION COMMIT
 TAGS    := desktop,production,webkit2_41
 LDFLAGS := -s -w -X github.com/agentdeck/agentdeck/backend/buildinfo.Version=$(VERSION) \
            -X github.com/agentdeck/agentdeck/backend/buildinfo.Commit=$(COMMIT)
@@ -25,19 +27,49 @@ export PATH := $(CURDIR)/.bin:$(PATH)
 run: build
 	./$(BIN) $(ARGS)
 
-test: setup vet go-test fuzz fe-check fe-test build e2e smoke package package-test
+# The same checks as one after another, in two pairs of chains that share
+# the 2 cores (measured in e2e/README.md, "Time"): the Go checks beside the
+# frontend's (go test's tail is one package on one core), then, after the
+# release build, the browser tests beside the window smoke test and the
+# packages (which mostly wait for windows). The chains share no files: the
+# frontend's build, which rewrites frontend/dist that the Go checks embed,
+# comes after both of the first. Set-up runs once, first, and the release
+# build once (SETUP_DONE, BUILD_DONE: the chains' targets skip them). Each
+# line says its chain ([go], [fe], [e2e], [pkg]); a failure in either chain
+# fails make test, after the other chain of its pair has ended.
+test: setup
+	@$(MAKE) --no-print-directory -j2 SETUP_DONE=1 test-go test-fe
+	@$(MAKE) --no-print-directory SETUP_DONE=1 build
+	@$(MAKE) --no-print-directory -j2 SETUP_DONE=1 BUILD_DONE=1 test-e2e test-pkg
 	@echo "make test: all checks passed"
 
+# The chains of make test; each runs its targets in order.
+.PHONY: test-go test-fe test-e2e test-pkg
+test-go:
+	@{ $(MAKE) vet && $(MAKE) go-test && $(MAKE) fuzz; } 2>&1 | sed -u 's/^/[go] /'
+test-fe:
+	@{ $(MAKE) fe-check && $(MAKE) fe-test; } 2>&1 | sed -u 's/^/[fe] /'
+test-e2e:
+	@$(MAKE) e2e 2>&1 | sed -u 's/^/[e2e] /'
+test-pkg:
+	@{ $(MAKE) smoke && $(MAKE) package-test; } 2>&1 | sed -u 's/^/[pkg] /'
+
 setup:
+ifndef SETUP_DONE
 	@bash scripts/setup.sh
+endif
 
 frontend: setup
 	cd frontend && npm run build
 	touch frontend/dist/.gitkeep
 
+ifndef BUILD_DONE
 build: frontend
 	go build -tags $(TAGS) -ldflags "$(LDFLAGS)" -o $(BIN) .
 	@echo "built $(BIN) $(VERSION)"
+else
+build:
+endif
 
 vet: setup
 	go vet ./...

@@ -22,7 +22,9 @@ export default defineConfig({
   workers: 2,
   retries: 0,
   forbidOnly: !!process.env.CI,
-  reporter: [['list']],
+  // list for the log; the JSON report keeps each test's duration, for
+  // finding the slow ones (e2e/README.md, "Time").
+  reporter: [['list'], ['json', { outputFile: `${out}/results.json` }]],
   use: {
     ...devices['Desktop Chrome'],
     viewport: { width: 1280, height: 800 },
