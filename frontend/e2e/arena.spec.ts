@@ -80,7 +80,7 @@ test('the Arena page shows both targets of a blind vote with their counts, and o
 test('a blind vote under the columns shows the names only after it, and counts on the Arena page (needs the columns)', async ({ page }) => {
   const g = await blindGroup(page);
   await page.evaluate((id) => (location.hash = `#/s/${id}`), g.sessionId);
-  const columns = page.getByRole('region', { name: 'Side by side' });
+  const columns = page.getByRole('article', { name: 'Side by side' });
   await expect(columns).toBeVisible();
   const bar = page.getByRole('region', { name: 'Which answer is better?' });
   await expect(bar).toBeVisible();
