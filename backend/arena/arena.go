@@ -59,7 +59,7 @@ type Vote struct {
 }
 
 // Method is what Board.Method says of how a board is fitted.
-const Method = "bradley-terry (ties half), 95% bootstrap"
+const Method = "bradley-terry (ties half), 95% bootstrap or normal, the wider"
 
 // Pairs expands a vote into the pairs it compared (see the package doc):
 // nil when it compares nothing.
@@ -95,10 +95,11 @@ func Rate(votes []Vote, targets []string) Board {
 	}
 	scores, strength := f.scores(f.weightsOnce(), nil)
 	low, high := f.bootstrap(bootstrapRounds, strength)
+	half := f.normalHalfWidth(strength)
 	for i, name := range f.names {
 		r := f.counts[i]
 		r.Target, r.Score = name, round(scores[i])
-		r.Low, r.High = round(min(low[i], scores[i])), round(max(high[i], scores[i]))
+		r.Low, r.High = round(min(low[i], scores[i]-half[i])), round(max(high[i], scores[i]+half[i]))
 		board.Ratings = append(board.Ratings, r)
 	}
 	rank(board.Ratings)

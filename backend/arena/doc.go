@@ -22,8 +22,12 @@
 //     the score over bootstrapRounds resamplings of the votes (with
 //     replacement). The random source has a fixed seed and the votes are
 //     put in a canonical order first, so the same votes give the same
-//     board whatever order they come in. The interval is widened to hold
-//     the score if a resampling happens to leave it outside.
+//     board whatever order they come in. The interval is widened to the
+//     normal approximation's (1.96 standard errors from the likelihood's
+//     curvature, the prior included) where that is wider: a bootstrap of
+//     a few votes resamples them to themselves (one vote: zero width),
+//     so with few votes the interval is honestly wide. It always holds
+//     the score.
 //   - Ranks follow the score, best first; equal scores share a rank and
 //     are ordered by name. A target asked for with no votes is listed
 //     last, unranked (Rank 0), with zero scores and counts.

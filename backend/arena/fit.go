@@ -242,3 +242,31 @@ func percentile(s []float64, q float64) float64 {
 	}
 	return s[i] + (x-float64(i))*(s[i+1]-s[i])
 }
+
+// normalHalfWidth is each target's 95% half-width by the normal
+// approximation: 1.96 standard errors of its log-strength, from the
+// likelihood's curvature with the prior's virtual tie (the diagonal of
+// the information, each target read as if the others were known), on
+// the Elo scale. A bootstrap of a few votes resamples them to
+// themselves and claims a certainty they do not give (one vote: an
+// interval of zero width); this does not.
+func (f *fit) normalHalfWidth(strength []float64) []float64 {
+	k := len(f.names)
+	info := make([]float64, k)
+	for i, s := range strength {
+		info[i] = s / ((s + 1) * (s + 1)) // the virtual tie with the mean, strength 1
+	}
+	for _, fv := range f.votes {
+		for _, p := range fv.pairs {
+			a, b := strength[p.a], strength[p.b]
+			x := float64(fv.times) * a * b / ((a + b) * (a + b))
+			info[p.a] += x
+			info[p.b] += x
+		}
+	}
+	out := make([]float64, k)
+	for i, x := range info {
+		out[i] = 1.96 / math.Sqrt(x) * 400 / math.Ln10
+	}
+	return out
+}
