@@ -2,10 +2,11 @@
 // backend. fakellm's "race" message is answered at once by the first
 // fakellm (providers fake and small) and for minutes by the one named
 // second, so its column is still streaming when the test stops it. The
-// send, the Stops and "Continue with this one" are pressed with the keys
-// (focus, then Enter or Esc), never clicked.
+// targets, the send, the Stops and "Continue with this one" are picked and
+// pressed with the keys (focus, then typing, Down, Enter or Esc), never
+// clicked.
 import { composer, expect, finished, newSession, openApp, ORIGIN, OUT, test, uid } from './fixtures';
-import { modelBox, pickModel } from './models';
+import { modelBox } from './models';
 import type { Locator, Page } from '@playwright/test';
 import { join } from 'node:path';
 
@@ -20,13 +21,37 @@ async function press(control: Locator, key = 'Enter') {
   await control.press(key);
 }
 
-/** Opens "Side by side" in the composer and adds targets to the session's model. */
+/**
+ * Picks a provider's model in a model combobox by the keys alone: types
+ * the model, then Down until the active option is that provider's, and
+ * Enter.
+ */
+async function pickModelByKeys(page: Page, provider: string, model: string, name: string) {
+  const box = modelBox(page, name);
+  await box.focus();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.type(model);
+  for (let i = 0; i < 40; i++) {
+    await box.press('ArrowDown');
+    const id = await box.getAttribute('aria-activedescendant');
+    if (!id) continue;
+    const option = page.locator(`[id="${id}"]`);
+    const group = await option.evaluate((el) => el.closest('[role="group"]')?.getAttribute('aria-label') ?? '');
+    const shown = ((await option.locator('.name').textContent()) ?? '').trim();
+    if (group === provider && shown === model) break;
+  }
+  await box.press('Enter');
+  await expect(box).toHaveValue(model);
+  await expect(box).toHaveAttribute('data-provider', provider);
+}
+
+/** Opens "Side by side" in the composer and adds targets to the session's model, by the keys. */
 async function pickTargets(page: Page, targets: Array<[provider: string, model: string]>) {
   await press(page.getByRole('form', { name: 'Message' }).getByRole('button', { name: /^Side by side/ }));
   const chips = page.getByRole('list', { name: 'Targets' });
   await expect(chips.getByRole('listitem')).toHaveCount(1);
   for (const [provider, model] of targets) {
-    await pickModel(page, provider, model, 'Model to add');
+    await pickModelByKeys(page, provider, model, 'Model to add');
     await press(page.getByRole('button', { name: 'Add target' }));
   }
   await expect(chips.getByRole('listitem')).toHaveCount(targets.length + 1);
