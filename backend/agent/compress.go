@@ -61,7 +61,7 @@ func (r *loop) maybeCompress(ctx context.Context, tools []llm.Tool, force bool) 
 		return false
 	}
 	beforeCount := len(r.msgs)
-	summary, err := r.summarize(ctx, old)
+	summary, answered, err := r.summarize(ctx, old)
 	var out []llm.Message
 	out = append(out, head...)
 	if err == nil {
@@ -76,7 +76,7 @@ func (r *loop) maybeCompress(ctx context.Context, tools []llm.Tool, force bool) 
 	}
 	r.msgs = out
 	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.CompressedData{
-		BeforeCount: beforeCount, AfterCount: len(out), BeforeTokens: before, AfterTokens: estimate(out, tools),
+		BeforeCount: beforeCount, AfterCount: len(out), BeforeTokens: before, AfterTokens: estimate(out, tools), Summarized: answered,
 	}})
 	return true
 }
@@ -117,7 +117,7 @@ func (r *loop) split(keepBudget int, tools []llm.Tool) (head, old, keep []llm.Me
 }
 
 // summarize asks the model, without tools, for a compact summary of msgs.
-func (r *loop) summarize(ctx context.Context, msgs []llm.Message) (string, error) {
+func (r *loop) summarize(ctx context.Context, msgs []llm.Message) (summary string, answered bool, err error) {
 	var b strings.Builder
 	for _, m := range msgs {
 		switch {
@@ -150,12 +150,12 @@ func (r *loop) summarize(ctx context.Context, msgs []llm.Message) (string, error
 	r.usage = r.usage.Add(resp.Usage)
 	r.mcalls = append(r.mcalls, resp.Diagnostics)
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	if strings.TrimSpace(resp.Message.Content) == "" {
-		return "", fmt.Errorf("the model returned an empty summary")
+		return "", true, fmt.Errorf("the model returned an empty summary")
 	}
-	return resp.Message.Content, nil
+	return resp.Message.Content, true, nil
 }
 
 // dropOldest removes messages after the head, a whole group at a time (an

@@ -208,7 +208,7 @@ func (r *loop) call(ctx context.Context, tools []llm.Tool) (llm.Response, error)
 	waiting.arrived()
 	r.usage = r.usage.Add(resp.Usage)
 	r.mcalls = append(r.mcalls, resp.Diagnostics)
-	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens}})
+	r.em.Emit(turn.Draft{StageID: r.stageID, Data: turn.ThinkEndData{PromptTokens: resp.Usage.InputTokens, CompletionTokens: resp.Usage.OutputTokens, Capture: capturedAs(resp, err)}})
 	msg := resp.Message
 	if strings.TrimSpace(msg.Content) != "" {
 		r.answer = msg.Content
@@ -222,6 +222,15 @@ func (r *loop) call(ctx context.Context, tools []llm.Tool) (llm.Response, error)
 	}
 	r.msgs = append(r.msgs, msg)
 	return resp, nil
+}
+
+// capturedAs is how a call was captured, "" when it has no recording:
+// only a call that answered is recorded.
+func capturedAs(resp llm.Response, err error) string {
+	if err != nil {
+		return ""
+	}
+	return resp.Diagnostics.Capture
 }
 
 // waitNotice emits model_waiting once if the model call under way

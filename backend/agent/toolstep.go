@@ -151,7 +151,7 @@ func (r *loop) execute(ctx context.Context, name, eventID string, args json.RawM
 		done <- o
 	}()
 	t, _ := r.tools.Get(name)
-	o.output, o.err = t.Execute(tool.WithEmitter(ctx, r.toolEmitter(eventID)), args)
+	o.output, o.err = t.Execute(tool.WithCallID(tool.WithEmitter(ctx, r.toolEmitter(eventID)), id.call.ID), args)
 }
 
 // abandon reports every call still running as failed with reason, then

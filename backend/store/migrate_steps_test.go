@@ -102,6 +102,9 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 		stepExec(t, db, `UPDATE turns SET group_id = 'step-g', target = 'work · m' WHERE id = 'step-t'`)
 		stepExec(t, db, `INSERT INTO votes (id, group_id, outcome, note, blind, created_at) VALUES ('step-v', 'step-g', 'tie', 'both fine', 1, '`+at+`')`)
 	},
+	16: func(t *testing.T, db *sql.DB) {
+		stepExec(t, db, `UPDATE turns SET from_turn_id = 'step-t', from_step = 'tool1', from_edit = 'tool_result' WHERE id = 'step-t'`)
+	},
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

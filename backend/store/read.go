@@ -66,14 +66,14 @@ type ChartRecord struct {
 	Spec    json.RawMessage `json:"spec"`
 }
 
-const turnSelect = `SELECT id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, COALESCE(parent_turn_id, ''), continues, copied, COALESCE(group_id, ''), group_slot, target FROM turns`
+const turnSelect = `SELECT id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, COALESCE(parent_turn_id, ''), continues, copied, COALESCE(group_id, ''), group_slot, target, COALESCE(from_turn_id, ''), from_step, from_edit FROM turns`
 
 func scanTurn(r scanner) (Turn, error) {
 	var t Turn
 	var started string
 	var completed sql.NullString
 	var term string
-	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &t.ParentTurnID, &t.Continues, &t.Copied, &t.GroupID, &t.GroupSlot, &t.Target)
+	err := r.Scan(&t.ID, &t.SessionID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &t.ParentTurnID, &t.Continues, &t.Copied, &t.GroupID, &t.GroupSlot, &t.Target, &t.FromTurnID, &t.FromStep, &t.FromEdit)
 	t.StartedAt = parseTime(started)
 	if completed.Valid {
 		c := parseTime(completed.String)

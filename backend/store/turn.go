@@ -68,6 +68,13 @@ type Turn struct {
 	GroupID   string `json:"group_id,omitempty"`
 	GroupSlot int    `json:"group_slot,omitempty"`
 	Target    string `json:"target,omitempty"`
+	// FromTurnID, FromStep and FromEdit are set on a turn re-run from a
+	// step of another turn (time travel): the turn ("" once it is
+	// deleted), the step's timeline id, and the kind of edit made there
+	// ("" for none).
+	FromTurnID string `json:"from_turn_id,omitempty"`
+	FromStep   string `json:"from_step,omitempty"`
+	FromEdit   string `json:"from_edit,omitempty"`
 	// Images are the user message's images, stored as the turn starts
 	// (StartTurn gives them back with their ids), so a turn cut short by a
 	// crash keeps them. Read them from the messages.
@@ -144,10 +151,10 @@ func (db *DB) StartTurn(ctx context.Context, t Turn, opts ...StartOptions) (Turn
 			}
 		}
 		t.GroupID, t.GroupSlot, t.Target = opt.Group, opt.Slot, opt.Target
-		_, err = tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at, parent_turn_id, continues, group_id, group_slot, target)
-			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, NULLIF(?, ''), ?, ?)`,
+		_, err = tx.ExecContext(ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, owner_pid, owner_start, heartbeat_at, parent_turn_id, continues, group_id, group_slot, target, from_turn_id, from_step, from_edit)
+			VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, NULLIF(?, ''), ?, ?, NULLIF(?, ''), ?, ?)`,
 			t.ID, t.SessionID, t.Seq, t.UserMessage, t.Workflow, t.Model, fmtTime(t.StartedAt), db.owner.PID, db.owner.Start, fmtTime(t.StartedAt), t.ParentTurnID, t.Continues,
-			t.GroupID, t.GroupSlot, t.Target)
+			t.GroupID, t.GroupSlot, t.Target, t.FromTurnID, t.FromStep, t.FromEdit)
 		if err != nil {
 			if isForeignKey(err) {
 				return apperr.New(apperr.NotFound, "There is no session %s.", t.SessionID)

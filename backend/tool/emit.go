@@ -24,6 +24,21 @@ func WithEmitter(ctx context.Context, emit Emitter) context.Context {
 	return context.WithValue(ctx, emitterKey{}, emit)
 }
 
+type callIDKey struct{}
+
+// WithCallID returns ctx carrying the id of the model's tool call a tool
+// runs for: a stand-in that answers some calls of a run differently (a
+// re-run from a step) tells them apart by it.
+func WithCallID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, callIDKey{}, id)
+}
+
+// CallID is the id WithCallID put in ctx, "" outside a run.
+func CallID(ctx context.Context) string {
+	id, _ := ctx.Value(callIDKey{}).(string)
+	return id
+}
+
 // Emit reports an event from inside a tool's Execute (a plan, a chart).
 // Outside a run (a tool called directly, in a test) it does nothing.
 func Emit(ctx context.Context, d turn.Draft) {

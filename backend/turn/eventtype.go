@@ -42,6 +42,9 @@ const (
 	EventRefining          EventType = "refining"
 	EventRevision          EventType = "revision_completed"
 	EventReplayDivergence  EventType = "replay_divergence"
+	// EventLiveFrom marks where a turn re-run from a step of another turn
+	// stops being served from that turn's recordings and runs live.
+	EventLiveFrom EventType = "live_from"
 	EventChart             EventType = "chart"
 	// EventSources: passages or pages a tool gave the model to cite.
 	EventSources       EventType = "sources"
@@ -95,6 +98,7 @@ var kinds = map[EventType]struct {
 	EventRefining:          {PhaseReflecting, false},
 	EventRevision:          {PhaseReflecting, true},
 	EventReplayDivergence:  {PhaseThinking, false},
+	EventLiveFrom:          {PhaseThinking, false},
 	EventChart:             {PhaseThinking, false},
 	EventSources:           {PhaseActing, false},
 	EventStageStart:        {PhaseStage, false},
@@ -139,7 +143,7 @@ func Payloads() []Payload {
 		MemoryData{}, CompressedData{},
 		HandoffStartData{}, HandoffEndData{},
 		ReflectionStartData{}, ReflectionEndData{}, CritiqueData{}, RefiningData{}, RevisionData{},
-		ReplayDivergenceData{}, ChartData{}, SourcesData{},
+		ReplayDivergenceData{}, LiveFromData{}, ChartData{}, SourcesData{},
 		StageStartData{}, StageEndData{},
 		ErrorData{}, FinalAnswerData{}, CancelledData{}, TurnCompletedData{},
 	}
@@ -192,6 +196,11 @@ func (ThinkStartData) EventType() EventType { return EventThinkStart }
 type ThinkEndData struct {
 	PromptTokens     int `json:"prompt_tokens"`
 	CompletionTokens int `json:"completion_tokens"`
+	// Capture is the call's llm.CallDiagnostics.Capture: "recorded" or
+	// "replayed" when the call has a recording (a step a re-run may start
+	// from), "" when it failed or recording was off. Absent in events
+	// stored before issue 45 (so the key is always written).
+	Capture string `json:"capture"`
 }
 
 func (ThinkEndData) EventType() EventType { return EventThinkEnd }
@@ -264,6 +273,9 @@ type CompressedData struct {
 	AfterCount   int `json:"after_count"`
 	BeforeTokens int `json:"before_tokens"`
 	AfterTokens  int `json:"after_tokens"`
+	// Summarized is set when a model call wrote the summary and answered,
+	// so it has a recording: the turn's call order counts it.
+	Summarized bool `json:"summarized,omitempty"`
 }
 
 func (CompressedData) EventType() EventType { return EventContextCompressed }
@@ -333,6 +345,24 @@ type ReplayDivergenceData struct {
 }
 
 func (ReplayDivergenceData) EventType() EventType { return EventReplayDivergence }
+
+// LiveFromData is live_from: a turn re-run from a step of another turn
+// (time travel) ran everything before it from that turn's recordings and
+// runs live from here, with Edit applied. It is emitted once, when the
+// first step that is not from a recording begins.
+type LiveFromData struct {
+	FromTurnID string `json:"from_turn_id"`
+	FromStep   string `json:"from_step"`
+	// Edit is the kind of change made at the step ("" for none): message,
+	// system_prompt, tool_result, reply, settings, stage.
+	Edit string `json:"edit,omitempty"`
+	// RecordedCalls and RecordedTools are how many model calls and tool
+	// results came from the recordings before this point.
+	RecordedCalls int `json:"recorded_calls"`
+	RecordedTools int `json:"recorded_tools"`
+}
+
+func (LiveFromData) EventType() EventType { return EventLiveFrom }
 
 type ChartData struct {
 	Spec  json.RawMessage `json:"spec"`
