@@ -45,7 +45,7 @@ const (
 	// EventLiveFrom marks where a turn re-run from a step of another turn
 	// stops being served from that turn's recordings and runs live.
 	EventLiveFrom EventType = "live_from"
-	EventChart             EventType = "chart"
+	EventChart    EventType = "chart"
 	// EventSources: passages or pages a tool gave the model to cite.
 	EventSources       EventType = "sources"
 	EventStageStart    EventType = "stage_start"
