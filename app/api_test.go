@@ -28,7 +28,7 @@ var apiTable = map[string]need{
 	"ImportSession": needDB,
 	"ImportFile":    needDB,
 	"SendMessage":   needDB, "UploadAttachment": needDB, "StopTurn": needDB, "GetTurn": needDB, "ListTurns": needDB, "EventsAfter": needDB,
-	"ReplayTurn": needDB, "RerunTurn": needDB, "PendingApprovals": anyTime, "AnswerApproval": anyTime,
+	"ReplayTurn": needDB, "RerunTurn": needDB, "RerunFrom": needDB, "TurnSteps": needDB, "DiffTurns": needDB, "PendingApprovals": anyTime, "AnswerApproval": anyTime,
 	"SessionTree": needDB, "ListBranch": needDB, "GetImage": needDB, "ImageFile": anyTime, "ClipboardImage": anyTime, "SwitchBranch": needDB, "CountTurnsFrom": needDB, "DeleteTurn": needDB, "ForkSession": needDB,
 	"SendSideBySide": needDB, "GroupChain": needDB, "StopGroup": needDB, "ContinueWith": needDB, "OpenGroup": needDB, "VoteOnGroup": needDB, "ListVotes": needDB, "ArenaBoard": needDB,
 	"ListProviders": needDB, "Presets": anyTime, "SaveProvider": needDB, "DeleteProvider": needDB,

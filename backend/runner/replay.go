@@ -47,6 +47,8 @@ type runSpec struct {
 	// Agents are, per agent, what its workflow file set over Settings
 	// (agentRuns), for the turn's diagnostics.
 	Agents map[string]store.AgentRun `json:"agents,omitempty"`
+	// Rerun is set on a turn re-run from a step of another (rerun.go).
+	Rerun *rerunSpec `json:"rerun,omitempty"`
 }
 
 // replaySource is what a replay needs of the original turn.
@@ -56,6 +58,8 @@ type replaySource struct {
 	calls     int                // recorded model calls
 	results   []store.ToolResult // in call order
 	approvals []store.Approval
+	// importedFrom is the app an imported turn ran in ("" for others).
+	importedFrom string
 }
 
 // importedFrom is the app a turn another app's history was imported from
@@ -75,6 +79,15 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 	if err != nil {
 		return nil, err
 	}
+	src, err := readSource(ctx, db, orig)
+	if err != nil {
+		return nil, err
+	}
+	return src, src.replayable()
+}
+
+// readSource reads what a replay or a re-run needs of the original turn.
+func readSource(ctx context.Context, db replayStore, orig store.TurnDetail) (*replaySource, error) {
 	src := &replaySource{orig: orig}
 	raw, err := db.TurnRun(ctx, orig.ID)
 	if err != nil {
@@ -83,11 +96,25 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 	if err := json.Unmarshal(raw, &src.spec); err != nil {
 		return nil, apperr.Wrap(err, apperr.Internal, "how turn %s ran could not be read", orig.ID)
 	}
+	src.importedFrom = importedFrom(raw)
 	if src.calls, err = db.TurnRecordings(orig.ID).Count(ctx); err != nil {
 		return nil, err
 	}
-	if app := importedFrom(raw); app != "" && src.calls == 0 {
-		return nil, apperr.New(apperr.Invalid, "Turn #%d was imported from %s: it has no recorded model calls to replay. Re-run it instead.", orig.Seq, app)
+	if src.results, err = db.ToolResults(ctx, orig.ID); err != nil {
+		return nil, err
+	}
+	if src.approvals, err = db.ListApprovals(ctx, orig.ID); err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// replayable refuses a turn that made model calls and recorded none,
+// saying why it has none.
+func (src *replaySource) replayable() error {
+	orig := src.orig
+	if src.importedFrom != "" && src.calls == 0 {
+		return apperr.New(apperr.Invalid, "Turn #%d was imported from %s: it has no recorded model calls to replay. Re-run it instead.", orig.Seq, src.importedFrom)
 	}
 	made, answered := 0, 0
 	for _, s := range orig.Stages {
@@ -100,24 +127,18 @@ func loadReplay(ctx context.Context, db replayStore, rp *Replay) (*replaySource,
 	}
 	switch {
 	case src.calls > 0 || made == 0:
+		return nil
 	case answered == 0:
 		// Failed calls are not recorded: a replay of them would only
 		// pretend to ask the model again.
-		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls to replay: its model calls failed. Re-run it instead.", orig.Seq)
+		return apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls to replay: its model calls failed. Re-run it instead.", orig.Seq)
 	case src.spec.Capture == recording.Off:
-		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls (recording was off when it ran), so it cannot be replayed. Re-run it instead.", orig.Seq)
+		return apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls (recording was off when it ran), so it cannot be replayed. Re-run it instead.", orig.Seq)
 	case src.spec.Capture != "":
-		return nil, apperr.New(apperr.Invalid, "Turn #%d was recorded, but the recordings of its %s are lost: the database was damaged, or salvaged without them. It cannot be replayed; re-run it instead.", orig.Seq, modelCalls(answered))
+		return apperr.New(apperr.Invalid, "Turn #%d was recorded, but the recordings of its %s are lost: the database was damaged, or salvaged without them. It cannot be replayed; re-run it instead.", orig.Seq, modelCalls(answered))
 	default:
-		return nil, apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls: recording was off when it ran, or its recordings were lost with damage to the database. It cannot be replayed; re-run it instead.", orig.Seq)
+		return apperr.New(apperr.Invalid, "Turn #%d has no recorded model calls: recording was off when it ran, or its recordings were lost with damage to the database. It cannot be replayed; re-run it instead.", orig.Seq)
 	}
-	if src.results, err = db.ToolResults(ctx, orig.ID); err != nil {
-		return nil, err
-	}
-	if src.approvals, err = db.ListApprovals(ctx, orig.ID); err != nil {
-		return nil, err
-	}
-	return src, nil
 }
 
 // client serves the original's recordings and reports divergences as
@@ -190,6 +211,9 @@ type replayTool struct {
 	inner tool.Tool
 	orig  *results
 	em    *turn.Emitter
+	// edited is the call whose result a re-run typed: a replay of that
+	// re-run gives it back, even from a tool it would run again.
+	edited string
 }
 
 func (t replayTool) Spec() tool.Spec { return t.inner.Spec() }
@@ -198,6 +222,9 @@ func (t replayTool) Execute(ctx context.Context, args json.RawMessage) (string, 
 	spec := t.inner.Spec()
 	name := spec.Name
 	rec, ok := t.orig.next(callKey(name, args))
+	if ok && t.edited != "" && tool.CallID(ctx) == t.edited {
+		return rec.Output, nil
+	}
 	if spec.SideEffects || spec.Recorded {
 		if !ok {
 			why := "it changes things outside the conversation"
@@ -252,7 +279,11 @@ func (e replayedError) Error() string { return strings.TrimPrefix(string(e), "Er
 // it wraps share the queue of the original's results.
 func (s *replaySource) wrapper(em *turn.Emitter) func(tool.Tool) tool.Tool {
 	q := s.ranResults()
-	return func(t tool.Tool) tool.Tool { return replayTool{inner: t, orig: q, em: em} }
+	edited := ""
+	if s.spec.Rerun != nil {
+		edited = s.spec.Rerun.EditedCall
+	}
+	return func(t tool.Tool) tool.Tool { return replayTool{inner: t, orig: q, em: em, edited: edited} }
 }
 
 // called reports whether the original turn called the tool name.

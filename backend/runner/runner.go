@@ -149,6 +149,12 @@ type Request struct {
 	// Column, set by StartGroup, starts the turn as a column of a
 	// side-by-side group; it names the turn's parent itself.
 	Column *Column
+	// From, when set, re-runs a stored turn from one of its steps with one
+	// edit (rerun.go): the steps before it come from the original's
+	// recordings, the rest runs live. Message, History and Workflow are
+	// the original's (Message is the edit's when it edits the message);
+	// Model, Provider and BaseURL are for the live part.
+	From *From
 }
 
 // Handle is a started turn.
@@ -183,23 +189,44 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		return nil, err
 	}
 	var replay *replaySource
-	if req.Replay != nil {
+	var rr *rerun
+	switch {
+	case req.Replay != nil:
 		if replay, req, err = r.prepareReplay(ctx, req); err != nil {
 			return nil, err
 		}
+	case req.From != nil:
+		if rr, req, err = r.prepareRerun(ctx, req); err != nil {
+			return nil, err
+		}
 	}
-	set, err := r.turnSettings(ctx, sess.ID, req, replay)
+	set, err := r.turnSettings(ctx, sess.ID, req, firstSource(replay, rr))
 	if err != nil {
 		return nil, err
 	}
-	def, err := r.resolveWorkflow(firstOf(req.Workflow, set.Settings.Workflow), replay)
+	if rr != nil {
+		set = rr.settings(set)
+	}
+	def, err := r.resolveWorkflow(firstOf(req.Workflow, set.Settings.Workflow), firstSource(replay, rr))
 	if err != nil {
 		return nil, err
 	}
-	// A replay's model is the original's (req.Model, from prepareReplay).
+	// A replay's model is the original's (req.Model, from prepareReplay);
+	// a re-run's agents ask for the original's, and its live calls for
+	// liveModel when the edit or the caller names one.
 	model := firstOf(req.Model, set.Settings.Model)
+	liveModel := ""
+	if rr != nil {
+		model, liveModel = rr.src.orig.Model, firstOf(rr.from.Edit.Settings.Model, req.Model)
+	}
 	var src source
-	if replay == nil {
+	switch {
+	case rr != nil:
+		provider := firstOf(rr.from.Edit.Settings.Provider, set.Settings.Provider, req.Provider)
+		if src, err = r.modelSource(ctx, provider, req, firstOf(liveModel, model)); err != nil {
+			return nil, err
+		}
+	case replay == nil:
 		req.Limits = set.Settings.Limits
 		if src, err = r.modelSource(ctx, set.Settings.Provider, req, model); err != nil {
 			return nil, err
@@ -233,12 +260,20 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	if err := r.storePending(ctx, sess.ID); err != nil {
 		return nil, err
 	}
-	tr, err := db.StartTurn(ctx, store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: model, ParentTurnID: parent, Continues: req.Continue != "", Images: req.Images}, start)
+	row := store.Turn{SessionID: sess.ID, UserMessage: req.Message, Workflow: def.Name, Model: firstOf(liveModel, model), ParentTurnID: parent, Continues: req.Continue != "", Images: req.Images}
+	var rspec *rerunSpec
+	if rr != nil {
+		row.FromTurnID, row.FromStep, row.FromEdit = rr.from.TurnID, rr.step.ID, string(rr.from.Edit.Kind)
+		rspec = rr.spec(liveModel)
+	} else if replay != nil {
+		rspec = replay.spec.Rerun // a replay of a re-run is shaped as it was
+	}
+	tr, err := db.StartTurn(ctx, row, start)
 	if err != nil {
 		return nil, err
 	}
 	req.Images = tr.Images // stored now, with their ids: the message names them when the turn ends
-	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil), Settings: &set, Agents: agentRuns(def)}); err == nil {
+	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil || rr != nil), Settings: &set, Agents: agentRuns(def), Rerun: rspec}); err == nil {
 		if err := db.SetTurnRun(ctx, tr.ID, spec); err != nil {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)
 		}
@@ -257,15 +292,28 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		sinks = append(sinks, req.TurnSinks(tr.ID)...)
 	}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: sinks, Logger: r.log})
-	t := turnRun{req: req, sess: sess, def: def, settings: set, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID}
-	if replay != nil {
+	t := turnRun{req: req, sess: sess, def: def, settings: set, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID, shape: rspec}
+	switch {
+	case replay != nil:
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
 		// A replayed call costs nothing (catalog.WithPrice); one the record
 		// lacks has no price here.
 		t.client = catalog.WithPrice(rc, "", func(string) *llm.Price { return nil })
+		if rspec != nil {
+			sc := &shapeClient{recorded: t.client, live: t.client, k: rspec.RecordedCalls, edit: rspec.From.Edit, model: rspec.LiveModel}
+			t.client, t.started = sc, sc.started
+		}
 		t.replay, t.replayClient, t.dataSession = replay, rc, replay.orig.SessionID
 		req.Approver = replay.approver()
-	} else {
+	case rr != nil:
+		live := src.client(db.Captures(tr.ID), recording.Record)
+		sc := rr.client(db.TurnRecordings(rr.src.orig.ID), db.Captures(tr.ID), live, liveModel, em)
+		t.client, t.started, t.rerun, t.window = sc, sc.started, rr, src.window
+		if req.Approver == nil {
+			req.Approver = agent.PolicyApprover{}
+		}
+		req.Approver = rerunApprover{plan: rr, orig: rr.src.approver(), inner: req.Approver}
+	default:
 		t.client, t.window = src.client(db.Captures(tr.ID), req.Capture), src.window
 	}
 	if req.Approver == nil {
@@ -282,17 +330,24 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 	if err != nil {
 		return nil, req, err
 	}
+	req, err = r.asOriginal(ctx, req, src)
+	return src, req, err
+}
+
+// asOriginal makes req send what the original turn sent: its message,
+// images, history, workflow, model, limits and workspace.
+func (r *Runner) asOriginal(ctx context.Context, req Request, src *replaySource) (Request, error) {
 	orig := src.orig
 	history, err := r.pathHistory(ctx, orig.ParentTurnID)
 	if err != nil {
-		return nil, req, err
+		return req, err
 	}
 	if history == nil {
 		history = []llm.Message{}
 	}
 	req.Message, req.History, req.Workflow, req.Model = orig.UserMessage, history, orig.Workflow, orig.Model
 	if req.Images, err = r.cfg.DB.UserImages(ctx, orig.ID); err != nil {
-		return nil, req, err
+		return req, err
 	}
 	if src.spec.Workflow != nil || src.spec.Limits != (turn.Limits{}) {
 		req.Limits = src.spec.Limits
@@ -303,7 +358,16 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 		}
 	}
 	req.Attach = nil
-	return src, req, nil
+	return req, nil
+}
+
+// firstSource is the original turn a replay or a re-run runs as, nil for
+// a new turn.
+func firstSource(replay *replaySource, rr *rerun) *replaySource {
+	if rr != nil {
+		return rr.src
+	}
+	return replay
 }
 
 // resolveWorkflow is the turn's workflow: a replay's is the original's as
@@ -335,6 +399,12 @@ type turnRun struct {
 	// replay and replayClient are set when the turn replays another.
 	replay       *replaySource
 	replayClient *recording.TurnReplay
+	// rerun is set when the turn re-runs another from a step; shape when
+	// it is a re-run or replays one (its edits from a call on), with
+	// started the turn's count of model calls begun.
+	rerun   *rerun
+	shape   *rerunSpec
+	started func() int
 }
 
 func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
@@ -361,6 +431,15 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		// Every session tool, and the Recorded built-ins, answer as in
 		// the original.
 		wrap := t.replay.wrapper(t.em)
+		for i, tl := range tools.all {
+			tools.all[i] = wrap(tl)
+		}
+		tools.recorded = wrap
+	}
+	if t.rerun != nil {
+		// Every session tool, and the Recorded built-ins, answer as in
+		// the original before the step, and run from it on.
+		wrap := t.rerun.wrapper(t.em)
 		for i, tl := range tools.all {
 			tools.all[i] = wrap(tl)
 		}

@@ -9,26 +9,26 @@ import (
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
-// Kind is what a step is.
-type Kind string
+// StepKind is what a step is.
+type StepKind string
 
 // The kinds of step.
 const (
-	KindStart Kind = "start"
-	KindStage Kind = "stage"
-	KindCall  Kind = "call"
-	KindTool  Kind = "tool"
+	KindStart StepKind = "start"
+	KindStage StepKind = "stage"
+	KindCall  StepKind = "call"
+	KindTool  StepKind = "tool"
 )
 
 // StartID is the id of a turn's first step.
 const StartID = "start"
 
 // Step is one point of a stored turn a re-run may start from.
-type Step struct {
+type TimelineStep struct {
 	// ID is stable for as long as the turn is stored: "start", "stage2",
 	// "call3", "tool1".
-	ID   string `json:"id"`
-	Kind Kind   `json:"kind"`
+	ID   string   `json:"id"`
+	Kind StepKind `json:"kind"`
 	// N is the step's number among steps of its kind, from 1 (0 for start).
 	N int `json:"n"`
 	// Seq is the event the step is (0 for start); EventID its id.
@@ -59,7 +59,7 @@ type Step struct {
 }
 
 // Label is the step as a person reads it: "Model call 3 (critic)".
-func (s Step) Label() string {
+func (s TimelineStep) Label() string {
 	where := ""
 	if s.Stage != "" {
 		where = " (" + s.Stage + ")"
@@ -78,17 +78,17 @@ func (s Step) Label() string {
 
 // Steps lists a turn's steps from its event log (in seq order), the
 // start first.
-func Steps(events []turn.Event) []Step {
-	steps := []Step{{ID: StartID, Kind: KindStart}}
+func Steps(events []turn.Event) []TimelineStep {
+	steps := []TimelineStep{{ID: StartID, Kind: KindStart}}
 	var stage turn.StageStartData
 	var stageID string
 	recorded, tools, stages, calls := 0, 0, 0, 0
-	var call *Step // the call under way: think_start seen, think_end not yet
+	var call *TimelineStep // the call under way: think_start seen, think_end not yet
 	live := false
 	for i := range events {
 		ev := &events[i]
 		at := ev.At.Format("2006-01-02T15:04:05.000Z07:00")
-		base := Step{Seq: ev.Seq, EventID: ev.ID, At: at, StageID: ev.StageID, Stage: stage.Stage, Agent: stage.Agent, RecordedCalls: recorded, Tools: tools, Live: live}
+		base := TimelineStep{Seq: ev.Seq, EventID: ev.ID, At: at, StageID: ev.StageID, Stage: stage.Stage, Agent: stage.Agent, RecordedCalls: recorded, Tools: tools, Live: live}
 		if ev.StageID != stageID {
 			base.Stage, base.Agent = "", ""
 		}
@@ -152,14 +152,14 @@ func hasCapture(data json.RawMessage) bool {
 }
 
 // Find returns the step with id, or ok false.
-func Find(steps []Step, id string) (Step, bool) {
+func Find(steps []TimelineStep, id string) (TimelineStep, bool) {
 	id = strings.ToLower(strings.TrimSpace(id))
 	for _, s := range steps {
 		if s.ID == id {
 			return s, true
 		}
 	}
-	return Step{}, false
+	return TimelineStep{}, false
 }
 
 // ParseRef splits "TURN_ID:STEP" (the CLI's --from) into its parts.

@@ -51,6 +51,9 @@ import type {
   ProviderView,
   ReadyReport,
   RerunOptions,
+  RerunFromRequest,
+  TimelineStep,
+  TurnDiff,
   SearchHit,
   SendRequest,
   Session,
@@ -157,6 +160,12 @@ export interface Backend {
   eventsAfter(turnId: string, afterSeq: number): Promise<AgentEvent[] | null>;
   replayTurn(turnId: string): Promise<TurnRef>;
   rerunTurn(turnId: string, opts: RerunOptions): Promise<TurnRef>;
+  /** Re-runs a stored turn from one of its steps with one edit: a new version of it, streaming like any turn. */
+  rerunFrom(req: RerunFromRequest): Promise<TurnRef>;
+  /** A stored turn's steps, each a point to re-run it from. */
+  turnSteps(turnId: string): Promise<TimelineStep[] | null>;
+  /** Two turns compared step by step from where the second left the first. */
+  diffTurns(turnA: string, turnB: string): Promise<TurnDiff>;
   /** Reads an image file of this machine by its path (one dropped on the window), to send. */
   imageFile(path: string): Promise<ImageData>;
   /** Reads the image on the clipboard: the Linux window's web view hands a paste of one to the page empty. */
@@ -460,6 +469,9 @@ function methods(call: Call): Transport {
     eventsAfter: (id, after) => call('EventsAfter', id, after),
     replayTurn: (id) => call('ReplayTurn', id),
     rerunTurn: (id, opts) => call('RerunTurn', id, opts),
+    rerunFrom: (req) => call('RerunFrom', req),
+    turnSteps: (id) => call('TurnSteps', id),
+    diffTurns: (a, b) => call('DiffTurns', a, b),
     getImage: (id) => call('GetImage', id),
     imageFile: (path) => call('ImageFile', path),
     clipboardImage: () => call('ClipboardImage'),

@@ -81,6 +81,10 @@ import type {
   UsageSum,
   UsageView,
   WorkflowList,
+  RerunFromRequest,
+  TimelineStep,
+  TurnDiff,
+  TurnRef,
 } from './types';
 
 interface Running {
@@ -793,6 +797,22 @@ export class FakeBackend implements Backend {
   async rerunTurn(turnId: string, opts: { provider?: string; model?: string; workflow?: string }) {
     this.log('rerunTurn', turnId, opts);
     return this.copyTurn(turnId, 'Re-run', opts);
+  }
+
+  // Time travel: placeholders the UI helper replaces with a real in-memory fake.
+  async rerunFrom(req: RerunFromRequest): Promise<TurnRef> {
+    this.log('rerunFrom', req);
+    throw new Error('rerunFrom is not in the fake yet');
+  }
+
+  async turnSteps(turnId: string): Promise<TimelineStep[] | null> {
+    this.log('turnSteps', turnId);
+    return [];
+  }
+
+  async diffTurns(turnA: string, turnB: string): Promise<TurnDiff> {
+    this.log('diffTurns', turnA, turnB);
+    throw new Error('diffTurns is not in the fake yet');
   }
 
   /** Images sent with messages, by id, with their bytes (base64). */

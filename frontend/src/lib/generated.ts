@@ -261,6 +261,19 @@ export interface TurnChange {
  */
 export type TurnsChanged = TurnChange[];
 /**
+ * RerunFromRequest asks to re-run a turn from one of its steps.
+ */
+export interface RerunFromRequest {
+  turn_id: string;
+  step: string;
+  edit: Edit;
+  /**
+   * NoSideEffects answers side-effecting tools after the step from the
+   * original, and refuses a call it never made.
+   */
+  no_side_effects: boolean;
+}
+/**
  * Done is the reply of a call that has nothing else to say: every API
  * method answers (T, error), and these answer (Done, error). It is {} on
  * the wire.
@@ -638,6 +651,7 @@ export type Event = EventBase & (
   | { type: "refining"; data: RefiningData }
   | { type: "revision_completed"; data: RevisionData }
   | { type: "replay_divergence"; data: ReplayDivergenceData }
+  | { type: "live_from"; data: LiveFromData }
   | { type: "chart"; data: ChartData }
   | { type: "sources"; data: SourcesData }
   | { type: "stage_start"; data: StageStartData }
@@ -687,6 +701,7 @@ export const EventTypeValues = [
   "refining",
   "revision_completed",
   "replay_divergence",
+  "live_from",
   "chart",
   "sources",
   "stage_start",
@@ -753,6 +768,13 @@ export interface ThinkStartData {
 export interface ThinkEndData {
   prompt_tokens: number /* int */;
   completion_tokens: number /* int */;
+  /**
+   * Capture is the call's llm.CallDiagnostics.Capture: "recorded" or
+   * "replayed" when the call has a recording (a step a re-run may start
+   * from), "" when it failed or recording was off. Absent in events
+   * stored before issue 45 (so the key is always written).
+   */
+  capture: string;
 }
 export interface ToolCallData {
   call_id: string;
@@ -800,6 +822,11 @@ export interface CompressedData {
   after_count: number /* int */;
   before_tokens: number /* int */;
   after_tokens: number /* int */;
+  /**
+   * Summarized is set when a model call wrote the summary and answered,
+   * so it has a recording: the turn's call order counts it.
+   */
+  summarized?: boolean;
 }
 export interface HandoffStartData {
   from: string;
@@ -848,6 +875,27 @@ export interface ReplayDivergenceData {
   kind: string; // request, extra_call, missing_calls, tool_result, tool_not_recorded
   message: string;
   diffs?: string[];
+}
+/**
+ * LiveFromData is live_from: a turn re-run from a step of another turn
+ * (time travel) ran everything before it from that turn's recordings and
+ * runs live from here, with Edit applied. It is emitted once, when the
+ * first step that is not from a recording begins.
+ */
+export interface LiveFromData {
+  from_turn_id: string;
+  from_step: string;
+  /**
+   * Edit is the kind of change made at the step ("" for none): message,
+   * system_prompt, tool_result, reply, settings, stage.
+   */
+  edit?: string;
+  /**
+   * RecordedCalls and RecordedTools are how many model calls and tool
+   * results came from the recordings before this point.
+   */
+  recorded_calls: number /* int */;
+  recorded_tools: number /* int */;
 }
 export interface ChartData {
   spec: unknown;
@@ -1618,6 +1666,15 @@ export interface Turn {
   group_id?: string;
   group_slot?: number /* int */;
   target?: string;
+  /**
+   * FromTurnID, FromStep and FromEdit are set on a turn re-run from a
+   * step of another turn (time travel): the turn ("" once it is
+   * deleted), the step's timeline id, and the kind of edit made there
+   * ("" for none).
+   */
+  from_turn_id?: string;
+  from_step?: string;
+  from_edit?: string;
 }
 /**
  * UsageSum is what some model calls used and cost.
@@ -2583,6 +2640,185 @@ export interface Meter {
   budget?: BudgetState;
   note?: string;
 }
+/**
+ * EditKind is the one change a re-run makes at its step.
+ */
+export const EditKindValues = [
+  "", // any step: run it again live
+  "message", // start: the user message
+  "system_prompt", // start: the session's instructions
+  "tool_result", // a tool step: what the tool returned
+  "reply", // a call step: what the model said
+  "settings", // a call step (or start): model, provider, sampling from there on
+  "stage", // a stage step: its agent's settings or prompt from there on
+] as const;
+export type EditKind = (typeof EditKindValues)[number];
+/**
+ * Edit is the change a re-run makes at its step.
+ */
+export interface Edit {
+  kind?: EditKind;
+  /**
+   * Text is the new message, system prompt, tool result or reply.
+   */
+  text?: string;
+  /**
+   * Settings (EditSettings): the provider, model and sampling the live
+   * calls use; what is not set stays as the original had it.
+   */
+  settings?: RunSettings;
+  /**
+   * Stage (EditStage) sets fields of the stage's agent, by name:
+   * system_prompt, model, temperature, top_p, max_tokens, seed,
+   * reasoning_effort. It applies to that agent from the stage on.
+   */
+  stage?: { [key: string]: string};
+}
+
+// ---- backend/timeline ----
+
+/**
+ * Diff compares two turns step by step: usually a re-run and the turn it
+ * was re-run from, from the step where they part (agentdeck turns diff,
+ * the window's "What changed" view).
+ */
+export interface TurnDiff {
+  a: TurnSide;
+  b: TurnSide;
+  /**
+   * From is the step id the comparison starts at: B's from_step when B
+   * was re-run from A, "start" otherwise.
+   */
+  from: string;
+  rows: StepRow[] | null;
+}
+/**
+ * TurnSide is one turn of a TurnDiff, with its totals from the From step on.
+ */
+export interface TurnSide {
+  turn_id: string;
+  seq: number /* int */;
+  model?: string;
+  totals: TurnTotals;
+}
+/**
+ * TurnTotals add up the steps of one side of a TurnDiff.
+ */
+export interface TurnTotals {
+  calls: number /* int */;
+  tools: number /* int */;
+  input_tokens: number /* int */;
+  output_tokens: number /* int */;
+  cost_usd?: number /* float64 */; // nil: no call had a price
+  duration_ms: number /* int64 */;
+}
+/**
+ * StepRow is one aligned pair of steps; A or B is nil where that turn has no
+ * such step.
+ */
+export interface StepRow {
+  kind: StepKind;
+  a?: StepCell;
+  b?: StepCell;
+  /**
+   * Same says both sides' texts are equal.
+   */
+  same: boolean;
+  /**
+   * Ops turn A's text into B's, word by word.
+   */
+  ops?: TextOp[];
+}
+/**
+ * StepCell is one step of a StepRow: a model call's reply or a tool's result.
+ */
+export interface StepCell {
+  step_id: string;
+  label: string;
+  text: string;
+  tool?: string;
+  input_tokens?: number /* int */;
+  output_tokens?: number /* int */;
+  cost_usd?: number /* float64 */;
+  duration_ms: number /* int64 */;
+  /**
+   * Recorded marks a step served from the original's recordings;
+   * Edited the step a person changed.
+   */
+  recorded?: boolean;
+  edited?: boolean;
+}
+/**
+ * TextOp is one piece of a text diff.
+ */
+export interface TextOp {
+  op: string; // equal, insert, delete
+  text: string;
+}
+/**
+ * StepKind is what a step is.
+ */
+export const StepKindValues = [
+  "start",
+  "stage",
+  "call",
+  "tool",
+] as const;
+export type StepKind = (typeof StepKindValues)[number];
+/**
+ * Step is one point of a stored turn a re-run may start from.
+ */
+export interface TimelineStep {
+  /**
+   * ID is stable for as long as the turn is stored: "start", "stage2",
+   * "call3", "tool1".
+   */
+  id: string;
+  kind: StepKind;
+  /**
+   * N is the step's number among steps of its kind, from 1 (0 for start).
+   */
+  n: number /* int */;
+  /**
+   * Seq is the event the step is (0 for start); EventID its id.
+   */
+  seq: number /* int64 */;
+  event_id?: string;
+  at?: string;
+  /**
+   * StageID, Stage and Agent name the stage the step belongs to ("" in
+   * a turn without stages).
+   */
+  stage_id?: string;
+  stage?: string;
+  agent?: string;
+  /**
+   * RecordedCalls is how many recorded model calls came before the step:
+   * a re-run from it serves that many calls from the recordings. For a
+   * tool step it includes the call that asked for the tool.
+   */
+  recorded_calls: number /* int */;
+  /**
+   * Tools is how many tool results came before the step.
+   */
+  tools: number /* int */;
+  /**
+   * Recorded says a call step has a recording (its reply can be
+   * edited); false for a call that failed.
+   */
+  recorded?: boolean;
+  /**
+   * Tool steps: the tool, the model's call id, and whether it errored.
+   */
+  tool?: string;
+  call_id?: string;
+  error?: boolean;
+  /**
+   * Live marks a step of a re-run that ran live (after its live_from
+   * event); steps before it came from the original's recordings.
+   */
+  live?: boolean;
+}
 
 // ---- backend/tokens ----
 
@@ -3056,6 +3292,21 @@ export interface API {
    * written.
    */
   ImportPrompts: { args: [content: string]; result: PromptImport };
+  /**
+   * RerunFrom re-runs a stored turn from one of its steps (TurnSteps), with
+   * the edit applied there: a new version of the turn in its session, which
+   * streams like any turn.
+   */
+  RerunFrom: { args: [req: RerunFromRequest]; result: TurnRef };
+  /**
+   * TurnSteps lists a stored turn's steps, each a point to re-run it from.
+   */
+  TurnSteps: { args: [turnID: string]; result: TimelineStep[] | null };
+  /**
+   * DiffTurns compares two turns step by step from where the second left the
+   * first: texts, tokens, cost and time of each step, and the totals.
+   */
+  DiffTurns: { args: [turnA: string, turnB: string]; result: TurnDiff };
 }
 
 /** Every method of API. */
@@ -3147,4 +3398,7 @@ export const APIMethods = [
   "DeletePrompt",
   "ExportPrompts",
   "ImportPrompts",
+  "RerunFrom",
+  "TurnSteps",
+  "DiffTurns",
 ] as const satisfies readonly (keyof API)[];

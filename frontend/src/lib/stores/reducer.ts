@@ -151,6 +151,7 @@ function withResult(v: TurnView, r: Result): TurnView {
  * checks that these fold nothing.
  */
 export const unrendered = {
+  live_from: 'the boundary of a re-run from a step: drawn by the timeline (to be rendered by the time-travel UI)',
   revision_completed:
     "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
 } satisfies Partial<Record<EventType, string>>;
@@ -403,6 +404,7 @@ function fold(v: TurnView, ev: AgentEvent) {
       );
       return;
     }
+    case 'live_from':
     case 'revision_completed':
       return; // unrendered
     default: {
