@@ -125,6 +125,12 @@ func (p *rerun) liveOnce(em *turn.Emitter) func() {
 	}
 }
 
+// ended marks the boundary of a re-run in which nothing after the step
+// ran live (a step after the last model call and tool, such as a stage
+// the workflow skipped): live_from comes at the end, so every re-run has
+// one.
+func (p *rerun) ended(em *turn.Emitter) { p.liveOnce(em)() }
+
 // Where a tool call of the re-run gets its result.
 type toolSource int
 

@@ -465,6 +465,9 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		if t.replay != nil && res.OK {
 			t.replay.missingCalls(t.replayClient, t.em)
 		}
+		if t.rerun != nil {
+			t.rerun.ended(t.em)
+		}
 		if ended {
 			return
 		}
