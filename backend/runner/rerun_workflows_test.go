@@ -104,6 +104,12 @@ func TestRerunFromEveryStepReproducesEachWorkflow(t *testing.T) {
 					t.Fatalf("%s: ok %v (%s), final text %q, want %q", what, re.res.OK, re.res.Error, re.res.FinalText, orig.res.FinalText)
 				}
 				sameRequests(t, what, re.reqs, orig.reqs[step.RecordedCalls:])
+				if d := divergences(t, re.rec); len(d) != 0 {
+					t.Fatalf("%s: the recorded part diverged from the recordings: %+v", what, d)
+				}
+				if got, want := re.approved, liveTools(orig.steps, step, "append_line"); got != want {
+					t.Fatalf("%s: the person was asked %d times, want %d (approvals before the step are the original's)", what, got, want)
+				}
 				if g.srv.Pending() != 0 {
 					t.Fatalf("%s: %d scripted replies left", what, g.srv.Pending())
 				}

@@ -26,11 +26,24 @@ type rerunSpec struct {
 	EditedCall    string `json:"edited_call,omitempty"` // the tool call whose result was typed
 	StageAgent    string `json:"stage_agent,omitempty"` // the agent a stage edit sets
 	LiveModel     string `json:"live_model,omitempty"`  // the live calls' model, when edited
+	// AgentModel is the model the re-run's agents asked for (the
+	// original's); the turn's own model is the live one. A replay of the
+	// re-run asks for it too, so that its recorded requests match.
+	AgentModel string `json:"agent_model,omitempty"`
+}
+
+// agentModel is the model a replay or a re-run of the turn has its
+// agents ask for: a re-run's agents asked for its original's.
+func (src *replaySource) agentModel() string {
+	if r := src.spec.Rerun; r != nil && r.AgentModel != "" {
+		return r.AgentModel
+	}
+	return src.orig.Model
 }
 
 // spec is what the turn stores of the plan.
-func (p *rerun) spec(liveModel string) *rerunSpec {
-	s := &rerunSpec{From: p.from, RecordedCalls: p.recordedCalls(), LiveModel: liveModel}
+func (p *rerun) spec(agentModel, liveModel string) *rerunSpec {
+	s := &rerunSpec{From: p.from, RecordedCalls: p.recordedCalls(), LiveModel: liveModel, AgentModel: agentModel}
 	if p.from.Edit.Kind == EditToolResult {
 		s.EditedCall = p.step.CallID
 	}

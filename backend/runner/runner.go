@@ -217,7 +217,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	model := firstOf(req.Model, set.Settings.Model)
 	liveModel := ""
 	if rr != nil {
-		model, liveModel = rr.src.orig.Model, firstOf(rr.from.Edit.Settings.Model, req.Model)
+		model, liveModel = rr.src.agentModel(), firstOf(rr.from.Edit.Settings.Model, req.Model)
 	}
 	var src source
 	switch {
@@ -264,7 +264,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	var rspec *rerunSpec
 	if rr != nil {
 		row.FromTurnID, row.FromStep, row.FromEdit = rr.from.TurnID, rr.step.ID, string(rr.from.Edit.Kind)
-		rspec = rr.spec(liveModel)
+		rspec = rr.spec(model, liveModel)
 	} else if replay != nil {
 		rspec = replay.spec.Rerun // a replay of a re-run is shaped as it was
 	}
@@ -331,6 +331,7 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 		return nil, req, err
 	}
 	req, err = r.asOriginal(ctx, req, src)
+	req.Model = src.agentModel() // a re-run's agents asked for it, its live calls were rewritten
 	return src, req, err
 }
 
