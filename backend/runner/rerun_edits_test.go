@@ -33,7 +33,6 @@ func edited(want llmtest.Request, change func(i int, m llmtest.Message) llmtest.
 	return out
 }
 
-
 // Each kind of edit sends the model exactly the edited history: the
 // recorded requests of the re-run are the original's with the one change,
 // the side-effecting tool before the step never runs again, and a replay
@@ -81,7 +80,9 @@ func TestRerunEditsSendTheEditedHistory(t *testing.T) {
 				sameRequests(t, "system prompt edit", re.reqs, want)
 			}},
 		{name: "tool result in a parallel batch", wt: chat, lines: 1,
-			step: func(s timeline.TimelineStep) bool { return s.Kind == timeline.KindTool && s.Tool == "append_line" && s.RecordedCalls == 1 },
+			step: func(s timeline.TimelineStep) bool {
+				return s.Kind == timeline.KindTool && s.Tool == "append_line" && s.RecordedCalls == 1
+			},
 			edit: runner.Edit{Kind: runner.EditToolResult, Text: "the log is full"}, live: chat.script[1:],
 			check: func(t *testing.T, orig, re recorded, step timeline.TimelineStep) {
 				want := make([]llmtest.Request, len(orig.reqs)-1)
