@@ -83,14 +83,19 @@ type rerun struct {
 	before map[string]bool
 	// started is the turn's client's count of calls begun (shapeClient).
 	started func() int
+	// failedBefore is how many of the original's calls before the step
+	// failed (they have no recording).
+	failedBefore int
 
 	once   sync.Once // live_from is emitted once
 	mu     sync.Mutex
 	served int // tool results given back from the original
 }
 
-// recordedCalls is how many model calls come from the recordings.
-func (p *rerun) recordedCalls() int { return p.step.RecordedCalls }
+// callsBefore is how many model calls the turn makes before the step: the
+// recorded ones, served from the recordings, and the ones that failed in
+// the original, which fail again without reaching a model.
+func (p *rerun) callsBefore() int { return p.step.RecordedCalls + p.failedBefore }
 
 // prepareRerun loads the original and its step, checks the edit fits the
 // step, and makes req run the original's turn as it ran, the edit aside.
@@ -124,6 +129,11 @@ func (r *Runner) prepareRerun(ctx context.Context, req Request) (*rerun, Request
 		}
 		if p.src.calls < step.RecordedCalls {
 			return nil, req, apperr.New(apperr.Invalid, "Turn #%d has %s recorded; starting from %s needs %d. Start from an earlier step, or re-run the whole turn.", orig.Seq, modelCalls(p.src.calls), strings.ToLower(step.Label()), step.RecordedCalls)
+		}
+	}
+	for _, s := range steps {
+		if s.Kind == timeline.KindCall && !s.Recorded && s.Seq < step.Seq {
+			p.failedBefore++
 		}
 	}
 	if step.Kind == timeline.KindTool {

@@ -170,7 +170,7 @@ func toolResults(t *testing.T, rec *turntest.Recorder) []string {
 	return out
 }
 
-// stageResults are a turn's stages as "name outcome: reply".
+// stageResults are a turn's stages as "name outcome (how it ended): reply".
 func stageResults(res turn.Result) []string {
 	var out []string
 	for _, s := range res.Stages {
@@ -178,7 +178,7 @@ func stageResults(res turn.Result) []string {
 		if s.Response != nil {
 			text = s.Response.Content
 		}
-		out = append(out, fmt.Sprintf("%s %s: %s", s.Name, s.Outcome, text))
+		out = append(out, fmt.Sprintf("%s %s (%s %s): %s", s.Name, s.Outcome, s.Termination.Kind, s.Termination.Error, text))
 	}
 	return out
 }

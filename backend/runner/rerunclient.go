@@ -21,7 +21,9 @@ import (
 // settings and stage edits from call RecordedCalls on, the edited tool
 // result served back.
 type rerunSpec struct {
-	From          From   `json:"from"`
+	From From `json:"from"`
+	// RecordedCalls is how many model calls the re-run made before its
+	// step (served from the recordings, or failed again as they failed).
 	RecordedCalls int    `json:"recorded_calls"`
 	EditedCall    string `json:"edited_call,omitempty"` // the tool call whose result was typed
 	StageAgent    string `json:"stage_agent,omitempty"` // the agent a stage edit sets
@@ -43,7 +45,7 @@ func (src *replaySource) agentModel() string {
 
 // spec is what the turn stores of the plan.
 func (p *rerun) spec(agentModel, liveModel string) *rerunSpec {
-	s := &rerunSpec{From: p.from, RecordedCalls: p.recordedCalls(), LiveModel: liveModel, AgentModel: agentModel}
+	s := &rerunSpec{From: p.from, RecordedCalls: p.callsBefore(), LiveModel: liveModel, AgentModel: agentModel}
 	if p.from.Edit.Kind == EditToolResult {
 		s.EditedCall = p.step.CallID
 	}
@@ -117,9 +119,9 @@ func (t typedReply) Stream(ctx context.Context, req llm.Request, fn func(llm.Chu
 // client builds the re-run's model client: the original's first calls
 // from its recordings (linked to the new turn, free), the rest live.
 func (p *rerun) client(recordings store.TurnRecordings, captures store.Captures, live llm.Client, liveModel string, em *turn.Emitter) *shapeClient {
-	c := &shapeClient{live: live, k: p.recordedCalls(), edit: p.from.Edit, model: liveModel, onLive: p.liveOnce(em)}
+	c := &shapeClient{live: live, k: p.callsBefore(), edit: p.from.Edit, model: liveModel, onLive: p.liveOnce(em)}
 	if c.k > 0 {
-		c.recorded = p.src.client(recordings, captures, false, em)
+		c.recorded = p.src.failAgain(p.src.client(recordings, captures, false, em))
 	}
 	if p.from.Edit.Kind == EditReply {
 		c.reply = recording.WithCapture(typedReply{text: p.from.Edit.Text}, recording.Options{Mode: recording.Record, Store: captures})
@@ -133,7 +135,7 @@ func (p *rerun) liveOnce(em *turn.Emitter) func() {
 	return func() {
 		p.once.Do(func() {
 			em.Emit(turn.Draft{Data: turn.LiveFromData{FromTurnID: p.from.TurnID, FromStep: p.step.ID, Edit: string(p.from.Edit.Kind),
-				RecordedCalls: p.recordedCalls(), RecordedTools: p.servedTools()}})
+				RecordedCalls: p.step.RecordedCalls, RecordedTools: p.servedTools()}})
 		})
 	}
 }
@@ -159,7 +161,7 @@ const (
 // run live.
 func (p *rerun) sourceOf(callID string) toolSource {
 	phase := p.started()
-	k := p.recordedCalls()
+	k := p.callsBefore()
 	if p.step.Kind != timeline.KindTool {
 		if phase <= k {
 			return fromOriginal

@@ -298,7 +298,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
 		// A replayed call costs nothing (catalog.WithPrice); one the record
 		// lacks has no price here.
-		t.client = catalog.WithPrice(rc, "", func(string) *llm.Price { return nil })
+		t.client = catalog.WithPrice(replay.failAgain(rc), "", func(string) *llm.Price { return nil })
 		if rspec != nil {
 			sc := &shapeClient{recorded: t.client, live: t.client, k: rspec.RecordedCalls, edit: rspec.From.Edit, model: rspec.LiveModel}
 			t.client, t.started = sc, sc.started
