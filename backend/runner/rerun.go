@@ -83,6 +83,8 @@ type rerun struct {
 	before map[string]bool
 	// started is the turn's client's count of calls begun (shapeClient).
 	started func() int
+	// shape is what the turn stores of the plan (spec).
+	shape *rerunSpec
 	// failedBefore is how many of the original's calls before the step
 	// failed (they have no recording).
 	failedBefore int

@@ -32,6 +32,8 @@ type rerunSpec struct {
 	// original's); the turn's own model is the live one. A replay of the
 	// re-run asks for it too, so that its recorded requests match.
 	AgentModel string `json:"agent_model,omitempty"`
+	// Base is the original's, when the original was a re-run too.
+	Base *rerunSpec `json:"base,omitempty"`
 }
 
 // agentModel is the model a replay or a re-run of the turn has its
@@ -43,22 +45,62 @@ func (src *replaySource) agentModel() string {
 	return src.orig.Model
 }
 
-// spec is what the turn stores of the plan.
+// spec is what the turn stores of the plan. A re-run of a re-run keeps
+// its original's spec as its Base: the original's edits shaped the calls
+// it serves from the original's recordings, and hold on in its live part
+// where its own edit sets nothing.
 func (p *rerun) spec(agentModel, liveModel string) *rerunSpec {
-	s := &rerunSpec{From: p.from, RecordedCalls: p.callsBefore(), LiveModel: liveModel, AgentModel: agentModel}
+	s := &rerunSpec{From: p.from, RecordedCalls: p.callsBefore(), LiveModel: liveModel, AgentModel: agentModel, Base: p.src.spec.Rerun}
 	if p.from.Edit.Kind == EditToolResult {
 		s.EditedCall = p.step.CallID
 	}
 	if p.from.Edit.Kind == EditStage {
 		s.StageAgent = p.step.Agent
 	}
+	p.shape = s
 	return s
 }
 
+// shape rewrites call i's request as the re-run (and the re-runs it
+// re-ran) did: each edit from its own step on, the earliest first.
+func (s *rerunSpec) shape(req llm.Request, i int) llm.Request {
+	if s == nil {
+		return req
+	}
+	req = s.Base.shape(req, i)
+	if i >= s.RecordedCalls {
+		req = rewrite(req, s.From.Edit, s.LiveModel)
+	}
+	return req
+}
+
+// applyStages applies the stage edits of the chain that hold for agent
+// name, created once started calls have begun.
+func (s *rerunSpec) applyStages(a *agent.Agent, name string, started int) {
+	if s == nil {
+		return
+	}
+	s.Base.applyStages(a, name, started)
+	if s.StageAgent == name && started >= s.RecordedCalls {
+		applyStage(a, s.From.Edit.Stage)
+	}
+}
+
+// editedCalls are the tool calls whose results the chain typed.
+func (s *rerunSpec) editedCalls() map[string]bool {
+	out := map[string]bool{}
+	for ; s != nil; s = s.Base {
+		if s.EditedCall != "" {
+			out[s.EditedCall] = true
+		}
+	}
+	return out
+}
+
 // shapeClient serves a turn's first k calls through recorded and the rest
-// through live, each live request rewritten by the edit; the first live
-// call tells onLive. A re-run's recorded is the original's recordings and
-// live the model; a replay of a re-run serves both from the re-run's own
+// through live, each request shaped by spec; the first live call tells
+// onLive. A re-run's recorded is the original's recordings and live the
+// model; a replay of a re-run serves both from the re-run's own
 // recordings, shaped the same way so their keys match.
 type shapeClient struct {
 	recorded llm.Client // calls before k
@@ -66,8 +108,7 @@ type shapeClient struct {
 	// reply, when set, answers call k with the edited reply (recorded).
 	reply  llm.Client
 	k      int
-	edit   Edit
-	model  string // the live calls' model; "" keeps each call's own
+	spec   *rerunSpec
 	onLive func()
 
 	mu sync.Mutex
@@ -87,13 +128,13 @@ func (c *shapeClient) Stream(ctx context.Context, req llm.Request, fn func(llm.C
 	i := c.n
 	c.n++
 	c.mu.Unlock()
+	req = c.spec.shape(req, i)
 	if i < c.k {
 		return c.recorded.Stream(ctx, req, fn)
 	}
 	if c.onLive != nil {
 		c.onLive()
 	}
-	req = rewrite(req, c.edit, c.model)
 	if i == c.k && c.reply != nil {
 		return c.reply.Stream(ctx, req, fn)
 	}
@@ -119,7 +160,7 @@ func (t typedReply) Stream(ctx context.Context, req llm.Request, fn func(llm.Chu
 // client builds the re-run's model client: the original's first calls
 // from its recordings (linked to the new turn, free), the rest live.
 func (p *rerun) client(recordings store.TurnRecordings, captures store.Captures, live llm.Client, liveModel string, em *turn.Emitter) *shapeClient {
-	c := &shapeClient{live: live, k: p.callsBefore(), edit: p.from.Edit, model: liveModel, onLive: p.liveOnce(em)}
+	c := &shapeClient{live: live, k: p.callsBefore(), spec: p.shape, onLive: p.liveOnce(em)}
 	if c.k > 0 {
 		c.recorded = p.src.failAgain(p.src.client(recordings, captures, false, em))
 	}
@@ -224,7 +265,7 @@ func (t rerunTool) Execute(ctx context.Context, args json.RawMessage) (string, e
 func (p *rerun) wrapper(em *turn.Emitter) func(tool.Tool) tool.Tool {
 	q, after, live := p.src.ranResults(), p.src.ranResults(), p.liveOnce(em)
 	return func(t tool.Tool) tool.Tool {
-		return rerunTool{inner: t, orig: replayTool{inner: t, orig: q, em: em}, plan: p, live: live, after: after}
+		return rerunTool{inner: t, orig: replayTool{inner: t, orig: q, em: em, served: true}, plan: p, live: live, after: after}
 	}
 }
 

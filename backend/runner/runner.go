@@ -300,7 +300,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		// lacks has no price here.
 		t.client = catalog.WithPrice(replay.failAgain(rc), "", func(string) *llm.Price { return nil })
 		if rspec != nil {
-			sc := &shapeClient{recorded: t.client, live: t.client, k: rspec.RecordedCalls, edit: rspec.From.Edit, model: rspec.LiveModel}
+			sc := &shapeClient{recorded: t.client, live: t.client, k: rspec.RecordedCalls, spec: rspec}
 			t.client, t.started = sc, sc.started
 		}
 		t.replay, t.replayClient, t.dataSession = replay, rc, replay.orig.SessionID
