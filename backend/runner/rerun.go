@@ -11,6 +11,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/timeline"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -125,18 +126,13 @@ func (r *Runner) prepareRerun(ctx context.Context, req Request) (*rerun, Request
 	if p.src, err = readSource(ctx, r.cfg.DB, orig); err != nil {
 		return nil, req, err
 	}
-	if step.RecordedCalls > 0 {
-		if err := p.src.replayable(); err != nil {
-			return nil, req, err
-		}
-		if p.src.calls < step.RecordedCalls {
-			return nil, req, apperr.New(apperr.Invalid, "Turn #%d has %s recorded; starting from %s needs %d. Start from an earlier step, or re-run the whole turn.", orig.Seq, modelCalls(p.src.calls), strings.ToLower(step.Label()), step.RecordedCalls)
-		}
-	}
 	for _, s := range steps {
 		if s.Kind == timeline.KindCall && !s.Recorded && s.Seq < step.Seq {
 			p.failedBefore++
 		}
+	}
+	if err := p.enough(); err != nil {
+		return nil, req, err
 	}
 	if step.Kind == timeline.KindTool {
 		for _, s := range steps {
@@ -160,6 +156,32 @@ func (r *Runner) prepareRerun(ctx context.Context, req Request) (*rerun, Request
 	}
 	req.VersionOf, req.Parent, req.Continue = orig.ID, "", ""
 	return p, req, nil
+}
+
+// enough refuses a step the original's recordings cannot reach: every
+// model call before it must have a recording, or have failed (it fails
+// again). A call without one that answered was made with recording off,
+// or its recording was lost.
+func (p *rerun) enough() error {
+	k := p.callsBefore()
+	if k == 0 {
+		return nil
+	}
+	failed := 0
+	for i := range p.src.failedCalls() {
+		if i < k {
+			failed++
+		}
+	}
+	if p.src.calls >= p.step.RecordedCalls && failed == p.failedBefore {
+		return nil
+	}
+	at := strings.ToLower(p.step.Label())
+	if p.src.calls == 0 && p.src.spec.Capture == recording.Off {
+		return apperr.New(apperr.Invalid, "Turn #%d ran with recording off: there is no recording of the model calls before %s. Re-run it from the start instead.", p.src.orig.Seq, at)
+	}
+	return apperr.New(apperr.Invalid, "Turn #%d has %s recorded; starting from %s needs %d (the others were lost). Start from an earlier step, or re-run it from the start.",
+		p.src.orig.Seq, modelCalls(p.src.calls), at, k-failed)
 }
 
 // checkEdit refuses an edit the step cannot take, saying which can.

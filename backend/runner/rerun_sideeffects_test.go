@@ -153,3 +153,30 @@ func TestRerunOfARerun(t *testing.T) {
 		t.Fatalf("diverged: %+v", d)
 	}
 }
+
+// The plan at a step is the original's: the plan tool's calls before it
+// run again over the original's arguments and publish the same plan.
+func TestRerunRebuildsThePlan(t *testing.T) {
+	g := newRerunRig(t)
+	wt := workflowTurn{name: "plan", workflow: "chat", message: "Plan, log, answer.", script: []llmtest.Reply{
+		calls([3]string{"p1", "update_plan", `{"steps":[{"title":"Log","status":"running"},{"title":"Answer","status":"pending"}]}`}),
+		calls([3]string{"a1", "append_line", `{"line":"planned"}`}),
+		replyText("Logged."),
+	}}
+	orig := recordOriginal(t, g, wt)
+	g.srv.Enqueue(wt.script[2:]...)
+	re := g.turnOf(t, g.req("", "", &runner.From{TurnID: orig.id, Step: "call3"}))
+	plans := func(r recorded) []string {
+		var out []string
+		for _, e := range r.rec.Of(turn.EventPlanGenerated) {
+			out = append(out, string(e.Data))
+		}
+		return out
+	}
+	if got, want := plans(re), plans(orig); len(want) == 0 || !slices.Equal(got, want) {
+		t.Fatalf("plans\n%v\nwant\n%v", got, want)
+	}
+	if re.lines != 0 || len(re.reqs) != 1 {
+		t.Fatalf("%d lines, %d model calls", re.lines, len(re.reqs))
+	}
+}
