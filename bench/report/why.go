@@ -80,6 +80,11 @@ func whyReplay(*data) string {
 	return "A replay reads each call's capture (one SELECT and a JSON decode of its chunks) and links it to the new turn with an INSERT; anything slower than that is the workflow or the store, not the model."
 }
 
+func whyRerun(*data) string {
+	return "A re-run's steps before its step cost what a replay's do (4a): each recorded call is read, linked to the new turn and streamed through the workflow as events; " +
+		"Start also reads the original's event log to find the step. No model time is spent before the live step."
+}
+
 func whyExport(d *data) string {
 	return fmt.Sprintf("The export writes the document as it reads the session (one read transaction, each table's query read alongside the turns', in their order) "+
 		"and copies the JSON columns (event data, results, diagnostics) as stored, so it holds %s MB of heap at its peak for the %s MB file and allocates %s MB. "+
