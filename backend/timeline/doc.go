@@ -19,6 +19,9 @@
 //     events: RecordedCalls is how many recorded model calls precede the
 //     step. A call that failed has no recording and does not count; a
 //     summary that compression asked for does (CompressedData.Summarized).
+//   - A re-run's steps after its live_from event are Live, and so is the
+//     call under way when it comes (live_from follows that call's
+//     think_start).
 //   - The package reads; it never calls a model or the database. The store
 //     gives it events, the runner acts on what it says.
 package timeline
