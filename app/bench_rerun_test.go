@@ -2,8 +2,6 @@ package app
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -28,10 +26,7 @@ const benchRerunRuns = 15
 func BenchmarkRerunFromLastStep(b *testing.B) {
 	srv := llmtest.NewServer(b)
 	rig := newBenchRig(b)
-	wfPath := filepath.Join(b.TempDir(), "bench-critique.yaml")
-	if err := os.WriteFile(wfPath, []byte(benchReplayWorkflow), 0o600); err != nil {
-		b.Fatal(err)
-	}
+	wfPath := benchCritiqueWorkflow(b)
 	script := benchCritiqueScript()
 	for i := range script {
 		script[i].Delay = 0
