@@ -157,6 +157,46 @@ func TestRerunEditsSendTheEditedHistory(t *testing.T) {
 				sameRequests(t, "stage edit", re.reqs, want)
 			}},
 	}
+	// A stage edit in the workflows that make an agent per stage: every
+	// live call of the edited agent (its prompt was the step's first
+	// call's) is sent the new prompt, the others theirs.
+	for _, sc := range []struct {
+		wt    workflowTurn
+		stage string
+		lines int
+	}{{turns[4], "stage2", 1}, {turns[5], "stage3", 0}} {
+		wt, stage := sc.wt, sc.stage
+		tests = append(tests, struct {
+			name  string
+			wt    workflowTurn
+			step  func(timeline.TimelineStep) bool
+			edit  runner.Edit
+			live  []llmtest.Reply
+			lines int
+			check check
+		}{name: "stage in " + wt.name, wt: wt, step: isStep(stage), lines: sc.lines,
+			edit: runner.Edit{Kind: runner.EditStage, Stage: map[string]string{"system_prompt": "Work carefully."}},
+			live: wt.script[stepIn(t, wt, stage):],
+			check: func(t *testing.T, orig, re recorded, step timeline.TimelineStep) {
+				k := step.RecordedCalls
+				prompt := orig.reqs[k].Messages[0].Content
+				want := slices.Clone(orig.reqs[k:])
+				changed := 0
+				for i := range want {
+					want[i] = edited(want[i], func(j int, m llmtest.Message) llmtest.Message {
+						if j == 0 && m.Content == prompt {
+							m.Content = "Work carefully."
+							changed++
+						}
+						return m
+					})
+				}
+				if changed == 0 || changed == len(want) && step.Agent == "fact-checker" {
+					t.Fatalf("%d of %d live calls are the edited agent's", changed, len(want))
+				}
+				sameRequests(t, "stage edit", re.reqs, want)
+			}})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newRerunRig(t)
@@ -195,4 +235,13 @@ func TestRerunEditsSendTheEditedHistory(t *testing.T) {
 
 func isStep(id string) func(timeline.TimelineStep) bool {
 	return func(s timeline.TimelineStep) bool { return s.ID == id }
+}
+
+// stepIn is how many calls of wt's script come before its step id (a
+// stage step of a turn without failed calls), read from a recording.
+func stepIn(t *testing.T, wt workflowTurn, id string) int {
+	t.Helper()
+	g := newRerunRig(t)
+	orig := recordOriginal(t, g, wt)
+	return stepWhere(t, orig.steps, isStep(id)).RecordedCalls
 }
