@@ -176,10 +176,13 @@ type results struct {
 	byIt map[string][]store.ToolResult
 }
 
-func (s *replaySource) ranResults() *results {
+func (s *replaySource) ranResults() *results { return s.ranResultsExcept(nil) }
+
+// ranResultsExcept leaves out the calls with the given ids.
+func (s *replaySource) ranResultsExcept(ids map[string]bool) *results {
 	q := &results{byIt: map[string][]store.ToolResult{}}
 	for _, res := range s.results {
-		if res.Ran {
+		if res.Ran && !ids[res.CallID] {
 			k := callKey(res.Name, res.Args)
 			q.byIt[k] = append(q.byIt[k], res)
 		}

@@ -86,6 +86,9 @@ type rerun struct {
 	started func() int
 	// shape is what the turn stores of the plan (spec).
 	shape *rerunSpec
+	// earlier are the call ids of the original's tool results before the
+	// step (served from the original).
+	earlier map[string]bool
 	// failedBefore is how many of the original's calls before the step
 	// failed (they have no recording).
 	failedBefore int
@@ -134,11 +137,18 @@ func (r *Runner) prepareRerun(ctx context.Context, req Request) (*rerun, Request
 	if err := p.enough(); err != nil {
 		return nil, req, err
 	}
-	if step.Kind == timeline.KindTool {
-		for _, s := range steps {
-			if s.Kind == timeline.KindTool && s.RecordedCalls == step.RecordedCalls && s.N < step.N {
-				p.before[s.CallID] = true
+	p.earlier = map[string]bool{}
+	for _, s := range steps {
+		if s.Kind != timeline.KindTool {
+			continue
+		}
+		switch {
+		case step.Kind == timeline.KindTool && s.RecordedCalls == step.RecordedCalls:
+			if s.N < step.N {
+				p.before[s.CallID], p.earlier[s.CallID] = true, true
 			}
+		case s.RecordedCalls < step.RecordedCalls || step.Kind != timeline.KindTool && s.RecordedCalls == step.RecordedCalls:
+			p.earlier[s.CallID] = true
 		}
 	}
 	model, workspace := req.Model, req.Workspace

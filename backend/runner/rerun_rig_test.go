@@ -34,6 +34,8 @@ type rerunRig struct {
 	srv  *llmtest.Server
 	sess store.Session
 	file string // where append_line appends
+	// xs counts append_line's runs (an "x" says which it was).
+	xs int
 }
 
 type toolList []tool.Tool
@@ -66,6 +68,11 @@ func newRerunRig(t *testing.T) *rerunRig {
 			defer f.Close()
 			if _, err := f.WriteString(a.Line + "\n"); err != nil {
 				return "", err
+			}
+			g.xs++
+			if a.Line == "x" {
+				// Two calls alike get different results: which "x" it was.
+				return fmt.Sprintf("appended x as line %d", g.xs), nil
 			}
 			return "appended " + a.Line, nil
 		}}

@@ -35,10 +35,24 @@ func TestRerunWithNoSideEffects(t *testing.T) {
 			return out
 		}, final: "Could not log the third line."},
 	}
+	same := workflowTurn{name: "the same call twice", workflow: "chat", message: "Log x twice.", script: []llmtest.Reply{
+		calls([3]string{"a1", "append_line", `{"line":"x"}`}), calls([3]string{"a2", "append_line", `{"line":"x"}`}), replyText("Logged x twice."),
+	}}
+	tests = append(tests, struct {
+		name, step string
+		live       []llmtest.Reply
+		results    func(orig []string) []string
+		final      string
+	}{name: "alike calls before and after the step: the result after it", step: "call2", live: same.script[1:],
+		results: func(orig []string) []string { return []string{"append_line: appended x as line 1", "append_line: appended x as line 2"} }, final: "Logged x twice."})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newRerunRig(t)
-			orig := recordOriginal(t, g, chat)
+			wt := chat
+			if strings.HasPrefix(tt.name, "alike calls") {
+				wt = same
+			}
+			orig := recordOriginal(t, g, wt)
 			g.srv.Enqueue(tt.live...)
 			re := g.turnOf(t, g.req("", "", &runner.From{TurnID: orig.id, Step: tt.step, NoSideEffects: true}))
 			if re.res.FinalText != tt.final {

@@ -263,7 +263,9 @@ func (t rerunTool) Execute(ctx context.Context, args json.RawMessage) (string, e
 
 // wrapper puts a tool of the re-run behind its stand-in.
 func (p *rerun) wrapper(em *turn.Emitter) func(tool.Tool) tool.Tool {
-	q, after, live := p.src.ranResults(), p.src.ranResults(), p.liveOnce(em)
+	// NoSideEffects answers a call after the step with the original's
+	// result of the same call after it, never one from before.
+	q, after, live := p.src.ranResults(), p.src.ranResultsExcept(p.earlier), p.liveOnce(em)
 	return func(t tool.Tool) tool.Tool {
 		return rerunTool{inner: t, orig: replayTool{inner: t, orig: q, em: em, served: true}, plan: p, live: live, after: after}
 	}
