@@ -44,7 +44,9 @@ func TestRerunWithNoSideEffects(t *testing.T) {
 		results    func(orig []string) []string
 		final      string
 	}{name: "alike calls before and after the step: the result after it", step: "call2", live: same.script[1:],
-		results: func(orig []string) []string { return []string{"append_line: appended x as line 1", "append_line: appended x as line 2"} }, final: "Logged x twice."})
+		results: func(orig []string) []string {
+			return []string{"append_line: appended x as line 1", "append_line: appended x as line 2"}
+		}, final: "Logged x twice."})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := newRerunRig(t)
