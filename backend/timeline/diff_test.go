@@ -299,6 +299,7 @@ func TestWordDiff(t *testing.T) {
 		{"empty to text", "", "new", []TextOp{{"insert", "new"}}},
 		{"text to empty", "old", "", []TextOp{{"delete", "old"}}},
 		{"one word", "the cat sat", "the dog sat", []TextOp{{"equal", "the "}, {"delete", "cat"}, {"insert", "dog"}, {"equal", " sat"}}},
+		{"changes parted by a space are one", "the cat sat", "a dog sat", []TextOp{{"delete", "the cat"}, {"insert", "a dog"}, {"equal", " sat"}}},
 		{"whole words, not letters", "cart", "card", []TextOp{{"delete", "cart"}, {"insert", "card"}}},
 		{"accents", "héllo wörld", "héllo wørld", []TextOp{{"equal", "héllo "}, {"delete", "wörld"}, {"insert", "wørld"}}},
 		{"ideographs one by one", "你好世界", "你们好世界", []TextOp{{"equal", "你"}, {"insert", "们"}, {"equal", "好世界"}}},

@@ -10,7 +10,8 @@ import (
 // WordDiff returns the ops that turn a into b, word by word: a word is a
 // run of letters and digits, a run of white space, or any other single
 // character (a CJK ideograph, kana, a punctuation mark, an emoji), so no
-// op ever splits a character or a word.
+// op ever splits a character or a word. Changes parted only by white
+// space are shown as one.
 //
 // The diff itself is go-diff's (Myers, with its speedups), run over the
 // words rather than the characters: each distinct word is coded as one
@@ -51,13 +52,45 @@ func WordDiff(a, b string) []TextOp {
 		case diffmatchpatch.DiffDelete:
 			op = "delete"
 		}
-		if n := len(ops); n > 0 && ops[n-1].Op == op {
-			ops[n-1].Text += text.String()
-			continue
-		}
 		ops = append(ops, TextOp{Op: op, Text: text.String()})
 	}
-	return ops
+	return joinChanges(ops)
+}
+
+// joinChanges makes a diff read as people write one: white space alone
+// between two changes joins them ("[-has one line-]{+is empty+}", not
+// "[-has one-]{+is+} [-line-]{+empty+}"), and each run of changes is one
+// delete then one insert.
+func joinChanges(ops []TextOp) []TextOp {
+	var out []TextOp
+	var del, ins strings.Builder
+	flush := func() {
+		if del.Len() > 0 {
+			out = append(out, TextOp{Op: "delete", Text: del.String()})
+		}
+		if ins.Len() > 0 {
+			out = append(out, TextOp{Op: "insert", Text: ins.String()})
+		}
+		del.Reset()
+		ins.Reset()
+	}
+	for i, o := range ops {
+		between := i > 0 && i < len(ops)-1 && ops[i-1].Op != "equal" && ops[i+1].Op != "equal"
+		switch {
+		case o.Op == "delete":
+			del.WriteString(o.Text)
+		case o.Op == "insert":
+			ins.WriteString(o.Text)
+		case between && strings.TrimSpace(o.Text) == "":
+			del.WriteString(o.Text)
+			ins.WriteString(o.Text)
+		default:
+			flush()
+			out = append(out, o)
+		}
+	}
+	flush()
+	return out
 }
 
 // indexRune codes a word's index as a rune that survives go-diff's
