@@ -33,6 +33,15 @@ func edited(want llmtest.Request, change func(i int, m llmtest.Message) llmtest.
 	return out
 }
 
+// editedAll is reqs with change made to each message (copies).
+func editedAll(reqs []llmtest.Request, change func(i int, m llmtest.Message) llmtest.Message) []llmtest.Request {
+	out := make([]llmtest.Request, len(reqs))
+	for i, r := range reqs {
+		out[i] = edited(r, change)
+	}
+	return out
+}
+
 // Each kind of edit sends the model exactly the edited history: the
 // recorded requests of the re-run are the original's with the one change,
 // the side-effecting tool before the step never runs again, and a replay
@@ -54,29 +63,23 @@ func TestRerunEditsSendTheEditedHistory(t *testing.T) {
 		{name: "message", wt: chat, step: isStep("start"), edit: runner.Edit{Kind: runner.EditMessage, Text: "Log three lines."},
 			live: chat.script, lines: 2,
 			check: func(t *testing.T, orig, re recorded, _ timeline.TimelineStep) {
-				want := make([]llmtest.Request, len(orig.reqs))
-				for i, r := range orig.reqs {
-					want[i] = edited(r, func(_ int, m llmtest.Message) llmtest.Message {
-						if m.Role == "user" && m.Content == chat.message {
-							m.Content = "Log three lines."
-						}
-						return m
-					})
-				}
+				want := editedAll(orig.reqs, func(_ int, m llmtest.Message) llmtest.Message {
+					if m.Role == "user" && m.Content == chat.message {
+						m.Content = "Log three lines."
+					}
+					return m
+				})
 				sameRequests(t, "message edit", re.reqs, want)
 			}},
 		{name: "system prompt", wt: chat, step: isStep("start"), edit: runner.Edit{Kind: runner.EditSystemPrompt, Text: "Answer in French."},
 			live: chat.script, lines: 2,
 			check: func(t *testing.T, orig, re recorded, _ timeline.TimelineStep) {
-				want := make([]llmtest.Request, len(orig.reqs))
-				for i, r := range orig.reqs {
-					want[i] = edited(r, func(_ int, m llmtest.Message) llmtest.Message {
-						if m.Role == "system" {
-							m.Content += "\n\nAnswer in French."
-						}
-						return m
-					})
-				}
+				want := editedAll(orig.reqs, func(_ int, m llmtest.Message) llmtest.Message {
+					if m.Role == "system" {
+						m.Content += "\n\nAnswer in French."
+					}
+					return m
+				})
 				sameRequests(t, "system prompt edit", re.reqs, want)
 			}},
 		{name: "tool result in a parallel batch", wt: chat, lines: 1,
@@ -85,27 +88,21 @@ func TestRerunEditsSendTheEditedHistory(t *testing.T) {
 			},
 			edit: runner.Edit{Kind: runner.EditToolResult, Text: "the log is full"}, live: chat.script[1:],
 			check: func(t *testing.T, orig, re recorded, step timeline.TimelineStep) {
-				want := make([]llmtest.Request, len(orig.reqs)-1)
-				for i, r := range orig.reqs[1:] {
-					want[i] = edited(r, func(_ int, m llmtest.Message) llmtest.Message {
-						if m.Role == "tool" && m.ToolCallID == step.CallID {
-							m.Content = "the log is full"
-						}
-						return m
-					})
-				}
+				want := editedAll(orig.reqs[1:], func(_ int, m llmtest.Message) llmtest.Message {
+					if m.Role == "tool" && m.ToolCallID == step.CallID {
+						m.Content = "the log is full"
+					}
+					return m
+				})
 				sameRequests(t, "tool result edit", re.reqs, want)
 			}},
 		{name: "reply", wt: critique, step: isStep("call1"), edit: runner.Edit{Kind: runner.EditReply, Text: "Logs are lists."},
 			live: critique.script[1:],
 			check: func(t *testing.T, orig, re recorded, _ timeline.TimelineStep) {
-				want := make([]llmtest.Request, len(orig.reqs)-1)
-				for i, r := range orig.reqs[1:] {
-					want[i] = edited(r, func(_ int, m llmtest.Message) llmtest.Message {
-						m.Content = strings.ReplaceAll(m.Content, "Logs are lines.", "Logs are lists.")
-						return m
-					})
-				}
+				want := editedAll(orig.reqs[1:], func(_ int, m llmtest.Message) llmtest.Message {
+					m.Content = strings.ReplaceAll(m.Content, "Logs are lines.", "Logs are lists.")
+					return m
+				})
 				sameRequests(t, "reply edit", re.reqs, want)
 				if calls := re.rec.Of(turn.EventThinkEnd); len(calls) != len(orig.reqs) {
 					t.Fatalf("%d model calls in the re-run, want %d (the typed one among them)", len(calls), len(orig.reqs))

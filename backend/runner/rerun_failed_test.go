@@ -15,11 +15,7 @@ import (
 // goes on as the original did. The pipeline's fact-check stage fails
 // here, and the pipeline continues without it.
 func TestRerunAfterAFailedCall(t *testing.T) {
-	g := newRerunRig(t)
-	wt := builtinTurns()[5]
-	wt.script = slices.Clone(wt.script)
-	wt.script[3] = llmtest.ErrorReply(400, "invalid_request_error", "the fact-checker's request was refused")
-	orig := recordOriginal(t, g, wt)
+	g, wt, orig := failedPipeline(t)
 	failed := stepWhere(t, orig.steps, func(s timeline.TimelineStep) bool { return s.Kind == timeline.KindCall && !s.Recorded })
 	if failed.ID != "call4" {
 		t.Fatalf("the failed call is %s, want call4: %+v", failed.ID, orig.steps)
@@ -64,11 +60,7 @@ func callsBefore(steps []timeline.TimelineStep, step timeline.TimelineStep) int 
 // A replay of a turn with a failed call fails it again in its place: the
 // calls after it get their own recordings, with no divergence.
 func TestReplayFailsAFailedCallAgain(t *testing.T) {
-	g := newRerunRig(t)
-	wt := builtinTurns()[5]
-	wt.script = slices.Clone(wt.script)
-	wt.script[3] = llmtest.ErrorReply(400, "invalid_request_error", "the fact-checker's request was refused")
-	orig := recordOriginal(t, g, wt)
+	g, _, orig := failedPipeline(t)
 	again := g.turnOf(t, runner.Request{SessionID: g.sess.ID, Replay: &runner.Replay{TurnID: orig.id, Strict: true}})
 	if again.res.FinalText != orig.res.FinalText || len(again.reqs) != 0 {
 		t.Fatalf("replay: %q (%s), %d model calls", again.res.FinalText, again.res.Error, len(again.reqs))
@@ -79,4 +71,15 @@ func TestReplayFailsAFailedCallAgain(t *testing.T) {
 	if got, want := stageResults(again.res), stageResults(orig.res); !slices.Equal(got, want) {
 		t.Fatalf("stages\n%v\nwant\n%v", got, want)
 	}
+}
+
+// failedPipeline records the pipeline's turn with its fact-checker's call
+// refused by the server.
+func failedPipeline(t *testing.T) (*rerunRig, workflowTurn, recorded) {
+	t.Helper()
+	g := newRerunRig(t)
+	wt := builtinTurns()[5]
+	wt.script = slices.Clone(wt.script)
+	wt.script[3] = llmtest.ErrorReply(400, "invalid_request_error", "the fact-checker's request was refused")
+	return g, wt, recordOriginal(t, g, wt)
 }
