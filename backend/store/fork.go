@@ -16,29 +16,11 @@ import (
 // calls were counted in the original. It is the session's JSON export, cut to the branch,
 // imported as a copy, so a fork keeps exactly what an export keeps.
 func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
-	from, err := db.GetTurn(ctx, turnID, false)
+	doc, from, err := db.branchDoc(ctx, turnID)
 	if err != nil {
 		return Session{}, err
 	}
-	doc, err := export.Collect(ctx, db, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true, Documents: true, Passages: true})
-	if err != nil {
-		return Session{}, err
-	}
-	branch := map[string]bool{}
-	byID := map[string]export.Turn{}
-	for _, t := range doc.Turns {
-		byID[t.ID] = t
-	}
-	for id := turnID; id != "" && !branch[id]; id = byID[id].ParentTurnID {
-		branch[id] = true
-	}
-	doc.Format, doc.Version = export.FormatName, export.Version
-	doc.Turns = slices.DeleteFunc(doc.Turns, func(t export.Turn) bool { return !branch[t.ID] })
-	doc.Session.ActiveTurnID = turnID
 	doc.Session.Title = forkTitle(doc.Session.Title)
-	doc.Captures = keepCaptures(doc.Captures, branch)
-	keepImages(&doc)
-
 	var s Session
 	err = db.tx(ctx, "forking the session", func(tx *sql.Tx) error {
 		im := &importer{ctx: ctx, tx: tx, doc: &doc, fork: true, copied: CopiedFork}
@@ -51,6 +33,33 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 		return err
 	})
 	return s, err
+}
+
+// branchDoc is the JSON export of turnID's session cut to the branch that
+// ends at turnID, that turn active: what a fork imports.
+func (db *DB) branchDoc(ctx context.Context, turnID string) (export.Document, TurnDetail, error) {
+	from, err := db.GetTurn(ctx, turnID, false)
+	if err != nil {
+		return export.Document{}, from, err
+	}
+	doc, err := export.Collect(ctx, db, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true, Documents: true, Passages: true})
+	if err != nil {
+		return export.Document{}, from, err
+	}
+	branch := map[string]bool{}
+	byID := map[string]export.Turn{}
+	for _, t := range doc.Turns {
+		byID[t.ID] = t
+	}
+	for id := turnID; id != "" && !branch[id]; id = byID[id].ParentTurnID {
+		branch[id] = true
+	}
+	doc.Format, doc.Version = export.FormatName, export.Version
+	doc.Turns = slices.DeleteFunc(doc.Turns, func(t export.Turn) bool { return !branch[t.ID] })
+	doc.Session.ActiveTurnID = turnID
+	doc.Captures = keepCaptures(doc.Captures, branch)
+	keepImages(&doc)
+	return doc, from, nil
 }
 
 func forkTitle(title string) string {
