@@ -21,16 +21,25 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 		return Session{}, err
 	}
 	doc.Session.Title = forkTitle(doc.Session.Title)
+	return db.storeBranch(ctx, &doc, "forking the session", func(tx *sql.Tx, s *Session) error {
+		s.ForkedFromSession, s.ForkedFromTurn = from.SessionID, turnID
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET forked_from_session_id = ?, forked_from_turn_id = ? WHERE id = ?`, from.SessionID, turnID, s.ID)
+		return err
+	})
+}
+
+// storeBranch imports a branch (branchDoc) as a new session, its turns
+// copies (CopiedFork), then lets then finish the session in the same
+// transaction.
+func (db *DB) storeBranch(ctx context.Context, doc *export.Document, doing string, then func(tx *sql.Tx, s *Session) error) (Session, error) {
 	var s Session
-	err = db.tx(ctx, "forking the session", func(tx *sql.Tx) error {
-		im := &importer{ctx: ctx, tx: tx, doc: &doc, fork: true, copied: CopiedFork}
+	err := db.tx(ctx, doing, func(tx *sql.Tx) error {
+		im := &importer{ctx: ctx, tx: tx, doc: doc, fork: true, copied: CopiedFork}
 		var err error
 		if s, err = im.run(); err != nil {
 			return err
 		}
-		s.ForkedFromSession, s.ForkedFromTurn = from.SessionID, turnID
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET forked_from_session_id = ?, forked_from_turn_id = ? WHERE id = ?`, from.SessionID, turnID, s.ID)
-		return err
+		return then(tx, &s)
 	})
 	return s, err
 }

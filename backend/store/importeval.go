@@ -23,16 +23,9 @@ func (db *DB) EvalCopy(ctx context.Context, turnID string, s Session) (Session, 
 		return Session{}, err
 	}
 	doc.Session.Title, doc.Session.Provider, doc.Session.Model = s.Title, s.Provider, s.Model
-	var out Session
-	err = db.tx(ctx, "starting the evaluation case's session", func(tx *sql.Tx) error {
-		im := &importer{ctx: ctx, tx: tx, doc: &doc, fork: true, copied: CopiedFork}
-		var err error
-		if out, err = im.run(); err != nil {
-			return err
-		}
+	return db.storeBranch(ctx, &doc, "starting the evaluation case's session", func(tx *sql.Tx, out *Session) error {
 		out.Kind = SessionEval
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET kind = ? WHERE id = ?`, SessionEval, out.ID)
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET kind = ? WHERE id = ?`, SessionEval, out.ID)
 		return err
 	})
-	return out, err
 }
