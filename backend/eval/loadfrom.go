@@ -48,7 +48,7 @@ func (c *checker) checkFrom(p []string, cs *Case) {
 	}
 }
 
-func (c *checker) checkEdit(p []string, step string, e *Edit) {
+func (c *checker) checkEdit(p []string, step string, e *CaseEdit) {
 	fits, known := editFits[e.Kind]
 	switch {
 	case !known:

@@ -44,7 +44,7 @@ func (r *CellRunner) fromSession(ctx context.Context, c Case, s store.Session, r
 }
 
 // runnerEdit is the edit as the runner takes it; nil is none.
-func (e *Edit) runnerEdit() runner.Edit {
+func (e *CaseEdit) runnerEdit() runner.Edit {
 	if e == nil {
 		return runner.Edit{}
 	}

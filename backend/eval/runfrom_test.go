@@ -48,11 +48,11 @@ func TestRunCellFromARecordedStep(t *testing.T) {
 
 	empty := "(empty file)"
 	suite := eval.Suite{Name: "log", Models: []string{"fake/m"}, Repeat: 1, Cases: []eval.Case{
-		{ID: "typed-result", From: &eval.From{Turn: orig, Step: "tool2", Edit: &eval.Edit{Kind: "tool_result", Text: &empty}},
+		{ID: "typed-result", From: &eval.CaseFrom{Turn: orig, Step: "tool2", Edit: &eval.CaseEdit{Kind: "tool_result", Text: &empty}},
 			Assert: []eval.Assert{{Contains: ptr("empty")}}},
-		{ID: "last-call-again", From: &eval.From{Turn: orig, Step: "call3"},
+		{ID: "last-call-again", From: &eval.CaseFrom{Turn: orig, Step: "call3"},
 			Assert: []eval.Assert{{Contains: ptr("two lines")}}},
-		{ID: "gone", From: &eval.From{Turn: "no-such-turn", Step: "start"},
+		{ID: "gone", From: &eval.CaseFrom{Turn: "no-such-turn", Step: "start"},
 			Assert: []eval.Assert{{Contains: ptr("x")}}},
 	}}
 	run := newRun(t, db, suite, "record", "")

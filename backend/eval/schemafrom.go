@@ -3,7 +3,7 @@ package eval
 import "github.com/agentdeck/agentdeck/backend/yamlcheck"
 
 // The schema of a case's from: a recorded turn's step to start from, and
-// the one edit to make there (suite.go's From and Edit).
+// the one edit to make there (suite.go's CaseFrom and CaseEdit).
 
 const (
 	// stepPattern is a timeline step id (timeline.Steps).
