@@ -61,8 +61,8 @@ func (s *Service) rerunFrom(ctx context.Context, req RerunFromRequest) (TurnRef,
 	return s.start(ctx, runner.Request{
 		SessionID: sess.ID,
 		Provider:  provider,
-		Approver: s.approvals,
-		From:     &runner.From{TurnID: orig.ID, Step: req.Step, Edit: req.Edit, NoSideEffects: req.NoSideEffects},
+		Approver:  s.approvals,
+		From:      &runner.From{TurnID: orig.ID, Step: req.Step, Edit: req.Edit, NoSideEffects: req.NoSideEffects},
 	})
 }
 
