@@ -222,7 +222,9 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	var src source
 	switch {
 	case rr != nil:
-		provider := firstOf(rr.from.Edit.Settings.Provider, set.Settings.Provider, req.Provider)
+		// The live part's server: the edit's, the caller's (run --from
+		// --provider, an evaluation's target), else the original's.
+		provider := firstOf(rr.from.Edit.Settings.Provider, req.Provider, set.Settings.Provider)
 		if src, err = r.modelSource(ctx, provider, req, firstOf(liveModel, model)); err != nil {
 			return nil, err
 		}
