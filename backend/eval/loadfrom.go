@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/yamlcheck"
 )
 
@@ -62,7 +63,7 @@ func (c *checker) checkEdit(p []string, step string, e *CaseEdit) {
 			c.add(append(p, "text"), true, "a stage edit sets stage: {KEY: VALUE}, not text")
 		}
 		if len(e.Stage) == 0 {
-			c.add(p, false, "missing stage: a stage edit sets at least one of "+strings.Join(stageEditKeys, ", "))
+			c.add(p, false, "missing stage: a stage edit sets at least one of "+strings.Join(runner.StageEditKeys, ", "))
 		}
 		for _, k := range slices.Sorted(maps.Keys(e.Stage)) {
 			if msg := stageValueProblem(k, e.Stage[k]); msg != "" {
@@ -92,19 +93,10 @@ func fitsWhat(prefix string) string {
 // nothing.
 func stageValueProblem(k string, v any) string {
 	text := stageText(v)
-	var err error
-	switch k {
-	case "system_prompt", "model", "reasoning_effort":
-	case "temperature", "top_p":
-		_, err = strconv.ParseFloat(text, 32)
-	case "max_tokens":
-		_, err = strconv.Atoi(text)
-	case "seed":
-		_, err = strconv.ParseInt(text, 10, 64)
-	default:
-		return yamlcheck.EnumMessage(k, stageEditKeys)
-	}
-	if err != nil {
+	switch {
+	case !runner.StageEditKey(k):
+		return yamlcheck.EnumMessage(k, runner.StageEditKeys)
+	case !runner.StageEditValue(k, text):
 		return fmt.Sprintf("%s must be a number, not %q", k, text)
 	}
 	return ""

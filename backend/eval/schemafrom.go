@@ -1,6 +1,9 @@
 package eval
 
-import "github.com/agentdeck/agentdeck/backend/yamlcheck"
+import (
+	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/yamlcheck"
+)
 
 // The schema of a case's from: a recorded turn's step to start from, and
 // the one edit to make there (suite.go's CaseFrom and CaseEdit).
@@ -13,9 +16,6 @@ const (
 // editKinds are the edits a case may make at its step (runner.EditKind):
 // all but settings, since the suite's models are the live part's.
 var editKinds = []string{"message", "system_prompt", "tool_result", "reply", "stage"}
-
-// stageEditKeys are what a stage edit may set (runner's stage keys).
-var stageEditKeys = []string{"system_prompt", "model", "temperature", "top_p", "max_tokens", "seed", "reasoning_effort"}
 
 func fromSchema() obj {
 	return obj{
@@ -36,8 +36,8 @@ func fromSchema() obj {
 }
 
 func editSchema() obj {
-	keys := make(obj, 0, len(stageEditKeys))
-	for _, k := range stageEditKeys {
+	keys := make(obj, 0, len(runner.StageEditKeys))
+	for _, k := range runner.StageEditKeys {
 		// A value is text or a number, as a person types it; numbers
 		// are checked when the suite is read.
 		keys = append(keys, yamlcheck.Member{k, obj{{"description", "The stage agent's " + k + "."}, {"type", []any{"string", "number"}}}})

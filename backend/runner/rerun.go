@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -58,8 +59,8 @@ type Edit struct {
 	Stage map[string]string `json:"stage,omitempty"`
 }
 
-// stageKeys are the agent fields a stage edit may set.
-var stageKeys = []string{"system_prompt", "model", "temperature", "top_p", "max_tokens", "seed", "reasoning_effort"}
+// StageEditKeys are the agent fields a stage edit may set.
+var StageEditKeys = []string{"system_prompt", "model", "temperature", "top_p", "max_tokens", "seed", "reasoning_effort"}
 
 // From asks Start to re-run a stored turn from one of its steps.
 type From struct {
@@ -224,7 +225,7 @@ func checkEdit(e Edit, s timeline.TimelineStep) error {
 	}
 	if e.Kind == EditStage {
 		if len(e.Stage) == 0 {
-			return apperr.New(apperr.Invalid, "A stage edit needs at least one KEY=VALUE (%s).", strings.Join(stageKeys, ", "))
+			return apperr.New(apperr.Invalid, "A stage edit needs at least one KEY=VALUE (%s).", strings.Join(StageEditKeys, ", "))
 		}
 		for k, v := range e.Stage {
 			if err := checkStageValue(k, v); err != nil {
@@ -257,22 +258,31 @@ func editsFor(k timeline.StepKind) string {
 // checkStageValue refuses an unknown key or a value that is not a number
 // where one is needed.
 func checkStageValue(k, v string) error {
+	if !StageEditKey(k) {
+		return apperr.New(apperr.Invalid, "A stage edit cannot set %q: it sets %s.", k, strings.Join(StageEditKeys, ", "))
+	}
+	if !StageEditValue(k, v) {
+		return apperr.New(apperr.Invalid, "The stage edit's %s must be a number, not %q.", k, v)
+	}
+	return nil
+}
+
+// StageEditKey reports whether a stage edit may set k.
+func StageEditKey(k string) bool { return slices.Contains(StageEditKeys, k) }
+
+// StageEditValue reports whether v is a value a stage edit's k takes:
+// a number for the sampling fields, any text for the others.
+func StageEditValue(k, v string) bool {
 	var err error
 	switch k {
-	case "system_prompt", "model", "reasoning_effort":
 	case "temperature", "top_p":
 		_, err = strconv.ParseFloat(v, 32)
 	case "max_tokens":
 		_, err = strconv.Atoi(v)
 	case "seed":
 		_, err = strconv.ParseInt(v, 10, 64)
-	default:
-		return apperr.New(apperr.Invalid, "A stage edit cannot set %q: it sets %s.", k, strings.Join(stageKeys, ", "))
 	}
-	if err != nil {
-		return apperr.New(apperr.Invalid, "The stage edit's %s must be a number, not %q.", k, v)
-	}
-	return nil
+	return err == nil
 }
 
 // applyStage sets the stage edit's fields on an agent (checked already).
