@@ -46,8 +46,9 @@ type TimelineStep struct {
 	RecordedCalls int `json:"recorded_calls"`
 	// Tools is how many tool results came before the step.
 	Tools int `json:"tools"`
-	// Recorded says a call step has a recording (its reply can be
-	// edited); false for a call that failed.
+	// Recorded says a call step has a recording (a re-run past it is
+	// served or replayed); false for a call that failed or ran with
+	// recording off.
 	Recorded bool `json:"recorded,omitempty"`
 	// Tool steps: the tool, the model's call id, and whether it errored.
 	Tool   string `json:"tool,omitempty"`
