@@ -72,8 +72,11 @@ func (r *Runner) builtins(names []string, tt turnTools) []tool.Tool {
 		if t == nil {
 			continue
 		}
-		if s := t.Spec(); tt.recorded != nil && (s.Recorded || s.SideEffects) {
+		switch s := t.Spec(); {
+		case tt.recorded != nil && (s.Recorded || s.SideEffects):
 			t = tt.recorded(t)
+		case tt.edited != nil:
+			t = tt.edited(t)
 		}
 		out = append(out, t)
 	}

@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -126,6 +127,9 @@ func (r *Runner) prepareRerun(ctx context.Context, req Request) (*rerun, Request
 	if err := checkEdit(f.Edit, step); err != nil {
 		return nil, req, err
 	}
+	if f.Edit.Kind == EditToolResult && neverRan(orig.Events, step) {
+		return nil, req, apperr.New(apperr.Invalid, "In turn #%d, %s never ran (its call was refused before it could), so there is no result to change: re-run from the model call before it and edit its reply instead.", orig.Seq, strings.ToLower(step.Label()))
+	}
 	p := &rerun{from: f, step: step, before: map[string]bool{}}
 	if p.src, err = readSource(ctx, r.cfg.DB, orig); err != nil {
 		return nil, req, err
@@ -196,6 +200,20 @@ func (p *rerun) enough() error {
 	}
 	return apperr.New(apperr.Invalid, "Turn #%d has %s recorded; starting from %s needs %d (the others were lost). Start from an earlier step, or re-run it from the start.",
 		p.src.orig.Seq, modelCalls(p.src.calls), at, k-failed)
+}
+
+// neverRan reports whether a tool step is a call that never reached its
+// tool (invalid arguments, a guard, a limit): a re-run refuses it the same
+// way, so a typed result would never be given.
+func neverRan(events []turn.Event, s timeline.TimelineStep) bool {
+	for _, ev := range events {
+		if ev.Seq == s.Seq && ev.Type == turn.EventToolError {
+			var d turn.ToolErrorData
+			_ = json.Unmarshal(ev.Data, &d)
+			return d.NotRun
+		}
+	}
+	return false
 }
 
 // checkEdit refuses an edit the step cannot take, saying which can.

@@ -12,6 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/setup/setuptest"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/turn/turntest"
 )
 
 // A re-run from a tool result with a typed result: the model calls before
@@ -69,5 +70,60 @@ func TestRerunFromToolResultWithEdit(t *testing.T) {
 		if !strings.Contains(d.Kind, "tool") {
 			t.Fatalf("a replay of the re-run diverged: %+v", d)
 		}
+	}
+}
+
+// A typed result for a read-only built-in (update_plan, which a re-run
+// otherwise runs again to draw the plan) is what the model is sent.
+func TestRerunEditsABuiltinToolResult(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		toolCall("p1", "update_plan", map[string]any{"steps": []map[string]any{{"title": "Look it up", "status": "running"}}}),
+		llmtest.Reply{Chunks: llmtest.Text("Planned.", 2)},
+	)
+	sess, _ := db.CreateSession(bg, store.Session{Title: "plan", Model: "m"})
+	res, _, orig := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Plan it.", BaseURL: srv.URL()})
+	if !res.OK {
+		t.Fatalf("original: %+v", res)
+	}
+	before := len(srv.Requests())
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("The plan was refused.", 2)})
+	res, rec, _ := run(t, eng.Runner, runner.Request{SessionID: sess.ID, BaseURL: srv.URL(),
+		From: &runner.From{TurnID: orig, Step: "tool1", Edit: runner.Edit{Kind: runner.EditToolResult, Text: "PLAN REFUSED"}}})
+	if !res.OK || res.FinalText != "The plan was refused." {
+		t.Fatalf("re-run: %q (%s)", res.FinalText, res.Error)
+	}
+	reqs := srv.Requests()[before:]
+	if len(reqs) != 1 {
+		t.Fatalf("the re-run made %d model calls, want 1", len(reqs))
+	}
+	if last := reqs[0].Messages[len(reqs[0].Messages)-1]; last.Role != "tool" || last.Content != "PLAN REFUSED" {
+		t.Fatalf("the model was sent %+v as update_plan's result, want the typed one", last)
+	}
+	var got string
+	for _, e := range rec.Of(turn.EventToolResult) {
+		got = turntest.Data[turn.ToolResultData](t, e).Output
+	}
+	if got != "PLAN REFUSED" {
+		t.Fatalf("the re-run's tool card shows %q, want the typed result", got)
+	}
+}
+
+// A tool call the original refused before it ran has no result to change:
+// the re-run says so instead of dropping the typed result.
+func TestRerunRefusesToEditAResultThatNeverWas(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		toolCall("p1", "update_plan", map[string]any{"steps": "not a list"}),
+		llmtest.Reply{Chunks: llmtest.Text("Sorry.", 2)},
+	)
+	sess, _ := db.CreateSession(bg, store.Session{Title: "plan", Model: "m"})
+	_, _, orig := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Plan it.", BaseURL: srv.URL()})
+	_, err := eng.Runner.Start(bg, runner.Request{SessionID: sess.ID, BaseURL: srv.URL(),
+		From: &runner.From{TurnID: orig, Step: "tool1", Edit: runner.Edit{Kind: runner.EditToolResult, Text: "x"}}})
+	if err == nil || !strings.Contains(err.Error(), "never ran") {
+		t.Fatalf("editing a result that never was: %v, want a refusal that says it never ran", err)
 	}
 }

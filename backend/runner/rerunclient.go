@@ -271,6 +271,34 @@ func (p *rerun) wrapper(em *turn.Emitter) func(tool.Tool) tool.Tool {
 	}
 }
 
+// editedOnly puts a read-only built-in (update_plan, render_chart,
+// recall) behind a stand-in: it runs, before the step as after it, so the
+// plan and the charts are drawn again from the same arguments, except the
+// edited call, which gives the typed result.
+func (p *rerun) editedOnly(em *turn.Emitter) func(tool.Tool) tool.Tool {
+	live := p.liveOnce(em)
+	return func(t tool.Tool) tool.Tool { return editedTool{inner: t, plan: p, live: live} }
+}
+
+type editedTool struct {
+	inner tool.Tool
+	plan  *rerun
+	live  func()
+}
+
+func (t editedTool) Spec() tool.Spec { return t.inner.Spec() }
+
+func (t editedTool) Execute(ctx context.Context, args json.RawMessage) (string, error) {
+	switch t.plan.sourceOf(tool.CallID(ctx)) {
+	case fromEdit:
+		t.live()
+		return t.plan.from.Edit.Text, nil
+	case runLive:
+		t.live()
+	}
+	return t.inner.Execute(ctx, args)
+}
+
 func (p *rerun) countServed() {
 	p.mu.Lock()
 	p.served++

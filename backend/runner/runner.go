@@ -446,7 +446,7 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 		for i, tl := range tools.all {
 			tools.all[i] = wrap(tl)
 		}
-		tools.recorded = wrap
+		tools.recorded, tools.edited = wrap, t.rerun.editedOnly(t.em)
 	}
 	eng := &workflow.Engine{Logger: r.log, NewAgent: r.agentFactory(t, tools)}
 	ended := false // the disk-full path stored the ending, or kept it

@@ -39,6 +39,10 @@ type turnTools struct {
 	// recorded puts a Recorded built-in behind its replay stand-in (its
 	// result served back); nil outside a replay.
 	recorded func(tool.Tool) tool.Tool
+	// edited puts every other built-in of a re-run behind a stand-in that
+	// gives the step's typed result for the edited call and runs the
+	// rest (a plan or a chart is drawn again); nil outside a re-run.
+	edited func(tool.Tool) tool.Tool
 }
 
 // tools gathers the session's tools: its data tables (attaching any new
