@@ -63,6 +63,8 @@ type ServeStart struct {
 
 // Env is everything Main reads from or writes to the outside world.
 type Env struct {
+	// Stdin is read by run --edit-tool-result - (default os.Stdin).
+	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
 	Paths   paths.Env
@@ -141,8 +143,11 @@ const usage = `Usage:
   agentdeck sessions move ID PROJECT | --none   pin ID [--off] | tag ID TAG... [--remove TAG] [--clear] | archive ID [--off]
   agentdeck projects list | create NAME [--system TEXT --model M --temperature X ...] | show NAME | edit NAME [--name NEW] [--KEY=]
                      | delete NAME [--keep-sessions | --delete-sessions]   projects hold their sessions' defaults
-  agentdeck turns show TURN_ID [--json] [--events]
+  agentdeck run --from TURN_ID:STEP [--edit-message TEXT | --edit-system-prompt TEXT | --edit-tool-result FILE | --edit-reply TEXT | --edit-stage K=V]... [--no-side-effects]
+                                             re-run a stored turn from a step with one edit: before it from the recordings, live after
+  agentdeck turns show TURN_ID [--json] [--events]   a turn and its steps (the ids run --from takes)
   agentdeck turns tree SESSION_ID [--json]   the session's turns as a tree, the active branch marked *
+  agentdeck turns diff TURN_A TURN_B [--json]   what changed: the two turns step by step from where B left A
   agentdeck replay TURN_ID [--strict] [--json] [--no-mcp | --mcp-config FILE]  replay a turn offline from its own recordings
   agentdeck serve [--addr 127.0.0.1:7788]    the UI in a browser
   agentdeck db check | db backup FILE | db salvage NEW_FILE   check, copy, or rescue a damaged database

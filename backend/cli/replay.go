@@ -27,6 +27,22 @@ type ReplayReport struct {
 // new session so the original stays as it was, and compares the two.
 func cmdReplay(ctx context.Context, args []string, env Env) int {
 	fs := newFlagSet("replay", env)
+	fs.Usage = func() {
+		fmt.Fprint(env.Stderr, `Usage: agentdeck replay TURN_ID [flags]
+
+Replays a stored turn offline, all of it from its own recordings: no model
+is called and nothing with a side effect runs again, in a new session, and
+says whether the replay matched. Replay stays offline.
+
+To re-run a turn from one of its steps with one change (a message, a tool
+result, a reply, the model or a stage's settings) and run live after it,
+use agentdeck run --from TURN_ID:STEP (agentdeck run --help; the steps are
+listed by agentdeck turns show TURN_ID).
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
 	strict := fs.Bool("strict", false, "fail when a model request differs from the recorded one")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +44,8 @@ type runFlags struct {
 	// baseURLGiven is set when --base-url was passed, not taken from
 	// OPENAI_BASE_URL.
 	baseURLGiven bool
+	// from re-runs a stored turn from a step (run_from.go).
+	from fromFlags
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -72,6 +75,7 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	force := forceFlagOf(fs)
 	f.mcp.register(fs)
 	f.settings.register(fs)
+	f.from.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return ExitUsage
@@ -79,6 +83,9 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	fs.Visit(func(fl *flag.Flag) { f.baseURLGiven = f.baseURLGiven || fl.Name == "base-url" })
 	if code := f.pickModels(env); code != ExitOK {
 		return code
+	}
+	if set := given(fs); set["from"] || set["no-side-effects"] || slices.ContainsFunc(editFlags, func(n string) bool { return set[n] }) {
+		return cmdRunFrom(ctx, fs, f, strings.TrimSpace(strings.Join(pos, " ")), *force, env)
 	}
 	if err := f.settings.s.Validate(); err != nil {
 		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -129,19 +129,8 @@ func (p *humanPrinter) endThinkingLine() {
 	}
 }
 
-// colorful reports whether stderr is a terminal that may be styled: a
-// character device, and NO_COLOR (no-color.org) unset.
-func colorful(env Env) bool {
-	if env.Getenv != nil && env.Getenv("NO_COLOR") != "" {
-		return false
-	}
-	f, ok := env.Stderr.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
+// colorful reports whether stderr is a terminal that may be styled.
+func colorful(env Env) bool { return ttyColor(env, env.Stderr) }
 
 // end prints the answer if it was not streamed, its citations as
 // footnotes, then how the turn ended.
@@ -237,9 +226,13 @@ func eventData[T any](e turn.Event) T {
 	return d
 }
 
+// clip cuts s to at most n bytes, at a character's start, and marks the cut.
 func clip(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
 	}
 	return s[:n] + "…"
 }

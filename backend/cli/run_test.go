@@ -6,6 +6,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,12 +74,19 @@ type cliRun struct {
 // scripted server's URL in the environment.
 func agentdeck(t *testing.T, dbPath, baseURL string, signals chan os.Signal, stdout *syncBuffer, args ...string) cliRun {
 	t.Helper()
+	return agentdeckIn(t, dbPath, baseURL, signals, stdout, nil, args...)
+}
+
+// agentdeckIn is agentdeck with stdin.
+func agentdeckIn(t *testing.T, dbPath, baseURL string, signals chan os.Signal, stdout *syncBuffer, stdin io.Reader, args ...string) cliRun {
+	t.Helper()
 	if stdout == nil {
 		stdout = &syncBuffer{}
 	}
 	var stderr syncBuffer
 	vars := map[string]string{"OPENAI_BASE_URL": baseURL, "AGENTDECK_MODEL": "test-model", "OPENAI_API_KEY": "sk-test-NEVER-PRINTED", "AGENTDECK_DB": dbPath}
 	env := Env{
+		Stdin:   stdin,
 		Stdout:  stdout,
 		Stderr:  &stderr,
 		Paths:   paths.Env{GOOS: "linux", Home: t.TempDir(), Getenv: func(k string) string { return vars[k] }},

@@ -9,6 +9,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/eval"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/timeline"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -41,6 +42,11 @@ type TurnView struct {
 	// Unreadable names the parts of the turn a damaged file did not give
 	// (messages, stages, events).
 	Unreadable []string `json:"unreadable,omitempty"`
+	// Steps are the points the turn may be re-run from (turns show only).
+	Steps []timeline.TimelineStep `json:"steps,omitempty"`
+	// LiveFrom is where a re-run stopped being served from the original's
+	// recordings (turns show only; nil for a turn that is not a re-run).
+	LiveFrom *turn.LiveFromData `json:"live_from,omitempty"`
 }
 
 func turnView(d store.TurnDetail) TurnView {
@@ -95,8 +101,11 @@ func cmdTurns(ctx context.Context, args []string, env Env) int {
 	if len(args) > 0 && args[0] == "tree" {
 		return cmdTurnsTree(ctx, args[1:], env)
 	}
+	if len(args) > 0 && args[0] == "diff" {
+		return cmdTurnsDiff(ctx, args[1:], env)
+	}
 	if len(args) == 0 || args[0] != "show" {
-		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events] | turns tree SESSION_ID [--json]")
+		fmt.Fprintln(env.Stderr, "agentdeck: usage: agentdeck turns show TURN_ID [--json] [--events] | turns tree SESSION_ID [--json] | turns diff TURN_A TURN_B [--json]")
 		return ExitUsage
 	}
 	fs := newFlagSet("turns show", env)
@@ -113,13 +122,18 @@ func cmdTurns(ctx context.Context, args []string, env Env) int {
 	})
 }
 
-// turnsShow prints one turn, with its events if asked.
+// turnsShow prints one turn with its steps (the points it may be re-run
+// from), and its events if asked.
 func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events bool, env Env) int {
-	d, err := db.ReadTurn(ctx, id, events)
+	d, err := db.ReadTurn(ctx, id, true)
 	if err != nil {
 		return fail(env, err)
 	}
 	v := turnView(d)
+	v.Steps, v.LiveFrom = timeline.Steps(d.Events), liveFrom(d.Events)
+	if !events {
+		v.Events = nil
+	}
 	code := ExitOK
 	if len(v.Unreadable) > 0 {
 		fmt.Fprintf(env.Stderr, "agentdeck: the turn's %s could not be read (damaged pages); shown is what could\n", strings.Join(v.Unreadable, " and "))
@@ -143,6 +157,7 @@ func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events boo
 	for _, s := range v.Stages {
 		fmt.Fprintf(env.Stdout, "stage %-14s %-10s %-9s %-28s %5d ms  %d in / %d out tokens  %s\n", s.Name, s.Agent, s.Outcome, s.Termination.String(), s.Diagnostics.DurationMS, s.Diagnostics.Usage.InputTokens, s.Diagnostics.Usage.OutputTokens, costText(s.Diagnostics.Cost))
 	}
+	printSteps(env.Stdout, v)
 	if events {
 		for _, e := range v.Events {
 			fmt.Fprintf(env.Stdout, "%5d %-18s %s\n", e.Seq, e.Type, clip(string(e.Data), 120))
