@@ -1,7 +1,7 @@
 // The fake's DiffTurns: two turns compared step by step from their events,
 // as timeline.Compare does on the Go side. Each turn's steps are its
-// stage boundaries, model calls (the reply's text, tokens, time) and tool
-// results (output or error); the steps are aligned by kind in order (a
+// model calls (the reply's text, tokens, time) and tool results (output
+// or error); the steps are aligned by kind in order (a
 // longest common subsequence of their kinds, so a step one side has and
 // the other lacks is a gap), from the step B was re-run from (the start
 // otherwise). Texts are compared word by word with lib/diff.ts.
@@ -13,6 +13,8 @@ type Kind = StepRow['kind'];
 /** One step of a turn as the comparison reads it. */
 interface FakeStep {
   kind: Kind;
+  /** The event the step is. */
+  seq: number;
   /** Tool steps align only with the same tool. */
   key: string;
   cell: StepCell;
@@ -22,11 +24,10 @@ interface FakeStep {
 export function diffTurns(a: TurnDetail, aEvents: readonly AgentEvent[], b: TurnDetail, bEvents: readonly AgentEvent[]): TurnDiff {
   const rerun = b.from_turn_id === a.id && !!b.from_step;
   const from = rerun ? b.from_step! : 'start';
-  const xs = fromStep(stepsOf(aEvents), from);
-  const ys = fromStep(stepsOf(bEvents), from);
-  if (rerun && b.from_edit) {
-    for (const s of ys) if (s.cell.step_id === from) s.cell.edited = true;
-  }
+  const xs = fromStep(stepsOf(aEvents), aEvents, from);
+  const ys = fromStep(stepsOf(bEvents), bEvents, from);
+  markEdited(a, xs);
+  markEdited(b, ys);
   const rows = align(xs, ys).map(([x, y]) => row(x, y));
   return {
     a: side(a, rows, 'a'),
@@ -36,11 +37,16 @@ export function diffTurns(a: TurnDetail, aEvents: readonly AgentEvent[], b: Turn
   };
 }
 
-/** A turn's steps from its events (timeline.Steps' ids: stageN, callN, toolN). */
+// Marks the step a turn was re-run from, when an edit was made there.
+function markEdited(t: TurnDetail, steps: FakeStep[]) {
+  if (!t.from_edit) return;
+  for (const s of steps) if (s.cell.step_id === t.from_step) s.cell.edited = true;
+}
+
+/** A turn's model calls and tool results from its events (timeline.Steps' ids: callN, toolN). */
 export function stepsOf(events: readonly AgentEvent[]): FakeStep[] {
   const out: FakeStep[] = [];
   let stage = '';
-  let stages = 0;
   let calls = 0;
   let tools = 0;
   let live = !events.some((e) => e.type === 'live_from');
@@ -51,24 +57,14 @@ export function stepsOf(events: readonly AgentEvent[]): FakeStep[] {
       case 'live_from':
         live = true;
         break;
-      case 'stage_start': {
+      case 'stage_start':
         stage = e.data.stage;
-        stages++;
-        const cell: StepCell = {
-          step_id: `stage${stages}`,
-          label: `Stage ${stages}${where()}`,
-          text: e.data.agent || e.data.stage,
-          duration_ms: 0,
-        };
-        if (!live) cell.recorded = true;
-        out.push({ kind: 'stage', key: `stage:${e.data.stage}`, cell });
         break;
-      }
       case 'think_start': {
         calls++;
         const cell: StepCell = { step_id: `call${calls}`, label: `Model call ${calls}${where()}`, text: '', duration_ms: 0 };
         if (!live) cell.recorded = true;
-        call = { step: { kind: 'call', key: 'call', cell }, at: Date.parse(e.at) };
+        call = { step: { kind: 'call', seq: e.seq, key: 'call', cell }, at: Date.parse(e.at) };
         out.push(call.step);
         break;
       }
@@ -97,7 +93,7 @@ export function stepsOf(events: readonly AgentEvent[]): FakeStep[] {
           duration_ms: d.duration_ms,
         };
         if (!live) cell.recorded = true;
-        out.push({ kind: 'tool', key: `tool:${d.name}`, cell });
+        out.push({ kind: 'tool', seq: e.seq, key: `tool:${d.name}`, cell });
         break;
       }
     }
@@ -105,10 +101,15 @@ export function stepsOf(events: readonly AgentEvent[]): FakeStep[] {
   return out;
 }
 
-// The steps from the step with id on (all of them when id is "start" or not found).
-function fromStep(steps: FakeStep[], id: string): FakeStep[] {
-  const i = steps.findIndex((s) => s.cell.step_id === id);
-  return i < 0 ? steps : steps.slice(i);
+// The steps from the step with id on (a stage's, a call's or a tool's,
+// found by its event as timeline.Steps numbers them); all of them from
+// "start" or a step not found.
+function fromStep(steps: FakeStep[], events: readonly AgentEvent[], id: string): FakeStep[] {
+  const m = /^(stage|call|tool)(\d+)$/.exec(id);
+  if (!m) return steps;
+  const types: Record<string, string[]> = { stage: ['stage_start'], call: ['think_start'], tool: ['tool_result', 'tool_error'] };
+  const at = events.filter((e) => types[m[1]!]!.includes(e.type))[Number(m[2]) - 1];
+  return at ? steps.filter((s) => s.seq >= at.seq) : steps;
 }
 
 // Pairs the steps of two lists by their keys, in order; a step with no
