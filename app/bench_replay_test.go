@@ -57,13 +57,7 @@ agents:
 func BenchmarkReplay(b *testing.B) {
 	srv := llmtest.NewServer(b)
 	rig := newBenchRig(b)
-	wfPath := filepath.Join(b.TempDir(), "bench-critique.yaml")
-	if err := os.WriteFile(wfPath, []byte(benchReplayWorkflow), 0o600); err != nil {
-		b.Fatal(err)
-	}
-	if _, err := workflow.Parse("bench-critique.yaml", []byte(benchReplayWorkflow)); err != nil {
-		b.Fatal(err)
-	}
+	wfPath := benchCritiqueWorkflow(b)
 	var recorded time.Duration
 	var replayed []time.Duration
 	var callTimes, lookupTimes []time.Duration
@@ -103,6 +97,19 @@ func BenchmarkReplay(b *testing.B) {
 	b.ReportMetric(float64(lm.Nanoseconds())/1e3, "GetCapture-µs")
 	b.ReportMetric(float64((cm-lm).Nanoseconds())/1e3, "overhead-µs/call")
 	b.ReportMetric(cm.Seconds()/lm.Seconds(), "middleware/lookup")
+}
+
+// benchCritiqueWorkflow writes the workflow of the recorded turn to a
+// file and returns its path.
+func benchCritiqueWorkflow(b *testing.B) string {
+	wfPath := filepath.Join(b.TempDir(), "bench-critique.yaml")
+	if err := os.WriteFile(wfPath, []byte(benchReplayWorkflow), 0o600); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := workflow.Parse("bench-critique.yaml", []byte(benchReplayWorkflow)); err != nil {
+		b.Fatal(err)
+	}
+	return wfPath
 }
 
 // benchCritiqueScript is the 20 replies of the recorded turn, in the order

@@ -51,13 +51,18 @@ func (s *Service) rerunFrom(ctx context.Context, req RerunFromRequest) (TurnRef,
 	if req.Step == "" {
 		return TurnRef{}, apperr.New(apperr.Invalid, "Pick the step to re-run the turn from.")
 	}
+	// The live part runs on the original's server unless the edit names
+	// another; a turn that ran without one (`agentdeck run --base-url`)
+	// runs on the session's, else the default.
+	provider := ""
+	if orig.Settings == nil || orig.Settings.Settings.Provider == "" {
+		provider = firstOf(sess.Provider, s.settings().DefaultProvider)
+	}
 	return s.start(ctx, runner.Request{
 		SessionID: sess.ID,
-		// The live part's server: the edit's, else the session's, else
-		// the default (a turn of `agentdeck run --base-url` has none).
-		Provider: firstOf(sess.Provider, s.settings().DefaultProvider),
-		Approver: s.approvals,
-		From:     &runner.From{TurnID: orig.ID, Step: req.Step, Edit: req.Edit, NoSideEffects: req.NoSideEffects},
+		Provider:  provider,
+		Approver:  s.approvals,
+		From:      &runner.From{TurnID: orig.ID, Step: req.Step, Edit: req.Edit, NoSideEffects: req.NoSideEffects},
 	})
 }
 

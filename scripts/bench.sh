@@ -19,7 +19,7 @@ cd "$root"
 # Benchmarks that run once and repeat inside (200 stops, 100 Stop alls, a 10 s recording,
 # a generated 600 MB database, the sidebar's two databases of 10,000
 # sessions); every other benchmark runs 5 iterations.
-ONCE='^(BenchmarkStopLatency|BenchmarkStopAll|BenchmarkReplay|BenchmarkHistoryAtScale|BenchmarkSidebar10k)$'
+ONCE='^(BenchmarkStopLatency|BenchmarkStopAll|BenchmarkReplay|BenchmarkRerunFromLastStep|BenchmarkHistoryAtScale|BenchmarkSidebar10k)$'
 BENCHTIME=5x
 PEER_BENCHTIME=10x
 # The tree before issue 22, measured in the same run on the figures that

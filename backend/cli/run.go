@@ -103,32 +103,43 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
 		return ExitUsage
 	}
-	if f.approve != "all" && f.approve != "none" {
-		fmt.Fprintln(env.Stderr, "agentdeck: --approve must be all or none")
-		return ExitUsage
-	}
-	if code := f.mcp.check(env); code != ExitOK {
-		return code
-	}
-	mode, err := recording.ParseMode(f.capture)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
-		return ExitUsage
-	}
-	db, path, code := openDB(ctx, f.db, env)
+	db, path, mode, code := f.openToRun(ctx, "start the turn", *force, env)
 	if db == nil {
 		return code
 	}
 	defer db.Close()
-	if code := mayWrite(db, "start the turn", *force, env); code != ExitOK {
-		return code
-	}
 	eng, err := setup.Build(ctx, db, f.mcp.options(setup.Options{DataDir: dataDir(path), Logger: quietLogger(env, path)}))
 	if err != nil {
 		return fail(env, err)
 	}
 	defer eng.Close()
 	return runTurn(ctx, db, eng, f, prompt, mode, *force, env)
+}
+
+// openToRun checks the flags every turn of run takes (--approve, the MCP
+// flags, --capture) and opens the database for writing; db is nil when it
+// cannot, and code says why.
+func (f runFlags) openToRun(ctx context.Context, what string, force bool, env Env) (db *store.DB, path string, mode recording.Mode, code int) {
+	if f.approve != "all" && f.approve != "none" {
+		fmt.Fprintln(env.Stderr, "agentdeck: --approve must be all or none")
+		return nil, "", mode, ExitUsage
+	}
+	if code := f.mcp.check(env); code != ExitOK {
+		return nil, "", mode, code
+	}
+	mode, err := recording.ParseMode(f.capture)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
+		return nil, "", mode, ExitUsage
+	}
+	if db, path, code = openDB(ctx, f.db, env); db == nil {
+		return nil, "", mode, code
+	}
+	if code := mayWrite(db, what, force, env); code != ExitOK {
+		db.Close()
+		return nil, "", mode, code
+	}
+	return db, path, mode, ExitOK
 }
 
 // modelList is --model, given once or more, and --models a,b (split):

@@ -95,26 +95,11 @@ func cmdRunFrom(ctx context.Context, fs *flag.FlagSet, f runFlags, prompt string
 		fmt.Fprintf(env.Stderr, "agentdeck: %s\n", msg)
 		return ExitUsage
 	}
-	if f.approve != "all" && f.approve != "none" {
-		fmt.Fprintln(env.Stderr, "agentdeck: --approve must be all or none")
-		return ExitUsage
-	}
-	if code := f.mcp.check(env); code != ExitOK {
-		return code
-	}
-	mode, err := recording.ParseMode(f.capture)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "agentdeck: %v\n", err)
-		return ExitUsage
-	}
-	db, path, code := openDB(ctx, f.db, env)
+	db, path, mode, code := f.openToRun(ctx, "start the re-run", force, env)
 	if db == nil {
 		return code
 	}
 	defer db.Close()
-	if code := mayWrite(db, "start the re-run", force, env); code != ExitOK {
-		return code
-	}
 	orig, err := db.GetTurn(ctx, turnID, true)
 	if err != nil {
 		return fail(env, err)

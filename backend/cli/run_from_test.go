@@ -202,6 +202,14 @@ func TestRunFromEachEdit(t *testing.T) {
 			}
 		},
 	}, {
+		name: "a model for the live part, at a tool result", args: []string{"--from", f.turnID + ":tool2", "--model", "other-model"},
+		live: []llmtest.Reply{{Chunks: llmtest.Text("Other model.", 1)}}, calls: 1, final: "Other model.",
+		check: func(t *testing.T, reqs []llmtest.Request) {
+			if reqs[0].Model != "other-model" {
+				t.Errorf("the live call used %q, want --model's", reqs[0].Model)
+			}
+		},
+	}, {
 		name: "no edit", args: []string{"--from", f.turnID + ":call3"},
 		live: []llmtest.Reply{{Chunks: llmtest.Text("Same again.", 1)}}, calls: 1, final: "Same again.",
 		check: func(t *testing.T, reqs []llmtest.Request) {

@@ -20,4 +20,12 @@
 //     and the run read once, LoadRun, in; result ids and scores out),
 //     idempotent: a cell already finished in its run returns its stored
 //     result.
+//   - A case may start from a recorded turn's step instead of a prompt
+//     (Case.From: turn, step, one edit). Its form is checked when the
+//     suite is read; the turn, which only the database holds, when the
+//     cell runs, as an error of that case. The cell runs in an evaluation
+//     session copied from the turn's branch (store.EvalCopy), as a re-run
+//     of the copy (runner.From): nothing before the step asks a model or
+//     runs a tool with a side effect, and the user's session is left as
+//     it was.
 package eval

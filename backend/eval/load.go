@@ -137,14 +137,18 @@ func explain(root any) yamlcheck.Explain {
 			return []yamlcheck.Issue{{Path: path, Msg: sch.At(path, msg)}}, true
 		}
 		switch k := e.ErrorKind.(type) {
-		case *kind.OneOf: // only a case has one: prompt or messages
+		case *kind.OneOf: // only a case has one: prompt, messages or from
 			m, _ := yamlcheck.ValueAt(root, path).(map[string]any)
-			if _, both := m["messages"]; both {
-				if _, ok := m["prompt"]; ok {
-					return []yamlcheck.Issue{{Path: append(path, "messages"), Key: true, Msg: sch.At(path, promptXorMessages+", not both")}}, true
-				}
+			_, from := m["from"]
+			_, prompt := m["prompt"]
+			_, messages := m["messages"]
+			switch {
+			case from && (prompt || messages):
+				return []yamlcheck.Issue{{Path: append(path, "from"), Key: true, Msg: sch.At(path, fromXorPrompt)}}, true
+			case prompt && messages:
+				return []yamlcheck.Issue{{Path: append(path, "messages"), Key: true, Msg: sch.At(path, promptXorMessages+", not both")}}, true
 			}
-			return one("missing prompt: " + promptXorMessages)
+			return one("missing prompt: " + promptXorMessages + orFrom)
 		case *kind.Required:
 			var out []yamlcheck.Issue
 			for _, f := range k.Missing {
@@ -156,13 +160,19 @@ func explain(root any) yamlcheck.Explain {
 			}
 			return out, true
 		case *kind.Pattern:
-			if field == "id" {
+			switch field {
+			case "id":
 				return one(idMessage(k.Got))
+			case "step":
+				return one(stepMessage(k.Got))
 			}
 			return one(modelMessage(k.Got))
 		case *kind.Enum:
-			if field == "measure" {
+			switch field {
+			case "measure":
 				return one(measureMessage(fmt.Sprint(k.Got)))
+			case "kind":
+				return one(yamlcheck.EnumMessage(fmt.Sprint(k.Got), editKinds))
 			}
 		case *kind.MinItems:
 			if noun, ok := itemNouns[field]; ok {
@@ -187,6 +197,9 @@ var missingWhy = map[string]string{
 	"rubric":    "what the critic scores the answer against",
 	"model":     `the critic's model, such as "openai/gpt-4o"`,
 	"reference": "the answer to compare with",
+	"turn":      "the id of the recorded turn to start from, as turns show prints it",
+	"step":      "the step of the turn to start from: start, stageN, callN or toolN",
+	"kind":      "what the edit changes: " + strings.Join(editKinds, ", "),
 }
 
 var itemNouns = map[string]string{"models": "model", "cases": "case", "assert": "assertion", "messages": "message", "is": "termination kind"}
@@ -299,10 +312,15 @@ func (c *checker) checkIDs() {
 func (c *checker) checkCase(i int, cs *Case) {
 	p := []string{"cases", strconv.Itoa(i)}
 	switch {
+	case cs.From != nil && (cs.Prompt != "" || len(cs.Messages) > 0):
+		c.add(append(p, "from"), true, fromXorPrompt)
 	case cs.Prompt != "" && len(cs.Messages) > 0:
 		c.add(append(p, "messages"), true, promptXorMessages+", not both")
-	case cs.Prompt == "" && len(cs.Messages) == 0:
-		c.add(p, false, "missing prompt: "+promptXorMessages)
+	case cs.Prompt == "" && len(cs.Messages) == 0 && cs.From == nil:
+		c.add(p, false, "missing prompt: "+promptXorMessages+orFrom)
+	}
+	if cs.From != nil {
+		c.checkFrom(p, cs)
 	}
 	c.checkMessages(p, cs.Messages)
 	c.checkVars(p, cs)

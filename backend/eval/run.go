@@ -56,6 +56,10 @@ type Store interface {
 	SetEvalResultTurn(ctx context.Context, id, sessionID, turnID string) error
 	FinishEvalResult(ctx context.Context, r store.EvalResult) error
 	CreateSession(ctx context.Context, s store.Session) (store.Session, error)
+	// GetTurn and EvalCopy serve the cases that start from a recorded
+	// turn (runfrom.go).
+	GetTurn(ctx context.Context, id string, withEvents bool) (store.TurnDetail, error)
+	EvalCopy(ctx context.Context, turnID string, s store.Session) (store.Session, error)
 }
 
 // Turns starts and stops turns: the runner. A turn runs on in the
@@ -155,11 +159,16 @@ func (r *CellRunner) RunCell(ctx context.Context, lr *LoadedRun, in Cell) (CellO
 	if err != nil {
 		return r.finish(ctx, res, c.Assert, Observation{}, nil, nil, err)
 	}
-	sess, err := r.db.CreateSession(ctx, store.Session{
+	sess := store.Session{
 		Title:    fmt.Sprintf("%s · %s · %s #%d", suite.Name, c.ID, in.Model, in.Repeat),
 		Kind:     store.SessionEval,
 		Provider: provider, Model: model, Workflow: suite.Workflow,
-	})
+	}
+	if c.From != nil && req.Replay == nil {
+		sess, err = r.fromSession(ctx, c, sess, &req)
+	} else {
+		sess, err = r.db.CreateSession(ctx, sess)
+	}
 	if err != nil {
 		return r.finish(ctx, res, c.Assert, Observation{}, nil, nil, err)
 	}

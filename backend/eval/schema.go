@@ -106,7 +106,7 @@ func schemaDefs() obj {
 			{"maximum", 1},
 		}},
 		{"case", obj{
-			{"description", "One case: a prompt, or a conversation, and the assertions its answer must pass. Give prompt or messages, not both."},
+			{"description", "One case: a prompt, a conversation, or a recorded turn's step to start from, and the assertions its answer must pass. Give one of prompt, messages or from."},
 			{"type", "object"},
 			{"properties", obj{
 				{"id", obj{
@@ -139,6 +139,7 @@ func schemaDefs() obj {
 					{"type", "object"},
 					{"additionalProperties", obj{{"type", "string"}}},
 				}},
+				{"from", ref("from")},
 				{"assert", obj{
 					{"description", "What the answer must satisfy: every assertion must pass."},
 					{"type", "array"},
@@ -147,9 +148,11 @@ func schemaDefs() obj {
 				}},
 			}},
 			{"required", []any{"assert"}},
-			{"oneOf", []any{obj{{"required", []any{"prompt"}}}, obj{{"required", []any{"messages"}}}}},
+			{"oneOf", []any{obj{{"required", []any{"prompt"}}}, obj{{"required", []any{"messages"}}}, obj{{"required", []any{"from"}}}}},
 			{"additionalProperties", false},
 		}},
+		{"from", fromSchema()},
+		{"edit", editSchema()},
 		{"message", obj{
 			{"description", "One message of a case's conversation."},
 			{"type", "object"},

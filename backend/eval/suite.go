@@ -41,8 +41,40 @@ type Case struct {
 	Attach []string `json:"attach,omitempty"`
 	// Vars fill the {{name}} placeholders of the prompt or messages.
 	Vars map[string]string `json:"vars,omitempty"`
+	// From starts the case from a step of a recorded turn instead of a
+	// prompt (time travel): everything before the step is served from
+	// that turn's recordings, and only what follows runs on the model
+	// under test. Such a case has no prompt, messages or attach: it runs
+	// the turn's own.
+	From *CaseFrom `json:"from,omitempty"`
 	// Assert lists what the answer must satisfy; every assertion must pass.
 	Assert []Assert `json:"assert"`
+}
+
+// CaseFrom names a recorded turn of this database and a step of it to start
+// a case from, and the one edit to make there (none: run the step again
+// live). It is the suite field shared by every case made from a stored
+// turn.
+type CaseFrom struct {
+	// Turn is the turn's id (turns show prints it).
+	Turn string `json:"turn"`
+	// Step is a step of the turn by its timeline id: start, stageN,
+	// callN or toolN (turns show --json lists them).
+	Step string    `json:"step"`
+	Edit *CaseEdit `json:"edit,omitempty"`
+}
+
+// CaseEdit is the change a case makes at its step (runner.Edit): Kind
+// message or system_prompt at the start, tool_result at a tool step,
+// reply at a call step, with Text; or stage at a stage step, with Stage
+// (the stage agent's system_prompt, model, temperature, top_p,
+// max_tokens, seed or reasoning_effort). The model and provider of the
+// live part are the suite's models.
+type CaseEdit struct {
+	Kind string  `json:"kind"`
+	Text *string `json:"text,omitempty"`
+	// Stage values are text or numbers, as YAML reads them.
+	Stage map[string]any `json:"stage,omitempty"`
 }
 
 // Message is one message of a case's conversation.

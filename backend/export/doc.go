@@ -43,4 +43,8 @@
 //     the version depends on them; each turn names its group, column and
 //     target. Markdown says which column a turn was, and keeps a blind
 //     group's names hidden until it is voted on.
+//   - A turn re-run from a step of another names that turn, the step and
+//     the kind of edit (version 9); the recordings it used travel as its
+//     own, so it replays offline. Markdown says so in the turn's heading
+//     ("Re-run of turn #3 from tool result 2, edited tool result").
 package export

@@ -83,15 +83,28 @@ import (
 // older Agentdeck would skip the list and import the columns as plain
 // versions, their votes lost, saying nothing. A session never sent side
 // by side keeps the version it had (3, 5, 6 or 7).
-const Version = 8
+//
+// Version 9: re-runs from a step (time travel). A turn re-run from a step
+// of another turn names that turn, the step's timeline id and the kind of
+// edit made there (Turn.FromTurnID, FromStep, FromEdit). Import restores
+// the link when the source turn is in the file, under its new id, and
+// otherwise keeps the step and the edit without it, as a deleted
+// original leaves them. The recordings the re-run used travel as its own
+// (Capture.Calls name it), so it replays offline. Only a document with a
+// re-run is written as version 9 (versionOf): an older Agentdeck would
+// import the re-run as a plain version, its link lost, saying nothing. A
+// session with none keeps the version it had (3, 5, 6, 7 or 8).
+const Version = 9
 
 // versionOf is the version Write stamps on a document whose messages name
 // this many images, stored or gone, whose session has (placed) or has
 // not a project, tags, a pin, an archive or settings, and that holds this
-// many documents and side-by-side groups: the oldest that reads it
-// completely (see Versions 5 to 8).
-func versionOf(images int, placed bool, documents, groups int) int {
+// many documents, side-by-side groups and re-runs from a step: the
+// oldest that reads it completely (see Versions 5 to 9).
+func versionOf(images int, placed bool, documents, groups, reruns int) int {
 	switch {
+	case reruns > 0:
+		return 9
 	case groups > 0:
 		return 8
 	case documents > 0:
@@ -228,9 +241,17 @@ type Turn struct {
 	// GroupID is the side-by-side group the turn was a column of (version
 	// 8), GroupSlot its column there, from 0, and Target what the column
 	// ran (a label, "model · provider").
-	GroupID    string        `json:"group_id,omitempty"`
-	GroupSlot  int           `json:"group_slot,omitempty"`
-	Target     string        `json:"target,omitempty"`
+	GroupID   string `json:"group_id,omitempty"`
+	GroupSlot int    `json:"group_slot,omitempty"`
+	Target    string `json:"target,omitempty"`
+	// FromTurnID is the turn this one was re-run from (version 9), none
+	// when that turn is not in the file; FromStep the step it started
+	// from (a timeline step id: start, stage2, call3, tool1) and FromEdit
+	// the kind of edit made there ("" for none). A turn with a FromStep
+	// is a re-run, whether or not its source is in the file.
+	FromTurnID string        `json:"from_turn_id,omitempty"`
+	FromStep   string        `json:"from_step,omitempty"`
+	FromEdit   string        `json:"from_edit,omitempty"`
 	Messages   []llm.Message `json:"messages"`
 	Events     []turn.Event  `json:"events"`
 	Stages     []Stage       `json:"stages"`

@@ -56,6 +56,9 @@ type Head struct {
 	// oldest first: few and small, so they come with the head, and the
 	// version depends on them.
 	Groups []Group
+	// Reruns is how many of the turns the Source hands on were re-run
+	// from a step of another (Turn.FromStep): the version depends on it.
+	Reruns int
 }
 
 // Load says what of a session a Source reads. The session, its turns and
@@ -173,7 +176,10 @@ func writeWhole(ctx context.Context, src Source, sessionID string, format Format
 	doc.AppVersion = buildinfo.Version
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if format == Markdown {
-		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches), opts.ImageFile)
+		// A re-run names its source by number, and the source is
+		// often on another branch: read the numbers before the cut.
+		reruns := mdReruns(doc.Turns)
+		err = writeMarkdown(ctx, bw, withBranches(doc, opts.AllBranches), reruns, opts.ImageFile)
 	} else {
 		err = writeJSONL(ctx, bw, withBranches(doc, opts.AllBranches))
 	}

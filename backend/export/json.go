@@ -164,6 +164,9 @@ func (j *jsonWriter) Turn(t *Turn, events iter.Seq[turn.Event]) error {
 		o.int("group_slot", int64(t.GroupSlot))
 	}
 	o.strOmit("target", t.Target)
+	o.strOmit("from_turn_id", t.FromTurnID)
+	o.strOmit("from_step", t.FromStep)
+	o.strOmit("from_edit", t.FromEdit)
 	l := o.list("messages")
 	for i := range t.Messages {
 		l.next()
@@ -412,6 +415,6 @@ type jsonSink struct {
 }
 
 func (s jsonSink) Head(h *Head) error {
-	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents, len(h.Groups)), s.exportedAt, buildinfo.Version, &h.Session, h.Groups)
+	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents, len(h.Groups), h.Reruns), s.exportedAt, buildinfo.Version, &h.Session, h.Groups)
 	return s.e.flushed()
 }

@@ -32,7 +32,9 @@ const mdMaxToolResult = 2000
 //
 // A message's images follow its text: linked files given imageFile (see
 // Options.ImageFile), else a line naming each (mdImages).
-func writeMarkdown(ctx context.Context, w io.Writer, doc *Document, imageFile func(string, []byte) (string, error)) error {
+//
+// A re-run from a step says so in its heading (reruns, from mdReruns).
+func writeMarkdown(ctx context.Context, w io.Writer, doc *Document, reruns map[string]string, imageFile func(string, []byte) (string, error)) error {
 	var b strings.Builder
 	images := newMDImages(doc.Images, imageFile)
 	mdHeader(&b, doc)
@@ -46,7 +48,7 @@ func writeMarkdown(ctx context.Context, w io.Writer, doc *Document, imageFile fu
 			return err
 		}
 		b.Reset()
-		mdTurn(&b, &doc.Session, parts, columns[parts[0].ID], images)
+		mdTurn(&b, &doc.Session, parts, mdHeading{column: columns[parts[0].ID], rerun: reruns[parts[0].ID]}, images)
 		if images.err != nil {
 			return images.err
 		}
@@ -130,15 +132,24 @@ func mdHeader(b *strings.Builder, doc *Document) {
 	b.WriteString("\n")
 }
 
+// mdHeading is what a turn's heading says besides its number and time:
+// the side-by-side column it was (mdColumns), and where it was re-run
+// from (mdReruns).
+type mdHeading struct{ column, rerun string }
+
 // mdTurn writes a turn and the turns that continue its answer (parts, see
 // mdAnswers) as one answer: the parts' answers follow one another, each
 // continuation after a mark that says where and why it resumed, and each
 // part's plan, charts and stages follow the whole answer, named by turn.
-func mdTurn(b *strings.Builder, s *Session, parts []*Turn, column string, images *mdImages) {
+func mdTurn(b *strings.Builder, s *Session, parts []*Turn, h mdHeading, images *mdImages) {
 	t := parts[0]
-	fmt.Fprintf(b, "---\n\n## Turn %d · %s\n\n", t.Seq, mdTime(t.StartedAt))
-	if column != "" {
-		fmt.Fprintf(b, "_%s_\n\n", column)
+	fmt.Fprintf(b, "---\n\n## Turn %d · %s", t.Seq, mdTime(t.StartedAt))
+	if h.rerun != "" {
+		fmt.Fprintf(b, " · %s", h.rerun)
+	}
+	b.WriteString("\n\n")
+	if h.column != "" {
+		fmt.Fprintf(b, "_%s_\n\n", h.column)
 	}
 	if notes := mdRunNotes(s, t); notes != "" {
 		fmt.Fprintf(b, "_%s_\n\n", notes)

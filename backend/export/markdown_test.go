@@ -68,7 +68,7 @@ func TestMarkdownContinuationWithoutItsTurn(t *testing.T) {
 	doc := &Document{Session: Session{Title: "s"}, Turns: []Turn{{ID: "b", Seq: 2, ParentTurnID: "gone", Continues: true, State: StateCompleted,
 		UserMessage: "Continue.", Messages: []llm.Message{{Role: llm.RoleUser, Content: "Continue."}, {Role: llm.RoleAssistant, Content: " and the rest."}}}}}
 	var b strings.Builder
-	if err := writeMarkdown(context.Background(), &b, doc, nil); err != nil {
+	if err := writeMarkdown(context.Background(), &b, doc, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	want := "## Turn 2 · —\n\n### Assistant\n\n_— Resumed an answer that is not in this file —_\n\nand the rest.\n"
@@ -85,7 +85,7 @@ func TestMarkdownImageNoLongerStored(t *testing.T) {
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: "Again?", Images: []llm.Image{{ID: "gone", MIME: "image/png", Name: "old.png", Size: 2048}}}}}}}
 	var b strings.Builder
 	file := func(string, []byte) (string, error) { t.Fatal("stored an image it does not have"); return "", nil }
-	if err := writeMarkdown(context.Background(), &b, doc, file); err != nil {
+	if err := writeMarkdown(context.Background(), &b, doc, nil, file); err != nil {
 		t.Fatal(err)
 	}
 	if want := "Again?\n\n_Image: old.png (2 KB), no longer stored_\n"; !strings.Contains(b.String(), want) {

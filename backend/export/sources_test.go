@@ -41,22 +41,25 @@ func TestVersionOf(t *testing.T) {
 		placed    bool
 		documents int
 		groups    int
+		reruns    int
 		want      int
 	}{
-		{0, false, 0, 0, 3},
-		{1, false, 0, 0, 5},
-		{1, true, 0, 0, 6},
-		{0, false, 1, 0, 7},
-		{2, true, 3, 0, 7},
-		{0, false, 0, 1, 8},
-		{2, true, 3, 2, 8},
+		{0, false, 0, 0, 0, 3},
+		{1, false, 0, 0, 0, 5},
+		{1, true, 0, 0, 0, 6},
+		{0, false, 1, 0, 0, 7},
+		{2, true, 3, 0, 0, 7},
+		{0, false, 0, 1, 0, 8},
+		{2, true, 3, 2, 0, 8},
+		{0, false, 0, 0, 1, 9},
+		{2, true, 3, 2, 1, 9},
 	}
 	for _, tt := range tests {
-		if got := versionOf(tt.images, tt.placed, tt.documents, tt.groups); got != tt.want {
-			t.Errorf("versionOf(%d, %v, %d, %d) = %d, want %d", tt.images, tt.placed, tt.documents, tt.groups, got, tt.want)
+		if got := versionOf(tt.images, tt.placed, tt.documents, tt.groups, tt.reruns); got != tt.want {
+			t.Errorf("versionOf(%d, %v, %d, %d, %d) = %d, want %d", tt.images, tt.placed, tt.documents, tt.groups, tt.reruns, got, tt.want)
 		}
 	}
-	if Version != 8 {
+	if Version != 9 {
 		t.Fatalf("Version = %d: a new version needs its paragraph in document.go and a case here", Version)
 	}
 }
@@ -74,7 +77,7 @@ func TestMarkdownDocumentsAndSources(t *testing.T) {
 		Turns: []Turn{{ID: "t1", Seq: 1, UserMessage: "What rose?", State: StateCompleted, FinalText: "Revenue [1], quinces [2].",
 			Events: []turn.Event{{ID: "e1", Seq: 1, Type: turn.EventSources, Data: data}}}}}
 	var b bytes.Buffer
-	if err := writeMarkdown(context.Background(), &b, &doc, nil); err != nil {
+	if err := writeMarkdown(context.Background(), &b, &doc, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	md := b.String()

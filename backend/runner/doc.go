@@ -49,5 +49,13 @@
 //     with. Citation numbers are one per turn (turnTools.numbers).
 //   - In a replay every session tool and every Recorded built-in stands
 //     behind its replay stand-in: a Recorded one gives back the original's
-//     result and reports its events again (tool.Replayer).
+//     result and reports its events again (tool.Replayer). A model call
+//     that failed has no recording: a replay fails it again in its place
+//     (rerunfailed.go), so the calls after it get their own recordings.
+//   - A re-run from a step (rerun.go, docs/RECORDINGS.md#time-travel)
+//     serves the calls before the step from the original's recordings and
+//     every tool call of them from the original's results, read-only ones
+//     too; a step after the edit never comes from a recording. Its run
+//     spec (runSpec.Rerun, chained through Base for a re-run of a re-run)
+//     shapes a later replay's requests as the re-run's were.
 package runner

@@ -176,10 +176,13 @@ type results struct {
 	byIt map[string][]store.ToolResult
 }
 
-func (s *replaySource) ranResults() *results {
+func (s *replaySource) ranResults() *results { return s.ranResultsExcept(nil) }
+
+// ranResultsExcept leaves out the calls with the given ids.
+func (s *replaySource) ranResultsExcept(ids map[string]bool) *results {
 	q := &results{byIt: map[string][]store.ToolResult{}}
 	for _, res := range s.results {
-		if res.Ran {
+		if res.Ran && !ids[res.CallID] {
 			k := callKey(res.Name, res.Args)
 			q.byIt[k] = append(q.byIt[k], res)
 		}
@@ -211,9 +214,13 @@ type replayTool struct {
 	inner tool.Tool
 	orig  *results
 	em    *turn.Emitter
-	// edited is the call whose result a re-run typed: a replay of that
-	// re-run gives it back, even from a tool it would run again.
-	edited string
+	// edited are the calls whose results a re-run typed: a replay of that
+	// re-run gives them back, even from a tool it would run again.
+	edited map[string]bool
+	// served gives back the original's result of every call, read-only
+	// ones too: a re-run's calls before its step (they are the original's
+	// state there, not a fresh look).
+	served bool
 }
 
 func (t replayTool) Spec() tool.Spec { return t.inner.Spec() }
@@ -222,10 +229,10 @@ func (t replayTool) Execute(ctx context.Context, args json.RawMessage) (string, 
 	spec := t.inner.Spec()
 	name := spec.Name
 	rec, ok := t.orig.next(callKey(name, args))
-	if ok && t.edited != "" && tool.CallID(ctx) == t.edited {
+	if ok && t.edited[tool.CallID(ctx)] {
 		return rec.Output, nil
 	}
-	if spec.SideEffects || spec.Recorded {
+	if spec.SideEffects || spec.Recorded || t.served {
 		if !ok {
 			why := "it changes things outside the conversation"
 			if !spec.SideEffects {
@@ -279,10 +286,7 @@ func (e replayedError) Error() string { return strings.TrimPrefix(string(e), "Er
 // it wraps share the queue of the original's results.
 func (s *replaySource) wrapper(em *turn.Emitter) func(tool.Tool) tool.Tool {
 	q := s.ranResults()
-	edited := ""
-	if s.spec.Rerun != nil {
-		edited = s.spec.Rerun.EditedCall
-	}
+	edited := s.spec.Rerun.editedCalls()
 	return func(t tool.Tool) tool.Tool { return replayTool{inner: t, orig: q, em: em, edited: edited} }
 }
 

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/timeline"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
@@ -57,8 +59,8 @@ type Edit struct {
 	Stage map[string]string `json:"stage,omitempty"`
 }
 
-// stageKeys are the agent fields a stage edit may set.
-var stageKeys = []string{"system_prompt", "model", "temperature", "top_p", "max_tokens", "seed", "reasoning_effort"}
+// StageEditKeys are the agent fields a stage edit may set.
+var StageEditKeys = []string{"system_prompt", "model", "temperature", "top_p", "max_tokens", "seed", "reasoning_effort"}
 
 // From asks Start to re-run a stored turn from one of its steps.
 type From struct {
@@ -83,14 +85,24 @@ type rerun struct {
 	before map[string]bool
 	// started is the turn's client's count of calls begun (shapeClient).
 	started func() int
+	// shape is what the turn stores of the plan (spec).
+	shape *rerunSpec
+	// earlier are the call ids of the original's tool results before the
+	// step (served from the original).
+	earlier map[string]bool
+	// failedBefore is how many of the original's calls before the step
+	// failed (they have no recording).
+	failedBefore int
 
 	once   sync.Once // live_from is emitted once
 	mu     sync.Mutex
 	served int // tool results given back from the original
 }
 
-// recordedCalls is how many model calls come from the recordings.
-func (p *rerun) recordedCalls() int { return p.step.RecordedCalls }
+// callsBefore is how many model calls the turn makes before the step: the
+// recorded ones, served from the recordings, and the ones that failed in
+// the original, which fail again without reaching a model.
+func (p *rerun) callsBefore() int { return p.step.RecordedCalls + p.failedBefore }
 
 // prepareRerun loads the original and its step, checks the edit fits the
 // step, and makes req run the original's turn as it ran, the edit aside.
@@ -118,19 +130,26 @@ func (r *Runner) prepareRerun(ctx context.Context, req Request) (*rerun, Request
 	if p.src, err = readSource(ctx, r.cfg.DB, orig); err != nil {
 		return nil, req, err
 	}
-	if step.RecordedCalls > 0 {
-		if err := p.src.replayable(); err != nil {
-			return nil, req, err
-		}
-		if p.src.calls < step.RecordedCalls {
-			return nil, req, apperr.New(apperr.Invalid, "Turn #%d has %s recorded; starting from %s needs %d. Start from an earlier step, or re-run the whole turn.", orig.Seq, modelCalls(p.src.calls), strings.ToLower(step.Label()), step.RecordedCalls)
+	for _, s := range steps {
+		if s.Kind == timeline.KindCall && !s.Recorded && s.Seq < step.Seq {
+			p.failedBefore++
 		}
 	}
-	if step.Kind == timeline.KindTool {
-		for _, s := range steps {
-			if s.Kind == timeline.KindTool && s.RecordedCalls == step.RecordedCalls && s.N < step.N {
-				p.before[s.CallID] = true
+	if err := p.enough(); err != nil {
+		return nil, req, err
+	}
+	p.earlier = map[string]bool{}
+	for _, s := range steps {
+		if s.Kind != timeline.KindTool {
+			continue
+		}
+		switch {
+		case step.Kind == timeline.KindTool && s.RecordedCalls == step.RecordedCalls:
+			if s.N < step.N {
+				p.before[s.CallID], p.earlier[s.CallID] = true, true
 			}
+		case s.RecordedCalls < step.RecordedCalls || step.Kind != timeline.KindTool && s.RecordedCalls == step.RecordedCalls:
+			p.earlier[s.CallID] = true
 		}
 	}
 	model, workspace := req.Model, req.Workspace
@@ -148,6 +167,35 @@ func (r *Runner) prepareRerun(ctx context.Context, req Request) (*rerun, Request
 	}
 	req.VersionOf, req.Parent, req.Continue = orig.ID, "", ""
 	return p, req, nil
+}
+
+// enough refuses a step the original's recordings cannot reach: every
+// model call before it must have a recording, or have failed (it fails
+// again). A call without one that answered was made with recording off,
+// or its recording was lost.
+func (p *rerun) enough() error {
+	k := p.callsBefore()
+	if k == 0 {
+		return nil
+	}
+	failed := 0
+	for i := range p.src.failedCalls() {
+		if i < k {
+			failed++
+		}
+	}
+	// The calls before the step that did not fail need a recording each
+	// (a call from before issue 45 that failed counts as recorded in the
+	// timeline; the diagnostics say it failed).
+	if p.src.calls >= k-failed {
+		return nil
+	}
+	at := strings.ToLower(p.step.Label())
+	if p.src.calls == 0 && p.src.spec.Capture == recording.Off {
+		return apperr.New(apperr.Invalid, "Turn #%d ran with recording off: there is no recording of the model calls before %s. Re-run it from the start instead.", p.src.orig.Seq, at)
+	}
+	return apperr.New(apperr.Invalid, "Turn #%d has %s recorded; starting from %s needs %d (the others were lost). Start from an earlier step, or re-run it from the start.",
+		p.src.orig.Seq, modelCalls(p.src.calls), at, k-failed)
 }
 
 // checkEdit refuses an edit the step cannot take, saying which can.
@@ -177,7 +225,7 @@ func checkEdit(e Edit, s timeline.TimelineStep) error {
 	}
 	if e.Kind == EditStage {
 		if len(e.Stage) == 0 {
-			return apperr.New(apperr.Invalid, "A stage edit needs at least one KEY=VALUE (%s).", strings.Join(stageKeys, ", "))
+			return apperr.New(apperr.Invalid, "A stage edit needs at least one KEY=VALUE (%s).", strings.Join(StageEditKeys, ", "))
 		}
 		for k, v := range e.Stage {
 			if err := checkStageValue(k, v); err != nil {
@@ -210,22 +258,31 @@ func editsFor(k timeline.StepKind) string {
 // checkStageValue refuses an unknown key or a value that is not a number
 // where one is needed.
 func checkStageValue(k, v string) error {
+	if !StageEditKey(k) {
+		return apperr.New(apperr.Invalid, "A stage edit cannot set %q: it sets %s.", k, strings.Join(StageEditKeys, ", "))
+	}
+	if !StageEditValue(k, v) {
+		return apperr.New(apperr.Invalid, "The stage edit's %s must be a number, not %q.", k, v)
+	}
+	return nil
+}
+
+// StageEditKey reports whether a stage edit may set k.
+func StageEditKey(k string) bool { return slices.Contains(StageEditKeys, k) }
+
+// StageEditValue reports whether v is a value a stage edit's k takes:
+// a number for the sampling fields, any text for the others.
+func StageEditValue(k, v string) bool {
 	var err error
 	switch k {
-	case "system_prompt", "model", "reasoning_effort":
 	case "temperature", "top_p":
 		_, err = strconv.ParseFloat(v, 32)
 	case "max_tokens":
 		_, err = strconv.Atoi(v)
 	case "seed":
 		_, err = strconv.ParseInt(v, 10, 64)
-	default:
-		return apperr.New(apperr.Invalid, "A stage edit cannot set %q: it sets %s.", k, strings.Join(stageKeys, ", "))
 	}
-	if err != nil {
-		return apperr.New(apperr.Invalid, "The stage edit's %s must be a number, not %q.", k, v)
-	}
-	return nil
+	return err == nil
 }
 
 // applyStage sets the stage edit's fields on an agent (checked already).

@@ -21,29 +21,86 @@ import (
 // settings and stage edits from call RecordedCalls on, the edited tool
 // result served back.
 type rerunSpec struct {
-	From          From   `json:"from"`
+	From From `json:"from"`
+	// RecordedCalls is how many model calls the re-run made before its
+	// step (served from the recordings, or failed again as they failed).
 	RecordedCalls int    `json:"recorded_calls"`
 	EditedCall    string `json:"edited_call,omitempty"` // the tool call whose result was typed
 	StageAgent    string `json:"stage_agent,omitempty"` // the agent a stage edit sets
 	LiveModel     string `json:"live_model,omitempty"`  // the live calls' model, when edited
+	// AgentModel is the model the re-run's agents asked for (the
+	// original's); the turn's own model is the live one. A replay of the
+	// re-run asks for it too, so that its recorded requests match.
+	AgentModel string `json:"agent_model,omitempty"`
+	// Base is the original's, when the original was a re-run too.
+	Base *rerunSpec `json:"base,omitempty"`
 }
 
-// spec is what the turn stores of the plan.
-func (p *rerun) spec(liveModel string) *rerunSpec {
-	s := &rerunSpec{From: p.from, RecordedCalls: p.recordedCalls(), LiveModel: liveModel}
+// agentModel is the model a replay or a re-run of the turn has its
+// agents ask for: a re-run's agents asked for its original's.
+func (src *replaySource) agentModel() string {
+	if r := src.spec.Rerun; r != nil && r.AgentModel != "" {
+		return r.AgentModel
+	}
+	return src.orig.Model
+}
+
+// spec is what the turn stores of the plan. A re-run of a re-run keeps
+// its original's spec as its Base: the original's edits shaped the calls
+// it serves from the original's recordings, and hold on in its live part
+// where its own edit sets nothing.
+func (p *rerun) spec(agentModel, liveModel string) *rerunSpec {
+	s := &rerunSpec{From: p.from, RecordedCalls: p.callsBefore(), LiveModel: liveModel, AgentModel: agentModel, Base: p.src.spec.Rerun}
 	if p.from.Edit.Kind == EditToolResult {
 		s.EditedCall = p.step.CallID
 	}
 	if p.from.Edit.Kind == EditStage {
 		s.StageAgent = p.step.Agent
 	}
+	p.shape = s
 	return s
 }
 
+// shape rewrites call i's request as the re-run (and the re-runs it
+// re-ran) did: each edit from its own step on, the earliest first.
+func (s *rerunSpec) shape(req llm.Request, i int) llm.Request {
+	if s == nil {
+		return req
+	}
+	req = s.Base.shape(req, i)
+	if i >= s.RecordedCalls {
+		req = rewrite(req, s.From.Edit, s.LiveModel)
+	}
+	return req
+}
+
+// applyStages applies the stage edits of the chain that hold for agent
+// name, created once started calls have begun.
+func (s *rerunSpec) applyStages(a *agent.Agent, name string, started int) {
+	if s == nil {
+		return
+	}
+	s.Base.applyStages(a, name, started)
+	if s.StageAgent == name && started >= s.RecordedCalls {
+		applyStage(a, s.From.Edit.Stage)
+	}
+}
+
+// editedCalls are the tool calls whose results the chain typed.
+func (s *rerunSpec) editedCalls() map[string]bool {
+	out := map[string]bool{}
+	for ; s != nil; s = s.Base {
+		if s.EditedCall != "" {
+			out[s.EditedCall] = true
+		}
+	}
+	return out
+}
+
 // shapeClient serves a turn's first k calls through recorded and the rest
-// through live, each live request rewritten by the edit; the first live
-// call tells onLive. A re-run's recorded is the original's recordings and
-// live the model; a replay of a re-run serves both from the re-run's own
+// through live, each request shaped by spec; the first live call tells
+// onLive. A re-run's recorded is the original's recordings and live the
+// model; a replay of a re-run serves both from the re-run's own
 // recordings, shaped the same way so their keys match.
 type shapeClient struct {
 	recorded llm.Client // calls before k
@@ -51,8 +108,7 @@ type shapeClient struct {
 	// reply, when set, answers call k with the edited reply (recorded).
 	reply  llm.Client
 	k      int
-	edit   Edit
-	model  string // the live calls' model; "" keeps each call's own
+	spec   *rerunSpec
 	onLive func()
 
 	mu sync.Mutex
@@ -72,13 +128,13 @@ func (c *shapeClient) Stream(ctx context.Context, req llm.Request, fn func(llm.C
 	i := c.n
 	c.n++
 	c.mu.Unlock()
+	req = c.spec.shape(req, i)
 	if i < c.k {
 		return c.recorded.Stream(ctx, req, fn)
 	}
 	if c.onLive != nil {
 		c.onLive()
 	}
-	req = rewrite(req, c.edit, c.model)
 	if i == c.k && c.reply != nil {
 		return c.reply.Stream(ctx, req, fn)
 	}
@@ -104,9 +160,9 @@ func (t typedReply) Stream(ctx context.Context, req llm.Request, fn func(llm.Chu
 // client builds the re-run's model client: the original's first calls
 // from its recordings (linked to the new turn, free), the rest live.
 func (p *rerun) client(recordings store.TurnRecordings, captures store.Captures, live llm.Client, liveModel string, em *turn.Emitter) *shapeClient {
-	c := &shapeClient{live: live, k: p.recordedCalls(), edit: p.from.Edit, model: liveModel, onLive: p.liveOnce(em)}
+	c := &shapeClient{live: live, k: p.callsBefore(), spec: p.shape, onLive: p.liveOnce(em)}
 	if c.k > 0 {
-		c.recorded = p.src.client(recordings, captures, false, em)
+		c.recorded = p.src.failAgain(p.src.client(recordings, captures, false, em))
 	}
 	if p.from.Edit.Kind == EditReply {
 		c.reply = recording.WithCapture(typedReply{text: p.from.Edit.Text}, recording.Options{Mode: recording.Record, Store: captures})
@@ -120,10 +176,16 @@ func (p *rerun) liveOnce(em *turn.Emitter) func() {
 	return func() {
 		p.once.Do(func() {
 			em.Emit(turn.Draft{Data: turn.LiveFromData{FromTurnID: p.from.TurnID, FromStep: p.step.ID, Edit: string(p.from.Edit.Kind),
-				RecordedCalls: p.recordedCalls(), RecordedTools: p.servedTools()}})
+				RecordedCalls: p.step.RecordedCalls, RecordedTools: p.servedTools()}})
 		})
 	}
 }
+
+// ended marks the boundary of a re-run in which nothing after the step
+// ran live (a step after the last model call and tool, such as a stage
+// the workflow skipped): live_from comes at the end, so every re-run has
+// one.
+func (p *rerun) ended(em *turn.Emitter) { p.liveOnce(em)() }
 
 // Where a tool call of the re-run gets its result.
 type toolSource int
@@ -140,7 +202,7 @@ const (
 // run live.
 func (p *rerun) sourceOf(callID string) toolSource {
 	phase := p.started()
-	k := p.recordedCalls()
+	k := p.callsBefore()
 	if p.step.Kind != timeline.KindTool {
 		if phase <= k {
 			return fromOriginal
@@ -201,9 +263,11 @@ func (t rerunTool) Execute(ctx context.Context, args json.RawMessage) (string, e
 
 // wrapper puts a tool of the re-run behind its stand-in.
 func (p *rerun) wrapper(em *turn.Emitter) func(tool.Tool) tool.Tool {
-	q, after, live := p.src.ranResults(), p.src.ranResults(), p.liveOnce(em)
+	// NoSideEffects answers a call after the step with the original's
+	// result of the same call after it, never one from before.
+	q, after, live := p.src.ranResults(), p.src.ranResultsExcept(p.earlier), p.liveOnce(em)
 	return func(t tool.Tool) tool.Tool {
-		return rerunTool{inner: t, orig: replayTool{inner: t, orig: q, em: em}, plan: p, live: live, after: after}
+		return rerunTool{inner: t, orig: replayTool{inner: t, orig: q, em: em, served: true}, plan: p, live: live, after: after}
 	}
 }
 

@@ -217,12 +217,14 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	model := firstOf(req.Model, set.Settings.Model)
 	liveModel := ""
 	if rr != nil {
-		model, liveModel = rr.src.orig.Model, firstOf(rr.from.Edit.Settings.Model, req.Model)
+		model, liveModel = rr.src.agentModel(), firstOf(rr.from.Edit.Settings.Model, req.Model)
 	}
 	var src source
 	switch {
 	case rr != nil:
-		provider := firstOf(rr.from.Edit.Settings.Provider, set.Settings.Provider, req.Provider)
+		// The live part's server: the edit's, the caller's (run --from
+		// --provider, an evaluation's target), else the original's.
+		provider := firstOf(rr.from.Edit.Settings.Provider, req.Provider, set.Settings.Provider)
 		if src, err = r.modelSource(ctx, provider, req, firstOf(liveModel, model)); err != nil {
 			return nil, err
 		}
@@ -264,7 +266,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 	var rspec *rerunSpec
 	if rr != nil {
 		row.FromTurnID, row.FromStep, row.FromEdit = rr.from.TurnID, rr.step.ID, string(rr.from.Edit.Kind)
-		rspec = rr.spec(liveModel)
+		rspec = rr.spec(model, liveModel)
 	} else if replay != nil {
 		rspec = replay.spec.Rerun // a replay of a re-run is shaped as it was
 	}
@@ -298,9 +300,9 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
 		// A replayed call costs nothing (catalog.WithPrice); one the record
 		// lacks has no price here.
-		t.client = catalog.WithPrice(rc, "", func(string) *llm.Price { return nil })
+		t.client = catalog.WithPrice(replay.failAgain(rc), "", func(string) *llm.Price { return nil })
 		if rspec != nil {
-			sc := &shapeClient{recorded: t.client, live: t.client, k: rspec.RecordedCalls, edit: rspec.From.Edit, model: rspec.LiveModel}
+			sc := &shapeClient{recorded: t.client, live: t.client, k: rspec.RecordedCalls, spec: rspec}
 			t.client, t.started = sc, sc.started
 		}
 		t.replay, t.replayClient, t.dataSession = replay, rc, replay.orig.SessionID
@@ -331,6 +333,7 @@ func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource,
 		return nil, req, err
 	}
 	req, err = r.asOriginal(ctx, req, src)
+	req.Model = src.agentModel() // a re-run's agents asked for it, its live calls were rewritten
 	return src, req, err
 }
 
@@ -464,6 +467,9 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 	}, func(res turn.Result) {
 		if t.replay != nil && res.OK {
 			t.replay.missingCalls(t.replayClient, t.em)
+		}
+		if t.rerun != nil {
+			t.rerun.ended(t.em)
 		}
 		if ended {
 			return

@@ -218,9 +218,9 @@ func (r *Runner) agentFactory(t turnRun, tt turnTools) workflow.AgentFactory {
 			Logger:        r.log,
 		}
 		configure(a, name, def, t.def, t.settings.Settings)
-		if sh := t.shape; sh != nil && sh.StageAgent == name && t.started() >= sh.RecordedCalls {
-			// A re-run's stage edit: this agent, from the step's stage on.
-			applyStage(a, sh.From.Edit.Stage)
+		if t.shape != nil {
+			// A re-run's stage edits: this agent, from the step's stage on.
+			t.shape.applyStages(a, name, t.started())
 		}
 		return a, nil
 	}

@@ -96,6 +96,9 @@ func (r *sessionReader) read() error {
 	if h.Groups, err = r.groups(); err != nil {
 		return err
 	}
+	if err := r.tx.QueryRowContext(r.ctx, `SELECT COUNT(*) FROM turns WHERE session_id = ? AND from_step != ''`, r.sessionID).Scan(&h.Reruns); err != nil {
+		return err
+	}
 	if err := sinkErr(r.to.Head(&h)); err != nil {
 		return err
 	}
@@ -166,7 +169,7 @@ const (
 // alongside the turns'.
 func (r *sessionReader) turns() error {
 	rows, err := r.tx.QueryContext(r.ctx, `SELECT id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, COALESCE(parent_turn_id, ''), continues,
-		COALESCE(group_id, ''), group_slot, target
+		COALESCE(group_id, ''), group_slot, target, COALESCE(from_turn_id, ''), from_step, from_edit
 		FROM turns WHERE session_id = ? ORDER BY seq`, r.sessionID)
 	if err != nil {
 		return err
@@ -265,7 +268,7 @@ func scanExportTurn(rows *sql.Rows) (*export.Turn, error) {
 	var started, term, result, run string
 	var completed sql.NullString
 	if err := rows.Scan(&t.ID, &t.Seq, &t.UserMessage, &t.State, &t.Workflow, &t.Model, &started, &completed, &t.FinalText, &t.Outcome, &term, &result, &run, &t.ParentTurnID, &t.Continues,
-		&t.GroupID, &t.GroupSlot, &t.Target); err != nil {
+		&t.GroupID, &t.GroupSlot, &t.Target, &t.FromTurnID, &t.FromStep, &t.FromEdit); err != nil {
 		return nil, err
 	}
 	t.StartedAt, t.Termination, t.Result, t.Run = parseTime(started), rawColumn(term, `{}`), rawColumn(result, `{}`), rawColumn(run, `{}`)

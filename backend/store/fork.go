@@ -16,13 +16,44 @@ import (
 // calls were counted in the original. It is the session's JSON export, cut to the branch,
 // imported as a copy, so a fork keeps exactly what an export keeps.
 func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
-	from, err := db.GetTurn(ctx, turnID, false)
+	doc, from, err := db.branchDoc(ctx, turnID)
 	if err != nil {
 		return Session{}, err
 	}
+	doc.Session.Title = forkTitle(doc.Session.Title)
+	return db.storeBranch(ctx, &doc, "forking the session", func(tx *sql.Tx, s *Session) error {
+		s.ForkedFromSession, s.ForkedFromTurn = from.SessionID, turnID
+		_, err := tx.ExecContext(ctx, `UPDATE sessions SET forked_from_session_id = ?, forked_from_turn_id = ? WHERE id = ?`, from.SessionID, turnID, s.ID)
+		return err
+	})
+}
+
+// storeBranch imports a branch (branchDoc) as a new session, its turns
+// copies (CopiedFork), then lets then finish the session in the same
+// transaction.
+func (db *DB) storeBranch(ctx context.Context, doc *export.Document, doing string, then func(tx *sql.Tx, s *Session) error) (Session, error) {
+	var s Session
+	err := db.tx(ctx, doing, func(tx *sql.Tx) error {
+		im := &importer{ctx: ctx, tx: tx, doc: doc, fork: true, copied: CopiedFork}
+		var err error
+		if s, err = im.run(); err != nil {
+			return err
+		}
+		return then(tx, &s)
+	})
+	return s, err
+}
+
+// branchDoc is the JSON export of turnID's session cut to the branch that
+// ends at turnID, that turn active: what a fork imports.
+func (db *DB) branchDoc(ctx context.Context, turnID string) (export.Document, TurnDetail, error) {
+	from, err := db.GetTurn(ctx, turnID, false)
+	if err != nil {
+		return export.Document{}, from, err
+	}
 	doc, err := export.Collect(ctx, db, from.SessionID, export.Load{AllEvents: true, Captures: true, Images: true, Documents: true, Passages: true})
 	if err != nil {
-		return Session{}, err
+		return export.Document{}, from, err
 	}
 	branch := map[string]bool{}
 	byID := map[string]export.Turn{}
@@ -35,22 +66,9 @@ func (db *DB) ForkSession(ctx context.Context, turnID string) (Session, error) {
 	doc.Format, doc.Version = export.FormatName, export.Version
 	doc.Turns = slices.DeleteFunc(doc.Turns, func(t export.Turn) bool { return !branch[t.ID] })
 	doc.Session.ActiveTurnID = turnID
-	doc.Session.Title = forkTitle(doc.Session.Title)
 	doc.Captures = keepCaptures(doc.Captures, branch)
 	keepImages(&doc)
-
-	var s Session
-	err = db.tx(ctx, "forking the session", func(tx *sql.Tx) error {
-		im := &importer{ctx: ctx, tx: tx, doc: &doc, fork: true, copied: CopiedFork}
-		var err error
-		if s, err = im.run(); err != nil {
-			return err
-		}
-		s.ForkedFromSession, s.ForkedFromTurn = from.SessionID, turnID
-		_, err = tx.ExecContext(ctx, `UPDATE sessions SET forked_from_session_id = ?, forked_from_turn_id = ? WHERE id = ?`, from.SessionID, turnID, s.ID)
-		return err
-	})
-	return s, err
+	return doc, from, nil
 }
 
 func forkTitle(title string) string {

@@ -33,7 +33,9 @@ import (
 // it under new ids, and the turns' sources left as they were
 // (importknowledge.go). Side-by-side groups and their votes are stored
 // under new ids, those whose turns the file lacks dropped
-// (importgroups.go). Files of a newer export.Version, files
+// (importgroups.go). A turn re-run from a step keeps its link to its
+// source when the source is in the file, under its new id, and otherwise
+// its step and edit alone (importrerun.go). Files of a newer export.Version, files
 // that are not Agentdeck exports, and files over MaxImportBytes are
 // refused with a message that says so.
 //
@@ -201,6 +203,9 @@ func (im *importer) run() (Session, error) {
 		return Session{}, err
 	}
 	if s.OpenGroupID, err = im.finishGroups(); err != nil {
+		return Session{}, err
+	}
+	if err := im.linkReruns(); err != nil {
 		return Session{}, err
 	}
 	if err := im.documents(); err != nil {
@@ -392,12 +397,14 @@ func (im *importer) turn(t *export.Turn) error {
 		completedAt = fmtTime(*t.CompletedAt)
 	}
 	group, slot, target := im.columnOf(t)
+	// The re-run's link to its source is stored once every turn is in
+	// (linkReruns); its step and edit now.
 	if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO turns (id, session_id, seq, user_message, state, workflow, model, started_at, completed_at, final_text, outcome, termination, result, run, parent_turn_id, continues, copied,
-			group_id, group_slot, target)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, NULLIF(?, ''), ?, ?)`,
+			group_id, group_slot, target, from_step, from_edit)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), ?, ?, NULLIF(?, ''), ?, ?, ?, ?)`,
 		tid, im.sid, t.Seq, t.UserMessage, t.State, t.Workflow, t.Model, fmtTime(t.StartedAt), completedAt, t.FinalText, t.Outcome,
 		im.raw(t.Termination, `{}`), im.raw(t.Result, `{}`), im.raw(t.Run, `{}`), parent, t.Continues && parent != "", im.copied,
-		group, slot, target); err != nil {
+		group, slot, target, t.FromStep, t.FromEdit); err != nil {
 		return err
 	}
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages), true); err != nil {

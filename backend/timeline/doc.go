@@ -19,6 +19,15 @@
 //     events: RecordedCalls is how many recorded model calls precede the
 //     step. A call that failed has no recording and does not count; a
 //     summary that compression asked for does (CompressedData.Summarized).
+//   - A re-run's steps after its live_from event are Live, and so is the
+//     call under way when it comes (live_from follows that call's
+//     think_start).
+//   - Compare ("What changed") reads the same way: a turn's model calls
+//     (their streamed replies) and tool results (output or error) from a
+//     step on, paired by kind and tool name in order (a call only one
+//     side made is a gap row), each pair diffed word by word; tokens, cost
+//     and time come from the stages' diagnostics, matched per stage in
+//     call order. A re-run's steps before its live_from are Recorded.
 //   - The package reads; it never calls a model or the database. The store
 //     gives it events, the runner acts on what it says.
 package timeline

@@ -46,8 +46,9 @@ type TimelineStep struct {
 	RecordedCalls int `json:"recorded_calls"`
 	// Tools is how many tool results came before the step.
 	Tools int `json:"tools"`
-	// Recorded says a call step has a recording (its reply can be
-	// edited); false for a call that failed.
+	// Recorded says a call step has a recording (a re-run past it is
+	// served or replayed); false for a call that failed or ran with
+	// recording off.
 	Recorded bool `json:"recorded,omitempty"`
 	// Tool steps: the tool, the model's call id, and whether it errored.
 	Tool   string `json:"tool,omitempty"`
@@ -83,7 +84,7 @@ func Steps(events []turn.Event) []TimelineStep {
 	var stage turn.StageStartData
 	var stageID string
 	recorded, tools, stages, calls := 0, 0, 0, 0
-	var call *TimelineStep // the call under way: think_start seen, think_end not yet
+	call := -1 // the call under way (its index): think_start seen, think_end not yet
 	live := false
 	for i := range events {
 		ev := &events[i]
@@ -105,7 +106,7 @@ func Steps(events []turn.Event) []TimelineStep {
 			s := base
 			s.ID, s.Kind, s.N = "call"+strconv.Itoa(calls), KindCall, calls
 			steps = append(steps, s)
-			call = &steps[len(steps)-1]
+			call = len(steps) - 1
 		case turn.EventThinkEnd:
 			var d turn.ThinkEndData
 			_ = json.Unmarshal(ev.Data, &d)
@@ -114,11 +115,11 @@ func Steps(events []turn.Event) []TimelineStep {
 			// so it is taken as recorded.
 			if d.Capture != "" || !hasCapture(ev.Data) {
 				recorded++
-				if call != nil {
-					call.Recorded = true
+				if call >= 0 {
+					steps[call].Recorded = true
 				}
 			}
-			call = nil
+			call = -1
 		case turn.EventContextCompressed:
 			var d turn.CompressedData
 			_ = json.Unmarshal(ev.Data, &d)
@@ -136,7 +137,12 @@ func Steps(events []turn.Event) []TimelineStep {
 			s.ID, s.Kind, s.N, s.Tool, s.CallID, s.Error = "tool"+strconv.Itoa(tools), KindTool, tools, d.Name, d.CallID, ev.Type == turn.EventToolError
 			steps = append(steps, s)
 		case turn.EventLiveFrom:
+			// The first live call's live_from comes after its
+			// think_start: that call is live too.
 			live = true
+			if call >= 0 {
+				steps[call].Live = true
+			}
 		}
 	}
 	return steps

@@ -248,7 +248,10 @@ const howMeasured = `## How each figure is measured
 4. **Replay** (app/bench_replay_test.go): a critique-revise turn of 20 model calls (a draft, nine failing critiques each followed by a
    revision, a passing critique) recorded against a server streaming 25 tokens a call at 50 tokens/s, then replayed from its captures five times
    through runner.Start in replay mode. Then each of the 20 calls is replayed through the capture middleware (canonical request, key, lookup,
-   chunk delivery) and looked up with a bare store GetCapture, alternating, 25 times each.
+   chunk delivery) and looked up with a bare store GetCapture, alternating, 25 times each. (c) Re-run from a step
+   (app/bench_rerun_test.go): the same turn, recorded without the pacing, is re-run 15 times from its last step (the passing critique; the
+   19 calls before it come from its recordings), timed from runner.Start to the re-run's live_from event, where its one live call begins; the
+   floor, alternating, is a plain turn of the same workflow from runner.Start to its first think_start.
 5. **History at scale** (backend/store/bench_history_test.go): a database of 1,000 sessions, 50,000 turns, 100,000 messages (all in the
    search index) and 1,000,000 events, written with direct SQL in transactions of 1,000 turns and kept in the run's temp dir for the desktop part.
    Each operation is timed against the raw SQL it wraps (the same statements, rows scanned into plain values), alternating: opening the

@@ -2678,7 +2678,7 @@ export interface Edit {
 // ---- backend/timeline ----
 
 /**
- * Diff compares two turns step by step: usually a re-run and the turn it
+ * TurnDiff compares two turns step by step: usually a re-run and the turn it
  * was re-run from, from the step where they part (agentdeck turns diff,
  * the window's "What changed" view).
  */
@@ -2725,7 +2725,8 @@ export interface StepRow {
    */
   same: boolean;
   /**
-   * Ops turn A's text into B's, word by word.
+   * Ops turn A's text into B's, word by word: set only when both sides
+   * are there and differ (a Same row's text is either side's).
    */
   ops?: TextOp[];
 }
@@ -2803,8 +2804,9 @@ export interface TimelineStep {
    */
   tools: number /* int */;
   /**
-   * Recorded says a call step has a recording (its reply can be
-   * edited); false for a call that failed.
+   * Recorded says a call step has a recording (a re-run past it is
+   * served or replayed); false for a call that failed or ran with
+   * recording off.
    */
   recorded?: boolean;
   /**
