@@ -7,15 +7,17 @@
 // Documents panel with search results, an answer with citations (one
 // unverified) and its Sources list, and the passage viewer; side by
 // side: the targets picked, blind columns streaming and ended; the Arena
-// page, with a board and its recent votes.
+// page, with a board and its recent votes; "What changed", a re-run
+// beside its original, and its long text shown whole.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
 import { audit } from './axe';
 import { blindGroup, labels, voteFor } from './arena';
-import { answer, composer, expect, finished, newSession, pasteImages, send, shot, test, uid } from './fixtures';
+import { answer, composer, E2E_URL, expect, finished, newSession, pasteImages, send, shot, test, uid } from './fixtures';
 import { citedTurn } from './knowledge';
 import { pickModel } from './models';
+import { rerunPair } from './timetravel';
 
 for (const scheme of ['light', 'dark'] as const) {
   test.describe(`axe, ${scheme}`, () => {
@@ -270,6 +272,16 @@ for (const scheme of ['light', 'dark'] as const) {
       await expect(arena.getByTestId('arena-vote')).toHaveCount(1);
       await audit(page, 'arena', scheme);
       await shot(page, `arena-${scheme}.png`);
+    });
+
+    test(`What changed: a re-run beside its original (${scheme})`, async ({ page }) => {
+      const pair = await rerunPair(page);
+      await page.goto(`${E2E_URL}#/diff/${pair.original}/${pair.rerun}`);
+      const view = page.getByTestId('diff-page');
+      await expect(view.getByTestId('diff-row').first()).toContainText('edited');
+      await audit(page, 'turndiff', scheme);
+      await view.getByRole('button', { name: 'Show all' }).first().click();
+      await audit(page, 'turndiff-open', scheme);
     });
   });
 }

@@ -7,6 +7,7 @@ import { BackendError } from './api';
 import { dispatch, type BusHandlers, type BusMessage } from './bus';
 import { localDay } from './dates';
 import { FakeArena, seedArena } from './fake-arena';
+import { diffTurns } from './fake-diff';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
 import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
@@ -812,7 +813,12 @@ export class FakeBackend implements Backend {
 
   async diffTurns(turnA: string, turnB: string): Promise<TurnDiff> {
     this.log('diffTurns', turnA, turnB);
-    throw new Error('diffTurns is not in the fake yet');
+    const [a, b] = [turnA, turnB].map((id) => {
+      const t = this.turns.get(id);
+      if (!t) throw new BackendError('not_found', `There is no turn ${id}; it may have been deleted.`);
+      return t;
+    });
+    return clone(diffTurns(a!, this.events.get(turnA) ?? [], b!, this.events.get(turnB) ?? []));
   }
 
   /** Images sent with messages, by id, with their bytes (base64). */

@@ -18,6 +18,7 @@ describe('parseHash and formatRoute', () => {
     [`#/evals/${sid}/diff/${tid}`, { kind: 'evals', runId: sid, otherId: tid }],
     [`#/p/${sid}`, { kind: 'project', projectId: sid }],
     ['#/p/-', { kind: 'project', projectId: '-' }],
+    [`#/diff/${sid}/${tid}`, { kind: 'diff', turnA: sid, turnB: tid }],
   ])('reads %j', (hash, want) => {
     expect(parseHash(hash)).toEqual(want);
   });
@@ -53,6 +54,11 @@ describe('parseHash and formatRoute', () => {
     '#/p/..',
     '#/p/<b>',
     '#/p/a%20b',
+    '#/diff',
+    '#/diff/a',
+    '#/diff/a/',
+    '#/diff/a/b/c',
+    '#/diff/a/<b>',
   ])('refuses %j', (hash) => {
     expect(parseHash(hash)).toBeNull();
   });
@@ -68,6 +74,7 @@ describe('parseHash and formatRoute', () => {
       { kind: 'evals', runId: sid, otherId: tid },
       { kind: 'project', projectId: sid },
       { kind: 'project', projectId: '-' },
+      { kind: 'diff', turnA: sid, turnB: tid },
     ];
     for (const r of routes) expect(parseHash(formatRoute(r))).toEqual(r);
     expect(formatRoute(home)).toBe('');

@@ -2,7 +2,8 @@
 // session, `#/s/<session>/t/<turn>` for a turn in it, `#/usage` for the
 // Usage page, `#/arena` for the Arena page (the leaderboard of votes), `#/evals` for the Evaluations page (its newest run),
 // `#/evals/<run>` for one run and `#/evals/<run>/diff/<other>` for a run
-// compared with another; `#/p/<project>` for the session list kept to one
+// compared with another; `#/diff/<turnA>/<turnB>` for two turns compared step by step
+// ("What changed"); `#/p/<project>` for the session list kept to one
 // project (`#/p/-` for the sessions in none), beside a new session; no
 // hash for a new, unsaved session. The hash survives a reload, makes a link to a turn, and
 // gives back and forward something to move between.
@@ -20,7 +21,9 @@ export type Route =
   /** The session list shows one project ('-': the sessions in none). */
   | { kind: 'project'; projectId: string }
   /** runId '' is the newest run; otherId, when set, is the run runId is compared with. */
-  | { kind: 'evals'; runId: string; otherId: string };
+  | { kind: 'evals'; runId: string; otherId: string }
+  /** Two turns compared step by step: usually a re-run (turnB) and the turn it was re-run from (turnA). */
+  | { kind: 'diff'; turnA: string; turnB: string };
 
 export const home: Route = { kind: 'home' };
 export const usagePage: Route = { kind: 'usage' };
@@ -41,6 +44,7 @@ export function parseHash(hash: string): Route | null {
   if (h === '/arena') return arenaPage;
   const parts = h.split('/');
   if (parts[0] === '' && parts[1] === 'evals') return parseEvals(parts.slice(2));
+  if (parts[0] === '' && parts[1] === 'diff') return parseDiff(parts.slice(2));
   if (parts[0] === '' && parts[1] === 'p' && parts.length === 3) {
     const projectId = parts[2] === '-' ? '-' : decode(parts[2]);
     return projectId ? { kind: 'project', projectId } : null;
@@ -60,6 +64,7 @@ export function formatRoute(r: Route): string {
   if (r.kind === 'usage') return '#/usage';
   if (r.kind === 'arena') return '#/arena';
   if (r.kind === 'project') return r.projectId === '-' ? '#/p/-' : `#/p/${encodeURIComponent(r.projectId)}`;
+  if (r.kind === 'diff') return `#/diff/${encodeURIComponent(r.turnA)}/${encodeURIComponent(r.turnB)}`;
   if (r.kind === 'evals') {
     if (!r.runId) return '#/evals';
     const run = `#/evals/${encodeURIComponent(r.runId)}`;
@@ -82,6 +87,14 @@ function parseEvals(parts: string[]): Route | null {
   if (parts.length !== 3 || parts[1] !== 'diff') return null;
   const otherId = decode(parts[2]);
   return otherId ? { kind: 'evals', runId, otherId } : null;
+}
+
+// The parts after `#/diff`: two turns.
+function parseDiff(parts: string[]): Route | null {
+  if (parts.length !== 2) return null;
+  const turnA = decode(parts[0]);
+  const turnB = decode(parts[1]);
+  return turnA && turnB ? { kind: 'diff', turnA, turnB } : null;
 }
 
 function decode(part: string | undefined): string {

@@ -370,6 +370,12 @@ export class App {
     this.nav.arena();
   }
 
+  /** Shows the "What changed" view: turnB (usually a re-run) compared with turnA step by step. */
+  openDiff(turnA: string, turnB: string) {
+    this.ui.diagnosticsTurn = null;
+    this.nav.diff(turnA, turnB);
+  }
+
   /**
    * Shows the Evaluations page at a run ('' for the newest), compared
    * with otherId when that is set; replace renames the place (a run

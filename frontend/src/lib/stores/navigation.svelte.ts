@@ -27,12 +27,18 @@ export interface NavigationDeps {
 export type HistoryMode = 'push' | 'replace' | 'none';
 
 /** What the main pane shows: the conversation (a session, or a new one), the Usage page or the Evaluations page. */
-export type View = 'conversation' | 'usage' | 'evals' | 'arena';
+export type View = 'conversation' | 'usage' | 'evals' | 'arena' | 'diff';
 
 /** The run the Evaluations page shows ('' for the newest), and the run it is compared with ('' for none). */
 export interface EvalsPlace {
   runId: string;
   otherId: string;
+}
+
+/** The two turns the "What changed" view compares: turnB (usually a re-run) against turnA. */
+export interface DiffPlace {
+  turnA: string;
+  turnB: string;
 }
 
 export class Navigation {
@@ -46,6 +52,8 @@ export class Navigation {
   view = $state<View>('conversation');
   /** The run the Evaluations page shows, and the run it is compared with. */
   evalsAt = $state.raw<EvalsPlace>({ runId: '', otherId: '' });
+  /** The two turns the "What changed" view compares (view 'diff'). */
+  diffAt = $state.raw<DiffPlace>({ turnA: '', turnB: '' });
 
   constructor({ conversation, router, showHome, placeChanged, selectProject }: NavigationDeps) {
     this.#conversation = conversation;
@@ -96,6 +104,11 @@ export class Navigation {
     }
     if (r?.kind === 'arena') {
       this.view = 'arena';
+      return;
+    }
+    if (r?.kind === 'diff') {
+      this.diffAt = { turnA: r.turnA, turnB: r.turnB };
+      this.view = 'diff';
       return;
     }
     if (r?.kind === 'evals') {
@@ -165,6 +178,13 @@ export class Navigation {
   arena(mode: HistoryMode = 'push') {
     this.view = 'arena';
     this.#write(arenaPage, mode);
+  }
+
+  /** The "What changed" view is shown: turnB compared with turnA step by step. */
+  diff(turnA: string, turnB: string, mode: HistoryMode = 'push') {
+    this.diffAt = { turnA, turnB };
+    this.view = 'diff';
+    this.#write({ kind: 'diff', turnA, turnB }, mode);
   }
 
   /** The Evaluations page is shown: a run ('' for the newest), compared with another when otherId is set. */
