@@ -63,6 +63,8 @@ export class TimeTravel {
     let steps: TimelineStep[] = [];
     try {
       steps = (await this.#d.backend.turnSteps(turnId)) ?? [];
+      // A turn of one stage ("chat") names none: "(chat)" on every step says nothing.
+      if (steps.filter((s) => s.kind === 'stage').length <= 1) steps = steps.map((s) => ({ ...s, stage: undefined }));
     } catch {
       this.#asked.delete(turnId); // asked again when shown again
     }
