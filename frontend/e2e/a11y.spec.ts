@@ -273,10 +273,11 @@ for (const scheme of ['light', 'dark'] as const) {
       await shot(page, `arena-${scheme}.png`);
     });
     test(`"Re-run from here": the editor, and the new version's divider (${scheme})`, async ({ page }) => {
+      test.setTimeout(180_000);
       await newSession(page);
       const turn = await send(page, `time travel audit ${uid()}`);
       await finished(turn);
-      await turn.getByRole('button', { name: 'Re-run from tool result 1: update_plan' }).click();
+      await turn.getByRole('button', { name: 'Re-run from here: tool result 1: update_plan' }).click();
       const dialog = page.getByRole('dialog', { name: 'Re-run from here' });
       await expect(dialog.getByRole('textbox', { name: 'Tool result' })).toBeFocused();
       await audit(page, 'rerun-dialog', scheme);
