@@ -277,7 +277,7 @@ for (const scheme of ['light', 'dark'] as const) {
       await newSession(page);
       const turn = await send(page, `time travel audit ${uid()}`);
       await finished(turn);
-      await turn.getByRole('button', { name: 'Re-run from here: tool result 1: update_plan' }).click();
+      await turn.getByRole('button', { name: 'Re-run from here (tool result 1: update_plan)' }).click();
       const dialog = page.getByRole('dialog', { name: 'Re-run from here' });
       await expect(dialog.getByRole('textbox', { name: 'Tool result' })).toBeFocused();
       await audit(page, 'rerun-dialog', scheme);

@@ -62,7 +62,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const written = statSync(join(workspace, file)).mtimeMs;
 
     // The tool card's action names its step.
-    const rerun = first.getByRole('button', { name: 'Re-run from here: tool result 1: write_file', exact: true });
+    const rerun = first.getByRole('button', { name: 'Re-run from here (tool result 1: write_file)', exact: true });
     await press(rerun);
     const dialog = page.getByRole('dialog', { name: 'Re-run from here' });
     await expect(dialog).toBeVisible();

@@ -137,13 +137,13 @@ describe('the store', () => {
 describe('the editor', () => {
   it('offers Re-run from here on the tool card and the answer, named by step', async () => {
     const { turn } = await openTurn();
-    expect(await within(turn).findByRole('button', { name: 'Re-run from here: tool result 1: read_table' })).toBeTruthy();
-    expect(within(turn).getByRole('button', { name: 'Re-run from here: model call 2' })).toBeTruthy();
+    expect(await within(turn).findByRole('button', { name: 'Re-run from here (tool result 1: read_table)' })).toBeTruthy();
+    expect(within(turn).getByRole('button', { name: 'Re-run from here (model call 2)' })).toBeTruthy();
   });
 
   it('offers the changes each kind of step takes, prefilled from the original', async () => {
     const { turn } = await openTurn();
-    await fireEvent.click(await within(turn).findByRole('button', { name: 'Re-run from here: tool result 1: read_table' }));
+    await fireEvent.click(await within(turn).findByRole('button', { name: 'Re-run from here (tool result 1: read_table)' }));
     const dialog = await screen.findByRole('dialog', { name: 'Re-run from here' });
     const radios = () =>
       within(dialog)
@@ -169,7 +169,7 @@ describe('the editor', () => {
 
   it('closes on Esc, giving the focus back to the button', async () => {
     const { turn } = await openTurn();
-    const button = await within(turn).findByRole('button', { name: 'Re-run from here: tool result 1: read_table' });
+    const button = await within(turn).findByRole('button', { name: 'Re-run from here (tool result 1: read_table)' });
     button.focus();
     await fireEvent.click(button);
     const dialog = await screen.findByRole('dialog', { name: 'Re-run from here' });
@@ -182,7 +182,7 @@ describe('the editor', () => {
   it('shows a refusal in the dialog and keeps the edit', async () => {
     const { b, turn } = await openTurn();
     vi.spyOn(b, 'rerunFrom').mockRejectedValueOnce(new BackendError('conflict', 'A turn is already running in this session.'));
-    await fireEvent.click(await within(turn).findByRole('button', { name: 'Re-run from here: tool result 1: read_table' }));
+    await fireEvent.click(await within(turn).findByRole('button', { name: 'Re-run from here (tool result 1: read_table)' }));
     const dialog = await screen.findByRole('dialog', { name: 'Re-run from here' });
     const box = within(dialog).getByRole('textbox', { name: 'Tool result' });
     await fireEvent.input(box, { target: { value: 'north,99' } });
@@ -193,7 +193,7 @@ describe('the editor', () => {
 
   it('runs the edit: the new version streams with the divider and the edited result', async () => {
     const { b, t } = await openTurn();
-    await fireEvent.click(await screen.findByRole('button', { name: 'Re-run from here: tool result 1: read_table' }));
+    await fireEvent.click(await screen.findByRole('button', { name: 'Re-run from here (tool result 1: read_table)' }));
     const dialog = await screen.findByRole('dialog', { name: 'Re-run from here' });
     await fireEvent.input(within(dialog).getByRole('textbox', { name: 'Tool result' }), { target: { value: 'north,99' } });
     await fireEvent.click(within(dialog).getByRole('button', { name: 'Run' }));
