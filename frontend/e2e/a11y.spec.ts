@@ -8,7 +8,9 @@
 // unverified) and its Sources list, and the passage viewer; side by
 // side: the targets picked, blind columns streaming and ended; the Arena
 // page, with a board and its recent votes; "What changed", a re-run
-// beside its original, and its long text shown whole.
+// beside its original, and its long text shown whole; "Re-run from
+// here": its editor (a tool step, a model call's settings) and the new
+// version's divider.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
@@ -282,6 +284,27 @@ for (const scheme of ['light', 'dark'] as const) {
       await audit(page, 'turndiff', scheme);
       await view.getByRole('button', { name: 'Show all' }).first().click();
       await audit(page, 'turndiff-open', scheme);
+    });
+
+    test(`"Re-run from here": the editor, and the new version's divider (${scheme})`, async ({ page }) => {
+      test.setTimeout(180_000);
+      await newSession(page);
+      const turn = await send(page, `time travel audit ${uid()}`);
+      await finished(turn);
+      await turn.getByRole('button', { name: 'Re-run from here (tool result 1: update_plan)' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Re-run from here' });
+      await expect(dialog.getByRole('textbox', { name: 'Tool result' })).toBeFocused();
+      await audit(page, 'rerun-dialog', scheme);
+      await dialog.getByRole('combobox', { name: 'Step' }).selectOption('call1');
+      await dialog.getByRole('radio', { name: 'Model and sampling from here on' }).check();
+      await audit(page, 'rerun-dialog-settings', scheme);
+      await dialog.getByRole('combobox', { name: 'Step' }).selectOption('tool1');
+      await dialog.getByRole('textbox', { name: 'Tool result' }).fill('Edited for the audit.');
+      await dialog.getByRole('button', { name: 'Run' }).click();
+      const rerun = page.getByRole('article', { name: 'Turn 2' });
+      await finished(rerun);
+      await expect(rerun.getByTestId('live-from')).toBeVisible();
+      await audit(page, 'rerun-divider', scheme);
     });
   });
 }

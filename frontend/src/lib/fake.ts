@@ -15,6 +15,7 @@ import { FakePrompts } from './fake-prompts';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { FakeGroups } from './fake-groups';
+import { FakeTimeTravel } from './fake-timetravel';
 import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
@@ -800,15 +801,29 @@ export class FakeBackend implements Backend {
     return this.copyTurn(turnId, 'Re-run', opts);
   }
 
-  // Time travel: placeholders the UI helper replaces with a real in-memory fake.
+  /** Time travel: a turn's steps and re-runs from them (fake-timetravel.ts). */
+  readonly timeTravel = new FakeTimeTravel({
+    turn: (id) => this.turns.get(id),
+    events: (id) => this.events.get(id) ?? [],
+    busy: (sessionId) => this.turnsOf(sessionId).some((t) => t.state === 'running'),
+    newVersion: (orig, message) => {
+      const s = this.session(orig.session_id);
+      s.active_turn_id = orig.parent_turn_id;
+      const turn = this.newTurn(s.id, message, orig.workflow, undefined, orig.model);
+      s.updated_at = turn.started_at;
+      return turn;
+    },
+    start: (turn, steps) => this.start(turn, false, 1, steps),
+  });
+
   async rerunFrom(req: RerunFromRequest): Promise<TurnRef> {
     this.log('rerunFrom', req);
-    throw new Error('rerunFrom is not in the fake yet');
+    return this.timeTravel.rerunFrom(req);
   }
 
   async turnSteps(turnId: string): Promise<TimelineStep[] | null> {
     this.log('turnSteps', turnId);
-    return [];
+    return this.timeTravel.steps(turnId);
   }
 
   async diffTurns(turnA: string, turnB: string): Promise<TurnDiff> {
@@ -1544,11 +1559,11 @@ export class FakeBackend implements Backend {
     return found.length ? found : undefined;
   }
 
-  private start(turn: TurnDetail, variant = false, slowdown = 1) {
+  private start(turn: TurnDetail, variant = false, slowdown = 1, script?: Step[]) {
     const r: Running = {
       slowdown,
       turn,
-      steps: scriptFor(turn.user_message, turn.workflow, variant, this.sourcesFor(turn.session_id, turn.user_message)),
+      steps: script ?? scriptFor(turn.user_message, turn.workflow, variant, this.sourcesFor(turn.session_id, turn.user_message)),
       i: 0,
       stopped: false,
       text: '',

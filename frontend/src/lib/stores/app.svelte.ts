@@ -20,6 +20,7 @@ import { Sender, type OutgoingImage } from './sending';
 import { SearchStore, SessionsStore } from './sessions.svelte';
 import { SettingsStore } from './settings.svelte';
 import { SideBySide } from './sidebyside.svelte';
+import { TimeTravel } from './timetravel.svelte';
 import { TurnStore, type TurnsOptions } from './turns.svelte';
 import { UIState } from './ui.svelte';
 import { Wiring } from './wiring';
@@ -59,6 +60,8 @@ export class App {
   readonly nav: Navigation;
   /** The turn the diagnostics panel shows. */
   readonly diagnostics: DiagnosticsData;
+  /** "Re-run from here": a turn's steps and the editor (timetravel.svelte.ts). */
+  readonly timetravel: TimeTravel;
   /** The backend's status (providers, the database's health); null until read. */
   status = $state.raw<Status | null>(null);
 
@@ -100,6 +103,14 @@ export class App {
       composerImages: this.composer.images,
       imageCache: this.imageCache,
       now,
+    });
+    this.timetravel = new TimeTravel({
+      backend,
+      conversation: this.conversation,
+      sessions: this.sessions,
+      turns: this.turns,
+      now,
+      unfocus: () => this.nav.unfocus(),
     });
     this.#sender = new Sender({
       ...this.#parts(),

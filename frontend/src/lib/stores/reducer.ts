@@ -151,7 +151,6 @@ function withResult(v: TurnView, r: Result): TurnView {
  * checks that these fold nothing.
  */
 export const unrendered = {
-  live_from: 'the boundary of a re-run from a step: drawn by the timeline (to be rendered by the time-travel UI)',
   revision_completed:
     "the reviser's new draft already streamed as the tokens of its stage; the event repeats it whole for the CLI and exports",
 } satisfies Partial<Record<EventType, string>>;
@@ -178,7 +177,7 @@ function fold(v: TurnView, ev: AgentEvent) {
       if (last?.kind === 'text' && last.stageId === ev.stage_id) {
         v.blocks = [...v.blocks.slice(0, -1), { ...last, text: last.text + text }];
       } else {
-        v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `t${ev.seq}`, stageId: ev.stage_id, text }];
+        v.blocks = [...v.blocks, { kind: 'text', id: ev.id || `t${ev.seq}`, stageId: ev.stage_id, text, call: v.callEvent }];
       }
       v.live = { ...v.live, streamingChars: v.live.streamingChars + text.length };
       return;
@@ -193,7 +192,16 @@ function fold(v: TurnView, ev: AgentEvent) {
       } else {
         v.blocks = [
           ...v.blocks,
-          { kind: 'thinking', id: ev.id || `th${ev.seq}`, stageId: ev.stage_id, text, firstAt: ev.at, lastAt: ev.at, done: false },
+          {
+            kind: 'thinking',
+            id: ev.id || `th${ev.seq}`,
+            stageId: ev.stage_id,
+            text,
+            firstAt: ev.at,
+            lastAt: ev.at,
+            done: false,
+            call: v.callEvent,
+          },
         ];
       }
       // Reasoning is output the call is billed for, like its answer.
@@ -216,6 +224,7 @@ function fold(v: TurnView, ev: AgentEvent) {
     case 'think_start':
       v.thinking = true;
       v.callStartedAt = ev.at;
+      v.callEvent = ev.id;
       v.blocks = settleThinking(v.blocks, ev.stage_id);
       return;
     case 'think_end': {
@@ -405,6 +414,9 @@ function fold(v: TurnView, ev: AgentEvent) {
       return;
     }
     case 'live_from':
+      // A re-run from a step: above, the original's recordings; below, live.
+      v.blocks = [...v.blocks, { kind: 'livefrom', id: ev.id || `lf${ev.seq}`, stageId: ev.stage_id, data: ev.data }];
+      return;
     case 'revision_completed':
       return; // unrendered
     default: {

@@ -8,6 +8,7 @@ import type {
   ErrorData,
   ModelRetryData,
   GuardData,
+  LiveFromData,
   PlanStep,
   ReplayDivergenceData,
   Source,
@@ -22,6 +23,8 @@ export interface TextBlock {
   id: string;
   stageId: string;
   text: string;
+  /** The think_start event id of the model call that streamed it ('' when unknown): its step (timetravel). */
+  call?: string;
 }
 
 /**
@@ -39,6 +42,8 @@ export interface ThinkingBlock {
   lastAt: string;
   /** The call moved on (an answer token, a tool call, its end, the turn's end). */
   done: boolean;
+  /** The think_start event id of its model call ('' when unknown). */
+  call?: string;
 }
 
 export interface ToolBlock {
@@ -104,7 +109,18 @@ export interface ErrorBlock {
   data: ErrorData;
 }
 
-export type Block = TextBlock | ThinkingBlock | ToolBlock | StageBlock | ChartBlock | PlanBlock | NoteBlock | ErrorBlock;
+/**
+ * Where a re-run from a step (time travel) stops being served from the
+ * original's recordings and runs live: its live_from event.
+ */
+export interface LiveFromBlock {
+  kind: 'livefrom';
+  id: string;
+  stageId: string;
+  data: LiveFromData;
+}
+
+export type Block = TextBlock | ThinkingBlock | ToolBlock | StageBlock | ChartBlock | PlanBlock | NoteBlock | ErrorBlock | LiveFromBlock;
 
 export interface TurnView {
   id: string;
@@ -138,6 +154,8 @@ export interface TurnView {
   stageId: string;
   /** When the model call in flight started (its think_start), '' when none is. */
   callStartedAt: string;
+  /** The think_start event id of the latest model call ('' before any): what its text and reasoning blocks name. */
+  callEvent: string;
   /** The model call in flight has received nothing yet (model_waiting), until it does. */
   waiting: WaitingCall | null;
   finalText: string;
@@ -220,6 +238,7 @@ export function emptyTurn(id: string, over: Partial<TurnView> = {}): TurnView {
     thinking: false,
     stageId: '',
     callStartedAt: '',
+    callEvent: '',
     waiting: null,
     finalText: '',
     termination: null,

@@ -191,6 +191,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return critic(last)
 	case strings.Contains(last, "critique"):
 		return writer(last)
+	case strings.Contains(last, "time travel"):
+		return timeTravel(r)
 	case strings.Contains(last, "slow start"):
 		return slowStart()
 	case strings.Contains(last, "slow"):
