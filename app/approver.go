@@ -47,8 +47,14 @@ type approvals struct {
 	columns columnReader // nil: no database, no columns
 	log     *slog.Logger
 	mu      sync.Mutex
-	pending map[string]*waiting // by call id
+	// pending is by turn and call id: a call id is the model's, and two
+	// turns (two sessions, or the columns of a side-by-side group, on a
+	// server that numbers its calls call_0, call_1, …) may use the same.
+	pending map[string]*waiting
 }
+
+// pendingKey is a waiting call's key in approvals.pending.
+func pendingKey(turnID, callID string) string { return turnID + "\x00" + callID }
 
 type waiting struct {
 	req    PendingApproval
@@ -62,12 +68,13 @@ func newApprovals(bus *Bus, columns columnReader, log *slog.Logger) *approvals {
 // Approve implements agent.Approver.
 func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (turn.Answer, error) {
 	w := &waiting{req: PendingApproval{ApprovalRequest: req, Column: a.columnOf(ctx, req.TurnID)}, answer: make(chan turn.Answer, 1)}
+	key := pendingKey(req.TurnID, req.CallID)
 	a.mu.Lock()
-	a.pending[req.CallID] = w
+	a.pending[key] = w
 	a.mu.Unlock()
 	defer func() {
 		a.mu.Lock()
-		delete(a.pending, req.CallID)
+		delete(a.pending, key)
 		a.mu.Unlock()
 	}()
 	a.bus.Publish(w.req)
@@ -79,15 +86,30 @@ func (a *approvals) Approve(ctx context.Context, req agent.ApprovalRequest) (tur
 	}
 }
 
-// answer delivers the person's answer to a waiting call.
-func (a *approvals) answer(callID string, ans turn.Answer) error {
+// answer delivers the person's answer to a waiting call of a turn. A
+// caller that names no turn (an older UI) reaches the call only when no
+// other turn waits on the same call id.
+func (a *approvals) answer(turnID, callID string, ans turn.Answer) error {
 	switch ans {
 	case turn.AllowOnce, turn.Always, turn.Deny:
 	default:
 		return apperr.New(apperr.Invalid, "The answer must be allow_once, always or deny.")
 	}
 	a.mu.Lock()
-	w := a.pending[callID]
+	w := a.pending[pendingKey(turnID, callID)]
+	if turnID == "" {
+		n := 0
+		for _, p := range a.pending {
+			if p.req.CallID == callID {
+				w, n = p, n+1
+			}
+		}
+		if n > 1 {
+			w = nil
+			a.mu.Unlock()
+			return apperr.New(apperr.Invalid, "More than one turn waits on a tool call %s: say which turn the answer is for.", callID)
+		}
+	}
 	a.mu.Unlock()
 	if w == nil {
 		return apperr.New(apperr.NotFound, "That tool call is no longer waiting for an answer.")

@@ -163,6 +163,9 @@ type WorkflowInfo struct {
 
 // ApprovalAnswer answers a pending approval.
 type ApprovalAnswer struct {
+	// TurnID is the turn that asks: a call id is the model's, and two
+	// turns may wait on the same one ("" reaches a call id only one waits on).
+	TurnID string      `json:"turn_id,omitempty"`
 	CallID string      `json:"call_id"`
 	Answer turn.Answer `json:"answer"`
 }

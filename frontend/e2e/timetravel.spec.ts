@@ -121,7 +121,7 @@ for (const scheme of ['light', 'dark'] as const) {
     const link = second.getByTestId('live-from').getByRole('link', { name: 'What changed' });
     const href = await link.getAttribute('href');
     expect(href).toMatch(/^#\/diff\/[^/]+\/[^/]+$/);
-    // The page goes there (the diff view's own test checks what it shows).
+    // The page goes there (the diff view's own test checks it in detail).
     await page.evaluate(() => {
       const w = window as unknown as { went: string[] };
       w.went = [];
@@ -129,5 +129,20 @@ for (const scheme of ['light', 'dark'] as const) {
     });
     await press(link);
     await expect.poll(() => page.evaluate(() => (window as unknown as { went: string[] }).went[0] ?? '')).toBe(href);
+
+    // There the edited tool result stands beside the original's, marked,
+    // and the same shows after a reload.
+    const view = page.getByTestId('diff-page');
+    const seeDiff = async () => {
+      const row = view.getByTestId('diff-row').filter({ hasText: 'edited' }).first();
+      await expect(row).toContainText('write_file');
+      // The typed result is marked inserted (the whole of it but its last full stop, which the original's had too).
+      await expect(row.locator('td[data-side="b"] ins').first()).toContainText(edited.replace(/\.$/, ''));
+      await expect(view.getByTestId('diff-totals')).toBeVisible();
+    };
+    await seeDiff();
+    await page.screenshot({ path: join(OUT, `browser-rerun-diff-${scheme}.png`) });
+    await page.reload();
+    await seeDiff();
   });
 }

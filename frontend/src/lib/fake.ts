@@ -1100,9 +1100,9 @@ export class FakeBackend implements Backend {
     return clone(this.approvals);
   }
 
-  async answerApproval(a: { call_id: string; answer: 'allow_once' | 'always' | 'deny' }) {
+  async answerApproval(a: { turn_id?: string; call_id: string; answer: 'allow_once' | 'always' | 'deny' }) {
     this.log('answerApproval', a);
-    const p = this.approvals.find((x) => x.call_id === a.call_id);
+    const p = this.approvals.find((x) => x.call_id === a.call_id && (!a.turn_id || x.turn_id === a.turn_id));
     if (!p) throw new BackendError('not_found', 'That tool call is no longer waiting for an answer.');
     this.approvals = this.approvals.filter((x) => x !== p);
     const r = this.running.get(p.turn_id);

@@ -462,6 +462,11 @@ export interface WorkflowInfo {
  * ApprovalAnswer answers a pending approval.
  */
 export interface ApprovalAnswer {
+  /**
+   * TurnID is the turn that asks: a call id is the model's, and two
+   * turns may wait on the same one ("" reaches a call id only one waits on).
+   */
+  turn_id?: string;
   call_id: string;
   answer: Answer;
 }

@@ -96,7 +96,7 @@ describe('app', () => {
     await advance(200);
     expect(app.approvals.items).toHaveLength(1);
     expect(app.approvals.items[0]).toMatchObject({ turn_id: id, tool: 'read_table' });
-    await app.approvals.answer('call-1', 'deny');
+    await app.approvals.answer(id, 'call-1', 'deny');
     await advance(2000);
     const v = app.turns.view(id);
     expect(v.blocks[0]).toMatchObject({ kind: 'tool', status: 'error', error: 'The person denied this call.' });

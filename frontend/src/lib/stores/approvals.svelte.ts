@@ -1,4 +1,6 @@
-// Tool calls waiting for the person's answer, by turn.
+// Tool calls waiting for the person's answer, by turn. A call is known by
+// its turn and its call id together: the id is the model's, and two turns
+// (two sessions, two columns side by side) may wait on the same one.
 import { messageOf, type Backend } from '../api';
 import type { Answer, PendingApproval } from '../types';
 
@@ -16,7 +18,7 @@ export class ApprovalsStore {
   }
 
   add(p: PendingApproval) {
-    this.items = [...this.items.filter((x) => x.call_id !== p.call_id), { ...p, answering: false, error: '' }];
+    this.items = [...this.items.filter((x) => !same(x, p.turn_id, p.call_id)), { ...p, answering: false, error: '' }];
   }
 
   async load() {
@@ -27,13 +29,13 @@ export class ApprovalsStore {
     }
   }
 
-  async answer(callId: string, answer: Answer) {
-    this.items = this.items.map((x) => (x.call_id === callId ? { ...x, answering: true, error: '' } : x));
+  async answer(turnId: string, callId: string, answer: Answer) {
+    this.items = this.items.map((x) => (same(x, turnId, callId) ? { ...x, answering: true, error: '' } : x));
     try {
-      await this.#backend.answerApproval({ call_id: callId, answer });
-      this.items = this.items.filter((x) => x.call_id !== callId);
+      await this.#backend.answerApproval({ turn_id: turnId, call_id: callId, answer });
+      this.items = this.items.filter((x) => !same(x, turnId, callId));
     } catch (err) {
-      this.items = this.items.map((x) => (x.call_id === callId ? { ...x, answering: false, error: messageOf(err) } : x));
+      this.items = this.items.map((x) => (same(x, turnId, callId) ? { ...x, answering: false, error: messageOf(err) } : x));
     }
   }
 
@@ -41,4 +43,8 @@ export class ApprovalsStore {
   clearTurn(turnId: string) {
     if (this.items.some((x) => x.turn_id === turnId)) this.items = this.items.filter((x) => x.turn_id !== turnId);
   }
+}
+
+function same(x: PendingApproval, turnId: string, callId: string): boolean {
+  return x.turn_id === turnId && x.call_id === callId;
 }

@@ -229,18 +229,30 @@ describe('approvals store', () => {
     await a.load();
     expect(a.items).toHaveLength(1);
     const spy = vi.spyOn(b, 'answerApproval');
-    await a.answer('c1', 'allow_once');
-    expect(spy).toHaveBeenCalledWith({ call_id: 'c1', answer: 'allow_once' });
+    await a.answer('t', 'c1', 'allow_once');
+    expect(spy).toHaveBeenCalledWith({ turn_id: 't', call_id: 'c1', answer: 'allow_once' });
     expect(a.items).toHaveLength(0);
     a.add({ ...p, call_id: 'c2' });
     a.clearTurn('t');
     expect(a.items).toHaveLength(0);
   });
 
+  it('tells apart two turns that wait on the same call id', async () => {
+    const b = new FakeBackend();
+    const a = new ApprovalsStore(b);
+    a.add(p);
+    a.add({ ...p, turn_id: 'u' });
+    expect(a.items).toHaveLength(2);
+    const spy = vi.spyOn(b, 'answerApproval').mockResolvedValue();
+    await a.answer('u', 'c1', 'deny');
+    expect(spy).toHaveBeenCalledWith({ turn_id: 'u', call_id: 'c1', answer: 'deny' });
+    expect(a.items.map((x) => x.turn_id)).toEqual(['t']);
+  });
+
   it('keeps the approval with the message when answering fails', async () => {
     const a = new ApprovalsStore(new FakeBackend());
     a.add(p);
-    await a.answer('c1', 'deny');
+    await a.answer('t', 'c1', 'deny');
     expect(a.items[0]).toMatchObject({ answering: false, error: 'That tool call is no longer waiting for an answer.' });
   });
 });
