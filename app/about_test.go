@@ -22,6 +22,7 @@ var aboutBuild = buildinfo.Info{Version: "0.0.0~git20261203.f3138d4.dirty", Comm
 // (the database's) and what the database takes on disk, the file and its
 // -wal and -shm together.
 func TestAboutOfARealDatabase(t *testing.T) {
+	t.Parallel()
 	dir, db, eng := setuptest.NewEngine(t)
 	svc := NewService(Config{Info: aboutBuild, DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows})
 	ctx := context.Background()
@@ -69,6 +70,7 @@ func TestAboutOfARealDatabase(t *testing.T) {
 // a missing file counts 0, and About answers even when the database did
 // not open, which is when a person most needs it.
 func TestAboutOfFilesOnDisk(t *testing.T) {
+	t.Parallel()
 	locked := apperr.Wrap(errors.New("sqlite: database is locked (pid 4242)"), apperr.Unavailable, "The database is in use by another program.")
 	cases := []struct {
 		name    string
@@ -115,6 +117,7 @@ func TestAboutOfFilesOnDisk(t *testing.T) {
 // With no place for the data at all, About still answers: the build and
 // the links, and why there is no database.
 func TestAboutWithoutADataFolder(t *testing.T) {
+	t.Parallel()
 	got, err := NewService(Config{Info: aboutBuild, DBErr: apperr.New(apperr.Unavailable, "No folder for Agentdeck's data: $HOME is not set.")}).api.About()
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ var apiTable = map[string]need{
 // What Wails binds and the browser mode serves is exactly the table, and
 // every method answers (T, error).
 func TestAPIIsTheTable(t *testing.T) {
+	t.Parallel()
 	errType := reflect.TypeFor[error]()
 	typ := reflect.TypeFor[*API]()
 	var got []string
@@ -75,6 +76,7 @@ func TestAPIIsTheTable(t *testing.T) {
 // Without a database every method that needs it says why it cannot
 // answer, with the safe message of the opening error; the others answer.
 func TestWithoutADatabaseTheCallsSayWhy(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("sqlite: file is locked by pid 4242")
 	svc := NewService(Config{DBErr: apperr.Wrap(cause, apperr.Unavailable, "The database is in use by another program.")})
 	api := reflect.ValueOf(svc.api)
@@ -114,6 +116,7 @@ func (failingStore) ListSessions(context.Context, store.Page) (store.SessionPage
 // An error without a code reaches the UI, in the window and over HTTP, as
 // "internal" with a generic message; its cause and the method go to the log.
 func TestAnInternalErrorLeavesWithoutItsCause(t *testing.T) {
+	t.Parallel()
 	var logged bytes.Buffer
 	svc := NewService(Config{DB: failingStore{}, Runner: &runner.Runner{}, Logger: slog.New(slog.NewTextHandler(&logged, nil))})
 	_, err := svc.api.ListSessions(store.Page{})

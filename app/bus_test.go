@@ -34,6 +34,7 @@ func kindsOf(envs []Envelope) []string {
 // the order it was published, and its leaving changes nothing for the
 // others.
 func TestBusSubscribers(t *testing.T) {
+	t.Parallel()
 	b := NewBus()
 	progress := func(id string) Message { return EvalProgress{RunID: id} }
 	b.Publish(progress("1")) // before anyone listens
@@ -69,6 +70,7 @@ func TestBusSubscribers(t *testing.T) {
 // A subscriber that falls limit messages behind loses them for one Resync,
 // and gets what follows after it; Publish never waits for it.
 func TestBusSlowSubscriberResyncs(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		limit, n int
@@ -106,6 +108,7 @@ func TestBusSlowSubscriberResyncs(t *testing.T) {
 // Publishers on many goroutines: every subscriber sees the same order, and
 // each publisher's messages in the order it published them.
 func TestBusOrderUnderConcurrentPublishers(t *testing.T) {
+	t.Parallel()
 	const publishers, each = 4, 200
 	b := NewBus()
 	subs := []*Subscription{b.Subscribe(publishers * each), b.Subscribe(publishers * each)}
@@ -149,6 +152,7 @@ func TestBusOrderUnderConcurrentPublishers(t *testing.T) {
 // Pump hands every message on, in order, on the caller's goroutine, and
 // returns at Close (TestMain's goleak checks that it did).
 func TestBusPump(t *testing.T) {
+	t.Parallel()
 	b := NewBus()
 	sub := b.Subscribe(uiQueue)
 	got := make(chan Envelope)
@@ -173,6 +177,7 @@ func TestBusPump(t *testing.T) {
 // Each payload goes out tagged with its kind, its data as the payload's
 // own JSON: {"kind":...,"data":...}.
 func TestEnvelopeJSON(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		msg  Message
 		want string
@@ -204,6 +209,7 @@ func TestEnvelopeJSON(t *testing.T) {
 // line there. (The frontend's union is generated from them and from each
 // payload's Kind method: make types-check keeps it in step.)
 func TestBusKindsLiveInBusGo(t *testing.T) {
+	t.Parallel()
 	goKinds := map[string]string{} // kind: the file declaring it
 	fset := token.NewFileSet()
 	files, err := filepath.Glob("*.go")

@@ -34,6 +34,7 @@ func (b *batches) flat() []Delivered {
 }
 
 func TestCoalescerMergesABurstInOrderLosingNothing(t *testing.T) {
+	t.Parallel()
 	var got batches
 	c := NewCoalescer(got.out, 16*time.Millisecond)
 	rec := []turn.Event{}
@@ -83,6 +84,7 @@ func TestCoalescerMergesABurstInOrderLosingNothing(t *testing.T) {
 }
 
 func TestCoalescerFlushesNonTokensAtOnce(t *testing.T) {
+	t.Parallel()
 	var got batches
 	c := NewCoalescer(got.out, time.Hour) // tokens would wait forever
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
@@ -95,6 +97,7 @@ func TestCoalescerFlushesNonTokensAtOnce(t *testing.T) {
 }
 
 func TestCoalescerDoesNotMergeAcrossStages(t *testing.T) {
+	t.Parallel()
 	var got batches
 	c := NewCoalescer(got.out, time.Hour)
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
@@ -110,6 +113,7 @@ func TestCoalescerDoesNotMergeAcrossStages(t *testing.T) {
 // then a run of tokens arrive as two events, each with its own text, and
 // every seq is covered once.
 func TestCoalescerMergesReasoningApartFromTokens(t *testing.T) {
+	t.Parallel()
 	var got batches
 	c := NewCoalescer(got.out, time.Hour) // only the explicit Flush delivers
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{c}})
@@ -143,6 +147,7 @@ func TestCoalescerMergesReasoningApartFromTokens(t *testing.T) {
 // event read back (as from the database), or a mix: exactly the merge of
 // decoding every token and encoding each run with encoding/json.
 func TestCoalescerTypedAndReadBackDeliverTheSame(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		turn string // "t" or "u": two turns streaming at once
 		d    turn.Draft
@@ -212,6 +217,7 @@ func TestCoalescerTypedAndReadBackDeliverTheSame(t *testing.T) {
 // Merging a live token into a run allocates nothing: its text is not
 // decoded. A read-back token is, which shows the count can see a decode.
 func TestCoalescerDoesNotDecodeLiveTokens(t *testing.T) {
+	// Not parallel: testing.AllocsPerRun refuses parallel tests, and tests beside it would allocate.
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t"})
 	live := em.Emit(turn.Draft{Data: turn.TokenData{Text: "tok "}})
 	for _, tt := range []struct {

@@ -51,6 +51,7 @@ func (f *fixture) setDefaultProvider(t *testing.T, name string) {
 // on the default provider, which it then names; with no default, the
 // refusal says what to do, and nothing is stored.
 func TestACLISessionContinuesInTheWindow(t *testing.T) {
+	t.Parallel()
 	t.Run("on the default provider", func(t *testing.T) {
 		f := newFixture(t)
 		f.setDefaultProvider(t, "local")
@@ -91,6 +92,7 @@ func TestACLISessionContinuesInTheWindow(t *testing.T) {
 // model, and the new session names both; a re-run of a CLI session's turn
 // with no provider chosen runs on the default provider.
 func TestRerunRunsOnTheChosenModelsProvider(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	other := llmtest.NewServer(t)
 	if _, err := f.api.SaveProvider(ProviderInput{Provider: llm.Provider{Name: "other", Kind: catalog.KindCustom, BaseURL: other.URL(), Local: true}}); err != nil {

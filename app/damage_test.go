@@ -19,6 +19,7 @@ import (
 // and SendMessage fails with the Damaged code, writing nothing, until the
 // person confirms and the UI sends again with Force.
 func TestSendIntoADamagedDatabaseAsksFirst(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agentdeck.db")

@@ -15,6 +15,7 @@ import (
 // evaluations folder, where it is listed ready to run; a person's own file
 // of the same name is never overwritten, and then nothing is written.
 func TestCreateExampleSuite(t *testing.T) {
+	t.Parallel()
 	example := map[string]string{}
 	for _, f := range eval.Example() {
 		example[f.Name] = string(f.Data)

@@ -37,6 +37,7 @@ func (s stuckEnding) FinishTurn(ctx context.Context, turnID string, from int, re
 // for turns and runs together (it says so); once the turn does end, its
 // case and the run are stored cancelled.
 func TestQuitDuringEvalWithAStuckTurn(t *testing.T) {
+	t.Parallel()
 	stuck := stuckEnding{entered: make(chan string, 1), release: make(chan struct{})}
 	// The log is read once quit has returned and before the turn is let
 	// go: nothing else writes it then.

@@ -78,6 +78,7 @@ func writeSuite(t *testing.T, dir, file, text string) {
 // cases are added to one as text, a new one is started under a name, and
 // nothing that would not read back is written.
 func TestEvalSuitesFolder(t *testing.T) {
+	t.Parallel()
 	svc, _, _, dir, _ := evalService(t)
 	api := svc.api
 	if got, err := api.EvalSuites(); err != nil || len(got) != 0 {
@@ -138,6 +139,7 @@ func TestEvalSuitesFolder(t *testing.T) {
 // turns, tells the UIs as each ends, and is stored like a command line
 // run; a bad start is refused before anything is stored.
 func TestStartEval(t *testing.T) {
+	t.Parallel()
 	svc, db, srv, dir, progress := evalService(t)
 	api := svc.api
 	writeSuite(t, dir, "geo.yaml", geoSuite)
@@ -202,6 +204,7 @@ func TestStartEval(t *testing.T) {
 // starts no more, and ends the run cancelled; shutting down does the same
 // to a run left going.
 func TestStopEval(t *testing.T) {
+	t.Parallel()
 	svc, db, srv, dir, progress := evalService(t)
 	api := svc.api
 	writeSuite(t, dir, "geo.yaml", geoSuite)

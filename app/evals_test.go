@@ -17,6 +17,7 @@ import (
 // two runs compared, and a case made from a turn as YAML that is a valid
 // suite; an unknown run is NotFound.
 func TestEvalAPI(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	_, db, eng := setuptest.NewEngine(t)
 	api := NewService(Config{DB: db, DBPath: db.Path(), Runner: eng.Runner, Secrets: eng.Secrets, Workflows: eng.Workflows}).api

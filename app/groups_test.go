@@ -52,6 +52,7 @@ func (f *fixture) shows(t *testing.T, sessionID, active, group string) {
 // follow-up goes to each column's own branch, and a vote is in the
 // group's chain.
 func TestSideBySideStreamsAndReopens(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Respond(func(r llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Text(r.Model+" says "+r.Messages[len(r.Messages)-1].Content, 3)}
@@ -103,6 +104,7 @@ func TestSideBySideStreamsAndReopens(t *testing.T) {
 // A column's own Stop ends it alone; Stop all ends every column, and the
 // model server sees each stream close.
 func TestSideBySideStopOneAndStopAll(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	release := make(chan struct{})
 	var once sync.Once
@@ -163,6 +165,7 @@ func TestSideBySideStopOneAndStopAll(t *testing.T) {
 
 // Mistakes are said as such, with what to do.
 func TestSideBySideErrors(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.session(t, "S")
 	cases := []struct {
@@ -200,6 +203,7 @@ func TestSideBySideErrors(t *testing.T) {
 // A column that asks to write a file says which column it is, and in a
 // blind group not what it runs: the UI says "Column B asks…".
 func TestSideBySideApprovalNamesTheColumn(t *testing.T) {
+	t.Parallel()
 	for _, blind := range []bool{false, true} {
 		t.Run(map[bool]string{false: "named", true: "blind"}[blind], func(t *testing.T) {
 			f := newFixture(t)
@@ -253,6 +257,7 @@ func TestSideBySideApprovalNamesTheColumn(t *testing.T) {
 
 // A plain turn's approval names no column.
 func TestPlainApprovalHasNoColumn(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s, err := f.api.CreateSession(NewSession{Title: "S", Provider: "local", Model: "m", Workspace: t.TempDir()})
 	if err != nil {
@@ -303,6 +308,7 @@ func (r *orphanRig) runningGroupOf(t *testing.T, p *otherProcess, sessionID stri
 // Stop all on columns another process left: a dead one's are marked
 // interrupted and the UIs told; a live one's are refused, naming its pid.
 func TestStopGroupOfAnotherProcess(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (newOrphanRig).
 	r := newOrphanRig(t, time.Hour) // no watcher: only Stop may act
 	t.Run("its process is gone", func(t *testing.T) {
 		p := startOther(t)

@@ -20,6 +20,7 @@ func (s *storedEvents) EventsAfter(_ context.Context, turnID string, after int64
 // event after the seq asked for, wherever it falls among the blocks the
 // events are kept in; once the turn has ended, the store answers.
 func TestHubEventsAfterARunningTurn(t *testing.T) {
+	t.Parallel()
 	const n = 2*liveBlock + 10
 	store := &storedEvents{}
 	h := NewHub(store)
@@ -58,6 +59,7 @@ func TestHubEventsAfterARunningTurn(t *testing.T) {
 // A subscriber gets every event from its subscription to its unsubscribe,
 // and its leaving changes nothing for the others.
 func TestHubSubscribers(t *testing.T) {
+	t.Parallel()
 	h := NewHub(&storedEvents{})
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: "s", TurnID: "t", Sinks: []turn.Sink{h.Sink("t")}})
 	emit := func() { em.Emit(turn.Draft{Data: turn.TokenData{Text: "x"}}) }

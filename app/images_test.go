@@ -27,6 +27,7 @@ import (
 // same bytes; a file that is not an image, whatever it claims, is refused
 // before anything is stored.
 func TestImagesThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("A blue pixel.", 1)} })
 	s := f.session(t, "vision")
@@ -76,6 +77,7 @@ func TestImagesThroughTheAPI(t *testing.T) {
 // TestImageFile reads an image dropped on the window by its path, and
 // refuses a file that is not an image, whatever its name says.
 func TestImageFile(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	dir := t.TempDir()
 	img := image.NewRGBA(image.Rect(0, 0, 5, 4))
@@ -111,6 +113,7 @@ func (f clipboardFunc) Image(ctx context.Context) ([]byte, error) { return f(ctx
 // paste its web view hands the page empty: an image is taken as its bytes
 // say it is, and everything else says what happened and what to do.
 func TestClipboardImage(t *testing.T) {
+	t.Parallel()
 	pixel := func(enc func(*bytes.Buffer, image.Image) error) []byte {
 		var buf bytes.Buffer
 		if err := enc(&buf, image.NewRGBA(image.Rect(0, 0, 7, 3))); err != nil {
@@ -161,6 +164,7 @@ func TestClipboardImage(t *testing.T) {
 // import refuses an export whose image was removed from it, naming the
 // place, and imports nothing; the file as exported imports.
 func TestImportSessionRefusesAFileMissingItsImage(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	doc := exporttest.Chat(exporttest.Exchange{ID: "a", User: "What is it?", Answer: "A cat."})
 	exporttest.AddImage(&doc, export.Image{ID: "img-a", TurnID: "a", MIME: "image/png", Name: "cat.png", Data: []byte("\x89PNG\r\n\x1a\n not really pixels")})

@@ -17,6 +17,7 @@ import (
 // with the sessions and the report, refuses a broken file naming the
 // place with nothing stored, and Replay of an imported turn says why.
 func TestImportFile(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	data, err := os.ReadFile("../backend/export/foreign/testdata/chatgpt_export_parser_branch.json")
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 // re-run go out with whatever model name they are given, never checked
 // against the list, and the turn stores it (issue 40).
 func TestAModelTheServerDoesNotListRuns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.SetModels("listed-only")
 	f.srv.Respond(func(r llmtest.Request) llmtest.Reply {

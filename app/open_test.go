@@ -18,6 +18,7 @@ import (
 // holding a nil *store.DB, the trap of typing OpenConfig.DB by an
 // interface; a store that opened gets an engine.
 func TestOpenWithAFailedDatabaseShowsWhy(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	opened, err := store.Open(ctx, filepath.Join(t.TempDir(), "agentdeck.db"), store.Options{})
 	if err != nil {

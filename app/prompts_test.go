@@ -12,6 +12,7 @@ import (
 // they were, scopes by project name; a broken file is refused at its line
 // and column and writes nothing.
 func TestPromptsExportAndImport(t *testing.T) {
+	t.Parallel()
 	from, to := newFixture(t), newFixture(t)
 	for _, f := range []*fixture{from, to} {
 		if _, err := f.api.CreateProject(store.Project{Name: "Work"}); err != nil {

@@ -117,6 +117,7 @@ func (r *orphanRig) noChange(t *testing.T) {
 // process running a turn died, marks the turn interrupted and tells the
 // UIs; another live process's turn is left alone.
 func TestWatcherMarksADeadProcessTurnInterrupted(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (newOrphanRig).
 	r := newOrphanRig(t, 10*time.Millisecond)
 	r.svc.startup(context.Background())
 	s := r.session(t, "S")
@@ -141,6 +142,7 @@ func TestWatcherMarksADeadProcessTurnInterrupted(t *testing.T) {
 }
 
 func TestStopTurnThisProcessDoesNotRun(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (newOrphanRig).
 	tests := []struct {
 		name string
 		// turn stores the turn to stop; it returns its id.
@@ -228,6 +230,7 @@ func TestStopTurnThisProcessDoesNotRun(t *testing.T) {
 // once (the turn is marked interrupted and the UIs told); a live other
 // process's turn still refuses the message, saying where it runs.
 func TestSendIntoASessionAnotherProcessLeftRunning(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (newOrphanRig).
 	tests := []struct {
 		name     string
 		dies     bool
@@ -289,6 +292,7 @@ func TestSendIntoASessionAnotherProcessLeftRunning(t *testing.T) {
 // A browser learns over its event stream that a turn was marked
 // interrupted, without reloading.
 func TestServeStreamsTurnChanges(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (newOrphanRig).
 	r := newOrphanRig(t, 10*time.Millisecond)
 	srv, base := startServer(t, r.fixture)
 	client := httpClient(t)

@@ -11,6 +11,7 @@ import (
 // The window's Replay serves the turn's own recordings, offline, in a new
 // session; a turn that was not recorded says so and leaves nothing behind.
 func TestReplayTurnFromTheWindow(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	s := f.session(t, "numbers")
 	send := func(answer string) TurnRef {

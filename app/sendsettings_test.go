@@ -10,6 +10,7 @@ import (
 // A message's own settings (SendRequest.Settings) go with that turn only,
 // over the session's; the next message runs with the session's again.
 func TestSendRequestSettingsAreTheTurns(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Respond(func(r llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("ok", 1)} })
 	s := f.session(t, "sampling")

@@ -33,6 +33,7 @@ func startServer(t *testing.T, f *fixture) (*Server, string) {
 }
 
 func TestServeRefusesWithoutTokenOrFromForeignSites(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	srv, base := startServer(t, f)
 	client := httpClient(t)
@@ -75,12 +76,14 @@ func TestServeRefusesWithoutTokenOrFromForeignSites(t *testing.T) {
 }
 
 func TestServeRefusesNonLoopbackWithoutTheFlag(t *testing.T) {
+	t.Parallel()
 	if _, err := NewServer(&Service{}, ServeConfig{Addr: "0.0.0.0:7788"}); err == nil || !strings.Contains(err.Error(), "--allow-remote") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestServePageLoadSetsACookieAndStreamsEvents(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	srv, base := startServer(t, f)
 	client := httpClient(t)

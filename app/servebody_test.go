@@ -68,6 +68,7 @@ func uploadBody(name string, n int) io.Reader {
 // size is declared (refused before it is read) or not (refused at the
 // limit), and nothing of it is stored.
 func TestServeBodyLimits(t *testing.T) {
+	t.Parallel()
 	const hundredMB = 100 << 20
 	tests := []struct {
 		name, method string
@@ -107,6 +108,7 @@ func TestServeBodyLimits(t *testing.T) {
 // TotalAlloc counts every byte allocated, so the figure does not depend on
 // when the collector ran.
 func TestServeUploadStreamsToDisk(t *testing.T) {
+	// Not parallel: it measures the heap, which tests beside it would grow.
 	const size = 100 << 20 // "aaa" per "YWFh": size/3 of them
 	f := uploadFixture(t, size+3)
 	srv, base := startServer(t, f)
@@ -133,6 +135,7 @@ func TestServeUploadStreamsToDisk(t *testing.T) {
 // The streamed upload takes what UploadAttachment takes, and refuses what
 // it refuses, with the same messages.
 func TestServeUploadBodies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, body string
 		status     int
@@ -180,6 +183,7 @@ func TestServeUploadBodies(t *testing.T) {
 // goes on when one is free; past the waiting bound one is refused with a
 // message.
 func TestServeUploadsAreBounded(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	srv, base := startServer(t, f)
 	for range cap(srv.uploads) {

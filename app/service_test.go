@@ -15,6 +15,7 @@ import (
 )
 
 func TestStatusReportsTheSchema(t *testing.T) {
+	t.Parallel()
 	db, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -28,6 +29,7 @@ func TestStatusReportsTheSchema(t *testing.T) {
 }
 
 func TestStatusCarriesASafeDBError(t *testing.T) {
+	t.Parallel()
 	cause := errors.New("sqlite: internal detail")
 	svc := NewService(Config{DBErr: apperr.Wrap(cause, apperr.Unavailable, "cannot open the database")})
 	st, err := svc.api.Status()
@@ -41,6 +43,7 @@ func TestStatusCarriesASafeDBError(t *testing.T) {
 }
 
 func TestUIReadyWritesTheReadyFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "ready.json")
 	svc := NewService(Config{ReadyFile: path})
 	if _, err := svc.api.UIReady(ReadyReport{VersionShown: "v1", Regions: []string{"sidebar"}}); err != nil {
@@ -54,6 +57,7 @@ func TestUIReadyWritesTheReadyFile(t *testing.T) {
 }
 
 func TestErrorReplyHidesInternals(t *testing.T) {
+	t.Parallel()
 	reply := ErrorReply(errors.New("pq: relation does not exist")).(*apperr.Error)
 	if reply.Code != apperr.Internal || strings.Contains(reply.Message, "relation") {
 		t.Fatalf("reply = %+v", reply)

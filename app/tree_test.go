@@ -13,6 +13,7 @@ import (
 // edit, fork from the edit, and delete the edit with what follows it after
 // counting it. The model is only ever sent the branch a turn follows.
 func TestTheTurnTreeThroughTheAPI(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Respond(func(r llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Text("re: "+r.Messages[len(r.Messages)-1].Content, 2)}

@@ -16,6 +16,7 @@ import (
 )
 
 func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	// A's answer waits until the third message has been refused, so A is
 	// still running then however slow the machine is.
@@ -57,6 +58,7 @@ func TestConcurrentTurnsDoNotCrossTalk(t *testing.T) {
 }
 
 func TestStopByIDKeepsThePartialAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ref := f.startStreaming(t, 5000, 20)
 	if _, err := f.api.StopTurn(ref.TurnID); err != nil {
@@ -74,6 +76,7 @@ func TestStopByIDKeepsThePartialAnswer(t *testing.T) {
 // A UI that reconnects mid-turn subscribes, then asks for everything after
 // the last seq it had; with dedupe by seq it sees every event exactly once.
 func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(400), Delay: time.Millisecond})
 	s := f.session(t, "S")
@@ -126,6 +129,7 @@ func TestReconnectMidTurnIsGapFreeAndDuplicateFree(t *testing.T) {
 }
 
 func TestQuitDuringATurnStoresItCancelled(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ref := f.startStreaming(t, 5000, 20)
 	start := time.Now()
@@ -141,6 +145,7 @@ func TestQuitDuringATurnStoresItCancelled(t *testing.T) {
 }
 
 func TestErrorsReachTheUIAsCodeAndMessage(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	_, err := f.api.SendMessage(SendRequest{SessionID: "missing", Message: "hi"})
 	reply := ErrorReply(err).(interface{ Error() string })
@@ -167,6 +172,7 @@ func (f *fixture) startStreaming(t *testing.T, n, seen int) TurnRef {
 // A session exports in each format under a file name made from its
 // title; an unknown format is the person's mistake, said as such.
 func TestExportSession(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Forty-two.", 2)})
 	s := f.session(t, "Big: questions?")

@@ -20,6 +20,7 @@ import (
 )
 
 func TestUploadName(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 80) + ".csv" // 164 bytes
 	tests := []struct{ name, in, want string }{
 		{"a plain name", "sales 2024.csv", "sales 2024.csv"},
@@ -81,6 +82,7 @@ func uploadsIn(t *testing.T, f *fixture) []string {
 }
 
 func TestUploadAttachment(t *testing.T) {
+	t.Parallel()
 	const limit = 64
 	tests := []struct {
 		name     string
@@ -134,6 +136,7 @@ func TestUploadAttachment(t *testing.T) {
 
 // Two files of one name are both kept, each under its own name.
 func TestUploadsOfOneNameDoNotClash(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a, err := f.api.UploadAttachment("sales.csv", b64("a\n1\n"))
 	if err != nil {
@@ -157,6 +160,7 @@ func TestUploadsOfOneNameDoNotClash(t *testing.T) {
 // that attaches it. The file becomes the session's table and the upload
 // goes; a message that fails keeps its upload for another try.
 func TestUploadOverHTTPThenAttach(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	srv, base := startServer(t, f)
 	client := httpClient(t)
@@ -231,6 +235,7 @@ func TestUploadOverHTTPThenAttach(t *testing.T) {
 // Uploads that no message attached within a day go when the next file is
 // uploaded, or when the app starts; younger ones stay.
 func TestUploadsLeftBehindAreRemoved(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	upload := func(name string) UploadedFile {
 		t.Helper()

@@ -14,6 +14,7 @@ import (
 // loopback address until Settings allow private addresses, then stored as
 // a web document with its URL, its passages under their headings.
 func TestAddDocumentByURL(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	sess := f.session(t, "reading")
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -84,6 +84,7 @@ func arenaDB(t *testing.T) string {
 }
 
 func TestArenaBoard(t *testing.T) {
+	t.Parallel()
 	home, dbPath := t.TempDir(), arenaDB(t)
 	r := runMain(t, home, "arena", "board", "--project", "work", "--db", dbPath)
 	if r.code != ExitOK {
@@ -123,6 +124,7 @@ func TestArenaBoard(t *testing.T) {
 }
 
 func TestArenaVotes(t *testing.T) {
+	t.Parallel()
 	home, dbPath := t.TempDir(), arenaDB(t)
 	r := runMain(t, home, "arena", "votes", "--project", "Work", "--db", dbPath)
 	if r.code != ExitOK {
@@ -150,6 +152,7 @@ func TestArenaVotes(t *testing.T) {
 }
 
 func TestArenaUsageAndErrors(t *testing.T) {
+	t.Parallel()
 	home, dbPath := t.TempDir(), arenaDB(t)
 	tests := []struct {
 		name string

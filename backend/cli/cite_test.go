@@ -13,6 +13,7 @@ import (
 // source of each number the turn was given, a citation to a number it was
 // never given marked unverified, sources not cited left out.
 func TestHumanPrinterFootnotes(t *testing.T) {
+	t.Parallel()
 	sources := []turn.Source{
 		{N: 1, Kind: turn.SourcePassage, Document: "report.pdf", Page: 3, Text: "Revenue rose by a third in the second quarter."},
 		{N: 2, Kind: turn.SourcePassage, Document: "notes.md", Page: 1, Text: "Not cited."},

@@ -39,6 +39,7 @@ func runMain(t *testing.T, home string, args ...string) run {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	r := runMain(t, t.TempDir(), "version")
 	if r.code != ExitOK || r.stdout != "agentdeck 1.4.2 (commit f3138d48c6c1)\n" {
 		t.Fatalf("version: code %d, out %q", r.code, r.stdout)
@@ -54,6 +55,7 @@ func TestVersion(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"frobnicate"}, {"--nope"}, {"version", "--nope"}, {"--db", "x.db", "extra"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			r := runMain(t, t.TempDir(), args...)
@@ -71,6 +73,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestDesktopOpensTheDatabaseInTheDataDir(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	r := runMain(t, home)
 	if r.code != ExitOK || r.desktop == nil {
@@ -86,6 +89,7 @@ func TestDesktopOpensTheDatabaseInTheDataDir(t *testing.T) {
 }
 
 func TestDesktopStartsEvenWhenTheDatabaseCannotOpen(t *testing.T) {
+	t.Parallel()
 	bad := filepath.Join(t.TempDir(), "bad.db")
 	os.WriteFile(bad, bytes.Repeat([]byte("garbage!"), 1000), 0o600)
 	r := runMain(t, t.TempDir(), "--db", bad)

@@ -25,6 +25,7 @@ import (
 // Markdown export reads the two as one answer. Continuing it again is
 // refused.
 func TestRunContinueAfterStop(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// prefix runs on a llama.cpp provider, which continues a trailing
@@ -169,6 +170,7 @@ func TestRunContinueAfterStop(t *testing.T) {
 
 // TestRunContinueRefusals: what run --continue refuses, and how it says so.
 func TestRunContinueRefusals(t *testing.T) {
+	t.Parallel()
 	srv := echoServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	ids := func(r cliRun) (string, string) {

@@ -24,6 +24,7 @@ const salvageAdvice = "agentdeck db salvage NEW_FILE"
 // real history (made once, by the store's write path) and runs the
 // commands a person would on it.
 func TestDamagedDatabase(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it.
 	opt := goleak.IgnoreCurrent()
 	t.Cleanup(func() {
 		goleak.VerifyNone(t, opt)

@@ -17,6 +17,7 @@ import (
 // into the damaged file until --force. A db check that finds the file
 // sound again lifts it.
 func TestDamageFoundOnceIsKnownToLaterCommands(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	sound := filepath.Join(dir, "sound.db")

@@ -14,6 +14,7 @@ import (
 // one, the other rows (a run of streamed tokens is one row). The events
 // the rows hold are said beside them.
 func TestCheckAndSalvageCountTheSameRows(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("one two three four five six seven eight", 8)})
 	dir := t.TempDir()

@@ -90,6 +90,7 @@ func parseReport(t *testing.T, r cliRun) evalReport {
 // replayed with the server stopped it gives the same results; runs, show
 // and diff read the runs back.
 func TestEvalRunsASuiteAndReplaysIt(t *testing.T) {
+	t.Parallel()
 	srv := geoServer(t)
 	db, suite, dir := evalSetup(t, srv, geoSuite)
 	junitPath := filepath.Join(dir, "junit.xml")
@@ -264,6 +265,7 @@ func TestEvalTextSummaryAndDiff(t *testing.T) {
 // TestEvalStopsOnSIGINT: Ctrl+C stops the running case, which is stored
 // cancelled, and the command exits 130 after its summary.
 func TestEvalStopsOnSIGINT(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	asked := make(chan struct{}, 8)
 	srv.Respond(func(llmtest.Request) llmtest.Reply {
@@ -296,6 +298,7 @@ func TestEvalStopsOnSIGINT(t *testing.T) {
 // TestEvalCaseThatCannotRun: a model whose provider does not exist is an
 // error result, with why, in the table and as a JUnit error.
 func TestEvalCaseThatCannotRun(t *testing.T) {
+	t.Parallel()
 	srv := geoServer(t)
 	db, suite, dir := evalSetup(t, srv, geoSuite)
 	junitPath := filepath.Join(dir, "junit.xml")
@@ -339,6 +342,7 @@ func readJUnit(t *testing.T, path string) junitSuites {
 // TestEvalProgressOnATerminal: on a terminal the bar is redrawn in place
 // and its line ended once; elsewhere a line a case.
 func TestEvalProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	in := eval.Cell{CaseID: "capital", Model: "a/m", Repeat: 1}
 	var tty strings.Builder
 	p := &evalProgress{w: &tty, tty: true}
@@ -360,6 +364,7 @@ func TestEvalProgressOnATerminal(t *testing.T) {
 // TestEvalUsageErrors: a bad suite prints each problem at its
 // file:line:col and exits 2, as do bad flags; nothing is run.
 func TestEvalUsageErrors(t *testing.T) {
+	t.Parallel()
 	srv := geoServer(t)
 	db, suite, dir := evalSetup(t, srv, geoSuite)
 	bad := filepath.Join(dir, "bad.yaml")

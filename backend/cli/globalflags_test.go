@@ -13,6 +13,7 @@ import (
 // after it: `agentdeck --db X run` opens X, as `agentdeck run --db X` does,
 // never the default database (AGENTDECK_DB here).
 func TestGlobalFlagsBeforeOrAfterTheCommand(t *testing.T) {
+	t.Parallel()
 	commands := []struct {
 		name string
 		cmd  []string // the command's words
@@ -81,6 +82,7 @@ func TestGlobalFlagsBeforeOrAfterTheCommand(t *testing.T) {
 
 // A --db before the command without its value is a usage error that says so.
 func TestGlobalDBWithoutAValue(t *testing.T) {
+	t.Parallel()
 	r := runMain(t, t.TempDir(), "--db")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "--db needs a database file") || r.desktop != nil {
 		t.Fatalf("exit %d, stderr %q, desktop %v", r.code, r.stderr, r.desktop)

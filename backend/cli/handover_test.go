@@ -33,6 +33,7 @@ func fakeWorker(t *testing.T) string {
 // this process gets, and its exit code; without agentdeck-worker it says
 // how to build it; an eval without --temporal runs here as before.
 func TestEvalHandsOverToTheWorker(t *testing.T) {
+	t.Parallel()
 	bin := fakeWorker(t)
 	pr, pw := io.Pipe()
 	signals := make(chan os.Signal, 1)

@@ -52,6 +52,7 @@ func writeFile(t *testing.T, dir, name string, b []byte) string {
 // file name and (where the standard library reads it) size in pixels,
 // their bytes in the images table. Images alone are a message too.
 func TestRunSendsImages(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
@@ -160,6 +161,7 @@ func userParts(t *testing.T, raw []byte) string {
 // given to a continuation are usage errors that name the file and why,
 // before anything is sent or stored.
 func TestRunRefusesImagesItCannotSend(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
@@ -211,6 +213,7 @@ func TestRunRefusesImagesItCannotSend(t *testing.T) {
 // stdout the Markdown names them instead. A folder that is already there
 // is not written into, and the failed export leaves no file.
 func TestExportMarkdownWithImages(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("A red square.", 2)})
 	dir := t.TempDir()
@@ -268,6 +271,7 @@ func mdBytes(n int) string { return strconv.Itoa(n) + " bytes" }
 // is missing, with a non-zero exit, and the database's bytes are as they
 // were. The export as written imports.
 func TestImportRefusesAnExportMissingItsImage(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("A red square.", 2)} })
 	dir := t.TempDir()

@@ -45,6 +45,7 @@ func knowledgeDB(t *testing.T) (dbPath, sessionID, dir string) {
 }
 
 func TestKnowledgeAddListSearchRemove(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dbPath, sid, dir := knowledgeDB(t)
 	report, notes := filepath.Join(dir, "report.md"), filepath.Join(dir, "notes.txt")
@@ -120,6 +121,7 @@ func TestKnowledgeAddListSearchRemove(t *testing.T) {
 }
 
 func TestKnowledgeRefuses(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	dbPath, sid, dir := knowledgeDB(t)
 	tests := []struct {

@@ -25,6 +25,7 @@ const logRecord = "level="
 // with --verbose, which every command takes wherever it stands; a log file
 // that cannot be opened costs nothing.
 func TestLogGoesToTheFileAndStderrOnlyWithVerbose(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		args []string
@@ -76,6 +77,7 @@ func TestLogGoesToTheFileAndStderrOnlyWithVerbose(t *testing.T) {
 }
 
 func TestTakeVerbose(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args    []string
 		want    []string
@@ -105,6 +107,7 @@ func TestTakeVerbose(t *testing.T) {
 // command opens its own database, whose page limit a test cannot set, so
 // without a tmpfs the runner's test covers the fallback.
 func TestRunOnAFullDiskSaysSoOnce(t *testing.T) {
+	t.Parallel()
 	dir, whyNot := storetest.SmallDisk(t, "16m")
 	if dir == "" {
 		t.Skipf("no tmpfs here (%s); TestTurnStopsOnAFullDisk in backend/runner covers the page-limit fallback", whyNot)
@@ -180,6 +183,7 @@ func TestRunOnAFullDiskSaysSoOnce(t *testing.T) {
 // The window and serve log to the file too, on a first start as well,
 // when the database's folder does not exist yet.
 func TestDesktopLogsToTheFileOnAFirstStart(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "not", "yet")
 	db := filepath.Join(dir, "agentdeck.db")
 	var stderr syncBuffer

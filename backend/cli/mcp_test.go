@@ -170,6 +170,7 @@ func stderrMCPLines(stderr string) []string {
 // decides the calls of tools with side effects as in the window; read-only
 // ones need no approval.
 func TestRunOffersAndRunsMCPTools(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (noMCPLeaks).
 	bin := buildMCPServer(t)
 	tests := []struct {
 		name, approve, tool, args string
@@ -242,6 +243,7 @@ func TestRunOffersAndRunsMCPTools(t *testing.T) {
 // --no-mcp connects nothing, --mcp-config another file; a server that
 // cannot start is one line on stderr and the turn runs with the others.
 func TestRunMCPFlagsAndFailures(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (noMCPLeaks).
 	bin := buildMCPServer(t)
 	tests := []struct {
 		name string
@@ -341,6 +343,7 @@ func TestRunMCPFlagsAndFailures(t *testing.T) {
 }
 
 func TestRunMCPFlagUsageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
 	tests := []struct {
@@ -371,6 +374,7 @@ func TestRunMCPFlagUsageErrors(t *testing.T) {
 // not and gives back the original's result. With --no-mcp it connects
 // nothing, and says the replay diverged.
 func TestReplayWithMCP(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (noMCPLeaks).
 	noMCPLeaks(t)
 	bin := buildMCPServer(t)
 	srv := llmtest.NewServer(t)
@@ -430,6 +434,7 @@ func TestReplayWithMCP(t *testing.T) {
 // Ctrl+C while run waits for a server that does not answer stops the
 // command: the turn never starts and no session is left behind.
 func TestRunStopsWhileConnectingMCP(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (noMCPLeaks).
 	noMCPLeaks(t)
 	sleep, err := exec.LookPath("sleep")
 	if err != nil {

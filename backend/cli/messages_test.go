@@ -15,6 +15,7 @@ import (
 // wrong and what to do, on one line of stderr, with the right exit code,
 // and none is a bare "… failed" or a log line.
 func TestMessagesForCommonFaults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
 	srv := llmtest.NewServer(t)

@@ -45,6 +45,7 @@ func cliJSON[T any](t *testing.T, path string, args ...string) T {
 }
 
 func TestProjectsCommands(t *testing.T) {
+	t.Parallel()
 	path, ids := ordered(t)
 	p := cliJSON[store.Project](t, path, "projects", "create", "Work", "--system", "Be brief.", "--temperature", "0.3", "--model", "m2")
 	if p.Name != "Work" || p.Settings.InstructionsText() != "Be brief." || *p.Settings.Temperature != 0.3 || p.Settings.Model != "m2" {
@@ -101,6 +102,7 @@ func TestProjectsCommands(t *testing.T) {
 }
 
 func TestSessionsOrderCommands(t *testing.T) {
+	t.Parallel()
 	path, ids := ordered(t)
 	cliJSON[store.Project](t, path, "projects", "create", "Home")
 	cliJSON[store.Session](t, path, "sessions", "move", ids[0], "Home")

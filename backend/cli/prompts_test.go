@@ -27,6 +27,7 @@ func promptsDB(t *testing.T) string {
 }
 
 func TestPromptsAddListExportImport(t *testing.T) {
+	t.Parallel()
 	home, dbPath := t.TempDir(), promptsDB(t)
 	body := filepath.Join(t.TempDir(), "review.txt")
 	if err := os.WriteFile(body, []byte("Review {{diff}}\nfor {{ focus }}.\n"), 0o600); err != nil {
@@ -81,6 +82,7 @@ func TestPromptsAddListExportImport(t *testing.T) {
 }
 
 func TestPromptsImportOfABrokenFileWritesNothing(t *testing.T) {
+	t.Parallel()
 	home, dbPath := t.TempDir(), promptsDB(t)
 	bad := filepath.Join(t.TempDir(), "bad.yaml")
 	if err := os.WriteFile(bad, []byte("version: 1\nprompts:\n  - name: Fine\n    body: x\n  - name: Broken\n"), 0o600); err != nil {
@@ -96,6 +98,7 @@ func TestPromptsImportOfABrokenFileWritesNothing(t *testing.T) {
 }
 
 func TestPromptsUsage(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"prompts"}, {"prompts", "frob"}, {"prompts", "add"}, {"prompts", "add", "x"},
 		{"prompts", "add", "x", "--body", "a", "--file", "f"}, {"prompts", "import"},

@@ -66,6 +66,7 @@ func noLeaks(t *testing.T) {
 // Every command that opens the database sees a killed run's turn as
 // interrupted, with its answer so far, not as running.
 func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (noLeaks).
 	type turnOut struct {
 		ID        string `json:"id"`
 		State     string `json:"state"`
@@ -142,6 +143,7 @@ func TestCommandsSeeADeadRunAsInterrupted(t *testing.T) {
 // db check only looks: it reports the killed run's turn, passes, and
 // leaves the file as it was; the next command recovers the turn.
 func TestDBCheckReportsADeadRunAndWritesNothing(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it (noLeaks).
 	noLeaks(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	_, tr, pid := deadRun(t, db)
@@ -177,6 +179,7 @@ func TestDBCheckReportsADeadRunAndWritesNothing(t *testing.T) {
 }
 
 func TestDBCheckOfAMissingFileCreatesNothing(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "none", "a.db")
 	r := agentdeck(t, db, "", nil, nil, "db", "check")
 	if r.code != ExitFailed || !strings.Contains(r.stderr, "there is no database at") {

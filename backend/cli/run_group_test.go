@@ -33,6 +33,7 @@ func answersByModel(t *testing.T) *llmtest.Server {
 // model's header, the progress on stderr led by the target, and a summary
 // naming each column's turn.
 func TestRunSideBySidePrintsEachAnswerUnderItsTarget(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		models []string
@@ -116,6 +117,7 @@ func columnsOf(t *testing.T, stdout string) map[string]*column {
 // whole turn (one terminal event, turn_completed last). --models a,b asks
 // what --model a --model b asks.
 func TestRunSideBySideJSONNamesTheTarget(t *testing.T) {
+	t.Parallel()
 	srv := answersByModel(t)
 	dir := t.TempDir()
 	spellings := [][]string{
@@ -164,6 +166,7 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // One --model (or --models with one) is a turn as ever: no header, no
 // target on the lines.
 func TestRunOneModelIsAPlainTurn(t *testing.T) {
+	t.Parallel()
 	srv := answersByModel(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	for _, args := range [][]string{{"--model", "a"}, {"--models", "a"}} {
@@ -179,6 +182,7 @@ func TestRunOneModelIsAPlainTurn(t *testing.T) {
 }
 
 func TestRunSideBySideRefusals(t *testing.T) {
+	t.Parallel()
 	srv := answersByModel(t)
 	tests := []struct {
 		name string
@@ -217,6 +221,7 @@ func TestRunSideBySideRefusals(t *testing.T) {
 // A target that names a configured provider goes to it (not to
 // OPENAI_BASE_URL); the others to --provider.
 func TestRunSideBySideProviderSlashModel(t *testing.T) {
+	t.Parallel()
 	srv := answersByModel(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	for _, name := range []string{"p", "q"} {
@@ -236,6 +241,7 @@ func TestRunSideBySideProviderSlashModel(t *testing.T) {
 }
 
 func TestGroupTargets(t *testing.T) {
+	t.Parallel()
 	ps := fakeProviders{{Name: "p"}, {Name: "q"}}
 	tests := []struct {
 		name    string
@@ -276,6 +282,7 @@ type fakeProviders []llm.Provider
 func (f fakeProviders) ListProviders(context.Context) ([]llm.Provider, error) { return f, nil }
 
 func TestSameTargets(t *testing.T) {
+	t.Parallel()
 	ab := []store.GroupTarget{{Provider: "p", Model: "a"}, {Model: "b"}}
 	tests := []struct {
 		name string
@@ -302,6 +309,7 @@ func TestSameTargets(t *testing.T) {
 // stored stopped with its partial answer, the NDJSON of each column still
 // ends with turn_completed, and the run exits 130.
 func TestRunSideBySideSIGINTStopsEveryColumn(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Tokens(5000), Delay: time.Millisecond}
@@ -354,6 +362,7 @@ func TestRunSideBySideSIGINTStopsEveryColumn(t *testing.T) {
 // targets, follows it: each column goes on with its own branch. Other
 // targets start a new group after the session's active turn.
 func TestRunSideBySideInASessionFollowsItsGroup(t *testing.T) {
+	t.Parallel()
 	srv := answersByModel(t)
 	dbPath := filepath.Join(t.TempDir(), "a.db")
 	r := agentdeck(t, dbPath, srv.URL(), nil, nil, "run", "--json", "--models", "a,bb", "Who are you?")
@@ -406,6 +415,7 @@ func TestRunSideBySideInASessionFollowsItsGroup(t *testing.T) {
 
 // A column that fails does not hide the others' answers; the run exits 1.
 func TestRunSideBySideOneFailsExitsOne(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(req llmtest.Request) llmtest.Reply {
 		if req.Model == "bad" {

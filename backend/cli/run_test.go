@@ -104,6 +104,7 @@ func agentdeckIn(t *testing.T, dbPath, baseURL string, signals chan os.Signal, s
 }
 
 func TestRunJSONStreamsEventsLineByLine(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Four. It is two plus two.", 6), Usage: &llmtest.Usage{PromptTokens: 10, CompletionTokens: 7, TotalTokens: 17}})
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -154,6 +155,7 @@ func TestRunJSONStreamsEventsLineByLine(t *testing.T) {
 }
 
 func TestRunSIGINTStopsAndKeepsThePartialAnswer(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Tokens(5000), Delay: time.Millisecond})
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -198,6 +200,7 @@ func TestRunSIGINTStopsAndKeepsThePartialAnswer(t *testing.T) {
 }
 
 func TestReplayWorksWithTheServerStopped(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Reply{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "c1", "update_plan", `{"steps":[{"title":"Answer","status":"done"}]}`, 3), "tool_calls")},
@@ -227,6 +230,7 @@ func TestReplayWorksWithTheServerStopped(t *testing.T) {
 // that could not keep turn_calls): the turn's capture setting tells them
 // apart.
 func TestReplayOfAnUnrecordedTurnSaysWhy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		capture string
@@ -276,6 +280,7 @@ func loseRecordings(t *testing.T, path string) {
 }
 
 func TestExportsInEachFormat(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Exported **answer**.", 2)})
 	dir := t.TempDir()
@@ -320,6 +325,7 @@ func TestExportsInEachFormat(t *testing.T) {
 }
 
 func TestRunErrorsAndExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.ErrorReply(401, "invalid_api_key", "bad key"))
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -350,6 +356,7 @@ func TestRunErrorsAndExitCodes(t *testing.T) {
 }
 
 func TestProvidersAddThenRunWithIt(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("via the provider", 2)})
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -385,6 +392,7 @@ func TestProvidersAddThenRunWithIt(t *testing.T) {
 // on stdout; --json has the reasoning events; the Markdown export folds
 // the thinking in a <details> block before the answer.
 func TestRunShowsReasoningApartFromTheAnswer(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	think := llmtest.Reply{ReasoningField: "reasoning", Chunks: append([]llmtest.Chunk{{Reasoning: "Two and two "}, {Reasoning: "make four."}}, llmtest.Text("Four.", 2)...)}
 	srv.Enqueue(think, think)
@@ -440,6 +448,7 @@ func TestRunShowsReasoningApartFromTheAnswer(t *testing.T) {
 // the first. The model is sent the first exchange and not the second, and
 // turns show --json names the parent.
 func TestRunWithParentBranches(t *testing.T) {
+	t.Parallel()
 	srv := echoServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	ids := func(r cliRun) (string, string) {
@@ -478,6 +487,7 @@ func TestRunWithParentBranches(t *testing.T) {
 // shows two and three side by side under one, and marks one, three and
 // four as the active branch; --json says the same.
 func TestTurnsTreeShowsVersionsAndTheActiveBranch(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Chunks: llmtest.Text("ok", 1)} })
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -526,6 +536,7 @@ func TestTurnsTreeShowsVersionsAndTheActiveBranch(t *testing.T) {
 // TestSessionsForkContinuesTheBranch: fork from the first of two turns,
 // then run in the fork: the model is sent the first exchange only.
 func TestSessionsForkContinuesTheBranch(t *testing.T) {
+	t.Parallel()
 	srv := echoServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "--json", "one")
@@ -560,6 +571,7 @@ func TestSessionsForkContinuesTheBranch(t *testing.T) {
 // the Markdown export has the active branch only, --all-branches has both,
 // and the JSON export always has every turn.
 func TestExportsGiveTheActiveBranch(t *testing.T) {
+	t.Parallel()
 	srv := echoServer(t)
 	dir := t.TempDir()
 	db := filepath.Join(dir, "a.db")
@@ -606,6 +618,7 @@ func echoServer(t *testing.T) *llmtest.Server {
 // TestProgressLineSaysRetries: a retry reads as what failed, the attempt
 // of how many and the wait, in the human output of agentdeck run.
 func TestProgressLineSaysRetries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		data turn.ModelRetryData

@@ -28,6 +28,7 @@ func sessionOf(t *testing.T, r cliRun) string {
 // --session they set one turn's and leave the session's as they were;
 // sessions set changes them later, and unsets with KEY=.
 func TestRunAndSessionsSetSettings(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Hi.", 1)}, llmtest.Reply{Chunks: llmtest.Text("Again.", 1)})
@@ -82,6 +83,7 @@ func TestRunAndSessionsSetSettings(t *testing.T) {
 
 // A bad key or value is refused with the key, the value and the range.
 func TestSettingsErrorsNameKeyAndRange(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Hi.", 1)})
@@ -118,6 +120,7 @@ func TestSettingsErrorsNameKeyAndRange(t *testing.T) {
 // run --project starts the session in the project, whose instructions
 // and model the turn runs with.
 func TestRunInAProject(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	path := filepath.Join(t.TempDir(), "a.db")
 	ctx := context.Background()

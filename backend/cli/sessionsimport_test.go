@@ -20,6 +20,7 @@ func foreignFile(name string) string {
 // broken file naming the place with nothing written, and Replay of an
 // imported turn says why it cannot run.
 func TestSessionsImportForeign(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "agentdeck.db")
 	e := agentdeck(t, db, "", nil, nil, "sessions", "import", foreignFile("chatgpt_edge.json"))
 	if e.code != ExitOK || !strings.Contains(e.stdout, "imported 1 conversation from ChatGPT (3 turns, 2 branches)") ||

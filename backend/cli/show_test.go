@@ -14,6 +14,7 @@ import (
 // A running turn's plan in turns show is the live one: the last plan with
 // every step event after it applied, not the plan as first published.
 func TestTurnsShowLivePlanOfARunningTurn(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a.db")
 	ctx := context.Background()
 	db, err := store.Open(ctx, path, store.Options{})

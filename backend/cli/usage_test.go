@@ -19,6 +19,7 @@ import (
 // the session's sum, and usage --json, --csv and the table the month's;
 // a replay of a turn costs nothing and adds nothing to usage.
 func TestUsageAndCostOfPricedTurns(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Enqueue(
 		llmtest.Reply{Chunks: llmtest.Text("first answer", 2), Usage: &llmtest.Usage{PromptTokens: 1_000, CompletionTokens: 200, CachedTokens: 400}},
@@ -121,6 +122,7 @@ func TestUsageAndCostOfPricedTurns(t *testing.T) {
 // 100% a headless run refuses, whatever the provider asks for, until
 // --over-budget is given; a provider that refuses says to raise it.
 func TestBudgets(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Text("spent", 1), Usage: &llmtest.Usage{PromptTokens: 1_000_000, CompletionTokens: 0}}
@@ -161,6 +163,7 @@ func TestBudgets(t *testing.T) {
 // machine, named by --base-url alone, costs nothing (not "unknown"); the
 // server reported no usage, so the tokens are marked estimated.
 func TestABaseURLOnThisMachineIsFree(t *testing.T) {
+	t.Parallel()
 	srv := echoServer(t)
 	db := filepath.Join(t.TempDir(), "a.db")
 	r := agentdeck(t, db, srv.URL(), nil, nil, "run", "hello")
@@ -179,6 +182,7 @@ func TestABaseURLOnThisMachineIsFree(t *testing.T) {
 // month's budget does not fill up with the copies, and the copies' costs
 // are shown as copied and not counted.
 func TestUsageIsTheSameAfterAForkAndImports(t *testing.T) {
+	t.Parallel()
 	srv := llmtest.NewServer(t)
 	srv.Respond(func(llmtest.Request) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.Text("spent", 1), Usage: &llmtest.Usage{PromptTokens: 1_000_000, CompletionTokens: 0}}

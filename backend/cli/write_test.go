@@ -18,6 +18,7 @@ import (
 // go on (the advice once), and the file's bytes are as they were; with
 // --force it writes. The list is write.go's.
 func TestEveryWriteRefusesADamagedDatabase(t *testing.T) {
+	t.Parallel()
 	srv := geoServer(t)
 	base, suite, dir := evalSetup(t, srv, geoSuite)
 	sess, tr, file := runAndExport(t, base, srv.URL(), "hello")
@@ -79,6 +80,7 @@ func TestEveryWriteRefusesADamagedDatabase(t *testing.T) {
 // into, and hands the worker its args without --force, which only this
 // command line takes.
 func TestHandOverFlags(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		args  []string
 		db    string

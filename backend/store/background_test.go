@@ -67,6 +67,7 @@ func openWatched(t *testing.T) (db *DB, index, ckpt *runWatch) {
 // one by one; halt waits for the
 // run under way, twice is harmless, and a nil worker does nothing.
 func TestWorkerFoldsWakesAndStops(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it.
 	defer goleak.VerifyNone(t)
 	started, release := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex

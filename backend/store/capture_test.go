@@ -20,6 +20,7 @@ func recordedCall(key, answer string) *recording.Capture {
 // The same request recorded by two turns with different answers keeps
 // both: each turn replays to its own, and the key finds the newest.
 func TestRecordingsAreNeverOverwritten(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "same question twice")
 	older, _ := storeTurn(t, db, s.ID, "pick a number", "7")
@@ -54,6 +55,7 @@ func TestRecordingsAreNeverOverwritten(t *testing.T) {
 // recording given whole, and reads back with every chunk in order; one
 // with no chunks at all stores [] either way, and nil chunks stay null.
 func TestRecordingInBlocksStoresAsOne(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "blocks")
 	tr, _ := storeTurn(t, db, s.ID, "count", "1 2 3")
@@ -104,6 +106,7 @@ func TestRecordingInBlocksStoresAsOne(t *testing.T) {
 // recorded or served from a recording (a replay), and a replay's calls can
 // be replayed in turn.
 func TestTurnCallsAreInCallOrder(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "three calls")
 	orig, _ := storeTurn(t, db, s.ID, "go", "done")
@@ -148,6 +151,7 @@ func TestTurnCallsAreInCallOrder(t *testing.T) {
 // A version 1 export names only the turns that used a capture; importing
 // it numbers each turn's calls in the order the file lists the captures.
 func TestImportVersion1Captures(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	const at = "2024-01-02T03:04:05Z"
 	doc := `{"format":"agentdeck-session","version":1,"session":{"id":"v1-s","title":"old","created_at":"` + at + `","updated_at":"` + at + `","settings":{}},

@@ -20,6 +20,7 @@ import (
 )
 
 func TestCheckHealthyDatabase(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "checked")
 	_, events := storeTurn(t, db, s.ID, "q1", "a1")
@@ -37,6 +38,7 @@ func TestCheckHealthyDatabase(t *testing.T) {
 }
 
 func TestCheckFindsDamage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		damage func(t *testing.T, db *DB) *DB // returns the handle to check
@@ -105,6 +107,7 @@ func TestCheckFindsDamage(t *testing.T) {
 }
 
 func TestBackup(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "backed up")
 	storeTurn(t, db, s.ID, "what is a kumquat?", "A small citrus fruit.")
@@ -190,6 +193,7 @@ func TestBackup(t *testing.T) {
 // disk looks like to SQLite: SQLITE_FULL) and checks that the failing
 // writes say so, keep what was stored, and work again once there is room.
 func TestDiskFull(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "before the disk filled up")
 	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "fill it"})
@@ -251,6 +255,7 @@ func TestDiskFull(t *testing.T) {
 // can see it and checks the store's write paths give a clear error while
 // reads go on.
 func TestReadOnlyDatabase(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// readOnly returns a handle whose writes fail, and a function that

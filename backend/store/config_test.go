@@ -14,6 +14,7 @@ import (
 )
 
 func TestSettingsRoundTrip(t *testing.T) {
+	t.Parallel()
 	type window struct {
 		Width  int  `json:"width"`
 		Height int  `json:"height"`
@@ -72,6 +73,7 @@ func TestSettingsRoundTrip(t *testing.T) {
 }
 
 func TestSettingsRefuseBadInput(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	tests := []struct {
 		name  string
@@ -107,6 +109,7 @@ func TestSettingsRefuseBadInput(t *testing.T) {
 }
 
 func TestProviders(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	work := llm.Provider{Name: "work-openai", Kind: catalog.KindOpenAI, BaseURL: "https://api.openai.com/v1", APIKeyRef: "agentdeck/work-openai", NeedsKey: true, Models: []string{"gpt-x"}, DefaultModel: "gpt-x"}
 	local := catalog.Presets()[0]
@@ -138,6 +141,7 @@ func TestProviders(t *testing.T) {
 }
 
 func TestProvidersRefuseSecrets(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-proj-abcdef0123456789"
 	base := llm.Provider{Name: "p", Kind: catalog.KindCustom, BaseURL: "http://127.0.0.1:8080/v1"}
 	tests := []struct {
@@ -172,6 +176,7 @@ func TestProvidersRefuseSecrets(t *testing.T) {
 }
 
 func TestApprovals(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "guarded")
 	tr, _ := storeTurn(t, db, s.ID, "write it", "done")

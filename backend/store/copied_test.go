@@ -84,6 +84,7 @@ func sessionTurnList(t *testing.T, db *DB, sessionID string) []Turn {
 // sessions' usage are the same after as before, however many copies are
 // made. A turn run in the copy afterwards is this database's, and counts.
 func TestCopiedTurnsAreNotCounted(t *testing.T) {
+	t.Parallel()
 	price := &llm.Price{InputPerM: 3, OutputPerM: 15, Source: llm.PriceUser}
 	at := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
 	cases := []struct {
@@ -182,6 +183,7 @@ func TestCopiedTurnsAreNotCounted(t *testing.T) {
 // ran on another machine, collected (ImportCollected), is this database's
 // work: its calls count.
 func TestCollectedTurnsCount(t *testing.T) {
+	t.Parallel()
 	price := &llm.Price{InputPerM: 3, OutputPerM: 15, Source: llm.PriceUser}
 	worker := mustOpen(t)
 	s := newSession(t, worker, "Case 1")
@@ -202,6 +204,7 @@ func TestCollectedTurnsCount(t *testing.T) {
 // answer was continued as a prefix); the costliest turns show the
 // person's message it continues the answer to.
 func TestTopTurnsNameTheMessageAContinuationContinues(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "Essay")
 	price := &llm.Price{InputPerM: 3, OutputPerM: 15, Source: llm.PriceUser}
@@ -247,6 +250,7 @@ func TestTopTurnsNameTheMessageAContinuationContinues(t *testing.T) {
 // stored before them) and stop counting; the originals, and a turn that
 // only looks alike in another way, keep counting.
 func TestMigrationFindsCopiesMadeBefore(t *testing.T) {
+	t.Parallel()
 	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)

@@ -60,6 +60,7 @@ const (
 // and that the stored events are a gapless prefix missing at most the last
 // crashLossWindow of the stream.
 func TestCrashMidTurnKeepsAPrefix(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts 20 child processes")
 	}
@@ -90,6 +91,7 @@ func TestCrashMidTurnKeepsAPrefix(t *testing.T) {
 
 // TestCrashChild is the child process of TestCrashMidTurnKeepsAPrefix.
 func TestCrashChild(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(crashChildEnv) != "1" {
 		t.Skip("helper process for TestCrashMidTurnKeepsAPrefix")
 	}

@@ -91,6 +91,7 @@ func wantDamaged(t *testing.T, err error, path, table string) {
 // history (built once: it takes seconds under -race) and checks each
 // promise about a damaged file.
 func TestDamagedFile(t *testing.T) {
+	t.Parallel()
 	h, fresh := history(t)
 	for _, tt := range []struct {
 		name string
@@ -587,6 +588,7 @@ func pagesOf(t *testing.T, path, table, kind string) []int {
 }
 
 func TestSalvageStepsOverAnInteriorPageAndABrokenRow(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "agentdeck.db")
 	db, err := store.Open(bg, path, store.Options{})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 )
 
 func TestIsDiskFull(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	careExec(t, db.writer, `PRAGMA max_page_count = 1`)
 	_, sqliteFull := db.CreateSession(ctx, Session{Title: strings.Repeat("x", 10_000)})
@@ -42,6 +43,7 @@ func TestIsDiskFull(t *testing.T) {
 // The event log tells its owner once that the disk is full, keeps what it
 // could not write, and says how much of the answer under way is stored.
 func TestEventLogOnAFullDisk(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "full")
 	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "fill it"})
@@ -95,6 +97,7 @@ func TestEventLogOnAFullDisk(t *testing.T) {
 // A new model call starts a new answer: the stored tokens of the call
 // before are not part of it.
 func TestEventLogAnswerIsTheCallUnderWay(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "calls")
 	tr, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "two calls"})
@@ -114,6 +117,7 @@ func TestEventLogAnswerIsTheCallUnderWay(t *testing.T) {
 }
 
 func TestReserve(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	path := ReservePath(db.Path())
 	if err := db.KeepReserve(); err != nil {
@@ -157,6 +161,7 @@ func TestReserve(t *testing.T) {
 // turn's 50 ms between batches would; with no other reader each run
 // copies the whole log, so the bound is deterministic.
 func TestWriteAheadLogStaysSmall(t *testing.T) {
+	t.Parallel()
 	db, _, ckpt := openWatched(t)
 	s := newSession(t, db, "long")
 	tr, _ := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "a long answer"})

@@ -15,6 +15,7 @@ import (
 // as a new one, and a command that only reads says the file is empty and
 // what to do, not to check its permissions.
 func TestAZeroByteFile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		readOnly bool

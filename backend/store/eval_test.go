@@ -16,6 +16,7 @@ import (
 // by a process that ended is claimed again, one whose turn runs is a
 // Conflict; a run left running by a gone process reads as cancelled.
 func TestEvalRunsAndResults(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	run, err := db.CreateEvalRun(ctx, EvalRun{SuiteName: "geo", SuiteFile: "geo.yaml", Suite: json.RawMessage(`{"name":"geo"}`)})
 	if err != nil {
@@ -125,6 +126,7 @@ func TestEvalRunsAndResults(t *testing.T) {
 
 // TestEvalErrors: bad states and unknown ids are clear errors.
 func TestEvalErrors(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	cases := []struct {
 		name string
@@ -159,6 +161,7 @@ func TestEvalErrors(t *testing.T) {
 // session list unless asked for, and never searched, by a person or by
 // recall memory; a session of an unknown kind is refused.
 func TestEvalSessionsAreKeptApart(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	chat, err := db.CreateSession(ctx, Session{Title: "Zanzibar notes"})
 	if err != nil || chat.Kind != SessionChat {
@@ -214,6 +217,7 @@ func TestEvalSessionsAreKeptApart(t *testing.T) {
 // TestEvalSessionsExportAsThemselves: an evaluation session exported and
 // imported stays one, kept apart from chats; a chat's export names no kind.
 func TestEvalSessionsExportAsThemselves(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	ev, err := db.CreateSession(ctx, Session{Title: "suite · case", Kind: SessionEval})
 	if err != nil {

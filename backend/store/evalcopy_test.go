@@ -14,6 +14,7 @@ import (
 // session not stored is refused and leaves what was there; bad input is
 // Invalid.
 func TestCopyEvalRunAndPutResult(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	orig := EvalRun{ID: "run-from-elsewhere", SuiteName: "geo", SuiteFile: "/suites/geo.yaml", Suite: json.RawMessage(`{"name":"geo"}`), Capture: "record"}
 	run, err := db.CopyEvalRun(ctx, orig)

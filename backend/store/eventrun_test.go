@@ -24,6 +24,7 @@ import (
 // seq and with any limit, the newest seq, and the partial answer. And
 // runs did form: the table holds fewer rows than events.
 func TestTokenRunsReadBackLosslessly(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	rows, events := 0, 0
 	for seed := range uint64(40) {
@@ -68,6 +69,7 @@ func TestTokenRunsReadBackLosslessly(t *testing.T) {
 // the EventLog's buffer blocks: the run splits at the blocks' edges into a
 // few rows, and reads back as the one stream it was.
 func TestTokenRunAcrossBufferBlocks(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "long")
 	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "long", Workflow: "chat", Model: "m"})
@@ -92,6 +94,7 @@ func TestTokenRunAcrossBufferBlocks(t *testing.T) {
 // makes) it is exactly what writeRunData writes, clocks going back
 // included, so the buffer never grows.
 func TestRunDataSizeIsExact(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 22))
 	for range 20 {
 		batch := randomStream(r, "s", "t")
@@ -233,6 +236,7 @@ func sameEvents(t *testing.T, what string, got, want []turn.Event) {
 // by row, and that a new turn of a migrated session stores its tokens as
 // runs beside them.
 func TestTokenRunsMigrationOfMainE7df445(t *testing.T) {
+	t.Parallel()
 	path := copyTestdata(t, "main-e7df445.db")
 	before := oldEvents(t, path)
 	db, err := Open(ctx, path, Options{})

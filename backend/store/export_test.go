@@ -63,6 +63,7 @@ func TestExportHoldsNoSecrets(t *testing.T) {
 // The heap after a full collection counts only what is reachable, so the
 // measure is the same on every run.
 func TestExportHoldsOneTurnAtATime(t *testing.T) {
+	// Not parallel: it measures the heap, which tests beside it would grow.
 	const turns = 400 // 20 events each; about 5 MB of JSON
 	db := mustOpen(t)
 	sessionID := exportBigSession(t, db, turns)

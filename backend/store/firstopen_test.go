@@ -26,6 +26,7 @@ const (
 
 // TestFirstOpenChild is the child process of TestConcurrentFirstOpen.
 func TestFirstOpenChild(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(firstOpenChildEnv) != "1" {
 		t.Skip("helper process for TestConcurrentFirstOpen")
 	}
@@ -43,6 +44,7 @@ func TestFirstOpenChild(t *testing.T) {
 }
 
 func TestConcurrentFirstOpen(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts 20 child processes")
 	}
@@ -93,6 +95,7 @@ func TestConcurrentFirstOpen(t *testing.T) {
 
 // The same from goroutines of one process, each with its own pools.
 func TestConcurrentFirstOpenInProcess(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "new.db")
 	var wg sync.WaitGroup
 	errs := make([]error, firstOpeners)

@@ -86,6 +86,7 @@ func countRows(t *testing.T, db *DB, query string, args ...any) int {
 }
 
 func TestSaveVote(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "arena")
 	g, cols := sideBySide(t, db, s.ID, "", "which is better?", true, "alpha", "beta", "gamma")
@@ -155,6 +156,7 @@ func TestSaveVote(t *testing.T) {
 }
 
 func TestListVotes(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	p := mustProject(t, db, "Work", turn.RunSettings{})
 	inProject, err := db.CreateSession(ctx, Session{Title: "in work", Model: "m", ProjectID: p.ID})
@@ -239,6 +241,7 @@ func TestListVotes(t *testing.T) {
 }
 
 func TestGroupReadsBackAndContinues(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "side by side")
 	first, firstCols := sideBySide(t, db, s.ID, "", "hello", true, "alpha", "beta", "gamma")
@@ -317,6 +320,7 @@ func TestGroupReadsBackAndContinues(t *testing.T) {
 // A plain turn clears the open group; the columns of one group run
 // together, and anything else is refused while they do.
 func TestGroupRunningRule(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "busy")
 	g, cols := startGroup(t, db, nil, s.ID, "", "", "at once", false, "alpha", "beta")
@@ -345,6 +349,7 @@ func TestGroupRunningRule(t *testing.T) {
 // are all marked interrupted, by RecoverOrphans or by the next
 // StartTurn; a live other process's group refuses a new turn.
 func TestGroupRecovery(t *testing.T) {
+	t.Parallel()
 	interrupted := func(t *testing.T, db *DB, cols []Turn) {
 		t.Helper()
 		for _, c := range cols {
@@ -401,6 +406,7 @@ func TestGroupRecovery(t *testing.T) {
 // left with fewer than two columns; a session stops showing a group side
 // by side when it has fewer than two.
 func TestVotesCascade(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "s")
 	win, winCols := sideBySide(t, db, s.ID, "", "q1", false, "alpha", "beta", "gamma")
@@ -456,6 +462,7 @@ func TestVotesCascade(t *testing.T) {
 // disk once its winning turn is deleted (DeleteTurn) and once its session
 // is (DeleteSession).
 func TestDeleteMeansDeleteForVotes(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	a, b := newSession(t, db, "a"), newSession(t, db, "b")
 	ga, colsA := sideBySide(t, db, a.ID, "", "q", false, "alpha", "beta")

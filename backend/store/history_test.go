@@ -63,6 +63,7 @@ func storeTurn(t *testing.T, db *DB, sessionID, user, answer string) (Turn, []tu
 }
 
 func TestSessionLifecycle(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	a := newSession(t, db, "Budget review")
 	b := newSession(t, db, "Travel")
@@ -89,6 +90,7 @@ func TestSessionLifecycle(t *testing.T) {
 }
 
 func TestTurnRoundTrip(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "t")
 	tr, events := storeTurn(t, db, s.ID, "What is WAL?", "Write-ahead logging keeps readers and a writer apart.")
@@ -126,6 +128,7 @@ func TestTurnRoundTrip(t *testing.T) {
 }
 
 func TestOneRunningTurnPerSession(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "t")
 	if _, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "a"}); err != nil {
@@ -137,6 +140,7 @@ func TestOneRunningTurnPerSession(t *testing.T) {
 }
 
 func TestTurnStates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		res  turn.Result
 		want TurnState
@@ -165,6 +169,7 @@ func TestTurnStates(t *testing.T) {
 }
 
 func TestListTurnsPages(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "long")
 	for i := 0; i < 7; i++ {
@@ -191,6 +196,7 @@ func TestListTurnsPages(t *testing.T) {
 }
 
 func TestRecoverInterruptedOnlyForDeadOwners(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "t")
 	dead := Owner{PID: 1 << 30, Start: "1"}
@@ -238,6 +244,7 @@ func TestRecoverInterruptedOnlyForDeadOwners(t *testing.T) {
 // session's text, its recordings, and the bytes of its images (larger
 // than a page, so on overflow pages), and the image of a deleted turn.
 func TestDeleteMeansDelete(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	keep := newSession(t, db, "keep")
 	gone := newSession(t, db, "gone")
@@ -309,6 +316,7 @@ func TestDeleteMeansDelete(t *testing.T) {
 // each is looked for apart (the index's term without its first letter,
 // which a neighbouring term may share).
 func TestDeleteMeansDeleteForDocuments(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	keep := newSession(t, db, "keep")
 	p := mustProject(t, db, "Doomed", turn.RunSettings{})
@@ -401,6 +409,7 @@ func fileHolding(t *testing.T, db *DB, b []byte) string {
 // The list says which sessions have a running turn, so the sidebar can mark
 // them after a reload; it stops saying so when the turn ends.
 func TestListSessionsNamesTheRunningTurn(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	idle := newSession(t, db, "idle")
 	storeTurn(t, db, idle.ID, "q", "a")

@@ -16,6 +16,7 @@ import (
 // bytes, and deleting the turn deletes their rows. An image of a type no
 // model reads, or over the limit, fails the store with a clear error.
 func TestImagesStoredWithTheTurn(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "vision")
 	png := []byte("\x89PNG\r\n\x1a\n pixels")
@@ -89,6 +90,7 @@ func TestImagesStoredWithTheTurn(t *testing.T) {
 // them and the next turn's history sends them. A replay's copies are its
 // own: UserImages gives bytes without ids, stored anew.
 func TestImagesOfATurnCutShort(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "cut short")
 	png := []byte("\x89PNG\r\n\x1a\n cut short")

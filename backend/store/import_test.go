@@ -24,6 +24,7 @@ import (
 // database and exported again gives the same document; every turn reads
 // back the same, events included.
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s := importRichSession(t, src)
 	storeImageTurn(t, src, s.ID, s.ActiveTurnID, llm.Image{MIME: "image/png", Name: "cat.png", Width: 4, Height: 3, Data: catPNG})
@@ -125,6 +126,7 @@ func importCheckStreamed(t *testing.T, db *DB, sessionID string, b []byte) {
 // TestImportCopiesAnExistingSession: importing a session that is already
 // here stores a copy with new ids, remapped consistently.
 func TestImportCopiesAnExistingSession(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := importRichSession(t, db)
 	orig := importExport(t, db, s.ID, export.Options{Captures: true})
@@ -219,6 +221,7 @@ func importCheckLinks(t *testing.T, db *DB, sessionID string) {
 }
 
 func TestImportRunningTurnBecomesInterrupted(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s := newSession(t, src, "live")
 	storeTurn(t, src, s.ID, "first", "done")
@@ -259,6 +262,7 @@ func TestImportRunningTurnBecomesInterrupted(t *testing.T) {
 }
 
 func TestImportRefuses(t *testing.T) {
+	t.Parallel()
 	good := exporttest.JSON(t, exporttest.Fixture())
 	tests := []struct {
 		name  string
@@ -330,6 +334,7 @@ func TestImportRefuses(t *testing.T) {
 // TestImportIsAtomic: a file whose third turn is broken leaves nothing
 // behind, though its first two turns were already written.
 func TestImportIsAtomic(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		brk   func(t *export.Turn)

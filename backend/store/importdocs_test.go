@@ -30,6 +30,7 @@ func readForeign(t *testing.T, name string) foreign.Result {
 // example, MIT) becomes one session whose tree has the two versions,
 // the active branch being the one current_node ends.
 func TestImportDocumentsKeepsTheBranches(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	res := readForeign(t, "chatgpt_export_parser_branch.json")
 	got, err := db.ImportDocuments(ctx, res.Documents)
@@ -70,6 +71,7 @@ func TestImportDocumentsKeepsTheBranches(t *testing.T) {
 // TestImportDocumentsAllOrNone: one conversation the store cannot take
 // leaves none of the file's behind.
 func TestImportDocumentsAllOrNone(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	if _, err := db.ImportDocuments(ctx, readForeign(t, "openai_lines.jsonl").Documents); err != nil {
 		t.Fatal(err)

@@ -105,6 +105,7 @@ func openGroup(t *testing.T, db *DB, sessionID string) string {
 // its groups, columns, targets and vote: into another database with its
 // turns' ids, and into the same one as a copy under new ids.
 func TestGroupsRoundTrip(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s, g, cols := arenaSession(t, src)
 	file := exportJSON(t, src, s.ID)
@@ -165,6 +166,7 @@ func TestGroupsRoundTrip(t *testing.T) {
 // missing is dropped, a group none of whose turns is there is dropped,
 // and the others stay.
 func TestImportDropsGroupsAndVotesWithoutTheirTurns(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s, g, cols := arenaSession(t, src)
 	doc, err := export.Decode(ctx, bytes.NewReader(exportJSON(t, src, s.ID)), MaxImportBytes)
@@ -211,6 +213,7 @@ func TestImportDropsGroupsAndVotesWithoutTheirTurns(t *testing.T) {
 // Agentdeck still reads its file; files written before groups existed
 // still import, with none.
 func TestGroupsAndOlderFiles(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	plain := newSession(t, db, "plain")
 	storeTurn(t, db, plain.ID, "q", "a")
@@ -237,6 +240,7 @@ func TestGroupsAndOlderFiles(t *testing.T) {
 
 // A fork copies no group: its branch reads as one conversation.
 func TestForkCopiesNoGroups(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s, _, cols := arenaSession(t, db)
 	f, err := db.ForkSession(ctx, cols[1].ID)
@@ -258,6 +262,7 @@ func TestForkCopiesNoGroups(t *testing.T) {
 // The Markdown transcript says which column each turn was; a blind group
 // not voted on keeps its names.
 func TestMarkdownNamesTheColumn(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s, _, _ := arenaSession(t, db)
 	var buf bytes.Buffer

@@ -26,6 +26,7 @@ var catPNG = append([]byte("\x89PNG\r\n\x1a\n"), bytes.Repeat([]byte("cat pixels
 // image; either way the next message is sent the bytes. A session without
 // images is still written as version 3, which older Agentdecks read.
 func TestImagesExportedAndImported(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s := newSession(t, src, "vision")
 	one := storeImageTurn(t, src, s.ID, "", llm.Image{MIME: "image/png", Name: "cat.png", Width: 4, Height: 3, Data: catPNG})
@@ -102,6 +103,7 @@ func TestImagesExportedAndImported(t *testing.T) {
 // the file, refuses the whole file with a message that says which turn and
 // image, and leaves nothing behind.
 func TestImportRefusesABrokenImage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		brk   func(im *export.Image)
@@ -146,6 +148,7 @@ func TestImportRefusesABrokenImage(t *testing.T) {
 // Refused too: a version 4 file (older Agentdecks wrote it only with
 // images) whose images were removed.
 func TestImportRefusesAMissingImage(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s := newSession(t, src, "vision")
 	one := storeImageTurn(t, src, s.ID, "", llm.Image{MIME: "image/png", Name: "cat.png", Data: catPNG})
@@ -226,6 +229,7 @@ func TestImportRefusesAMissingImage(t *testing.T) {
 // gone, and imports, and forks, with the name dropped: the session can go
 // on (a history naming a missing image could not be sent).
 func TestImportKeepsASessionWhoseImageWasGone(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s := newSession(t, src, "vision")
 	one := storeImageTurn(t, src, s.ID, "", llm.Image{MIME: "image/png", Name: "cat.png", Data: catPNG})
@@ -279,6 +283,7 @@ func TestImportKeepsASessionWhoseImageWasGone(t *testing.T) {
 // naming images held none (older Agentdecks wrote version 3 when every
 // image named was gone); a version 4 file held the others.
 func TestImportOlderFilesMissingImages(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name    string
 		version int
@@ -316,6 +321,7 @@ func TestImportOlderFilesMissingImages(t *testing.T) {
 // it when forked without that turn, and deleting that turn later leaves
 // the fork's copy.
 func TestForkKeepsImages(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "origin")
 	one := storeImageTurn(t, db, s.ID, "", llm.Image{MIME: "image/png", Name: "cat.png", Data: catPNG})

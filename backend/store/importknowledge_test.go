@@ -91,6 +91,7 @@ func sourcesOf(t *testing.T, db *DB, sessionID string) []turn.Source {
 // searchable again; the project's document stays out of the file, the
 // embeddings too, and the turn's sources come back as they were.
 func TestExportImportCarriesDocuments(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s, docs := knowledgeSession(t, src)
 	if _, err := src.writer.Exec(`UPDATE passages SET embedding = ? WHERE document_id = ?`, []byte("EMBEDDING-BYTES-8812"), docs[0].ID); err != nil {
@@ -174,6 +175,7 @@ func jsonInt(t *testing.T, db *DB, docID string) string {
 // A session whose only documents are its project's is not written as
 // version 7: it holds none.
 func TestExportVersionWithTheProjectsDocumentsOnly(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	p := mustProject(t, db, "P", turn.RunSettings{})
 	s, _ := db.CreateSession(ctx, Session{Title: "s", ProjectID: p.ID})
@@ -189,6 +191,7 @@ func TestExportVersionWithTheProjectsDocumentsOnly(t *testing.T) {
 // turn: testdata/session-v6-562ba66.json) still imports, with no
 // documents.
 func TestImportVersion6File(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("testdata", "session-v6-562ba66.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -213,6 +216,7 @@ func TestImportVersion6File(t *testing.T) {
 // A file whose documents the store could not hold is refused, naming the
 // document, and nothing is written.
 func TestImportRefusesBadDocuments(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s, _ := knowledgeSession(t, src)
 	good := string(importExport(t, src, s.ID, export.Options{}))
@@ -245,6 +249,7 @@ func TestImportRefusesBadDocuments(t *testing.T) {
 // A fork keeps the session's documents (its later turns search them),
 // under new ids.
 func TestForkKeepsDocuments(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s, _ := knowledgeSession(t, db)
 	page, _ := db.ListTurns(ctx, s.ID, Page{})

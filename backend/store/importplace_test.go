@@ -46,6 +46,7 @@ func fileVersion(t *testing.T, b []byte) int {
 // export and an import; the project is made where it is missing, and
 // found by name (ignoring case) where it is not, keeping its own settings.
 func TestExportImportKeepsTheSessionsPlace(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s, p := placedSession(t, src)
 	file := importExport(t, src, s.ID, export.Options{})
@@ -89,6 +90,7 @@ func TestExportImportKeepsTheSessionsPlace(t *testing.T) {
 // A session with nothing version 6 adds is still written as the oldest
 // version that reads it whole, so an older Agentdeck reads it.
 func TestExportVersionOfASessionWithoutPlace(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := mustSessions(t, db, "", "plain")[0]
 	if v := fileVersion(t, importExport(t, db, s, export.Options{})); v != 3 {
@@ -119,6 +121,7 @@ func TestExportVersionOfASessionWithoutPlace(t *testing.T) {
 // still imports: into no project, untagged, neither pinned nor archived,
 // its settings read.
 func TestImportVersion5File(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("testdata", "session-v5-f1a3a69.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -144,6 +147,7 @@ func TestImportVersion5File(t *testing.T) {
 // A version 6 file whose place the store would refuse is refused, naming
 // where, and nothing is written.
 func TestImportRefusesABadPlace(t *testing.T) {
+	t.Parallel()
 	src := mustOpen(t)
 	s, _ := placedSession(t, src)
 	good := string(importExport(t, src, s.ID, export.Options{}))
@@ -180,6 +184,7 @@ func TestImportRefusesABadPlace(t *testing.T) {
 // A fork stays in its session's project with its tags, but is new: not
 // pinned, not archived.
 func TestForkKeepsProjectAndTags(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s, p := placedSession(t, db)
 	tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "hi", Workflow: "chat", Model: "m"})

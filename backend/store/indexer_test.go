@@ -25,6 +25,7 @@ func searchEntries(t *testing.T, db *DB, turnID string) (entries, pending int) {
 // the indexer not woken for it, by indexing it first: once, with the mark
 // gone.
 func TestSearchEntriesFollowTheTurn(t *testing.T) {
+	// Not parallel: goleak would count the goroutines of tests running beside it.
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	db, err := Open(ctx, filepath.Join(t.TempDir(), "a.db"), Options{})
 	if err != nil {
@@ -65,6 +66,7 @@ func TestSearchEntriesFollowTheTurn(t *testing.T) {
 // writes the turn's entries with nobody searching; and it has not held
 // the writer before that, while the turn still had events to store.
 func TestIndexerFollowsTheClosedLog(t *testing.T) {
+	t.Parallel()
 	db, index, _ := openWatched(t)
 	index.wait(t, db.idx.w) // the run at Open, which finds nothing
 	s := newSession(t, db, "birds")
@@ -98,6 +100,7 @@ func TestIndexerFollowsTheClosedLog(t *testing.T) {
 // FinishTurn and the indexing leaves the turn marked with no entries; the
 // next process's search finds it, and a deleted marked turn leaves none.
 func TestMarkedTurnIndexedByTheNextProcess(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a.db")
 	db, err := Open(ctx, path, Options{})
 	if err != nil {

@@ -23,6 +23,7 @@ func mustAddDocument(t *testing.T, db *DB, d knowledge.Document, texts ...string
 }
 
 func TestDocumentsScopesSearchAndRemove(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	p, err := db.CreateProject(ctx, Project{Name: "Research"})
@@ -101,6 +102,7 @@ func TestDocumentsScopesSearchAndRemove(t *testing.T) {
 // A salvaged file keeps the documents, and their index is rebuilt from
 // the copied passages.
 func TestDocumentsSurviveSalvage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	s, err := db.CreateSession(ctx, Session{Title: "kept"})

@@ -8,6 +8,7 @@ import (
 )
 
 func TestDocumentVectorsRoundTripAndRemove(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	s, err := db.CreateSession(ctx, Session{Title: "vectors"})

@@ -112,6 +112,7 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 var stepMoved = map[string]int{"captures": 4, "capture_refs": 4}
 
 func TestMigrationStepsKeepData(t *testing.T) {
+	t.Parallel()
 	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
 		t.Fatal(err)
@@ -216,6 +217,7 @@ func stepCheckThroughAPI(t *testing.T, db *DB, k int) {
 }
 
 func TestReopenAtLatestVersionChangesNothing(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "latest.db")
 	db, err := Open(ctx, path, Options{})
 	if err != nil {

@@ -57,6 +57,7 @@ func titles(ss []Session) string {
 // Settings resolve app → project → session → turn, each field from the
 // highest layer that sets it, and say which layer that was.
 func TestSettingsResolveAppProjectSessionTurn(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	if err := db.SaveAppSettings(ctx, AppSettings{DefaultModel: "app-model", Defaults: turn.RunSettings{
@@ -115,6 +116,7 @@ func TestSettingsResolveAppProjectSessionTurn(t *testing.T) {
 // A turn keeps how it ran: its stored run does not follow its project's
 // defaults when they change, nor the session when it moves.
 func TestTurnKeepsHowItRanAfterItsProjectChanges(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	p := mustProject(t, db, "Work", turn.RunSettings{Instructions: ptr("Be brief."), Sampling: turn.Sampling{Temperature: ptr(0.2)}})
@@ -164,6 +166,7 @@ func TestTurnKeepsHowItRanAfterItsProjectChanges(t *testing.T) {
 }
 
 func TestDeleteProject(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	setup := func(t *testing.T) (*DB, Project, []string) {
 		db := mustOpen(t)
@@ -254,6 +257,7 @@ func TestDeleteProject(t *testing.T) {
 // Pinned sessions come first, most recently pinned first, on the first
 // page only; Sessions never holds one.
 func TestPinnedListFirstOnTheFirstPage(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	ids := mustSessions(t, db, "", "a", "b", "c", "d", "e")
@@ -294,6 +298,7 @@ func TestPinnedListFirstOnTheFirstPage(t *testing.T) {
 }
 
 func TestTagsAndArchiveFilterTheList(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	ids := mustSessions(t, db, "", "a", "b", "c")
@@ -357,6 +362,7 @@ func TestTagsAndArchiveFilterTheList(t *testing.T) {
 }
 
 func TestSearchInProjectOrTag(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	p := mustProject(t, db, "Garden", turn.RunSettings{})
@@ -398,6 +404,7 @@ func TestSearchInProjectOrTag(t *testing.T) {
 }
 
 func TestProjectNames(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	work := mustProject(t, db, "  Work  ", turn.RunSettings{})
@@ -446,6 +453,7 @@ func TestProjectNames(t *testing.T) {
 // A project's count of sessions, kept by triggers, follows every way a
 // session comes, goes or moves, and a salvage recounts it.
 func TestProjectSessionCounts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	a := mustProject(t, db, "A", turn.RunSettings{})

@@ -27,6 +27,7 @@ func mustSavePrompt(t *testing.T, db *DB, p Prompt) Prompt {
 }
 
 func TestPromptScopes(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	work, err := db.CreateProject(ctx, Project{Name: "Work"})
@@ -74,6 +75,7 @@ func TestPromptScopes(t *testing.T) {
 }
 
 func TestSavePromptRefuses(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	work, _ := db.CreateProject(ctx, Project{Name: "Work"})
@@ -125,6 +127,7 @@ func TestSavePromptRefuses(t *testing.T) {
 }
 
 func TestImportPrompts(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	db := mustOpen(t)
 	if _, err := db.CreateProject(ctx, Project{Name: "Work"}); err != nil {

@@ -77,6 +77,7 @@ func turnState(t *testing.T, db *DB, id string) TurnDetail {
 }
 
 func TestStartTurnWhenTheSessionHasARunningTurn(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		owner func(t *testing.T, db *DB) Owner
@@ -130,6 +131,7 @@ func TestStartTurnWhenTheSessionHasARunningTurn(t *testing.T) {
 }
 
 func TestOwnershipAndOrphans(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	dead, live := deadOwner(t), liveOwner(t)
 	turns := map[string]Turn{}
@@ -191,6 +193,7 @@ func TestOwnershipAndOrphans(t *testing.T) {
 }
 
 func TestRecoverOrphansOneSessionOrAll(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	a, b := newSession(t, db, "a"), newSession(t, db, "b")
 	ta := startTurnAs(t, db, deadOwner(t), a.ID, "A so far")
@@ -211,6 +214,7 @@ func TestRecoverOrphansOneSessionOrAll(t *testing.T) {
 // process left (its write-ahead log not yet checkpointed) it reports the
 // orphan and changes no byte of the file or its log.
 func TestOpenReadOnlyChangesNothing(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "s")
 	tr := startTurnAs(t, db, deadOwner(t), s.ID, "partial answer")
@@ -286,6 +290,7 @@ func fileBytes(t *testing.T, path string) map[string][]byte {
 // as interrupted, whichever way it is recovered; the note then goes. A
 // turn with no note is interrupted as before.
 func TestRecoveryEndsATurnAsItsNoteSays(t *testing.T) {
+	t.Parallel()
 	full := turn.Result{Outcome: turn.OutcomeFailed, ErrorSource: "storage",
 		Termination: turn.Termination{Kind: turn.TermDiskFull, Used: 2, Limit: 2, Error: "The disk is full: all 2 are stored."},
 		Error:       "The disk is full: all 2 are stored."}

@@ -20,6 +20,7 @@ import (
 // On a real small file system (tmpfs, as root) where it can mount one,
 // and with a measured free space the test sets where it cannot.
 func TestReserveNeverFillsTheDisk(t *testing.T) {
+	t.Parallel()
 	const mb = 1 << 20
 	tests := []struct {
 		name string

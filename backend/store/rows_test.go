@@ -11,6 +11,7 @@ import (
 // nil, empty stays empty: the JSON says null or []), appends in row
 // order, and a scan's error is the call's.
 func TestAppendRows(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	ctx := context.Background()
 	const q = `SELECT value FROM json_each(?) ORDER BY key`

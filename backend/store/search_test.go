@@ -47,6 +47,7 @@ func newSearchFixture(t *testing.T) searchFixture {
 }
 
 func TestSearchFindsEveryKind(t *testing.T) {
+	t.Parallel()
 	f := newSearchFixture(t)
 	tests := []struct {
 		name, query, kind, highlighted string
@@ -89,6 +90,7 @@ func TestSearchFindsEveryKind(t *testing.T) {
 }
 
 func TestSearchRanksByBM25(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "animals")
 	storeTurn(t, db, s.ID, "tell me a long story", "Once upon a time there was a cat, a dog, a horse, a cow, a goat, a hen and, at the very end of a long road, an ocelot.")
@@ -119,6 +121,7 @@ func TestSearchRanksByBM25(t *testing.T) {
 }
 
 func TestSearchHostileQueries(t *testing.T) {
+	t.Parallel()
 	f := newSearchFixture(t)
 	tests := []struct {
 		name, query string
@@ -201,6 +204,7 @@ func searchShort(s string) string {
 }
 
 func TestFTSQuery(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"", ""},
 		{"  ", ""},
@@ -223,6 +227,7 @@ func TestFTSQuery(t *testing.T) {
 }
 
 func TestBalanceHighlights(t *testing.T) {
+	t.Parallel()
 	const s, e = HighlightStart, HighlightEnd
 	tests := []struct{ name, in, want string }{
 		{"plain", "abc", "abc"},
@@ -241,6 +246,7 @@ func TestBalanceHighlights(t *testing.T) {
 }
 
 func TestSearchFollowsRenameAndDelete(t *testing.T) {
+	t.Parallel()
 	f := newSearchFixture(t)
 	if err := f.db.RenameSession(ctx, f.session.ID, "Pelican plans"); err != nil {
 		t.Fatal(err)
@@ -268,6 +274,7 @@ func TestSearchFollowsRenameAndDelete(t *testing.T) {
 // its hits name the session it came from, renamed or not; the original's
 // do not.
 func TestSearchMarksForks(t *testing.T) {
+	t.Parallel()
 	f := newSearchFixture(t)
 	fork, err := f.db.ForkSession(ctx, f.turn.ID)
 	if err != nil {
@@ -302,6 +309,7 @@ func TestSearchMarksForks(t *testing.T) {
 }
 
 func TestSearchMemoryFindsMessagesOnly(t *testing.T) {
+	t.Parallel()
 	f := newSearchFixture(t)
 	var searcher recall.Searcher = f.db
 	tests := []struct {
@@ -336,6 +344,7 @@ func TestSearchMemoryFindsMessagesOnly(t *testing.T) {
 }
 
 func TestSearchCancelled(t *testing.T) {
+	t.Parallel()
 	f := newSearchFixture(t)
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()

@@ -8,6 +8,7 @@ import (
 // A session's folder is always a child of sessions/, whatever id an
 // imported file brought: deleting it can never reach beyond.
 func TestSessionDirStaysInside(t *testing.T) {
+	t.Parallel()
 	base := filepath.Join("/data", "agentdeck.db")
 	for _, id := range []string{"01a2-uuid", "..", ".", "../../etc", "a/b", `a\b`, "", "x y"} {
 		dir := SessionDir(base, id)

@@ -25,6 +25,7 @@ func mustOpen(t *testing.T) *DB {
 }
 
 func TestOpenAppliesEveryMigration(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	ms, err := loadMigrations(migrationFiles)
 	if err != nil {
@@ -48,6 +49,7 @@ func TestOpenAppliesEveryMigration(t *testing.T) {
 }
 
 func TestReopenIsIdempotent(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "a.db")
 	for i := 0; i < 3; i++ {
 		db, err := Open(context.Background(), path, Options{})
@@ -64,6 +66,7 @@ func TestReopenIsIdempotent(t *testing.T) {
 }
 
 func TestReadersCannotWrite(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	_, err := db.reader.Exec(`INSERT INTO app_meta (key, value) VALUES ('k', 'v')`)
 	if err == nil {
@@ -72,6 +75,7 @@ func TestReadersCannotWrite(t *testing.T) {
 }
 
 func TestNewerDatabaseIsRefusedAndLeftAlone(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "future.db")
 	db, err := Open(context.Background(), path, Options{})
 	if err != nil {
@@ -96,6 +100,7 @@ func TestNewerDatabaseIsRefusedAndLeftAlone(t *testing.T) {
 }
 
 func TestGarbageFileGivesClearError(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "notes.db")
 	os.WriteFile(path, bytes.Repeat([]byte("this is not sqlite "), 400), 0o600)
 	_, err := Open(context.Background(), path, Options{})
@@ -108,6 +113,7 @@ func TestGarbageFileGivesClearError(t *testing.T) {
 }
 
 func TestUnwritableFolderGivesClearError(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		// root ignores permission bits; use a path under a regular file instead.
 		dir := t.TempDir()
@@ -129,6 +135,7 @@ func TestUnwritableFolderGivesClearError(t *testing.T) {
 }
 
 func TestMigrationsRunInOrderEachInItsOwnTransaction(t *testing.T) {
+	t.Parallel()
 	fsys := fstest.MapFS{
 		"migrations/0001_a.sql": {Data: []byte(`CREATE TABLE a (x INTEGER);`)},
 		"migrations/0002_b.sql": {Data: []byte(`CREATE TABLE b (x INTEGER);`)},
@@ -159,6 +166,7 @@ func TestMigrationsRunInOrderEachInItsOwnTransaction(t *testing.T) {
 }
 
 func TestMigrationNumberingIsChecked(t *testing.T) {
+	t.Parallel()
 	tests := map[string]fstest.MapFS{
 		"gap":       {"migrations/0001_a.sql": {}, "migrations/0003_c.sql": {}},
 		"no number": {"migrations/init.sql": {}},

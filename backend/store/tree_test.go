@@ -22,6 +22,7 @@ import (
 // the one numbered before it, the first follows none, the newest is active,
 // and nothing else changed.
 func TestTreeMigrationOfMain59bbc35(t *testing.T) {
+	t.Parallel()
 	db, err := Open(ctx, copyTestdata(t, "main-59bbc35.db"), Options{})
 	if err != nil {
 		t.Fatalf("opening main's database: %v", err)
@@ -79,6 +80,7 @@ func sortBySeq(ts []Turn) { slices.SortFunc(ts, func(a, b Turn) int { return a.S
 // removes exactly the counted turns and leaves no row of theirs behind;
 // the import gives back the same tree.
 func TestTreeInvariantsUnderRandomSends(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(20, 1)) // fixed: a failure replays
 	db := mustOpen(t)
 	deletes, switches := 0, 0
@@ -316,6 +318,7 @@ func treeShape(t *testing.T, db *DB, sessionID string) string {
 // TestStartTurnRefusesAParentOfAnotherSession: a turn follows only a turn
 // of its own session, and one that exists.
 func TestStartTurnRefusesAParentOfAnotherSession(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	a, b := newSession(t, db, "a"), newSession(t, db, "b")
 	ta, _ := storeTurn(t, db, a.ID, "q", "answer")
@@ -334,6 +337,7 @@ func TestStartTurnRefusesAParentOfAnotherSession(t *testing.T) {
 // three only (not two, not four), active at three's copy, with everything
 // stored about them, naming where it came from; the original is untouched.
 func TestForkSessionCopiesTheBranch(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "origin")
 	one, _ := storeTurn(t, db, s.ID, "one", "answer one")

@@ -53,6 +53,7 @@ func storeCalls(t *testing.T, db *DB, sessionID, wf, user string, calls ...llm.C
 // unknown keeps no cost (not $0); an export carries it all and an import
 // brings it back.
 func TestPricesAreKeptWithEachCall(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	s := newSession(t, db, "Priced")
 	at := time.Date(2026, 11, 3, 10, 0, 0, 0, time.UTC)
@@ -145,6 +146,7 @@ func TestPricesAreKeptWithEachCall(t *testing.T) {
 // grouped as asked, costliest first (days in order); replayed calls count for nothing;
 // the costliest sessions and turns are listed with their titles.
 func TestUsageGroupsAndLeavesOutReplays(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	day1 := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
 	day2 := day1.Add(24 * time.Hour)
@@ -210,6 +212,7 @@ func TestUsageGroupsAndLeavesOutReplays(t *testing.T) {
 // read back as kept, and forgotten when the provider is saved again (its
 // address may have changed) or removed.
 func TestModelInfoIsKeptWithItsProvider(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	p := llm.Provider{Name: "router", Kind: catalog.KindOpenRouter, BaseURL: "https://example.invalid/api/v1"}
 	if err := db.SaveProvider(ctx, p); err != nil {
@@ -247,6 +250,7 @@ func TestModelInfoIsKeptWithItsProvider(t *testing.T) {
 // TestUsageCountsEvaluationsApart: the calls of evaluation sessions are
 // in the total, and also summed apart, and grouped as their own kind.
 func TestUsageCountsEvaluationsApart(t *testing.T) {
+	t.Parallel()
 	db := mustOpen(t)
 	at := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	price := &llm.Price{InputPerM: 1, OutputPerM: 2, Source: llm.PriceUser}

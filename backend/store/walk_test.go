@@ -8,6 +8,7 @@ import (
 // The walk's steps start at the smallest key and double up to the
 // largest: they must neither overflow nor stall there.
 func TestWalkStepsStayInRange(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		from, step     int64
