@@ -6,8 +6,8 @@
 // original's side and inserted on the re-run's, the totals and their
 // differences; a reload shows the same. (Folding identical steps is
 // tested in DiffView.test.ts.) Light, dark and narrow
-// screenshots, and the README's (docs/screenshots/time-travel.png is
-// copied from time-travel.png).
+// screenshots; the README's docs/screenshots/time-travel.png is
+// copied from timetravel.spec's browser-rerun-diff-light.png (a tool result edited).
 import type { Page } from '@playwright/test';
 import { E2E_URL, expect, shot, test } from './fixtures';
 import { rerunPair, type RerunPair } from './timetravel';
