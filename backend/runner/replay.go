@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
@@ -349,4 +350,60 @@ func modelCalls(n int) string {
 		return "1 model call"
 	}
 	return fmt.Sprintf("%d model calls", n)
+}
+
+// prepareReplay loads the turn to replay and makes req run it as it ran.
+func (r *Runner) prepareReplay(ctx context.Context, req Request) (*replaySource, Request, error) {
+	src, err := loadReplay(ctx, r.cfg.DB, req.Replay)
+	if err != nil {
+		return nil, req, err
+	}
+	req, err = r.asOriginal(ctx, req, src)
+	req.Model = src.agentModel() // a re-run's agents asked for it, its live calls were rewritten
+	return src, req, err
+}
+
+// asOriginal makes req send what the original turn sent: its message,
+// images, history, workflow, model, limits and workspace.
+func (r *Runner) asOriginal(ctx context.Context, req Request, src *replaySource) (Request, error) {
+	orig := src.orig
+	history, err := r.pathHistory(ctx, orig.ParentTurnID)
+	if err != nil {
+		return req, err
+	}
+	if history == nil {
+		history = []llm.Message{}
+	}
+	req.Message, req.History, req.Workflow, req.Model = orig.UserMessage, history, orig.Workflow, orig.Model
+	if req.Images, err = r.cfg.DB.UserImages(ctx, orig.ID); err != nil {
+		return req, err
+	}
+	if src.spec.Workflow != nil || src.spec.Limits != (turn.Limits{}) {
+		req.Limits = src.spec.Limits
+	}
+	if req.Workspace == "" {
+		if origSess, err := r.cfg.DB.GetSession(ctx, orig.SessionID); err == nil {
+			req.Workspace = origSess.Workspace
+		}
+	}
+	req.Attach = nil
+	return req, nil
+}
+
+// firstSource is the original turn a replay or a re-run runs as, nil for
+// a new turn.
+func firstSource(replay *replaySource, rr *rerun) *replaySource {
+	if rr != nil {
+		return rr.src
+	}
+	return replay
+}
+
+// resolveWorkflow is the turn's workflow: a replay's is the original's as
+// it ran (older turns: by name).
+func (r *Runner) resolveWorkflow(name string, replay *replaySource) (*workflow.Definition, error) {
+	if replay != nil && replay.spec.Workflow != nil {
+		return replay.spec.Workflow, nil
+	}
+	return r.workflow(name)
 }

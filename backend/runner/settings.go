@@ -2,6 +2,8 @@ package runner
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 
@@ -137,4 +139,25 @@ func enabledTools(ts []tool.Tool, servers []string) []tool.Tool {
 		st, ok := t.(serverTool)
 		return ok && !slices.Contains(servers, st.Server())
 	})
+}
+
+// workflow resolves a workflow by name ("": chat), or loads it from a
+// file path.
+func (r *Runner) workflow(name string) (*workflow.Definition, error) {
+	name = firstOf(name, "chat")
+	if fi, err := os.Stat(name); err == nil && !fi.IsDir() {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Invalid, "cannot read the workflow file %s", name)
+		}
+		def, err := workflow.Parse(filepath.Base(name), data)
+		if err != nil {
+			return nil, apperr.Wrap(err, apperr.Invalid, "the workflow file %s is not valid: %v", name, err)
+		}
+		return def, nil
+	}
+	if def, ok := workflow.Lookup(r.cfg.Workflows(), name); ok {
+		return def, nil
+	}
+	return nil, apperr.New(apperr.Invalid, "There is no workflow named %q. Pick one of the listed workflows, or pass a workflow file.", name)
 }
