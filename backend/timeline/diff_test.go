@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,10 +147,10 @@ func TestCompare(t *testing.T) {
 				t.Error("the edited result is marked recorded")
 			}
 			want := []TextOp{{"delete", "hello"}, {"insert", "goodbye"}}
-			if !equalOps(r.Ops, want) {
+			if !slices.Equal(r.Ops, want) {
 				t.Errorf("ops = %+v, want %+v", r.Ops, want)
 			}
-			if got := d.Rows[1].Ops; !equalOps(got, []TextOp{{"equal", "The file says "}, {"delete", "hello"}, {"insert", "goodbye"}, {"equal", "."}}) {
+			if got := d.Rows[1].Ops; !slices.Equal(got, []TextOp{{"equal", "The file says "}, {"delete", "hello"}, {"insert", "goodbye"}, {"equal", "."}}) {
 				t.Errorf("reply ops = %+v", got)
 			}
 			if d.A.Totals.Calls != 1 || d.A.Totals.Tools != 1 || d.B.Totals.Calls != 1 || d.B.Totals.Tools != 1 {
@@ -309,7 +310,7 @@ func TestWordDiff(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got := WordDiff(tc.a, tc.b)
-			if !equalOps(got, tc.want) {
+			if !slices.Equal(got, tc.want) {
 				t.Errorf("WordDiff(%q, %q) = %+v, want %+v", tc.a, tc.b, got, tc.want)
 			}
 		})
@@ -341,16 +342,4 @@ func opsSide(ops []TextOp, leaveOut string) string {
 		}
 	}
 	return b.String()
-}
-
-func equalOps(a, b []TextOp) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -146,7 +146,7 @@ func captureMessageDiff(n int, a, b CanonicalMessage) []string {
 	if a.Content != b.Content {
 		d = append(d, fmt.Sprintf("message %d (%s) text differs", n, a.Role))
 	}
-	if !captureCallsEqual(a.ToolCalls, b.ToolCalls) {
+	if !slices.Equal(a.ToolCalls, b.ToolCalls) {
 		d = append(d, fmt.Sprintf("message %d (%s) tool calls differ", n, a.Role))
 	}
 	if a.ToolCallID != b.ToolCallID {
@@ -159,18 +159,6 @@ func captureMessageDiff(n int, a, b CanonicalMessage) []string {
 		d = append(d, fmt.Sprintf("message %d (%s) images differ (%d vs %d)", n, a.Role, len(a.Images), len(b.Images)))
 	}
 	return d
-}
-
-func captureCallsEqual(a, b []CanonicalToolCall) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func captureToolsDiff(a, b []CanonicalTool) []string {
