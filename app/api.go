@@ -265,7 +265,9 @@ func (a *API) PendingApprovals() ([]PendingApproval, error) {
 
 // AnswerApproval answers Allow once, Always (this tool, this session) or Deny.
 func (a *API) AnswerApproval(ans ApprovalAnswer) (Done, error) {
-	return call(a, anyTime, func(context.Context) (Done, error) { return done(a.s.approvals.answer(ans.TurnID, ans.CallID, ans.Answer)) })
+	return call(a, anyTime, func(context.Context) (Done, error) {
+		return done(a.s.approvals.answer(ans.TurnID, ans.CallID, ans.Answer))
+	})
 }
 
 // ---- providers, workflows and settings ----
