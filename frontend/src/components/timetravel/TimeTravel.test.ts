@@ -120,7 +120,7 @@ describe('the reducer', () => {
 describe('the store', () => {
   it('shows the re-run as a new version of the turn, and throws a refusal', async () => {
     const { b, s, t } = backend();
-    const app = createApp(b, { raf: (cb) => setTimeout(cb, 0) });
+    const app = createApp(b, { raf: (cb) => cb() });
     await app.openSession(s.id);
     await vi.waitFor(() => expect(app.conversation.ids).toEqual([t.id]));
     const id = await app.timetravel.run({ turn_id: t.id, step: 'call2', edit: { kind: 'reply', text: 'Typed.' }, no_side_effects: true });
