@@ -46,6 +46,13 @@ const (
 	// stops being served from that turn's recordings and runs live.
 	EventLiveFrom EventType = "live_from"
 	EventChart    EventType = "chart"
+	// EventArtifact is one version of an artifact: an HTML page or SVG
+	// image from a create_artifact call or an html/svg block of the
+	// answer, shown in a sealed frame beside the chat.
+	EventArtifact EventType = "artifact"
+	// EventCodeRun is one run of a run_code script: its code, what it
+	// printed and returned, and the limit or error that stopped it.
+	EventCodeRun EventType = "code_run"
 	// EventSources: passages or pages a tool gave the model to cite.
 	EventSources       EventType = "sources"
 	EventStageStart    EventType = "stage_start"
@@ -100,6 +107,8 @@ var kinds = map[EventType]struct {
 	EventReplayDivergence:  {PhaseThinking, false},
 	EventLiveFrom:          {PhaseThinking, false},
 	EventChart:             {PhaseThinking, false},
+	EventArtifact:          {PhaseThinking, false},
+	EventCodeRun:           {PhaseActing, false},
 	EventSources:           {PhaseActing, false},
 	EventStageStart:        {PhaseStage, false},
 	EventStageEnd:          {PhaseStage, true},
@@ -143,7 +152,7 @@ func Payloads() []Payload {
 		MemoryData{}, CompressedData{},
 		HandoffStartData{}, HandoffEndData{},
 		ReflectionStartData{}, ReflectionEndData{}, CritiqueData{}, RefiningData{}, RevisionData{},
-		ReplayDivergenceData{}, LiveFromData{}, ChartData{}, SourcesData{},
+		ReplayDivergenceData{}, LiveFromData{}, ChartData{}, ArtifactData{}, CodeRunData{}, SourcesData{},
 		StageStartData{}, StageEndData{},
 		ErrorData{}, FinalAnswerData{}, CancelledData{}, TurnCompletedData{},
 	}
@@ -370,6 +379,60 @@ type ChartData struct {
 }
 
 func (ChartData) EventType() EventType { return EventChart }
+
+// Artifact kinds.
+const (
+	ArtifactHTML = "html"
+	ArtifactSVG  = "svg"
+)
+
+// Where an artifact came from.
+const (
+	ArtifactFromTool  = "tool"  // a create_artifact call
+	ArtifactFromBlock = "block" // an html or svg block of the answer
+)
+
+// ArtifactData is one version of an artifact. Versions of one artifact
+// share its Key across the session's turns (a create_artifact call names
+// it; the blocks of an answer take their kind, "html" or "svg"), and are
+// numbered in the order they were made.
+type ArtifactData struct {
+	Key     string `json:"key"`
+	Title   string `json:"title"`
+	Kind    string `json:"kind"` // ArtifactHTML or ArtifactSVG
+	Content string `json:"content"`
+	Source  string `json:"source"`            // ArtifactFromTool or ArtifactFromBlock
+	CallID  string `json:"call_id,omitempty"` // the create_artifact call
+}
+
+func (ArtifactData) EventType() EventType { return EventArtifact }
+
+// CodeRunData is one run of a run_code script. Output is what it printed
+// (cut at the output limit), Value the repr of what it returned, Chart a
+// Vega-Lite spec it returned (drawn as a chart event too). Error is set
+// when the script failed or hit a limit.
+type CodeRunData struct {
+	CallID     string          `json:"call_id,omitempty"`
+	Code       string          `json:"code"`
+	Output     string          `json:"output"`
+	Value      string          `json:"value,omitempty"`
+	Chart      json.RawMessage `json:"chart,omitempty"`
+	Error      *CodeError      `json:"error,omitempty"`
+	Steps      int64           `json:"steps"`
+	DurationMS int64           `json:"duration_ms"`
+}
+
+func (CodeRunData) EventType() EventType { return EventCodeRun }
+
+// CodeError is why a run_code script stopped: Limit names the limit it hit
+// ("steps", "memory", "output", "time") and is empty for an error of the
+// script itself, which has its line and column (from 1; 0 when unknown).
+type CodeError struct {
+	Message string `json:"message"`
+	Limit   string `json:"limit,omitempty"`
+	Line    int    `json:"line,omitempty"`
+	Col     int    `json:"col,omitempty"`
+}
 
 // SourcesData is what a tool (search_knowledge, fetch_url) gave the model
 // to cite, each under the number the answer cites it by ([n]). The event

@@ -658,6 +658,8 @@ export type Event = EventBase & (
   | { type: "replay_divergence"; data: ReplayDivergenceData }
   | { type: "live_from"; data: LiveFromData }
   | { type: "chart"; data: ChartData }
+  | { type: "artifact"; data: ArtifactData }
+  | { type: "code_run"; data: CodeRunData }
   | { type: "sources"; data: SourcesData }
   | { type: "stage_start"; data: StageStartData }
   | { type: "stage_end"; data: StageEndData }
@@ -708,6 +710,8 @@ export const EventTypeValues = [
   "replay_divergence",
   "live_from",
   "chart",
+  "artifact",
+  "code_run",
   "sources",
   "stage_start",
   "stage_end",
@@ -905,6 +909,47 @@ export interface LiveFromData {
 export interface ChartData {
   spec: unknown;
   title: string;
+}
+/**
+ * ArtifactData is one version of an artifact. Versions of one artifact
+ * share its Key across the session's turns (a create_artifact call names
+ * it; the blocks of an answer take their kind, "html" or "svg"), and are
+ * numbered in the order they were made.
+ */
+export interface ArtifactData {
+  key: string;
+  title: string;
+  kind: string; // ArtifactHTML or ArtifactSVG
+  content: string;
+  source: string; // ArtifactFromTool or ArtifactFromBlock
+  call_id?: string; // the create_artifact call
+}
+/**
+ * CodeRunData is one run of a run_code script. Output is what it printed
+ * (cut at the output limit), Value the repr of what it returned, Chart a
+ * Vega-Lite spec it returned (drawn as a chart event too). Error is set
+ * when the script failed or hit a limit.
+ */
+export interface CodeRunData {
+  call_id?: string;
+  code: string;
+  output: string;
+  value?: string;
+  chart?: unknown;
+  error?: CodeError;
+  steps: number /* int64 */;
+  duration_ms: number /* int64 */;
+}
+/**
+ * CodeError is why a run_code script stopped: Limit names the limit it hit
+ * ("steps", "memory", "output", "time") and is empty for an error of the
+ * script itself, which has its line and column (from 1; 0 when unknown).
+ */
+export interface CodeError {
+  message: string;
+  limit?: string;
+  line?: number /* int */;
+  col?: number /* int */;
 }
 /**
  * SourcesData is what a tool (search_knowledge, fetch_url) gave the model

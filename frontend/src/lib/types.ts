@@ -90,7 +90,10 @@ export type {
   // turn: the event envelope and its payloads, a turn's result
   Answer,
   CancelledData,
+  ArtifactData,
   ChartData,
+  CodeError,
+  CodeRunData,
   CompressedData,
   CritiqueData,
   ErrorData,

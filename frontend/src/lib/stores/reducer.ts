@@ -344,6 +344,14 @@ function fold(v: TurnView, ev: AgentEvent) {
       v.blocks = [...v.blocks, { kind: 'chart', id: ev.id || `ch${ev.seq}`, stageId: ev.stage_id, title: d.title ?? '', spec: d.spec }];
       return;
     }
+    case 'artifact': {
+      v.blocks = [...v.blocks, { kind: 'artifact', id: ev.id || `ar${ev.seq}`, stageId: ev.stage_id, data: ev.data }];
+      return;
+    }
+    case 'code_run': {
+      v.blocks = [...v.blocks, { kind: 'coderun', id: ev.id || `cr${ev.seq}`, stageId: ev.stage_id, data: ev.data }];
+      return;
+    }
     case 'stage_start': {
       const d = ev.data;
       const stageId = d.stage_id || ev.stage_id;

@@ -2,6 +2,8 @@
 // in the order things happened, so critiques, handoffs and compressions
 // show inline where they happened.
 import type {
+  ArtifactData,
+  CodeRunData,
   Copied,
   CompressedData,
   CritiqueData,
@@ -120,7 +122,34 @@ export interface LiveFromBlock {
   data: LiveFromData;
 }
 
-export type Block = TextBlock | ThinkingBlock | ToolBlock | StageBlock | ChartBlock | PlanBlock | NoteBlock | ErrorBlock | LiveFromBlock;
+/** One version of an artifact (an HTML page or SVG image): its artifact event. */
+export interface ArtifactBlock {
+  kind: 'artifact';
+  id: string;
+  stageId: string;
+  data: ArtifactData;
+}
+
+/** One run of a run_code script: its code_run event. */
+export interface CodeRunBlock {
+  kind: 'coderun';
+  id: string;
+  stageId: string;
+  data: CodeRunData;
+}
+
+export type Block =
+  | TextBlock
+  | ThinkingBlock
+  | ToolBlock
+  | StageBlock
+  | ChartBlock
+  | PlanBlock
+  | NoteBlock
+  | ErrorBlock
+  | LiveFromBlock
+  | ArtifactBlock
+  | CodeRunBlock;
 
 export interface TurnView {
   id: string;
