@@ -111,7 +111,15 @@ describe('sidebar and address', () => {
       },
     ]);
     b.events.set(two.id, [
-      { ...base, id: 'c1', turn_id: two.id, seq: 1, type: 'code_run', phase: 'acting', data: { code: 'print(1)', output: 'quixotic output', steps: 3, duration_ms: 1 } },
+      {
+        ...base,
+        id: 'c1',
+        turn_id: two.id,
+        seq: 1,
+        type: 'code_run',
+        phase: 'acting',
+        data: { code: 'print(1)', output: 'quixotic output', steps: 3, duration_ms: 1 },
+      },
     ]);
     render(App, { backend: b });
     const box = await screen.findByRole('searchbox', { name: 'Search sessions' });
