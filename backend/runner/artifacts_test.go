@@ -112,3 +112,26 @@ func TestNoBlockArtifactsWithoutAnAnswer(t *testing.T) {
 		t.Fatalf("artifacts of a failed turn: %+v", got)
 	}
 }
+
+// A workflow whose answer is a stage's reply (critique-revise: the
+// writer's draft the critic passed) has that answer's blocks read as
+// artifacts once, in the stage that gave it.
+func TestWorkflowAnswerBlocksAreArtifacts(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	draft := "Here:\n\n```svg\n<svg><title>Logo</title><rect width=\"4\" height=\"4\"/></svg>\n```\n"
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text(draft, 3)},
+		llmtest.Reply{Chunks: llmtest.Text(`{"passed": true, "score": 0.9, "feedback": "Good."}`, 2)})
+	sess, _ := db.CreateSession(bg, store.Session{Title: "logo", Model: "m"})
+	res, rec, _ := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Draw a logo", Workflow: "critique-revise", BaseURL: srv.URL()})
+	if !res.OK || res.FinalText != draft {
+		t.Fatalf("turn: %+v", res)
+	}
+	got := artifactsOf(t, rec.Events())
+	if len(got) != 1 || got[0].Key != "svg" || got[0].Title != "Logo" || got[0].Source != turn.ArtifactFromBlock {
+		t.Fatalf("artifacts %+v", got)
+	}
+	if e := rec.Of(turn.EventArtifact)[0]; e.StageID != res.FinalStageID {
+		t.Fatalf("the artifact is of stage %q, the answer of %q", e.StageID, res.FinalStageID)
+	}
+}
