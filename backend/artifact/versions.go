@@ -2,6 +2,7 @@ package artifact
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -12,18 +13,27 @@ import (
 // the conversation before the turn made: one per turn, shared by its
 // agents. It is seeded from the history the model is sent, not from the
 // store, so a replay or a re-run (which send the original's history)
-// numbers as the original did. Two calls for one key in one model reply
-// run in parallel and may take their numbers in either order.
+// numbers as the original did. The history is read at the first Next, so
+// a turn that makes no artifact does not read it. Two calls for one key
+// in one model reply run in parallel and may take their numbers in
+// either order.
 type Versions struct {
-	mu sync.Mutex
-	n  map[string]int
+	once    sync.Once
+	history []llm.Message
+	mu      sync.Mutex
+	n       map[string]int
 }
 
-// NewVersions counts the versions history made: each create_artifact call
-// that succeeded, and each artifact block of an answer (an assistant
-// message without tool calls that ends its turn).
+// NewVersions numbers after the versions history made: each
+// create_artifact call that succeeded, and each artifact block of an
+// answer (an assistant message without tool calls that ends its turn).
 func NewVersions(history []llm.Message) *Versions {
-	v := &Versions{n: map[string]int{}}
+	return &Versions{history: slices.Clone(history)}
+}
+
+// count counts the versions the history made.
+func count(history []llm.Message) map[string]int {
+	n := map[string]int{}
 	calls := map[string]string{} // call id → key
 	for i, m := range history {
 		switch m.Role {
@@ -35,16 +45,16 @@ func NewVersions(history []llm.Message) *Versions {
 			}
 			if len(m.ToolCalls) == 0 && m.Content != "" && (i == len(history)-1 || history[i+1].Role == llm.RoleUser) {
 				for _, a := range Blocks(m.Content) {
-					v.n[a.Key]++
+					n[a.Key]++
 				}
 			}
 		case llm.RoleTool:
 			if key, ok := calls[m.ToolCallID]; ok && key != "" && !strings.HasPrefix(m.Content, "Error:") {
-				v.n[key]++
+				n[key]++
 			}
 		}
 	}
-	return v
+	return n
 }
 
 // callKey is the key a create_artifact call's arguments name.
@@ -58,6 +68,7 @@ func callKey(args string) string {
 
 // Next is the number of a new version of key, from 1.
 func (v *Versions) Next(key string) int {
+	v.once.Do(func() { v.n, v.history = count(v.history), nil })
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.n[key]++
