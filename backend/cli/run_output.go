@@ -197,6 +197,11 @@ func progressLine(e turn.Event) string {
 	case turn.EventChart:
 		d := eventData[turn.ChartData](e)
 		return fmt.Sprintf("chart: %s (open the session in the app to see it)", d.Title)
+	case turn.EventArtifact:
+		d := eventData[turn.ArtifactData](e)
+		return fmt.Sprintf("artifact: %q (%s, %d bytes; open the session in the app to see it)", d.Title, d.Kind, len(d.Content))
+	case turn.EventCodeRun:
+		return codeRunLine(eventData[turn.CodeRunData](e))
 	case turn.EventReplayDivergence:
 		d := eventData[turn.ReplayDivergenceData](e)
 		return "  ! replay diverged: " + d.Message
@@ -216,6 +221,21 @@ func progressLine(e turn.Event) string {
 		return "[stopped; the partial answer is saved]"
 	}
 	return ""
+}
+
+// codeRunLine says how a run_code script went.
+func codeRunLine(d turn.CodeRunData) string {
+	lines := strings.Count(strings.TrimRight(d.Code, "\n"), "\n") + 1
+	what := fmt.Sprintf("code run: %d %s, %d steps", lines, map[bool]string{true: "line", false: "lines"}[lines == 1], d.Steps)
+	switch e := d.Error; {
+	case e == nil:
+		return what + ", ok"
+	case e.Limit != "":
+		return fmt.Sprintf("%s, stopped at the %s limit: %s", what, e.Limit, clip(e.Message, 160))
+	case e.Line > 0:
+		return fmt.Sprintf("%s, failed at line %d:%d: %s", what, e.Line, e.Col, clip(e.Message, 160))
+	}
+	return fmt.Sprintf("%s, failed: %s", what, clip(d.Error.Message, 160))
 }
 
 // eventData decodes an event's payload; fields it lacks (an older

@@ -151,6 +151,11 @@ func turnsShow(ctx context.Context, db turnReader, id string, asJSON, events boo
 		fmt.Fprintln(env.Stdout, "plan:")
 		printPlan(env.Stdout, v.PlanSteps, "  ")
 	}
+	for _, e := range d.Events {
+		if e.Type == turn.EventArtifact || e.Type == turn.EventCodeRun {
+			fmt.Fprintln(env.Stdout, progressLine(e))
+		}
+	}
 	if u, ok := v.Usage.(llm.Usage); ok {
 		fmt.Fprintf(env.Stdout, "tokens %d in / %d out · %s%s\n", u.InputTokens, u.OutputTokens, costText(v.Cost), copiedNote(v.Copied))
 	}

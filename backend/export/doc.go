@@ -47,4 +47,9 @@
 //     the kind of edit (version 9); the recordings it used travel as its
 //     own, so it replays offline. Markdown says so in the turn's heading
 //     ("Re-run of turn #3 from tool result 2, edited tool result").
+//   - Artifacts (HTML pages, SVG images) and code runs are events of their
+//     turn and travel as events do (version 10). Markdown writes an
+//     artifact a tool made as its source in a fenced block under its title
+//     (one from a block of the answer is already in the answer), and a
+//     code run as its code and what it printed, returned or stopped with.
 package export

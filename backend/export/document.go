@@ -94,15 +94,27 @@ import (
 // re-run is written as version 9 (versionOf): an older Agentdeck would
 // import the re-run as a plain version, its link lost, saying nothing. A
 // session with none keeps the version it had (3, 5, 6, 7 or 8).
-const Version = 9
+//
+// Version 10: artifacts and code runs. A turn's events may be artifact
+// (turn.ArtifactData: an HTML page or SVG image, its key, title and
+// source) and code_run (turn.CodeRunData: a run_code script, what it
+// printed and returned); they travel as the other events do, raw, and
+// import stores them as they are. Only a document holding one is written
+// as version 10 (versionOf): an older Agentdeck would import them as
+// events it cannot show, the pages, images and scripts silently gone
+// from the conversation. A session with none keeps the version it had.
+const Version = 10
 
 // versionOf is the version Write stamps on a document whose messages name
 // this many images, stored or gone, whose session has (placed) or has
 // not a project, tags, a pin, an archive or settings, and that holds this
-// many documents, side-by-side groups and re-runs from a step: the
-// oldest that reads it completely (see Versions 5 to 9).
-func versionOf(images int, placed bool, documents, groups, reruns int) int {
+// many documents, side-by-side groups, re-runs from a step, and artifact
+// and code_run events (made): the oldest that reads it completely (see
+// Versions 5 to 10).
+func versionOf(images int, placed bool, documents, groups, reruns, made int) int {
 	switch {
+	case made > 0:
+		return 10
 	case reruns > 0:
 		return 9
 	case groups > 0:

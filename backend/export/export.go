@@ -59,6 +59,9 @@ type Head struct {
 	// Reruns is how many of the turns the Source hands on were re-run
 	// from a step of another (Turn.FromStep): the version depends on it.
 	Reruns int
+	// Made is how many artifact and code_run events the turns hold
+	// (version 10): the version depends on it.
+	Made int
 }
 
 // Load says what of a session a Source reads. The session, its turns and
@@ -264,7 +267,7 @@ func loads(opts Options) map[Format]Load {
 		// images' bytes only where they are written as files; the
 		// sources each turn was given, and the session's documents (not
 		// their text) for its header.
-		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd, turn.EventSources}, PartialAnswers: true,
+		Markdown: {EventTypes: []turn.EventType{turn.EventChart, turn.EventArtifact, turn.EventCodeRun, turn.EventPlanGenerated, turn.EventStepStart, turn.EventStepEnd, turn.EventSources}, PartialAnswers: true,
 			Images: opts.ImageFile != nil, Documents: true},
 		// Images go in the lines as the model was sent them.
 		JSONL: {Images: true},

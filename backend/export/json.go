@@ -415,6 +415,6 @@ type jsonSink struct {
 }
 
 func (s jsonSink) Head(h *Head) error {
-	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents, len(h.Groups), h.Reruns), s.exportedAt, buildinfo.Version, &h.Session, h.Groups)
+	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents, len(h.Groups), h.Reruns, h.Made), s.exportedAt, buildinfo.Version, &h.Session, h.Groups)
 	return s.e.flushed()
 }

@@ -186,6 +186,7 @@ func mdTurn(b *strings.Builder, s *Session, parts []*Turn, h mdHeading, images *
 		mdSources(b, p.Events, suffix)
 		mdPlan(b, p.Plan(), suffix)
 		mdCharts(b, p.Events)
+		mdMade(b, p.Events)
 		mdStages(b, p.Stages, suffix)
 	}
 }

@@ -54,6 +54,72 @@ func mdCharts(b *strings.Builder, events []turn.Event) {
 	}
 }
 
+// mdMade writes the artifacts a turn's tools made, each as its source in
+// a fenced block under its title, and its code runs, each as its code and
+// what it printed, returned or stopped with. An artifact from a block of
+// the answer is not written again: the answer holds it.
+func mdMade(b *strings.Builder, events []turn.Event) {
+	for _, e := range events {
+		switch e.Type {
+		case turn.EventArtifact:
+			var a turn.ArtifactData
+			_ = json.Unmarshal(e.Data, &a)
+			if a.Source == turn.ArtifactFromBlock {
+				continue
+			}
+			fmt.Fprintf(b, "#### Artifact: %s\n\n", mdEscape(firstOf(a.Title, a.Key, "untitled")))
+			mdCodeBlock(b, "", mdLang(a.Kind), a.Content)
+		case turn.EventCodeRun:
+			var c turn.CodeRunData
+			_ = json.Unmarshal(e.Data, &c)
+			mdCodeRun(b, c)
+		}
+	}
+}
+
+func mdCodeRun(b *strings.Builder, c turn.CodeRunData) {
+	b.WriteString("#### Code run\n\n")
+	mdCodeBlock(b, "", "python", c.Code)
+	if c.Output != "" {
+		b.WriteString("Output:\n\n")
+		mdCodeBlock(b, "", "text", c.Output)
+	}
+	if c.Value != "" {
+		fmt.Fprintf(b, "Returned: %s\n\n", mdCode(c.Value))
+	}
+	if len(c.Chart) > 0 {
+		b.WriteString("Returned a chart.\n\n")
+	}
+	if e := c.Error; e != nil {
+		switch {
+		case e.Limit != "":
+			fmt.Fprintf(b, "Stopped at the %s limit: %s\n\n", mdEscape(e.Limit), mdEscape(mdOneLine(e.Message)))
+		case e.Line > 0:
+			fmt.Fprintf(b, "Error at line %d, column %d: %s\n\n", e.Line, e.Col, mdEscape(mdOneLine(e.Message)))
+		default:
+			fmt.Fprintf(b, "Error: %s\n\n", mdEscape(mdOneLine(e.Message)))
+		}
+	}
+}
+
+// mdLang is the info string of an artifact's fenced block: its kind, one
+// word ("html" or "svg").
+func mdLang(kind string) string {
+	if kind == turn.ArtifactSVG {
+		return "svg"
+	}
+	return "html"
+}
+
+func firstOf(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 // mdStages writes a turn's stages with their diagnostics; suffix as for
 // mdPlan.
 func mdStages(b *strings.Builder, stages []Stage, suffix string) {

@@ -42,24 +42,27 @@ func TestVersionOf(t *testing.T) {
 		documents int
 		groups    int
 		reruns    int
+		made      int
 		want      int
 	}{
-		{0, false, 0, 0, 0, 3},
-		{1, false, 0, 0, 0, 5},
-		{1, true, 0, 0, 0, 6},
-		{0, false, 1, 0, 0, 7},
-		{2, true, 3, 0, 0, 7},
-		{0, false, 0, 1, 0, 8},
-		{2, true, 3, 2, 0, 8},
-		{0, false, 0, 0, 1, 9},
-		{2, true, 3, 2, 1, 9},
+		{0, false, 0, 0, 0, 0, 3},
+		{1, false, 0, 0, 0, 0, 5},
+		{1, true, 0, 0, 0, 0, 6},
+		{0, false, 1, 0, 0, 0, 7},
+		{2, true, 3, 0, 0, 0, 7},
+		{0, false, 0, 1, 0, 0, 8},
+		{2, true, 3, 2, 0, 0, 8},
+		{0, false, 0, 0, 1, 0, 9},
+		{2, true, 3, 2, 1, 0, 9},
+		{0, false, 0, 0, 0, 1, 10},
+		{2, true, 3, 2, 1, 4, 10},
 	}
 	for _, tt := range tests {
-		if got := versionOf(tt.images, tt.placed, tt.documents, tt.groups, tt.reruns); got != tt.want {
-			t.Errorf("versionOf(%d, %v, %d, %d, %d) = %d, want %d", tt.images, tt.placed, tt.documents, tt.groups, tt.reruns, got, tt.want)
+		if got := versionOf(tt.images, tt.placed, tt.documents, tt.groups, tt.reruns, tt.made); got != tt.want {
+			t.Errorf("versionOf(%d, %v, %d, %d, %d, %d) = %d, want %d", tt.images, tt.placed, tt.documents, tt.groups, tt.reruns, tt.made, got, tt.want)
 		}
 	}
-	if Version != 9 {
+	if Version != 10 {
 		t.Fatalf("Version = %d: a new version needs its paragraph in document.go and a case here", Version)
 	}
 }

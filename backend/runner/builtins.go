@@ -3,6 +3,7 @@ package runner
 import (
 	"slices"
 
+	"github.com/agentdeck/agentdeck/backend/artifact"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/knowledge/cite"
 	"github.com/agentdeck/agentdeck/backend/plan"
@@ -59,6 +60,9 @@ var builtinTools = []builtinTool{
 		}
 		return web.NewTool(r.cfg.Web, tt.numbers)
 	}},
+	// HTML pages and SVG images shown in a sealed frame, numbered as
+	// versions after the conversation's.
+	{artifact.Name, func(_ *Runner, tt turnTools) tool.Tool { return artifact.NewTool(tt.artifacts) }},
 }
 
 // builtins makes the built-in tools an agent definition names ("*": all).

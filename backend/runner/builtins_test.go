@@ -85,11 +85,11 @@ func TestBuiltinsByName(t *testing.T) {
 		names []string
 		want  string
 	}{
-		{"all", full, turnTools{}, []string{"*"}, "update_plan render_chart recall fetch_url"},
-		{"all, with documents", full, docs, []string{"*"}, "update_plan render_chart recall search_knowledge fetch_url"},
+		{"all", full, turnTools{}, []string{"*"}, "update_plan render_chart recall fetch_url create_artifact"},
+		{"all, with documents", full, docs, []string{"*"}, "update_plan render_chart recall search_knowledge fetch_url create_artifact"},
 		{"named, in the table's order", full, docs, []string{"fetch_url", "search_knowledge", "recall", "update_plan"}, "update_plan recall search_knowledge fetch_url"},
 		{"none named", full, docs, []string{"read_file"}, ""},
-		{"no validator, no store", bare, docs, []string{"*"}, "update_plan"},
+		{"no validator, no store", bare, docs, []string{"*"}, "update_plan create_artifact"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -404,6 +404,8 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 			// which before it goes out.
 			res, _ = r.diskFullEnding(h, t, res)
 			ended = true
+		} else {
+			emitBlockArtifacts(t.em, res)
 		}
 		return res
 	}, func(res turn.Result) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/agent"
 	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/artifact"
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/data"
 	"github.com/agentdeck/agentdeck/backend/knowledge"
@@ -36,6 +37,9 @@ type turnTools struct {
 	// keeps the tool list its recordings were made with.
 	place     knowledge.Place
 	documents bool
+	// artifacts numbers the versions of the turn's artifacts, after
+	// those of its history (shared by its agents).
+	artifacts *artifact.Versions
 	// recorded puts a Recorded built-in behind its replay stand-in (its
 	// result served back); nil outside a replay.
 	recorded func(tool.Tool) tool.Tool
@@ -49,7 +53,7 @@ type turnTools struct {
 // files first), its workspace, and the MCP servers. The returned func
 // releases them.
 func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error) {
-	tt := turnTools{numbers: &knowledge.Numbers{}, place: knowledge.Place{SessionID: t.dataSession}}
+	tt := turnTools{numbers: &knowledge.Numbers{}, place: knowledge.Place{SessionID: t.dataSession}, artifacts: artifact.NewVersions(t.history)}
 	closers := []func(){}
 	release := func() {
 		for _, c := range closers {

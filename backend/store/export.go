@@ -99,6 +99,14 @@ func (r *sessionReader) read() error {
 	if err := r.tx.QueryRowContext(r.ctx, `SELECT COUNT(*) FROM turns WHERE session_id = ? AND from_step != ''`, r.sessionID).Scan(&h.Reruns); err != nil {
 		return err
 	}
+	// The JSON document's version depends on the artifacts and code runs
+	// it carries, which it does only with every event.
+	if r.load.AllEvents {
+		if err := r.tx.QueryRowContext(r.ctx, `SELECT COUNT(*) FROM events e JOIN turns t ON t.id = e.turn_id WHERE t.session_id = ? AND e.type IN (?, ?)`,
+			r.sessionID, string(turn.EventArtifact), string(turn.EventCodeRun)).Scan(&h.Made); err != nil {
+			return err
+		}
+	}
 	if err := sinkErr(r.to.Head(&h)); err != nil {
 		return err
 	}

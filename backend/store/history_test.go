@@ -265,12 +265,15 @@ func TestDeleteMeansDelete(t *testing.T) {
 	if err := db.Captures(keepPage.Turns[0].ID).LinkCapture(ctx, shared); err != nil {
 		t.Fatal(err)
 	}
+	// An artifact is an event of its turn (the word is in its event only).
+	artifactWord := "AARDVARK-ARTIFACT-8812"
+	artifactTurn(t, db, gone.ID, artifactWord)
 	sessionImage, turnImage := []byte("OKAPI-IMAGE-OF-THE-SESSION-5160"), []byte("OKAPI-IMAGE-OF-THE-TURN-2291")
 	storeImageTurn(t, db, gone.ID, gonePage.Turns[0].ID, llm.Image{MIME: "image/png", Name: "gone.png", Data: bytes.Repeat(sessionImage, 3000)})
 	extra := storeImageTurn(t, db, keep.ID, keepPage.Turns[0].ID, llm.Image{MIME: "image/png", Name: "turn.png", Data: bytes.Repeat(turnImage, 3000)})
 	caps := db.Captures("")
 	db.Compact(ctx)
-	for _, b := range [][]byte{[]byte(secret), sessionImage, turnImage} {
+	for _, b := range [][]byte{[]byte(secret), sessionImage, turnImage, []byte(artifactWord)} {
 		if fileHolding(t, db, b) == "" {
 			t.Fatalf("%s is not in the files before the delete: the test would prove nothing", b)
 		}
@@ -288,7 +291,7 @@ func TestDeleteMeansDelete(t *testing.T) {
 	if err := db.DeleteSession(ctx, gone.ID); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range [][]byte{[]byte(secret), sessionImage} {
+	for _, b := range [][]byte{[]byte(secret), sessionImage, []byte(artifactWord)} {
 		if f := fileHolding(t, db, b); f != "" {
 			t.Fatalf("%s still holds the deleted %s", f, b)
 		}

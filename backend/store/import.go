@@ -407,6 +407,11 @@ func (im *importer) turn(t *export.Turn) error {
 		group, slot, target, t.FromStep, t.FromEdit); err != nil {
 		return err
 	}
+	// The events go in before the messages: the search entries written
+	// with the messages index the turn's artifacts and code runs from them.
+	if err := im.events(tid, t); err != nil {
+		return err
+	}
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages), true); err != nil {
 		return err
 	}
@@ -415,7 +420,7 @@ func (im *importer) turn(t *export.Turn) error {
 			return err
 		}
 	}
-	return im.events(tid, t)
+	return nil
 }
 
 // interruptImported leaves a turn that was running when exported as

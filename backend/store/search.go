@@ -25,6 +25,8 @@ const (
 	HitToolCall   = "tool_call"   // a tool's name and arguments
 	HitToolResult = "tool_result" // what a tool returned
 	HitTitle      = "title"       // a session title
+	HitArtifact   = "artifact"    // an artifact's title and content
+	HitCodeRun    = "code_run"    // a code run's code, output and result
 )
 
 // SearchHit is one match of a full-text search.
@@ -50,11 +52,12 @@ type SearchHit struct {
 	ForkedFrom string `json:"forked_from,omitempty"`
 }
 
-// Search finds messages, tool calls, tool results and session titles that
-// contain every word of query, best match first. The last word also
-// matches as a prefix, for search-as-you-type. Any text is a valid query:
-// FTS5 operators and quotes in it are searched for as words, never
-// interpreted. A query with no words gives no hits. The result is never nil.
+// Search finds messages, tool calls, tool results, artifacts, code runs
+// and session titles that contain every word of query, best match first.
+// The last word also matches as a prefix, for search-as-you-type. Any
+// text is a valid query: FTS5 operators and quotes in it are searched for
+// as words, never interpreted. A query with no words gives no hits. The
+// result is never nil.
 func (db *DB) Search(ctx context.Context, query string, limit int) ([]SearchHit, error) {
 	return db.SearchIn(ctx, query, limit, Scope{})
 }

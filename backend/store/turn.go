@@ -347,36 +347,6 @@ func insertMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, f
 	return indexMessages(ctx, tx, sessionID, turnID, convo)
 }
 
-// indexMessages makes msgs the turn's search entries: each message's text
-// and each tool call's name and arguments.
-func indexMessages(ctx context.Context, tx *sql.Tx, sessionID, turnID string, msgs []llm.Message) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM search WHERE turn_id = ?`, turnID); err != nil {
-		return err
-	}
-	ftsStmt, err := tx.PrepareContext(ctx, `INSERT INTO search (text, kind, session_id, turn_id) VALUES (?, ?, ?, ?)`)
-	if err != nil {
-		return err
-	}
-	defer ftsStmt.Close()
-	for _, m := range msgs {
-		kind := "message"
-		if m.Role == llm.RoleTool {
-			kind = "tool_result"
-		}
-		if m.Content != "" {
-			if _, err := ftsStmt.ExecContext(ctx, m.Content, kind, sessionID, turnID); err != nil {
-				return err
-			}
-		}
-		for _, tc := range m.ToolCalls {
-			if _, err := ftsStmt.ExecContext(ctx, tc.Name+" "+tc.Arguments, "tool_call", sessionID, turnID); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res turn.Result) error {
 	stages := res.Stages
 	if len(stages) == 0 {

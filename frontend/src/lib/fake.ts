@@ -577,10 +577,19 @@ export class FakeBackend implements Backend {
           ...from,
         });
       for (const t of this.turnsOf(s.id)) {
+        // Artifacts and code runs are found by their text, as the store
+        // indexes them (store/searchindex.go).
+        const made = (this.events.get(t.id) ?? []).flatMap((e): [string, string][] => {
+          if (e.type === 'artifact') return [['artifact', `${e.data.title}\n${e.data.content}`]];
+          if (e.type === 'code_run')
+            return [['code_run', [e.data.code, e.data.output, e.data.value ?? '', e.data.error?.message ?? ''].join('\n')]];
+          return [];
+        });
         for (const [kind, text] of [
-          ['message', t.user_message],
-          ['message', t.final_text],
-        ] as const) {
+          ['message', t.user_message] as [string, string],
+          ['message', t.final_text] as [string, string],
+          ...made,
+        ]) {
           const sn = snippet(text, q);
           if (sn)
             hits.push({

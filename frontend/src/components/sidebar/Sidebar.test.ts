@@ -95,6 +95,39 @@ describe('sidebar and address', () => {
     expect(marked.textContent).toContain('Search match: “quixotic”');
   });
 
+  it('finds an artifact and a code run by their text, and says which each hit is', async () => {
+    const b = backend();
+    const s = b.addSession('Garden', at, 2);
+    const base = { session_id: s.id, stage_id: '', parent_id: '', at: at.toISOString(), phase: 'thinking' as const, checkpoint: false };
+    const [one, two] = [turnOf(b, s.id, 1), turnOf(b, s.id, 2)];
+    b.events.set(one.id, [
+      {
+        ...base,
+        id: 'a1',
+        turn_id: one.id,
+        seq: 1,
+        type: 'artifact',
+        data: { key: 'html', title: 'Planner', kind: 'html', content: '<p>A quixotic pergola</p>', source: 'block' },
+      },
+    ]);
+    b.events.set(two.id, [
+      {
+        ...base,
+        id: 'c1',
+        turn_id: two.id,
+        seq: 1,
+        type: 'code_run',
+        phase: 'acting',
+        data: { code: 'print(1)', output: 'quixotic output', steps: 3, duration_ms: 1 },
+      },
+    ]);
+    render(App, { backend: b });
+    const box = await screen.findByRole('searchbox', { name: 'Search sessions' });
+    await fireEvent.input(box, { target: { value: 'quixotic' } });
+    expect(await screen.findByRole('button', { name: /Artifact · #1.*quixotic pergola/s }, { timeout: 3000 })).toBeTruthy();
+    expect(screen.getByRole('button', { name: /Code run · #2.*quixotic output/s })).toBeTruthy();
+  });
+
   it('opens the session and turn the address names after a reload', async () => {
     const b = backend();
     const s = b.addSession('Squares', at, 80);

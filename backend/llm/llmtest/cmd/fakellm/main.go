@@ -26,6 +26,8 @@
 //	cite my documents  calls search_knowledge (offered once the session
 //	              has a document) with the rest of the message as its query,
 //	              then answers citing [1] and a number it was never given, [9]
+//	make an artifact, artifact vN, mermaid  artifacts and diagrams
+//	              (artifact.go)
 //	show settings  says what the request carried: its system messages and
 //	              its sampling fields (temperature, top_p, max_tokens, seed,
 //	              stop, reasoning_effort), so a browser test reads what a
@@ -193,6 +195,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return writer(last)
 	case strings.Contains(last, "time travel"):
 		return timeTravel(r)
+	case strings.Contains(last, "artifact") || strings.Contains(last, "mermaid"):
+		return artifact(r, last)
 	case strings.Contains(last, "slow start"):
 		return slowStart()
 	case strings.Contains(last, "slow"):

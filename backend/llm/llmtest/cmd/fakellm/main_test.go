@@ -51,6 +51,11 @@ func TestScript(t *testing.T) {
 		{"cite my documents cites", llmtest.Request{Messages: []llmtest.Message{user("Cite my documents: revenue"), tool}, Tools: []string{"search_knowledge"}}, "", "[1]. The board's target is not in it [9]."},
 		{"time travel calls update_plan", llmtest.Request{Messages: []llmtest.Message{user("time travel: look it up")}, Tools: chatTools}, "update_plan", ""},
 		{"time travel repeats the tool", llmtest.Request{Messages: []llmtest.Message{user("time travel: look it up"), {Role: "tool", Content: "edited by hand"}}, Tools: chatTools}, "", "The tool said: edited by hand"},
+		{"make an artifact calls create_artifact", llmtest.Request{Messages: []llmtest.Message{user("Please make an artifact")}, Tools: []string{"create_artifact"}}, "create_artifact", ""},
+		{"make an artifact says what the tool said", llmtest.Request{Messages: []llmtest.Message{user("Please make an artifact"), {Role: "tool", Content: "shown as version 1"}}, Tools: []string{"create_artifact"}}, "", "The tool said: shown as version 1"},
+		{"artifact v2 is a page saying v2 whose script writes", llmtest.Request{Messages: []llmtest.Message{user("artifact v2")}, Tools: chatTools}, "", "<title>Artifact v2</title>"},
+		{"artifact v3 is another version", llmtest.Request{Messages: []llmtest.Message{user("Now artifact v3 please")}}, "", "textContent = 'script ran'"},
+		{"mermaid", llmtest.Request{Messages: []llmtest.Message{user("draw a mermaid diagram")}, Tools: chatTools}, "", "```mermaid\nflowchart TD\n"},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {

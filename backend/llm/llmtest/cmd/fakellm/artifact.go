@@ -1,0 +1,88 @@
+package main
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+)
+
+// The artifact scenarios (issue 46), picked by artifact's one case in
+// script:
+//
+//	make an artifact  calls create_artifact with an SVG image, then says
+//	                  what the tool answered
+//	artifact vN       an answer with an ```html block: a page titled
+//	                  "Artifact vN" with a button and an inline script that
+//	                  writes "script ran" into the page; each N gives
+//	                  another page, so three sends are three versions
+//	mermaid           an answer with a ```mermaid flowchart
+func artifact(r llmtest.Request, last string) llmtest.Reply {
+	switch {
+	case strings.Contains(last, "make an artifact"):
+		return makeArtifact(r)
+	case strings.Contains(last, "mermaid"):
+		return answer46(mermaidAnswer)
+	}
+	return answer46(artifactPage(artifactVersion(last)))
+}
+
+var artifactV = regexp.MustCompile(`artifact v(\d+)`)
+
+// artifactVersion is N of "artifact vN" (1 when no number follows).
+func artifactVersion(last string) string {
+	if m := artifactV.FindStringSubmatch(last); m != nil {
+		return m[1]
+	}
+	return "1"
+}
+
+// artifactPage is the answer of "artifact vN": a page whose script runs
+// (it writes "script ran"), and a button that counts its clicks.
+func artifactPage(v string) string {
+	return "Here is version " + v + " of the page:\n\n```html\n" +
+		"<!doctype html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>Artifact v" + v + "</title>\n" +
+		"<style>body { font: 16px sans-serif; margin: 1.5rem; } button { font: inherit; padding: .4rem .8rem; }</style>\n</head>\n<body>\n" +
+		"<h1>Artifact v" + v + "</h1>\n" +
+		"<p>This is version " + v + " of the page.</p>\n" +
+		"<button id=\"count\" type=\"button\">Clicked 0 times</button>\n" +
+		"<p id=\"status\">script did not run</p>\n" +
+		"<script>\n" +
+		"  document.getElementById('status').textContent = 'script ran';\n" +
+		"  let clicks = 0;\n" +
+		"  const button = document.getElementById('count');\n" +
+		"  button.addEventListener('click', () => { clicks++; button.textContent = 'Clicked ' + clicks + ' times'; });\n" +
+		"</script>\n</body>\n</html>\n```\n\nPress the button to count."
+}
+
+// artifactSVG is the image "make an artifact" sends to create_artifact.
+const artifactSVG = `<svg xmlns="http://www.w3.org/2000/svg" width="240" height="120" viewBox="0 0 240 120">` +
+	`<title>Revenue dots</title>` +
+	`<circle cx="40" cy="60" r="30" fill="#4c78a8"/><circle cx="110" cy="60" r="22" fill="#f58518"/>` +
+	`<circle cx="170" cy="60" r="14" fill="#54a24b"/><circle cx="215" cy="60" r="10" fill="#e45756"/></svg>`
+
+// makeArtifact calls create_artifact once, then says what it answered.
+func makeArtifact(r llmtest.Request) llmtest.Reply {
+	if toolResults(r) == 0 {
+		if !hasTool(r, "create_artifact") {
+			return text("I cannot make artifacts here: create_artifact is not offered.", 3)
+		}
+		return call("art1", "create_artifact", map[string]any{"key": "revenue-dots", "title": "Revenue dots", "kind": "svg", "content": artifactSVG})
+	}
+	return text(fmt.Sprintf("I drew the revenue dots. The tool said: %s", lastToolResult(r)), 6)
+}
+
+// mermaidAnswer is a flowchart for the Mermaid renderer.
+const mermaidAnswer = "The flow of a turn:\n\n```mermaid\nflowchart TD\n" +
+	"    A[Message] --> B{Tools?}\n" +
+	"    B -->|yes| C[Run the tool]\n" +
+	"    C --> B\n" +
+	"    B -->|no| D[Answer]\n```\n\nEach box is a step."
+
+// answer46 streams an answer over about half a second.
+func answer46(s string) llmtest.Reply {
+	return llmtest.Reply{Chunks: llmtest.Text(s, 12), Delay: 40 * time.Millisecond,
+		Usage: &llmtest.Usage{PromptTokens: 220, CompletionTokens: 180, TotalTokens: 400}}
+}
