@@ -7,6 +7,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/knowledge/cite"
 	"github.com/agentdeck/agentdeck/backend/plan"
 	"github.com/agentdeck/agentdeck/backend/recall"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/web"
 )
@@ -58,6 +59,14 @@ var builtinTools = []builtinTool{
 			return nil
 		}
 		return web.NewTool(r.cfg.Web, tt.numbers)
+	}},
+	// Starlark scripts over the session's tables (or none): offered when
+	// the runner has a sandbox, or in a replay when the original was.
+	{sandbox.ToolName, func(r *Runner, tt turnTools) tool.Tool {
+		if tt.code == nil {
+			return nil
+		}
+		return sandbox.NewTool(sandbox.Env{Tables: tt.tables, Limits: *tt.code, Charts: r.cfg.Charts})
 	}},
 }
 

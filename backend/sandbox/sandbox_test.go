@@ -1,0 +1,159 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/agentdeck/agentdeck/backend/apperr"
+	"github.com/agentdeck/agentdeck/backend/chart"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// memTables is a Tables of in-memory rows.
+type memTables map[string]struct {
+	cols []string
+	rows [][]any
+}
+
+func (m memTables) TableNames(context.Context) ([]string, error) {
+	var out []string
+	for n := range m {
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (m memTables) ScanTable(ctx context.Context, name string, columns func([]string), row func([]any) error) error {
+	t, ok := m[name]
+	if !ok {
+		return errors.New("no such table")
+	}
+	columns(t.cols)
+	for _, r := range t.rows {
+		if err := row(r); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
+}
+
+func salesTable(n int) memTables {
+	rows := make([][]any, n)
+	for i := range rows {
+		rows[i] = []any{int64(i), fmt.Sprintf("r%d", i%4), float64(i%100) / 4}
+	}
+	return memTables{"sales": {cols: []string{"id", "region", "amount"}, rows: rows}}
+}
+
+func TestRun(t *testing.T) {
+	charts := chart.NewValidator()
+	big := salesTable(100_000)
+	var wantSum float64
+	for i := range 100_000 {
+		wantSum += float64(i%100) / 4
+	}
+	cases := []struct {
+		name   string
+		code   string
+		lim    sandbox.Limits
+		tables sandbox.Tables
+		// want: the value's repr, the output, the limit, an error's
+		// message part and its line:col.
+		value, output, limit, msg string
+		line, col                 int
+		chart                     bool
+	}{
+		{name: "value and print", code: "print('hi', 1+1)\nresult = [x*x for x in range(4)]", value: "[0, 1, 4, 9]", output: "hi 2\n"},
+		{name: "python-like syntax", code: "n = 0\nwhile n < 5:\n    n += 1\nif n == 5:\n    n = n * 2\ndef fib(k):\n    return k if k < 2 else fib(k-1) + fib(k-2)\nresult = (n, fib(10), sorted(set([3, 1, 3])))", value: "(10, 55, [1, 3])"},
+		{name: "sum and math", code: "result = (sum([1, 2.5]), math.floor(2.7), json.encode({'a': 1}))", value: `(3.5, 2, "{\"a\":1}")`},
+		{name: "runaway loop stops at the step limit", code: "x = 0\nwhile True:\n    x += 1", lim: sandbox.Limits{MaxSteps: 10_000}, limit: "steps"},
+		{name: "sum over a long range counts steps", code: "result = sum(range(1000000))", lim: sandbox.Limits{MaxSteps: 10_000}, limit: "steps"},
+		{name: "a range too long for the steps", code: "for i in range(2000000000):\n    pass", lim: sandbox.Limits{MaxSteps: 10_000}, limit: "steps", line: 1},
+		{name: "huge output stops at the output limit", code: "for i in range(100000):\n    print('line', i)", lim: sandbox.Limits{MaxOutputBytes: 1000}, limit: "output", line: 2},
+		{name: "memory limit", code: "s = 'x' * 1000000\nkeep = []\nwhile True:\n    keep.append(s + str(len(keep)))", lim: sandbox.Limits{MaxMemoryBytes: 64 << 20, MaxSteps: 1 << 40, Timeout: time.Hour}, limit: "memory"},
+		{name: "time limit", code: "while True:\n    pass", lim: sandbox.Limits{Timeout: 50 * time.Millisecond, MaxSteps: 1 << 62}, limit: "time", line: 1},
+		{name: "load refused", code: "load('os.star', 'system')", msg: "load() is not available", line: 1, col: 1},
+		{name: "open is undefined", code: "f = open('/etc/passwd')", msg: "undefined: open", line: 1, col: 5},
+		{name: "import is a syntax error", code: "import os", msg: "got import", line: 1, col: 1},
+		{name: "no clock", code: "t = time.now()", msg: "undefined: time", line: 1, col: 5},
+		{name: "runtime error has line and col", code: "a = 1\nb = [1, 2]\nc = b[5]", msg: "index 5 out of range", line: 3, col: 6},
+		{name: "error in a function names the script's line", code: "def f(x):\n    return int(x)\nresult = f('nope')", msg: "invalid literal", line: 2, col: 15},
+		{name: "syntax error", code: "x = (1,\ny = 2", msg: "got '=', want ')'", line: 2},
+		{name: "tables are read-only", code: "t = tables['sales']\nt[0]['id'] = 5", tables: salesTable(3), msg: "frozen", line: 2},
+		{name: "unknown table", code: "t = tables['nope']", tables: salesTable(3), msg: `no table "nope"; the tables are: sales`, line: 1},
+		{name: "a 100,000-row table", code: "t = tables['sales']\ntotal = 0\nfor row in t:\n    total += row['amount']\nresult = (len(t), total, sum(t.column('amount')), t.columns)",
+			tables: big, value: fmt.Sprintf("(100000, %v, %v, (\"id\", \"region\", \"amount\"))", wantSum, wantSum)},
+		{name: "a chart", code: "result = {'$schema': 'https://vega.github.io/schema/vega-lite/v6.json', 'mark': 'bar', 'title': 'T', 'data': {'values': [{'a': 1}]}, 'encoding': {'x': {'field': 'a', 'type': 'quantitative'}}}", chart: true},
+		{name: "an invalid chart", code: "result = {'mark': 'nonsense', 'encoding': {}}", msg: "not valid"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := sandbox.Run(context.Background(), tc.code, sandbox.Env{Tables: tc.tables, Limits: tc.lim, Charts: charts})
+			if err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if tc.value != "" && res.Value != tc.value {
+				t.Errorf("value = %s, want %s", res.Value, tc.value)
+			}
+			if tc.output != "" && res.Output != tc.output {
+				t.Errorf("output = %q, want %q", res.Output, tc.output)
+			}
+			if tc.chart != (res.Chart != nil) {
+				t.Errorf("chart = %s, want one: %v (error %+v)", res.Chart, tc.chart, res.Error)
+			}
+			wantErr := tc.limit != "" || tc.msg != ""
+			if (res.Error != nil) != wantErr {
+				t.Fatalf("error = %+v, want one: %v", res.Error, wantErr)
+			}
+			if !wantErr {
+				return
+			}
+			if res.Error.Limit != tc.limit {
+				t.Errorf("limit = %q, want %q (%s)", res.Error.Limit, tc.limit, res.Error.Message)
+			}
+			if !strings.Contains(res.Error.Message, tc.msg) {
+				t.Errorf("message = %q, want %q in it", res.Error.Message, tc.msg)
+			}
+			if tc.line != 0 && res.Error.Line != tc.line {
+				t.Errorf("line = %d, want %d", res.Error.Line, tc.line)
+			}
+			if tc.col != 0 && res.Error.Col != tc.col {
+				t.Errorf("col = %d, want %d", res.Error.Col, tc.col)
+			}
+			if tc.limit == "output" && len(res.Output) > 1100 {
+				t.Errorf("output is %d bytes, over the limit", len(res.Output))
+			}
+		})
+	}
+}
+
+// Stop (the turn's context cancelled) stops a script at once, as a
+// cancellation, not as a limit.
+func TestStop(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	tabs := startSignal{started: started}
+	go func() { <-started; cancel() }()
+	_, err := sandbox.Run(ctx, "t = tables['x']\nwhile True:\n    pass", sandbox.Env{Tables: tabs, Limits: sandbox.Limits{MaxSteps: 1 << 62, Timeout: time.Hour}})
+	if apperr.CodeOf(err) != apperr.Cancelled {
+		t.Fatalf("err = %v, want Cancelled", err)
+	}
+}
+
+// startSignal is an empty table x whose reading says the script started.
+type startSignal struct{ started chan struct{} }
+
+func (s startSignal) TableNames(context.Context) ([]string, error) { return []string{"x"}, nil }
+func (s startSignal) ScanTable(_ context.Context, _ string, columns func([]string), _ func([]any) error) error {
+	columns([]string{"a"})
+	close(s.started)
+	return nil
+}
