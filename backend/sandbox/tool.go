@@ -92,11 +92,11 @@ func Report(res Result) string {
 			b.WriteByte('\n')
 		}
 	}
-	if res.Value != "" {
+	switch {
+	case res.Chart != nil: // the spec is the model's own; its repr would only cost tokens
+		b.WriteString("result is a chart; it is shown to the user.\n")
+	case res.Value != "":
 		fmt.Fprintf(&b, "result = %s\n", res.Value)
-	}
-	if res.Chart != nil {
-		b.WriteString("The chart is shown to the user.\n")
 	}
 	if e := res.Error; e != nil {
 		switch {

@@ -193,6 +193,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return writer(last)
 	case strings.Contains(last, "time travel"):
 		return timeTravel(r)
+	case strings.Contains(last, "run code"):
+		return runCode(r)
 	case strings.Contains(last, "slow start"):
 		return slowStart()
 	case strings.Contains(last, "slow"):

@@ -51,6 +51,10 @@ func TestScript(t *testing.T) {
 		{"cite my documents cites", llmtest.Request{Messages: []llmtest.Message{user("Cite my documents: revenue"), tool}, Tools: []string{"search_knowledge"}}, "", "[1]. The board's target is not in it [9]."},
 		{"time travel calls update_plan", llmtest.Request{Messages: []llmtest.Message{user("time travel: look it up")}, Tools: chatTools}, "update_plan", ""},
 		{"time travel repeats the tool", llmtest.Request{Messages: []llmtest.Message{user("time travel: look it up"), {Role: "tool", Content: "edited by hand"}}, Tools: chatTools}, "", "The tool said: edited by hand"},
+		{"run code calls run_code", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes by last digit")}, Tools: []string{"run_code"}}, "run_code", ""},
+		{"run code corrects the script", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes"), {Role: "tool", Content: "Error at line 7:26: undefined: count"}}, Tools: []string{"run_code"}}, "run_code", ""},
+		{"run code answers after the chart", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes"), tool, tool}, Tools: []string{"run_code"}}, "", "46 primes below 200"},
+		{"run code without the tool", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes")}, Tools: chatTools}, "", "cannot run code"},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
