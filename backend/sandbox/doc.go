@@ -9,7 +9,7 @@
 // twice), Recursion, and Set (set()). What a script may use is
 // Starlark's built-ins (no I/O among them: print is captured), plus:
 //
-//   - math and json (go.starlark.net/lib/math and starlarkjson) as
+//   - math and json (go.starlark.net/lib/math and lib/json) as
 //     globals; there is no load(): a load statement fails with an error
 //     saying so, and there is no file, network, clock or random source:
 //     open, time, os are undefined names (an error at their line:col).

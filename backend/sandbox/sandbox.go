@@ -9,9 +9,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	starjson "go.starlark.net/lib/json"
 	"go.starlark.net/lib/math"
 	"go.starlark.net/starlark"
-	"go.starlark.net/starlarkjson"
 	"go.starlark.net/syntax"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
@@ -218,7 +218,7 @@ func (r *run) universe(tabs *tableMap) starlark.StringDict {
 	}
 	return starlark.StringDict{
 		"math":   math.Module,
-		"json":   starlarkjson.Module,
+		"json":   starjson.Module,
 		"sum":    starlark.NewBuiltin("sum", r.sum),
 		"range":  starlark.NewBuiltin("range", r.rangeFn),
 		"tables": tabs,
