@@ -91,6 +91,10 @@ func TestRun(t *testing.T) {
 		{name: "unknown table", code: "t = tables['nope']", tables: salesTable(3), msg: `no table "nope"; the tables are: sales`, line: 1},
 		{name: "a 100,000-row table", code: "t = tables['sales']\ntotal = 0\nfor row in t:\n    total += row['amount']\nresult = (len(t), total, sum(t.column('amount')), t.columns)",
 			tables: big, value: fmt.Sprintf("(100000, %v, %v, (\"id\", \"region\", \"amount\"))", wantSum, wantSum)},
+		{name: "table access", code: "t = tables['sales']\nresult = (tables.keys(), 'sales' in tables, tables.get('nope'), len(t.rows), t[1], t.rows[2]['region'], [r['id'] for r in t.rows])",
+			tables: salesTable(3), value: `(["sales"], True, None, 3, {"id": 1, "region": "r1", "amount": 0.25}, "r2", [0, 1, 2])`},
+		{name: "an unknown column", code: "t = tables['sales']\nx = t.column('amont')", tables: salesTable(3), msg: `no column "amont"; its columns are: id, region, amount`, line: 2},
+		{name: "no tables attached", code: "result = (len(tables), tables.keys())", value: "(0, [])"},
 		{name: "a chart", code: "result = {'$schema': 'https://vega.github.io/schema/vega-lite/v6.json', 'mark': 'bar', 'title': 'T', 'data': {'values': [{'a': 1}]}, 'encoding': {'x': {'field': 'a', 'type': 'quantitative'}}}", chart: true},
 		{name: "an invalid chart", code: "result = {'mark': 'nonsense', 'encoding': {}}", msg: "not valid"},
 	}
