@@ -63,12 +63,18 @@
 //     read while it runs). It errs towards stopping a script early.
 //   - The script is stopped within about a millisecond of the heap
 //     passing the limit, plus the rest of the operation running then:
-//     one operation can allocate a large value at once before anything
-//     sees it. Starlark caps a repeat (s * n, list * n) at 2^30 bytes or
-//     elements; a concatenation (s + s) makes at most the sum of its
-//     operands. The overshoot is therefore at most what the script holds
-//     plus one such operation. range is refused beyond the limit (above)
-//     because list(range(n)) builds its list inside one built-in call.
+//     one operation can make a large value at once before anything sees
+//     it. The one that makes a value much larger than its operands, a
+//     repeat (s * n, list * n, up to 2^30 elements in Starlark), is
+//     checked before it is made: every x * y and name *= y of a script is
+//     compiled as a call of a built-in that refuses, as the memory limit,
+//     a result larger than the limit (16 bytes an element of a list or
+//     tuple). a[i] *= n is not rewritten (it would evaluate a[i] twice)
+//     and is left to the watchdog. Any other operation makes at most
+//     about the size of its operands (s + s: their sum), so the overshoot
+//     is at most what the script already holds. range is refused beyond
+//     the limit (above) because list(range(n)) builds its list inside one
+//     built-in call, which the watchdog cannot stop half way.
 //   - It bounds the script's memory, not the process's: the limit is a
 //     growth, so it is the same whatever the app already holds.
 //

@@ -103,7 +103,7 @@ func Run(ctx context.Context, code string, env Env) (Result, error) {
 		tabs = newTableMap(wctx, env.Tables)
 	}
 	stopWatch := r.watch(ctx, wctx)
-	globals, err := starlark.ExecFileOptions(fileOptions, thread, FileName, code, r.universe(tabs))
+	globals, err := r.exec(thread, code, r.universe(tabs))
 	stopWatch()
 	cancel()
 
@@ -206,6 +206,20 @@ func (r *run) limitError(limit string, err error) *turn.CodeError {
 	return ce
 }
 
+// exec parses, guards (guardRepeats), compiles and runs code.
+func (r *run) exec(thread *starlark.Thread, code string, predeclared starlark.StringDict) (starlark.StringDict, error) {
+	f, err := fileOptions.Parse(FileName, code, 0)
+	if err != nil {
+		return nil, err
+	}
+	guardRepeats(f)
+	prog, err := starlark.FileProgram(f, predeclared.Has)
+	if err != nil {
+		return nil, err
+	}
+	return prog.Init(thread, predeclared)
+}
+
 func refuseLoad(*starlark.Thread, string) (starlark.StringDict, error) {
 	return nil, errors.New("load() is not available: there are no modules to load; math, json, sum and tables are built in")
 }
@@ -217,10 +231,11 @@ func (r *run) universe(tabs *tableMap) starlark.StringDict {
 		tabs = newTableMap(context.Background(), nil)
 	}
 	return starlark.StringDict{
-		"math":   math.Module,
-		"json":   starjson.Module,
-		"sum":    starlark.NewBuiltin("sum", r.sum),
-		"range":  starlark.NewBuiltin("range", r.rangeFn),
-		"tables": tabs,
+		"math":     math.Module,
+		"json":     starjson.Module,
+		"sum":      starlark.NewBuiltin("sum", r.sum),
+		"range":    starlark.NewBuiltin("range", r.rangeFn),
+		repeatName: starlark.NewBuiltin(repeatName, r.repeat),
+		"tables":   tabs,
 	}
 }
