@@ -10,7 +10,7 @@
 // Starlark's built-ins (no I/O among them: print is captured), plus:
 //
 //   - math and json (go.starlark.net/lib/math and lib/json) as
-//     globals; there is no load(): a load statement fails with an error
+//     globals (str, repr, print and json.encode are guarded, see Memory); there is no load(): a load statement fails with an error
 //     saying so, and there is no file, network, clock or random source:
 //     open, time, os are undefined names (an error at their line:col).
 //   - sum(iterable, start=0), as in Python.
@@ -70,9 +70,20 @@
 //     compiled as a call of a built-in that refuses, as the memory limit,
 //     a result larger than the limit (16 bytes an element of a list or
 //     tuple). a[i] *= n is not rewritten (it would evaluate a[i] twice)
-//     and is left to the watchdog. Any other operation makes at most
-//     about the size of its operands (s + s: their sum), so the overshoot
-//     is at most what the script already holds. range is refused beyond
+//     and is left to the watchdog. The other way to a large value in one
+//     call is text of a value that holds another many times (m = [l] *
+//     1000 holds l once but prints it a thousand times): str, repr and
+//     json.encode measure the text first and refuse one over the memory
+//     limit, print one over the output left (as the output limit), the
+//     repr of result one over four times the output limit (it is named by
+//     its type instead), and a chart spec one over twice the chart limit.
+//     Not guarded: str.join and str.replace (sep.join(l) and
+//     s.replace("", t) can make len(sep) or len(t) times more than they
+//     are given) and "%" and format with such values; these are left to
+//     the watchdog, which stops the script after the call. Any other
+//     operation makes at most about the size of its operands (s + s:
+//     their sum), so the overshoot is at most what the script already
+//     holds. range is refused beyond
 //     the limit (above) because list(range(n)) builds its list inside one
 //     built-in call, which the watchdog cannot stop half way.
 //   - It bounds the script's memory, not the process's: the limit is a

@@ -9,7 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	starjson "go.starlark.net/lib/json"
 	"go.starlark.net/lib/math"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
@@ -123,7 +122,7 @@ func Run(ctx context.Context, code string, env Env) (Result, error) {
 		return res, nil
 	}
 	if v, ok := globals["result"]; ok && v != starlark.None {
-		res.Value = clipRunes(v.String(), lim.MaxOutputBytes)
+		res.Value = r.valueText(v)
 		if spec, title, ok := chartSpec(v); ok && env.Charts != nil {
 			checked, err := env.Charts.Validate(spec, title, nil)
 			if err != nil {
@@ -220,6 +219,15 @@ func (r *run) exec(thread *starlark.Thread, code string, predeclared starlark.St
 	return prog.Init(thread, predeclared)
 }
 
+// valueText is the repr of result, cut at the output limit; one too
+// large to make is named by its type and size instead.
+func (r *run) valueText(v starlark.Value) string {
+	if n := reprSize(v, 4*int64(r.lim.MaxOutputBytes)); n > 4*int64(r.lim.MaxOutputBytes) {
+		return fmt.Sprintf("<%s, more than %d bytes as text: print a part of it>", v.Type(), 4*r.lim.MaxOutputBytes)
+	}
+	return clipRunes(v.String(), r.lim.MaxOutputBytes)
+}
+
 func refuseLoad(*starlark.Thread, string) (starlark.StringDict, error) {
 	return nil, errors.New("load() is not available: there are no modules to load; math, json, sum and tables are built in")
 }
@@ -232,7 +240,10 @@ func (r *run) universe(tabs *tableMap) starlark.StringDict {
 	}
 	return starlark.StringDict{
 		"math":     math.Module,
-		"json":     starjson.Module,
+		"json":     r.jsonModule(),
+		"str":      r.guardText(starlark.Universe["str"].(*starlark.Builtin)),
+		"repr":     r.guardText(starlark.Universe["repr"].(*starlark.Builtin)),
+		"print":    starlark.NewBuiltin("print", r.printFn),
 		"sum":      starlark.NewBuiltin("sum", r.sum),
 		"range":    starlark.NewBuiltin("range", r.rangeFn),
 		repeatName: starlark.NewBuiltin(repeatName, r.repeat),

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"go.starlark.net/resolve"
 	"go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 
+	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -71,6 +73,11 @@ func chartSpec(v starlark.Value) (json.RawMessage, string, bool) {
 	has := func(k string) bool { _, found, _ := d.Get(starlark.String(k)); return found }
 	if !has("mark") || !(has("$schema") || has("encoding")) {
 		return nil, "", false
+	}
+	if reprSize(d, 2*chart.MaxSpecBytes) > 2*chart.MaxSpecBytes {
+		// Too large for the validator, which says so; not made here,
+		// since a value held many times would make it huge.
+		return json.RawMessage(`{"too_large": "` + strings.Repeat("x", chart.MaxSpecBytes) + `"}`), "", true
 	}
 	g, err := toGo(d, 0)
 	if err != nil {
