@@ -77,15 +77,18 @@
 //     limit, print one over the output left (as the output limit), the
 //     repr of result one over four times the output limit (it is named by
 //     its type instead), and a chart spec one over twice the chart limit.
-//     Not guarded: str.join and str.replace (sep.join(l) and
-//     s.replace("", t) can make len(sep) or len(t) times more than they
-//     are given) and "%" and format with such values; these are left to
-//     the watchdog, which stops the script after the call. Any other
-//     operation makes at most about the size of its operands (s + s:
-//     their sum), so the overshoot is at most what the script already
-//     holds. range is refused beyond
-//     the limit (above) because list(range(n)) builds its list inside one
-//     built-in call, which the watchdog cannot stop half way.
+//     The string methods that can make much more than they are given,
+//     sep.join(l), s.replace(old, new) and s.format(...), are compiled as
+//     calls of built-ins that bound the result first, the same way. Not
+//     guarded: the "%" operator with such values (it is also integer
+//     modulo, too common to slow down) and bytes methods, left to the
+//     watchdog, which stops the script after the call. Any other
+//     operation makes at most a few times the size of its operands (s +
+//     s: their sum; zip and enumerate a tuple an element), so the
+//     overshoot is at most a few times what the script already holds.
+//     range is refused beyond the limit (above) because list(range(n))
+//     builds its list inside one built-in call, which the watchdog cannot
+//     stop half way.
 //   - It bounds the script's memory, not the process's: the limit is a
 //     growth, so it is the same whatever the app already holds.
 //

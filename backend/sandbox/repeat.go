@@ -74,6 +74,7 @@ func expr(p *syntax.Expr) {
 	case *syntax.CallExpr:
 		expr(&e.Fn)
 		exprs(e.Args)
+		guardMethod(e)
 	case *syntax.DotExpr:
 		expr(&e.X)
 	case *syntax.IndexExpr:
