@@ -60,7 +60,11 @@
 //
 //   - Growth is the whole process's: another turn allocating at the same
 //     time counts too, and the tables the script reads count (they are
-//     read while it runs). It errs towards stopping a script early.
+//     read while it runs); that errs towards stopping a script early. The
+//     other way: the heap at the start is read with its garbage, so a
+//     script may hold up to the limit plus the garbage the heap had when
+//     it began (at most what the runtime lets pile up between two
+//     collections, about the live heap with the default GOGC).
 //   - The script is stopped within about a millisecond of the heap
 //     passing the limit, plus the rest of the operation running then:
 //     one operation can make a large value at once before anything sees
