@@ -93,6 +93,7 @@ func TestRun(t *testing.T) {
 		{name: "a huge format is refused", code: "s = 'x' * 1000000\nt = ('{0}' * 100).format(s)", lim: sandbox.Limits{MaxMemoryBytes: 64 << 20}, limit: "memory", line: 2},
 		{name: "guarded methods still work", code: "result = (', '.join(['a', 'b']), 'aXa'.replace('a', 'bb', 1), '{} {x}'.format(1, x=2), [1, 2].index(2))", value: `("a, b", "bbXa", "1 2", 1)`},
 		{name: "a method error names its line", code: "x = 1\ny = ', '.join([1, 2])", msg: "join: in list, want string, got int", line: 2},
+		{name: "runaway recursion is an error", code: "def f(n):\n    return f(n + 1)\nf(0)", msg: "stack overflow", line: 2},
 		{name: "time limit", code: "while True:\n    pass", lim: sandbox.Limits{Timeout: 50 * time.Millisecond, MaxSteps: 1 << 62}, limit: "time", line: 1},
 		{name: "load refused", code: "load('os.star', 'system')", msg: "load() is not available", line: 1, col: 1},
 		{name: "open is undefined", code: "f = open('/etc/passwd')", msg: "undefined: open", line: 1, col: 5},
