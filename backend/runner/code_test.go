@@ -3,6 +3,7 @@ package runner_test
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/turn"
 	"github.com/agentdeck/agentdeck/backend/turn/turntest"
+	"github.com/agentdeck/agentdeck/backend/workflow"
 )
 
 // The model runs a script over the session's table, gets an error at a
@@ -88,4 +90,32 @@ func codeRuns(t *testing.T, rec *turntest.Recorder) []turn.CodeRunData {
 		out = append(out, turntest.Data[turn.CodeRunData](t, e))
 	}
 	return out
+}
+
+// A turn stored by a runner without a sandbox (as every turn before
+// run_code was) replays on one with a sandbox without being offered
+// run_code: its recorded requests still match, nothing diverges.
+func TestReplayOfATurnWithoutRunCode(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	// The engine's runner as it was before run_code: everything but the sandbox.
+	old := runner.New(runner.Config{DB: db, Workflows: workflow.Builtins, Charts: eng.Charts, Knowledge: eng.Library, Web: eng.Web, Secrets: eng.Secrets, MCP: eng.MCP})
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("Seven.", 2)})
+	sess, _ := db.CreateSession(bg, store.Session{Title: "pick", Model: "m"})
+	res, _, orig := run(t, old, runner.Request{SessionID: sess.ID, Message: "Pick a number.", BaseURL: srv.URL()})
+	if !res.OK {
+		t.Fatalf("original: %+v", res)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || slices.Contains(reqs[0].Tools, sandbox.ToolName) {
+		t.Fatalf("the runner without a sandbox offered run_code: %+v", reqs)
+	}
+	srv.Close()
+	rsess, _ := db.CreateSession(bg, store.Session{Title: "replay"})
+	rep, rec, _ := run(t, eng.Runner, runner.Request{SessionID: rsess.ID, Replay: &runner.Replay{TurnID: orig, Strict: true}})
+	if !rep.OK || rep.FinalText != "Seven." {
+		t.Fatalf("replay: %+v", rep)
+	}
+	if d := divergences(t, rec); len(d) != 0 {
+		t.Fatalf("the replay diverged: %+v", d)
+	}
 }
