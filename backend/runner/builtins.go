@@ -8,6 +8,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/knowledge/cite"
 	"github.com/agentdeck/agentdeck/backend/plan"
 	"github.com/agentdeck/agentdeck/backend/recall"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/web"
 )
@@ -63,6 +64,14 @@ var builtinTools = []builtinTool{
 	// HTML pages and SVG images shown in a sealed frame, numbered as
 	// versions after the conversation's.
 	{artifact.Name, func(_ *Runner, tt turnTools) tool.Tool { return artifact.NewTool(tt.artifacts) }},
+	// Starlark scripts over the session's tables (or none): offered when
+	// the runner has a sandbox, or in a replay when the original was.
+	{sandbox.ToolName, func(r *Runner, tt turnTools) tool.Tool {
+		if tt.code == nil {
+			return nil
+		}
+		return sandbox.NewTool(sandbox.Env{Tables: tt.tables, Limits: *tt.code, Charts: r.cfg.Charts})
+	}},
 }
 
 // builtins makes the built-in tools an agent definition names ("*": all).

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/chart"
 	"github.com/agentdeck/agentdeck/backend/knowledge"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/web"
 )
 
@@ -55,7 +56,8 @@ func builtinsList(t *testing.T) string {
 	r := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Knowledge: &knowledge.Library{}, Web: web.New(web.Options{})})
 	var b strings.Builder
 	for _, bt := range builtinTools {
-		tl := bt.make(r, turnTools{documents: true, numbers: &knowledge.Numbers{}})
+		code := sandbox.DefaultLimits()
+		tl := bt.make(r, turnTools{documents: true, numbers: &knowledge.Numbers{}, code: &code})
 		if tl == nil {
 			t.Fatalf("the built-in %s was not made", bt.name)
 		}
@@ -78,6 +80,8 @@ func TestBuiltinsByName(t *testing.T) {
 	full := New(Config{DB: searchOnly{}, Charts: chart.NewValidator(), Knowledge: &knowledge.Library{}, Web: web.New(web.Options{})})
 	bare := New(Config{})
 	docs := turnTools{documents: true, numbers: &knowledge.Numbers{}}
+	code := sandbox.DefaultLimits()
+	withCode := turnTools{code: &code}
 	cases := []struct {
 		name  string
 		r     *Runner
@@ -90,6 +94,8 @@ func TestBuiltinsByName(t *testing.T) {
 		{"named, in the table's order", full, docs, []string{"fetch_url", "search_knowledge", "recall", "update_plan"}, "update_plan recall search_knowledge fetch_url"},
 		{"none named", full, docs, []string{"read_file"}, ""},
 		{"no validator, no store", bare, docs, []string{"*"}, "update_plan create_artifact"},
+		{"all, with the sandbox", full, withCode, []string{"*"}, "update_plan render_chart recall fetch_url create_artifact run_code"},
+		{"the sandbox without a validator", bare, withCode, []string{"run_code"}, "run_code"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

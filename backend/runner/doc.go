@@ -47,6 +47,13 @@
 //     documents (in a replay: when the original called it), so turns
 //     without documents keep the tool list their recordings were made
 //     with. Citation numbers are one per turn (turnTools.numbers).
+//   - run_code is offered when the runner has a sandbox (Config.Sandbox),
+//     with or without tables: a computation SQL cannot express needs no
+//     data. Its limits are kept in the turn's run spec; a replay or a
+//     re-run offers it only when the original was offered it, under the
+//     original's limits, so old turns keep their tool list and a script
+//     runs as it did. It is read-only and deterministic: a replay runs it
+//     again and reports a different result.
 //   - In a replay every session tool and every Recorded built-in stands
 //     behind its replay stand-in: a Recorded one gives back the original's
 //     result and reports its events again (tool.Replayer). A model call

@@ -11,6 +11,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/llm"
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -50,6 +51,10 @@ type runSpec struct {
 	Agents map[string]store.AgentRun `json:"agents,omitempty"`
 	// Rerun is set on a turn re-run from a step of another (rerun.go).
 	Rerun *rerunSpec `json:"rerun,omitempty"`
+	// Sandbox are the limits run_code was offered with; nil when it was
+	// not (turns stored before it existed), so a replay offers the tools
+	// the original was offered, and runs scripts under the same limits.
+	Sandbox *sandbox.Limits `json:"sandbox,omitempty"`
 }
 
 // replaySource is what a replay needs of the original turn.

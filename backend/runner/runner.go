@@ -17,6 +17,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/catalog"
 	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/llm/recording"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tokens"
@@ -55,8 +56,11 @@ type Config struct {
 	// attached document joins; nil means no documents.
 	Knowledge *knowledge.Library
 	// Web reads the pages fetch_url asks for; nil means no fetch_url.
-	Web    *web.Fetcher
-	Logger *slog.Logger
+	Web *web.Fetcher
+	// Sandbox are run_code's limits (zero fields: sandbox.DefaultLimits);
+	// nil means no run_code.
+	Sandbox *sandbox.Limits
+	Logger  *slog.Logger
 }
 
 // Runner runs turns. It is safe for concurrent use.
@@ -273,7 +277,8 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		return nil, err
 	}
 	req.Images = tr.Images // stored now, with their ids: the message names them when the turn ends
-	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil || rr != nil), Settings: &set, Agents: agentRuns(def), Rerun: rspec}); err == nil {
+	code := r.codeLimits(replay, rr)
+	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil || rr != nil), Settings: &set, Agents: agentRuns(def), Rerun: rspec, Sandbox: code}); err == nil {
 		if err := db.SetTurnRun(ctx, tr.ID, spec); err != nil {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)
 		}
@@ -292,7 +297,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		sinks = append(sinks, req.TurnSinks(tr.ID)...)
 	}
 	em := turn.NewEmitter(turn.EmitterConfig{SessionID: sess.ID, TurnID: tr.ID, Sinks: sinks, Logger: r.log})
-	t := turnRun{req: req, sess: sess, def: def, settings: set, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID, shape: rspec}
+	t := turnRun{req: req, sess: sess, def: def, settings: set, model: model, history: history, em: em, evlog: evlog, dataSession: sess.ID, shape: rspec, code: code}
 	switch {
 	case replay != nil:
 		rc := replay.client(db.TurnRecordings(replay.orig.ID), db.Captures(tr.ID), req.Replay.Strict, em)
@@ -350,6 +355,8 @@ type turnRun struct {
 	rerun   *rerun
 	shape   *rerunSpec
 	started func() int
+	// code are run_code's limits for the turn, nil when it is not offered.
+	code *sandbox.Limits
 }
 
 func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {

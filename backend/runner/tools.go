@@ -15,6 +15,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/knowledge"
 	"github.com/agentdeck/agentdeck/backend/knowledge/cite"
 	"github.com/agentdeck/agentdeck/backend/knowledge/extract"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/tool"
 	"github.com/agentdeck/agentdeck/backend/turn"
@@ -47,13 +48,17 @@ type turnTools struct {
 	// gives the step's typed result for the edited call and runs the
 	// rest (a plan or a chart is drawn again); nil outside a re-run.
 	edited func(tool.Tool) tool.Tool
+	// code are run_code's limits, nil when it is not offered; tables
+	// are the session's tables it reads (nil: none attached).
+	code   *sandbox.Limits
+	tables sandbox.Tables
 }
 
 // tools gathers the session's tools: its data tables (attaching any new
 // files first), its workspace, and the MCP servers. The returned func
 // releases them.
 func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error) {
-	tt := turnTools{numbers: &knowledge.Numbers{}, place: knowledge.Place{SessionID: t.dataSession}, artifacts: artifact.NewVersions(t.history)}
+	tt := turnTools{numbers: &knowledge.Numbers{}, place: knowledge.Place{SessionID: t.dataSession}, artifacts: artifact.NewVersions(t.history), code: t.code}
 	closers := []func(){}
 	release := func() {
 		for _, c := range closers {
@@ -69,6 +74,7 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 		closers = append(closers, func() { ddb.Close() })
 		tt.all = append(tt.all, ddb.Tools(data.Limits{})...)
 		tt.datasets = ddb.Datasets()
+		tt.tables = ddb
 	}
 	if ws := firstOf(t.req.Workspace, t.sess.Workspace); ws != "" {
 		w, err := workspace.New(ws, workspace.Limits{})
@@ -86,6 +92,23 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 	}
 	tt.documents = docs
 	return tt, release, nil
+}
+
+// codeLimits are the limits run_code is offered with in a turn, nil for
+// none: a replay's and a re-run's are the original's, so their tool list
+// and their scripts' limits are the original's; a new turn's are the
+// runner's.
+func (r *Runner) codeLimits(replay *replaySource, rr *rerun) *sandbox.Limits {
+	switch {
+	case replay != nil:
+		return replay.spec.Sandbox
+	case rr != nil:
+		return rr.src.spec.Sandbox
+	case r.cfg.Sandbox == nil:
+		return nil
+	}
+	lim := r.cfg.Sandbox.Or(sandbox.DefaultLimits())
+	return &lim
 }
 
 // hasDocuments reports whether search_knowledge is offered: the place has

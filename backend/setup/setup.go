@@ -28,6 +28,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/openai"
 	"github.com/agentdeck/agentdeck/backend/mcp"
 	"github.com/agentdeck/agentdeck/backend/runner"
+	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
 	"github.com/agentdeck/agentdeck/backend/web"
@@ -54,6 +55,9 @@ type Options struct {
 	// WaitNotice is how long a model call may receive nothing before the
 	// turn says it is waiting for the model; zero: agent.DefaultWaitNotice.
 	WaitNotice time.Duration
+	// Sandbox are run_code's limits: steps, output, time and memory (zero
+	// fields: sandbox.DefaultLimits). Every engine offers run_code.
+	Sandbox sandbox.Limits
 }
 
 // Store is the database as the engine uses it: what its runner reads and
@@ -119,6 +123,7 @@ func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 		HTTPClient: opts.HTTPClient,
 		ModelCalls: opts.ModelCalls,
 		WaitNotice: opts.WaitNotice,
+		Sandbox:    &opts.Sandbox,
 		Logger:     log,
 	})
 	e.Library.Embedding, e.Library.Logger = e.Runner.Embedding, log

@@ -195,6 +195,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return writer(last)
 	case strings.Contains(last, "time travel"):
 		return timeTravel(r)
+	case strings.Contains(last, "run code"):
+		return runCode(r)
 	case strings.Contains(last, "artifact") || strings.Contains(last, "mermaid"):
 		return artifact(r, last)
 	case strings.Contains(last, "slow start"):

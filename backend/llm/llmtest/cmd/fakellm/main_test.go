@@ -56,6 +56,10 @@ func TestScript(t *testing.T) {
 		{"artifact v2 is a page saying v2 whose script writes", llmtest.Request{Messages: []llmtest.Message{user("artifact v2")}, Tools: chatTools}, "", "<title>Artifact v2</title>"},
 		{"artifact v3 is another version", llmtest.Request{Messages: []llmtest.Message{user("Now artifact v3 please")}}, "", "textContent = 'script ran'"},
 		{"mermaid", llmtest.Request{Messages: []llmtest.Message{user("draw a mermaid diagram")}, Tools: chatTools}, "", "```mermaid\nflowchart TD\n"},
+		{"run code calls run_code", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes by last digit")}, Tools: []string{"run_code"}}, "run_code", ""},
+		{"run code corrects the script", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes"), {Role: "tool", Content: "Error at line 7:26: undefined: count"}}, Tools: []string{"run_code"}}, "run_code", ""},
+		{"run code answers after the chart", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes"), tool, tool}, Tools: []string{"run_code"}}, "", "46 primes below 200"},
+		{"run code without the tool", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes")}, Tools: chatTools}, "", "cannot run code"},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
