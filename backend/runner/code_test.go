@@ -119,3 +119,23 @@ func TestReplayOfATurnWithoutRunCode(t *testing.T) {
 		t.Fatalf("the replay diverged: %+v", d)
 	}
 }
+
+// A session's settings bound its scripts: limits.code_steps over the
+// runner's default stops a loop at the session's step limit, named.
+func TestRunCodeTakesTheSessionsLimits(t *testing.T) {
+	_, db, eng := setuptest.NewEngine(t)
+	srv := llmtest.NewServer(t)
+	srv.Enqueue(
+		toolCall("c1", sandbox.ToolName, map[string]any{"code": "n = 0\nwhile True:\n    n += 1\n"}),
+		llmtest.Reply{Chunks: llmtest.Text("It ran too long.", 2)},
+	)
+	sess, _ := db.CreateSession(bg, store.Session{Title: "limits", Model: "m", Settings: turn.RunSettings{Limits: turn.Limits{CodeSteps: 5000}}})
+	_, rec, _ := run(t, eng.Runner, runner.Request{SessionID: sess.ID, Message: "Loop", BaseURL: srv.URL()})
+	runs := codeRuns(t, rec)
+	if len(runs) != 1 || runs[0].Error == nil || runs[0].Error.Limit != "steps" {
+		t.Fatalf("the loop should stop at the session's step limit: %+v", runs)
+	}
+	if runs[0].Steps > 6000 {
+		t.Fatalf("ran %d steps, over the session's 5000", runs[0].Steps)
+	}
+}

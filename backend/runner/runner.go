@@ -277,7 +277,7 @@ func (r *Runner) Start(ctx context.Context, req Request) (*Handle, error) {
 		return nil, err
 	}
 	req.Images = tr.Images // stored now, with their ids: the message names them when the turn ends
-	code := r.codeLimits(replay, rr)
+	code := r.codeLimits(replay, rr, set.Settings.Limits)
 	if spec, err := json.Marshal(runSpec{Limits: req.Limits, Workflow: def, Capture: captureOf(req, replay != nil || rr != nil), Settings: &set, Agents: agentRuns(def), Rerun: rspec, Sandbox: code}); err == nil {
 		if err := db.SetTurnRun(ctx, tr.ID, spec); err != nil {
 			r.log.Error("saving how the turn runs", "turn", tr.ID, "err", err)

@@ -96,9 +96,9 @@ func (r *Runner) tools(ctx context.Context, t turnRun) (turnTools, func(), error
 
 // codeLimits are the limits run_code is offered with in a turn, nil for
 // none: a replay's and a re-run's are the original's, so their tool list
-// and their scripts' limits are the original's; a new turn's are the
-// runner's.
-func (r *Runner) codeLimits(replay *replaySource, rr *rerun) *sandbox.Limits {
+// and their scripts' limits are the original's; a new turn's are its
+// settings' (limits.code_*), over the runner's, over the defaults.
+func (r *Runner) codeLimits(replay *replaySource, rr *rerun, set turn.Limits) *sandbox.Limits {
 	switch {
 	case replay != nil:
 		return replay.spec.Sandbox
@@ -107,7 +107,10 @@ func (r *Runner) codeLimits(replay *replaySource, rr *rerun) *sandbox.Limits {
 	case r.cfg.Sandbox == nil:
 		return nil
 	}
-	lim := r.cfg.Sandbox.Or(sandbox.DefaultLimits())
+	// The turn's settings (app → project → session → turn) over the
+	// runner's, over the defaults.
+	lim := sandbox.Limits{MaxSteps: uint64(max(set.CodeSteps, 0)), MaxOutputBytes: set.CodeOutput, Timeout: set.CodeTimeout,
+		MaxMemoryBytes: int64(set.CodeMemoryMB) << 20}.Or(r.cfg.Sandbox.Or(sandbox.DefaultLimits()))
 	return &lim
 }
 

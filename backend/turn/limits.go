@@ -10,6 +10,13 @@ type Limits struct {
 	Timeout        time.Duration `json:"timeout"`        // wall clock; 0 = none
 	StallThreshold int           `json:"stall_threshold"`
 	MaxToolOutput  int           `json:"max_tool_output"` // bytes of a tool result sent back (default 16 KiB)
+	// run_code's limits (backend/sandbox); zero takes the app's: steps
+	// of a script, bytes it may print, its wall time, and MiB its values
+	// may grow the heap by.
+	CodeSteps    int           `json:"code_steps,omitempty"`
+	CodeOutput   int           `json:"code_output,omitempty"`
+	CodeTimeout  time.Duration `json:"code_timeout,omitempty"`
+	CodeMemoryMB int           `json:"code_memory_mb,omitempty"`
 }
 
 // WithDefaults fills the zero values with the defaults.

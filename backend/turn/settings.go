@@ -93,6 +93,10 @@ func Resolve(layers ...Layer) Resolved {
 		setNum(&s.Limits.Timeout, in.Limits.Timeout, "limits.timeout", name, r.From)
 		setNum(&s.Limits.StallThreshold, in.Limits.StallThreshold, "limits.stall_threshold", name, r.From)
 		setNum(&s.Limits.MaxToolOutput, in.Limits.MaxToolOutput, "limits.max_tool_output", name, r.From)
+		setNum(&s.Limits.CodeSteps, in.Limits.CodeSteps, "limits.code_steps", name, r.From)
+		setNum(&s.Limits.CodeOutput, in.Limits.CodeOutput, "limits.code_output", name, r.From)
+		setNum(&s.Limits.CodeTimeout, in.Limits.CodeTimeout, "limits.code_timeout", name, r.From)
+		setNum(&s.Limits.CodeMemoryMB, in.Limits.CodeMemoryMB, "limits.code_memory_mb", name, r.From)
 	}
 	return r
 }
@@ -152,7 +156,8 @@ func (s RunSettings) Validate() error {
 	if e := s.ReasoningEffort; e != "" && !slices.Contains(ReasoningEfforts, e) {
 		bad = append(bad, fmt.Sprintf("reasoning effort must be low, medium or high (got %q)", e))
 	}
-	if s.Limits.MaxSteps < 0 || s.Limits.MaxToolCalls < 0 || s.Limits.TokenBudget < 0 || s.Limits.Timeout < 0 {
+	if l := s.Limits; l.MaxSteps < 0 || l.MaxToolCalls < 0 || l.TokenBudget < 0 || l.Timeout < 0 || l.StallThreshold < 0 || l.MaxToolOutput < 0 ||
+		l.CodeSteps < 0 || l.CodeOutput < 0 || l.CodeTimeout < 0 || l.CodeMemoryMB < 0 {
 		bad = append(bad, "limits cannot be negative")
 	}
 	if len(bad) == 0 {

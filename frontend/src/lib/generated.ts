@@ -1007,6 +1007,15 @@ export interface Limits {
   timeout: number /* nanoseconds */; // wall clock; 0 = none
   stall_threshold: number /* int */;
   max_tool_output: number /* int */; // bytes of a tool result sent back (default 16 KiB)
+  /**
+   * run_code's limits (backend/sandbox); zero takes the app's: steps
+   * of a script, bytes it may print, its wall time, and MiB its values
+   * may grow the heap by.
+   */
+  code_steps?: number /* int */;
+  code_output?: number /* int */;
+  code_timeout?: number /* nanoseconds */;
+  code_memory_mb?: number /* int */;
 }
 /**
  * Outcome is the roll-up of how a turn or stage ended.

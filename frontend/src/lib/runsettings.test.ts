@@ -31,6 +31,7 @@ describe('problemsOf', () => {
     ['an empty stop', { stop: ['a', ''] }, { stop: 'a stop sequence cannot be empty' }],
     ['an unknown effort', { reasoning_effort: 'max' }, { reasoning_effort: 'reasoning effort must be low, medium or high (got "max")' }],
     ['a negative limit', { limits: limits(-1) }, { limits: 'limits cannot be negative' }],
+    ['a negative code limit', { limits: { ...limits(0), code_memory_mb: -1 } }, { limits: 'limits cannot be negative' }],
   ];
   for (const [name, s, want] of cases) it(name, () => expect(problemsOf(s)).toEqual(want));
 });

@@ -20,7 +20,18 @@ export type LayerName = 'app' | 'project' | 'session' | 'turn';
 export type LayerLabels = Partial<Record<string, string>>;
 
 const scalar = ['provider', 'model', 'workflow', 'instructions', 'temperature', 'top_p', 'max_tokens', 'seed', 'reasoning_effort'] as const;
-export const limitKeys = ['max_steps', 'max_tool_calls', 'token_budget', 'timeout', 'stall_threshold', 'max_tool_output'] as const;
+export const limitKeys = [
+  'max_steps',
+  'max_tool_calls',
+  'token_budget',
+  'timeout',
+  'stall_threshold',
+  'max_tool_output',
+  'code_steps',
+  'code_output',
+  'code_timeout',
+  'code_memory_mb',
+] as const;
 
 /** Stacks layers, lowest first: turn.Resolve. */
 export function resolveLayers(layers: Layer[]): Resolved {
@@ -90,6 +101,10 @@ export type Field =
   | 'limits.max_tool_calls'
   | 'limits.token_budget'
   | 'limits.timeout'
+  | 'limits.code_steps'
+  | 'limits.code_output'
+  | 'limits.code_timeout'
+  | 'limits.code_memory_mb'
   | 'limits';
 
 /** What is wrong with each field of a layer, keyed by field. */
@@ -115,7 +130,7 @@ export function problemsOf(s: RunSettings): Problems {
   const e = s.reasoning_effort;
   if (e && !['low', 'medium', 'high'].includes(e)) bad.reasoning_effort = `reasoning effort must be low, medium or high (got "${e}")`;
   const l = s.limits;
-  if (l && (l.max_steps < 0 || l.max_tool_calls < 0 || l.token_budget < 0 || l.timeout < 0)) bad.limits = 'limits cannot be negative';
+  if (l && limitKeys.some((k) => (l[k] ?? 0) < 0)) bad.limits = 'limits cannot be negative';
   return bad;
 }
 
