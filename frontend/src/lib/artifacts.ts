@@ -185,7 +185,7 @@ export function fileName(v: Pick<ArtifactVersion, 'title' | 'kind' | 'n'>): stri
   const base =
     v.title
       .normalize('NFKD')
-      .replace(/[^\w\s.-]+/g, '')
+      .replace(/[^\w\s.-]+/g, ' ')
       .trim()
       .replace(/[\s.]+/g, '-')
       .replace(/-+/g, '-')
