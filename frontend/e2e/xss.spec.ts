@@ -101,9 +101,10 @@ interface Spoofs {
 async function watchSpoofs(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const w = window as unknown as Spoofs;
-    const OURS = ['code-block', 'code-head', 'code-lang', 'code-copy', 'img-blocked', 'task-box'];
+    const OURS = ['code-block', 'code-head', 'code-lang', 'code-copy', 'code-artifact', 'img-blocked', 'task-box'];
     const ours = (el: Element) =>
       el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') ||
+      el.matches('.code-head > button.code-artifact[type="button"][data-artifact="1"]') ||
       el.matches('li > input.task-box[type="checkbox"][disabled]');
     w.spoofCheck = (el) => {
       if (el.id) return `id: ${el.outerHTML}`;
@@ -249,7 +250,6 @@ for (const bypass of [false, true]) {
         const console: string[] = [];
         page.on('console', (m) => console.push(m.text()));
         await newSession(page);
-        const url = page.url();
         // Messages that reach the app's window, counted by a listener of the test's own (the app has none).
         await page.evaluate(() => {
           const w = window as unknown as { got: number };
@@ -258,6 +258,7 @@ for (const bypass of [false, true]) {
         });
         const turn = await send(page, `artifact attack ${a.name}`);
         await finished(turn);
+        const url = page.url();
         const frameRequests = a.name.startsWith('meta-refresh') ? navigations(page, a, bypass) : null;
         await turn.getByRole('button', { name: 'Open as artifact' }).click();
         const panel = page.getByRole('complementary', { name: 'Artifact' });
@@ -292,8 +293,10 @@ for (const bypass of [false, true]) {
               'the attempt only the policy stops was made',
             ).toBe(true);
         } else {
+          // The route sees what reached the network; the fixture's watch
+          // also lists what Chromium announced and the policy then refused.
           expect(offsite, 'off-site requests with the policy on').toEqual([]);
-          expect(watch.frameOffsite).toEqual([]);
+          for (const u of watch.frameOffsite) expect(watch.violations.some((v) => v.includes(new URL(u).origin))).toBe(true);
         }
       });
     }
@@ -315,14 +318,14 @@ function fromFrame(r: import('@playwright/test').Request): boolean {
  */
 async function navigations(page: Page, a: Attack, bypass: boolean): Promise<void> {
   if (!bypass) {
-    await page.waitForEvent('console', { predicate: (m) => /frame-src/.test(m.text()) && a.settled.test(m.text().split("'")[1] ?? '') });
+    // The report names only the origin of an address on another site.
+    const refused = a.name === 'meta-refresh' ? /^http:\/\/evil\.example\/?$/ : a.settled;
+    await page.waitForEvent('console', { predicate: (m) => /frame-src/.test(m.text()) && refused.test(m.text().split("'")[1] ?? '') });
     return;
   }
-  await page
-    .context()
-    .waitForEvent('request', {
-      predicate: (r) => fromFrame(r) && r.isNavigationRequest() && a.settled.test(r.url()) && !r.url().includes('artifact.html'),
-    });
+  await page.context().waitForEvent('request', {
+    predicate: (r) => fromFrame(r) && r.isNavigationRequest() && a.settled.test(r.url()) && !r.url().includes('artifact.html'),
+  });
 }
 
 async function sessionTitles(page: Page): Promise<string[]> {

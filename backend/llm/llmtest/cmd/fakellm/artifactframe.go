@@ -42,7 +42,7 @@ func counterPage(n string) string {
 		fmt.Fprintf(&items, "\n    <li>item %d</li>", i+1)
 	}
 	return `<!doctype html>
-<html>
+<html lang="en">
   <head>
     <title>Counter</title>
     <style>body { font: 16px sans-serif; color: #1b1f24; } h1 { color: #4f46e5; }</style>
