@@ -3,7 +3,9 @@
 // at any moment of the stream, not only at the end. Markup made to look
 // like the app (fakellm's "spoof" answer) must not: no control, no app
 // class, no id or style, live, after a reload and in search results.
-import { answer, expect, finished, newSession, openApp, ORIGIN, send, shot, test, uid } from './fixtures';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { answer, expect, finished, newSession, openApp, ORIGIN, OUT, send, shot, test, uid } from './fixtures';
 import type { Locator, Page } from '@playwright/test';
 
 test('markup in answers and messages never runs', async ({ page, dialogs }) => {
@@ -271,6 +273,11 @@ for (const bypass of [false, true]) {
         } else {
           await expect(page.frameLocator('[data-testid="artifact-frame"]').locator('#out')).toHaveText(a.settled);
         }
+        const frameSeen = await page
+          .frameLocator('[data-testid="artifact-frame"]')
+          .locator('body')
+          .innerText({ timeout: 2000 })
+          .catch(() => '(not readable)');
         if (a.name === 'postmessage') await page.waitForFunction(() => (window as unknown as { got: number }).got === 6);
 
         // Nothing outside the frame: the window stayed where it was, no
@@ -280,7 +287,14 @@ for (const bypass of [false, true]) {
         expect(await sessionTitles(page), 'sessions an artifact made').toEqual([]);
         await expect(page.getByRole('dialog')).toHaveCount(0);
         // The frame's requests to the app's API were refused (Origin: null).
+        if (bypass && a.name === 'fetch-api') await expect.poll(() => api.length).toBeGreaterThan(0);
         for (const r of api) expect(r).toMatch(/^40[13] /);
+        // What each attempt did, for docs/SECURITY.md: build/e2e/artifact-attacks/.
+        mkdirSync(join(OUT, 'artifact-attacks'), { recursive: true });
+        writeFileSync(
+          join(OUT, 'artifact-attacks', `${a.name}-${bypass ? 'bypassed' : 'on'}.json`),
+          JSON.stringify({ offsite, api, frame: frameSeen, violations: watch.violations }, null, 2),
+        );
         if (bypass) {
           const only = CSP_ONLY[a.name];
           expect(
