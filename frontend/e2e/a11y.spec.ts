@@ -75,10 +75,10 @@ for (const scheme of ['light', 'dark'] as const) {
       const panel = artifactPanel(page);
       await expect(frameOf(page).locator('#out')).toHaveText('script ran v3');
       await audit(page, 'artifact', scheme);
-      await panel.getByRole('button', { name: 'Diff' }).click();
+      await panel.getByRole('button', { name: 'Diff', exact: true }).click();
       await expect(panel.getByTestId('artifact-diff').locator('ins').first()).toBeVisible();
       await audit(page, 'artifact-diff', scheme);
-      await panel.getByRole('button', { name: 'Result' }).click();
+      await panel.getByRole('button', { name: 'Result', exact: true }).click();
       await panel.getByRole('button', { name: 'Full screen' }).click();
       await expect(panel).toHaveClass(/full/);
       await expect(frameOf(page).locator('#out')).toHaveText('script ran v3');

@@ -50,7 +50,7 @@ test('an artifact with three versions: run in the sealed frame, switched, diffed
   await expect(frameOf(page).locator('#out')).toHaveText('script ran v1');
 
   // The diff: v1 from the next (v2): its second item is gone, its 1s came in.
-  await tabTo(page, panel.getByRole('button', { name: 'Diff' }));
+  await tabTo(page, panel.getByRole('button', { name: 'Diff', exact: true }));
   await page.keyboard.press('Enter');
   const diff = panel.getByTestId('artifact-diff');
   await expect(panel.getByLabel('Changes in v1 from')).toHaveValue('1');
@@ -69,7 +69,7 @@ test('an artifact with three versions: run in the sealed frame, switched, diffed
   await shot(page, 'artifact-diff-light.png');
 
   // The source.
-  await tabTo(page, panel.getByRole('button', { name: 'Source' }));
+  await tabTo(page, panel.getByRole('button', { name: 'Source', exact: true }));
   await page.keyboard.press('Enter');
   await expect(panel.getByTestId('artifact-source')).toContainText("textContent = 'script ran v3'");
 
@@ -80,7 +80,7 @@ test('an artifact with three versions: run in the sealed frame, switched, diffed
   expect((await dl).suggestedFilename()).toBe('counter-v3.html');
 
   // Full screen, and Esc to leave it, then Esc to close; focus goes back.
-  await tabTo(page, panel.getByRole('button', { name: 'Result' }));
+  await tabTo(page, panel.getByRole('button', { name: 'Result', exact: true }));
   await page.keyboard.press('Enter');
   await tabTo(page, panel.getByRole('button', { name: 'Full screen' }));
   await page.keyboard.press('Enter');

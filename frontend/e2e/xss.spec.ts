@@ -246,8 +246,12 @@ for (const bypass of [false, true]) {
             void route.abort();
           },
         );
-        context.on('response', (r) => {
-          if (new URL(r.url()).pathname.startsWith('/api/') && fromFrame(r.request())) api.push(`${r.status()} ${r.url()}`);
+        // What the frame asked of the app's API, and how it ended.
+        context.on('requestfinished', (r) => {
+          if (isAPI(r) && fromFrame(r)) void r.response().then((res) => api.push(`${res?.status() ?? 'none'} ${r.url()}`));
+        });
+        context.on('requestfailed', (r) => {
+          if (isAPI(r) && fromFrame(r)) api.push(`failed ${r.failure()?.errorText ?? ''} ${r.url()}`);
         });
         const console: string[] = [];
         page.on('console', (m) => console.push(m.text()));
@@ -288,7 +292,7 @@ for (const bypass of [false, true]) {
         await expect(page.getByRole('dialog')).toHaveCount(0);
         // The frame's requests to the app's API were refused (Origin: null).
         if (bypass && a.name === 'fetch-api') await expect.poll(() => api.length).toBeGreaterThan(0);
-        for (const r of api) expect(r).toMatch(/^40[13] /);
+        for (const r of api) expect(r).toMatch(/^(40[13]|failed) /);
         // What each attempt did, for docs/SECURITY.md: build/e2e/artifact-attacks/.
         mkdirSync(join(OUT, 'artifact-attacks'), { recursive: true });
         writeFileSync(
@@ -315,6 +319,10 @@ for (const bypass of [false, true]) {
       });
     }
   });
+}
+
+function isAPI(r: import('@playwright/test').Request): boolean {
+  return new URL(r.url()).pathname.startsWith('/api/');
 }
 
 function fromFrame(r: import('@playwright/test').Request): boolean {

@@ -35,26 +35,16 @@ func artifactFrame(last string) llmtest.Reply {
 }
 
 // counterPage is version n of the page: a heading, a list that grows with
-// n, and the script that says it ran.
+// n, and the script that says it ran; in few lines, so three answers
+// holding it stay short.
 func counterPage(n string) string {
 	var items strings.Builder
 	for i := range int(n[0] - '0') {
-		fmt.Fprintf(&items, "\n    <li>item %d</li>", i+1)
+		fmt.Fprintf(&items, "<li>item %d</li>", i+1)
 	}
-	return `<!doctype html>
-<html lang="en">
-  <head>
-    <title>Counter</title>
-    <style>body { font: 16px sans-serif; color: #1b1f24; } h1 { color: #4f46e5; }</style>
-  </head>
-  <body>
-    <h1>Counter version ` + n + `</h1>
-    <ul>` + items.String() + `
-    </ul>
-    <p id="out">script did not run</p>
-    <script>document.getElementById('out').textContent = 'script ran v` + n + `';</script>
-  </body>
-</html>`
+	return `<!doctype html><html lang="en"><head><title>Counter</title><style>h1 { color: #4f46e5; }</style></head>
+<body><h1>Counter version ` + n + `</h1><ul>` + items.String() + `</ul>
+<p id="out">script did not run</p><script>document.getElementById('out').textContent = 'script ran v` + n + `';</script></body></html>`
 }
 
 // offSite is where an attack would send what it read: never reached in a
