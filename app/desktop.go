@@ -41,6 +41,8 @@ func RunDesktop(ctx context.Context, svc *Service, cfg DesktopConfig) error {
 		MinHeight: 480,
 		AssetServer: &assetserver.Options{
 			Assets: cfg.Assets,
+			// The artifact frame's loader gets its own policy (csp.go).
+			Middleware: withArtifactCSP,
 		},
 		BackgroundColour: &options.RGBA{R: 246, G: 247, B: 249, A: 255},
 		OnStartup: func(wctx context.Context) {

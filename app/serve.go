@@ -192,7 +192,13 @@ func (s *Server) static() http.Handler {
 	}
 	fsrv := http.FileServerFS(s.cfg.Assets)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+		// The artifact frame's loader has a policy of its own (csp.go);
+		// every other page has the app's.
+		if isArtifactPage(r) {
+			setArtifactHeaders(w.Header())
+		} else {
+			w.Header().Set("Content-Security-Policy", appCSP(originOf(r)))
+		}
 		fsrv.ServeHTTP(w, r)
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -185,4 +186,107 @@ func decodeWire[T Message](t *testing.T, data string, into *T) wireMessage {
 		}
 	}
 	return msg
+}
+
+// The artifact frame's loader has its own policy, and the app's pages
+// allow no frame but that loader: in browser mode (static) and in the
+// window (the asset server's middleware).
+func TestServePoliciesByPath(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	assets := fstest.MapFS{"index.html": {Data: []byte("<title>Agentdeck</title>")}, "artifact.html": {Data: []byte("<title>Artifact</title>")}}
+	srv, err := NewServer(f.svc, ServeConfig{Addr: "127.0.0.1:0", Assets: assets})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { srv.Serve(ctx, ln); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	base := "http://" + ln.Addr().String()
+	client := httpClient(t)
+
+	tests := []struct {
+		name, path string
+		want       []string // in the policy
+		not        []string // not in it
+	}{
+		{
+			name: "app page",
+			path: "/",
+			want: []string{"script-src 'self';", "frame-ancestors 'none'", "frame-src " + base + "/artifact.html"},
+			not:  []string{"unsafe-inline'; style", "unsafe-eval", "frame-src 'self'", "sandbox"},
+		},
+		{
+			name: "artifact loader",
+			path: "/artifact.html",
+			want: []string{"default-src 'none'", "script-src 'unsafe-inline'", "connect-src 'none'", "form-action 'none'", "frame-ancestors 'self'", "sandbox allow-scripts"},
+			not:  []string{"'self' data:", "allow-same-origin", "allow-popups", "allow-forms", "allow-top-navigation", "allow-modals"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, _ := http.NewRequest("GET", base+tt.path, nil)
+			req.Header.Set("Authorization", "Bearer "+srv.Token())
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			csp := resp.Header.Get("Content-Security-Policy")
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(csp, w) {
+					t.Errorf("policy %q lacks %q", csp, w)
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(csp, n) {
+					t.Errorf("policy %q has %q", csp, n)
+				}
+			}
+		})
+	}
+
+	// The window: only the loader gets a header; the app's pages keep
+	// index.html's <meta>.
+	h := withArtifactCSP(http.FileServerFS(assets))
+	for path, want := range map[string]string{"/artifact.html": ArtifactCSP, "/": ""} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("GET", "wails://wails"+path, nil))
+		if got := rec.Header().Get("Content-Security-Policy"); got != want {
+			t.Errorf("window %s: policy %q, want %q", path, got, want)
+		}
+	}
+}
+
+// An artifact's frame has an opaque origin: what it sends carries
+// "Origin: null", which the API refuses even with the cookie (a sandboxed
+// frame's requests may carry it: SameSite looks at the frame's address).
+func TestServeRefusesTheOpaqueOrigin(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	srv, base := startServer(t, f)
+	for _, path := range []string{"/api/call/Status", "/api/events"} {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader("[]"))
+		if path == "/api/events" {
+			req.Method = "GET"
+		}
+		req.AddCookie(&http.Cookie{Name: cookieName, Value: srv.Token()})
+		req.Header.Set("Origin", "null")
+		resp, err := httpClient(t).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s from Origin: null: status %d, want 403", path, resp.StatusCode)
+		}
+	}
 }

@@ -10,10 +10,11 @@
 // page, with a board and its recent votes; "What changed", a re-run
 // beside its original, and its long text shown whole; "Re-run from
 // here": its editor (a tool step, a model call's settings) and the new
-// version's divider.
+// version's divider; an artifact: its panel, its diff, full screen.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
+import { artifactPanel, frameOf, threeVersions } from './artifact';
 import { audit } from './axe';
 import { blindGroup, labels, voteFor } from './arena';
 import { answer, composer, E2E_URL, expect, finished, newSession, pasteImages, send, shot, test, uid } from './fixtures';
@@ -66,6 +67,22 @@ for (const scheme of ['light', 'dark'] as const) {
       await columns.getByRole('button', { name: 'Stop all' }).click();
       await expect(columns.getByRole('button', { name: /^Continue with this one/ })).toHaveCount(2);
       await audit(page, 'sidebyside-ended', scheme);
+    });
+
+    test(`an artifact: the panel, its diff, full screen (${scheme})`, async ({ page }) => {
+      await threeVersions(page);
+      await page.getByRole('article', { name: 'Turn 3', exact: true }).getByRole('button', { name: 'Open as artifact' }).click();
+      const panel = artifactPanel(page);
+      await expect(frameOf(page).locator('#out')).toHaveText('script ran v3');
+      await audit(page, 'artifact', scheme);
+      await panel.getByRole('button', { name: 'Diff', exact: true }).click();
+      await expect(panel.getByTestId('artifact-diff').locator('ins').first()).toBeVisible();
+      await audit(page, 'artifact-diff', scheme);
+      await panel.getByRole('button', { name: 'Result', exact: true }).click();
+      await panel.getByRole('button', { name: 'Full screen' }).click();
+      await expect(panel).toHaveClass(/full/);
+      await expect(frameOf(page).locator('#out')).toHaveText('script ran v3');
+      await audit(page, 'artifact-full', scheme);
     });
 
     test(`the prompt library and the / palette (${scheme})`, async ({ page }) => {

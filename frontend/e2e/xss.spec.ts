@@ -3,7 +3,9 @@
 // at any moment of the stream, not only at the end. Markup made to look
 // like the app (fakellm's "spoof" answer) must not: no control, no app
 // class, no id or style, live, after a reload and in search results.
-import { answer, expect, finished, newSession, openApp, ORIGIN, send, shot, test, uid } from './fixtures';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { answer, expect, finished, newSession, openApp, ORIGIN, OUT, send, shot, test, uid } from './fixtures';
 import type { Locator, Page } from '@playwright/test';
 
 test('markup in answers and messages never runs', async ({ page, dialogs }) => {
@@ -101,9 +103,10 @@ interface Spoofs {
 async function watchSpoofs(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const w = window as unknown as Spoofs;
-    const OURS = ['code-block', 'code-head', 'code-lang', 'code-copy', 'img-blocked', 'task-box'];
+    const OURS = ['code-block', 'code-head', 'code-lang', 'code-copy', 'code-artifact', 'img-blocked', 'task-box'];
     const ours = (el: Element) =>
       el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') ||
+      el.matches('.code-head > button.code-artifact[type="button"][data-artifact="1"]') ||
       el.matches('li > input.task-box[type="checkbox"][disabled]');
     w.spoofCheck = (el) => {
       if (el.id) return `id: ${el.outerHTML}`;
@@ -178,3 +181,184 @@ test('hostile markup never reaches a live document with its handlers: no CSP rep
   await page.waitForFunction(() => Array.from(document.images).every((i) => i.complete));
   expect(refused).toEqual([]);
 });
+
+// ---- artifacts (issue 46) ------------------------------------------------
+//
+// fakellm's "artifact attack NAME" answers a page whose script tries one
+// thing an artifact must not do (backend/llm/llmtest/cmd/fakellm/
+// artifactframe.go) and writes what happened into its own page. Each is
+// opened in the sealed frame with the page's policy on, then with it
+// bypassed (bypassCSP: the policies of the app and of the frame are off,
+// so only the sandbox holds): what it tried must do nothing outside the
+// frame. Every request off the app's origin is aborted and recorded; with
+// the policy on, none may be made at all; bypassed, only those the policy
+// alone stops (docs/SECURITY.md lists them) may be. These tests attack on
+// purpose: the fixture's hostileArtifacts hands what the policy refused to
+// the test instead of failing it.
+
+/** The attacks that only the policy stops: bypassed, they make an off-site request. */
+const CSP_ONLY: Record<string, RegExp> = {
+  'fetch-offsite': /^http:\/\/evil\.example\/steal/,
+  image: /^http:\/\/evil\.example\/pixel\.gif/,
+  'meta-refresh': /^http:\/\/evil\.example\/refresh/,
+};
+
+interface Attack {
+  name: string;
+  /** What the frame's page says once the attempt is over (both modes), or a console message to wait for. */
+  settled: RegExp;
+  /** Waits on the console instead of the frame's text. */
+  console?: boolean;
+}
+
+const ATTACKS: Attack[] = [
+  {
+    name: 'read-parent',
+    settled:
+      /parent\.document: SecurityError; top\.localStorage: SecurityError; localStorage: SecurityError; document\.cookie: SecurityError/,
+  },
+  { name: 'top-location', settled: /^top-location: SecurityError$/ },
+  { name: 'top-location-app', settled: /^top-location-app: SecurityError$/ },
+  { name: 'fetch-offsite', settled: /^fetch-offsite: TypeError$/ },
+  { name: 'fetch-api', settled: /^fetch-api: TypeError$/ },
+  { name: 'image', settled: /^image: failed$/ },
+  { name: 'window-open', settled: /^window-open: null$/ },
+  { name: 'form', settled: /Blocked form submission to 'http:\/\/evil\.example\/form'/, console: true },
+  { name: 'form-app', settled: /Blocked form submission to '.*\/api\/call\/CreateSession'/, console: true },
+  { name: 'postmessage', settled: /^postmessage: sent 6$/ },
+  { name: 'meta-refresh', settled: /evil\.example\/refresh/ },
+  { name: 'meta-refresh-app', settled: /\/$/ },
+];
+
+for (const bypass of [false, true]) {
+  test.describe(`artifact attacks, the policy ${bypass ? 'bypassed' : 'on'}`, () => {
+    test.use({ hostileArtifacts: true, bypassCSP: bypass });
+    for (const a of ATTACKS) {
+      test(`${a.name} does nothing outside the frame (${bypass ? 'policy bypassed' : 'policy on'})`, async ({ page, watch }) => {
+        const context = page.context();
+        const offsite: string[] = [];
+        // Answered for the frame: what reached the app's API, and its status.
+        const api: string[] = [];
+        await context.route(
+          (url) => url.origin !== ORIGIN && url.protocol.startsWith('http'),
+          (route) => {
+            offsite.push(route.request().url());
+            void route.abort();
+          },
+        );
+        // What the frame asked of the app's API, and how it ended.
+        context.on('requestfinished', (r) => {
+          if (isAPI(r) && fromFrame(r)) void r.response().then((res) => api.push(`${res?.status() ?? 'none'} ${r.url()}`));
+        });
+        context.on('requestfailed', (r) => {
+          if (isAPI(r) && fromFrame(r)) api.push(`failed ${r.failure()?.errorText ?? ''} ${r.url()}`);
+        });
+        const console: string[] = [];
+        page.on('console', (m) => console.push(m.text()));
+        await newSession(page);
+        // Messages that reach the app's window, counted by a listener of the test's own (the app has none).
+        await page.evaluate(() => {
+          const w = window as unknown as { got: number };
+          w.got = 0;
+          addEventListener('message', () => w.got++);
+        });
+        const turn = await send(page, `artifact attack ${a.name}`);
+        await finished(turn);
+        const url = page.url();
+        const frameRequests = a.name.startsWith('meta-refresh') ? navigations(page, a, bypass) : null;
+        await turn.getByRole('button', { name: 'Open as artifact' }).click();
+        const panel = page.getByRole('complementary', { name: 'Artifact' });
+        await expect(panel.getByRole('heading', { level: 2 })).toHaveText(`Attack ${a.name}`);
+
+        if (a.console) {
+          await expect.poll(() => console.some((t) => a.settled.test(t))).toBe(true);
+        } else if (frameRequests) {
+          await frameRequests;
+        } else {
+          await expect(page.frameLocator('[data-testid="artifact-frame"]').locator('#out')).toHaveText(a.settled);
+        }
+        const frameSeen = await page
+          .frameLocator('[data-testid="artifact-frame"]')
+          .locator('body')
+          .innerText({ timeout: 2000 })
+          .catch(() => '(not readable)');
+        if (a.name === 'postmessage') await page.waitForFunction(() => (window as unknown as { got: number }).got === 6);
+
+        // Nothing outside the frame: the window stayed where it was, no
+        // pop-up opened, the app's data is as it was.
+        expect(page.url()).toBe(url);
+        expect(context.pages()).toHaveLength(1);
+        expect(await sessionTitles(page), 'sessions an artifact made').toEqual([]);
+        await expect(page.getByRole('dialog')).toHaveCount(0);
+        // The frame's requests to the app's API were refused (Origin: null).
+        if (bypass && a.name === 'fetch-api') await expect.poll(() => api.length).toBeGreaterThan(0);
+        for (const r of api) expect(r).toMatch(/^(40[13]|failed) /);
+        // What each attempt did, for docs/SECURITY.md: build/e2e/artifact-attacks/.
+        mkdirSync(join(OUT, 'artifact-attacks'), { recursive: true });
+        writeFileSync(
+          join(OUT, 'artifact-attacks', `${a.name}-${bypass ? 'bypassed' : 'on'}.json`),
+          JSON.stringify({ offsite, api, frame: frameSeen, violations: watch.violations }, null, 2),
+        );
+        if (bypass) {
+          const only = CSP_ONLY[a.name];
+          expect(
+            offsite.filter((u) => !only?.test(u)),
+            'off-site requests the sandbox should have stopped',
+          ).toEqual([]);
+          if (only)
+            expect(
+              offsite.some((u) => only.test(u)),
+              'the attempt only the policy stops was made',
+            ).toBe(true);
+        } else {
+          // The route sees what reached the network; the fixture's watch
+          // also lists what Chromium announced and the policy then refused.
+          expect(offsite, 'off-site requests with the policy on').toEqual([]);
+          for (const u of watch.frameOffsite) expect(watch.violations.some((v) => v.includes(new URL(u).origin))).toBe(true);
+        }
+      });
+    }
+  });
+}
+
+function isAPI(r: import('@playwright/test').Request): boolean {
+  return new URL(r.url()).pathname.startsWith('/api/');
+}
+
+function fromFrame(r: import('@playwright/test').Request): boolean {
+  try {
+    return r.frame().parentFrame() !== null;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A meta refresh navigates the frame: with the policy on, the app's
+ * frame-src refuses it (a report on the console); bypassed, the request is
+ * made (off-site: aborted by the route; the app's own page: answered).
+ */
+async function navigations(page: Page, a: Attack, bypass: boolean): Promise<void> {
+  if (!bypass) {
+    // The report names only the origin of an address on another site.
+    const refused = a.name === 'meta-refresh' ? /^http:\/\/evil\.example\/?$/ : a.settled;
+    await page.waitForEvent('console', { predicate: (m) => /frame-src/.test(m.text()) && refused.test(m.text().split("'")[1] ?? '') });
+    return;
+  }
+  await page.context().waitForEvent('request', {
+    predicate: (r) => fromFrame(r) && r.isNavigationRequest() && a.settled.test(r.url()) && !r.url().includes('artifact.html'),
+  });
+}
+
+async function sessionTitles(page: Page): Promise<string[]> {
+  const res = await page.evaluate(async () => {
+    const token = sessionStorage.getItem('agentdeck.token') ?? '';
+    const r = await fetch('/api/call/ListSessions', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
+      body: JSON.stringify([{ limit: 500 }]),
+    });
+    return (await r.json()) as { sessions?: { title: string }[]; pinned?: { title: string }[] };
+  });
+  return [...(res.pinned ?? []), ...(res.sessions ?? [])].map((s) => s.title).filter((t) => /hijacked/i.test(t));
+}

@@ -41,7 +41,7 @@ const ALLOWED = new Set([
 ]);
 const CONTROLS = 'button, input, select, textarea, label, form, details, summary, dialog, option, fieldset';
 /** The classes our renderer puts in after sanitizing. */
-const OURS = new Set(['code-block', 'code-head', 'code-lang', 'code-copy', 'img-blocked', 'task-box']);
+const OURS = new Set(['code-block', 'code-head', 'code-lang', 'code-copy', 'code-artifact', 'img-blocked', 'task-box']);
 
 function parse(html: string): DocumentFragment {
   const tpl = document.createElement('template');
@@ -52,7 +52,11 @@ function parse(html: string): DocumentFragment {
 /** Our own controls: a code block's Copy button, a task list's read-only box. */
 function ours(el: Element): boolean {
   if (el.tagName === 'BUTTON')
-    return el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') && el.textContent === 'Copy';
+    return (
+      (el.matches('.code-head > button.code-copy[type="button"][data-copy="1"]') && el.textContent === 'Copy') ||
+      // An html or svg block's, beside Copy (components/artifact).
+      (el.matches('.code-head > button.code-artifact[type="button"][data-artifact="1"]') && el.textContent === 'Open as artifact')
+    );
   if (el.tagName === 'INPUT') return el.matches('li input.task-box[type="checkbox"][disabled]');
   return false;
 }

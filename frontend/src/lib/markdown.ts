@@ -459,9 +459,12 @@ function options() {
 // class or control. Model text cannot carry it: it is random per page load
 // and never reaches the page (the markers are replaced).
 const NONCE = Array.from(crypto.getRandomValues(new Uint8Array(12)), (b) => b.toString(16).padStart(2, '0')).join('');
-const MARKER = new RegExp(` data-md="${NONCE}:class:([a-z-]+)"|<span data-md="${NONCE}:(copy|done|todo)"></span>`, 'g');
+const MARKER = new RegExp(` data-md="${NONCE}:class:([a-z-]+)"|<span data-md="${NONCE}:(copy|artifact|done|todo)"></span>`, 'g');
 const CONTROLS: Record<string, string> = {
   copy: '<button type="button" class="code-copy" data-copy="1" title="Copy code">Copy</button>',
+  // An html or svg block opens in the artifact panel (components/artifact).
+  artifact:
+    '<button type="button" class="code-artifact" data-artifact="1" title="Show it rendered, in a sealed frame">Open as artifact</button>',
   done: '<input type="checkbox" class="task-box" checked="" disabled="">',
   todo: '<input type="checkbox" class="task-box" disabled="">',
 };
@@ -477,7 +480,7 @@ const marked = new Marked({
       const label = escapeHtml(language || 'text');
       return (
         `<div ${mark('class:code-block')}><div ${mark('class:code-head')}><span ${mark('class:code-lang')}>${label}</span>` +
-        `<span ${mark('copy')}></span></div>` +
+        `${language === 'html' || language === 'svg' ? `<span ${mark('artifact')}></span>` : ''}<span ${mark('copy')}></span></div>` +
         `<pre><code class="hljs">${highlight(text, language)}</code></pre></div>`
       );
     },

@@ -5,6 +5,7 @@
 // (evals.svelte.ts). What is left here are the short actions on places:
 // open, delete, show a page. Components get the app from the Svelte
 // context (see context.ts) and read its classes directly.
+import type { ArtifactTarget } from '../artifacts';
 import { messageOf, type Backend } from '../api';
 import type { Router } from '../route';
 import type { GroupTarget, RerunOptions, Status } from '../types';
@@ -216,6 +217,13 @@ export class App {
     const last = ids[ids.length - 1];
     if (!last) return;
     this.ui.diagnosticsTurn = this.ui.diagnosticsTurn === last ? null : last;
+    if (this.ui.diagnosticsTurn) this.ui.artifact = null;
+  }
+
+  /** Opens the artifact panel at a version (it takes the diagnostics panel's place). */
+  openArtifact(target: ArtifactTarget) {
+    this.ui.diagnosticsTurn = null;
+    this.ui.artifact = target;
   }
 
   /** A new, unsaved session with the defaults; created on its first message. */

@@ -2,6 +2,7 @@
 // is open, the toast, and the two questions a send may ask (store into a
 // damaged database? go over a spent budget?). Each is a field: open a
 // dialog by assigning it, close it by assigning its empty value.
+import type { ArtifactTarget } from '../artifacts';
 import type { KnowledgePlace, Provider } from '../types';
 
 export interface CompareTarget {
@@ -30,6 +31,8 @@ export type SettingsTab = 'providers' | 'defaults' | 'appearance' | 'prompts' | 
 
 export class UIState {
   diagnosticsTurn = $state<string | null>(null);
+  /** The artifact the side panel shows (in the diagnostics panel's place); null when closed. */
+  artifact = $state.raw<ArtifactTarget | null>(null);
   settingsOpen = $state(false);
   /** The About box (from the version in the sidebar, or from Settings). */
   aboutOpen = $state(false);

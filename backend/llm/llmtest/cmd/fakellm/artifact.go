@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,11 +13,8 @@ import (
 //
 //	make an artifact  calls create_artifact with an SVG image, then says
 //	                  what the tool answered
-//	artifact vN       an answer with an ```html block: a page titled
-//	                  "Artifact vN" with a button and an inline script that
-//	                  writes "script ran" into the page; each N gives
-//	                  another page, so three sends are three versions
 //	mermaid           an answer with a ```mermaid flowchart
+//	artifact          (anything else) the counter page of artifactframe.go
 func artifact(r llmtest.Request, last string) llmtest.Reply {
 	switch {
 	case strings.Contains(last, "make an artifact"):
@@ -26,35 +22,7 @@ func artifact(r llmtest.Request, last string) llmtest.Reply {
 	case strings.Contains(last, "mermaid"):
 		return answer46(mermaidAnswer)
 	}
-	return answer46(artifactPage(artifactVersion(last)))
-}
-
-var artifactV = regexp.MustCompile(`artifact v(\d+)`)
-
-// artifactVersion is N of "artifact vN" (1 when no number follows).
-func artifactVersion(last string) string {
-	if m := artifactV.FindStringSubmatch(last); m != nil {
-		return m[1]
-	}
-	return "1"
-}
-
-// artifactPage is the answer of "artifact vN": a page whose script runs
-// (it writes "script ran"), and a button that counts its clicks.
-func artifactPage(v string) string {
-	return "Here is version " + v + " of the page:\n\n```html\n" +
-		"<!doctype html>\n<html>\n<head>\n<meta charset=\"utf-8\">\n<title>Artifact v" + v + "</title>\n" +
-		"<style>body { font: 16px sans-serif; margin: 1.5rem; } button { font: inherit; padding: .4rem .8rem; }</style>\n</head>\n<body>\n" +
-		"<h1>Artifact v" + v + "</h1>\n" +
-		"<p>This is version " + v + " of the page.</p>\n" +
-		"<button id=\"count\" type=\"button\">Clicked 0 times</button>\n" +
-		"<p id=\"status\">script did not run</p>\n" +
-		"<script>\n" +
-		"  document.getElementById('status').textContent = 'script ran';\n" +
-		"  let clicks = 0;\n" +
-		"  const button = document.getElementById('count');\n" +
-		"  button.addEventListener('click', () => { clicks++; button.textContent = 'Clicked ' + clicks + ' times'; });\n" +
-		"</script>\n</body>\n</html>\n```\n\nPress the button to count."
+	return artifactFrame("artifact v1") // "show me an artifact": the counter's first version
 }
 
 // artifactSVG is the image "make an artifact" sends to create_artifact.

