@@ -190,6 +190,19 @@ export function scriptFor(message: string, workflow: string, variant = false, so
       },
     });
   }
+  if (m.includes('artifact')) {
+    const v = m.match(/artifact v(\d)/)?.[1] ?? '1';
+    steps.push({
+      type: 'artifact',
+      data: {
+        key: 'growth-dots',
+        title: 'Growth dots',
+        kind: 'svg',
+        source: 'tool',
+        content: `<svg xmlns="http://www.w3.org/2000/svg" width="200" height="80"><title>Growth dots v${v}</title><circle cx="40" cy="40" r="${10 + 5 * Number(v)}" fill="#4c78a8"/></svg>`,
+      },
+    });
+  }
   if (m.includes('critique') || workflow === 'critique-revise') {
     steps.push({ type: 'critique_generated', data: { score: 0.72, passed: false, feedback: 'Add the growth of the east region.' } });
     steps.push({ type: 'refining', data: { iteration: 1 } });

@@ -5,7 +5,7 @@
 // (evals.svelte.ts). What is left here are the short actions on places:
 // open, delete, show a page. Components get the app from the Svelte
 // context (see context.ts) and read its classes directly.
-import type { ArtifactTarget } from '../artifacts';
+import { sessionArtifacts, type ArtifactTarget } from '../artifacts';
 import { messageOf, type Backend } from '../api';
 import type { Router } from '../route';
 import type { GroupTarget, RerunOptions, Status } from '../types';
@@ -218,6 +218,17 @@ export class App {
     if (!last) return;
     this.ui.diagnosticsTurn = this.ui.diagnosticsTurn === last ? null : last;
     if (this.ui.diagnosticsTurn) this.ui.artifact = null;
+  }
+
+  /** Opens the open session's newest artifact (Ctrl+Shift+A), or closes the panel. */
+  toggleLatestArtifact() {
+    if (this.ui.artifact) {
+      this.ui.artifact = null;
+      return;
+    }
+    const all = sessionArtifacts(this.conversation.ids.map((id) => this.turns.shown(id)));
+    const last = all[all.length - 1];
+    if (last) this.openArtifact({ key: last.key, turnId: last.turnId, content: last.content });
   }
 
   /** Opens the artifact panel at a version (it takes the diagnostics panel's place). */

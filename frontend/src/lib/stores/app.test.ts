@@ -135,6 +135,26 @@ describe('app', () => {
     expect(app.turns.view(cmp!.copyId).state).toBe('completed');
   });
 
+  it('opens the newest artifact of the session and closes the panel again (Ctrl+Shift+A)', async () => {
+    const { app } = setup();
+    await advance(20);
+    app.toggleLatestArtifact();
+    expect(app.ui.artifact).toBeNull(); // no artifact yet: nothing opens
+    const first = (await app.send('Draw an artifact v1'))!;
+    await advance(2000);
+    const second = (await app.send('Now artifact v2'))!;
+    await advance(2000);
+    app.toggleLatestDiagnostics();
+    expect(app.ui.diagnosticsTurn).toBe(second);
+    app.toggleLatestArtifact();
+    expect(app.ui.artifact).toMatchObject({ key: 'growth-dots', turnId: second });
+    expect(app.ui.artifact?.content).toContain('Growth dots v2');
+    expect(app.ui.diagnosticsTurn).toBeNull(); // the panels take turns
+    app.toggleLatestArtifact();
+    expect(app.ui.artifact).toBeNull();
+    expect(first).not.toBe(second);
+  });
+
   it('reports a refused message and keeps the app usable', async () => {
     const { app } = setup();
     await advance(20);
