@@ -17,7 +17,10 @@ vi.mock('mermaid', async (importOriginal) => {
   const real = (await importOriginal<typeof import('mermaid')>()).default;
   const render = async (id: string, source: string) => {
     await real.parse(source);
-    return { svg: loaded.svg || `<svg id="${id}" viewBox="0 0 10 10"><g><text>${source.length}</text></g></svg>`, diagramType: 'flowchart' };
+    return {
+      svg: loaded.svg || `<svg id="${id}" viewBox="0 0 10 10"><g><text>${source.length}</text></g></svg>`,
+      diagramType: 'flowchart',
+    };
   };
   return { default: { ...real, initialize: real.initialize, parse: real.parse, mermaidAPI: real.mermaidAPI, render } };
 });

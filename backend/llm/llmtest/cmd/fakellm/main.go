@@ -187,6 +187,8 @@ func script(r llmtest.Request) llmtest.Reply {
 	switch {
 	case isContinuation(r, last):
 		return text(continueAnswer, 4)
+	case isMermaid(last):
+		return mermaidAnswer(last)
 	case strings.Contains(last, "critique") && isCritic(r):
 		return critic(last)
 	case strings.Contains(last, "critique"):
