@@ -127,6 +127,21 @@ function reason(raw: string): string {
 
 // ----------------------------------------------------------- sanitizing --
 
+// A reference to something in the diagram: url(#id), or url(id), which
+// mermaid writes for its gradients and shadows (a bare word is a relative
+// URL to CSS, so it is made #id).
+const LOCAL_URL = /url\(\s*(['"]?)#?([\w.-]+)\1\s*\)/gi;
+
+/** CSS with its references made local; a reference that is not local is left for fetches() to find. */
+function localUrls(css: string): string {
+  return css.replace(LOCAL_URL, 'url(#$2)');
+}
+
+/** Whether CSS (after localUrls) would fetch anything. */
+function fetches(css: string): boolean {
+  return FETCHES.test(unescapeCss(css.replace(/url\(#[\w.-]+\)/g, '')));
+}
+
 let purifier: DOMPurify | null = null;
 
 function purify(): DOMPurify {
@@ -134,20 +149,21 @@ function purify(): DOMPurify {
   const p = createDOMPurify(window);
   p.addHook('uponSanitizeElement', (node, data) => {
     // A <style> mermaid wrote for the diagram: no fetches in it.
-    if (data.tagName === 'style' && FETCHES.test(unescapeCss(node.textContent ?? ''))) node.textContent = '';
+    if (data.tagName !== 'style') return;
+    const css = localUrls(node.textContent ?? '');
+    node.textContent = fetches(css) ? '' : css;
   });
   p.addHook('uponSanitizeAttribute', (_node, data) => {
     const name = data.attrName;
     if (name === 'href' || name === 'xlink:href') {
       // Only references inside the diagram (markers, gradients).
       data.keepAttr = /^#[\w:.-]+$/.test(data.attrValue.trim());
-    } else if (name === 'style' && FETCHES.test(unescapeCss(data.attrValue))) {
-      data.keepAttr = false;
     } else if (/^(target|src|action|formaction|ping)$/.test(name)) {
       data.keepAttr = false;
-    } else if (data.attrValue && /url\s*\(/i.test(data.attrValue) && !/^url\(#[\w:.-]+\)$/i.test(data.attrValue.trim())) {
-      // fill="url(#gradient)" stays; url(anything else) goes.
-      data.keepAttr = false;
+    } else if (data.attrValue && /url|image|src|@import|\\/i.test(data.attrValue)) {
+      // fill="url(#gradient)" and style="…url(#shadow)" stay; a fetch goes.
+      data.attrValue = localUrls(data.attrValue);
+      if (fetches(data.attrValue)) data.keepAttr = false;
     }
   });
   purifier = p;
@@ -205,10 +221,14 @@ async function draw(source: string, dark: boolean): Promise<string> {
   if (refused) throw refused;
   const mermaid = await loadMermaid();
   mermaid.initialize(mermaidConfig(dark, Object.keys(mermaid.mermaidAPI.defaultConfig)));
-  await mermaid.parse(source);
+  // mermaid's DOMPurify parses a label's markup, and Chromium reports an
+  // inline handler in it to the page's CSP as soon as it is parsed (see
+  // withoutHandlers): handlers go before mermaid sees the source.
+  const text = /\son[a-z]+\s*=/i.test(source) ? withoutHandlers(source) : source;
+  await mermaid.parse(text);
   const id = `agentdeck-mermaid-${++counter}`;
   try {
-    const { svg } = await mermaid.render(id, source);
+    const { svg } = await mermaid.render(id, text);
     return sanitizeSvg(svg);
   } finally {
     // mermaid leaves its scratch element behind when a render fails.

@@ -146,9 +146,13 @@ describe('mermaid sources and SVG', () => {
   });
 
   it('keeps only references inside the diagram', () => {
-    const out = sanitizeSvg('<svg><g style="fill:red"><path marker-end="url(#m)" fill="url(https://e.example/a)"/></g></svg>');
+    const out = sanitizeSvg(
+      '<svg><style>#d .node rect{stroke:url(d-gradient);filter:url(#d-shadow)}</style><g style="fill:red"><path marker-end="url(#m)" fill="url(https://e.example/a)"/></g></svg>',
+    );
     expect(out).toContain('url(#m)');
     expect(out).toContain('fill:red');
+    // mermaid's bare url(id) is made local (it would be a fetch of /d-gradient otherwise).
+    expect(out).toContain('stroke:url(#d-gradient);filter:url(#d-shadow)');
     expect(out).not.toContain('e.example');
   });
 
