@@ -238,6 +238,13 @@ ui() {
     else
       cat "$work/ui.out" >>"$out"
     fi
+    # Figure 7c: the first paint of a 200-node Mermaid diagram against a
+    # plain 200-line code block's (bench/ui/mermaid.mjs).
+    if [[ -n ${page:-} ]] && ! node "$dir/mermaid.mjs" "$page" 5 >"$work/paint.out" 2>"$work/paint.err"; then
+      echo "note mermaid not measured: the browser harness failed: $(grep -m1 -E 'Error|error' "$work/paint.err" | cut -c1-300)" >>"$out"
+    elif [[ -n ${page:-} ]]; then
+      cat "$work/paint.out" >>"$out"
+    fi
     kill -TERM "$vpid" 2>/dev/null || true
     wait "$vpid" 2>/dev/null || true
   fi
@@ -344,7 +351,7 @@ if [[ ! -x build/bin/agentdeck ]]; then
   echo "note ui not measured: there is no release binary (make build failed)" >>"$desk"
 elif ! (cd bench/peer && go test -c -o "$run/peer.test" .) >"$run/peer-build.log" 2>&1; then
   echo "note ui not measured: the scripted server (bench/peer) did not build" >>"$desk"
-elif ! (mkdir -p "$run/ui" && cp bench/ui/package.json bench/ui/package-lock.json bench/ui/stream.mjs "$run/ui/" &&
+elif ! (mkdir -p "$run/ui" && cp bench/ui/package.json bench/ui/package-lock.json bench/ui/stream.mjs bench/ui/mermaid.mjs "$run/ui/" &&
   cd "$run/ui" && npm ci --no-audit --no-fund --loglevel=error) >"$run/npm.log" 2>&1; then
   echo "note ui not measured: npm ci of bench/ui failed ($(tail -1 "$run/npm.log"))" >>"$desk"
 else

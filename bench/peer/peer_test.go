@@ -337,7 +337,8 @@ func startServer(b *testing.B) string {
 // TestScriptedServer is the child process's body: it serves a script until
 // its stdin closes. It does nothing in a normal test run. With
 // AGENTDECK_PEER_SERVER=ui it serves scripts/bench.sh's UI streaming
-// figure instead: 2,000 tokens a second for 30 s to every request.
+// figures instead: 2,000 tokens a second for 30 s to every request but
+// figure 7c's (uipaint_test.go), which are answered at once.
 func TestScriptedServer(t *testing.T) {
 	mode := os.Getenv(serverEnv)
 	if mode == "" {
@@ -346,7 +347,12 @@ func TestScriptedServer(t *testing.T) {
 	srv := llmtest.NewServer(t)
 	srv.Respond(script)
 	if mode == "ui" {
-		srv.Respond(func(llmtest.Request) llmtest.Reply { return llmtest.Reply{Handler: pacedStream(2000, 30*time.Second)} })
+		srv.Respond(func(req llmtest.Request) llmtest.Reply {
+			if r, ok := paintReply(req); ok {
+				return r
+			}
+			return llmtest.Reply{Handler: pacedStream(2000, 30*time.Second)}
+		})
 	}
 	fmt.Printf("URL %s\n", srv.URL())
 	_, _ = bufio.NewReader(os.Stdin).ReadString(0) // until EOF

@@ -270,5 +270,10 @@ const howMeasured = `## How each figure is measured
    Headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core) records the idle page's frames for 3 s (the floor), sends a message
    through the composer, and from the first tokens on records every requestAnimationFrame for five windows of 5 s: frames per second and the
    longest gap between frames, overall and per window, with the size of the page's text at the end of each window.
+   Figure 7c (bench/ui/mermaid.mjs), in the same page afterwards: the scripted server answers "paint code R" at once with a plain 200-line
+   code block (the floor) and "paint mermaid R" with a 200-node Mermaid flowchart (bench/peer/uipaint_test.go); each is sent in a new
+   session, and a paint is the time from the Enter that sends it to the first frame after the block is on the page (the code block with its
+   last line; the diagram drawn, its last node's label in the SVG). Round 0 is cold (mermaid's chunks load with it) and reported apart; the
+   figure is the median of 5 more rounds, each diagram new to the page's cache of drawn diagrams.
 
 `

@@ -10,7 +10,8 @@
 // page, with a board and its recent votes; "What changed", a re-run
 // beside its original, and its long text shown whole; "Re-run from
 // here": its editor (a tool step, a model call's settings) and the new
-// version's divider; an artifact: its panel, its diff, full screen.
+// version's divider; an artifact: its panel, its diff, full screen; a
+// Mermaid diagram, its source, and one that does not parse.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
@@ -143,6 +144,22 @@ for (const scheme of ['light', 'dark'] as const) {
       await box.fill('quixotically');
       await expect(page.getByRole('button').filter({ hasText: title }).locator('mark')).toHaveText([/^quixotically$/i]);
       await audit(page, 'search', scheme);
+    });
+
+    test(`a Mermaid diagram, its source, and one that does not parse (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      const turn = await send(page, `Draw a mermaid diagram ${uid()}`);
+      await finished(turn);
+      const view = turn.locator('.mermaid-view');
+      await expect(view).toHaveAttribute('data-state', 'drawn');
+      await audit(page, 'mermaid', scheme);
+      await view.getByRole('button', { name: 'Source' }).click();
+      await expect(view.locator('pre.src')).toBeVisible();
+      await audit(page, 'mermaid-source', scheme);
+      const broken = await send(page, `Show a broken mermaid ${uid()}`);
+      await finished(broken);
+      await expect(broken.locator('.mermaid-view')).toHaveAttribute('data-state', 'error');
+      await audit(page, 'mermaid-error', scheme);
     });
 
     test(`a stopped turn (${scheme})`, async ({ page }) => {

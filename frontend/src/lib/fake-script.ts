@@ -1,7 +1,7 @@
 // What the fake backend's turns do: a scripted run that exercises every
 // kind of event, chosen from words in the message ("chart", "tool",
-// "plan", "approve", "fail", "critique", "handoff", "think", "cite"). For
-// tests and demos.
+// "plan", "approve", "fail", "critique", "handoff", "think", "cite",
+// "run code", "diagram"). For tests and demos.
 import type { CallDiagnostics, Cost, EventType, Price, Result, Source, StageResult, ToolCallDiagnostics, Usage } from './types';
 
 export type Step =
@@ -28,6 +28,33 @@ def growth(a, b):
 
 1. Load the data
 2. Compare the regions
+`;
+
+// Two runs of run_code: the first names a variable it never set, the second works.
+const codeRuns = [
+  {
+    code: 'total = 0\nfor row in sales:\n    total += row["amount"]\nprint("rows:", len(sales))\nreturn totl',
+    output: 'rows: 3\n',
+    error: { message: 'undefined: totl', line: 5, col: 8 },
+    steps: 41,
+    duration_ms: 2,
+  },
+  {
+    code: 'total = 0\nfor row in sales:\n    total += row["amount"]\n    print(row["region"], row["amount"])\nreturn total',
+    output: 'North 120\nSouth 40\nEast 70\n',
+    value: '230',
+    steps: 57,
+    duration_ms: 3,
+  },
+];
+
+const diagram = `
+\`\`\`mermaid
+flowchart LR
+  A[Load the data] --> B{Compare the regions}
+  B -->|north| C[12%]
+  B -->|south| D[4%]
+\`\`\`
 `;
 
 const reasoning = [
@@ -135,6 +162,24 @@ export function scriptFor(message: string, workflow: string, variant = false, so
       delay: 300,
     });
   }
+  if (m.includes('run code')) {
+    // A run_code call that fails, then the corrected one (demo of the code run card).
+    steps.push({ type: 'think_start', stage });
+    steps.push({ type: 'think_end', stage, data: { prompt_tokens: 400, completion_tokens: 60 } });
+    for (const [id, run] of [
+      ['call-c1', codeRuns[0]!],
+      ['call-c2', codeRuns[1]!],
+    ] as const) {
+      steps.push({ type: 'tool_call', stage, data: { call_id: id, name: 'run_code', args: { code: run.code } } });
+      steps.push({ type: 'code_run', stage, parent: id, data: { call_id: id, ...run }, delay: 120 });
+      steps.push({
+        type: 'tool_result',
+        stage,
+        parent: id,
+        data: { call_id: id, name: 'run_code', output: run.error ? run.error.message : run.output, duration_ms: run.duration_ms },
+      });
+    }
+  }
   if (m.includes('cite')) {
     const query = message.replace(/\bcite\b/gi, '').trim() || 'revenue';
     steps.push({ type: 'think_start', stage });
@@ -166,7 +211,8 @@ export function scriptFor(message: string, workflow: string, variant = false, so
   const text = variant
     ? answer.replace('**3 regions**', '**three regions**').replace('| South | 4% |', '| South | 4% |\n| East | 7% |')
     : answer;
-  for (const chunk of text.match(/\S+\s*/g) ?? []) steps.push({ type: 'token', text: chunk, stage });
+  const withDiagram = m.includes('diagram') ? text + diagram : text;
+  for (const chunk of withDiagram.match(/\S+\s*/g) ?? []) steps.push({ type: 'token', text: chunk, stage });
   steps.push({ type: 'think_end', stage, data: { prompt_tokens: 512, completion_tokens: 160 } });
   // As the engine does: handoff_end once the agent handed to has answered.
   if (m.includes('handoff')) steps.push({ type: 'handoff_end', data: { to: 'analyst', outcome: 'succeeded' }, delay: 200 });
@@ -212,7 +258,7 @@ export function scriptFor(message: string, workflow: string, variant = false, so
   if (m.includes('compress'))
     steps.push({ type: 'context_compressed', data: { before_count: 40, after_count: 12, before_tokens: 18000, after_tokens: 5200 } });
   if (multi) steps.push({ type: 'stage_end', stage, data: 'stage-result' });
-  steps.push({ type: 'final_answer', data: { text } });
+  steps.push({ type: 'final_answer', data: { text: withDiagram } });
   steps.push({ type: 'turn_completed' });
   return steps;
 }

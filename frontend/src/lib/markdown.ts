@@ -475,14 +475,19 @@ const marked = new Marked({
   breaks: false,
   async: false,
   renderer: {
-    code({ text, lang }: Tokens.Code) {
+    code({ text, lang, raw }: Tokens.Code) {
       const language = (lang ?? '').trim().split(/\s+/)[0]?.toLowerCase() ?? '';
       const label = escapeHtml(language || 'text');
-      return (
+      const block =
         `<div ${mark('class:code-block')}><div ${mark('class:code-head')}><span ${mark('class:code-lang')}>${label}</span>` +
         `${language === 'html' || language === 'svg' ? `<span ${mark('artifact')}></span>` : ''}<span ${mark('copy')}></span></div>` +
-        `<pre><code class="hljs">${highlight(text, language)}</code></pre></div>`
-      );
+        `<pre><code class="hljs">${highlight(text, language)}</code></pre></div>`;
+      // A Mermaid diagram is its code block inside a mark that the view
+      // (Markdown.svelte) draws the diagram in: "mermaid" when its fence
+      // is closed, "mermaid-open" while it is not (a streaming answer's
+      // diagram stays source until its fence closes).
+      if (language === 'mermaid') return `<div ${mark(fenceClosed(raw) ? 'class:mermaid' : 'class:mermaid-open')}>${block}</div>`;
+      return block;
     },
     checkbox({ checked }: Tokens.Checkbox) {
       return `<span ${mark(checked ? 'done' : 'todo')}></span> `;
@@ -494,6 +499,17 @@ const marked = new Marked({
     },
   },
 });
+
+/** Whether a fenced code block's raw text ends with its closing fence. */
+export function fenceClosed(raw: string): boolean {
+  const open = /^ {0,3}(`{3,}|~{3,})/.exec(raw);
+  if (!open) return true; // an indented block: nothing to close
+  const lines = raw.replace(/\s+$/, '').split('\n');
+  if (lines.length < 2) return false;
+  const last = lines[lines.length - 1]!.trim();
+  const fence = open[1]!;
+  return last.length >= fence.length && [...last].every((ch) => ch === fence[0]);
+}
 
 // ------------------------------------------------------------- sanitizer --
 

@@ -20,7 +20,7 @@ func artifact(r llmtest.Request, last string) llmtest.Reply {
 	case strings.Contains(last, "make an artifact"):
 		return makeArtifact(r)
 	case strings.Contains(last, "mermaid"):
-		return answer46(mermaidAnswer)
+		return answer46(turnFlowMermaid)
 	}
 	return artifactFrame("artifact v1") // "show me an artifact": the counter's first version
 }
@@ -42,8 +42,8 @@ func makeArtifact(r llmtest.Request) llmtest.Reply {
 	return text(fmt.Sprintf("I drew the revenue dots. The tool said: %s", lastToolResult(r)), 6)
 }
 
-// mermaidAnswer is a flowchart for the Mermaid renderer.
-const mermaidAnswer = "The flow of a turn:\n\n```mermaid\nflowchart TD\n" +
+// turnFlowMermaid is a flowchart for the Mermaid renderer.
+const turnFlowMermaid = "The flow of a turn:\n\n```mermaid\nflowchart TD\n" +
 	"    A[Message] --> B{Tools?}\n" +
 	"    B -->|yes| C[Run the tool]\n" +
 	"    C --> B\n" +

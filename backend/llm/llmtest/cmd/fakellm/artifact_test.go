@@ -26,7 +26,7 @@ func TestArtifactScenario(t *testing.T) {
 	if err := art.Check("svg", artifactSVG); err != nil {
 		t.Fatal(err)
 	}
-	if got := art.Blocks(mermaidAnswer); len(got) != 0 {
+	if got := art.Blocks(turnFlowMermaid); len(got) != 0 {
 		t.Fatalf("a mermaid block is no artifact: %+v", got)
 	}
 }

@@ -191,6 +191,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return text(continueAnswer, 4)
 	case isArtifactFrame(last):
 		return artifactFrame(last)
+	case isMermaid(last):
+		return mermaidAnswer(last)
 	case strings.Contains(last, "critique") && isCritic(r):
 		return critic(last)
 	case strings.Contains(last, "critique"):
