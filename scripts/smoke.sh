@@ -6,8 +6,10 @@
 # answer. It checks the turn was stored completed with its chart. Then it
 # pastes an image copied by another program (xclip) into a new session and
 # sends it: WebKitGTK hands such a paste to the page empty, and the backend
-# reads the clipboard itself. It saves screenshots of the shell, the
-# conversation, the diagnostics panel and the image sent in build/smoke/.
+# reads the clipboard itself. Then an HTML artifact whose script must run
+# in its sealed frame, and a Mermaid diagram. It saves screenshots of the
+# shell, the conversation, the diagnostics panel, the image sent, the
+# artifact and the diagram in build/smoke/.
 set -euo pipefail
 bin="$(realpath "${1:?usage: smoke.sh path/to/agentdeck}")"
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -147,4 +149,50 @@ grep -q '"name": "pasted-image.png"' <<<"$sent" || fail "the pasted image was no
 grep -q "\"sha256\": \"$(sha256sum "$work/clip.png" | cut -d' ' -f1)\"" <<<"$sent" || fail "the image stored is not the bytes copied"
 import -window root "$out/image.png"
 
-echo "smoke: ok: version v$want_version shown, $colours colours; a turn with a plan and a chart ($bars bar pixels) completed through the window; an image pasted from another program was sent and stored as copied; screenshots in $out"
+# A session of its own for an artifact (an HTML page whose script paints
+# its last line #12b886) and a Mermaid diagram, drawn by WebKitGTK: the
+# browser tests run in Chromium only.
+xdotool key --window "$wid" ctrl+n
+sleep 0.5
+send_and_wait() { # message, then waits for the newest session's newest turn to end
+  local before
+  before="$("$bin" sessions list --db "$db" --json | grep -c '"id"' || true)"
+  xdotool type --delay 15 "$1"
+  xdotool key Return
+  for _ in $(seq 1 1200); do
+    art_sid="$("$bin" sessions list --db "$db" --json | grep -o '"id": "[^"]*"' | head -1 | cut -d'"' -f4 || true)"
+    if [[ -n "$art_sid" && "$art_sid" != "$sid" && "$art_sid" != "$image_sid" ]]; then
+      show="$("$bin" sessions show "$art_sid" --db "$db" --json)"
+      n_done="$(grep -c '"state": "completed"' <<<"$show" || true)"
+      (( n_done >= $2 )) && return 0
+      grep -q '"state": "failed"' <<<"$show" && break
+    fi
+    sleep 0.1
+  done
+  cat "$out/app.log" >&2
+  fail "the message '$1' did not complete in the window (sessions before: $before)"
+}
+send_and_wait "Show artifact v1 in the window" 1
+art_turn="$(grep -o '"id": "[^"]*"' <<<"$show" | sed -n 2p | cut -d'"' -f4)"
+"$bin" turns show "$art_turn" --db "$db" --json --events | grep -q '"type": "artifact"' || fail "the turn has no artifact event"
+xdotool key --window "$wid" ctrl+shift+a
+ran=0
+for _ in $(seq 1 120); do
+  import -window root "$out/artifact.png"
+  ran=$(convert "$out/artifact.png" -fill black +opaque 'rgb(18,184,134)' -fill white -opaque 'rgb(18,184,134)' -format '%[fx:int(mean*w*h)]' info:)
+  (( ran > 500 )) && break
+  sleep 0.5
+done
+(( ran > 500 )) || fail "the artifact's script did not run in its frame ($ran pixels of the colour it paints)"
+xdotool key --window "$wid" ctrl+shift+a # the panel closes
+send_and_wait "Draw a mermaid diagram in the window" 2
+nodes=0
+for _ in $(seq 1 120); do
+  import -window root "$out/mermaid.png"
+  nodes=$(convert "$out/mermaid.png" -fill black +opaque 'rgb(236,236,255)' -fill white -opaque 'rgb(236,236,255)' -format '%[fx:int(mean*w*h)]' info:)
+  (( nodes > 500 )) && break
+  sleep 0.5
+done
+(( nodes > 500 )) || fail "no Mermaid diagram on screen ($nodes pixels of its node colour)"
+
+echo "smoke: ok: version v$want_version shown, $colours colours; a turn with a plan and a chart ($bars bar pixels) completed through the window; an image pasted from another program was sent and stored as copied; an artifact's script ran in its frame ($ran pixels) and a Mermaid diagram drew ($nodes node pixels); screenshots in $out"

@@ -35,8 +35,9 @@ func artifactFrame(last string) llmtest.Reply {
 }
 
 // counterPage is version n of the page: a heading, a list that grows with
-// n, and the script that says it ran; in few lines, so three answers
-// holding it stay short.
+// n, and the script that says it ran (and paints its line #12b886, which
+// the window smoke test looks for on screen); in few lines, so three
+// answers holding it stay short.
 func counterPage(n string) string {
 	var items strings.Builder
 	for i := range int(n[0] - '0') {
@@ -44,7 +45,7 @@ func counterPage(n string) string {
 	}
 	return `<!doctype html><html lang="en"><head><title>Counter</title><style>h1 { color: #4f46e5; }</style></head>
 <body><h1>Counter version ` + n + `</h1><ul>` + items.String() + `</ul>
-<p id="out">script did not run</p><script>document.getElementById('out').textContent = 'script ran v` + n + `';</script></body></html>`
+<p id="out">script did not run</p><script>var o = document.getElementById('out'); o.textContent = 'script ran v` + n + `'; o.style.background = '#12b886';</script></body></html>`
 }
 
 // offSite is where an attack would send what it read: never reached in a
