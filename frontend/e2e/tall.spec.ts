@@ -1,0 +1,112 @@
+// Tall turns: fakellm's "tall answer N" streams a 120-line code block, one
+// line every 40 ms (backend/llm/llmtest/cmd/fakellm/tall.go), so three of
+// them make the conversation many screens long and the virtual list
+// (components/main/VirtualList.svelte) leaves the first out of the page.
+// Each turn appears, the view follows the newest while it streams (unless
+// the person scrolled up, when it stays where they put it), and after a
+// reload all three render.
+import { expect, finished, newSession, send, shot, test } from './fixtures';
+import type { Locator, Page } from '@playwright/test';
+
+function feed(page: Page): Locator {
+  return page.getByRole('feed', { name: 'Conversation' });
+}
+
+/** The line numbers "tall N line K" streamed so far into the turn's code block. */
+function lastLine(turn: Locator, n: number): Promise<number> {
+  return turn.evaluate((el, n) => {
+    const all = [...(el.textContent ?? '').matchAll(new RegExp(`tall ${n} line (\\d+)`, 'g'))];
+    return all.length ? Number(all[all.length - 1]![1]) : 0;
+  }, n);
+}
+
+/**
+ * Waits until, while turn n still streams (its last line not yet in), at
+ * least line `from` is in and the view sits at the bottom with the code
+ * block's newest line inside it: the list followed the stream.
+ */
+async function followsWhileStreaming(page: Page, n: number, from: number): Promise<void> {
+  const state = await page.waitForFunction(
+    ({ n, from }) => {
+      const list = document.querySelector<HTMLElement>('[role="feed"][aria-label="Conversation"]');
+      const turn = [...document.querySelectorAll<HTMLElement>('article')].find((a) => a.getAttribute('aria-label') === `Turn ${n}`);
+      const code = turn?.querySelector('pre');
+      if (!list || !code) return null;
+      const lines = [...(code.textContent ?? '').matchAll(new RegExp(`tall ${n} line (\\d+)`, 'g'))];
+      const last = lines.length ? Number(lines[lines.length - 1]![1]) : 0;
+      if (last >= 120) return { last, streaming: false };
+      if (last < from) return null;
+      const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
+      const box = code.getBoundingClientRect();
+      const view = list.getBoundingClientRect();
+      return atBottom && box.bottom <= view.bottom + 1 && box.bottom > view.top ? { last, streaming: true } : null;
+    },
+    { n, from },
+  );
+  expect(await state.jsonValue(), `turn ${n} was still streaming when the view was seen following it`).toMatchObject({
+    streaming: true,
+  });
+}
+
+test('three tall turns: each appears, the view follows the newest as it streams, and a reload shows all three', async ({ page }) => {
+  await newSession(page);
+  const turns: Locator[] = [];
+  for (const n of [1, 2, 3]) {
+    const turn = await send(page, `Give a tall answer ${n}`);
+    await followsWhileStreaming(page, n, 30);
+    if (n === 3) await shot(page, 'tall-streaming.png');
+    await finished(turn);
+    await expect(turn.getByText(`Tall answer ${n} ends.`)).toBeInViewport();
+    turns.push(turn);
+  }
+  // The first turn is out of the page now (that is the virtual list).
+  await expect(page.getByRole('article', { name: 'Turn 1', exact: true })).toHaveCount(0);
+
+  // After a reload the session opens at its newest turn, and each turn
+  // renders as the list is scrolled up to it.
+  await page.reload();
+  await feed(page).hover();
+  await expect(turns[2]!.getByText('Tall answer 3 ends.')).toBeInViewport();
+  for (const n of [2, 1]) {
+    const turn = turns[n - 1]!;
+    const top = turn.getByText(`Tall answer ${n} begins.`);
+    // Wheel up, as a person does, until its first line is in the view.
+    for (let i = 0; i < 40 && !(await inView(page, top)); i++) await page.mouse.wheel(0, -700);
+    await expect(top).toBeInViewport();
+    await expect(turn.getByText(`tall ${n} line 120`, { exact: true })).toHaveCount(1);
+    await expect(turn.getByRole('button', { name: 'Replay' })).toHaveCount(1);
+  }
+});
+
+/** Whether the locator is in the page and inside the conversation's view. */
+async function inView(page: Page, l: Locator): Promise<boolean> {
+  const [box, view] = await Promise.all([l.boundingBox({ timeout: 1000 }).catch(() => null), feed(page).boundingBox()]);
+  return !!box && !!view && box.y >= view.y && box.y + box.height <= view.y + view.height;
+}
+
+test('a tall turn streaming while the person scrolls up: the view stays where they put it', async ({ page }) => {
+  await newSession(page);
+  await finished(await send(page, 'Give a tall answer 1'));
+  const list = feed(page);
+  await list.hover();
+  const turn = await send(page, 'Give a tall answer 2 slowly');
+  await followsWhileStreaming(page, 2, 10);
+  // Scroll up with the wheel, as a person does, while it streams.
+  await page.mouse.wheel(0, -900);
+  await expect.poll(() => list.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeGreaterThan(600);
+  const at = await list.evaluate((el) => el.scrollTop);
+  const seen = await lastLine(turn, 2);
+  expect(seen, 'the turn was still streaming when the view was scrolled up').toBeLessThan(120);
+  await finished(turn);
+  // It went on streaming below, and the view did not move.
+  expect(await lastLine(turn, 2)).toBe(120);
+  expect(Math.abs((await list.evaluate((el) => el.scrollTop)) - at)).toBeLessThan(2);
+  await expect(turn.getByText('Tall answer 2 ends.')).not.toBeInViewport();
+  await shot(page, 'tall-scrolled-up.png');
+  // Back at the bottom, it follows again: the next tall turn is seen streaming.
+  await list.evaluate((el) => el.scrollTo({ top: el.scrollHeight }));
+  const next = await send(page, 'Give a tall answer 3');
+  await followsWhileStreaming(page, 3, 30);
+  await finished(next);
+  await expect(next.getByText('Tall answer 3 ends.')).toBeInViewport();
+});
