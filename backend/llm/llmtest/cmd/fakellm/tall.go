@@ -13,8 +13,8 @@ import (
 // ```html code block, so a few such turns make the conversation many
 // screens long. Each line of the block names N and its number
 // ("tall N line 7"), so a test reads how far the stream got. The answer
-// streams one line per chunk, 40 ms apart (about 5 s); "tall answer N
-// slowly" 150 ms apart (about 18 s), long enough for a test on a loaded
+// streams one line per chunk, 80 ms apart (about 10 s); "tall answer N
+// slowly" 250 ms apart (about 30 s), long enough for a test on a loaded
 // machine to scroll while it streams.
 
 var tallAnswer = regexp.MustCompile(`tall answer ([0-9]+)( slowly)?`)
@@ -28,9 +28,9 @@ func isTall(last string) bool { return tallAnswer.MatchString(last) }
 // tall answers "tall answer N".
 func tall(last string) llmtest.Reply {
 	m := tallAnswer.FindStringSubmatch(last)
-	n, delay := m[1], 40*time.Millisecond
+	n, delay := m[1], 80*time.Millisecond
 	if m[2] != "" {
-		delay = 150 * time.Millisecond
+		delay = 250 * time.Millisecond
 	}
 	chunks := []llmtest.Chunk{{Content: "Tall answer " + n + " begins.\n\n```html\n"}}
 	for i := range tallLines {

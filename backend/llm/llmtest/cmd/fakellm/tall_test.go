@@ -13,8 +13,8 @@ func TestTall(t *testing.T) {
 		msg       string
 		wantDelay time.Duration
 	}{
-		{"give a tall answer 2", 40 * time.Millisecond},
-		{"give a tall answer 2 slowly", 150 * time.Millisecond},
+		{"give a tall answer 2", 80 * time.Millisecond},
+		{"give a tall answer 2 slowly", 250 * time.Millisecond},
 	}
 	for _, tt := range tests {
 		t.Run(tt.msg, func(t *testing.T) {
