@@ -57,6 +57,7 @@ async function followsWhileStreaming(page: Page, n: number, from = 40): Promise<
       return newest.top >= view.top && newest.bottom < view.bottom + view.height / 2 ? { last, streaming: true } : null;
     },
     { n, from },
+    { timeout: 45_000 },
   );
   expect(await state.jsonValue(), `turn ${n} was still streaming when the view was seen following it`).toMatchObject({
     streaming: true,
