@@ -124,13 +124,21 @@ export function composer(page: Page): Locator {
   return page.getByRole('textbox', { name: 'Message' });
 }
 
-/** Types a message and presses Enter; returns the new turn. */
+/**
+ * Types a message and presses Enter; returns the new turn, named by the
+ * number SendMessage answered. Not by counting the turns on the page: the
+ * conversation is a virtual list, so a turn scrolled far enough away is
+ * not in the page at all (three tall answers leave only the last two),
+ * and a session with other versions numbers its turns past their count.
+ */
 export async function send(page: Page, text: string): Promise<Locator> {
-  const turns = page.getByRole('article');
-  const before = await turns.count();
   await composer(page).fill(text);
+  const sent = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/call/SendMessage');
   await composer(page).press('Enter');
-  const turn = page.getByRole('article', { name: `Turn ${before + 1}`, exact: true });
+  const res = await sent;
+  expect(res.ok(), `SendMessage answered ${res.status()}`).toBe(true);
+  const { seq } = (await res.json()) as { seq: number };
+  const turn = page.getByRole('article', { name: `Turn ${seq}`, exact: true });
   await expect(turn).toBeVisible();
   await expect(turn.getByText(text, { exact: true })).toBeVisible();
   return turn;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { estimateTurnHeight, indexAt, offsetsOf, visibleRange } from './virtual';
+import { estimateTurnHeight, followsAfterScroll, indexAt, offsetsOf, visibleRange } from './virtual';
 
 describe('virtual list math', () => {
   const keys = Array.from({ length: 5000 }, (_, i) => `t${i}`);
@@ -60,5 +60,29 @@ describe('virtual list math', () => {
     expect(asked).toHaveLength(keys.length - measured.size);
     expect(asked[0]).toBe(2);
     expect(asked[asked.length - 1]).toBe(4999);
+  });
+});
+
+describe('following the bottom after a scroll event', () => {
+  // A list 5,000 px tall in a 600 px view: the bottom is at scrollTop 4,400.
+  const at = (scrollTop: number, following: boolean, ownTop: number | null) =>
+    followsAfterScroll({ following, scrollTop, scrollHeight: 5000, clientHeight: 600, ownTop });
+  it.each([
+    { name: 'at the bottom follows', scrollTop: 4400, following: false, ownTop: null, want: true },
+    { name: 'within the slack follows', scrollTop: 4360, following: false, ownTop: null, want: true },
+    { name: 'the person scrolled up: stops', scrollTop: 3000, following: true, ownTop: null, want: false },
+    {
+      // The list went to the bottom at 4,300; a stream grew the content by
+      // 100 px before the event came: still following.
+      name: 'its own scroll, content grown since: keeps following',
+      scrollTop: 4300,
+      following: true,
+      ownTop: 4300,
+      want: true,
+    },
+    { name: 'its own scroll while not following (a focus): stays put', scrollTop: 2000, following: false, ownTop: 2000, want: false },
+    { name: 'the person scrolled after its own scroll: stops', scrollTop: 3900, following: true, ownTop: 4300, want: false },
+  ])('$name', ({ scrollTop, following, ownTop, want }) => {
+    expect(at(scrollTop, following, ownTop)).toBe(want);
   });
 });

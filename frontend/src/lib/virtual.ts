@@ -47,3 +47,30 @@ export function estimateTurnHeight(userMessage: string, answer: string): number 
   const lines = (s: string) => Math.ceil(s.length / 90) + (s.match(/\n/g)?.length ?? 0);
   return 96 + 22 * (lines(userMessage) + lines(answer));
 }
+
+/** How near the bottom (px) counts as at the bottom. */
+export const BOTTOM_SLACK = 48;
+
+export interface ScrollSeen {
+  /** Whether the list was following the bottom before this scroll event. */
+  following: boolean;
+  scrollTop: number;
+  scrollHeight: number;
+  clientHeight: number;
+  /** Where the list last put scrollTop itself (following, anchoring), or null. */
+  ownTop: number | null;
+}
+
+/**
+ * Whether the list follows the bottom after a scroll event. At the bottom
+ * it does. Elsewhere, a scroll the list made itself (it set scrollTop to
+ * ownTop and the event reports that) keeps what it did before: the event
+ * fires a frame later, and a stream may have grown the content below by
+ * more than the slack meanwhile, which is not the person scrolling away.
+ * Any other scroll away from the bottom is the person's: it stops following.
+ */
+export function followsAfterScroll(s: ScrollSeen): boolean {
+  if (s.scrollHeight - s.scrollTop - s.clientHeight < BOTTOM_SLACK) return true;
+  if (s.ownTop !== null && Math.abs(s.scrollTop - s.ownTop) < 1) return s.following;
+  return false;
+}

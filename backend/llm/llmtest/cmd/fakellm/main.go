@@ -28,6 +28,7 @@
 //	              then answers citing [1] and a number it was never given, [9]
 //	make an artifact, artifact vN, mermaid  artifacts and diagrams
 //	              (artifact.go)
+//	tall answer N  a 120-line code block streamed line by line (tall.go)
 //	show settings  says what the request carried: its system messages and
 //	              its sampling fields (temperature, top_p, max_tokens, seed,
 //	              stop, reasoning_effort), so a browser test reads what a
@@ -193,6 +194,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return artifactFrame(last)
 	case isMermaid(last):
 		return mermaidAnswer(last)
+	case isTall(last):
+		return tall(last)
 	case strings.Contains(last, "critique") && isCritic(r):
 		return critic(last)
 	case strings.Contains(last, "critique"):

