@@ -133,7 +133,10 @@ export function composer(page: Page): Locator {
  */
 export async function send(page: Page, text: string): Promise<Locator> {
   await composer(page).fill(text);
-  const sent = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/call/SendMessage');
+  // SendMessage answers once the message's files are attached: reading a
+  // PDF (PDFium compiles on first use) takes longer than an action's 10 s
+  // on a loaded machine, so its own bound is the test's.
+  const sent = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/call/SendMessage', { timeout: 0 });
   await composer(page).press('Enter');
   const res = await sent;
   expect(res.ok(), `SendMessage answered ${res.status()}`).toBe(true);
