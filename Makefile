@@ -27,29 +27,32 @@ export PATH := $(CURDIR)/.bin:$(PATH)
 run: build
 	./$(BIN) $(ARGS)
 
-# The same checks as one after another, in two chains that share the 2
-# cores (measured in e2e/README.md, "Time"), after set-up and the release
-# build, which run once, first (SETUP_DONE, BUILD_DONE: the chains' targets
-# skip them). Building first means nothing rewrites frontend/dist, which the
-# Go checks embed, while they run. The chains: the Go checks, then the
-# window smoke test and the packages (which mostly wait for windows); beside
-# them the frontend's checks, then the browser tests, so that go test's
-# tail (one package on one core) and the browser tests fill each other's
-# idle core. Each line says its part ([go], [pkg], [fe], [e2e]); a failure
-# in either chain fails make test, after the other chain has ended.
+# The same checks as one after another, in two pairs of chains that share
+# the 2 cores (measured in e2e/README.md, "Time"): the Go checks beside the
+# frontend's (go test's tail is one package on one core), then, after the
+# release build, the browser tests beside the window smoke test and the
+# packages (which mostly wait for windows). The chains share no files: the
+# frontend's build, which rewrites frontend/dist that the Go checks embed,
+# comes after both of the first. Set-up runs once, first, and the release
+# build once (SETUP_DONE, BUILD_DONE: the chains' targets skip them). Each
+# line says its chain ([go], [fe], [e2e], [pkg]); a failure in either chain
+# fails make test, after the other chain of its pair has ended.
 test: setup
+	@$(MAKE) --no-print-directory -j2 SETUP_DONE=1 test-go test-fe
 	@$(MAKE) --no-print-directory SETUP_DONE=1 build
-	@$(MAKE) --no-print-directory -j2 SETUP_DONE=1 BUILD_DONE=1 test-go test-fe
+	@$(MAKE) --no-print-directory -j2 SETUP_DONE=1 BUILD_DONE=1 test-e2e test-pkg
 	@echo "make test: all checks passed"
 
 # The chains of make test; each runs its targets in order.
-.PHONY: test-go test-fe
+.PHONY: test-go test-fe test-e2e test-pkg
 test-go:
 	@{ $(MAKE) vet && $(MAKE) go-test && $(MAKE) fuzz; } 2>&1 | sed -u 's/^/[go] /'
-	@{ $(MAKE) smoke && $(MAKE) package-test; } 2>&1 | sed -u 's/^/[pkg] /'
 test-fe:
 	@{ $(MAKE) fe-check && $(MAKE) fe-test; } 2>&1 | sed -u 's/^/[fe] /'
+test-e2e:
 	@$(MAKE) e2e 2>&1 | sed -u 's/^/[e2e] /'
+test-pkg:
+	@{ $(MAKE) smoke && $(MAKE) package-test; } 2>&1 | sed -u 's/^/[pkg] /'
 
 setup:
 ifndef SETUP_DONE
