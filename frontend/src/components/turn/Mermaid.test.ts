@@ -8,6 +8,7 @@
 // here by one that returns the SVG a test gives; its parse is mermaid's
 // own, so the errors and their lines are real. The browser test
 // (e2e/mermaid.spec.ts) draws real diagrams in Chromium.
+import { tick } from 'svelte';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { fireEvent, render, screen, waitFor } from '@testing-library/svelte';
 
@@ -40,7 +41,7 @@ describe('Mermaid in markdown', () => {
     const { rerender, container } = render(Markdown, { text: 'Plain text\n\n```js\nlet a = 1\n```\n' });
     expect(container.querySelector('.code-block')).not.toBeNull();
     // Nothing to draw: mermaid was never imported.
-    await new Promise((r) => setTimeout(r, 0));
+    await tick(); // the effects of the render have run: none drew or imported anything
     expect(loaded.count).toBe(0);
     await rerender({ text: 'A diagram:\n\n```mermaid\n' + flow + '```\n' });
     await waitFor(() => expect(container.querySelector('.mermaid-view[data-state="drawn"] svg')).not.toBeNull());
@@ -87,7 +88,7 @@ describe('Mermaid in markdown', () => {
 
   it('keeps an unfinished block as source while the answer streams, and draws it when its fence closes', async () => {
     const { container, rerender } = render(Markdown, { text: 'Here:\n\n```mermaid\nflowchart TD\n  A --> ', live: true });
-    await new Promise((r) => setTimeout(r, 0));
+    await tick(); // the effects of the render have run: none drew or imported anything
     expect(container.querySelector('.mermaid-view')).toBeNull();
     expect(container.querySelector('[role="alert"]')).toBeNull();
     expect(container.querySelector('.code-block pre code')?.textContent).toContain('A -->');
@@ -97,7 +98,7 @@ describe('Mermaid in markdown', () => {
 
   it('draws an unclosed block once the answer has stopped streaming', async () => {
     const { container, rerender } = render(Markdown, { text: '```mermaid\n' + flow, live: true });
-    await new Promise((r) => setTimeout(r, 0));
+    await tick(); // the effects of the render have run: none drew or imported anything
     expect(container.querySelector('.mermaid-view')).toBeNull();
     await rerender({ text: '```mermaid\n' + flow, live: false });
     await waitFor(() => expect(container.querySelector('.mermaid-view[data-state="drawn"]')).not.toBeNull());
