@@ -25,8 +25,8 @@ const (
 // with one bad tool call is "rated down". Since and Until bound the
 // turn's start.
 type ReviewFilter struct {
-	Project   string     `json:"project,omitempty"`
-	SessionID string     `json:"session_id,omitempty"`
+	Project   string `json:"project,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
 	// Evals includes the turns evaluation cases ran as (hidden sessions);
 	// by default only chats are listed.
 	Evals    bool       `json:"evals,omitempty"`
