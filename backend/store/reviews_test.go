@@ -255,3 +255,24 @@ func TestDeletingASessionDeletesItsReviews(t *testing.T) {
 		t.Error("the deleted review's note or label is still in the file's bytes")
 	}
 }
+
+func TestMarkdownShowsReviewsAsText(t *testing.T) {
+	db := mustOpen(t)
+	s := newSession(t, db, "reviewed")
+	tr, _ := storeTurn(t, db, s.ID, "hello", "hi")
+	mustReview(t, db, turn.Review{TurnID: tr.ID, Thumb: -1, Score: 2, Labels: []string{"wrong tool"}, Note: "used <script>x</script> | twice\nthen stopped"})
+	mustReview(t, db, turn.Review{TurnID: tr.ID, Step: "tool1", Thumb: 1})
+	var buf bytes.Buffer
+	if err := export.Write(ctx, db, s.ID, export.Markdown, &buf, export.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	md := buf.String()
+	for _, want := range []string{"#### Review", "| the turn | 👎 bad | 2/5 | wrong tool |", "| tool1 | 👍 good | — | — | — |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the Markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "<script>") || strings.Contains(md, "\nthen stopped") {
+		t.Errorf("the note is not escaped onto one line:\n%s", md)
+	}
+}
