@@ -41,9 +41,6 @@ func cmdEvalFromReviews(ctx context.Context, args []string, env Env) int {
 		return ExitUsage
 	}
 	f := store.ReviewFilter{Rated: *rated, Label: *label, SessionID: *session, Limit: *limit}
-	if *rated == "any" {
-		f.Rated = store.RatedReviewed
-	}
 	if *since != "" {
 		t, err := parseSince(*since, time.Now())
 		if err != nil {
