@@ -40,6 +40,7 @@ export type {
   ReviewFilter,
   ReviewedTurn,
   LabelCount,
+  SessionReviews,
   GroupRef,
   GroupSendRequest,
   GroupTarget,
