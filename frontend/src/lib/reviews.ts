@@ -8,9 +8,12 @@ import type { Review, ReviewFilter, SessionReviews } from './types';
 /** The key of a review in a map: the turn and the step ('' for the turn itself). */
 export const reviewKey = (turnId: string, step = '') => `${turnId}/${step}`;
 
+/** Go's zero time as JSON: what an unsaved review's times are (an empty string does not decode). */
+export const zeroTime = '0001-01-01T00:00:00Z';
+
 /** A review that says nothing yet. */
 export function blankReview(turnId: string, step = ''): Review {
-  return { id: '', turn_id: turnId, step, thumb: 0, score: 0, labels: [], note: '', created_at: '', updated_at: '' };
+  return { id: '', turn_id: turnId, step, thumb: 0, score: 0, labels: [], note: '', created_at: zeroTime, updated_at: zeroTime };
 }
 
 /** Whether a review says nothing (saving it removes it). */

@@ -6,7 +6,7 @@
 // A save shows at once; a refusal puts back what was there and says why
 // (the backend's words, in the toast).
 import { messageOf, type Backend } from '../api';
-import { blankReview, moveIndex, noReviewDraft, reviewKey, toReviewFilter, type ReviewDraft } from '../reviews';
+import { blankReview, moveIndex, zeroTime, noReviewDraft, reviewKey, toReviewFilter, type ReviewDraft } from '../reviews';
 import type { LabelCount, Review, ReviewFilter, ReviewedTurn } from '../types';
 
 export interface ReviewsDeps {
@@ -87,7 +87,7 @@ export class ReviewStore {
     const before = this.byKey[key];
     this.#set(key, r);
     try {
-      const saved = await this.#d.backend.saveReview(r);
+      const saved = await this.#d.backend.saveReview({ ...r, created_at: r.created_at || zeroTime, updated_at: r.updated_at || zeroTime });
       // An empty review is removed: none is kept.
       this.#set(key, saved.id ? saved : undefined);
       return true;
