@@ -48,6 +48,8 @@ describe('a review edited', () => {
     expect(summarize(r)).toBe('👎 2/5 · wrong tool');
     expect(summarize({ ...r, note: 'x' })).toBe('👎 2/5 · wrong tool · note');
     expect(summarize(blankReview('t1'))).toBe('');
+    expect(summarize({ ...r, score: 0 }, { thumb: false })).toBe('wrong tool');
+    expect(summarize({ ...r, labels: [] }, { thumb: false })).toBe('2/5');
     expect(isEmpty({ ...blankReview('t1'), note: '  ' })).toBe(true);
     expect(describeReview(r)).toBe('Rated down, 2 of 5, labels: wrong tool');
     expect(describeReview(undefined)).toBe('Not reviewed');
@@ -66,7 +68,12 @@ describe('the review filter', () => {
   const now = new Date('2026-12-07T12:00:00Z');
   it('is the queue filter and the session list filter', () => {
     const d = { rated: 'down' as const, label: ' Wrong Tool', since: 'week' as const };
-    expect(toReviewFilter(d, now, { limit: 5 })).toEqual({ limit: 5, rated: 'down', label: 'wrong tool', since: '2026-11-30T12:00:00.000Z' });
+    expect(toReviewFilter(d, now, { limit: 5 })).toEqual({
+      limit: 5,
+      rated: 'down',
+      label: 'wrong tool',
+      since: '2026-11-30T12:00:00.000Z',
+    });
     expect(toSessionReviews(d, now)).toEqual({ rated: 'down', label: 'wrong tool', since: '2026-11-30T12:00:00.000Z' });
     expect(toSessionReviews({ rated: '', label: ' ', since: '' }, now)).toBeUndefined();
     expect(describeDraft(d)).toBe('Rated down · “wrong tool” · in the last week');

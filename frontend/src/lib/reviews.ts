@@ -39,10 +39,15 @@ export function addLabel(labels: readonly string[] | null, label: string): strin
 /** Labels without one. */
 export const removeLabel = (labels: readonly string[] | null, label: string) => (labels ?? []).filter((l) => l !== label);
 
-/** The short line of a set review: "👎 2/5 · wrong tool · note"; '' for an empty one. */
-export function summarize(r: Review | undefined): string {
+/**
+ * The short line of a set review: "👎 2/5 · wrong tool · note"; '' for an
+ * empty one. Without the thumb (beside thumb buttons that show it): "2/5 ·
+ * wrong tool · note".
+ */
+export function summarize(r: Review | undefined, opts: { thumb?: boolean } = {}): string {
   if (!r || isEmpty(r)) return '';
-  const head = [r.thumb === 1 ? '👍' : r.thumb === -1 ? '👎' : '', r.score ? `${r.score}/5` : ''].filter(Boolean).join(' ');
+  const thumb = opts.thumb === false ? '' : r.thumb === 1 ? '👍' : r.thumb === -1 ? '👎' : '';
+  const head = [thumb, r.score ? `${r.score}/5` : ''].filter(Boolean).join(' ');
   const parts = [head, ...(r.labels ?? [])];
   if (r.note.trim()) parts.push('note');
   return parts.filter(Boolean).join(' · ');
