@@ -14,7 +14,9 @@ function backend() {
       saved.push(out);
       return out;
     }),
-    reviewsFor: vi.fn(async (ids: string[]) => ids.filter((id) => id === 't2').map((id) => ({ ...blankReview(id, 'tool1'), id: 'r', thumb: -1 }))),
+    reviewsFor: vi.fn(async (ids: string[]) =>
+      ids.filter((id) => id === 't2').map((id) => ({ ...blankReview(id, 'tool1'), id: 'r', thumb: -1 })),
+    ),
     listReviewed: vi.fn(async (f: ReviewFilter): Promise<ReviewedTurn[]> => {
       void f;
       return ['a', 'b', 'c'].map((id, i) => ({
