@@ -377,7 +377,9 @@ func (p Page) filter(alias string) (string, []any) {
 	case !p.Archived:
 		q.WriteString(` AND ` + alias + `.archived_at IS NULL`)
 	}
-	return q.String(), args
+	r, rargs := p.reviewsFilter(alias)
+	q.WriteString(r)
+	return q.String(), append(args, rargs...)
 }
 
 // checkProject refuses a project id that names no project.

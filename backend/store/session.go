@@ -144,6 +144,9 @@ type Page struct {
 	Tag          string `json:"tag,omitempty"`
 	Archived     bool   `json:"archived,omitempty"`
 	ArchivedOnly bool   `json:"archived_only,omitempty"`
+	// Reviews keeps the sessions with a turn a review filter picks
+	// ("rated down in the last week"); nil keeps every one.
+	Reviews *SessionReviews `json:"reviews,omitempty"`
 }
 
 // NoProject, as Page.Project, keeps the sessions in no project.
@@ -176,6 +179,9 @@ const sessionSelect = `SELECT s.id, s.title, s.created_at, s.updated_at, s.provi
 // ListSessions pages through sessions by most recent activity.
 func (db *DB) ListSessions(ctx context.Context, p Page) (SessionPage, error) {
 	limit := clampLimit(p.Limit, 50, 500)
+	if err := p.Reviews.check(); err != nil {
+		return SessionPage{}, err
+	}
 	q, args := sessionSelect+` WHERE (? OR s.kind = 'chat')`, []any{p.Eval}
 	f, fargs := p.filter("s")
 	q, args = q+f, append(args, fargs...)

@@ -11,7 +11,8 @@
 // beside its original, and its long text shown whole; "Re-run from
 // here": its editor (a tool step, a model call's settings) and the new
 // version's divider; an artifact: its panel, its diff, full screen; a
-// Mermaid diagram, its source, and one that does not parse.
+// Mermaid diagram, its source, and one that does not parse; a turn's
+// review editor open (with its label completion) and the review queue.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
@@ -296,6 +297,26 @@ for (const scheme of ['light', 'dark'] as const) {
         .click();
       await expect(page.getByTestId('cited-passage')).toBeVisible();
       await audit(page, 'passage-viewer', scheme);
+    });
+
+    test(`a turn's review editor and the review queue (${scheme})`, async ({ page }) => {
+      await newSession(page);
+      const turn = await send(page, `time travel review audit ${uid()}`);
+      await finished(turn);
+      const seq = (await turn.getAttribute('aria-label'))!.replace('Turn ', '');
+      await turn.getByRole('button', { name: `Bad: rate turn ${seq} down` }).click();
+      await turn.getByRole('button', { name: `Review turn ${seq}: score, labels and note` }).click();
+      await turn.getByRole('button', { name: 'Score 2 of 5' }).click();
+      const labels = turn.getByRole('combobox', { name: `Labels of turn ${seq}` });
+      await labels.fill('audit label');
+      await labels.press('Enter');
+      await expect(turn.getByTestId('review-line').last()).toContainText('audit label');
+      await audit(page, 'review-editor', scheme);
+      await page.keyboard.press('Control+Shift+E');
+      const queue = page.getByTestId('review-queue');
+      await expect(queue).toBeFocused();
+      await expect(queue.getByTestId('queue-count')).toHaveText(/turns?/);
+      await audit(page, 'review-queue', scheme);
     });
 
     test(`the Arena page (${scheme})`, async ({ page }) => {

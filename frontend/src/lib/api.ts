@@ -435,6 +435,7 @@ function methods(call: Call): Transport {
     ...(p?.tag ? { tag: p.tag } : {}),
     ...(p?.archived ? { archived: true } : {}),
     ...(p?.archived_only ? { archived_only: true } : {}),
+    ...(p?.reviews ? { reviews: p.reviews } : {}),
   });
   const done = async (p: Promise<unknown>): Promise<void> => void (await p);
   return {

@@ -3,7 +3,7 @@
 // store keeps (one review per turn and step; an empty one is removed;
 // labels lower-cased, sorted, each once).
 import { BackendError } from './api';
-import type { LabelCount, Review, ReviewFilter, ReviewedTurn, Session, TurnDetail } from './types';
+import type { LabelCount, Review, ReviewFilter, ReviewedTurn, Session, SessionReviews, TurnDetail } from './types';
 
 const empty = (r: Review) => !r.thumb && !r.score && !(r.labels ?? []).length && !r.note;
 
@@ -91,6 +91,12 @@ export class FakeReviews {
       if (out.length >= (f.limit || 200)) break;
     }
     return out;
+  }
+
+  /** Whether a session has an ended turn the session list's review filter picks (store.Page.Reviews). */
+  sessionPasses(s: Session, r: SessionReviews | undefined): boolean {
+    if (!r || (!r.rated && !r.label?.trim() && !r.since)) return true;
+    return this.list({ session_id: s.id, evals: true, rated: r.rated, label: r.label, since: r.since, limit: 1 }).length > 0;
   }
 
   labels(prefix: string): LabelCount[] {

@@ -323,7 +323,9 @@ export class FakeBackend implements Backend {
     this.log('listSessions', p);
     // Evaluation sessions are hidden unless asked for, as the Go side
     // does; so are archived ones; pinned ones come apart, on the first page.
-    const kept = this.sessions.filter((s) => (p?.eval || s.kind !== 'eval') && passes(s, p ?? {}));
+    const kept = this.sessions.filter(
+      (s) => (p?.eval || s.kind !== 'eval') && passes(s, p ?? {}) && this.reviews.sessionPasses(s, p?.reviews),
+    );
     const sorted = kept.filter((s) => !s.pinned_at).sort((a, b) => b.updated_at.localeCompare(a.updated_at));
     const pinned = p?.cursor ? [] : kept.filter((s) => s.pinned_at).sort((a, b) => b.pinned_at!.localeCompare(a.pinned_at!));
     const start = p?.cursor ? Number(p.cursor) : 0;

@@ -1631,6 +1631,19 @@ export interface LabelCount {
   count: number /* int */;
 }
 /**
+ * SessionReviews keeps a session list (Page.Reviews) to the sessions with
+ * an ended turn a review filter picks: "rated down in the last week" is
+ * the sessions with a turn started in the last week whose own review or a
+ * step's has a thumb down. The rules are ListReviewed's (ReviewFilter):
+ * Rated is one of the Rated constants, Label one label (any case), Since
+ * bounds the turn's start.
+ */
+export interface SessionReviews {
+  rated?: string;
+  label?: string;
+  since?: string /* RFC 3339 */;
+}
+/**
  * SearchHit is one match of a full-text search.
  */
 export interface SearchHit {
@@ -1760,6 +1773,11 @@ export interface Page {
   tag?: string;
   archived?: boolean;
   archived_only?: boolean;
+  /**
+   * Reviews keeps the sessions with a turn a review filter picks
+   * ("rated down in the last week"); nil keeps every one.
+   */
+  reviews?: SessionReviews;
 }
 /**
  * SessionPage is one page of sessions. The first page (no cursor) also

@@ -1,6 +1,6 @@
 // Where the window is, in the location hash: `#/s/<session>` for an open
 // session, `#/s/<session>/t/<turn>` for a turn in it, `#/usage` for the
-// Usage page, `#/arena` for the Arena page (the leaderboard of votes), `#/evals` for the Evaluations page (its newest run),
+// Usage page, `#/review` for the review queue, `#/arena` for the Arena page (the leaderboard of votes), `#/evals` for the Evaluations page (its newest run),
 // `#/evals/<run>` for one run and `#/evals/<run>/diff/<other>` for a run
 // compared with another; `#/diff/<turnA>/<turnB>` for two turns compared step by step
 // ("What changed"); `#/p/<project>` for the session list kept to one
@@ -17,6 +17,8 @@ export type Route =
   | { kind: 'home' }
   | { kind: 'usage' }
   | { kind: 'arena' }
+  /** The review queue: the turns of a review filter, one by one. */
+  | { kind: 'review' }
   | { kind: 'session'; sessionId: string; turnId: string }
   /** The session list shows one project ('-': the sessions in none). */
   | { kind: 'project'; projectId: string }
@@ -28,6 +30,7 @@ export type Route =
 export const home: Route = { kind: 'home' };
 export const usagePage: Route = { kind: 'usage' };
 export const arenaPage: Route = { kind: 'arena' };
+export const reviewPage: Route = { kind: 'review' };
 export const evalsPage: Route = { kind: 'evals', runId: '', otherId: '' };
 
 /** Ids are UUIDs; anything else in a hash is refused before reaching the backend. */
@@ -42,6 +45,7 @@ export function parseHash(hash: string): Route | null {
   if (h === '' || h === '/') return home;
   if (h === '/usage') return usagePage;
   if (h === '/arena') return arenaPage;
+  if (h === '/review') return reviewPage;
   const parts = h.split('/');
   if (parts[0] === '' && parts[1] === 'evals') return parseEvals(parts.slice(2));
   if (parts[0] === '' && parts[1] === 'diff') return parseDiff(parts.slice(2));
@@ -63,6 +67,7 @@ export function formatRoute(r: Route): string {
   if (r.kind === 'home') return '';
   if (r.kind === 'usage') return '#/usage';
   if (r.kind === 'arena') return '#/arena';
+  if (r.kind === 'review') return '#/review';
   if (r.kind === 'project') return r.projectId === '-' ? '#/p/-' : `#/p/${encodeURIComponent(r.projectId)}`;
   if (r.kind === 'diff') return `#/diff/${encodeURIComponent(r.turnA)}/${encodeURIComponent(r.turnB)}`;
   if (r.kind === 'evals') {

@@ -42,6 +42,7 @@ export type {
   ReviewSuiteMake,
   ReviewSuiteMade,
   LabelCount,
+  SessionReviews,
   GroupRef,
   GroupSendRequest,
   GroupTarget,

@@ -22,6 +22,8 @@ import { SearchStore, SessionsStore } from './sessions.svelte';
 import { SettingsStore } from './settings.svelte';
 import { SideBySide } from './sidebyside.svelte';
 import { TimeTravel } from './timetravel.svelte';
+import { ReviewQueue, ReviewStore } from './reviews.svelte';
+import { withThumb } from '../reviews';
 import { TurnStore, type TurnsOptions } from './turns.svelte';
 import { UIState } from './ui.svelte';
 import { Wiring } from './wiring';
@@ -63,6 +65,9 @@ export class App {
   readonly diagnostics: DiagnosticsData;
   /** "Re-run from here": a turn's steps and the editor (timetravel.svelte.ts). */
   readonly timetravel: TimeTravel;
+  /** Human reviews of turns and steps, and the review queue (reviews.svelte.ts). */
+  readonly reviews: ReviewStore;
+  readonly reviewQueue: ReviewQueue;
   /** The backend's status (providers, the database's health); null until read. */
   status = $state.raw<Status | null>(null);
 
@@ -113,6 +118,9 @@ export class App {
       now,
       unfocus: () => this.nav.unfocus(),
     });
+    const reviewDeps = { backend, toast: (m: string) => this.toast(m), now };
+    this.reviews = new ReviewStore(reviewDeps);
+    this.reviewQueue = new ReviewQueue(reviewDeps, this.reviews);
     this.#sender = new Sender({
       ...this.#parts(),
       ui: this.ui,
@@ -398,6 +406,27 @@ export class App {
   openArena() {
     this.ui.diagnosticsTurn = null;
     this.nav.arena();
+  }
+
+  /**
+   * Toggles a thumb on a turn (Alt+↑, Alt+↓): the one named, or the newest
+   * ended turn of the conversation. False when there is none to rate.
+   */
+  rateTurn(thumb: 1 | -1, turnId?: string): boolean {
+    const ids = this.conversation.ids;
+    const id = turnId && ids.includes(turnId) ? turnId : [...ids].reverse().find((t) => this.turns.summary(t)?.state !== 'running');
+    const t = id ? this.turns.summary(id) : undefined;
+    if (!id || !t || t.state === 'running') return false;
+    const r = withThumb(this.reviews.get(id), thumb);
+    void this.reviews.save(r);
+    this.toast(r.thumb ? `Turn ${t.seq} rated ${r.thumb === 1 ? 'up' : 'down'}.` : `Turn ${t.seq}: rating taken off.`);
+    return true;
+  }
+
+  /** Shows the review queue: the turns of a review filter, one by one. */
+  openReviewQueue() {
+    this.ui.diagnosticsTurn = null;
+    this.nav.review();
   }
 
   /** Shows the "What changed" view: turnB (usually a re-run) compared with turnA step by step. */

@@ -8,7 +8,7 @@
 // (`#/p/<id>`) keeps the session list to its sessions beside a new
 // session; the list stays so while sessions open, until another project
 // or the whole list is asked for (or Back reaches a place without one).
-import { arenaPage, evalsPage, home, sameRoute, usagePage, type Route, type Router } from '../route';
+import { arenaPage, evalsPage, home, reviewPage, sameRoute, usagePage, type Route, type Router } from '../route';
 import type { ConversationStore, TurnTarget } from './conversation.svelte';
 
 export interface NavigationDeps {
@@ -27,7 +27,7 @@ export interface NavigationDeps {
 export type HistoryMode = 'push' | 'replace' | 'none';
 
 /** What the main pane shows: the conversation (a session, or a new one), the Usage page or the Evaluations page. */
-export type View = 'conversation' | 'usage' | 'evals' | 'arena' | 'diff';
+export type View = 'conversation' | 'usage' | 'evals' | 'arena' | 'diff' | 'review';
 
 /** The run the Evaluations page shows ('' for the newest), and the run it is compared with ('' for none). */
 export interface EvalsPlace {
@@ -106,6 +106,10 @@ export class Navigation {
       this.view = 'arena';
       return;
     }
+    if (r?.kind === 'review') {
+      this.view = 'review';
+      return;
+    }
     if (r?.kind === 'diff') {
       this.diffAt = { turnA: r.turnA, turnB: r.turnB };
       this.view = 'diff';
@@ -178,6 +182,12 @@ export class Navigation {
   arena(mode: HistoryMode = 'push') {
     this.view = 'arena';
     this.#write(arenaPage, mode);
+  }
+
+  /** The review queue is shown: the turns of a review filter, one by one. */
+  review(mode: HistoryMode = 'push') {
+    this.view = 'review';
+    this.#write(reviewPage, mode);
   }
 
   /** The "What changed" view is shown: turnB compared with turnA step by step. */

@@ -25,6 +25,7 @@ import { storagePrefs, type Prefs } from '../prefs';
 import type { NewSession, Page, ProjectSummary, Scope, SearchHit, Session, SessionPage, TurnState } from '../types';
 import { ProjectsStore, type ProjectsBackend } from './projects.svelte';
 import { GroupFolds, NO_PROJECT, PINNED_GROUP } from './sidebar.svelte';
+import { draftActive, noReviewDraft, toSessionReviews, type ReviewDraft } from '../reviews';
 
 export { NO_PROJECT, PINNED_GROUP } from './sidebar.svelte';
 
@@ -93,6 +94,8 @@ export class SessionsStore {
   error = $state('');
   /** The list keeps only the sessions with this tag ('' for all). */
   tag = $state('');
+  /** The list keeps only the sessions with a turn this review filter picks ("rated down in the last week"). */
+  reviews = $state.raw<ReviewDraft>(noReviewDraft);
   /** The list keeps only this project's sessions ('' for all, NO_PROJECT for those in none). */
   project = $state('');
   /** Evaluation sessions are listed too. */
@@ -126,7 +129,7 @@ export class SessionsStore {
 
   /** The list shows one flat filtered list (a tag or a project), not the groups. */
   get filtered(): boolean {
-    return !!this.tag || !!this.project;
+    return !!this.tag || !!this.project || draftActive(this.reviews);
   }
 
   /** What a search is limited to: the project and the tag the list shows. */
@@ -234,7 +237,10 @@ export class SessionsStore {
       ...(this.#showEval ? { eval: true } : {}),
       ...(this.#showArchived ? { archived: true } : {}),
     };
-    if (key === FILTERED) return { ...base, ...this.scope };
+    if (key === FILTERED) {
+      const reviews = toSessionReviews(this.reviews, this.#now());
+      return { ...base, ...this.scope, ...(reviews ? { reviews } : {}) };
+    }
     if (key === PINNED_GROUP) return base;
     return { ...base, project: key };
   }
@@ -270,6 +276,14 @@ export class SessionsStore {
     const t = tag.trim().replace(/^#/, '');
     if (t === this.tag) return;
     this.tag = t;
+    await this.refresh();
+  }
+
+  /** Keeps only the sessions with a turn a review filter picks (noReviewDraft for all). */
+  async setReviews(d: ReviewDraft) {
+    const r = this.reviews;
+    if (r.rated === d.rated && r.label === d.label && r.since === d.since) return;
+    this.reviews = { ...d };
     await this.refresh();
   }
 
