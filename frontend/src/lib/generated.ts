@@ -2350,6 +2350,13 @@ export interface CellResult {
   cost_usd?: number /* float64 */;
   session_id?: string;
   turn_id?: string;
+  /**
+   * Answer is the start of its turn's final answer (store.EvalAnswerPreview
+   * characters at most); AnswerMore says there is more to read whole.
+   * A model's text: shown as text only.
+   */
+  answer: string;
+  answer_more: boolean;
 }
 /**
  * ModelSummary is how one model did in a run.
@@ -3149,6 +3156,12 @@ export interface API {
    */
   EvalReport: { args: [runID: string]; result: RunReport };
   /**
+   * EvalAnswer is the whole answer of one result of a run (EvalReport
+   * carries its first store.EvalAnswerPreview characters), for a cell a
+   * person opened whose answer goes on.
+   */
+  EvalAnswer: { args: [resultID: string]; result: string };
+  /**
    * EvalDiff compares two runs case by case: regressions, fixes, still failing.
    */
   EvalDiff: { args: [runA: string, runB: string]; result: RunDiff };
@@ -3417,6 +3430,7 @@ export const APIMethods = [
   "BudgetState",
   "EvalRuns",
   "EvalReport",
+  "EvalAnswer",
   "EvalDiff",
   "EvalCaseFromTurn",
   "EvalSuites",
