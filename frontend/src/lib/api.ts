@@ -219,6 +219,8 @@ export interface Backend {
   evalRuns(suite?: string): Promise<EvalRunSummary[]>;
   /** One run: each case × model × repeat's result, linked to its turn, and a summary per model. */
   evalReport(runID: string): Promise<RunReport>;
+  /** One result's whole answer (a report carries its first 2,000 characters; answer_more says there is more). */
+  evalAnswer(resultID: string): Promise<string>;
   /** Two runs compared case by case: regressions, fixes, still failing. */
   evalDiff(runA: string, runB: string): Promise<RunDiff>;
   /** A suite of one case made from a turn, as YAML to edit (Add to evaluation). */
@@ -506,6 +508,7 @@ function methods(call: Call): Transport {
     about: () => call('About'),
     evalRuns: async (suite) => (await call('EvalRuns', suite ?? '')) ?? [],
     evalReport: (runID) => call('EvalReport', runID),
+    evalAnswer: (resultID) => call('EvalAnswer', resultID),
     evalDiff: (a, b) => call('EvalDiff', a, b),
     evalCaseFromTurn: (turnID) => call('EvalCaseFromTurn', turnID),
     evalSuites: async () => (await call('EvalSuites')) ?? [],

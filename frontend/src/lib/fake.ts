@@ -176,6 +176,8 @@ export class FakeBackend implements Backend {
   /** Evaluation runs and their reports and diffs, as tests set them (the fake runs no suite). */
   evalRuns_: EvalRunSummary[] = [];
   evalReports_: Record<string, RunReport> = {};
+  /** Whole answers of results whose report has only the start (answer_more), by result id. */
+  evalAnswers_: Record<string, string> = {};
   evalDiffs_: Record<string, RunDiff> = {};
   /** The suite files in the evaluations folder; saveEvalCases adds to them, startEval runs one (and the test ends it). */
   evalSuites_: EvalSuiteInfo[] = [];
@@ -1295,6 +1297,17 @@ export class FakeBackend implements Backend {
     const r = this.evalReports_[runID];
     if (!r) throw new BackendError('not_found', `There is no evaluation run ${runID}.`);
     return clone(r);
+  }
+
+  async evalAnswer(resultID: string): Promise<string> {
+    this.log('evalAnswer', resultID);
+    const whole = this.evalAnswers_[resultID];
+    if (whole != null) return whole;
+    for (const r of Object.values(this.evalReports_)) {
+      const res = (r.results ?? []).find((x) => x.id === resultID);
+      if (res) return res.answer;
+    }
+    throw new BackendError('not_found', `There is no evaluation result ${resultID}; the run may have been deleted. Open the run again.`);
   }
 
   async evalDiff(a: string, b: string): Promise<RunDiff> {
