@@ -171,7 +171,7 @@ export function filterWords(f: ViewFilter): string[] {
  * removed from text first, so a model's answer cannot mark itself.
  */
 export function markMatches(text: string, query: string): string {
-  const clean = text.replace(/[\x02\x03]/g, '');
+  const clean = text.replaceAll('\x02', '').replaceAll('\x03', '');
   const q = query.trim().toLowerCase();
   if (!q) return clean;
   const lower = clean.toLowerCase();

@@ -163,7 +163,11 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
       score: 0.72,
       outcomes: [{ kind: 'judge', passed: true, score: 0.72, reason: 'score 0.72 ≥ 0.5' }],
     }),
-    cell(newest, 'follow-up', gpt, 2, 'failed', { answer: '15 is prime too.', score: 0.4, outcomes: [fail('judge', 'score 0.40 < 0.5: the answer names 15')] }),
+    cell(newest, 'follow-up', gpt, 2, 'failed', {
+      answer: '15 is prime too.',
+      score: 0.4,
+      outcomes: [fail('judge', 'score 0.40 < 0.5: the answer names 15')],
+    }),
   ];
   const otherResults = [cell(other, 'hello', 'openai/gpt-4o-mini', 1, 'cancelled')];
 
