@@ -31,7 +31,8 @@ test('the evaluation viewer shows answers, opens one, filters, searches and sort
 
   // The tall answer is clamped; Show more, from the keyboard, reads it whole.
   const tall = row('tall').getByTestId('eval-result').first();
-  const toggle = tall.getByRole('button', { name: /^Show more/ });
+  const toggle = tall.getByTestId('eval-answer-toggle');
+  await expect(toggle).toHaveAccessibleName(/^Show more of the answer of tall, fake\/smoke-model/);
   await expect(toggle).toHaveAttribute('aria-expanded', 'false');
   await expect(tall.getByTestId('eval-answer')).not.toContainText('Tall answer 47 ends.');
   await toggle.focus();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Matrix } from './evals';
 import {
+  agreementLabel,
   assertionKinds,
   cellMatches,
   clamps,
@@ -227,5 +228,17 @@ describe('clamping', () => {
     ['more on the server', 'short', true, true],
   ] as const)('%s', (_, text, more, want) => {
     expect(clamps(text, more)).toBe(want);
+  });
+});
+
+describe('the judge/human figure', () => {
+  it.each([
+    ['no judge', null, ''],
+    ['no judged cell', { rated: 0, agree: 0, judged: 0 }, ''],
+    ['none rated', { rated: 0, agree: 0, judged: 4 }, 'Rate the cells the judge judged (4) to see how often it agrees with you.'],
+    ['7 of 9', { rated: 9, agree: 7, judged: 12 }, 'The judge agrees with you on 7 of 9 rated cells (78%).'],
+    ['1 of 1', { rated: 1, agree: 1, judged: 1 }, 'The judge agrees with you on 1 of 1 rated cell (100%).'],
+  ] as const)('%s', (_, a, want) => {
+    expect(agreementLabel(a)).toBe(want);
   });
 });

@@ -5,7 +5,7 @@
 // are dimmed in it, and the filter says what it keeps and is cleared in
 // one press. Everything here is pure; the matrix is lib/evals.ts's.
 import type { Matrix, MatrixColumn, MatrixRow } from './evals';
-import type { CellResult } from './types';
+import type { Agreement, CellResult } from './types';
 
 /** The outcomes a cell can be filtered by. */
 export const outcomes = ['passed', 'failed', 'error', 'cancelled'] as const;
@@ -193,4 +193,16 @@ const clampLines = 3;
 /** Whether an answer is long enough to be clamped in its cell (or the server has more of it). */
 export function clamps(answer: string, more: boolean): boolean {
   return more || answer.length > clampChars || answer.split('\n').length > clampLines;
+}
+
+/**
+ * The judge/human figure of a run, in words: "The judge agrees with you on
+ * 7 of 9 rated cells (78%)"; a nudge when the judge judged cells nobody
+ * rated; '' when the run has no judge.
+ */
+export function agreementLabel(a: Pick<Agreement, 'rated' | 'agree' | 'judged'> | null): string {
+  if (!a || a.judged === 0) return '';
+  if (a.rated === 0) return `Rate the cells the judge judged (${a.judged}) to see how often it agrees with you.`;
+  const noun = a.rated === 1 ? 'rated cell' : 'rated cells';
+  return `The judge agrees with you on ${a.agree} of ${a.rated} ${noun} (${Math.round((100 * a.agree) / a.rated)}%).`;
 }

@@ -2394,6 +2394,25 @@ export interface Board {
 // ---- backend/eval ----
 
 /**
+ * Agreement is the judge/human agreement of a run.
+ */
+export interface Agreement {
+  /**
+   * Rated counts the cells with both a judge verdict and a thumb;
+   * Agree those where they say the same.
+   */
+  rated: number /* int */;
+  agree: number /* int */;
+  /**
+   * Share is Agree / Rated, 0 when nothing is rated.
+   */
+  share: number /* float64 */;
+  /**
+   * Judged counts the cells with a judge verdict, rated or not.
+   */
+  judged: number /* int */;
+}
+/**
  * AssertOutcome is one assertion's result.
  */
 export interface AssertOutcome {
@@ -3251,6 +3270,12 @@ export interface API {
    */
   EvalAnswer: { args: [resultID: string]; result: string };
   /**
+   * EvalAgreement is how often a run's LLM judge agrees with the thumbs a
+   * person gave its cells (each cell's turn review): the cells with both,
+   * and how many of them agree.
+   */
+  EvalAgreement: { args: [runID: string]; result: Agreement };
+  /**
    * EvalDiff compares two runs case by case: regressions, fixes, still failing.
    */
   EvalDiff: { args: [runA: string, runB: string]; result: RunDiff };
@@ -3539,6 +3564,7 @@ export const APIMethods = [
   "EvalRuns",
   "EvalReport",
   "EvalAnswer",
+  "EvalAgreement",
   "EvalDiff",
   "EvalCaseFromTurn",
   "EvalSuites",

@@ -137,3 +137,54 @@ describe('the rating slot', () => {
     expect(thumbs[0]!.dataset.turn).toBe(report.results![0]!.turn_id);
   });
 });
+
+describe('rating cells', () => {
+  it("saves a thumb as the cell's turn review, keeps what the review said, and shows the judge's agreement", async () => {
+    const { b, matrix } = await openMatrix();
+    const page = screen.getByTestId('evals-page');
+    const figure = await within(page).findByTestId('eval-agreement');
+    expect(figure.textContent).toBe('Rate the cells the judge judged (2) to see how often it agrees with you.');
+
+    // The judge passed repeat 1 and failed repeat 2 of follow-up on gpt-4o-mini.
+    const [first, second] = results(matrix, 'follow-up');
+    const turnOf = (i: number) => b.evalReports_['r-newest']!.results!.filter((r) => r.case_id === 'follow-up')[i]!.turn_id!;
+    await b.saveReview({
+      id: '',
+      turn_id: turnOf(1),
+      step: '',
+      thumb: 0,
+      score: 4,
+      labels: ['wrong prime'],
+      note: 'says 15',
+      created_at: '',
+      updated_at: '',
+    });
+
+    const up = within(first!).getByRole('button', { name: 'Good answer: follow-up, openai/gpt-4o-mini, repeat 1' });
+    await fireEvent.click(up);
+    await waitFor(() => expect(up.getAttribute('aria-pressed')).toBe('true'));
+    await waitFor(() => expect(figure.textContent).toBe('The judge agrees with you on 1 of 1 rated cell (100%).'));
+
+    await fireEvent.click(within(second!).getByRole('button', { name: /^Good answer/ }));
+    await waitFor(() => expect(figure.textContent).toBe('The judge agrees with you on 1 of 2 rated cells (50%).'));
+    // The review is the turn's: the score, labels and note it had are kept.
+    const [saved] = await b.reviewsFor([turnOf(1)]);
+    expect(saved).toMatchObject({ thumb: 1, score: 4, labels: ['wrong prime'], note: 'says 15', step: '' });
+
+    // Pressed again, the thumb is taken back.
+    await fireEvent.click(up);
+    await waitFor(() => expect(up.getAttribute('aria-pressed')).toBe('false'));
+    await waitFor(() => expect(figure.textContent).toBe('The judge agrees with you on 0 of 1 rated cell (0%).'));
+  });
+
+  it('says when a rating could not be saved', async () => {
+    const { b, matrix } = await openMatrix();
+    b.saveReview = async () => {
+      throw new Error('the database is read-only');
+    };
+    await fireEvent.click(within(results(matrix, 'capital')[0]!).getByRole('button', { name: /^Bad answer/ }));
+    expect((await screen.findByRole('alert')).textContent).toContain(
+      'Your rating could not be saved: the database is read-only. Try again.',
+    );
+  });
+});
