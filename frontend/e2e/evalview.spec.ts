@@ -82,4 +82,29 @@ test('the evaluation viewer shows answers, opens one, filters, searches and sort
   await expect(rows.first()).toHaveAttribute('data-case', 'tall');
   await matrix.getByRole('combobox', { name: 'Sort cases by' }).selectOption('case');
   await expect(rows.first()).toHaveAttribute('data-case', 'whoami');
+
+  // A thumb on a cell is its turn's review; the judge passed both of
+  // think's cells, so it agrees with an up and not with a down.
+  const figure = page.getByTestId('eval-agreement');
+  await expect(figure).toHaveText('Rate the cells the judge judged (2) to see how often it agrees with you.');
+  const up = row('think').getByRole('button', { name: 'Good answer: think, fake/smoke-model' });
+  await up.focus();
+  await page.keyboard.press('Enter');
+  await expect(up).toHaveAttribute('aria-pressed', 'true');
+  await expect(figure).toHaveText('The judge agrees with you on 1 of 1 rated cell (100%).');
+  await row('think').getByRole('button', { name: 'Bad answer: think, second/second-model' }).click();
+  await expect(figure).toHaveText('The judge agrees with you on 1 of 2 rated cells (50%).');
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await shot(page, `browser-evalview-rated-${scheme}.png`);
+  }
+  // Read back after a reload: the thumbs were stored.
+  await page.reload();
+  await expect(page.getByTestId('eval-agreement')).toHaveText('The judge agrees with you on 1 of 2 rated cells (50%).');
+  await expect(
+    page
+      .getByTestId('eval-matrix')
+      .locator('tr[data-case="think"]')
+      .getByRole('button', { name: /^Good answer: think, fake/ }),
+  ).toHaveAttribute('aria-pressed', 'true');
 });
