@@ -2,7 +2,7 @@
 // suite): four cases on the two scripted providers, made with
 // `agentdeck eval`. Its answers: whoami names who answered (passes on
 // fake, fails on second), think says 42 (passes, and so says its judge:
-// fakellm's critic passes a critique marked "(revised)"), "tall answer 47" is
+// fakellm's judge passes a rubric saying "judge passes"), "tall answer 47" is
 // about 3,000 characters (more than the report's 2,000, so Show more reads
 // the rest; its max_tokens fails), xss is markup that must stay text (its
 // not_contains fails).
@@ -26,7 +26,7 @@ cases:
     assert:
       - contains: "42"
       - judge:
-          rubric: "critique (revised): the answer says 42"
+          rubric: "judge passes: the answer says 42"
           model: fake/smoke-model
   - id: tall
     prompt: Give me tall answer 47
