@@ -13,6 +13,7 @@ import { passes, resolveLayers, type Layer } from './fake-projects';
 import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
 import { FakePrompts } from './fake-prompts';
 import { FakeReviews } from './fake-reviews';
+import { FakeReviewSuites } from './fake-reviewsuite';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { FakeGroups } from './fake-groups';
@@ -29,6 +30,8 @@ import type {
   Review,
   ReviewFilter,
   ReviewedTurn,
+  ReviewSuiteMade,
+  ReviewSuiteMake,
   LabelCount,
   GroupRef,
   GroupSendRequest,
@@ -137,6 +140,7 @@ export class FakeBackend implements Backend {
     () => this.turns,
     () => this.sessions,
   );
+  reviewSuites = new FakeReviewSuites(() => this.evalSuites_);
   events = new Map<string, AgentEvent[]>();
   providers: ProviderView[] = [];
   settings: Settings = {
@@ -794,6 +798,10 @@ export class FakeBackend implements Backend {
   async listReviewed(f: ReviewFilter): Promise<ReviewedTurn[]> {
     this.log('listReviewed', f);
     return this.reviews.list(f);
+  }
+  async suiteFromReviewed(req: ReviewSuiteMake): Promise<ReviewSuiteMade> {
+    this.log('suiteFromReviewed', req);
+    return this.reviewSuites.make(req, this.reviews.list(req.filter));
   }
   async reviewLabels(prefix: string): Promise<LabelCount[]> {
     this.log('reviewLabels', prefix);

@@ -39,6 +39,8 @@ export type {
   Review,
   ReviewFilter,
   ReviewedTurn,
+  ReviewSuiteMake,
+  ReviewSuiteMade,
   LabelCount,
   GroupRef,
   GroupSendRequest,
