@@ -371,6 +371,20 @@ func (a *API) EvalReport(runID string) (eval.RunReport, error) {
 	return call(a, needDB, func(ctx context.Context) (eval.RunReport, error) { return a.s.evalReport(ctx, runID) })
 }
 
+// EvalAnswer is the whole answer of one result of a run (EvalReport
+// carries its first store.EvalAnswerPreview characters), for a cell a
+// person opened whose answer goes on.
+func (a *API) EvalAnswer(resultID string) (string, error) {
+	return call(a, needDB, func(ctx context.Context) (string, error) { return a.s.db.EvalAnswer(ctx, resultID) })
+}
+
+// EvalAgreement is how often a run's LLM judge agrees with the thumbs a
+// person gave its cells (each cell's turn review): the cells with both,
+// and how many of them agree.
+func (a *API) EvalAgreement(runID string) (eval.Agreement, error) {
+	return call(a, needDB, func(ctx context.Context) (eval.Agreement, error) { return a.s.evalAgreement(ctx, runID) })
+}
+
 // EvalDiff compares two runs case by case: regressions, fixes, still failing.
 func (a *API) EvalDiff(runA, runB string) (eval.RunDiff, error) {
 	return call(a, needDB, func(ctx context.Context) (eval.RunDiff, error) { return a.s.evalDiff(ctx, runA, runB) })

@@ -37,7 +37,7 @@ var apiTable = map[string]need{
 	"GetSettings": needDB, "SaveSettings": needDB,
 	"Status": anyTime, "Version": anyTime, "About": anyTime, "UIReady": anyTime,
 	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
-	"EvalRuns": needDB, "EvalReport": needDB, "EvalDiff": needDB, "EvalCaseFromTurn": needDB,
+	"EvalRuns": needDB, "EvalReport": needDB, "EvalAnswer": needDB, "EvalAgreement": needDB, "EvalDiff": needDB, "EvalCaseFromTurn": needDB,
 	"EvalSuites": needDB, "SaveEvalCases": needDB, "SuiteFromReviewed": needDB, "CreateExampleSuite": needDB, "StartEval": needDB, "StopEval": needDB,
 	"ListProjects": needDB, "GetProject": needDB, "CreateProject": needDB, "UpdateProject": needDB, "DeleteProject": needDB,
 	"MoveSession": needDB, "PinSession": needDB, "ArchiveSession": needDB, "SetTags": needDB, "ListTags": needDB,

@@ -94,3 +94,29 @@ func (s *Service) evalCaseFromTurn(ctx context.Context, turnID string) (string, 
 	y, err := eval.SuiteYAML(suite)
 	return string(y), err
 }
+
+// evalAgreement is how often run id's judge agrees with the thumbs a
+// person gave its cells' turns (their turn reviews, not their steps').
+func (s *Service) evalAgreement(ctx context.Context, id string) (eval.Agreement, error) {
+	rep, err := s.evalReport(ctx, id)
+	if err != nil {
+		return eval.Agreement{}, err
+	}
+	ids := make([]string, 0, len(rep.Results))
+	for _, r := range rep.Results {
+		if r.TurnID != "" {
+			ids = append(ids, r.TurnID)
+		}
+	}
+	reviews, err := s.db.ReviewsFor(ctx, ids)
+	if err != nil {
+		return eval.Agreement{}, err
+	}
+	thumbs := make(map[string]int, len(reviews))
+	for _, rv := range reviews {
+		if rv.Step == "" {
+			thumbs[rv.TurnID] = rv.Thumb
+		}
+	}
+	return eval.JudgeAgreement(rep.Results, thumbs), nil
+}

@@ -31,6 +31,11 @@ type CellResult struct {
 	CostUSD   *float64        `json:"cost_usd,omitempty"`
 	SessionID string          `json:"session_id,omitempty"`
 	TurnID    string          `json:"turn_id,omitempty"`
+	// Answer is the start of its turn's final answer (store.EvalAnswerPreview
+	// characters at most); AnswerMore says there is more to read whole.
+	// A model's text: shown as text only.
+	Answer     string `json:"answer"`
+	AnswerMore bool   `json:"answer_more"`
 }
 
 // Reason is why a result did not pass, in a line: its error, else its
@@ -115,7 +120,8 @@ func NewReport(run store.EvalRun, stored []store.EvalResult) RunReport {
 	latencies := map[string][]int64{}
 	for _, s := range stored {
 		r := CellResult{ID: s.ID, CaseID: s.CaseID, Model: s.Model, Repeat: s.Repeat, State: s.State, Score: s.Score, Error: s.Error,
-			LatencyMS: s.LatencyMS, Tokens: s.Tokens, CostUSD: s.CostUSD, SessionID: s.SessionID, TurnID: s.TurnID}
+			LatencyMS: s.LatencyMS, Tokens: s.Tokens, CostUSD: s.CostUSD, SessionID: s.SessionID, TurnID: s.TurnID,
+			Answer: s.Answer, AnswerMore: s.AnswerMore}
 		_ = json.Unmarshal(s.Outcomes, &r.Outcomes)
 		if r.Outcomes == nil {
 			r.Outcomes = []AssertOutcome{}

@@ -73,9 +73,10 @@ type AppStore interface {
 	RecoverOrphans(ctx context.Context, sessionID string) ([]store.Orphan, error)
 
 	// Evaluation runs and their results: what running a suite needs, and
-	// the runs list.
+	// the runs list, a result's whole answer.
 	eval.SuiteStore
 	EvalRunTallies(ctx context.Context, suite string, limit int) ([]store.EvalRunTally, error)
+	EvalAnswer(ctx context.Context, resultID string) (string, error)
 
 	// The turn tree: branches, versions, forks.
 	SessionTree(ctx context.Context, sessionID string) ([]store.Turn, []string, error)

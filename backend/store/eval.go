@@ -71,7 +71,19 @@ type EvalResult struct {
 	CostUSD   *float64   `json:"cost_usd,omitempty"`
 	StartedAt time.Time  `json:"started_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	// Answer is the final answer of the turn it ran as, its first
+	// EvalAnswerPreview characters at most; AnswerMore says it goes on
+	// (EvalAnswer reads it whole). Only EvalResults fills them.
+	Answer     string `json:"answer"`
+	AnswerMore bool   `json:"answer_more"`
 }
+
+// EvalAnswerPreview is how many characters of a result's answer
+// EvalResults reads. A cell shows a few lines and, opened, up to this
+// much, which holds most evaluation answers whole; a run of a thousand
+// cells then carries 2 MB of answers at most, and a longer answer is read
+// whole (EvalAnswer) only when a person opens it.
+const EvalAnswerPreview = 2000
 
 // CreateEvalRun stores a new run, running, owned by this process.
 func (db *DB) CreateEvalRun(ctx context.Context, r EvalRun) (EvalRun, error) {
@@ -276,22 +288,51 @@ func (db *DB) FinishEvalResult(ctx context.Context, r EvalResult) error {
 const evalResultSelect = `SELECT id, run_id, case_id, model, repeat, COALESCE(session_id, ''), COALESCE(turn_id, ''), state, score, outcomes, error,
 	latency_ms, tokens, cost_usd, started_at, ended_at FROM eval_results`
 
-// EvalResults returns a run's results in the order they were started.
+// EvalResults returns a run's results in the order they were started,
+// each with the start of its turn's answer.
 func (db *DB) EvalResults(ctx context.Context, runID string) ([]EvalResult, error) {
-	out, err := appendRows(ctx, db.reader, []EvalResult{}, scanEvalResult, evalResultSelect+` WHERE run_id = ? ORDER BY rowid`, runID)
+	scan := func(r scanner) (EvalResult, error) {
+		var answer string
+		var more bool
+		res, err := scanEvalResult(r, &answer, &more)
+		res.Answer, res.AnswerMore = answer, more
+		return res, err
+	}
+	out, err := appendRows(ctx, db.reader, []EvalResult{}, scan, `SELECT e.id, e.run_id, e.case_id, e.model, e.repeat, COALESCE(e.session_id, ''), COALESCE(e.turn_id, ''),
+			e.state, e.score, e.outcomes, e.error, e.latency_ms, e.tokens, e.cost_usd, e.started_at, e.ended_at,
+			COALESCE(substr(t.final_text, 1, ?), ''), COALESCE(length(t.final_text) > ?, 0)
+		FROM eval_results e LEFT JOIN turns t ON t.id = e.turn_id
+		WHERE e.run_id = ? ORDER BY e.rowid`, EvalAnswerPreview, EvalAnswerPreview, runID)
 	if err != nil {
 		return nil, readError(err, "reading the evaluation's results")
 	}
 	return out, nil
 }
 
-func scanEvalResult(r scanner) (EvalResult, error) {
+// EvalAnswer is the whole final answer of the turn result id ran as (""
+// when it has no turn, or the turn no answer yet).
+func (db *DB) EvalAnswer(ctx context.Context, id string) (string, error) {
+	var answer string
+	err := db.reader.QueryRowContext(ctx, `SELECT COALESCE(t.final_text, '') FROM eval_results e LEFT JOIN turns t ON t.id = e.turn_id WHERE e.id = ?`, id).Scan(&answer)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", apperr.New(apperr.NotFound, "There is no evaluation result %s; the run may have been deleted. Open the run again.", id)
+	}
+	if err != nil {
+		return "", readError(err, "reading an evaluation case's answer")
+	}
+	return answer, nil
+}
+
+// scanEvalResult reads a row of evalResultSelect's columns, then into
+// extra any columns after them.
+func scanEvalResult(r scanner, extra ...any) (EvalResult, error) {
 	var res EvalResult
 	var outcomes, started string
 	var ended sql.NullString
 	var cost sql.NullFloat64
-	if err := r.Scan(&res.ID, &res.RunID, &res.CaseID, &res.Model, &res.Repeat, &res.SessionID, &res.TurnID, &res.State, &res.Score, &outcomes, &res.Error,
-		&res.LatencyMS, &res.Tokens, &cost, &started, &ended); err != nil {
+	dest := append([]any{&res.ID, &res.RunID, &res.CaseID, &res.Model, &res.Repeat, &res.SessionID, &res.TurnID, &res.State, &res.Score, &outcomes, &res.Error,
+		&res.LatencyMS, &res.Tokens, &cost, &started, &ended}, extra...)
+	if err := r.Scan(dest...); err != nil {
 		return EvalResult{}, err
 	}
 	res.Outcomes, res.StartedAt, res.EndedAt = json.RawMessage(outcomes), parseTime(started), nullTime(ended)

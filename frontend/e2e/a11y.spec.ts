@@ -12,14 +12,17 @@
 // here": its editor (a tool step, a model call's settings) and the new
 // version's divider; an artifact: its panel, its diff, full screen; a
 // Mermaid diagram, its source, and one that does not parse; a turn's
-// review editor open (with its label completion) and the review queue.
+// review editor open (with its label completion) and the review queue;
+// the evaluation viewer: answers in the matrix, filtered and searched, a
+// long one opened.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
 import { artifactPanel, frameOf, threeVersions } from './artifact';
 import { audit } from './axe';
 import { blindGroup, labels, voteFor } from './arena';
-import { answer, composer, E2E_URL, expect, finished, newSession, pasteImages, send, shot, test, uid } from './fixtures';
+import { answer, composer, E2E_URL, expect, finished, newSession, openApp, pasteImages, send, shot, test, uid } from './fixtures';
+import { openRun, runEval, viewSuite } from './evalview';
 import { citedTurn } from './knowledge';
 import { pickModel } from './models';
 import { rerunPair } from './timetravel';
@@ -360,6 +363,23 @@ for (const scheme of ['light', 'dark'] as const) {
       await finished(rerun);
       await expect(rerun.getByTestId('live-from')).toBeVisible();
       await audit(page, 'rerun-divider', scheme);
+    });
+
+    test(`the evaluation viewer: answers, filtered and searched, one opened (${scheme})`, async ({ page }) => {
+      test.setTimeout(180_000);
+      const name = `axe-view-${uid()}`;
+      runEval(viewSuite(name));
+      await openApp(page);
+      const matrix = await openRun(page, name);
+      await expect(matrix.getByTestId('eval-answer').first()).toBeVisible();
+      const tall = matrix.locator('tr[data-case="tall"]').getByTestId('eval-result').first();
+      await tall.getByRole('button', { name: /^Show more/ }).click();
+      await expect(tall.getByTestId('eval-answer')).toContainText('Tall answer 47 ends.');
+      await audit(page, 'evalview-open', scheme);
+      await matrix.getByRole('combobox', { name: 'Outcome' }).selectOption('failed');
+      await matrix.getByRole('searchbox', { name: 'Answer contains' }).fill('answered');
+      await expect(matrix.getByTestId('eval-count')).toContainText('1 of 8 cells');
+      await audit(page, 'evalview-filtered', scheme);
     });
   });
 }

@@ -9,6 +9,7 @@
 // lacks, or with arguments it does not take, does not compile.
 import type { API } from './generated';
 import type {
+  Agreement,
   AddDocumentRequest,
   DocumentText,
   KnowledgeDocument,
@@ -235,6 +236,10 @@ export interface Backend {
   evalRuns(suite?: string): Promise<EvalRunSummary[]>;
   /** One run: each case × model × repeat's result, linked to its turn, and a summary per model. */
   evalReport(runID: string): Promise<RunReport>;
+  /** One result's whole answer (a report carries its first 2,000 characters; answer_more says there is more). */
+  evalAnswer(resultID: string): Promise<string>;
+  /** How often a run's judge agrees with the thumbs given its cells' turns. */
+  evalAgreement(runID: string): Promise<Agreement>;
   /** Two runs compared case by case: regressions, fixes, still failing. */
   evalDiff(runA: string, runB: string): Promise<RunDiff>;
   /** A suite of one case made from a turn, as YAML to edit (Add to evaluation). */
@@ -528,6 +533,8 @@ function methods(call: Call): Transport {
     about: () => call('About'),
     evalRuns: async (suite) => (await call('EvalRuns', suite ?? '')) ?? [],
     evalReport: (runID) => call('EvalReport', runID),
+    evalAnswer: (resultID) => call('EvalAnswer', resultID),
+    evalAgreement: (runID) => call('EvalAgreement', runID),
     evalDiff: (a, b) => call('EvalDiff', a, b),
     evalCaseFromTurn: (turnID) => call('EvalCaseFromTurn', turnID),
     evalSuites: async () => (await call('EvalSuites')) ?? [],

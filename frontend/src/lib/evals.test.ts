@@ -26,6 +26,8 @@ const result = (over: Partial<CellResult>): CellResult => ({
   outcomes: [],
   latency_ms: 10,
   tokens: 5,
+  answer: '',
+  answer_more: false,
   ...over,
 });
 const summary = (over: Partial<ModelSummary>): ModelSummary => ({

@@ -17,6 +17,21 @@ export interface SeededEvals {
 
 const models = ['openai/gpt-4o-mini', 'ollama/llama3.2'];
 
+/** What each case answered, unless a cell says otherwise. */
+const answers: Record<string, string> = {
+  capital: 'Paris',
+  berlin: 'Berlin.',
+  'json-answer': '{"city": "Tokyo", "population": 13960000}',
+  'follow-up': '13 is another prime between 10 and 20.',
+};
+
+/** A long answer: the report has its start (answer_more), evalAnswer the whole. */
+const longAnswer = Array.from(
+  { length: 60 },
+  (_, i) => `Step ${i + 1}: 13 is not divisible by ${i + 2 <= 12 ? i + 2 : 2}, so it stays a prime candidate.`,
+).join('\n');
+const longStart = longAnswer.slice(0, 2000);
+
 const suite = {
   name: 'geography',
   workflow: 'chat',
@@ -73,6 +88,8 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
       outcomes: [],
       latency_ms: 1200 + repeat * 100,
       tokens: 180,
+      answer: state === 'error' || state === 'running' ? '' : (answers[caseId] ?? ''),
+      answer_more: false,
       ...extra,
     };
     if (state !== 'error' && state !== 'running' && !extra.session_id) {
@@ -116,6 +133,7 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
     cell(newest, 'capital', gpt, 1, 'passed', { outcomes: [pass('contains')] }),
     cell(newest, 'capital', gpt, 2, 'passed', { outcomes: [pass('contains')] }),
     cell(newest, 'capital', llama, 1, 'failed', {
+      answer: '<img src=x onerror=alert(1)> paris',
       outcomes: [
         pass('not_contains'),
         fail('contains', 'the answer does not contain "Paris" (case-sensitive); the answer starts "<img src=x onerror=alert(1)> paris"'),
@@ -138,10 +156,18 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
     cell(newest, 'json-answer', gpt, 2, 'passed', { outcomes: [pass('json_schema')] }),
     cell(newest, 'json-answer', llama, 1, 'running', { latency_ms: 0, tokens: 0 }),
     cell(newest, 'follow-up', gpt, 1, 'passed', {
+      answer: longStart,
+      answer_more: true,
+      latency_ms: 4200,
+      tokens: 900,
       score: 0.72,
       outcomes: [{ kind: 'judge', passed: true, score: 0.72, reason: 'score 0.72 ≥ 0.5' }],
     }),
-    cell(newest, 'follow-up', gpt, 2, 'failed', { score: 0.4, outcomes: [fail('judge', 'score 0.40 < 0.5: the answer names 15')] }),
+    cell(newest, 'follow-up', gpt, 2, 'failed', {
+      answer: '15 is prime too.',
+      score: 0.4,
+      outcomes: [fail('judge', 'score 0.40 < 0.5: the answer names 15')],
+    }),
   ];
   const otherResults = [cell(other, 'hello', 'openai/gpt-4o-mini', 1, 'cancelled')];
 
@@ -151,6 +177,8 @@ export function seedEvals(b: FakeBackend, now: Date = new Date()): SeededEvals {
     b.evalRuns_.push({ run: r.run, passed: r.passed, total: r.total, planned: r.planned });
   }
   for (const a of reports) for (const c of reports) if (a !== c) b.evalDiffs_[`${a.run.id}|${c.run.id}`] = diffRuns(a, c);
+  const long = newestResults.find((r) => r.answer_more)!;
+  b.evalAnswers_[long.id] = longAnswer;
   const first = newestResults[0]!;
   return { newest: newest.id, older: older.id, other: other.id, capitalTurn: { sessionId: first.session_id!, turnId: first.turn_id! } };
 

@@ -22,6 +22,7 @@ import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AddDocumentRequest,
+  Agreement,
   ArenaBoard,
   BoardRequest,
   VoteFilter,
@@ -189,6 +190,8 @@ export class FakeBackend implements Backend {
   /** Evaluation runs and their reports and diffs, as tests set them (the fake runs no suite). */
   evalRuns_: EvalRunSummary[] = [];
   evalReports_: Record<string, RunReport> = {};
+  /** Whole answers of results whose report has only the start (answer_more), by result id. */
+  evalAnswers_: Record<string, string> = {};
   evalDiffs_: Record<string, RunDiff> = {};
   /** The suite files in the evaluations folder; saveEvalCases adds to them, startEval runs one (and the test ends it). */
   evalSuites_: EvalSuiteInfo[] = [];
@@ -1330,6 +1333,43 @@ export class FakeBackend implements Backend {
     const r = this.evalReports_[runID];
     if (!r) throw new BackendError('not_found', `There is no evaluation run ${runID}.`);
     return clone(r);
+  }
+
+  async evalAnswer(resultID: string): Promise<string> {
+    this.log('evalAnswer', resultID);
+    const whole = this.evalAnswers_[resultID];
+    if (whole != null) return whole;
+    for (const r of Object.values(this.evalReports_)) {
+      const res = (r.results ?? []).find((x) => x.id === resultID);
+      if (res) return res.answer;
+    }
+    throw new BackendError('not_found', `There is no evaluation result ${resultID}; the run may have been deleted. Open the run again.`);
+  }
+
+  /** As eval.JudgeAgreement: cells with a judge verdict and a thumb on their turn, and how many agree. */
+  async evalAgreement(runID: string): Promise<Agreement> {
+    this.log('evalAgreement', runID);
+    const r = this.evalReports_[runID];
+    if (!r) throw new BackendError('not_found', `There is no evaluation run ${runID}.`);
+    const results = r.results ?? [];
+    const thumbs = new Map(
+      this.reviews
+        .of(results.flatMap((x) => (x.turn_id ? [x.turn_id] : [])))
+        .filter((v) => v.step === '')
+        .map((v) => [v.turn_id, v.thumb]),
+    );
+    const a: Agreement = { rated: 0, agree: 0, share: 0, judged: 0 };
+    for (const x of results) {
+      const judges = (x.outcomes ?? []).filter((o) => o.kind === 'judge');
+      if (!judges.length) continue;
+      a.judged++;
+      const thumb = x.turn_id ? (thumbs.get(x.turn_id) ?? 0) : 0;
+      if (!thumb) continue;
+      a.rated++;
+      if (judges.every((o) => o.passed) === thumb > 0) a.agree++;
+    }
+    if (a.rated) a.share = a.agree / a.rated;
+    return a;
   }
 
   async evalDiff(a: string, b: string): Promise<RunDiff> {

@@ -2431,6 +2431,25 @@ export interface Board {
 // ---- backend/eval ----
 
 /**
+ * Agreement is the judge/human agreement of a run.
+ */
+export interface Agreement {
+  /**
+   * Rated counts the cells with both a judge verdict and a thumb;
+   * Agree those where they say the same.
+   */
+  rated: number /* int */;
+  agree: number /* int */;
+  /**
+   * Share is Agree / Rated, 0 when nothing is rated.
+   */
+  share: number /* float64 */;
+  /**
+   * Judged counts the cells with a judge verdict, rated or not.
+   */
+  judged: number /* int */;
+}
+/**
  * AssertOutcome is one assertion's result.
  */
 export interface AssertOutcome {
@@ -2476,6 +2495,13 @@ export interface CellResult {
   cost_usd?: number /* float64 */;
   session_id?: string;
   turn_id?: string;
+  /**
+   * Answer is the start of its turn's final answer (store.EvalAnswerPreview
+   * characters at most); AnswerMore says there is more to read whole.
+   * A model's text: shown as text only.
+   */
+  answer: string;
+  answer_more: boolean;
 }
 /**
  * ModelSummary is how one model did in a run.
@@ -3275,6 +3301,18 @@ export interface API {
    */
   EvalReport: { args: [runID: string]; result: RunReport };
   /**
+   * EvalAnswer is the whole answer of one result of a run (EvalReport
+   * carries its first store.EvalAnswerPreview characters), for a cell a
+   * person opened whose answer goes on.
+   */
+  EvalAnswer: { args: [resultID: string]; result: string };
+  /**
+   * EvalAgreement is how often a run's LLM judge agrees with the thumbs a
+   * person gave its cells (each cell's turn review): the cells with both,
+   * and how many of them agree.
+   */
+  EvalAgreement: { args: [runID: string]; result: Agreement };
+  /**
    * EvalDiff compares two runs case by case: regressions, fixes, still failing.
    */
   EvalDiff: { args: [runA: string, runB: string]; result: RunDiff };
@@ -3570,6 +3608,8 @@ export const APIMethods = [
   "BudgetState",
   "EvalRuns",
   "EvalReport",
+  "EvalAnswer",
+  "EvalAgreement",
   "EvalDiff",
   "EvalCaseFromTurn",
   "EvalSuites",

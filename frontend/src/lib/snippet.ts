@@ -8,7 +8,8 @@ export interface Segment {
   mark: boolean;
 }
 
-export function splitHighlights(snippet: string): Segment[] {
+/** With keepLines, line breaks and tabs stay (an answer shown whole); else they read as spaces (a one-line snippet). */
+export function splitHighlights(snippet: string, keepLines = false): Segment[] {
   const out: Segment[] = [];
   let mark = false;
   let buf = '';
@@ -23,6 +24,8 @@ export function splitHighlights(snippet: string): Segment[] {
     } else if (ch === '\x03') {
       flush();
       mark = false;
+    } else if (keepLines && (ch === '\n' || ch === '\t')) {
+      buf += ch;
     } else if (ch === '\n' || ch === '\r' || ch === '\t') {
       buf += ' ';
     } else if (ch >= ' ' || ch > '\x7f') {

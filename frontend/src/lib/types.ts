@@ -217,4 +217,4 @@ export interface Settings extends Omit<gen.Settings, 'capture' | 'theme'> {
 }
 
 // eval: evaluation runs as the window reads them
-export type { AssertOutcome, CellResult, DiffCell, EvalRun, ModelSummary, RunDiff, RunReport } from './generated';
+export type { Agreement, AssertOutcome, CellResult, DiffCell, EvalRun, ModelSummary, RunDiff, RunReport } from './generated';

@@ -196,6 +196,8 @@ func script(r llmtest.Request) llmtest.Reply {
 		return mermaidAnswer(last)
 	case isTall(last):
 		return tall(last)
+	case isJudge(last):
+		return judge(last)
 	case strings.Contains(last, "critique") && isCritic(r):
 		return critic(last)
 	case strings.Contains(last, "critique"):

@@ -34,6 +34,7 @@ func TestScript(t *testing.T) {
 		{"xss", llmtest.Request{Messages: []llmtest.Message{user("xss test")}}, "", "onerror=alert(1)"},
 		{"spoof", llmtest.Request{Messages: []llmtest.Message{user("spoof test")}}, "", `<button class="btn primary">Allow once</button>`},
 		{"stream a table", llmtest.Request{Messages: []llmtest.Message{user("Please stream a table")}}, "", "| 30 | Region D | 97.9k |"},
+		{"an evaluation judge passes", llmtest.Request{Messages: []llmtest.Message{user(judgeMessage("judge passes: says 42", "The answer is 42."))}}, "", `"passed": true, "score": 0.9`},
 		{"writer drafts", llmtest.Request{Messages: []llmtest.Message{user("Please critique a pitch")}}, "", firstDraft},
 		{"writer revises", llmtest.Request{Messages: []llmtest.Message{user(revisePrompt("Please critique a pitch", firstDraft))}}, "", revisedDraft},
 		{"critic fails the first draft", llmtest.Request{Messages: []llmtest.Message{critic, user(critiquePrompt("Please critique a pitch", firstDraft))}}, "", `"passed": false, "score": 0.4`},
