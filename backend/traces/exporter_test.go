@@ -254,7 +254,7 @@ func TestParseHeaders(t *testing.T) {
 // Headers come from the environment and never reach the database.
 func TestHeadersFromEnvNeverStored(t *testing.T) {
 	t.Setenv(traces.EnvHeaders, "Authorization=Basic%20c2VjcmV0LWtleS1kby1ub3Qtc2hvdw%3D%3D")
-	h, err := traces.Headers(context.Background(), nil)
+	h, err := traces.Headers(context.Background(), nil, nil)
 	if err != nil || h["Authorization"] != secretHeader {
 		t.Fatalf("headers %v %v", h, err)
 	}
