@@ -213,4 +213,3 @@ func (x *otlpExport) sessionIDs(ctx context.Context, db otlpStore) (ids []string
 	}
 	return ids, wanted, nil
 }
-
