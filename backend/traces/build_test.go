@@ -106,7 +106,7 @@ func TestToolTurn(t *testing.T) {
 		if strings.HasPrefix(s.Name, "chat") {
 			v, _ := attr(s, "gen_ai.response.finish_reasons")
 			st, _ := attr(s, "agentdeck.step.id")
-			chats = append(chats, st.AsString()+" "+v.Emit())
+			chats = append(chats, st.AsString()+" "+v.String())
 		}
 		if _, ok := attr(s, "gen_ai.tool.call.arguments"); ok {
 			t.Errorf("span %q has arguments with content off", s.Name)
@@ -128,8 +128,8 @@ func TestContentOnlyWhenAsked(t *testing.T) {
 	id := g.run(t, "chat", "Shout secret-words.", calls([3]string{"c1", "shout", `{"text":"secret-words"}`}), text("SECRET-WORDS"))
 	for _, s := range g.spans(t, id, traces.Options{}) {
 		for _, a := range s.Attributes {
-			if strings.Contains(a.Value.Emit(), "secret-words") || strings.Contains(a.Value.Emit(), "SECRET-WORDS") {
-				t.Errorf("content off, yet span %q has %s = %s", s.Name, a.Key, a.Value.Emit())
+			if strings.Contains(a.Value.String(), "secret-words") || strings.Contains(a.Value.String(), "SECRET-WORDS") {
+				t.Errorf("content off, yet span %q has %s = %s", s.Name, a.Key, a.Value.String())
 			}
 		}
 	}
