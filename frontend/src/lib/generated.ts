@@ -278,7 +278,7 @@ export interface ObservabilitySave {
   /**
    * LangfusePublicKey and LangfuseSecretKey, if both set, replace the
    * kept headers with Langfuse's: Authorization: Basic
-   * base64(public:secret).
+   * base64(public:secret), with x-langfuse-ingestion-version: 4.
    */
   langfuse_public_key?: string;
   langfuse_secret_key?: string;
