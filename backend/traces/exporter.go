@@ -244,6 +244,11 @@ func (e *Exporter) notifyLocked() {
 // and not too long.
 func (e *Exporter) safe(err error) string {
 	msg := apperr.MessageOf(err)
+	if !errors.As(err, new(*apperr.Error)) {
+		// The SDK's error (a refused connection, the collector's
+		// status): worth showing as it is, after where it was going.
+		msg = "sending to " + e.cfg.Endpoint + ": " + err.Error()
+	}
 	for _, v := range e.cfg.Headers {
 		if v != "" {
 			msg = strings.ReplaceAll(msg, v, "[redacted]")
