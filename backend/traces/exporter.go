@@ -29,7 +29,8 @@ type ExporterStatus struct {
 	Protocol string `json:"protocol,omitempty"`
 	Content  bool   `json:"content"`
 	// Sent and Dropped count spans: those the collector accepted, and
-	// those lost (the collector failed, or the queue of turns was full).
+	// those lost because it failed. A turn dropped because the queue of
+	// turns was full (its spans never built) counts as one.
 	Sent    int64 `json:"sent"`
 	Dropped int64 `json:"dropped"`
 	// LastError is the last failure, safe to show (no header, no key).

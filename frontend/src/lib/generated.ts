@@ -3061,7 +3061,8 @@ export interface ExporterStatus {
   content: boolean;
   /**
    * Sent and Dropped count spans: those the collector accepted, and
-   * those lost (the collector failed, or the queue of turns was full).
+   * those lost because it failed. A turn dropped because the queue of
+   * turns was full (its spans never built) counts as one.
    */
   sent: number /* int64 */;
   dropped: number /* int64 */;
