@@ -38,7 +38,7 @@ var apiTable = map[string]need{
 	"Status": anyTime, "Version": anyTime, "About": anyTime, "UIReady": anyTime,
 	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
 	"EvalRuns": needDB, "EvalReport": needDB, "EvalDiff": needDB, "EvalCaseFromTurn": needDB,
-	"EvalSuites": needDB, "SaveEvalCases": needDB, "CreateExampleSuite": needDB, "StartEval": needDB, "StopEval": needDB,
+	"EvalSuites": needDB, "SaveEvalCases": needDB, "SuiteFromReviewed": needDB, "CreateExampleSuite": needDB, "StartEval": needDB, "StopEval": needDB,
 	"ListProjects": needDB, "GetProject": needDB, "CreateProject": needDB, "UpdateProject": needDB, "DeleteProject": needDB,
 	"MoveSession": needDB, "PinSession": needDB, "ArchiveSession": needDB, "SetTags": needDB, "ListTags": needDB,
 	"SearchIn": needDB, "SessionSettings": needDB,

@@ -162,6 +162,8 @@ const usage = `Usage:
   agentdeck eval runs [--suite NAME] [--json] | eval show RUN_ID [--json] [--junit FILE] | eval diff RUN_A RUN_B [--json]
   agentdeck eval SUITE.yaml --temporal HOST:PORT --share DIR [...]
                                              run it on Temporal workers, through agentdeck-worker (docs/SCALE.md)
+  agentdeck eval from-reviews [--rated down|up|reviewed] [--label L] [--since 7d|DATE] [--project P] [-o SUITE.yaml]
+                                             make a suite of reviewed turns, each case from its recorded turn
   agentdeck prompts list [--project NAME] [--json] | prompts add NAME --body TEXT|--file F [--description D] [--project NAME]
   agentdeck prompts export [-o FILE] [--project NAME] | prompts import FILE [--json]   the prompt library as one YAML file
   agentdeck knowledge add FILE... | list | search QUERY [--limit N]   --session ID | --project NAME [--json]

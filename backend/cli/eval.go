@@ -28,14 +28,17 @@ import (
 //	agentdeck eval runs [--suite NAME] [--json]
 //	agentdeck eval show RUN_ID [--json]
 //	agentdeck eval diff RUN_A RUN_B [--json]
+//	agentdeck eval from-reviews [--rated down] [--label L] [--since 7d] [-o SUITE.yaml]   a suite of reviewed turns (eval_fromreviews.go)
 //	agentdeck eval SUITE.yaml --temporal HOST:PORT --share DIR [...]   on Temporal workers (handover.go)
 //
-// A suite file named runs, show or diff is given as ./runs.
+// A suite file named runs, show, diff or from-reviews is given as ./runs.
 func cmdEval(ctx context.Context, args []string, env Env) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "runs", "show", "diff":
 			return cmdEvalLook(ctx, args[0], args[1:], env)
+		case "from-reviews":
+			return cmdEvalFromReviews(ctx, args[1:], env)
 		}
 	}
 	if wantsTemporal(args) {

@@ -270,8 +270,8 @@ func TestImportRefuses(t *testing.T) {
 		code  apperr.Code
 		wants []string
 	}{
-		{"newer version", `{"format":"agentdeck-session","version":11,"turns":"zstd:abc","documents":{}}`, apperr.Unavailable,
-			[]string{"exported by a newer Agentdeck (format 11)", "update Agentdeck to import it"}},
+		{"newer version", `{"format":"agentdeck-session","version":99,"turns":"zstd:abc","documents":{}}`, apperr.Unavailable,
+			[]string{"exported by a newer Agentdeck (format 99)", "update Agentdeck to import it"}},
 		{"other format", `{"format":"other-app","version":1,"session":{}}`, apperr.Invalid, []string{"not an Agentdeck session export", "other-app"}},
 		{"no format", `{"version":1,"session":{"id":"x"},"turns":[]}`, apperr.Invalid, []string{"not an Agentdeck session export"}},
 		{"unrelated JSON", `{"version":7,"turns":5}`, apperr.Invalid, []string{"not an Agentdeck session export"}},

@@ -70,6 +70,8 @@ import type {
   Review,
   ReviewFilter,
   ReviewedTurn,
+  ReviewSuiteMake,
+  ReviewSuiteMade,
   LabelCount,
   VoteRecord,
   GroupRef,
@@ -167,6 +169,8 @@ export interface Backend {
   listReviewed(f: ReviewFilter): Promise<ReviewedTurn[] | null>;
   /** Labels in use starting with prefix, most used first. */
   reviewLabels(prefix: string): Promise<LabelCount[] | null>;
+  /** Makes an evaluation suite of the turns a review filter picks (a new suite file, or cases added to one). */
+  suiteFromReviewed(req: ReviewSuiteMake): Promise<ReviewSuiteMade>;
   getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail>;
   listTurns(sessionId: string, p?: Partial<Page>): Promise<TurnPage>;
   /** The active branch, newest first, with each turn's versions: the conversation as it reads. */
@@ -483,6 +487,7 @@ function methods(call: Call): Transport {
     reviewsFor: (ids) => call('ReviewsFor', ids),
     listReviewed: (f) => call('ListReviewed', f),
     reviewLabels: (prefix) => call('ReviewLabels', prefix),
+    suiteFromReviewed: (req) => call('SuiteFromReviewed', req),
     arenaBoard: (req) => call('ArenaBoard', req),
     // Narrower than Go says (types.ts): the stored result is a Result.
     getTurn: (id, withEvents) => call('GetTurn', id, withEvents) as Promise<TurnDetail>,

@@ -14,6 +14,7 @@ import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
 import { FakeObservability } from './fake-observability';
 import { FakePrompts } from './fake-prompts';
 import { FakeReviews } from './fake-reviews';
+import { FakeReviewSuites } from './fake-reviewsuite';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { FakeGroups } from './fake-groups';
@@ -30,6 +31,8 @@ import type {
   Review,
   ReviewFilter,
   ReviewedTurn,
+  ReviewSuiteMade,
+  ReviewSuiteMake,
   LabelCount,
   GroupRef,
   GroupSendRequest,
@@ -138,6 +141,7 @@ export class FakeBackend implements Backend {
     () => this.turns,
     () => this.sessions,
   );
+  reviewSuites = new FakeReviewSuites(() => this.evalSuites_);
   events = new Map<string, AgentEvent[]>();
   providers: ProviderView[] = [];
   settings: Settings = {
@@ -795,6 +799,10 @@ export class FakeBackend implements Backend {
   async listReviewed(f: ReviewFilter): Promise<ReviewedTurn[]> {
     this.log('listReviewed', f);
     return this.reviews.list(f);
+  }
+  async suiteFromReviewed(req: ReviewSuiteMake): Promise<ReviewSuiteMade> {
+    this.log('suiteFromReviewed', req);
+    return this.reviewSuites.make(req, this.reviews.list(req.filter));
   }
   async reviewLabels(prefix: string): Promise<LabelCount[]> {
     this.log('reviewLabels', prefix);

@@ -295,6 +295,25 @@ export interface TracesStatus {
   status: ExporterStatus;
 }
 /**
+ * ReviewSuiteMake makes a suite of the turns Filter picks: a new suite
+ * called Name, or, with File, the cases added to that suite file of the
+ * evaluations folder.
+ */
+export interface ReviewSuiteMake {
+  filter: ReviewFilter;
+  name?: string;
+  file?: string;
+}
+/**
+ * ReviewSuiteMade is the suite as saved: Added cases made, Skipped turns
+ * the suite already had a case of (the same id).
+ */
+export interface ReviewSuiteMade {
+  suite: EvalSuiteInfo;
+  added: number /* int */;
+  skipped: number /* int */;
+}
+/**
  * TurnChange says that a turn's stored state changed with no event of its
  * own: its process died (kill -9, a crash) and this process marked it
  * interrupted. A UI that shows the turn or its session reloads them.
@@ -3564,6 +3583,14 @@ export interface API {
    */
   ReviewLabels: { args: [prefix: string]; result: LabelCount[] | null };
   /**
+   * SuiteFromReviewed makes an evaluation suite of the turns a review filter
+   * picks ("Make a suite from these"): each case starts from its recorded
+   * turn; a rated-down turn's labels and note are what it must not do again,
+   * a kept turn's answer the reference. It is saved as a new suite file, or
+   * added to the suite file named.
+   */
+  SuiteFromReviewed: { args: [req: ReviewSuiteMake]; result: ReviewSuiteMade };
+  /**
    * RerunFrom re-runs a stored turn from one of its steps (TurnSteps), with
    * the edit applied there: a new version of the turn in its session, which
    * streams like any turn.
@@ -3675,6 +3702,7 @@ export const APIMethods = [
   "ReviewsFor",
   "ListReviewed",
   "ReviewLabels",
+  "SuiteFromReviewed",
   "RerunFrom",
   "TurnSteps",
   "DiffTurns",

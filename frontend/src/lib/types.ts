@@ -43,6 +43,8 @@ export type {
   Review,
   ReviewFilter,
   ReviewedTurn,
+  ReviewSuiteMake,
+  ReviewSuiteMade,
   LabelCount,
   GroupRef,
   GroupSendRequest,
