@@ -42,6 +42,11 @@ func newCmdEnv(t *testing.T, baseURL string) *cmdEnv {
 	}}
 }
 
+// with is the same environment for a subtest: its failures are t's.
+func (e *cmdEnv) with(t *testing.T) *cmdEnv {
+	return &cmdEnv{t: t, vars: e.vars}
+}
+
 func (e *cmdEnv) command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, agentdeckBin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}

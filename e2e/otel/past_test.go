@@ -43,6 +43,7 @@ func TestPastTurnsExport(t *testing.T) {
 	today := time.Now().UTC().Format(time.DateOnly)
 	for _, proto := range []string{"http", "grpc"} {
 		t.Run(proto, func(t *testing.T) {
+			env := env.with(t)
 			col := startCollector(t)
 			env.mustRun("sessions", "export", "--format", "otlp", session, "--endpoint", col.endpoint(proto), "--protocol", proto)
 			traces := byTrace(col.stop())
@@ -54,6 +55,7 @@ func TestPastTurnsExport(t *testing.T) {
 		})
 	}
 	t.Run("one turn", func(t *testing.T) {
+		env := env.with(t)
 		col := startCollector(t)
 		env.mustRun("sessions", "export", "--format", "otlp", "--turn", toolTurn, "--endpoint", col.endpoint("http"))
 		traces := byTrace(col.stop())
@@ -63,6 +65,7 @@ func TestPastTurnsExport(t *testing.T) {
 		checkTrace(t, traces[traceIDOf(toolTurn)], stored[toolTurn], false)
 	})
 	t.Run("date range", func(t *testing.T) {
+		env := env.with(t)
 		col := startCollector(t)
 		env.mustRun("sessions", "export", "--format", "otlp", "--since", today, "--until", today, "--endpoint", col.endpoint("grpc"), "--protocol", "grpc")
 		traces := byTrace(col.stop())
@@ -71,6 +74,7 @@ func TestPastTurnsExport(t *testing.T) {
 		}
 	})
 	t.Run("refused", func(t *testing.T) {
+		env := env.with(t)
 		// A collector that is gone: the export says so and exits non-zero.
 		col := startCollector(t)
 		endpoint := col.endpoint("http")
