@@ -40,7 +40,9 @@ func TestChatTurn(t *testing.T) {
 	if !root.StartTime.Equal(rec.StartedAt) || !root.EndTime.Equal(*rec.CompletedAt) {
 		t.Errorf("root %v–%v, recorded %v–%v", root.StartTime, root.EndTime, rec.StartedAt, *rec.CompletedAt)
 	}
-	if got := root.Resource.Attributes(); !slices.ContainsFunc(got, func(kv attribute.KeyValue) bool { return kv.Key == "service.name" && kv.Value.AsString() == "agentdeck" }) {
+	if got := root.Resource.Attributes(); !slices.ContainsFunc(got, func(kv attribute.KeyValue) bool {
+		return kv.Key == "service.name" && kv.Value.AsString() == "agentdeck"
+	}) {
 		t.Errorf("resource %v", got)
 	}
 	chat := byName(t, spans, "chat m")

@@ -69,9 +69,20 @@ func ParseHeaders(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// Headers gathers the headers: the keyring's (HeaderRef), then
-// OTEL_EXPORTER_OTLP_HEADERS's over them. Neither is an error when absent.
-func Headers(ctx context.Context, sec secrets.Store) (map[string]string, error) {
+// Headers gathers the headers: OTEL_EXPORTER_OTLP_HEADERS's when it is
+// set (getenv; nil: os.Getenv), else the keyring's (HeaderRef; sec may be
+// nil). Neither is an error when absent.
+func Headers(ctx context.Context, sec secrets.Store, getenv func(string) string) (map[string]string, error) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	if s := getenv(EnvHeaders); s != "" {
+		h, err := ParseHeaders(s)
+		if err != nil {
+			return nil, apperr.New(apperr.Invalid, "%s is not key=value pairs separated by commas (URL-encoded); fix it and try again.", EnvHeaders)
+		}
+		return h, nil
+	}
 	out := map[string]string{}
 	if sec != nil {
 		s, err := sec.Get(ctx, HeaderRef)
@@ -85,13 +96,6 @@ func Headers(ctx context.Context, sec secrets.Store) (map[string]string, error) 
 		case !errors.Is(err, secrets.ErrNotFound):
 			return nil, apperr.Wrap(err, apperr.Unavailable, "Cannot read the OTLP headers from the keyring.")
 		}
-	}
-	if s := os.Getenv(EnvHeaders); s != "" {
-		h, err := ParseHeaders(s)
-		if err != nil {
-			return nil, apperr.New(apperr.Invalid, "%s is not key=value pairs separated by commas (URL-encoded); fix it and try again.", EnvHeaders)
-		}
-		maps.Copy(out, h)
 	}
 	return out, nil
 }
