@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 )
@@ -84,7 +85,7 @@ func (c *collector) spansOf(traces map[string][]span) []span {
 }
 
 // exporterRE matches a line agentdeck logs about the OTLP exporter.
-var exporterRE = regexp.MustCompile(`(?i)opentelemetry|otlp|collector`)
+var exporterRE = regexp.MustCompile(`(?i)opentelemetry|otlp|collector|trace spans`)
 
 func exporterLines(stderr string) []string {
 	var out []string
@@ -117,27 +118,29 @@ func TestCollectorKilledMidTurn(t *testing.T) {
 			t.Logf("the collector is killed after the first token")
 			close(release)
 
-			code, rest := p.wait()
+			var e struct {
+				Type   string `json:"type"`
+				TurnID string `json:"turn_id"`
+			}
+			done := p.waitLine(func(l string) bool { return eventType(l) == "turn_completed" })
+			completedAt := time.Now()
+			if err := json.Unmarshal([]byte(done), &e); err != nil || e.TurnID == "" {
+				t.Fatalf("turn_completed without a turn id: %s (%v)", done, err)
+			}
+			turnID := e.TurnID
+			code, _ := p.wait()
+			exited := time.Now()
 			if code != 0 {
 				t.Fatalf("the turn exited %d with its collector killed; stderr:\n%s", code, p.stderr.String())
 			}
-			var turnID string
-			for _, l := range rest {
-				var e struct {
-					Type   string `json:"type"`
-					TurnID string `json:"turn_id"`
-				}
-				if json.Unmarshal([]byte(l), &e) == nil && e.Type == "turn_completed" {
-					turnID = e.TurnID
-				}
-			}
-			if turnID == "" {
-				t.Fatalf("no turn_completed event; stdout's tail: %q; stderr:\n%s", rest, p.stderr.String())
-			}
 			env.checkOutput(p.stderr.String())
-			if lines := exporterLines(p.stderr.String()); len(lines) != 1 {
+			lines := exporterLines(p.stderr.String())
+			if len(lines) != 1 {
 				t.Errorf("agentdeck should log one line about the exporter, logged %d:\n%s", len(lines), p.stderr.String())
+			} else if !strings.Contains(lines[0], col.endpoint(proto)) || strings.Contains(lines[0], "Something went wrong inside Agentdeck") {
+				t.Errorf("the exporter's line should say which collector failed and how, not that Agentdeck is broken: %q", lines[0])
 			}
+			t.Logf("from the turn's end to the command's exit: %v (the queued spans' last try)", exited.Sub(completedAt))
 			r := env.mustRun("turns", "show", turnID, "--json")
 			var v struct {
 				State     string `json:"state"`

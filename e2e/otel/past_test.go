@@ -5,6 +5,7 @@ package otel_test
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func TestPastTurnsExport(t *testing.T) {
 	session, chatTurn, toolTurn := pastSession(t, env, srv)
 	srv.Close() // nothing below asks the model
 	stored := env.storedTurns(session)
-	today := time.Now().UTC().Format(time.DateOnly)
+	today := time.Now().Format(time.DateOnly) // the flags take local dates
 	for _, proto := range []string{"http", "grpc"} {
 		t.Run(proto, func(t *testing.T) {
 			env := env.with(t)
@@ -102,13 +103,8 @@ func TestPastTurnsToFile(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "turns.otlp.jsonl")
 	env.mustRun("sessions", "export", "--format", "otlp", session, "-o", file)
 
-	fromFile := byTrace(readSpansFile(t, file))
-	if len(fromFile) != 2 {
-		t.Fatalf("%s holds %d traces, want the session's 2 turns", file, len(fromFile))
-	}
-	checkTrace(t, fromFile[traceIDOf(chatTurn)], stored[chatTurn], false)
-	checkTrace(t, fromFile[traceIDOf(toolTurn)], stored[toolTurn], false)
-
+	// The collector's own OTLP JSON parser first: it is the authority on
+	// what OTLP JSON is (hex ids, enums as numbers).
 	col := startCollector(t)
 	b, err := os.ReadFile(file)
 	if err != nil {
@@ -121,13 +117,23 @@ func TestPastTurnsToFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		body, _ := io.ReadAll(resp.Body)
 		_ = resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("the collector refused line %d of the file: %s", n, resp.Status)
+			t.Errorf("the collector refused line %d of the -o file as OTLP JSON: %s %.500s", n, resp.Status, body)
 		}
 	}
 	http.DefaultClient.CloseIdleConnections()
 	received := byTrace(col.stop())
+	if t.Failed() {
+		t.FailNow()
+	}
+	fromFile := byTrace(readSpansFile(t, file))
+	if len(fromFile) != 2 {
+		t.Fatalf("%s holds %d traces, want the session's 2 turns", file, len(fromFile))
+	}
+	checkTrace(t, fromFile[traceIDOf(chatTurn)], stored[chatTurn], false)
+	checkTrace(t, fromFile[traceIDOf(toolTurn)], stored[toolTurn], false)
 	for id, want := range fromFile {
 		if got := received[id]; !sameSpans(got, want) {
 			t.Errorf("trace %s read back from the collector differs from the file's:\n%s\nfile:\n%s", id, renderTree(got), renderTree(want))
