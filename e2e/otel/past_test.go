@@ -53,6 +53,7 @@ func TestPastTurnsExport(t *testing.T) {
 			}
 			checkTrace(t, traces[traceIDOf(chatTurn)], stored[chatTurn], false)
 			checkTrace(t, traces[traceIDOf(toolTurn)], stored[toolTurn], false)
+			t.Logf("the tool turn as the collector received it over %s:\n%s", proto, drawTree(traces[traceIDOf(toolTurn)], true))
 		})
 	}
 	t.Run("one turn", func(t *testing.T) {

@@ -135,9 +135,12 @@ func sameTime(t *testing.T, what string, got, want time.Time) {
 }
 
 // renderTree draws a trace as an indented tree: each span's name, its
-// offset and duration from the root's start, and its gen_ai attributes
-// (docs/OBSERVABILITY.md shows one).
-func renderTree(spans []span) string {
+// offset and duration from the root's start, and its gen_ai attributes.
+func renderTree(spans []span) string { return drawTree(spans, false) }
+
+// drawTree is renderTree, with every attribute when all is set, one a
+// line (docs/OBSERVABILITY.md shows a tool turn's so).
+func drawTree(spans []span, all bool) string {
 	kids := map[string][]span{}
 	ids := map[string]bool{}
 	for _, s := range spans {
@@ -156,13 +159,19 @@ func renderTree(spans []span) string {
 	walk = func(s span, depth int, t0 time.Time) {
 		var attrs []string
 		for k, v := range s.Attrs {
-			if strings.HasPrefix(k, "gen_ai.") && k != attrInputMsgs && k != attrOutputMsgs {
+			if all || strings.HasPrefix(k, "gen_ai.") && k != attrInputMsgs && k != attrOutputMsgs {
 				attrs = append(attrs, fmt.Sprintf("%s=%v", k, v))
 			}
 		}
 		sort.Strings(attrs)
-		fmt.Fprintf(&b, "%s%s  [+%v, %v]", strings.Repeat("  ", depth), s.Name, s.Start.Sub(t0), s.End.Sub(s.Start))
-		if len(attrs) > 0 {
+		indent := strings.Repeat("  ", depth)
+		fmt.Fprintf(&b, "%s%s  [+%v, %v]", indent, s.Name, s.Start.Sub(t0), s.End.Sub(s.Start))
+		switch {
+		case all:
+			for _, a := range attrs {
+				fmt.Fprintf(&b, "\n%s    %s", indent, a)
+			}
+		case len(attrs) > 0:
 			fmt.Fprintf(&b, "  %s", strings.Join(attrs, " "))
 		}
 		b.WriteByte('\n')
@@ -171,7 +180,16 @@ func renderTree(spans []span) string {
 		}
 	}
 	for _, r := range roots {
-		fmt.Fprintf(&b, "trace %s\n", r.TraceID)
+		fmt.Fprintf(&b, "trace %s", r.TraceID)
+		if all {
+			var res []string
+			for k, v := range r.Resource {
+				res = append(res, fmt.Sprintf("%s=%v", k, v))
+			}
+			sort.Strings(res)
+			fmt.Fprintf(&b, "  resource: %s", strings.Join(res, " "))
+		}
+		b.WriteByte('\n')
 		walk(r, 1, r.Start)
 	}
 	return b.String()
