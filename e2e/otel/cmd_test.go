@@ -5,7 +5,6 @@ package otel_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"os"
@@ -15,9 +14,6 @@ import (
 	"testing"
 	"time"
 )
-
-// cmdTimeout bounds one command; a whole test has the go test timeout.
-const cmdTimeout = 2 * time.Minute
 
 // cmdEnv is what every agentdeck gets: its own home and data directory,
 // the scripted model server, and a key that must never be printed (as in
@@ -47,13 +43,14 @@ func (e *cmdEnv) with(t *testing.T) *cmdEnv {
 	return &cmdEnv{t: t, vars: e.vars}
 }
 
-func (e *cmdEnv) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, agentdeckBin, args...)
+// command is agentdeck with args. No command has a deadline of its own:
+// only the whole test run has one (go test -timeout).
+func (e *cmdEnv) command(args ...string) *exec.Cmd {
+	cmd := exec.Command(agentdeckBin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
 	for k, v := range e.vars {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
-	cmd.WaitDelay = 5 * time.Second
 	return cmd
 }
 
@@ -66,9 +63,7 @@ type result struct {
 // run runs agentdeck with args to the end.
 func (e *cmdEnv) run(args ...string) result {
 	e.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
-	defer cancel()
-	cmd := e.command(ctx, args...)
+	cmd := e.command(args...)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -121,7 +116,7 @@ type proc struct {
 // kills it if it still runs.
 func (e *cmdEnv) start(args ...string) *proc {
 	e.t.Helper()
-	cmd := e.command(context.Background(), args...)
+	cmd := e.command(args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		e.t.Fatal(err)
@@ -151,23 +146,16 @@ func (e *cmdEnv) start(args ...string) *proc {
 }
 
 // waitLine returns the first stdout line that match accepts, failing the
-// test if the process ends first or the command's time runs out.
+// test if the process ends first.
 func (p *proc) waitLine(match func(string) bool) string {
 	p.t.Helper()
-	timeout := time.After(cmdTimeout)
-	for {
-		select {
-		case l, ok := <-p.lines:
-			if !ok {
-				p.t.Fatalf("agentdeck ended before the line we wait for; stderr:\n%s", p.stderr.String())
-			}
-			if match(l) {
-				return l
-			}
-		case <-timeout:
-			p.t.Fatalf("no such line within %v; stderr:\n%s", cmdTimeout, p.stderr.String())
+	for l := range p.lines {
+		if match(l) {
+			return l
 		}
 	}
+	p.t.Fatalf("agentdeck ended before the line we wait for; stderr:\n%s", p.stderr.String())
+	return ""
 }
 
 // wait waits for the process to end and returns its exit code and every
