@@ -43,6 +43,15 @@ func (e *cmdEnv) with(t *testing.T) *cmdEnv {
 	return &cmdEnv{t: t, vars: e.vars}
 }
 
+// withVar is the same environment with one more variable.
+func (e *cmdEnv) withVar(k, v string) *cmdEnv {
+	vars := map[string]string{k: v}
+	for k, v := range e.vars {
+		vars[k] = v
+	}
+	return &cmdEnv{t: e.t, vars: vars}
+}
+
 // command is agentdeck with args. No command has a deadline of its own:
 // only the whole test run has one (go test -timeout).
 func (e *cmdEnv) command(args ...string) *exec.Cmd {

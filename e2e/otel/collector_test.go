@@ -19,20 +19,29 @@ import (
 // collectorConfig is the collector's whole configuration: the OTLP
 // receiver on loopback with ports the system picks (the collector logs
 // the ones it got), the file exporter writing OTLP JSON (one TracesData
-// a line) to %s, and its own telemetry quiet and off the network: JSON
-// logs on stderr at info (the lines we wait for), no metrics server, no
-// traces of its own.
-const collectorConfig = `receivers:
+// a line) to the path given, and its own telemetry quiet and off the
+// network: JSON logs on stderr at info (the lines we wait for), no
+// metrics server, no traces of its own. With a token, the receiver takes
+// only requests that carry "Authorization: Bearer TOKEN" (contrib's
+// bearertokenauth), as a hosted collector asks for its key.
+func collectorConfig(out, token string) string {
+	ext, auth, svcExt := "", "", ""
+	if token != "" {
+		ext = fmt.Sprintf("extensions:\n  bearertokenauth:\n    token: %q\n", token)
+		auth = "\n        auth:\n          authenticator: bearertokenauth"
+		svcExt = "\n  extensions: [bearertokenauth]"
+	}
+	return ext + fmt.Sprintf(`receivers:
   otlp:
     protocols:
       grpc:
-        endpoint: 127.0.0.1:0
+        endpoint: 127.0.0.1:0%[2]s
       http:
-        endpoint: 127.0.0.1:0
+        endpoint: 127.0.0.1:0%[2]s
 exporters:
   file:
-    path: %q
-service:
+    path: %[1]q
+service:%[3]s
   telemetry:
     logs:
       level: info
@@ -43,7 +52,8 @@ service:
     traces:
       receivers: [otlp]
       exporters: [file]
-`
+`, out, auth, svcExt)
+}
 
 // The collector's log lines this harness reads (service.go and
 // otlpreceiver's otlp.go at v0.161.0).
@@ -69,12 +79,16 @@ type collector struct {
 // startCollector starts a collector and returns once its log says it is
 // ready, failing the test if it exits first. The test's cleanup kills it
 // if it still runs.
-func startCollector(t *testing.T) *collector {
+func startCollector(t *testing.T) *collector { return startCollectorWith(t, "") }
+
+// startCollectorWith starts a collector whose receiver asks for token
+// (none when "").
+func startCollectorWith(t *testing.T, token string) *collector {
 	t.Helper()
 	dir := t.TempDir()
 	c := &collector{t: t, out: filepath.Join(dir, "traces.jsonl"), log: &syncBuffer{}, ready: make(chan struct{}), done: make(chan struct{})}
 	cfg := filepath.Join(dir, "config.yaml")
-	if err := os.WriteFile(cfg, fmt.Appendf(nil, collectorConfig, c.out), 0o600); err != nil {
+	if err := os.WriteFile(cfg, []byte(collectorConfig(c.out, token)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	c.cmd = exec.Command(collectorBin, "--config", "file:"+cfg)
@@ -135,8 +149,20 @@ func (c *collector) readLog(stderr interface{ Read([]byte) (int, error) }) {
 }
 
 // stop shuts the collector down gracefully (SIGTERM), which flushes the
-// file exporter, and returns every span it wrote.
+// file exporter, and returns every span it wrote; it fails the test if
+// the collector logged an error.
 func (c *collector) stop() []span {
+	c.t.Helper()
+	spans := c.stopAny()
+	if strings.Contains(c.log.String(), `"level":"error"`) {
+		c.t.Fatalf("the collector logged an error:\n%s", c.log.String())
+	}
+	return spans
+}
+
+// stopAny is stop for a collector that may have logged errors (requests
+// it refused).
+func (c *collector) stopAny() []span {
 	c.t.Helper()
 	if err := c.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		c.t.Fatal(err)
@@ -144,9 +170,6 @@ func (c *collector) stop() []span {
 	<-c.done
 	if c.err != nil {
 		c.t.Fatalf("the collector did not shut down cleanly: %v\n%s", c.err, c.log.String())
-	}
-	if strings.Contains(c.log.String(), `"level":"error"`) {
-		c.t.Fatalf("the collector logged an error:\n%s", c.log.String())
 	}
 	return readSpansFile(c.t, c.out)
 }

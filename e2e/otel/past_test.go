@@ -88,6 +88,7 @@ func TestPastTurnsExport(t *testing.T) {
 		if len(r.stderr) == 0 {
 			t.Fatalf("an export to a dead collector exited %d and said nothing", r.code)
 		}
+		t.Logf("agentdeck said: %s", strings.TrimSpace(r.stderr))
 	})
 }
 

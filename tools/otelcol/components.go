@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/open-telemetry/opentelemetry-collector-contrib/exporter/fileexporter"
+	"github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension"
 	"go.opentelemetry.io/collector/component"
 	"go.opentelemetry.io/collector/connector"
 	"go.opentelemetry.io/collector/exporter"
@@ -14,14 +15,20 @@ import (
 )
 
 // components are the collector's factories, as ocb's components.go lists
-// them: one receiver (otlp), one exporter (file), the default telemetry.
+// them: one receiver (otlp), one exporter (file), one extension
+// (bearertokenauth: a receiver that asks for a key, as a hosted
+// collector does, for the headers of OTEL_EXPORTER_OTLP_HEADERS), the
+// default telemetry.
 func components() (otelcol.Factories, error) {
 	var err error
 	factories := otelcol.Factories{
 		Telemetry: otelconftelemetry.NewFactory(),
 	}
-	if factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](); err != nil {
+	if factories.Extensions, err = otelcol.MakeFactoryMap[extension.Factory](bearertokenauthextension.NewFactory()); err != nil {
 		return otelcol.Factories{}, err
+	}
+	factories.ExtensionModules = map[component.Type]string{
+		bearertokenauthextension.NewFactory().Type(): "github.com/open-telemetry/opentelemetry-collector-contrib/extension/bearertokenauthextension v0.161.0",
 	}
 	if factories.Receivers, err = otelcol.MakeFactoryMap[receiver.Factory](otlpreceiver.NewFactory()); err != nil {
 		return otelcol.Factories{}, err

@@ -1,15 +1,17 @@
 // Command otelcol-agentdeck is a real OpenTelemetry Collector for make
-// test-otel (e2e/otel): an OTLP receiver (HTTP and gRPC) and contrib's file
-// exporter, nothing else. It is what the collector builder (ocb) writes
-// from a manifest naming those two components: this main.go and
-// components.go, in a module of its own (this one) so that the collector's
-// dependencies stay out of Agentdeck's go.mod.
+// test-otel (e2e/otel): an OTLP receiver (HTTP and gRPC), contrib's file
+// exporter and contrib's bearer-token authenticator, nothing else. It is
+// what the collector builder (ocb) writes from a manifest naming those
+// components: this main.go and components.go, in a module of its own
+// (this one) so that the collector's dependencies stay out of Agentdeck's
+// go.mod.
 //
 // Every collector module is at one release: v0.161.0 for the v0.x modules
-// (otelcol, otlpreceiver, service, contrib's fileexporter) and v1.67.0 for
-// the v1.x ones of that same release (component, confmap and its
-// providers, pdata). scripts/install-otelcol.sh builds it into
-// .bin/otelcol-agentdeck once per go.sum.
+// (otelcol, otlpreceiver, service; contrib's fileexporter and
+// bearertokenauthextension) and v1.67.0 for the v1.x ones of that same
+// release (component, confmap and its providers, pdata).
+// scripts/install-otelcol.sh builds it into .bin/otelcol-agentdeck once
+// per version of this module.
 package main
 
 import (
