@@ -69,7 +69,7 @@ func (o *otlpFlags) start(ctx context.Context, eng *setup.Engine, src export.Sou
 // report says on stderr, once the engine has closed, what the export
 // lost; the command's exit code does not change: a dead collector never
 // fails a turn.
-func (o *otlpFlags) report(st traces.Status, env Env) {
+func (o *otlpFlags) report(st traces.ExporterStatus, env Env) {
 	if o.endpoint != "" && st.Dropped > 0 {
 		fmt.Fprintf(env.Stderr, "agentdeck: warning: %d trace spans were not sent to %s: %s\n", st.Dropped, o.endpoint, st.LastError)
 	}
@@ -78,8 +78,8 @@ func (o *otlpFlags) report(st traces.Status, env Env) {
 // closeEngine closes the engine, sending the queued traces, and reports
 // what the export lost.
 func (o *otlpFlags) closeEngine(eng *setup.Engine, env Env) {
-	var last traces.Status
-	eng.Traces.Watch(func(s traces.Status) { last = s })
+	var last traces.ExporterStatus
+	eng.Traces.Watch(func(s traces.ExporterStatus) { last = s })
 	_ = eng.Close()
 	o.report(last, env)
 }

@@ -89,14 +89,14 @@ func cmdSessionsExportOTLP(ctx context.Context, args []string, env Env) int {
 		x.until = x.until.AddDate(0, 0, 1) // the whole day
 	}
 	switch {
+	case len(x.sessions) == 0 && len(x.turns) == 0 && x.since.IsZero() && x.until.IsZero() && !x.all:
+		fmt.Fprintln(env.Stderr, "agentdeck: say what to export: SESSION_ID ..., --turn TURN_ID, --since/--until YYYY-MM-DD, or --all")
+		return ExitUsage
 	case (x.endpoint == "") == (x.out == ""):
 		fmt.Fprintln(env.Stderr, "agentdeck: sessions export --format otlp takes either --endpoint URL (send to a collector) or -o FILE (write OTLP JSON)")
 		return ExitUsage
 	case x.protocol != traces.ProtocolHTTP && x.protocol != traces.ProtocolGRPC:
 		fmt.Fprintf(env.Stderr, "agentdeck: --protocol must be http or grpc, not %q\n", x.protocol)
-		return ExitUsage
-	case len(x.sessions) == 0 && len(x.turns) == 0 && x.since.IsZero() && x.until.IsZero() && !x.all:
-		fmt.Fprintln(env.Stderr, "agentdeck: say what to export: SESSION_ID ..., --turn TURN_ID, --since/--until YYYY-MM-DD, or --all")
 		return ExitUsage
 	}
 	return withDB(ctx, *dbFlag, env, func(db *store.DB) int {
@@ -213,4 +213,3 @@ func (x *otlpExport) sessionIDs(ctx context.Context, db otlpStore) (ids []string
 	}
 	return ids, wanted, nil
 }
-

@@ -22,8 +22,8 @@ const (
 	StateFailing = "failing"
 )
 
-// Status is what the window shows of the live export.
-type Status struct {
+// ExporterStatus is what the window shows of the live export.
+type ExporterStatus struct {
 	State    string `json:"state"`
 	Endpoint string `json:"endpoint,omitempty"`
 	Protocol string `json:"protocol,omitempty"`
@@ -63,10 +63,10 @@ type Exporter struct {
 	done   chan struct{}
 
 	mu      sync.Mutex
-	st      Status
+	st      ExporterStatus
 	failing bool // logged as failing, not yet recovered
 	closed  bool
-	watch   func(Status)
+	watch   func(ExporterStatus)
 }
 
 type job struct{ session, turn string }
@@ -92,14 +92,14 @@ func NewWithClient(ctx context.Context, cfg Config, client otlptrace.Client, src
 	}
 	wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	e := &Exporter{cfg: cfg, src: src, log: log, version: version, exp: exp, queue: make(chan job, QueueSize), ctx: wctx, cancel: cancel, done: make(chan struct{}),
-		st: Status{State: StateOK, Endpoint: cfg.Endpoint, Protocol: firstOf(cfg.Protocol, ProtocolHTTP), Content: cfg.Content}}
+		st: ExporterStatus{State: StateOK, Endpoint: cfg.Endpoint, Protocol: firstOf(cfg.Protocol, ProtocolHTTP), Content: cfg.Content}}
 	go e.run()
 	return e, nil
 }
 
 // Watch has fn told of every change of the status (from the worker; it
 // must not block). One watcher; nil stops.
-func (e *Exporter) Watch(fn func(Status)) {
+func (e *Exporter) Watch(fn func(ExporterStatus)) {
 	if e == nil {
 		return
 	}
@@ -109,9 +109,9 @@ func (e *Exporter) Watch(fn func(Status)) {
 }
 
 // Status is the exporter's state now.
-func (e *Exporter) Status() Status {
+func (e *Exporter) Status() ExporterStatus {
 	if e == nil {
-		return Status{State: StateOff}
+		return ExporterStatus{State: StateOff}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

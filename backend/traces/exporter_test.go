@@ -46,9 +46,9 @@ func (s *syncBuffer) String() string {
 }
 
 // statuses has a watcher's statuses sent on a channel.
-func statuses(e *traces.Exporter) <-chan traces.Status {
-	ch := make(chan traces.Status, 64)
-	e.Watch(func(s traces.Status) {
+func statuses(e *traces.Exporter) <-chan traces.ExporterStatus {
+	ch := make(chan traces.ExporterStatus, 64)
+	e.Watch(func(s traces.ExporterStatus) {
 		select {
 		case ch <- s:
 		default:
@@ -92,7 +92,7 @@ func TestDeadCollectorNeverFailsATurn(t *testing.T) {
 					t.Fatalf("turn %s: %s %q", id, rec.State, rec.FinalText)
 				}
 			}
-			var st traces.Status
+			var st traces.ExporterStatus
 			for st.Dropped < 6 { // 3 spans a turn
 				st = <-ch
 			}
@@ -144,7 +144,7 @@ func TestLiveExportOverHTTP(t *testing.T) {
 	}
 	ch := statuses(exp)
 	id := g.run(t, "chat", "Shout hi.", calls([3]string{"c1", "shout", `{"text":"hi"}`}), text("HI"))
-	var st traces.Status
+	var st traces.ExporterStatus
 	for st.Sent < 5 {
 		st = <-ch
 	}

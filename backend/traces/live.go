@@ -12,7 +12,7 @@ import (
 type Live struct {
 	mu    sync.Mutex
 	exp   *Exporter
-	watch func(Status)
+	watch func(ExporterStatus)
 }
 
 // TurnEnded hands a stored turn to the current exporter, if any.
@@ -24,7 +24,7 @@ func (l *Live) TurnEnded(sessionID, turnID string) {
 }
 
 // Status is the current exporter's, or off.
-func (l *Live) Status() Status {
+func (l *Live) Status() ExporterStatus {
 	l.mu.Lock()
 	e := l.exp
 	l.mu.Unlock()
@@ -33,7 +33,7 @@ func (l *Live) Status() Status {
 
 // Watch has fn told of every change of status, of this exporter and the
 // ones set after it (and of a swap).
-func (l *Live) Watch(fn func(Status)) {
+func (l *Live) Watch(fn func(ExporterStatus)) {
 	l.mu.Lock()
 	l.watch = fn
 	e := l.exp

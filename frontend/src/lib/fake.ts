@@ -11,6 +11,7 @@ import { diffTurns } from './fake-diff';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
 import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
+import { FakeObservability } from './fake-observability';
 import { FakePrompts } from './fake-prompts';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
@@ -20,6 +21,7 @@ import { MaxUploadBytes } from './generated';
 import { MaxImageBytes } from './images';
 import type {
   AddDocumentRequest,
+  ObservabilitySave,
   ArenaBoard,
   BoardRequest,
   VoteFilter,
@@ -139,6 +141,8 @@ export class FakeBackend implements Backend {
     defaults: {},
   };
   projects: Project[] = [];
+  /** The OpenTelemetry export's settings and state (fake-observability.ts). */
+  readonly observability: FakeObservability = new FakeObservability((m) => this.publish(m));
   /** The prompt library (fake-prompts.ts). */
   readonly library = new FakePrompts(
     () => this.projects,
@@ -1132,6 +1136,19 @@ export class FakeBackend implements Backend {
     if (!s.embed_provider !== !s.embed_model)
       throw new BackendError('invalid', 'An embedding model needs both its provider and its name; clear both for none.');
     this.settings = clone(s);
+  }
+
+  async getObservability() {
+    return this.observability.get();
+  }
+
+  async saveObservability(req: ObservabilitySave) {
+    this.log('saveObservability', {
+      ...req,
+      headers: req.headers ? '(set)' : '',
+      langfuse_secret_key: req.langfuse_secret_key ? '(set)' : '',
+    });
+    return this.observability.save(req);
   }
 
   /** Dollars spent this month by provider: tests set it, and every priced turn adds its cost. */
