@@ -24,13 +24,14 @@ func (c *collector) endpoint(proto string) string {
 	return "http://" + c.HTTP
 }
 
-// scriptTurns queues a chat turn's reply and a tool turn's replies (the
-// model writes a file, then answers), each with token usage.
+// enqueueChat queues a chat turn's reply, with token usage.
 func enqueueChat(srv *llmtest.Server) {
 	srv.Enqueue(llmtest.Reply{Chunks: llmtest.Text("The capital of France is Paris.", 4),
 		Usage: &llmtest.Usage{PromptTokens: 21, CompletionTokens: 8, CachedTokens: 5}})
 }
 
+// enqueueTool queues a tool turn's replies: the model writes a file, then
+// answers, each call with token usage.
 func enqueueTool(srv *llmtest.Server) {
 	srv.Enqueue(
 		llmtest.Reply{Chunks: llmtest.WithFinish(llmtest.ToolCallChunks(0, "call_w1", "write_file", `{"path":"report.txt","content":"quarterly numbers"}`, 4), "tool_calls"),
