@@ -40,7 +40,7 @@ type spanJSON struct {
 	SpanID       string     `json:"spanId"`
 	ParentSpanID string     `json:"parentSpanId"`
 	Name         string     `json:"name"`
-	Kind         int        `json:"kind"`
+	Kind         int        `json:"kind"` // OTLP JSON: enums as numbers
 	Start        jsonInt    `json:"startTimeUnixNano"`
 	End          jsonInt    `json:"endTimeUnixNano"`
 	Attributes   []keyValue `json:"attributes"`
@@ -136,7 +136,7 @@ func parseTracesLine(line []byte) ([]span, error) {
 					return nil, fmt.Errorf("span %q: no name, or times %d..%d", s.Name, s.Start, s.End)
 				}
 				out = append(out, span{
-					TraceID: s.TraceID, ID: s.SpanID, Parent: s.ParentSpanID, Name: s.Name, Kind: s.Kind,
+					TraceID: strings.ToLower(s.TraceID), ID: strings.ToLower(s.SpanID), Parent: strings.ToLower(s.ParentSpanID), Name: s.Name, Kind: s.Kind,
 					Start: time.Unix(0, int64(s.Start)).UTC(), End: time.Unix(0, int64(s.End)).UTC(),
 					Attrs: attrMap(s.Attributes), Resource: res, StatusCode: s.Status.Code,
 				})
@@ -146,9 +146,11 @@ func parseTracesLine(line []byte) ([]span, error) {
 	return out, nil
 }
 
+// isHex says whether s is n bytes in hex (OTLP JSON's ids: hex, of
+// either case).
 func isHex(s string, n int) bool {
 	b, err := hex.DecodeString(s)
-	return err == nil && len(b) == n && strings.ToLower(s) == s
+	return err == nil && len(b) == n
 }
 
 // readSpansFile reads a file of OTLP JSON lines; a missing file is no
