@@ -31,6 +31,7 @@ var apiTable = map[string]need{
 	"ReplayTurn": needDB, "RerunTurn": needDB, "RerunFrom": needDB, "TurnSteps": needDB, "DiffTurns": needDB, "PendingApprovals": anyTime, "AnswerApproval": anyTime,
 	"SessionTree": needDB, "ListBranch": needDB, "GetImage": needDB, "ImageFile": anyTime, "ClipboardImage": anyTime, "SwitchBranch": needDB, "CountTurnsFrom": needDB, "DeleteTurn": needDB, "ForkSession": needDB,
 	"SendSideBySide": needDB, "GroupChain": needDB, "StopGroup": needDB, "ContinueWith": needDB, "OpenGroup": needDB, "VoteOnGroup": needDB, "ListVotes": needDB, "ArenaBoard": needDB,
+	"SaveReview": needDB, "ReviewsFor": needDB, "ListReviewed": needDB, "ReviewLabels": needDB,
 	"ListProviders": needDB, "Presets": anyTime, "SaveProvider": needDB, "DeleteProvider": needDB,
 	"TestProvider": anyTime, "DetectLocal": anyTime, "ListWorkflows": anyTime, "ValidateWorkflow": anyTime,
 	"GetSettings": needDB, "SaveSettings": needDB,

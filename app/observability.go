@@ -41,7 +41,7 @@ type ObservabilitySave struct {
 	Headers string `json:"headers,omitempty"`
 	// LangfusePublicKey and LangfuseSecretKey, if both set, replace the
 	// kept headers with Langfuse's: Authorization: Basic
-	// base64(public:secret).
+	// base64(public:secret), with x-langfuse-ingestion-version: 4.
 	LangfusePublicKey string `json:"langfuse_public_key,omitempty"`
 	LangfuseSecretKey string `json:"langfuse_secret_key,omitempty"`
 	// ClearHeaders removes the kept headers.
@@ -202,7 +202,9 @@ func headersToKeep(req ObservabilitySave) (string, error) {
 			return "", apperr.New(apperr.Invalid, "Enter both Langfuse keys: the public key (pk-lf-…) and the secret key (sk-lf-…).")
 		}
 		auth := "Basic " + base64.StdEncoding.EncodeToString([]byte(pub+":"+sec))
-		return "Authorization=" + url.PathEscape(auth), nil
+		// Langfuse's API asks direct OpenTelemetry exporters for the
+		// ingestion version header (docs/OBSERVABILITY.md).
+		return "Authorization=" + url.PathEscape(auth) + ",x-langfuse-ingestion-version=4", nil
 	}
 	h := strings.TrimSpace(req.Headers)
 	if h == "" {

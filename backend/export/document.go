@@ -103,27 +103,36 @@ import (
 // as version 10 (versionOf): an older Agentdeck would import them as
 // events it cannot show, the pages, images and scripts silently gone
 // from the conversation. A session with none keeps the version it had.
-const Version = 10
+//
+// Version 11: human review. A turn lists its reviews (Turn.Reviews,
+// turn.Review: a thumb, a score, labels and a note, of the turn or of one
+// of its steps by timeline step id). Import stores them under the turn's
+// new id. Only a document with a review is written as version 11
+// (versionOf): an older Agentdeck would import the session without them,
+// saying nothing. A session with none keeps the version it had.
+const Version = 11
 
-// versionOf is the version Write stamps on a document whose messages name
-// this many images, stored or gone, whose session has (placed) or has
-// not a project, tags, a pin, an archive or settings, and that holds this
-// many documents, side-by-side groups, re-runs from a step, and artifact
-// and code_run events (made): the oldest that reads it completely (see
-// Versions 5 to 10).
-func versionOf(images int, placed bool, documents, groups, reruns, made int) int {
+// versionOf is the version Write stamps on the document whose head is h:
+// the oldest that reads it completely (see Versions 5 to 11). Its
+// messages name h.Images images, stored or gone; its session is placed or
+// not (a project, tags, a pin, an archive or settings); it holds
+// h.Documents documents, h.Groups side-by-side groups, h.Reruns re-runs
+// from a step, h.Made artifact and code_run events and h.Reviews reviews.
+func versionOf(h *Head) int {
 	switch {
-	case made > 0:
+	case h.Reviews > 0:
+		return 11
+	case h.Made > 0:
 		return 10
-	case reruns > 0:
+	case h.Reruns > 0:
 		return 9
-	case groups > 0:
+	case len(h.Groups) > 0:
 		return 8
-	case documents > 0:
+	case h.Documents > 0:
 		return 7
-	case placed:
+	case h.Session.Placed():
 		return 6
-	case images > 0:
+	case h.Images > 0:
 		return 5
 	}
 	return 3
@@ -270,6 +279,9 @@ type Turn struct {
 	ModelCalls []ModelCall   `json:"model_calls"`
 	ToolCalls  []ToolCall    `json:"tool_calls"`
 	Approvals  []Approval    `json:"approvals,omitempty"`
+	// Reviews are a person's reviews of the turn and its steps (version
+	// 11).
+	Reviews []turn.Review `json:"reviews,omitempty"`
 }
 
 // Stage is one stage of a turn's workflow.

@@ -62,6 +62,8 @@ type Head struct {
 	// Made is how many artifact and code_run events the turns hold
 	// (version 10): the version depends on it.
 	Made int
+	// Reviews is how many reviews the turns hold (version 11).
+	Reviews int
 }
 
 // Load says what of a session a Source reads. The session, its turns and

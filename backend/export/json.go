@@ -202,6 +202,14 @@ func (j *jsonWriter) Turn(t *Turn, events iter.Seq[turn.Event]) error {
 		}
 		l.end()
 	}
+	if len(t.Reviews) > 0 {
+		l = o.list("reviews")
+		for i := range t.Reviews {
+			l.next()
+			writeReview(j.e, &t.Reviews[i])
+		}
+		l.end()
+	}
 	o.end()
 	return j.e.flushed()
 }
@@ -296,6 +304,21 @@ func writeApproval(e *encoder, a *Approval) {
 	o.str("guard", a.Guard)
 	o.str("answer", a.Answer)
 	o.time("at", a.At)
+	o.end()
+}
+
+func writeReview(e *encoder, r *turn.Review) {
+	o := e.object("")
+	o.str("id", r.ID)
+	o.str("turn_id", r.TurnID)
+	o.str("step", r.Step)
+	o.int("thumb", int64(r.Thumb))
+	o.int("score", int64(r.Score))
+	o.key("labels")
+	e.value(r.Labels)
+	o.str("note", r.Note)
+	o.time("created_at", r.CreatedAt)
+	o.time("updated_at", r.UpdatedAt)
 	o.end()
 }
 
@@ -415,6 +438,6 @@ type jsonSink struct {
 }
 
 func (s jsonSink) Head(h *Head) error {
-	s.start(FormatName, versionOf(h.Images, h.Session.Placed(), h.Documents, len(h.Groups), h.Reruns, h.Made), s.exportedAt, buildinfo.Version, &h.Session, h.Groups)
+	s.start(FormatName, versionOf(h), s.exportedAt, buildinfo.Version, &h.Session, h.Groups)
 	return s.e.flushed()
 }

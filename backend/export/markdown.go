@@ -188,6 +188,7 @@ func mdTurn(b *strings.Builder, s *Session, parts []*Turn, h mdHeading, images *
 		mdCharts(b, p.Events)
 		mdMade(b, p.Events)
 		mdStages(b, p.Stages, suffix)
+		mdReviews(b, p.Reviews, suffix)
 	}
 }
 

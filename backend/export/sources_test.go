@@ -43,26 +43,33 @@ func TestVersionOf(t *testing.T) {
 		groups    int
 		reruns    int
 		made      int
+		reviews   int
 		want      int
 	}{
-		{0, false, 0, 0, 0, 0, 3},
-		{1, false, 0, 0, 0, 0, 5},
-		{1, true, 0, 0, 0, 0, 6},
-		{0, false, 1, 0, 0, 0, 7},
-		{2, true, 3, 0, 0, 0, 7},
-		{0, false, 0, 1, 0, 0, 8},
-		{2, true, 3, 2, 0, 0, 8},
-		{0, false, 0, 0, 1, 0, 9},
-		{2, true, 3, 2, 1, 0, 9},
-		{0, false, 0, 0, 0, 1, 10},
-		{2, true, 3, 2, 1, 4, 10},
+		{0, false, 0, 0, 0, 0, 0, 3},
+		{1, false, 0, 0, 0, 0, 0, 5},
+		{1, true, 0, 0, 0, 0, 0, 6},
+		{0, false, 1, 0, 0, 0, 0, 7},
+		{2, true, 3, 0, 0, 0, 0, 7},
+		{0, false, 0, 1, 0, 0, 0, 8},
+		{2, true, 3, 2, 0, 0, 0, 8},
+		{0, false, 0, 0, 1, 0, 0, 9},
+		{2, true, 3, 2, 1, 0, 0, 9},
+		{0, false, 0, 0, 0, 1, 0, 10},
+		{2, true, 3, 2, 1, 4, 0, 10},
+		{0, false, 0, 0, 0, 0, 1, 11},
+		{2, true, 3, 2, 1, 4, 5, 11},
 	}
 	for _, tt := range tests {
-		if got := versionOf(tt.images, tt.placed, tt.documents, tt.groups, tt.reruns, tt.made); got != tt.want {
-			t.Errorf("versionOf(%d, %v, %d, %d, %d, %d) = %d, want %d", tt.images, tt.placed, tt.documents, tt.groups, tt.reruns, tt.made, got, tt.want)
+		h := &Head{Images: tt.images, Documents: tt.documents, Groups: make([]Group, tt.groups), Reruns: tt.reruns, Made: tt.made, Reviews: tt.reviews}
+		if tt.placed {
+			h.Session.Tags = []string{"t"}
+		}
+		if got := versionOf(h); got != tt.want {
+			t.Errorf("versionOf(%+v) = %d, want %d", tt, got, tt.want)
 		}
 	}
-	if Version != 10 {
+	if Version != 11 {
 		t.Fatalf("Version = %d: a new version needs its paragraph in document.go and a case here", Version)
 	}
 }

@@ -90,6 +90,12 @@ type AppStore interface {
 	ContinueWith(ctx context.Context, turnID string) (string, error)
 	SaveVote(ctx context.Context, v store.Vote) (store.Vote, error)
 	ListVotes(ctx context.Context, f store.VoteFilter) ([]store.VoteRecord, error)
+
+	// Human review of turns and their steps.
+	SaveReview(ctx context.Context, r turn.Review) (turn.Review, error)
+	ReviewsFor(ctx context.Context, turnIDs []string) ([]turn.Review, error)
+	ListReviewed(ctx context.Context, f store.ReviewFilter) ([]store.ReviewedTurn, error)
+	ReviewLabels(ctx context.Context, prefix string, limit int) ([]store.LabelCount, error)
 	VoteTargets(ctx context.Context, f store.VoteFilter) ([]string, error)
 
 	// Providers and preferences.

@@ -107,6 +107,9 @@ func (r *sessionReader) read() error {
 			return err
 		}
 	}
+	if err := r.tx.QueryRowContext(r.ctx, `SELECT COUNT(*) FROM reviews v JOIN turns t ON t.id = v.turn_id WHERE t.session_id = ?`, r.sessionID).Scan(&h.Reviews); err != nil {
+		return err
+	}
 	if err := sinkErr(r.to.Head(&h)); err != nil {
 		return err
 	}
@@ -169,6 +172,8 @@ const (
 		FROM turns t JOIN tool_calls c ON c.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, c.rowid`
 	approvalsInTurnOrder = `SELECT a.turn_id, a.call_id, a.tool, a.args, a.guard, a.answer, a.at
 		FROM turns t JOIN approvals a ON a.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, a.id`
+	reviewsInTurnOrder = `SELECT v.turn_id, v.id, v.turn_id, v.step, v.thumb, v.score, v.labels, v.note, v.created_at, v.updated_at
+		FROM turns t JOIN reviews v ON v.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, v.step`
 	eventsInTurnOrder = `SELECT e.turn_id, e.seq, e.run_len, e.id, e.stage_id, e.parent_id, e.at, e.type, e.phase, e.checkpoint, e.data
 		FROM turns t JOIN events e ON e.turn_id = t.id WHERE t.session_id = ?`
 )
@@ -217,11 +222,12 @@ type turnCursors struct {
 	modelCalls cursor[export.ModelCall]
 	toolCalls  cursor[export.ToolCall]
 	approvals  cursor[export.Approval]
+	reviews    cursor[turn.Review]
 	events     cursor[[]turn.Event]
 }
 
 func (c *turnCursors) open(r *sessionReader) error {
-	c.messages.scan, c.stages.scan, c.modelCalls.scan, c.toolCalls.scan, c.approvals.scan = scanMessage, scanStage, scanModelCall, scanToolCall, scanApproval
+	c.messages.scan, c.stages.scan, c.modelCalls.scan, c.toolCalls.scan, c.approvals.scan, c.reviews.scan = scanMessage, scanStage, scanModelCall, scanToolCall, scanApproval, scanExportReview
 	c.events.scan = func(rows *sql.Rows, evs *[]turn.Event) (string, error) { return scanEventRow(rows, r.sessionID, evs) }
 	for _, q := range []struct {
 		c interface {
@@ -234,6 +240,7 @@ func (c *turnCursors) open(r *sessionReader) error {
 		{&c.modelCalls, modelCallsInTurnOrder},
 		{&c.toolCalls, toolCallsInTurnOrder},
 		{&c.approvals, approvalsInTurnOrder},
+		{&c.reviews, reviewsInTurnOrder},
 	} {
 		if err := q.c.open(r, q.query); err != nil {
 			return err
@@ -261,12 +268,15 @@ func (c *turnCursors) fill(t *export.Turn) error {
 	if t.ToolCalls, err = c.toolCalls.take(t.ID, t.ToolCalls); err != nil {
 		return err
 	}
-	t.Approvals, err = c.approvals.take(t.ID, t.Approvals)
+	if t.Approvals, err = c.approvals.take(t.ID, t.Approvals); err != nil {
+		return err
+	}
+	t.Reviews, err = c.reviews.take(t.ID, t.Reviews)
 	return err
 }
 
 func (c *turnCursors) close() {
-	for _, q := range []interface{ close() }{&c.messages, &c.stages, &c.modelCalls, &c.toolCalls, &c.approvals, &c.events} {
+	for _, q := range []interface{ close() }{&c.messages, &c.stages, &c.modelCalls, &c.toolCalls, &c.approvals, &c.reviews, &c.events} {
 		q.close()
 	}
 }

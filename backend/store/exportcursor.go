@@ -137,6 +137,18 @@ func scanApproval(rows *sql.Rows, a *export.Approval) (string, error) {
 	return turnID, nil
 }
 
+func scanExportReview(rows *sql.Rows, r *turn.Review) (string, error) {
+	var turnID string
+	v, err := scanReview(scanFunc(func(dest ...any) error { return rows.Scan(append([]any{&turnID}, dest...)...) }))
+	*r = v
+	return turnID, err
+}
+
+// scanFunc is a Scan method of its own.
+type scanFunc func(dest ...any) error
+
+func (f scanFunc) Scan(dest ...any) error { return f(dest...) }
+
 // scanEventRow reads one row of eventsInTurnOrder into evs (replacing
 // what it held) as the events it stores, and returns its turn: one event,
 // or each event of a run (eventrun.go). It is the one place an export

@@ -415,7 +415,7 @@ func (im *importer) turn(t *export.Turn) error {
 	if err := insertMessages(im.ctx, im.tx, im.sid, tid, 0, im.withImageRefs(t.Messages), true); err != nil {
 		return err
 	}
-	for _, step := range []func(string, *export.Turn) error{im.storeImages, im.stages, im.calls, im.approvals} {
+	for _, step := range []func(string, *export.Turn) error{im.storeImages, im.stages, im.calls, im.approvals, im.reviews} {
 		if err := step(tid, t); err != nil {
 			return err
 		}

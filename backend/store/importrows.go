@@ -52,6 +52,33 @@ func (im *importer) approvals(tid string, t *export.Turn) error {
 	return nil
 }
 
+// reviews stores the turn's reviews (version 11) under its new id, each
+// checked as SaveReview checks it: a file with a review no Agentdeck
+// writes was changed or damaged, and is refused.
+func (im *importer) reviews(tid string, t *export.Turn) error {
+	for i, r := range t.Reviews {
+		r.TurnID = tid
+		r, err := r.Normalize()
+		if err != nil {
+			return apperr.New(apperr.Invalid, "Turn %d of the file has a review (reviews[%d]) that cannot be read: %s. The file was changed or damaged; export it again.", t.Seq, i, err)
+		}
+		if r.Empty() {
+			continue
+		}
+		labels, _ := json.Marshal(r.Labels)
+		id := turn.NewID()
+		if _, err := im.tx.ExecContext(im.ctx, `INSERT INTO reviews (id, turn_id, step, thumb, score, labels, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (turn_id, step) DO NOTHING`,
+			id, tid, r.Step, r.Thumb, r.Score, string(labels), r.Note, fmtTime(r.CreatedAt), fmtTime(r.UpdatedAt)); err != nil {
+			return err
+		}
+		if err := storeLabels(im.ctx, im.tx, id, r.Labels); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // events stores the turn's log as the event log does, token runs and all
 // (insertEvents). An event's session and turn are those of the row it is
 // stored under, so they need no column of their own. The events must

@@ -105,6 +105,12 @@ var stepSeeds = map[int]func(t *testing.T, db *sql.DB){
 	16: func(t *testing.T, db *sql.DB) {
 		stepExec(t, db, `UPDATE turns SET from_turn_id = 'step-t', from_step = 'tool1', from_edit = 'tool_result' WHERE id = 'step-t'`)
 	},
+	17: func(t *testing.T, db *sql.DB) {
+		const at = "2024-09-10T11:12:13Z"
+		stepExec(t, db, `INSERT INTO reviews (id, turn_id, step, thumb, score, labels, note, created_at, updated_at)
+			VALUES ('step-r', 'step-t', 'tool1', -1, 2, '["wrong tool"]', 'asked twice', '`+at+`', '`+at+`')`)
+		stepExec(t, db, `INSERT INTO review_labels (review_id, label) VALUES ('step-r', 'wrong tool')`)
+	},
 }
 
 // stepMoved are tables a later migration replaced; the data in them is

@@ -48,7 +48,10 @@ const (
 	AttrEstimated       = attribute.Key("agentdeck.usage.estimated")
 	AttrCapture         = attribute.Key("agentdeck.capture")
 	AttrResultSize      = attribute.Key("agentdeck.tool.result_size")
-	AttrError           = attribute.Key("agentdeck.error")
+	AttrReviewThumb     = attribute.Key("agentdeck.review.thumb")
+	AttrReviewScore     = attribute.Key("agentdeck.review.score")
+	AttrReviewLabels    = attribute.Key("agentdeck.review.labels")
+	AttrReviewNote      = attribute.Key("agentdeck.review.note")
 )
 
 // ServiceName is the resource's service.name.

@@ -14,6 +14,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
 	"github.com/agentdeck/agentdeck/backend/runner"
 	"github.com/agentdeck/agentdeck/backend/traces"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // A chat turn is an invoke_agent span over its stage, over one chat span,
@@ -106,7 +107,7 @@ func TestToolTurn(t *testing.T) {
 		if strings.HasPrefix(s.Name, "chat") {
 			v, _ := attr(s, "gen_ai.response.finish_reasons")
 			st, _ := attr(s, "agentdeck.step.id")
-			chats = append(chats, st.AsString()+" "+v.Emit())
+			chats = append(chats, st.AsString()+" "+v.String())
 		}
 		if _, ok := attr(s, "gen_ai.tool.call.arguments"); ok {
 			t.Errorf("span %q has arguments with content off", s.Name)
@@ -128,8 +129,8 @@ func TestContentOnlyWhenAsked(t *testing.T) {
 	id := g.run(t, "chat", "Shout secret-words.", calls([3]string{"c1", "shout", `{"text":"secret-words"}`}), text("SECRET-WORDS"))
 	for _, s := range g.spans(t, id, traces.Options{}) {
 		for _, a := range s.Attributes {
-			if strings.Contains(a.Value.Emit(), "secret-words") || strings.Contains(a.Value.Emit(), "SECRET-WORDS") {
-				t.Errorf("content off, yet span %q has %s = %s", s.Name, a.Key, a.Value.Emit())
+			if strings.Contains(a.Value.String(), "secret-words") || strings.Contains(a.Value.String(), "SECRET-WORDS") {
+				t.Errorf("content off, yet span %q has %s = %s", s.Name, a.Key, a.Value.String())
 			}
 		}
 	}
@@ -195,5 +196,31 @@ func TestFailedAndStoppedTurns(t *testing.T) {
 	want(t, root, map[string]string{"agentdeck.turn.state": "cancelled", "agentdeck.turn.stopped": "true"})
 	if root.Status.Code == codes.Error {
 		t.Errorf("a stopped turn is not an error: %+v", root.Status)
+	}
+}
+
+// A person's reviews of the turn and of its steps are attributes of the
+// turn's span and of the step's.
+func TestReviewsOnTheirSpans(t *testing.T) {
+	g := newRig(t, nil)
+	id := g.run(t, "chat", "Shout hi.", calls([3]string{"c1", "shout", `{"text":"hi"}`}), text("HI"))
+	for _, r := range []turn.Review{
+		{TurnID: id, Thumb: -1, Score: 2, Labels: []string{"too loud", "wrong"}, Note: "Should not shout."},
+		{TurnID: id, Step: "tool1", Thumb: 1},
+	} {
+		if _, err := g.db.SaveReview(bg, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	spans := g.spans(t, id, traces.Options{})
+	want(t, byName(t, spans, "invoke_agent chat"), map[string]string{
+		"agentdeck.review.thumb": "-1", "agentdeck.review.score": "2",
+		"agentdeck.review.labels": `["too loud","wrong"]`, "agentdeck.review.note": "Should not shout.",
+	})
+	want(t, byName(t, spans, "execute_tool shout"), map[string]string{"agentdeck.review.thumb": "1"})
+	for _, s := range spans {
+		if _, ok := attr(s, "agentdeck.review.score"); ok && s.Name != "invoke_agent chat" {
+			t.Errorf("%q has the turn's review", s.Name)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
 // finishReasons are the model calls' finish reasons, by index. The store
@@ -148,12 +149,36 @@ func outputJSON(m llm.Message, reason string) string {
 	return string(b)
 }
 
-// reviewAttributes are the human reviews of the turn as attributes, by
+// reviewAttributes are a person's reviews of the turn as attributes, by
 // the step they rate ("" for the whole turn; else a timeline step id,
 // "stage2", "call3", "tool1", which the spans carry as agentdeck.step.id):
-// agentdeck.review.thumb, .score, .labels and .note. The turn record has
-// no reviews yet; this is where they join the spans once it does.
+// agentdeck.review.thumb (+1, -1), .score (1-5), .labels and .note, each
+// only when set. A step with several reviews gives its latest.
 func reviewAttributes(t *export.Turn) map[string][]attribute.KeyValue {
-	_ = t
-	return nil
+	latest := map[string]turn.Review{}
+	for _, r := range t.Reviews {
+		if old, ok := latest[r.Step]; !ok || r.UpdatedAt.After(old.UpdatedAt) {
+			latest[r.Step] = r
+		}
+	}
+	out := map[string][]attribute.KeyValue{}
+	for step, r := range latest {
+		var attrs []attribute.KeyValue
+		if r.Thumb != 0 {
+			attrs = append(attrs, AttrReviewThumb.Int(r.Thumb))
+		}
+		if r.Score != 0 {
+			attrs = append(attrs, AttrReviewScore.Int(r.Score))
+		}
+		if len(r.Labels) > 0 {
+			attrs = append(attrs, AttrReviewLabels.StringSlice(r.Labels))
+		}
+		if r.Note != "" {
+			attrs = append(attrs, AttrReviewNote.String(r.Note))
+		}
+		if len(attrs) > 0 {
+			out[step] = attrs
+		}
+	}
+	return out
 }

@@ -169,8 +169,8 @@ func want(t *testing.T, s tracetest.SpanStub, kv map[string]string) {
 			t.Errorf("span %q has no %s", s.Name, k)
 			continue
 		}
-		if got.Emit() != v {
-			t.Errorf("span %q: %s = %q, want %q", s.Name, k, got.Emit(), v)
+		if got.String() != v {
+			t.Errorf("span %q: %s = %q, want %q", s.Name, k, got.String(), v)
 		}
 	}
 }

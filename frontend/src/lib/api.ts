@@ -67,6 +67,10 @@ import type {
   ArenaBoard,
   BoardRequest,
   VoteFilter,
+  Review,
+  ReviewFilter,
+  ReviewedTurn,
+  LabelCount,
   VoteRecord,
   GroupRef,
   GroupSendRequest,
@@ -155,6 +159,14 @@ export interface Backend {
   listVotes(f: VoteFilter): Promise<VoteRecord[] | null>;
   /** The leaderboard of a project's votes, or of all. */
   arenaBoard(req: BoardRequest): Promise<ArenaBoard>;
+  /** Stores a review of a turn or one of its steps (replacing it); an empty one removes it. */
+  saveReview(r: Review): Promise<Review>;
+  /** The reviews of these turns and of their steps. */
+  reviewsFor(turnIds: string[]): Promise<Review[] | null>;
+  /** The ended turns a filter picks, newest first, with their reviews (the review queue). */
+  listReviewed(f: ReviewFilter): Promise<ReviewedTurn[] | null>;
+  /** Labels in use starting with prefix, most used first. */
+  reviewLabels(prefix: string): Promise<LabelCount[] | null>;
   getTurn(turnId: string, withEvents: boolean): Promise<TurnDetail>;
   listTurns(sessionId: string, p?: Partial<Page>): Promise<TurnPage>;
   /** The active branch, newest first, with each turn's versions: the conversation as it reads. */
@@ -467,6 +479,10 @@ function methods(call: Call): Transport {
     openGroup: (id) => done(call('OpenGroup', id)),
     voteOnGroup: (v) => call('VoteOnGroup', v),
     listVotes: (f) => call('ListVotes', f),
+    saveReview: (r) => call('SaveReview', r),
+    reviewsFor: (ids) => call('ReviewsFor', ids),
+    listReviewed: (f) => call('ListReviewed', f),
+    reviewLabels: (prefix) => call('ReviewLabels', prefix),
     arenaBoard: (req) => call('ArenaBoard', req),
     // Narrower than Go says (types.ts): the stored result is a Result.
     getTurn: (id, withEvents) => call('GetTurn', id, withEvents) as Promise<TurnDetail>,

@@ -36,7 +36,7 @@ export class FakeObservability {
     const sec = req.langfuse_secret_key?.trim() ?? '';
     if (!pub !== !sec)
       throw new BackendError('invalid', 'Enter both Langfuse keys: the public key (pk-lf-…) and the secret key (sk-lf-…).');
-    if (pub) this.keptHeaders = 'Authorization=Basic%20' + btoa(`${pub}:${sec}`);
+    if (pub) this.keptHeaders = 'Authorization=Basic%20' + btoa(`${pub}:${sec}`) + ',x-langfuse-ingestion-version=4';
     else if (req.headers?.trim()) this.keptHeaders = req.headers.trim();
     else if (req.clear_headers) this.keptHeaders = '';
     this.view = {

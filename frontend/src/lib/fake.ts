@@ -13,6 +13,7 @@ import { passes, resolveLayers, type Layer } from './fake-projects';
 import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
 import { FakeObservability } from './fake-observability';
 import { FakePrompts } from './fake-prompts';
+import { FakeReviews } from './fake-reviews';
 import { problemsOf } from './runsettings';
 import { fakeResult, scriptFor, type Step } from './fake-script';
 import { FakeGroups } from './fake-groups';
@@ -26,6 +27,10 @@ import type {
   BoardRequest,
   VoteFilter,
   VoteRecord,
+  Review,
+  ReviewFilter,
+  ReviewedTurn,
+  LabelCount,
   GroupRef,
   GroupSendRequest,
   TurnGroup,
@@ -129,6 +134,10 @@ export class FakeBackend implements Backend {
   readonly kind = 'http' as const;
   sessions: Session[] = [];
   turns = new Map<string, TurnDetail>();
+  reviews = new FakeReviews(
+    () => this.turns,
+    () => this.sessions,
+  );
   events = new Map<string, AgentEvent[]>();
   providers: ProviderView[] = [];
   settings: Settings = {
@@ -774,6 +783,22 @@ export class FakeBackend implements Backend {
   async listVotes(f: VoteFilter): Promise<VoteRecord[]> {
     this.log('listVotes', f);
     return clone(this.arena.list(f));
+  }
+  async saveReview(r: Review): Promise<Review> {
+    this.log('saveReview', r);
+    return this.reviews.save(r);
+  }
+  async reviewsFor(turnIds: string[]): Promise<Review[]> {
+    this.log('reviewsFor', turnIds);
+    return this.reviews.of(turnIds);
+  }
+  async listReviewed(f: ReviewFilter): Promise<ReviewedTurn[]> {
+    this.log('listReviewed', f);
+    return this.reviews.list(f);
+  }
+  async reviewLabels(prefix: string): Promise<LabelCount[]> {
+    this.log('reviewLabels', prefix);
+    return this.reviews.labels(prefix);
   }
   async arenaBoard(req: BoardRequest): Promise<ArenaBoard> {
     this.log('arenaBoard', req);

@@ -278,7 +278,7 @@ export interface ObservabilitySave {
   /**
    * LangfusePublicKey and LangfuseSecretKey, if both set, replace the
    * kept headers with Langfuse's: Authorization: Basic
-   * base64(public:secret).
+   * base64(public:secret), with x-langfuse-ingestion-version: 4.
    */
   langfuse_public_key?: string;
   langfuse_secret_key?: string;
@@ -1219,6 +1219,36 @@ export interface StageDiagnostics {
   output_messages: number /* int */;
 }
 /**
+ * Review is a person's judgement of a turn, or of one step of it: thumbs
+ * up or down, an optional score, labels and a note. A turn has at most one
+ * review of itself and one of each step; saving again replaces it, and a
+ * review that says nothing (Empty) is removed.
+ */
+export interface Review {
+  id: string;
+  turn_id: string;
+  /**
+   * Step is the step reviewed, by its timeline id ("stage2", "call3",
+   * "tool1"); "" is the whole turn.
+   */
+  step: string;
+  /**
+   * Thumb is +1 (up), -1 (down) or 0 (neither).
+   */
+  thumb: number /* int */;
+  /**
+   * Score is 1 to 5, or 0 for none.
+   */
+  score: number /* int */;
+  /**
+   * Labels are lower-case words or short phrases, sorted, each once.
+   */
+  labels: string[] | null;
+  note: string;
+  created_at: string /* RFC 3339 */;
+  updated_at: string /* RFC 3339 */;
+}
+/**
  * RunSettings is one layer of what a turn runs with: the app's defaults
  * (Settings → Defaults), a project's, a session's, or one turn's. A field
  * left unset (nil, "", an empty list) takes the value of the layer below
@@ -1588,6 +1618,65 @@ export interface BranchPage {
    * all of them, oldest first. A turn with no other version is absent.
    */
   versions: { [key: string]: string[]} | null;
+}
+/**
+ * ReviewFilter picks ended turns by where they are, when they started and
+ * how they were reviewed. A rating, score or label matches a turn when
+ * the turn's own review or a review of one of its steps has it, so a turn
+ * with one bad tool call is "rated down". Since and Until bound the
+ * turn's start.
+ */
+export interface ReviewFilter {
+  project?: string;
+  session_id?: string;
+  /**
+   * Evals includes the turns evaluation cases ran as (hidden sessions);
+   * by default only chats are listed.
+   */
+  evals?: boolean;
+  rated?: string;
+  min_score?: number /* int */;
+  max_score?: number /* int */;
+  label?: string;
+  since?: string /* RFC 3339 */;
+  until?: string /* RFC 3339 */;
+  /**
+   * Limit is at most how many turns come back (default 200, at most
+   * 5,000), newest first.
+   */
+  limit?: number /* int */;
+}
+/**
+ * ReviewedTurn is a turn a ReviewFilter picked, with what a reviewer
+ * reads first and its reviews.
+ */
+export interface ReviewedTurn {
+  turn_id: string;
+  session_id: string;
+  session_title: string;
+  project_id: string;
+  seq: number /* int */;
+  state: string;
+  model: string;
+  workflow: string;
+  started_at: string /* RFC 3339 */;
+  user_message: string;
+  /**
+   * Answer is the start of the final answer (AnswerPreview bytes at
+   * most, cut at a character).
+   */
+  answer: string;
+  /**
+   * Reviews are the turn's own review (Step "") and its steps'.
+   */
+  reviews: Review[] | null;
+}
+/**
+ * LabelCount is a label and how many reviews carry it.
+ */
+export interface LabelCount {
+  label: string;
+  count: number /* int */;
 }
 /**
  * SearchHit is one match of a full-text search.
@@ -3455,6 +3544,25 @@ export interface API {
    */
   ImportPrompts: { args: [content: string]; result: PromptImport };
   /**
+   * SaveReview stores a review of a turn or a step, replacing the one
+   * before; a review that says nothing removes it.
+   */
+  SaveReview: { args: [r: Review]; result: Review };
+  /**
+   * ReviewsFor returns the reviews of the turns named and of their steps.
+   */
+  ReviewsFor: { args: [turnIDs: string[]]; result: Review[] | null };
+  /**
+   * ListReviewed lists the ended turns a filter picks, newest first, each
+   * with its reviews: the review queue walks them.
+   */
+  ListReviewed: { args: [f: ReviewFilter]; result: ReviewedTurn[] | null };
+  /**
+   * ReviewLabels lists the labels in use that start with prefix, most used
+   * first: what a label field completes from.
+   */
+  ReviewLabels: { args: [prefix: string]; result: LabelCount[] | null };
+  /**
    * RerunFrom re-runs a stored turn from one of its steps (TurnSteps), with
    * the edit applied there: a new version of the turn in its session, which
    * streams like any turn.
@@ -3562,6 +3670,10 @@ export const APIMethods = [
   "DeletePrompt",
   "ExportPrompts",
   "ImportPrompts",
+  "SaveReview",
+  "ReviewsFor",
+  "ListReviewed",
+  "ReviewLabels",
   "RerunFrom",
   "TurnSteps",
   "DiffTurns",

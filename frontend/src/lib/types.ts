@@ -39,6 +39,11 @@ export type {
   VoteFilter,
   VoteRecord,
   GroupColumn,
+  // human review of turns and steps
+  Review,
+  ReviewFilter,
+  ReviewedTurn,
+  LabelCount,
   GroupRef,
   GroupSendRequest,
   GroupTarget,

@@ -23,7 +23,7 @@ describe('Settings → Observability', () => {
     const { b, panel } = await open();
     await fireEvent.click(panel.getByLabelText('Send turns to an OpenTelemetry collector'));
     await fireEvent.change(panel.getByLabelText('Where'), { target: { value: 'langfuse' } });
-    expect((panel.getByLabelText('Endpoint') as HTMLInputElement).value).toBe('https://cloud.langfuse.com/api/public/otel');
+    expect((panel.getByLabelText('Endpoint') as HTMLInputElement).value).toBe('https://cloud.langfuse.com/api/public/otel/v1/traces');
     expect((panel.getByLabelText('Protocol') as HTMLSelectElement).value).toBe('http');
     await fireEvent.input(panel.getByLabelText('Langfuse public key'), { target: { value: 'pk-lf-1' } });
     await fireEvent.click(panel.getByRole('button', { name: 'Save' }));
@@ -32,10 +32,10 @@ describe('Settings → Observability', () => {
     await fireEvent.input(panel.getByLabelText('Langfuse secret key'), { target: { value: 'sk-lf-2' } });
     await fireEvent.click(panel.getByRole('button', { name: 'Save' }));
     await panel.findByText(/Headers are set, kept in the keyring/);
-    expect(b.observability.keptHeaders).toBe('Authorization=Basic%20' + btoa('pk-lf-1:sk-lf-2'));
+    expect(b.observability.keptHeaders).toBe('Authorization=Basic%20' + btoa('pk-lf-1:sk-lf-2') + ',x-langfuse-ingestion-version=4');
     expect(b.observability.view.settings).toMatchObject({ enabled: true, preset: 'langfuse', protocol: 'http' });
     expect((panel.getByLabelText('Langfuse secret key') as HTMLInputElement).value).toBe('');
-    expect(panel.getByTestId('traces-state').textContent).toContain('Sending to https://cloud.langfuse.com/api/public/otel');
+    expect(panel.getByTestId('traces-state').textContent).toContain('Sending to https://cloud.langfuse.com/api/public/otel/v1/traces');
   });
 
   it('warns before capturing content, and shows a failing collector from the bus', async () => {
