@@ -14,11 +14,10 @@ import (
 	"testing"
 
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentdeck/agentdeck/backend/llm/llmtest"
+	"github.com/agentdeck/agentdeck/backend/traces"
 )
 
 // otlpReceiver is an OTLP/HTTP receiver: the span names it was sent.
@@ -140,7 +139,7 @@ func TestSessionsExportOTLP(t *testing.T) {
 		})
 	}
 
-	lines := func(file string) (traces int, names []string) {
+	lines := func(file string) (n int, names []string) {
 		f, err := os.Open(file)
 		if err != nil {
 			t.Fatal(err)
@@ -149,11 +148,11 @@ func TestSessionsExportOTLP(t *testing.T) {
 		sc := bufio.NewScanner(f)
 		sc.Buffer(nil, 1<<24)
 		for sc.Scan() {
-			var td tracepb.TracesData
-			if err := protojson.Unmarshal(sc.Bytes(), &td); err != nil {
+			td, err := traces.UnmarshalOTLPJSON(sc.Bytes())
+			if err != nil {
 				t.Fatal(err)
 			}
-			traces++
+			n++
 			for _, rs := range td.ResourceSpans {
 				for _, ss := range rs.ScopeSpans {
 					for _, s := range ss.Spans {
@@ -162,7 +161,7 @@ func TestSessionsExportOTLP(t *testing.T) {
 				}
 			}
 		}
-		return traces, names
+		return n, names
 	}
 	all := filepath.Join(dir, "all.jsonl")
 	if r := agentdeck(t, db, "", nil, nil, "sessions", "export", "--format", "otlp", sess, "-o", all); r.code != ExitOK {

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/hex"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net"
@@ -18,7 +20,6 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agentdeck/agentdeck/backend/export"
@@ -174,8 +175,9 @@ func TestLiveExportOverHTTP(t *testing.T) {
 	}
 }
 
-// An OTLP JSON file is one TracesData per line, which protojson reads
-// back to the spans built.
+// An OTLP JSON file is one TracesData per line in OTLP/JSON: ids in hex
+// (the span's own, as the SDK made it), kinds and status codes as
+// integers; it reads back to the spans built.
 func TestFileRoundTrips(t *testing.T) {
 	g := newRig(t, nil)
 	ids := []string{g.run(t, "chat", "One.", text("One.")), g.run(t, "chat", "Two.", calls([3]string{"c1", "shout", `{"text":"x"}`}), text("X"))}
@@ -201,14 +203,18 @@ func TestFileRoundTrips(t *testing.T) {
 	lines, n := 0, 0
 	for sc.Scan() {
 		lines++
-		var td tracepb.TracesData
-		if err := protojson.Unmarshal(sc.Bytes(), &td); err != nil {
+		checkOTLPJSON(t, sc.Bytes())
+		td, err := traces.UnmarshalOTLPJSON(sc.Bytes())
+		if err != nil {
 			t.Fatalf("line %d: %v", lines, err)
 		}
 		for _, rs := range td.ResourceSpans {
 			for _, ss := range rs.ScopeSpans {
 				for _, s := range ss.Spans {
 					n++
+					if len(s.TraceId) != 16 || len(s.SpanId) != 8 {
+						t.Errorf("span %q ids %x/%x read back at the wrong length", s.Name, s.TraceId, s.SpanId)
+					}
 					if s.StartTimeUnixNano == 0 || s.EndTimeUnixNano < s.StartTimeUnixNano {
 						t.Errorf("span %q times %d–%d", s.Name, s.StartTimeUnixNano, s.EndTimeUnixNano)
 					}
@@ -286,4 +292,52 @@ func sorted(s []string) []string {
 		}
 	}
 	return s
+}
+
+// checkOTLPJSON reads a line as plain JSON: every span's ids are hex of
+// the right length, its kind and its status code are numbers.
+func checkOTLPJSON(t *testing.T, line []byte) {
+	t.Helper()
+	var td struct {
+		ResourceSpans []struct {
+			ScopeSpans []struct {
+				Spans []struct {
+					Name         string          `json:"name"`
+					TraceID      string          `json:"traceId"`
+					SpanID       string          `json:"spanId"`
+					ParentSpanID string          `json:"parentSpanId"`
+					Kind         json.RawMessage `json:"kind"`
+					Status       struct {
+						Code json.RawMessage `json:"code"`
+					} `json:"status"`
+				} `json:"spans"`
+			} `json:"scopeSpans"`
+		} `json:"resourceSpans"`
+	}
+	if err := json.Unmarshal(line, &td); err != nil {
+		t.Fatal(err)
+	}
+	isHex := func(s string, n int) bool {
+		b, err := hex.DecodeString(s)
+		return err == nil && len(b) == n
+	}
+	isNum := func(r json.RawMessage) bool {
+		var n int
+		return r == nil || json.Unmarshal(r, &n) == nil
+	}
+	for _, rs := range td.ResourceSpans {
+		for _, ss := range rs.ScopeSpans {
+			for _, s := range ss.Spans {
+				if !isHex(s.TraceID, 16) || !isHex(s.SpanID, 8) || (s.ParentSpanID != "" && !isHex(s.ParentSpanID, 8)) {
+					t.Errorf("span %q: ids not hex: %q %q %q", s.Name, s.TraceID, s.SpanID, s.ParentSpanID)
+				}
+				if !isNum(s.Kind) || !isNum(s.Status.Code) {
+					t.Errorf("span %q: kind %s, status %s; want integers", s.Name, s.Kind, s.Status.Code)
+				}
+			}
+		}
+	}
+	if !bytes.Contains(line, []byte(`"kind":`)) {
+		t.Errorf("no span kind in %s", line)
+	}
 }

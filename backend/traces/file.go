@@ -7,12 +7,13 @@ import (
 
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 )
 
 // FileClient is an OTLP client that writes each request it would send as
-// one line of OTLP JSON (a TracesData object, protojson): the file holds
-// exactly what a collector would have received.
+// one line of OTLP/JSON (a TracesData object in the OTLP specification's
+// JSON encoding: hex ids, enums as integers; see MarshalOTLPJSON): the
+// file holds exactly what a collector would have received, and a
+// collector's own JSON reader reads each line.
 type FileClient struct {
 	mu sync.Mutex
 	w  io.Writer
@@ -28,7 +29,7 @@ func (c *FileClient) Stop(context.Context) error  { return nil }
 
 // UploadTraces writes the request as one line.
 func (c *FileClient) UploadTraces(_ context.Context, rs []*tracepb.ResourceSpans) error {
-	b, err := protojson.MarshalOptions{UseProtoNames: false}.Marshal(&tracepb.TracesData{ResourceSpans: rs})
+	b, err := MarshalOTLPJSON(&tracepb.TracesData{ResourceSpans: rs})
 	if err != nil {
 		return err
 	}
