@@ -120,7 +120,7 @@ func (x *otlpExport) run(ctx context.Context, db otlpStore, dbPath string, env E
 		if err != nil {
 			return fail(env, err)
 		}
-		if client, err = traces.NewClient(traces.Config{Endpoint: x.endpoint, Protocol: x.protocol, Headers: h}); err != nil {
+		if client, err = traces.NewClient(traces.Config{Endpoint: x.endpoint, Protocol: x.protocol, Headers: h, Retry: true}); err != nil {
 			return fail(env, err)
 		}
 	}

@@ -219,8 +219,10 @@ func (e *Engine) MCPStatus() ([]mcp.ServerStatus, error) {
 }
 
 // TracesFlush bounds how long Close waits for the OpenTelemetry export
-// to send what it holds.
-const TracesFlush = 5 * time.Second
+// to send what it holds: a healthy collector takes a few milliseconds; a
+// dead one is not waited for at all once the exporter has seen it fail
+// (traces.Exporter.Shutdown), and at most this long otherwise.
+const TracesFlush = time.Second
 
 // Close stops running turns and MCP servers, sends the traces still
 // queued (at most TracesFlush), and unloads the PDF reader.

@@ -13,6 +13,8 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/backoff"
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/secrets"
@@ -34,6 +36,12 @@ type Config struct {
 	Content bool
 	// Timeout bounds one request; zero: 10 s.
 	Timeout time.Duration
+	// Retry has the SDK try a failed request again (backing off from
+	// 200 ms) until Timeout: for a past export, which a user waits for.
+	// The live exporter does not retry: a turn's spans are tried once
+	// and dropped if the collector fails, so a dead collector never holds
+	// a shutdown (the next turn tries again).
+	Retry bool
 }
 
 // The protocols.
@@ -100,6 +108,12 @@ func Headers(ctx context.Context, sec secrets.Store, getenv func(string) string)
 	return out, nil
 }
 
+// The SDK's retry and gRPC's reconnect backoff.
+const (
+	retryFirst = 200 * time.Millisecond
+	retryMax   = 2 * time.Second
+)
+
 // NewClient returns the OTLP client cfg names, not yet started.
 func NewClient(cfg Config) (otlptrace.Client, error) {
 	u, err := endpointURL(cfg)
@@ -116,14 +130,18 @@ func NewClient(cfg Config) (otlptrace.Client, error) {
 			u.Path = "/v1/traces"
 		}
 		opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(u.String()), otlptracehttp.WithTimeout(timeout),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: time.Second, MaxInterval: 4 * time.Second, MaxElapsedTime: timeout})}
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: cfg.Retry, InitialInterval: retryFirst, MaxInterval: retryMax, MaxElapsedTime: timeout})}
 		if len(cfg.Headers) > 0 {
 			opts = append(opts, otlptracehttp.WithHeaders(cfg.Headers))
 		}
 		return otlptracehttp.NewClient(opts...), nil
 	case ProtocolGRPC:
+		// grpc.NewClient underneath never blocks on connecting (no
+		// WithBlock); a short reconnect backoff lets a collector that
+		// comes back be reached by the next turn.
 		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpointURL(u.String()), otlptracegrpc.WithTimeout(timeout),
-			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: true, InitialInterval: time.Second, MaxInterval: 4 * time.Second, MaxElapsedTime: timeout})}
+			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: cfg.Retry, InitialInterval: retryFirst, MaxInterval: retryMax, MaxElapsedTime: timeout}),
+			otlptracegrpc.WithDialOption(grpc.WithConnectParams(grpc.ConnectParams{Backoff: backoff.Config{BaseDelay: retryFirst, Multiplier: 1.6, Jitter: 0.2, MaxDelay: retryMax}, MinConnectTimeout: time.Second}))}
 		if len(cfg.Headers) > 0 {
 			opts = append(opts, otlptracegrpc.WithHeaders(cfg.Headers))
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"strings"
 	"sync"
 	"time"
 
@@ -133,12 +132,14 @@ func (e *Exporter) TurnEnded(sessionID, turnID string) {
 	select {
 	case e.queue <- job{sessionID, turnID}:
 	default:
-		e.failLocked(1, errors.New("too many turns waiting to be sent; this one was dropped"))
+		e.failLocked(1, apperr.New(apperr.Unavailable, "Too many turns were waiting to be sent to the collector; this one was dropped."))
 	}
 }
 
 // Shutdown sends what is queued, waiting at most until ctx ends, then
-// stops; what is left is dropped.
+// stops; what is left is dropped. An exporter already failing (its last
+// request found no collector) waits for nothing: what is queued is
+// dropped and counted at once, and a request in flight is cancelled.
 func (e *Exporter) Shutdown(ctx context.Context) error {
 	if e == nil {
 		return nil
@@ -148,7 +149,11 @@ func (e *Exporter) Shutdown(ctx context.Context) error {
 		e.closed = true
 		close(e.queue)
 	}
+	failing := e.st.State == StateFailing
 	e.mu.Unlock()
+	if failing {
+		e.cancel()
+	}
 	select {
 	case <-e.done:
 	case <-ctx.Done():
@@ -223,11 +228,14 @@ func (e *Exporter) fail(n int, err error) {
 }
 
 // failLocked counts n dropped spans (or turns) and logs the failure
-// once, the first time after a success.
+// once, the first time after a success. A drop because the exporter is
+// shutting down keeps the error that made it fail, if any.
 func (e *Exporter) failLocked(n int, err error) {
 	e.st.Dropped += int64(n)
+	if !(e.failing && errors.Is(err, context.Canceled)) {
+		e.st.LastError = describe(e.cfg, err)
+	}
 	e.st.State = StateFailing
-	e.st.LastError = e.safe(err)
 	if !e.failing {
 		e.failing = true
 		e.log.Warn("OpenTelemetry export failing; traces are dropped until the collector answers", "endpoint", e.cfg.Endpoint, "err", e.st.LastError)
@@ -239,24 +247,4 @@ func (e *Exporter) notifyLocked() {
 	if e.watch != nil {
 		e.watch(e.st)
 	}
-}
-
-// safe is an error as the window may show it: never a header's value,
-// and not too long.
-func (e *Exporter) safe(err error) string {
-	msg := apperr.MessageOf(err)
-	if !errors.As(err, new(*apperr.Error)) {
-		// The SDK's error (a refused connection, the collector's
-		// status): worth showing as it is, after where it was going.
-		msg = "sending to " + e.cfg.Endpoint + ": " + err.Error()
-	}
-	for _, v := range e.cfg.Headers {
-		if v != "" {
-			msg = strings.ReplaceAll(msg, v, "[redacted]")
-		}
-	}
-	if len(msg) > 300 {
-		msg = msg[:300] + "…"
-	}
-	return msg
 }
