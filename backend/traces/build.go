@@ -131,10 +131,12 @@ func (b *builder) start(parent context.Context, s span) (context.Context, trace.
 	attrs := append(s.attrs, AttrStep.String(s.step))
 	attrs = append(attrs, b.reviews[s.step]...)
 	ctx := withStep(parent, b.traceID, b.t.ID, s.step)
-	ctx, sp := b.tracer.Start(ctx, s.name, trace.WithSpanKind(s.kind), trace.WithTimestamp(s.start), trace.WithAttributes(attrs...))
+	ctx, sp := b.tracer.Start(ctx, s.name, trace.WithSpanKind(s.kind), trace.WithTimestamp(s.start), trace.WithAttributes(nonEmpty(attrs)...))
 	if s.err != "" {
 		sp.SetStatus(codes.Error, s.err)
-		sp.SetAttributes(semconv.ErrorTypeKey.String(s.errType))
+		if s.errType != "" {
+			sp.SetAttributes(semconv.ErrorTypeKey.String(s.errType))
+		}
 	}
 	return ctx, sp
 }
@@ -410,4 +412,27 @@ func firstOf(s ...string) string {
 		}
 	}
 	return ""
+}
+
+// nonEmpty is attrs without the empty ones (a string "", an empty list):
+// an attribute that is absent says "unknown" better than one set to
+// nothing (the turn's span has no step id, a call may have no id).
+func nonEmpty(attrs []attribute.KeyValue) []attribute.KeyValue {
+	out := attrs[:0:0]
+	for _, a := range attrs {
+		switch a.Value.Type() {
+		case attribute.STRING:
+			if a.Value.AsString() == "" {
+				continue
+			}
+		case attribute.STRINGSLICE:
+			if len(a.Value.AsStringSlice()) == 0 {
+				continue
+			}
+		case attribute.INVALID:
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }

@@ -224,3 +224,20 @@ func TestReviewsOnTheirSpans(t *testing.T) {
 		}
 	}
 }
+
+// No span carries an attribute set to nothing: the turn's span has no
+// step id at all, rather than agentdeck.step.id="".
+func TestNoEmptyAttributes(t *testing.T) {
+	g := newRig(t, nil)
+	id := g.run(t, "chat", "Shout hi.", calls([3]string{"c1", "shout", `{"text":"hi"}`}), text("HI"))
+	for _, s := range g.spans(t, id, traces.Options{Content: true}) {
+		for _, a := range s.Attributes {
+			if v := a.Value.String(); v == "" || v == "[]" {
+				t.Errorf("span %q: %s is empty", s.Name, a.Key)
+			}
+			if a.Key == traces.AttrStep && !s.Parent.IsValid() {
+				t.Errorf("the turn's span %q has a step id %q", s.Name, a.Value.AsString())
+			}
+		}
+	}
+}
