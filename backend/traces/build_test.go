@@ -32,7 +32,7 @@ func TestChatTurn(t *testing.T) {
 	want(t, root, map[string]string{
 		"gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "chat", "gen_ai.conversation.id": g.sess.ID,
 		"gen_ai.request.model": "m", "agentdeck.turn.id": id, "agentdeck.turn.state": "completed", "agentdeck.turn.outcome": "succeeded",
-		"gen_ai.usage.input_tokens": "20", "gen_ai.usage.output_tokens": "5", "agentdeck.step.id": "",
+		"gen_ai.usage.input_tokens": "20", "gen_ai.usage.output_tokens": "5",
 	})
 	u := uuid.MustParse(id)
 	if root.SpanContext.TraceID() != trace.TraceID(u) {
