@@ -429,7 +429,7 @@ func nonEmpty(attrs []attribute.KeyValue) []attribute.KeyValue {
 			if len(a.Value.AsStringSlice()) == 0 {
 				continue
 			}
-		case attribute.INVALID:
+		case attribute.EMPTY:
 			continue
 		}
 		out = append(out, a)
