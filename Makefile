@@ -22,7 +22,7 @@ BIN     := build/bin/agentdeck
 STATICCHECK := v0.8.2
 export PATH := $(CURDIR)/.bin:$(PATH)
 
-.PHONY: run test setup frontend build vet go-test test-scale bench-scale worker resilience e2e-cli fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
+.PHONY: run test setup frontend build vet go-test test-scale test-otel bench-scale worker resilience e2e-cli fuzz fe-check fe-test e2e smoke bindings dev bench clean icons package package-test
 
 run: build
 	./$(BIN) $(ARGS)
@@ -75,8 +75,10 @@ vet: setup
 	go vet ./...
 	go vet -tags $(TAGS) ./...
 	go vet -C scale -tags scale ./...
+	go vet -tags otel ./e2e/otel/
 	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	cd scale && go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) -tags scale ./...
+	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) -tags otel ./e2e/otel/
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'ed (run gofmt -w):" $$unformatted >&2; exit 1; fi
 	@if go list -deps ./backend/... | grep -q wailsapp; then echo "backend/ must not import Wails" >&2; exit 1; fi
 	@# Prettier is to TypeScript and Svelte what gofmt is to Go (npm run format).
@@ -100,6 +102,16 @@ test-scale: setup worker
 	bash scripts/install-temporal.sh
 	AGENTDECK_WORKER_BIN=$(CURDIR)/$(WORKER_BIN) TEMPORAL_BIN=$(CURDIR)/.bin/temporal \
 		go test -C scale -tags scale -race -count=1 -timeout 20m ./scaletest/
+
+# The OpenTelemetry export against a real collector on loopback (e2e/otel):
+# the collector of tools/otelcol (OTLP receiver, file exporter, release
+# v0.161.0) is built into .bin/ once per its go.sum (about 6 minutes
+# cold), then live and past turns go to it over OTLP HTTP and gRPC and
+# what it wrote is read back; docs/OBSERVABILITY.md.
+test-otel: setup
+	bash scripts/install-otelcol.sh
+	OTELCOL_BIN=$(CURDIR)/.bin/otelcol-agentdeck \
+		go test -tags otel -race -count=1 -timeout 15m ./e2e/otel/
 
 # Throughput locally and on Temporal with 1, 2 and 4 workers, and the
 # overhead of a cell as an activity (docs/SCALE.md has the figures).

@@ -49,7 +49,7 @@ func main() {
 			return app.RunDesktop(ctx, svc, app.DesktopConfig{Assets: dist, Icon: icon})
 		},
 		Serve: func(ctx context.Context, start cli.ServeStart) error {
-			svc, closeEngine := app.Open(ctx, app.OpenConfig{Logger: start.Logger, Info: info, DB: start.DB, DBPath: start.DBPath})
+			svc, closeEngine := app.Open(ctx, app.OpenConfig{Logger: start.Logger, Info: info, DB: start.DB, DBPath: start.DBPath, OTLP: start.OTLP})
 			defer closeEngine()
 			srv, err := app.NewServer(svc, app.ServeConfig{Addr: start.Addr, AllowRemote: start.AllowRemote, Assets: dist, Logger: start.Logger, Ready: start.Ready})
 			if err != nil {

@@ -325,6 +325,19 @@ func (a *API) SaveSettings(st Settings) (Done, error) {
 	return call(a, needDB, func(ctx context.Context) (Done, error) { return done(a.s.db.SaveAppSettings(ctx, st)) })
 }
 
+// GetObservability says where turns are sent as OpenTelemetry traces,
+// whether headers are kept (never their values), and the exporter's
+// state, which the bus then pushes as it changes (KindTraces).
+func (a *API) GetObservability() (ObservabilityView, error) {
+	return call(a, needDB, func(ctx context.Context) (ObservabilityView, error) { return a.s.observability(ctx) })
+}
+
+// SaveObservability stores the OpenTelemetry export's settings, keeps its
+// headers in the keyring, and restarts the export with them.
+func (a *API) SaveObservability(req ObservabilitySave) (ObservabilityView, error) {
+	return call(a, needDB, func(ctx context.Context) (ObservabilityView, error) { return a.s.saveObservability(ctx, req) })
+}
+
 // ---- usage, cost and context ----
 
 // ContextMeter says how full the model's context would be with the draft:

@@ -34,7 +34,7 @@ var apiTable = map[string]need{
 	"SaveReview": needDB, "ReviewsFor": needDB, "ListReviewed": needDB, "ReviewLabels": needDB,
 	"ListProviders": needDB, "Presets": anyTime, "SaveProvider": needDB, "DeleteProvider": needDB,
 	"TestProvider": anyTime, "DetectLocal": anyTime, "ListWorkflows": anyTime, "ValidateWorkflow": anyTime,
-	"GetSettings": needDB, "SaveSettings": needDB,
+	"GetSettings": needDB, "SaveSettings": needDB, "GetObservability": needDB, "SaveObservability": needDB,
 	"Status": anyTime, "Version": anyTime, "About": anyTime, "UIReady": anyTime,
 	"ContextMeter": needDB, "Usage": needDB, "UsageCSV": needDB, "ModelFacts": needDB, "BudgetState": needDB,
 	"EvalRuns": needDB, "EvalReport": needDB, "EvalAnswer": needDB, "EvalAgreement": needDB, "EvalDiff": needDB, "EvalCaseFromTurn": needDB,

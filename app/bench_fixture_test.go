@@ -30,6 +30,9 @@ type benchRig struct {
 	sub     *Subscription // the window's
 	pumped  chan struct{} // closed when the window's pump has returned
 	emitted atomic.Int64  // bytes of the envelopes handed to the "UI"
+	// ended, if set, is told of each ended turn, as the runner's Ended
+	// tells the app's live OpenTelemetry export (bench_otlp_test.go).
+	ended atomic.Pointer[func(sessionID, turnID string)]
 }
 
 func newBenchRig(b *testing.B) *benchRig {
@@ -45,6 +48,11 @@ func newBenchRig(b *testing.B) *benchRig {
 		DB:         db,
 		Workflows:  workflow.Builtins,
 		HTTPClient: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}},
+		Ended: func(sessionID, turnID string) {
+			if fn := r.ended.Load(); fn != nil {
+				(*fn)(sessionID, turnID)
+			}
+		},
 	})
 	// What NewService and desktop.go do: the hub feeds the coalescer,
 	// which publishes on the bus, whose envelopes the window's pump

@@ -24,6 +24,7 @@ const (
 	KindTurnsChanged MessageKind = "turns_changed" // TurnsChanged: turns whose state changed without an event
 	KindEvalProgress MessageKind = "eval_progress" // EvalProgress: an evaluation run as it goes
 	KindResync       MessageKind = "resync"        // Resync: this subscriber missed messages
+	KindTraces       MessageKind = "traces"        // TracesStatus: the OpenTelemetry export's state changed
 )
 
 // Message is a payload of the bus. Each payload type says its kind, so a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/buildinfo"
 	"github.com/agentdeck/agentdeck/backend/setup"
+	"github.com/agentdeck/agentdeck/backend/traces"
 )
 
 // OpenConfig is what Open needs: the database as the command line opened it.
@@ -20,6 +21,9 @@ type OpenConfig struct {
 	DBPath    string
 	DBErr     error
 	ReadyFile string
+	// OTLP, from serve's --otlp-endpoint, sends each turn to that
+	// collector instead of the one the settings name.
+	OTLP *traces.Config
 }
 
 // Open builds the engine beside the database (workflows, MCP servers,
@@ -30,6 +34,7 @@ type OpenConfig struct {
 func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
 	sc := Config{Logger: cfg.Logger, Info: cfg.Info, DBPath: cfg.DBPath, DBErr: cfg.DBErr, ReadyFile: cfg.ReadyFile}
 	close = func() {}
+	var live *traces.Live
 	// sc.DB is set only with an engine: the Service takes a non-nil DB
 	// as one it can use.
 	if cfg.DB != nil && cfg.DBErr == nil {
@@ -39,8 +44,11 @@ func Open(ctx context.Context, cfg OpenConfig) (svc *Service, close func()) {
 		} else {
 			sc.DB, sc.Runner, sc.Secrets, sc.Workflows, sc.Charts, sc.Library = cfg.DB, eng.Runner, eng.Secrets, eng.Workflows, eng.Charts, eng.Library
 			sc.Web = eng.Web
+			live = eng.Traces
 			close = func() { _ = eng.Close() }
 		}
 	}
-	return NewService(sc), close
+	svc = NewService(sc)
+	svc.initTraces(ctx, live, cfg.OTLP)
+	return svc, close
 }

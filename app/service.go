@@ -42,6 +42,8 @@ type Service struct {
 	bus       *Bus               // everything pushed to the UIs
 	hub       *Hub
 	secrets   secrets.Store
+	// tracing is the OpenTelemetry export (observability.go).
+	tracing   tracing
 	approvals *approvals
 	evals     *evalRuns // runs started from a UI
 	workflows func() ([]*workflow.Definition, []workflow.Problem)

@@ -30,6 +30,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/paths"
 	"github.com/agentdeck/agentdeck/backend/setup"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/traces"
 )
 
 // Exit codes.
@@ -59,6 +60,9 @@ type ServeStart struct {
 	AllowRemote bool
 	// Ready prints the URL once the server listens.
 	Ready func(url string)
+	// OTLP, from --otlp-endpoint, sends each turn to an OpenTelemetry
+	// collector, over the setting; nil: the setting decides.
+	OTLP *traces.Config
 }
 
 // Env is everything Main reads from or writes to the outside world.
@@ -294,8 +298,13 @@ func cmdServe(ctx context.Context, args []string, env Env) int {
 	dbFlag := dbFlagOf(fs)
 	addr := fs.String("addr", "127.0.0.1:7788", "address to listen on")
 	remote := fs.Bool("allow-remote", false, "allow listening on an address other machines can reach")
+	var otlp otlpFlags
+	otlp.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return ExitUsage
+	}
+	if code := otlp.check(env); code != ExitOK {
+		return code
 	}
 	db, path, code := openDB(ctx, *dbFlag, env)
 	if db == nil {
@@ -317,7 +326,7 @@ func cmdServe(ctx context.Context, args []string, env Env) int {
 			}
 		}
 	}()
-	err := env.Serve(ctx, ServeStart{Logger: log, DB: db, DBPath: path, Addr: *addr, AllowRemote: *remote, Ready: func(url string) {
+	err := env.Serve(ctx, ServeStart{Logger: log, DB: db, DBPath: path, Addr: *addr, AllowRemote: *remote, OTLP: otlp.config(), Ready: func(url string) {
 		fmt.Fprintf(env.Stdout, "Agentdeck is serving at\n\n  %s\n\nOpen it in a browser. Press Ctrl+C to stop.\n", url)
 	}})
 	if err != nil {

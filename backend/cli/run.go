@@ -46,6 +46,8 @@ type runFlags struct {
 	baseURLGiven bool
 	// from re-runs a stored turn from a step (run_from.go).
 	from fromFlags
+	// otlp sends each turn to an OpenTelemetry collector (otlp.go).
+	otlp otlpFlags
 }
 
 func cmdRun(ctx context.Context, args []string, env Env) int {
@@ -76,9 +78,13 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	f.mcp.register(fs)
 	f.settings.register(fs)
 	f.from.register(fs)
+	f.otlp.register(fs)
 	pos, err := parseInterleaved(fs, args)
 	if err != nil {
 		return ExitUsage
+	}
+	if code := f.otlp.check(env); code != ExitOK {
+		return code
 	}
 	fs.Visit(func(fl *flag.Flag) { f.baseURLGiven = f.baseURLGiven || fl.Name == "base-url" })
 	if code := f.pickModels(env); code != ExitOK {
@@ -112,7 +118,10 @@ func cmdRun(ctx context.Context, args []string, env Env) int {
 	if err != nil {
 		return fail(env, err)
 	}
-	defer eng.Close()
+	defer f.otlp.closeEngine(eng, env)
+	if code := f.otlp.start(ctx, eng, db, env, path); code != ExitOK {
+		return code
+	}
 	return runTurn(ctx, db, eng, f, prompt, mode, *force, env)
 }
 

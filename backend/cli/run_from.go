@@ -121,7 +121,10 @@ func cmdRunFrom(ctx context.Context, fs *flag.FlagSet, f runFlags, prompt string
 	if err != nil {
 		return fail(env, err)
 	}
-	defer eng.Close()
+	defer f.otlp.closeEngine(eng, env)
+	if code := f.otlp.start(ctx, eng, db, env, path); code != ExitOK {
+		return code
+	}
 	if code := connectMCP(ctx, eng, f.mcp, env); code != ExitOK {
 		return code
 	}

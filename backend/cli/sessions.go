@@ -50,10 +50,13 @@ func cmdSessions(ctx context.Context, args []string, env Env) int {
 	if sub == "set" {
 		return cmdSessionsSet(ctx, rest, env)
 	}
+	if sub == "export" && wantsOTLP(rest) {
+		return cmdSessionsExportOTLP(ctx, rest, env)
+	}
 	fs := newFlagSet("sessions "+sub, env)
 	dbFlag := dbFlagOf(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	format := fs.String("format", "", "export format: json, md or jsonl")
+	format := fs.String("format", "", "export format: json, md, jsonl, or otlp (OpenTelemetry traces: see agentdeck sessions export --format otlp -h)")
 	out := fs.String("o", "", "write the export to FILE instead of stdout (md: its images go in FILE_images/ beside it)")
 	allBranches := fs.Bool("all-branches", false, "export md and jsonl with every branch, not only the active one")
 	force := forceFlagOf(fs)

@@ -61,6 +61,11 @@ type Config struct {
 	// nil means no run_code.
 	Sandbox *sandbox.Limits
 	Logger  *slog.Logger
+	// Ended, if set, is told of each turn once its record is stored
+	// whole (its ending and last events), before Wait returns: the
+	// OpenTelemetry export follows turns there. It runs on the turn's
+	// goroutine, so it must not block.
+	Ended func(sessionID, turnID string)
 }
 
 // Runner runs turns. It is safe for concurrent use.
@@ -440,6 +445,9 @@ func (r *Runner) run(ctx context.Context, h *Handle, t turnRun) {
 	})
 	if err := t.evlog.Close(); err != nil {
 		r.log.Error("storing the last events", "turn", h.TurnID, "err", err)
+	}
+	if r.cfg.Ended != nil {
+		r.cfg.Ended(t.sess.ID, h.TurnID)
 	}
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/agentdeck/agentdeck/backend/sandbox"
 	"github.com/agentdeck/agentdeck/backend/secrets"
 	"github.com/agentdeck/agentdeck/backend/store"
+	"github.com/agentdeck/agentdeck/backend/traces"
 	"github.com/agentdeck/agentdeck/backend/web"
 	"github.com/agentdeck/agentdeck/backend/workflow"
 )
@@ -79,7 +80,10 @@ type Engine struct {
 	// Library holds the documents of sessions and projects.
 	Library *knowledge.Library
 	// Web reads web pages: fetch_url's and those added by their URL.
-	Web     *web.Fetcher
+	Web *web.Fetcher
+	// Traces is where each turn goes once stored, to be sent to an
+	// OpenTelemetry collector: off until an exporter is set (Live.Set).
+	Traces  *traces.Live
 	dataDir string
 	mcpPath string
 	log     *slog.Logger
@@ -112,6 +116,7 @@ func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 	}
 	e.Library = &knowledge.Library{Store: db, Extract: extract.Read}
 	e.Web = NewFetcher(db)
+	e.Traces = &traces.Live{}
 	e.Runner = runner.New(runner.Config{
 		DB:         db,
 		Knowledge:  e.Library,
@@ -125,6 +130,7 @@ func Build(ctx context.Context, db Store, opts Options) (*Engine, error) {
 		WaitNotice: opts.WaitNotice,
 		Sandbox:    &opts.Sandbox,
 		Logger:     log,
+		Ended:      e.Traces.TurnEnded,
 	})
 	e.Library.Embedding, e.Library.Logger = e.Runner.Embedding, log
 	// Turns left running by a dead process are not recovered here: the
@@ -212,8 +218,18 @@ func (e *Engine) MCPStatus() ([]mcp.ServerStatus, error) {
 	return e.mcpStatus, e.mcpErr
 }
 
-// Close stops running turns and MCP servers, and unloads the PDF reader.
+// TracesFlush bounds how long Close waits for the OpenTelemetry export
+// to send what it holds: a healthy collector takes a few milliseconds; a
+// dead one is not waited for at all once the exporter has seen it fail
+// (traces.Exporter.Shutdown), and at most this long otherwise.
+const TracesFlush = time.Second
+
+// Close stops running turns and MCP servers, sends the traces still
+// queued (at most TracesFlush), and unloads the PDF reader.
 func (e *Engine) Close() error {
+	if e.Traces != nil {
+		e.Traces.Close(TracesFlush)
+	}
 	var err error
 	if e.MCP != nil {
 		err = e.MCP.Close()

@@ -30,6 +30,21 @@ type AppSettings struct {
 	// /v1/embeddings); none by default, and then search is lexical.
 	EmbedProvider string `json:"embed_provider,omitempty"`
 	EmbedModel    string `json:"embed_model,omitempty"`
+	// Observability sends each turn to an OpenTelemetry collector; off by
+	// default. Its headers, which carry keys, are in the keyring, not here.
+	Observability Observability `json:"observability,omitzero"`
+}
+
+// Observability is where the window sends its turns as OpenTelemetry
+// traces (backend/traces): Enabled, to Endpoint over Protocol ("http" or
+// "grpc"), with message contents when Content. Preset names the form the
+// user started from ("langfuse", "phoenix", "collector", "" for none).
+type Observability struct {
+	Enabled  bool   `json:"enabled,omitempty"`
+	Preset   string `json:"preset,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Protocol string `json:"protocol,omitempty"`
+	Content  bool   `json:"content,omitempty"`
 }
 
 const appSettingsKey = "app"

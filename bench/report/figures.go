@@ -124,6 +124,7 @@ func evaluate(checks []check, d *data) []row {
 // Benchmark keys: package relative to the module, then the benchmark.
 const (
 	kPipeline = "app BenchmarkTokenPipeline50k"
+	kOTLP     = "app BenchmarkOTLPExport50k"
 	kPeer     = "bench/peer BenchmarkPeerToolTurn"
 	kStop     = "app BenchmarkStopLatency"
 	kStopAll  = "app BenchmarkStopAll"
@@ -219,6 +220,11 @@ func figures() []check {
 			ratio: text("%s× bare go-openai", mv(kPipeline, "full/bare")),
 			abs:   text("%s tok/s", mv(kPipeline, "full-tok/s")),
 			why:   whyPipeline},
+		{id: "1c", figure: "Token pipeline", what: "live OTLP export on vs off over the full token path (collector on loopback)",
+			value: metric(kOTLP, "on/off"), target: 1.03, targetText: "≤ 1.03",
+			ratio: text("%s× export off", mv(kOTLP, "on/off")),
+			abs:   text("%s tok/s on, %s tok/s off; the collector has the turn %s ms after it ends (%s bytes)", mv(kOTLP, "on-tok/s"), mv(kOTLP, "off-tok/s"), mv(kOTLP, "export-ms"), mv(kOTLP, "bytes/turn")),
+			why:   whyOTLP},
 		peerCheck("2a", "langchaingo", peerMeasures[0]),
 		peerCheck("2b", "langchaingo", peerMeasures[1]),
 		peerCheck("2c", "langchaingo", peerMeasures[2]),

@@ -227,6 +227,10 @@ const howMeasured = `## How each figure is measured
    recording into the SQLite captures table → workflow and agent engine → Emitter → the store's EventLog, the app's Hub, and a Coalescer whose
    batches are JSON-encoded as Wails' EventsEmit would. It is timed from Start to Handle.Wait (the turn and its events are stored). The floor is
    bare go-openai reading the same stream and doing nothing with it; the two alternate, medians of 5.
+   Figure 1c (app/bench_otlp_test.go) is the same turn with the live OpenTelemetry export on against it off, alternating in one rig: with it on,
+   the runner's Ended hands the turn to a traces.Exporter posting OTLP/HTTP protobuf to a collector on loopback (an in-process receiver on
+   127.0.0.1 that reads each request and answers 200 to /v1/traces). The turn is timed from Start to Handle.Wait as in 1a; each iteration then
+   waits, outside the timed span, until the collector has the turn (export-ms, from the turn's end), medians of 5 each.
 2. **Peers** (bench/peer, its own Go module so that the peers are not dependencies of the app): the same tool-calling turn, 10 model steps,
    10 calls of a trivial lookup tool, 20,000 streamed tokens, through Agentdeck's agent.Agent, through langchaingo v0.1.14's OpenAI client and
    through eino v0.7.36's ReAct agent (flow/agent/react) over eino-ext's OpenAI chat model v0.1.7.

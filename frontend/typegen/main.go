@@ -86,7 +86,7 @@ var agentdeck = config{
 var roots = []root{
 	// What the bus carries to the UIs besides the API's replies: its kinds
 	// and their payloads (app/bus.go).
-	{pkg: "app", names: []string{"MessageKind", "EventBatch", "PendingApproval", "TurnsChanged", "EvalProgress", "Resync"}},
+	{pkg: "app", names: []string{"MessageKind", "EventBatch", "PendingApproval", "TurnsChanged", "EvalProgress", "Resync", "TracesStatus"}},
 	// The event envelope and every event type (the payloads come with
 	// its entry in unions below).
 	{pkg: "backend/turn", file: "event.go"},

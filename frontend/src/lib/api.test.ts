@@ -241,6 +241,11 @@ const busCases: { name: string; msg: unknown; want?: [keyof BusHandlers, unknown
     want: ['onEvalProgress', [{ run_id: 'r', done: 1 }]],
   },
   { name: 'a resync', msg: { kind: 'resync', data: {} }, want: ['onResync', []] },
+  {
+    name: 'the trace export failing',
+    msg: { kind: 'traces', data: { status: { state: 'failing', sent: 0, dropped: 3, content: false, last_error: 'connection refused' } } },
+    want: ['onTraces', [{ state: 'failing', sent: 0, dropped: 3, content: false, last_error: 'connection refused' }]],
+  },
   { name: 'a kind this page does not know', msg: { kind: 'later', data: {} } },
   { name: 'no kind', msg: { data: [] } },
   { name: 'not a message', msg: 'hello' },
@@ -253,6 +258,7 @@ function spies() {
     onResync: vi.fn(),
     onTurnsChanged: vi.fn(),
     onEvalProgress: vi.fn(),
+    onTraces: vi.fn(),
   } satisfies Required<BusHandlers>;
 }
 

@@ -60,6 +60,8 @@ import type {
   Session,
   SessionPage,
   Settings,
+  ObservabilitySave,
+  ObservabilityView,
   Status,
   TestReply,
   TurnDetail,
@@ -214,6 +216,10 @@ export interface Backend {
   answerApproval(a: ApprovalAnswer): Promise<void>;
   getSettings(): Promise<Settings>;
   saveSettings(s: Settings): Promise<void>;
+  /** Where turns go as OpenTelemetry traces, whether headers are kept (never their values), and the exporter's state. */
+  getObservability(): Promise<ObservabilityView>;
+  /** Saves the export's settings and headers (kept in the keyring) and restarts it. */
+  saveObservability(req: ObservabilitySave): Promise<ObservabilityView>;
   /**
    * How full the model's context would be with a draft, part by part, and
    * where the provider's budget stands. The history is counted once on the
@@ -523,6 +529,8 @@ function methods(call: Call): Transport {
     // Narrower than Go says (types.ts): capture and theme are one of the values offered.
     getSettings: () => call('GetSettings') as Promise<Settings>,
     saveSettings: (s) => done(call('SaveSettings', s)),
+    getObservability: () => call('GetObservability'),
+    saveObservability: (req) => call('SaveObservability', req),
     contextMeter: (req) => call('ContextMeter', req),
     usage: (req) => call('Usage', req),
     usageCSV: (req) => call('UsageCSV', req),

@@ -12,7 +12,7 @@
 // changes; a store passes the handler to subscribe.
 // The payloads straight from the generated types, so a new one needs no
 // line in types.ts.
-import type { Envelope, EvalProgress, EventBatch, MessageKind, PendingApproval, TurnsChanged } from './generated';
+import type { Envelope, EvalProgress, EventBatch, ExporterStatus, MessageKind, PendingApproval, TurnsChanged } from './generated';
 
 /**
  * A message of the bus: its kind, and the payload of that kind. Generated
@@ -40,10 +40,19 @@ export interface BusHandlers {
   onTurnsChanged?: (changes: TurnsChanged) => void;
   /** An evaluation run started from a window, as each case ends (kind eval_progress). */
   onEvalProgress?: (p: EvalProgress) => void;
+  /** The OpenTelemetry export's state changed: sent, dropped, failing (kind traces). */
+  onTraces?: (s: ExporterStatus) => void;
 }
 
 /** Every kind, once: a kind missing here or unknown to Go does not compile. */
-const kinds: Record<MessageKind, true> = { events: true, approval: true, turns_changed: true, eval_progress: true, resync: true };
+const kinds: Record<MessageKind, true> = {
+  events: true,
+  approval: true,
+  turns_changed: true,
+  eval_progress: true,
+  resync: true,
+  traces: true,
+};
 
 /** Whether v, as decoded from the wire, is a message of a kind this page knows. */
 export function isBusMessage(v: unknown): v is BusMessage {
@@ -67,6 +76,9 @@ export function dispatch(h: BusHandlers, msg: BusMessage): void {
       break;
     case 'resync':
       h.onResync?.();
+      break;
+    case 'traces':
+      if (msg.data?.status) h.onTraces?.(msg.data.status);
       break;
     default: {
       const _unknown: never = msg;

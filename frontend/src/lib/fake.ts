@@ -11,6 +11,7 @@ import { diffTurns } from './fake-diff';
 import { seedEvals } from './fake-evals';
 import { passes, resolveLayers, type Layer } from './fake-projects';
 import { FakeKnowledge, isDocumentName, sourcesFrom } from './fake-knowledge';
+import { FakeObservability } from './fake-observability';
 import { FakePrompts } from './fake-prompts';
 import { FakeReviews } from './fake-reviews';
 import { FakeReviewSuites } from './fake-reviewsuite';
@@ -23,6 +24,7 @@ import { MaxImageBytes } from './images';
 import type {
   AddDocumentRequest,
   Agreement,
+  ObservabilitySave,
   ArenaBoard,
   BoardRequest,
   VoteFilter,
@@ -153,6 +155,8 @@ export class FakeBackend implements Backend {
     defaults: {},
   };
   projects: Project[] = [];
+  /** The OpenTelemetry export's settings and state (fake-observability.ts). */
+  readonly observability: FakeObservability = new FakeObservability((m) => this.publish(m));
   /** The prompt library (fake-prompts.ts). */
   readonly library = new FakePrompts(
     () => this.projects,
@@ -1170,6 +1174,19 @@ export class FakeBackend implements Backend {
     if (!s.embed_provider !== !s.embed_model)
       throw new BackendError('invalid', 'An embedding model needs both its provider and its name; clear both for none.');
     this.settings = clone(s);
+  }
+
+  async getObservability() {
+    return this.observability.get();
+  }
+
+  async saveObservability(req: ObservabilitySave) {
+    this.log('saveObservability', {
+      ...req,
+      headers: req.headers ? '(set)' : '',
+      langfuse_secret_key: req.langfuse_secret_key ? '(set)' : '',
+    });
+    return this.observability.save(req);
   }
 
   /** Dollars spent this month by provider: tests set it, and every priced turn adds its cost. */

@@ -42,6 +42,7 @@ export const MessageKindValues = [
   "turns_changed", // TurnsChanged: turns whose state changed without an event
   "eval_progress", // EvalProgress: an evaluation run as it goes
   "resync", // Resync: this subscriber missed messages
+  "traces", // TracesStatus: the OpenTelemetry export's state changed
 ] as const;
 export type MessageKind = (typeof MessageKindValues)[number];
 /**
@@ -55,6 +56,7 @@ export type Envelope = (
   | { kind: "turns_changed"; data: TurnsChanged }
   | { kind: "eval_progress"; data: EvalProgress }
   | { kind: "resync"; data: Resync }
+  | { kind: "traces"; data: TracesStatus }
 );
 /** The Envelope of one kind, its data narrowed. */
 export type EnvelopeOf<T extends Envelope["kind"]> = Extract<Envelope, { kind: T }>;
@@ -244,6 +246,53 @@ export interface AddDocumentRequest {
 export interface DocumentText {
   document: Document;
   passages: Passage[] | null;
+}
+/**
+ * ObservabilityView is what Settings → Observability shows.
+ */
+export interface ObservabilityView {
+  settings: Observability;
+  /**
+   * HeadersSet says headers are kept in the keyring (never their
+   * values); EnvHeaders that OTEL_EXPORTER_OTLP_HEADERS gives them.
+   */
+  headers_set: boolean;
+  env_headers: boolean;
+  /**
+   * FromFlag is the endpoint serve was started with
+   * (--otlp-endpoint): it is used, not the settings.
+   */
+  from_flag?: string;
+  status: ExporterStatus;
+}
+/**
+ * ObservabilitySave is what Settings → Observability saves.
+ */
+export interface ObservabilitySave {
+  settings: Observability;
+  /**
+   * Headers, if set, replace the kept headers: key=value pairs
+   * separated by commas, URL-encoded, as OTEL_EXPORTER_OTLP_HEADERS.
+   */
+  headers?: string;
+  /**
+   * LangfusePublicKey and LangfuseSecretKey, if both set, replace the
+   * kept headers with Langfuse's: Authorization: Basic
+   * base64(public:secret), with x-langfuse-ingestion-version: 4.
+   */
+  langfuse_public_key?: string;
+  langfuse_secret_key?: string;
+  /**
+   * ClearHeaders removes the kept headers.
+   */
+  clear_headers?: boolean;
+}
+/**
+ * TracesStatus is the bus's message of the exporter's state, sent as it
+ * changes.
+ */
+export interface TracesStatus {
+  status: ExporterStatus;
 }
 /**
  * ReviewSuiteMake makes a suite of the turns Filter picks: a new suite
@@ -1342,6 +1391,24 @@ export interface AppSettings {
    */
   embed_provider?: string;
   embed_model?: string;
+  /**
+   * Observability sends each turn to an OpenTelemetry collector; off by
+   * default. Its headers, which carry keys, are in the keyring, not here.
+   */
+  observability?: Observability;
+}
+/**
+ * Observability is where the window sends its turns as OpenTelemetry
+ * traces (backend/traces): Enabled, to Endpoint over Protocol ("http" or
+ * "grpc"), with message contents when Content. Preset names the form the
+ * user started from ("langfuse", "phoenix", "collector", "" for none).
+ */
+export interface Observability {
+  enabled?: boolean;
+  preset?: string;
+  endpoint?: string;
+  protocol?: string;
+  content?: boolean;
 }
 /**
  * EvalRun is one run of a suite.
@@ -3045,6 +3112,30 @@ export const MethodValues = [
 ] as const;
 export type Method = (typeof MethodValues)[number];
 
+// ---- backend/traces ----
+
+/**
+ * ExporterStatus is what the window shows of the live export.
+ */
+export interface ExporterStatus {
+  state: string;
+  endpoint?: string;
+  protocol?: string;
+  content: boolean;
+  /**
+   * Sent and Dropped count spans: those the collector accepted, and
+   * those lost because it failed. A turn dropped because the queue of
+   * turns was full (its spans never built) counts as one.
+   */
+  sent: number /* int64 */;
+  dropped: number /* int64 */;
+  /**
+   * LastError is the last failure, safe to show (no header, no key).
+   */
+  last_error?: string;
+  last_success?: string /* RFC 3339 */;
+}
+
 // ---- backend/usage ----
 
 /**
@@ -3265,6 +3356,17 @@ export interface API {
    * SaveSettings stores the preferences.
    */
   SaveSettings: { args: [st: Settings]; result: Done };
+  /**
+   * GetObservability says where turns are sent as OpenTelemetry traces,
+   * whether headers are kept (never their values), and the exporter's
+   * state, which the bus then pushes as it changes (KindTraces).
+   */
+  GetObservability: { args: []; result: ObservabilityView };
+  /**
+   * SaveObservability stores the OpenTelemetry export's settings, keeps its
+   * headers in the keyring, and restarts the export with them.
+   */
+  SaveObservability: { args: [req: ObservabilitySave]; result: ObservabilityView };
   /**
    * ContextMeter says how full the model's context would be with the draft:
    * the system prompt, tools, the conversation on the path, images and the
@@ -3601,6 +3703,8 @@ export const APIMethods = [
   "ValidateWorkflow",
   "GetSettings",
   "SaveSettings",
+  "GetObservability",
+  "SaveObservability",
   "ContextMeter",
   "Usage",
   "UsageCSV",

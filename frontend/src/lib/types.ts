@@ -28,6 +28,10 @@ export type {
 } from './generated';
 
 export type {
+  ExporterStatus,
+  Observability,
+  ObservabilitySave,
+  ObservabilityView,
   // side by side: groups of columns, their targets and votes, the board
   Board as ArenaBoard,
   BoardRequest,

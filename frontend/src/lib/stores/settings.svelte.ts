@@ -2,7 +2,7 @@
 // Preferences, providers, their models, workflows, and the theme.
 import { messageOf, type Backend } from '../api';
 import type { ModelGroup } from '../models';
-import type { Detected, Provider, ProviderInput, ProviderView, Settings, WorkflowList } from '../types';
+import type { Detected, ExporterStatus, Provider, ProviderInput, ProviderView, Settings, WorkflowList } from '../types';
 
 export type SettingsBackend = Pick<
   Backend,
@@ -36,6 +36,8 @@ export class SettingsStore {
   /** Models by provider name: the saved list, or what a connection test found. */
   models = $state.raw<Record<string, string[]>>({});
   error = $state('');
+  /** The OpenTelemetry export's state as the bus last pushed it (null: none pushed yet; Settings → Observability reads it first). */
+  traces = $state.raw<ExporterStatus | null>(null);
   /** Providers whose server was asked for its models (once each, not on every picker shown). */
   #asked = new Set<string>();
 

@@ -27,7 +27,7 @@ export interface OverBudget {
   refuses: boolean;
 }
 
-export type SettingsTab = 'providers' | 'defaults' | 'appearance' | 'prompts' | 'workflows';
+export type SettingsTab = 'providers' | 'defaults' | 'appearance' | 'prompts' | 'workflows' | 'observability';
 
 export class UIState {
   diagnosticsTurn = $state<string | null>(null);

@@ -52,6 +52,7 @@ export class Wiring {
       onResync: () => turns.resync(),
       onTurnsChanged: (changes) => void this.#onTurnsChanged(changes),
       onEvalProgress: (p) => this.#onEvalProgress(p),
+      onTraces: (s) => (settings.traces = s),
     });
     void approvals.load();
     void sessions.refresh();
