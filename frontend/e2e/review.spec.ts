@@ -142,6 +142,8 @@ test('the review queue is walked by keyboard alone', async ({ page }) => {
   const queue = page.getByTestId('review-queue');
   await expect(queue).toBeFocused();
   await page.keyboard.press('Tab');
+  await expect(queue.getByRole('button', { name: 'Make a suite from these' })).toBeFocused();
+  await page.keyboard.press('Tab');
   await expect(queue.getByRole('combobox', { name: 'Rating' })).toBeFocused();
   await page.keyboard.press('ArrowUp');
   await expect(queue.getByRole('combobox', { name: 'Rating' })).toHaveValue('reviewed');
@@ -186,7 +188,11 @@ test('the review queue is walked by keyboard alone', async ({ page }) => {
   await page.keyboard.press('j');
   await expect(queue.getByTestId('queue-progress')).toHaveText('2 of 3');
   await expect(item).toHaveAttribute('data-turn', turns[1]!.turn_id);
+  const rated = page.waitForResponse(
+    (r) => new URL(r.url()).pathname === '/api/call/SaveReview' && r.request().postData()!.includes(turns[1]!.turn_id),
+  );
   await page.keyboard.press('+');
+  await rated;
   await expect(item.getByRole('button', { name: /^Good: rate turn/ }).last()).toHaveAttribute('aria-pressed', 'true');
   await page.keyboard.press('ArrowRight');
   await expect(queue.getByTestId('queue-progress')).toHaveText('3 of 3');
@@ -194,16 +200,22 @@ test('the review queue is walked by keyboard alone', async ({ page }) => {
   await page.keyboard.press('ArrowLeft');
   await expect(queue.getByTestId('queue-progress')).toHaveText('1 of 3');
 
-  await expect
-    .poll(async () => {
-      const rs = (await callAPI<Review[] | null>(page, 'ReviewsFor', [turns[2]!.turn_id, turns[1]!.turn_id])) ?? [];
-      return rs
-        .map(
-          (r) => `${r.turn_id === turns[2]!.turn_id ? 'newest' : 'second'}:${r.thumb}:${r.score}:${(r.labels ?? []).join('+')}:${r.note}`,
-        )
-        .sort();
-    })
-    .toEqual([`newest:-1:2:${tag}+slow:too slow`, `second:1:0:${tag}:`]);
+  // Every save was answered above (the note's and the thumb's), so what
+  // is stored now is what the keys did.
+  const rs = (await callAPI<Review[] | null>(page, 'ReviewsFor', [turns[2]!.turn_id, turns[1]!.turn_id])) ?? [];
+  expect(
+    rs
+      .map((r) => `${r.turn_id === turns[2]!.turn_id ? 'newest' : 'second'}:${r.thumb}:${r.score}:${(r.labels ?? []).join('+')}:${r.note}`)
+      .sort(),
+  ).toEqual([`newest:-1:2:${tag}+slow:too slow`, `second:1:0:${tag}:`]);
+
+  // "Make a suite from these": the queue's three turns become three cases.
+  await queue.getByTestId('make-suite').click();
+  const dialog = page.getByRole('dialog', { name: 'Make a suite from these turns' });
+  await dialog.getByTestId('make-suite-name').fill(`From the queue ${id}`);
+  await dialog.getByRole('button', { name: 'Make the suite' }).click();
+  await expect(queue.getByRole('status').filter({ hasText: 'cases made' })).toContainText('3 cases made');
+  await queue.focus();
 
   // o opens the turn in its session; Ctrl+Shift+E comes back, and Esc leaves.
   await page.keyboard.press('o');
