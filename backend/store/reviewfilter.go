@@ -115,44 +115,60 @@ func reviewQuery(f ReviewFilter) (string, []any, error) {
 		q += ` AND s.kind = 'chat'`
 	}
 	q, args = votePlace(q, args, VoteFilter{Project: f.Project, SessionID: f.SessionID})
+	cond, condArgs, err := turnReviewed("t", f)
+	if err != nil {
+		return "", nil, err
+	}
+	q, args = q+cond, append(args, condArgs...)
+	q, args = q+` ORDER BY t.started_at DESC, t.id LIMIT ?`, append(args, clampLimit(f.Limit, 200, 5000))
+	return q, args, nil
+}
+
+// turnReviewed is the condition, on the turns aliased t, that a turn
+// started in f's time and its own review or a step's has f's rating,
+// score and label: the one rule ListReviewed and the session list's
+// review filter (Page.Reviews) share. A turn nobody reviewed has no
+// score or label, so with RatedUnreviewed those are not read.
+func turnReviewed(t string, f ReviewFilter) (string, []any, error) {
+	var q string
+	var args []any
 	if f.Since != nil {
-		q, args = q+` AND t.started_at >= ?`, append(args, fmtTime(*f.Since))
+		q, args = q+` AND `+t+`.started_at >= ?`, append(args, fmtTime(*f.Since))
 	}
 	if f.Until != nil {
-		q, args = q+` AND t.started_at < ?`, append(args, fmtTime(*f.Until))
+		q, args = q+` AND `+t+`.started_at < ?`, append(args, fmtTime(*f.Until))
+	}
+	if f.MinScore < 0 || f.MinScore > 5 || f.MaxScore < 0 || f.MaxScore > 5 {
+		return "", nil, apperr.New(apperr.Invalid, "A score to filter by is 1 to 5.")
 	}
 	var cond []string
 	switch f.Rated {
 	case RatedAny, RatedReviewed:
 	case RatedUnreviewed:
-		q += ` AND NOT EXISTS (SELECT 1 FROM reviews r WHERE r.turn_id = t.id)`
+		return q + ` AND NOT EXISTS (SELECT 1 FROM reviews rv WHERE rv.turn_id = ` + t + `.id)`, args, nil
 	case RatedUp:
-		cond = append(cond, `r.thumb = 1`)
+		cond = append(cond, `rv.thumb = 1`)
 	case RatedDown:
-		cond = append(cond, `r.thumb = -1`)
+		cond = append(cond, `rv.thumb = -1`)
 	default:
 		return "", nil, apperr.New(apperr.Invalid, "%q is not a rating to filter by: use reviewed, unreviewed, up or down.", f.Rated)
 	}
-	if f.MinScore < 0 || f.MinScore > 5 || f.MaxScore < 0 || f.MaxScore > 5 {
-		return "", nil, apperr.New(apperr.Invalid, "A score to filter by is 1 to 5.")
-	}
 	if f.MinScore > 0 {
-		cond, args = append(cond, `r.score >= ?`), append(args, f.MinScore)
+		cond, args = append(cond, `rv.score >= ?`), append(args, f.MinScore)
 	}
 	if f.MaxScore > 0 {
-		cond, args = append(cond, `r.score BETWEEN 1 AND ?`), append(args, f.MaxScore)
+		cond, args = append(cond, `rv.score BETWEEN 1 AND ?`), append(args, f.MaxScore)
 	}
 	if l := strings.Join(strings.Fields(strings.ToLower(f.Label)), " "); l != "" {
-		cond, args = append(cond, `EXISTS (SELECT 1 FROM review_labels rl WHERE rl.review_id = r.id AND rl.label = ?)`), append(args, l)
+		cond, args = append(cond, `EXISTS (SELECT 1 FROM review_labels rl WHERE rl.review_id = rv.id AND rl.label = ?)`), append(args, l)
 	}
 	if f.Rated == RatedReviewed || len(cond) > 0 {
-		q += ` AND EXISTS (SELECT 1 FROM reviews r WHERE r.turn_id = t.id`
+		q += ` AND EXISTS (SELECT 1 FROM reviews rv WHERE rv.turn_id = ` + t + `.id`
 		for _, c := range cond {
 			q += ` AND ` + c
 		}
 		q += `)`
 	}
-	q, args = q+` ORDER BY t.started_at DESC, t.id LIMIT ?`, append(args, clampLimit(f.Limit, 200, 5000))
 	return q, args, nil
 }
 

@@ -37,40 +37,16 @@ func (r *SessionReviews) check() error {
 }
 
 // reviewsFilter is the condition of Page.Reviews on the session alias: an
-// ended turn of the session that the filter picks. A rating check() did
-// not accept picks nothing.
+// ended turn of the session that the filter picks (turnReviewed). A
+// rating check() did not accept picks nothing.
 func (p Page) reviewsFilter(alias string) (string, []any) {
 	r := p.Reviews
 	if r.empty() {
 		return "", nil
 	}
-	q := ` AND EXISTS (SELECT 1 FROM turns rt WHERE rt.session_id = ` + alias + `.id AND rt.state != 'running'`
-	var args []any
-	if r.Since != nil {
-		q, args = q+` AND rt.started_at >= ?`, append(args, fmtTime(*r.Since))
-	}
-	var cond []string
-	label := strings.Join(strings.Fields(strings.ToLower(r.Label)), " ")
-	switch r.Rated {
-	case RatedAny, RatedReviewed:
-	case RatedUnreviewed:
-		q += ` AND NOT EXISTS (SELECT 1 FROM reviews rr WHERE rr.turn_id = rt.id)`
-	case RatedUp:
-		cond = append(cond, `rr.thumb = 1`)
-	case RatedDown:
-		cond = append(cond, `rr.thumb = -1`)
-	default:
+	cond, args, err := turnReviewed("rt", ReviewFilter{Rated: r.Rated, Label: r.Label, Since: r.Since})
+	if err != nil {
 		return ` AND 0`, nil
 	}
-	if label != "" && r.Rated != RatedUnreviewed {
-		cond, args = append(cond, `EXISTS (SELECT 1 FROM review_labels rl WHERE rl.review_id = rr.id AND rl.label = ?)`), append(args, label)
-	}
-	if r.Rated == RatedReviewed || len(cond) > 0 {
-		q += ` AND EXISTS (SELECT 1 FROM reviews rr WHERE rr.turn_id = rt.id`
-		for _, c := range cond {
-			q += ` AND ` + c
-		}
-		q += `)`
-	}
-	return q + `)`, args
+	return ` AND EXISTS (SELECT 1 FROM turns rt WHERE rt.session_id = ` + alias + `.id AND rt.state != 'running'` + cond + `)`, args
 }
