@@ -363,9 +363,9 @@ test('the settings dialog keeps focus, its tabs follow the arrow keys, and Esc g
   for (const [key, name] of [
     ['ArrowRight', 'Defaults & limits'],
     ['ArrowRight', 'Appearance'],
-    ['End', 'Workflows'],
+    ['End', 'Observability'],
     ['ArrowRight', 'Providers'],
-    ['ArrowLeft', 'Workflows'],
+    ['ArrowLeft', 'Observability'],
     ['Home', 'Providers'],
   ] as const) {
     await page.keyboard.press(key);
