@@ -1,6 +1,7 @@
 package turn
 
 import (
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -96,4 +97,35 @@ func NormalizeLabels(in []string) ([]string, error) {
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// UnmarshalJSON reads a review as encoding/json does, except that an
+// empty created_at or updated_at reads as no time: a review the UI has
+// not saved yet has none, and saving sets both.
+func (r *Review) UnmarshalJSON(b []byte) error {
+	type plain Review
+	var v struct {
+		*plain
+		CreatedAt string `json:"created_at"`
+		UpdatedAt string `json:"updated_at"`
+	}
+	v.plain = (*plain)(r)
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	for _, f := range []struct {
+		s  string
+		to *time.Time
+	}{{v.CreatedAt, &r.CreatedAt}, {v.UpdatedAt, &r.UpdatedAt}} {
+		*f.to = time.Time{}
+		if f.s == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, f.s)
+		if err != nil {
+			return fmt.Errorf("a review's time %q is not an RFC 3339 time", f.s)
+		}
+		*f.to = t
+	}
+	return nil
 }
