@@ -250,7 +250,8 @@ func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.E
 	// each row's string, allocated five times that. The builder never
 	// changes what it has written, so the parts stay valid.
 	var runs strings.Builder
-	runs.Grow(runDataSize(batch))
+	runs.Grow(runDataSize(turnID, batch))
+	var scratch []byte
 	for len(batch) > 0 {
 		args = args[:0]
 		rows := 0
@@ -261,7 +262,12 @@ func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.E
 			data := string(e.Data)
 			if n > 1 {
 				from := runs.Len()
-				writeRunData(&runs, batch[:n])
+				var text bool
+				if scratch, text = textRun(turnID, batch[:n], scratch); text {
+					scratch = writeRunText(&runs, batch[:n], scratch)
+				} else {
+					writeRunData(&runs, batch[:n])
+				}
 				data = runs.String()[from:]
 			}
 			args = append(args, turnID, e.Seq, n, e.ID, e.StageID, e.ParentID, string(at[1:len(at)-1]), string(e.Type), string(e.Phase), e.Checkpoint, data)

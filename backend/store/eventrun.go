@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/turn"
+	"github.com/agentdeck/agentdeck/backend/vlq"
 )
 
 // Token runs. A streamed answer is tens of thousands of token events, and
@@ -19,6 +21,18 @@ import (
 // event's, and its data is
 //
 //	{"ids": [every event's id], "at": [each one's time, in ms after the first], "data": [each one's data]}
+//
+// That was the first form. A run written since issue 48 keeps each text
+// once and nothing it can derive:
+//
+//	{"v":2, "at": "<each event's time in ms after the one before>", "len": "<each text's length in bytes>", "text": "<the texts, one after another>"}
+//
+// with the two lists of numbers in VLQ (package vlq), about a byte each. An
+// event's id is turn.StreamID(turn, seq) and its data turn.TextData(text),
+// as the Emitter makes them; a run with any event that is not so (an
+// imported one, an invalid UTF-8 text) is written in the first form. A
+// 50,000-token answer's runs went from about 95 bytes a token to about 2
+// and the token's text.
 //
 // Reading is lossless: eventRow.expand gives back exactly the events the
 // live stream carried, with their seq, ids, times (to the millisecond, as
@@ -67,6 +81,9 @@ func (r *eventRow) expand(sessionID, turnID string, after int64, out []turn.Even
 		}
 		return out, nil
 	}
+	if strings.HasPrefix(r.data, runTextPrefix) {
+		return r.expandText(turnID, first, after, out)
+	}
 	var run runData
 	if err := json.Unmarshal([]byte(r.data), &run); err != nil {
 		return out, fmt.Errorf("the run of %d events from seq %d does not read: %w", r.runLen, r.seq, err)
@@ -85,6 +102,85 @@ func (r *eventRow) expand(sessionID, turnID string, after int64, out []turn.Even
 		out = append(out, e)
 	}
 	return out, nil
+}
+
+// runTextPrefix starts the data of a run in the second form.
+const runTextPrefix = `{"v":2,`
+
+// runText is the data of a run in the second form.
+type runText struct {
+	At   string `json:"at"`
+	Len  string `json:"len"`
+	Text string `json:"text"`
+}
+
+// expandText is expand for a run in the second form.
+func (r *eventRow) expandText(turnID string, first turn.Event, after int64, out []turn.Event) ([]turn.Event, error) {
+	var run runText
+	if err := json.Unmarshal([]byte(r.data), &run); err != nil {
+		return out, fmt.Errorf("the run of %d events from seq %d does not read: %w", r.runLen, r.seq, err)
+	}
+	at, lens := vlq.NewReader(run.At), vlq.NewReader(run.Len)
+	t, off := first.At.Time, 0
+	for i := range r.runLen {
+		step, err := at.Next()
+		n, lerr := lens.Next()
+		if err != nil || lerr != nil || n < 0 || int64(off)+n > int64(len(run.Text)) {
+			return out, fmt.Errorf("the run of %d events from seq %d is damaged at its event %d", r.runLen, r.seq, i)
+		}
+		t = t.Add(time.Duration(step) * time.Millisecond)
+		text := run.Text[off : off+int(n)]
+		off += int(n)
+		if e := first; r.seq+i > after {
+			e.Seq = r.seq + i
+			e.ID, e.At, e.Data = turn.StreamID(turnID, e.Seq), turn.Time{Time: t}, turn.TextData(text)
+			out = append(out, e)
+		}
+	}
+	if at.More() || lens.More() || off != len(run.Text) {
+		return out, fmt.Errorf("the run of %d events from seq %d holds more than its events", r.runLen, r.seq)
+	}
+	return out, nil
+}
+
+// textRun reports whether run can be written in the second form: every
+// event's id and data are what the Emitter derives from its turn, seq and
+// text. scratch is a buffer to reuse.
+func textRun(turnID string, run []turn.Event, scratch []byte) ([]byte, bool) {
+	for i := range run {
+		e := &run[i]
+		if e.ID != turn.StreamID(turnID, e.Seq) {
+			return scratch, false
+		}
+		scratch = turn.AppendTextData(scratch[:0], e.StreamedText())
+		if !bytes.Equal(scratch, e.Data) {
+			return scratch, false
+		}
+	}
+	return scratch, true
+}
+
+// writeRunText writes the data column of a run in the second form.
+func writeRunText(b *strings.Builder, run []turn.Event, num []byte) []byte {
+	b.WriteString(runTextPrefix + `"at":"`)
+	prev := run[0].At.UnixMilli()
+	for i := range run {
+		ms := run[i].At.UnixMilli()
+		num = vlq.Append(num[:0], ms-prev)
+		b.Write(num)
+		prev = ms
+	}
+	b.WriteString(`","len":"`)
+	for i := range run {
+		num = vlq.Append(num[:0], int64(len(run[i].StreamedText())))
+		b.Write(num)
+	}
+	b.WriteString(`","text":"`)
+	for i := range run {
+		writeJSONStringBody(b, run[i].StreamedText())
+	}
+	b.WriteString(`"}`)
+	return num
 }
 
 // joinsRun reports whether e continues the run that ends with last: both
@@ -137,14 +233,30 @@ func writeRunData(b *strings.Builder, run []turn.Event) {
 	b.WriteString("]}")
 }
 
-// runDataSize is what writeRunData writes for the runs in batch, all
-// together, when no id needs escaping (an id never does but an
-// imported one might; then the builder grows).
-func runDataSize(batch []turn.Event) int {
+// runDataSize is what writeRunData or writeRunText writes for the runs
+// in batch, all together, when no id or text needs escaping (an id never
+// does but an imported one might, and a text with a quote does; then the
+// builder grows).
+func runDataSize(turnID string, batch []turn.Event) int {
 	size := 0
+	var scratch []byte
 	for len(batch) > 0 {
 		n := runLength(batch)
+		var text bool
 		if n > 1 {
+			scratch, text = textRun(turnID, batch[:n], scratch)
+		}
+		switch {
+		case text:
+			size += len(runTextPrefix + `"at":"","len":"","text":""}`)
+			prev := batch[0].At.UnixMilli()
+			for i := range n {
+				e := &batch[i]
+				ms, t := e.At.UnixMilli(), e.StreamedText()
+				size += vlq.Len(ms-prev) + vlq.Len(int64(len(t))) + len(t)
+				prev = ms
+			}
+		case n > 1:
 			size += len(`{"ids":[],"at":[],"data":[]}`) + 3*(n-1)
 			start := batch[0].At.UnixMilli()
 			for i := range n {
@@ -168,6 +280,19 @@ func digits(v int64) int {
 		n++
 	}
 	return n
+}
+
+// writeJSONStringBody writes s as the inside of a JSON string (without
+// its quotes).
+func writeJSONStringBody(b *strings.Builder, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x7f {
+			q, _ := json.Marshal(s)
+			b.Write(q[1 : len(q)-1])
+			return
+		}
+	}
+	b.WriteString(s)
 }
 
 // writeJSONString writes s as a JSON string: as it is when it needs no

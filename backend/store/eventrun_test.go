@@ -59,7 +59,14 @@ func TestTokenRunsReadBackLosslessly(t *testing.T) {
 			rows, events = rows+n, events+len(emitted)
 		})
 	}
-	t.Logf("%d events in %d rows", events, rows)
+	var texts int
+	if err := db.reader.QueryRow(`SELECT COUNT(*) FROM events WHERE data LIKE '{"v":2,%'`).Scan(&texts); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d events in %d rows, %d of them runs in the second form", events, rows, texts)
+	if texts == 0 || texts == rows {
+		t.Errorf("%d of %d rows in the second form: both forms should be written and read", texts, rows)
+	}
 	if rows*2 > events {
 		t.Errorf("%d rows for %d events: the tokens were not stored as runs", rows, events)
 	}
@@ -96,24 +103,81 @@ func TestTokenRunAcrossBufferBlocks(t *testing.T) {
 func TestRunDataSizeIsExact(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 22))
-	for range 20 {
+	for i := range 40 {
 		batch := randomStream(r, "s", "t")
+		derived := i%2 == 1 // ids as the Emitter makes them: the second form
 		for i := range batch {
 			batch[i].ID = turn.NewID()
+			if derived && turn.Streamed(batch[i].Type) {
+				batch[i].ID = turn.StreamID("t", batch[i].Seq)
+				text := strings.Map(func(r rune) rune { // no escaping: the size is exact
+					if r < 0x20 || r == '"' || r == '\\' || r >= 0x7f {
+						return 'x'
+					}
+					return r
+				}, batch[i].StreamedText())
+				batch[i].SetStreamedText(text)
+			}
 		}
 		var b strings.Builder
-		runs := 0
+		runs, texts := 0, 0
 		for rest := batch; len(rest) > 0; {
 			n := runLength(rest)
 			if n > 1 {
-				writeRunData(&b, rest[:n])
+				if _, ok := textRun("t", rest[:n], nil); ok {
+					writeRunText(&b, rest[:n], nil)
+					texts++
+				} else {
+					writeRunData(&b, rest[:n])
+				}
 				runs++
 			}
 			rest = rest[n:]
 		}
-		if want := runDataSize(batch); b.Len() != want || runs == 0 {
+		if want := runDataSize("t", batch); b.Len() != want || runs == 0 {
 			t.Fatalf("%d runs wrote %d bytes; runDataSize says %d", runs, b.Len(), want)
 		}
+		if derived != (texts > 0) {
+			t.Fatalf("derived ids %v, but %d of %d runs in the second form", derived, texts, runs)
+		}
+	}
+}
+
+// TestDamagedTextRunSaysSo: a run in the second form whose numbers and
+// text do not agree reads as damaged, never as other events or a panic.
+func TestDamagedTextRunSaysSo(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ name, data string }{
+		{"text too short", `{"v":2,"at":"AA","len":"GG","text":"abc"}`},
+		{"text too long", `{"v":2,"at":"AA","len":"CC","text":"abcdef"}`},
+		{"a length missing", `{"v":2,"at":"AA","len":"C","text":"a"}`},
+		{"a time missing", `{"v":2,"at":"A","len":"CC","text":"ab"}`},
+		{"a number that does not read", `{"v":2,"at":"A!","len":"CC","text":"ab"}`},
+		{"a negative length", `{"v":2,"at":"AA","len":"DC","text":"ab"}`},
+		{"not JSON", `{"v":2,"at":`},
+	}
+	db := mustOpen(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSession(t, db, tt.name)
+			tr, err := db.StartTurn(ctx, Turn{SessionID: s.ID, UserMessage: "x", Workflow: "chat", Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)
+			events := []turn.Event{
+				{ID: turn.StreamID(tr.ID, 1), SessionID: s.ID, TurnID: tr.ID, Seq: 1, At: turn.Time{Time: at}, Type: turn.EventToken, Phase: turn.PhaseThinking, Data: turn.TextData("a")},
+				{ID: turn.StreamID(tr.ID, 2), SessionID: s.ID, TurnID: tr.ID, Seq: 2, At: turn.Time{Time: at}, Type: turn.EventToken, Phase: turn.PhaseThinking, Data: turn.TextData("b")},
+			}
+			writeAndReadBack(t, db, tr.ID, events, func() bool { return false })
+			if _, err := db.writer.Exec(`UPDATE events SET data = ? WHERE turn_id = ?`, tt.data, tr.ID); err != nil {
+				t.Fatal(err)
+			}
+			got, err := db.EventsAfter(ctx, tr.ID, 0, 0)
+			if err == nil || !strings.Contains(err.Error(), "damaged") {
+				t.Fatalf("read %d events, error %v; want a damaged run", len(got), err)
+			}
+		})
 	}
 }
 
@@ -152,11 +216,16 @@ func writeAndReadBack(t *testing.T, db *DB, turnID string, events []turn.Event, 
 func randomStream(r *rand.Rand, sessionID, turnID string) []turn.Event {
 	texts := []string{"a", " word", "", "\n", `"quoted"`, `back\slash`, "naïve ✓", "\u2028", "<b>", "{}", " [1,2]"}
 	stages, parents := []string{"", "stage-1", "stage-2"}, []string{"", "call-1"}
-	ids := func(i int) string {
+	ids := func(i int, streamed bool) string {
 		switch r.IntN(6) {
 		case 0:
 			return fmt.Sprintf(`imported "id" %d\`, i) // an id of another shape, from an import
+		case 1:
+			return turn.NewID() // a streamed event's id before issue 48
 		default:
+			if streamed {
+				return turn.StreamID(turnID, int64(i+1)) // as the Emitter makes it
+			}
 			return turn.NewID()
 		}
 	}
@@ -167,7 +236,7 @@ func randomStream(r *rand.Rand, sessionID, turnID string) []turn.Event {
 	kind := 0
 	for i := range n {
 		at = at.Add(time.Duration(r.IntN(40)-5) * time.Millisecond / 4) // sometimes backwards
-		e := turn.Event{ID: ids(i), SessionID: sessionID, TurnID: turnID, Seq: int64(i + 1), At: turn.Time{Time: at}}
+		e := turn.Event{SessionID: sessionID, TurnID: turnID, Seq: int64(i + 1), At: turn.Time{Time: at}}
 		if r.IntN(8) == 0 { // streams come in bursts of one kind
 			kind = r.IntN(20)
 		}
@@ -193,6 +262,7 @@ func randomStream(r *rand.Rand, sessionID, turnID string) []turn.Event {
 			kind = r.IntN(15) // one such event, then tokens again
 		}
 		e.StageID, e.ParentID = stage, parent
+		e.ID = ids(i, turn.Streamed(e.Type))
 		out = append(out, e)
 	}
 	return out

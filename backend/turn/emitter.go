@@ -3,6 +3,7 @@ package turn
 import (
 	"encoding/json"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -87,8 +88,14 @@ func (e *Emitter) Emit(d Draft) Event {
 		return Event{}
 	}
 	e.seq++
+	id := ""
+	if Streamed(typ) {
+		id = StreamID(e.turnID, e.seq)
+	} else {
+		id = newID()
+	}
 	ev := Event{
-		ID:         newID(),
+		ID:         id,
 		SessionID:  e.sessionID,
 		TurnID:     e.turnID,
 		StageID:    d.StageID,
@@ -141,10 +148,22 @@ func marshalData(p Payload) (json.RawMessage, error) {
 // TextData is the data of a token or reasoning event, {"text": text},
 // encoded as encoding/json encodes TokenData.
 func TextData(text string) json.RawMessage {
-	b := make([]byte, 0, len(text)+12)
+	return AppendTextData(make([]byte, 0, len(text)+12), text)
+}
+
+// AppendTextData appends TextData(text) to b.
+func AppendTextData(b []byte, text string) []byte {
 	b = append(b, `{"text":`...)
 	b = appendJSONString(b, text)
 	return append(b, '}')
+}
+
+// StreamID is the id of the streamed (token or reasoning) event seq of a
+// turn: the turn's id and the seq, unique as they are. Streamed events
+// are most of a turn's events, and an id the store can derive is one it
+// need not keep (store/eventrun.go); every other event has a UUIDv7.
+func StreamID(turnID string, seq int64) string {
+	return turnID + "." + strconv.FormatInt(seq, 10)
 }
 
 // typedText is the text an event keeps beside Data (see Event.text): a
