@@ -58,7 +58,7 @@ func (c *captures) PutCapture(ctx context.Context, cp *recording.Capture) error 
 // PutCaptureBlocks implements llm.CaptureBlocksPutter: cp with its chunks
 // given in blocks, written as one recording's chunks.
 func (c *captures) PutCaptureBlocks(ctx context.Context, cp *recording.Capture, blocks [][]recording.RecordedChunk) error {
-	chunks, err := recording.ChunksJSON(blocks...)
+	chunks, err := recording.ChunksColumn(blocks...)
 	if err != nil {
 		return err
 	}
@@ -184,7 +184,7 @@ func (db *DB) scanRecording(ctx context.Context, q string, args ...any) (*record
 	cp.ID = strconv.FormatInt(id, 10)
 	cp.Request = json.RawMessage(req)
 	cp.RecordedAt = parseTime(recorded)
-	if err := json.Unmarshal([]byte(chunks), &cp.Chunks); err != nil {
+	if cp.Chunks, err = recording.DecodeChunks(chunks); err != nil {
 		return nil, readError(err, "decoding a recorded model call")
 	}
 	if err := json.Unmarshal([]byte(resp), &cp.Response); err != nil {

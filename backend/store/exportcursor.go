@@ -6,8 +6,10 @@ import (
 	"iter"
 	"strings"
 
+	"github.com/agentdeck/agentdeck/backend/apperr"
 	"github.com/agentdeck/agentdeck/backend/export"
 	"github.com/agentdeck/agentdeck/backend/llm"
+	"github.com/agentdeck/agentdeck/backend/llm/recording"
 	"github.com/agentdeck/agentdeck/backend/turn"
 )
 
@@ -222,6 +224,9 @@ func (r *sessionReader) captures() error {
 			}
 		}
 		last = id
+		if chunks, err = recording.ChunksFirstForm(chunks); err != nil {
+			return apperr.Wrap(err, apperr.Damaged, "The recording of model call %d of turn %s is damaged: it cannot be exported. `agentdeck db check` looks at the whole file.", call.Index, call.Turn)
+		}
 		c = &export.Capture{Key: key, Model: model, Request: rawColumn(req, `null`), Chunks: rawColumn(chunks, `[]`), Response: rawColumn(resp, `{}`),
 			RecordedAt: parseTime(at), Calls: []export.Call{call}}
 	}

@@ -15,7 +15,7 @@ func (rc RecordedChunk) MarshalJSON() ([]byte, error) {
 // appendJSON appends the chunk's JSON to b.
 func (rc RecordedChunk) appendJSON(b []byte) ([]byte, error) {
 	c := rc.Chunk
-	if len(c.ToolCalls) > 0 || c.Usage != nil {
+	if len(c.ToolCalls) > 0 || c.Usage != nil || len(c.ReasoningDetails) > 0 {
 		type plain RecordedChunk // no MarshalJSON: avoids recursion
 		enc, err := marshalNoEscape(plain(rc))
 		return append(b, enc...), err
