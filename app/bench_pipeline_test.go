@@ -46,11 +46,13 @@ func BenchmarkTokenPipeline50k(b *testing.B) {
 	bare := openai.NewClientWithConfig(oc)
 
 	var fullTimes, bareTimes, afterTimes []time.Duration
+	var fullBytes, bareBytes, stored []int64 // figure 1d (bench_bytes_test.go)
 	var last string
 	i := 0
 	for b.Loop() {
 		full := func() {
 			session := rig.newSession(b)
+			pages, w := pagesInUse(b, rig.db.Path()), procWchar(b)
 			start := time.Now()
 			h := rig.start(b, runner.Request{SessionID: session, Message: "go", BaseURL: srv.URL()})
 			last = h.TurnID
@@ -68,13 +70,17 @@ func BenchmarkTokenPipeline50k(b *testing.B) {
 				b.Fatal(err)
 			}
 			afterTimes = append(afterTimes, time.Since(after))
+			fullBytes = append(fullBytes, procWchar(b)-w)
+			stored = append(stored, pagesInUse(b, rig.db.Path())-pages)
 		}
 		floor := func() {
+			w := procWchar(b)
 			start := time.Now()
 			if n := benchBareStream(b, bare); n != benchPipelineTokens {
 				b.Fatalf("bare go-openai read %d tokens", n)
 			}
 			bareTimes = append(bareTimes, time.Since(start))
+			bareBytes = append(bareBytes, procWchar(b)-w)
 		}
 		if i%2 == 0 {
 			floor()
@@ -94,6 +100,7 @@ func BenchmarkTokenPipeline50k(b *testing.B) {
 	b.ReportMetric(benchMS(fm), "full-ms")
 	b.ReportMetric(benchMS(bm), "bare-ms")
 	b.ReportMetric(benchMS(benchMedianDur(afterTimes)), "after-ms")
+	reportBytes(b, answerBytes(reply), fullBytes, bareBytes, stored)
 }
 
 // benchCheckPipelineStored checks that the last turn really went through

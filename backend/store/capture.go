@@ -50,7 +50,7 @@ func (c *captures) GetCapture(ctx context.Context, key string) (*recording.Captu
 // replacing one, and makes it the turn's next call.
 func (c *captures) PutCapture(ctx context.Context, cp *recording.Capture) error {
 	if cp.Chunks == nil {
-		return c.put(ctx, cp, "null")
+		return c.put(ctx, cp, "null", cp.Chunks)
 	}
 	return c.PutCaptureBlocks(ctx, cp, [][]recording.RecordedChunk{cp.Chunks})
 }
@@ -58,23 +58,29 @@ func (c *captures) PutCapture(ctx context.Context, cp *recording.Capture) error 
 // PutCaptureBlocks implements llm.CaptureBlocksPutter: cp with its chunks
 // given in blocks, written as one recording's chunks.
 func (c *captures) PutCaptureBlocks(ctx context.Context, cp *recording.Capture, blocks [][]recording.RecordedChunk) error {
-	chunks, err := recording.ChunksColumn(blocks...)
+	col, err := recording.ChunksColumn(blocks...)
 	if err != nil {
 		return err
 	}
-	return c.put(ctx, cp, chunks)
+	var chunks []recording.RecordedChunk
+	for _, b := range blocks {
+		chunks = append(chunks, b...)
+	}
+	return c.put(ctx, cp, col, chunks)
 }
 
 // put inserts cp, its chunks already encoded, and links it to the turn.
-func (c *captures) put(ctx context.Context, cp *recording.Capture, chunks string) error {
-	resp, err := json.Marshal(cp.Response)
+// chunks are its chunks, whose content its response's message need not
+// hold again (recording.ResponseColumn).
+func (c *captures) put(ctx context.Context, cp *recording.Capture, col string, chunks []recording.RecordedChunk) error {
+	resp, err := recording.ResponseColumn(cp.Response, chunks)
 	if err != nil {
 		return err
 	}
 	return c.db.tx(ctx, "recording the model call", func(tx *sql.Tx) error {
 		var id int64
 		if err := tx.QueryRowContext(ctx, `INSERT INTO recordings (key, model, request, chunks, response, recorded_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
-			cp.Key, cp.Model, string(cp.Request), chunks, string(resp), fmtTime(cp.RecordedAt)).Scan(&id); err != nil {
+			cp.Key, cp.Model, string(cp.Request), col, resp, fmtTime(cp.RecordedAt)).Scan(&id); err != nil {
 			return err
 		}
 		cp.ID = strconv.FormatInt(id, 10)
@@ -187,7 +193,7 @@ func (db *DB) scanRecording(ctx context.Context, q string, args ...any) (*record
 	if cp.Chunks, err = recording.DecodeChunks(chunks); err != nil {
 		return nil, readError(err, "decoding a recorded model call")
 	}
-	if err := json.Unmarshal([]byte(resp), &cp.Response); err != nil {
+	if cp.Response, err = recording.DecodeResponse(resp, cp.Chunks); err != nil {
 		return nil, readError(err, "decoding a recorded model call")
 	}
 	return &cp, nil

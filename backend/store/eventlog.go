@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -252,6 +253,17 @@ func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.E
 	var runs strings.Builder
 	runs.Grow(runDataSize(turnID, batch))
 	var scratch []byte
+	var finalText, result string
+	read := false
+	column := func() (string, string, error) { // the turn's ending, for terminalRef
+		if !read {
+			read = true
+			if err := tx.QueryRowContext(ctx, `SELECT final_text, result FROM turns WHERE id = ?`, turnID).Scan(&finalText, &result); err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return "", "", err
+			}
+		}
+		return finalText, result, nil
+	}
 	for len(batch) > 0 {
 		args = args[:0]
 		rows := 0
@@ -260,6 +272,11 @@ func insertEvents(ctx context.Context, tx *sql.Tx, turnID string, batch []turn.E
 			e := &batch[0]
 			at, _ := e.At.MarshalJSON()
 			data := string(e.Data)
+			if ref, err := terminalRef(e, column); err != nil {
+				return err
+			} else if ref != "" {
+				data = ref
+			}
 			if n > 1 {
 				from := runs.Len()
 				var text bool

@@ -39,8 +39,48 @@ import (
 // the stream carries them), parents and data. Every reader of events goes
 // through it; a row written before runs existed is a run of one.
 
-// eventRowColumns are the columns an eventRow scans, in its order.
-const eventRowColumns = `seq, run_len, id, stage_id, parent_id, at, type, phase, checkpoint, data`
+// The end of a turn by reference. FinishTurn stores the turn's result and
+// answer before its terminal events go out, and two of those events carry
+// them again whole: turn_completed's data is the turns row's result, byte
+// for byte, and final_answer's is {"text": final_text}. When that is so
+// as the event is written (insertEvents compares), its data is stored as
+// a reference to the column, and every reader gets the column's bytes
+// back through eventRowColumns (or eventsInTurnOrder). Nothing changes
+// those columns once a turn has ended, so the event reads as it was sent.
+const (
+	refResult    = `=result`     // turn_completed: turns.result
+	refFinalText = `=final_text` // final_answer: {"text": turns.final_text}
+)
+
+// eventRowColumns are the columns an eventRow scans, in its order, with
+// references resolved: a final_answer's comes back as "=" and the text,
+// which expand encodes.
+const eventRowColumns = `seq, run_len, id, stage_id, parent_id, at, type, phase, checkpoint,
+	CASE data WHEN '` + refResult + `' THEN (SELECT result FROM turns WHERE turns.id = events.turn_id)
+	WHEN '` + refFinalText + `' THEN '=' || (SELECT final_text FROM turns WHERE turns.id = events.turn_id) ELSE data END`
+
+// terminalRef is the reference e's data is stored as, or "" to store it
+// whole: see refResult. column reads the turn's final_text and result
+// once a batch.
+func terminalRef(e *turn.Event, column func() (finalText, result string, err error)) (string, error) {
+	if e.Type != turn.EventTurnCompleted && e.Type != turn.EventFinalAnswer {
+		return "", nil
+	}
+	finalText, result, err := column()
+	if err != nil {
+		return "", err
+	}
+	if e.Type == turn.EventTurnCompleted {
+		if result != "{}" && string(e.Data) == result {
+			return refResult, nil
+		}
+		return "", nil
+	}
+	if enc, err := json.Marshal(turn.FinalAnswerData{Text: finalText}); err == nil && bytes.Equal(enc, e.Data) && finalText != "" {
+		return refFinalText, nil
+	}
+	return "", nil
+}
 
 // lastSeqQuery answers a turn's newest stored seq (0 for none): the last
 // of its last row, which may be a run.
@@ -77,6 +117,9 @@ func (r *eventRow) expand(sessionID, turnID string, after int64, out []turn.Even
 	if r.runLen <= 1 {
 		if r.seq > after {
 			first.Data = json.RawMessage(r.data)
+			if text, ok := strings.CutPrefix(r.data, "="); ok { // a final_answer by reference
+				first.Data, _ = json.Marshal(turn.FinalAnswerData{Text: text})
+			}
 			out = append(out, first)
 		}
 		return out, nil

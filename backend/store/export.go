@@ -174,7 +174,8 @@ const (
 		FROM turns t JOIN approvals a ON a.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, a.id`
 	reviewsInTurnOrder = `SELECT v.turn_id, v.id, v.turn_id, v.step, v.thumb, v.score, v.labels, v.note, v.created_at, v.updated_at
 		FROM turns t JOIN reviews v ON v.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, v.step`
-	eventsInTurnOrder = `SELECT e.turn_id, e.seq, e.run_len, e.id, e.stage_id, e.parent_id, e.at, e.type, e.phase, e.checkpoint, e.data
+	eventsInTurnOrder = `SELECT e.turn_id, e.seq, e.run_len, e.id, e.stage_id, e.parent_id, e.at, e.type, e.phase, e.checkpoint,
+		CASE e.data WHEN '` + refResult + `' THEN t.result WHEN '` + refFinalText + `' THEN '=' || t.final_text ELSE e.data END
 		FROM turns t JOIN events e ON e.turn_id = t.id WHERE t.session_id = ?`
 )
 

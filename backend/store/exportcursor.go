@@ -224,7 +224,7 @@ func (r *sessionReader) captures() error {
 			}
 		}
 		last = id
-		if chunks, err = recording.ChunksFirstForm(chunks); err != nil {
+		if chunks, resp, err = capturedFirstForm(chunks, resp); err != nil {
 			return apperr.Wrap(err, apperr.Damaged, "The recording of model call %d of turn %s is damaged: it cannot be exported. `agentdeck db check` looks at the whole file.", call.Index, call.Turn)
 		}
 		c = &export.Capture{Key: key, Model: model, Request: rawColumn(req, `null`), Chunks: rawColumn(chunks, `[]`), Response: rawColumn(resp, `{}`),
@@ -234,6 +234,25 @@ func (r *sessionReader) captures() error {
 		return err
 	}
 	return sinkErr(r.to.Capture(c))
+}
+
+// capturedFirstForm is a recording's chunks and response columns in the
+// form an export carries (recording.ChunksFirstForm, ResponseFirstForm).
+func capturedFirstForm(chunksCol, respCol string) (string, string, error) {
+	if !strings.HasPrefix(respCol, "=") {
+		chunks, err := recording.ChunksFirstForm(chunksCol)
+		return chunks, respCol, err
+	}
+	chunks, err := recording.DecodeChunks(chunksCol)
+	if err != nil {
+		return "", "", err
+	}
+	first, err := recording.ChunksJSON(chunks)
+	if err != nil {
+		return "", "", err
+	}
+	resp, err := recording.ResponseFirstForm(respCol, chunks)
+	return first, resp, err
 }
 
 // rawColumn carries a JSON column into an export as it is stored: every

@@ -131,3 +131,36 @@ func FuzzDecodeChunks(f *testing.F) {
 		_, _ = DecodeChunks(col)
 	})
 }
+
+// TestResponseColumnByReference: a response whose message holds its
+// chunks' content is stored without it and reads back, and exports, as
+// json.Marshal wrote it; one whose content is something else stays whole.
+func TestResponseColumnByReference(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(30) {
+		r := rand.New(rand.NewPCG(seed, 49))
+		chunks := randomChunks(r)
+		content := chunksContent(chunks)
+		resp := llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: content, Reasoning: "why"}, FinishReason: "stop",
+			Usage: llm.Usage{InputTokens: 3, OutputTokens: len(chunks)}, Diagnostics: llm.CallDiagnostics{Model: "m", StartedAt: time.Unix(1700000000, 5).UTC()}}
+		if seed%3 == 0 {
+			resp.Message.Content += "!" // not the chunks' content
+		}
+		whole, _ := json.Marshal(resp)
+		col, err := ResponseColumn(resp, chunks)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byRef := strings.HasPrefix(col, responsePrefix)
+		if want := seed%3 != 0 && content != ""; byRef != want {
+			t.Fatalf("seed %d: stored by reference %v, want %v", seed, byRef, want)
+		}
+		got, err := DecodeResponse(col, chunks)
+		if err != nil || !reflect.DeepEqual(got, resp) {
+			t.Fatalf("seed %d: read back %+v (%v), want %+v", seed, got, err, resp)
+		}
+		if first, err := ResponseFirstForm(col, chunks); err != nil || first != string(whole) {
+			t.Fatalf("seed %d: first form %s (%v), want %s", seed, first, err, whole)
+		}
+	}
+}
