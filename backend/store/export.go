@@ -164,7 +164,7 @@ func (r *sessionReader) session(s *export.Session) error {
 const (
 	messagesInTurnOrder = `SELECT m.turn_id, m.role, m.content, m.extra
 		FROM turns t JOIN messages m ON m.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, m.idx`
-	stagesInTurnOrder = `SELECT s.turn_id, s.id, s.name, s.agent, s.phase, s.outcome, s.termination, s.diagnostics, s.response
+	stagesInTurnOrder = `SELECT s.turn_id, s.id, s.name, s.agent, s.phase, s.outcome, s.termination, s.diagnostics, ` + stageResponseExpr + `
 		FROM turns t JOIN stages s ON s.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, s.idx`
 	modelCallsInTurnOrder = `SELECT c.turn_id, c.stage_id, c.idx, c.model, c.started_at, c.duration_ms, c.ttft_ms, c.input_tokens, c.output_tokens, c.cached_tokens, c.reasoning_tokens, c.estimated, c.ok, c.error, c.provider, c.capture, c.price, c.cost_usd
 		FROM turns t JOIN model_calls c ON c.turn_id = t.id WHERE t.session_id = ? ORDER BY t.seq, c.rowid`

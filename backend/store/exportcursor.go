@@ -98,7 +98,7 @@ func scanStage(rows *sql.Rows, s *export.Stage) (string, error) {
 	if err := rows.Scan(&turnID, &s.ID, &s.Name, &s.Agent, &s.Phase, &s.Outcome, &term, &diag, &resp); err != nil {
 		return "", err
 	}
-	s.Termination, s.Diagnostics, s.Response = rawColumn(term, `{}`), rawColumn(diag, `{}`), rawColumn(resp, `null`)
+	s.Termination, s.Diagnostics, s.Response = rawColumn(term, `{}`), rawColumn(diag, `{}`), rawColumn(stageResponse(resp), `null`)
 	return turnID, nil
 }
 

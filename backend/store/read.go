@@ -206,9 +206,9 @@ func (db *DB) turnStages(ctx context.Context, turnID string) ([]turn.StageResult
 		}
 		_ = json.Unmarshal([]byte(term), &s.Termination)
 		_ = json.Unmarshal([]byte(diag), &s.Diagnostics)
-		_ = json.Unmarshal([]byte(resp), &s.Response)
+		_ = json.Unmarshal([]byte(stageResponse(resp)), &s.Response)
 		return s, nil
-	}, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, turnID)
+	}, `SELECT s.id, s.name, s.agent, s.phase, s.outcome, s.termination, s.diagnostics, `+stageResponseExpr+` FROM stages s WHERE s.turn_id = ? ORDER BY s.idx`, turnID)
 	if err != nil {
 		return nil, readError(err, "reading the stages of turn "+turnID)
 	}

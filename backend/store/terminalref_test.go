@@ -41,8 +41,12 @@ func TestTerminalEventsByReference(t *testing.T) {
 				return log.Emit(e)
 			})}})
 			const stored = "A <long> answer & \"more\" \u2028 ✓"
-			em.Emit(turn.Draft{Data: turn.TokenData{Text: stored}})
-			res := turn.Result{OK: true, FinalText: stored, Outcome: turn.OutcomeSucceeded,
+			stageID := turn.NewID()
+			em.Emit(turn.Draft{StageID: stageID, Data: turn.TokenData{Text: stored}})
+			stage := turn.StageResult{ID: stageID, Name: "write", Agent: "writer", Outcome: turn.OutcomeSucceeded,
+				Response: &llm.Message{Role: llm.RoleAssistant, Content: stored}}
+			em.Emit(turn.Draft{StageID: stageID, Data: turn.StageEndData(stage)})
+			res := turn.Result{OK: true, FinalText: stored, Outcome: turn.OutcomeSucceeded, Stages: []turn.StageResult{stage},
 				Messages: []llm.Message{{Role: llm.RoleUser, Content: "q"}, {Role: llm.RoleAssistant, Content: stored}}}
 			if err := log.Flush(); err != nil {
 				t.Fatal(err)
@@ -63,6 +67,14 @@ func TestTerminalEventsByReference(t *testing.T) {
 			if refs != tt.wantRefs || whole != tt.wantWhole {
 				t.Errorf("%d events by reference and %d whole, want %d and %d", refs, whole, tt.wantRefs, tt.wantWhole)
 			}
+			var col string
+			if err := db.reader.QueryRow(`SELECT response FROM stages WHERE id = ?`, stageID).Scan(&col); err != nil || col != stageResponseRef {
+				t.Errorf("the stage's response is stored as %.40q (%v), want the reference", col, err)
+			}
+			d, err := db.GetTurn(ctx, tr.ID, false)
+			if err != nil || len(d.Stages) != 1 || d.Stages[0].Response == nil || d.Stages[0].Response.Content != stored {
+				t.Fatalf("the stage reads back as %+v (%v)", d.Stages, err)
+			}
 			got, err := db.EventsAfter(ctx, tr.ID, 0, 0)
 			if err != nil {
 				t.Fatal(err)
@@ -78,6 +90,9 @@ func TestTerminalEventsByReference(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameEvents(t, "exported", file.Turns[0].Events, sent)
+			if st := file.Turns[0].Stages; len(st) != 1 || !bytes.Contains(st[0].Response, []byte(`answer \u0026 \"more\"`)) {
+				t.Errorf("the exported stage's response is %s", st[0].Response)
+			}
 		})
 	}
 }

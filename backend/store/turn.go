@@ -359,8 +359,12 @@ func insertStages(ctx context.Context, tx *sql.Tx, turnID string, res turn.Resul
 		term, _ := json.Marshal(s.Termination)
 		diag, _ := json.Marshal(s.Diagnostics)
 		resp, _ := json.Marshal(s.Response)
+		col, err := stageResponseColumn(ctx, tx, turnID, s.ID, resp)
+		if err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO stages (id, turn_id, idx, name, agent, phase, outcome, termination, diagnostics, response) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, turnID, i, s.Name, s.Agent, s.Phase, s.Outcome, string(term), string(diag), string(resp)); err != nil {
+			s.ID, turnID, i, s.Name, s.Agent, s.Phase, s.Outcome, string(term), string(diag), col); err != nil {
 			return err
 		}
 		for j, c := range s.Diagnostics.ModelCalls {
