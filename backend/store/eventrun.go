@@ -192,7 +192,12 @@ func (r *eventRow) expandText(turnID string, first turn.Event, after int64, out 
 func textRun(turnID string, run []turn.Event, scratch []byte) ([]byte, bool) {
 	for i := range run {
 		e := &run[i]
-		if e.ID != turn.StreamID(turnID, e.Seq) {
+		// e.ID == turn.StreamID(turnID, e.Seq), without making the string
+		id, ok := strings.CutPrefix(e.ID, turnID)
+		if !ok || len(id) < 2 || id[0] != '.' {
+			return scratch, false
+		}
+		if scratch = strconv.AppendInt(scratch[:0], e.Seq, 10); id[1:] != string(scratch) {
 			return scratch, false
 		}
 		scratch = turn.AppendTextData(scratch[:0], e.StreamedText())
