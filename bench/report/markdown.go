@@ -227,6 +227,10 @@ const howMeasured = `## How each figure is measured
    recording into the SQLite captures table → workflow and agent engine → Emitter → the store's EventLog, the app's Hub, and a Coalescer whose
    batches are JSON-encoded as Wails' EventsEmit would. It is timed from Start to Handle.Wait (the turn and its events are stored). The floor is
    bare go-openai reading the same stream and doing nothing with it; the two alternate, medians of 5.
+   Figure 1d (app/bench_bytes_test.go), in the same loop: the bytes the process passes to write(2) and pwrite(2) (/proc/self/io wchar) from
+   Start until the turn, its search entries and the write-ahead log's checkpoint are on disk, less the same count for the bare client's read
+   of the same stream (the scripted server's socket writes are the same for both), per byte of the answer's text; beside it, the pages in use
+   that the turn adds to the database file.
    Figure 1c (app/bench_otlp_test.go) is the same turn with the live OpenTelemetry export on against it off, alternating in one rig: with it on,
    the runner's Ended hands the turn to a traces.Exporter posting OTLP/HTTP protobuf to a collector on loopback (an in-process receiver on
    127.0.0.1 that reads each request and answers 200 to /v1/traces). The turn is timed from Start to Handle.Wait as in 1a; each iteration then
