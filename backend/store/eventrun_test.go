@@ -304,7 +304,7 @@ func sameEvents(t *testing.T, what string, got, want []turn.Event) {
 // turns, one with reasoning, one stopped mid-answer, every token a row),
 // and checks that every turn's events read back as they were stored, row
 // by row, and that a new turn of a migrated session stores its tokens as
-// runs beside them.
+// runs beside them, in the form of issue 48.
 func TestTokenRunsMigrationOfMainE7df445(t *testing.T) {
 	t.Parallel()
 	path := copyTestdata(t, "main-e7df445.db")
@@ -345,6 +345,10 @@ func TestTokenRunsMigrationOfMainE7df445(t *testing.T) {
 	emitted := randomStream(rand.New(rand.NewPCG(7, 22)), sessionID, tr.ID)
 	if rows := writeAndReadBack(t, db, tr.ID, emitted, func() bool { return false }); rows*2 > len(emitted) {
 		t.Errorf("the new turn's %d events take %d rows: not stored as runs", len(emitted), rows)
+	}
+	var second int // issue 48: its runs keep their texts once, beside the old rows
+	if err := db.reader.QueryRow(`SELECT COUNT(*) FROM events WHERE turn_id = ? AND data LIKE '{"v":2,%'`, tr.ID).Scan(&second); err != nil || second == 0 {
+		t.Errorf("the new turn has %d runs in the second form (%v)", second, err)
 	}
 	if rep, err := db.Check(ctx); err != nil || !rep.OK {
 		t.Fatalf("check after migrating: %+v %v", rep, err)
