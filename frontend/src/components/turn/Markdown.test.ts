@@ -135,15 +135,20 @@ describe('Markdown streaming a long answer', () => {
     return { md, touched, text };
   }
 
-  it('keeps the DOM nodes of finished blocks and touches as many nodes an update at 300 blocks as at 30', async () => {
-    const short = await streamed(30);
-    const long = await streamed(300);
-    // Every element of a block finished halfway through is still the one built then.
-    expect(long.md.textContent).toContain('Part 294');
+  it('keeps the DOM nodes of finished blocks and touches as many nodes an update at 400 blocks as at 80', async () => {
+    const short = await streamed(80);
+    const long = await streamed(400);
+    expect(long.md.textContent).toContain('Part 399');
+    // The finished blocks went into chunks of 32 (moved, not rebuilt): the
+    // largest update of each answer is one that moved a chunk's blocks.
+    expect(long.md.querySelectorAll(':scope > .md-chunk').length).toBeGreaterThan(10);
     const max = (t: number[]) => Math.max(...t);
     expect(max(long.touched)).toBeLessThanOrEqual(max(short.touched));
-    expect(long.md.innerHTML).toBe(render(Markdown, { text: long.text }).container.querySelector('.md')!.innerHTML);
-  }, 60_000);
+    // Without its chunks, the DOM is the whole answer's.
+    const flat = long.md.cloneNode(true) as Element;
+    for (const chunk of flat.querySelectorAll('.md-chunk')) chunk.replaceWith(...chunk.childNodes);
+    expect(flat.innerHTML).toBe(render(Markdown, { text: long.text }).container.querySelector('.md')!.innerHTML);
+  }, 90_000);
 
   it("keeps a finished block's element from the moment it is finished to the end", async () => {
     const text = longAnswer(40);
