@@ -212,10 +212,21 @@ wait_line() {
   return 1
 }
 
+# ui_providers BIN URL DB: the scripted server as the default provider,
+# bench, and as bench2, bench3 and bench4.
+ui_providers() {
+  "$1" providers add bench --base-url "$2" --model m --default --db "$3" || return 1
+  local i
+  for i in 2 3 4; do "$1" providers add "bench$i" --base-url "$2" --model m --db "$3" || return 1; done
+}
+
 # ui BIN PEER_TEST UI_DIR OUT: figure 7. The scripted server (the peer test
-# binary in its UI mode) streams 2,000 tokens/s for 30 s; `agentdeck serve`
-# uses it as its default provider; headless Chromium sends a message and
-# records its frames (bench/ui/stream.mjs, installed in UI_DIR).
+# binary in its UI mode) streams a markdown answer at 2,000 tokens/s for
+# 40 s; `agentdeck serve` uses it as its default provider (and as bench2,
+# bench3 and bench4, the other columns of a side-by-side message);
+# headless Chromium sends a message and records its frames and what each
+# update costs, then four columns side by side (bench/ui/stream.mjs,
+# installed in UI_DIR).
 ui() {
   local bin=$1 peer=$2 dir=$3 out=$4
   local work spid vpid url page hold
@@ -226,15 +237,16 @@ ui() {
   exec {hold}>"$work/hold" # the server runs until this closes
   if ! url=$(wait_line "$work/server.out" 'http://127\.0\.0\.1:[0-9]+/v1'); then
     echo "note ui not measured: the scripted server did not start" >>"$out"
-  elif ! "$bin" providers add bench --base-url "$url" --model m --default --db "$work/agentdeck.db" >"$work/providers.out" 2>&1; then
-    echo "note ui not measured: could not add the provider: $(head -c 200 "$work/providers.out")" >>"$out"
+  elif ! ui_providers "$bin" "$url" "$work/agentdeck.db" >"$work/providers.out" 2>&1; then
+    echo "note ui not measured: could not add the providers: $(head -c 200 "$work/providers.out")" >>"$out"
   else
     "$bin" serve --db "$work/agentdeck.db" --addr 127.0.0.1:0 >"$work/serve.out" 2>&1 &
     vpid=$!
     if ! page=$(wait_line "$work/serve.out" 'http://127\.0\.0\.1:[0-9]+/\?token=[0-9a-f]+'); then
       echo "note ui not measured: agentdeck serve did not start: $(head -c 200 "$work/serve.out")" >>"$out"
-    elif ! node "$dir/stream.mjs" "$page" 25 >"$work/ui.out" 2>"$work/ui.err"; then
-      echo "note ui not measured: the browser harness failed: $(grep -m1 -E 'Error|error' "$work/ui.err" | cut -c1-300)" >>"$out"
+    elif ! node "$dir/stream.mjs" "$page" 25 4 >"$work/ui.out" 2>"$work/ui.err"; then
+      cat "$work/ui.out" >>"$out" # what it measured before it failed
+      echo "note ui_partial the browser harness failed partway: $(grep -m1 -E 'Error|error' "$work/ui.err" | cut -c1-300)" >>"$out"
     else
       cat "$work/ui.out" >>"$out"
     fi

@@ -337,8 +337,9 @@ func startServer(b *testing.B) string {
 // TestScriptedServer is the child process's body: it serves a script until
 // its stdin closes. It does nothing in a normal test run. With
 // AGENTDECK_PEER_SERVER=ui it serves scripts/bench.sh's UI streaming
-// figures instead: 2,000 tokens a second for 30 s to every request but
-// figure 7c's (uipaint_test.go), which are answered at once.
+// figures instead: 2,000 tokens a second for 40 s (a markdown answer of
+// 80,000 tokens, uistream_test.go) to every request but figure 7c's
+// (uipaint_test.go), which are answered at once.
 func TestScriptedServer(t *testing.T) {
 	mode := os.Getenv(serverEnv)
 	if mode == "" {
@@ -351,7 +352,7 @@ func TestScriptedServer(t *testing.T) {
 			if r, ok := paintReply(req); ok {
 				return r
 			}
-			return llmtest.Reply{Handler: pacedStream(2000, 30*time.Second)}
+			return llmtest.Reply{Handler: pacedStream(2000, 40*time.Second)}
 		})
 	}
 	fmt.Printf("URL %s\n", srv.URL())
@@ -433,7 +434,8 @@ func pacedStream(rate int, d time.Duration) http.HandlerFunc {
 					return
 				}
 			}
-			event(`{"content":"tok`+strconv.Itoa(i)+` "}`, "null")
+			delta, _ := json.Marshal(map[string]string{"content": uiToken(i)})
+			event(string(delta), "null")
 		}
 		event(`{}`, `"stop"`)
 		fmt.Fprint(w, "data: [DONE]\n\n")

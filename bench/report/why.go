@@ -115,13 +115,32 @@ func whyUI(d *data) string {
 		k := fmt.Sprintf("ui_window%d_", i)
 		ws = append(ws, fmt.Sprintf("%s fps (longest %s ms) at %s KB", num(d.dkv(k+"fps")), num(d.dkv(k+"longest_frame_ms")), num(d.dkv(k+"text_kb"))))
 	}
-	return "The frame rate falls as the answer grows: by 5 s windows, " + strings.Join(ws, "; ") + " of page text. " +
-		"Each update re-renders the whole answer so far: a CPU profile of the page taken while building the harness shows the markdown lexer (marked: lex, lheading) " +
-		"and DOMParser.parseFromString on every update, and most of the time (84%) in the browser's native work of replacing and laying out the whole text block; " +
-		"the work per frame is proportional to the answer's length, so it keeps 60 fps for the first ~100 KB and drops below 50 fps from ~150-250 KB. " +
-		"Rendering only the last, still-open markdown block while tokens stream (earlier blocks are final) or appending to a text node and rendering markdown when a block closes " +
-		"would make the per-frame cost constant. The UI is being rebuilt as this is written; the harness (bench/ui/stream.mjs) will measure the new one unchanged, " +
-		"as long as the composer keeps its data-region=\"composer\" textarea."
+	return "By 5 s windows: " + strings.Join(ws, "; ") + " of answer text. " +
+		"The answer is markdown as a model writes it (bench/peer's uistream_test.go: a heading, a paragraph, a list, a code block and a paragraph every 100 tokens, " +
+		"2,500 blocks at 50,000 tokens); until issue 48 it was one paragraph of 50,000 words, which no model writes and whose layout the browser does whole on every change. " +
+		"A streaming answer's finished blocks are rendered once and keep their DOM; each update lexes and renders the open blocks only (lib/markdown.ts), " +
+		"and the finished blocks sit in chunks of 32 that the browser skips while they are out of view (Markdown.svelte, content-visibility). " +
+		"What is left per frame is the open block's markdown render and sanitizing, the Svelte update and the page's layout and paint of what is in view. " +
+		"The frame rate is sensitive to other load on the machine's 2 cores: see the load averages above."
+}
+
+func whyLongestFrame(*data) string {
+	return "The longest frames come when an update meets a burst of events or other load on the machine (a single long frame is more likely the machine than the page; " +
+		"the per-window longest frames in 7a's note show whether it grows with the answer)."
+}
+
+func whyUpdateCost(*data) string {
+	return "Measured in the page (bench/ui/stream.mjs): for each frame in which the answer's DOM changed, the time from the frame's first animation callback " +
+		"(where the turn store applies the frame's events) to the end of its rendering (a message posted from that callback is handled after style, layout and paint), " +
+		"so the update's whole main-thread work without the wait for the frame; its median over the frames at 100 to 1,000 tokens against 49,000 to 51,000. " +
+		"Until issue 48 it grew with the answer: the check that the text continues the one before (String.startsWith, which V8 runs a character at a time, about 3 ms at 200 kB), " +
+		"DOMPurify's config parsed on every call, and the browser's style, layout, pre-paint and paint of the whole answer on every frame. " +
+		"Few frames fall in the first window (the answer passes 1,000 tokens in half a second): its median moves with the load."
+}
+
+func whyColumns(*data) string {
+	return "Four answers stream at once, each updated once a frame: a frame holds four updates (each its open block's markdown render, sanitizing and DOM), " +
+		"on the same main thread, so this figure is about four times 7b2's cost per update against a 16.7 ms frame; it is the most sensitive figure to other load on the machine."
 }
 
 func whyStart(d *data) string {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { MarkdownStream, renderMarkdown, renderOnePass } from './markdown';
 import { mulberry32 } from './prng';
+import { longAnswer, pieces } from './markdown.answer';
 
 // A small seeded PRNG, so a failure names the seed that found it.
 const prng = mulberry32;
@@ -209,5 +210,68 @@ describe('streamed markdown renders as the whole text does', () => {
 
   it.each(corpus.filter(([, , spans]) => !spans))('%s: blocks render as one pass over the text does', (_name, text) => {
     expect(renderMarkdown(text)).toBe(renderOnePass(text));
+  });
+});
+
+describe('the cost of an update does not grow with the answer', () => {
+  // Streams an answer of n blocks in 24-character pieces; returns, per
+  // update, what it lexed and rendered (MarkdownStream.work), and checks
+  // the end against the whole text.
+  function costs(n: number) {
+    const text = longAnswer(n);
+    const s = new MarkdownStream({ now: () => 0 });
+    let shown = '';
+    const work = pieces(text, 24).map((piece) => {
+      shown += piece;
+      const view = s.update(shown, true);
+      return { ...s.work, from: view.from, blocks: view.blocks.length };
+    });
+    expect(s.update(text, false).blocks.join('')).toBe(renderMarkdown(text));
+    return { text, work };
+  }
+
+  it('lexes the open blocks only and renders as many blocks an update at 1,500 blocks as at 30', () => {
+    const short = costs(30);
+    const long = costs(1500);
+    // The longest block of the answer is under 90 characters, the last
+    // two blocks and the blank lines after them with a piece under 250.
+    const bound = 250;
+    expect(long.text.length).toBeGreaterThan(100 * bound);
+    const max = (work: typeof long.work, key: 'lexed' | 'rendered' | 'renderedChars') => Math.max(...work.map((w) => w[key]));
+    for (const { work } of [short, long]) expect(max(work, 'lexed')).toBeLessThanOrEqual(bound);
+    // The definitions (in the first 21 blocks) render again the blocks
+    // before them that refer to one: the same few in both answers.
+    expect(max(long.work, 'rendered')).toBeLessThanOrEqual(max(short.work, 'rendered'));
+    expect(max(long.work, 'renderedChars')).toBeLessThanOrEqual(max(short.work, 'renderedChars'));
+    // After them, an update renders the open blocks and the one just finished at most.
+    expect(max(long.work.slice(long.work.length / 2), 'rendered')).toBeLessThanOrEqual(3);
+    // And a view names the blocks that may have changed: the two open ones
+    // and those the piece finished (a 24-character piece finishes three at most).
+    for (const w of long.work.slice(long.work.length / 2)) expect(w.blocks - w.from).toBeLessThanOrEqual(5);
+  });
+
+  it('keeps the finished blocks of a view as the very strings of the one before', () => {
+    const text = longAnswer(60);
+    const s = new MarkdownStream({ now: () => 0 });
+    let shown = '';
+    let before: string[] = [];
+    for (const piece of pieces(text, 24)) {
+      shown += piece;
+      const view = s.update(shown, true);
+      for (let i = 0; i < view.from; i++) expect(view.blocks[i]).toBe(before[i]);
+      before = view.blocks;
+    }
+  });
+
+  it('renders the finished blocks that refer to a definition again when it arrives, and only those', () => {
+    const s = new MarkdownStream({ now: () => 0 });
+    const head = 'See [the docs][docs].\n\nNo link here.\n\nNor here.\n\nAnother paragraph.\n\n';
+    const first = s.update(head, true);
+    expect(first.blocks[0]).not.toContain('href');
+    const view = s.update(head + '[docs]: https://example.com/docs\n\nMore text.\n\nAnd more.\n', true);
+    expect(view.from).toBe(0);
+    expect(view.blocks[0]).toContain('href="https://example.com/docs"');
+    expect(view.blocks[1]).toBe(first.blocks[1]);
+    expect(s.work.rendered).toBeLessThanOrEqual(4);
   });
 });

@@ -7,6 +7,7 @@ import { render } from '@testing-library/svelte';
 import { tick } from 'svelte';
 import Markdown from './Markdown.svelte';
 import type { Scheduler } from '../../lib/markdown';
+import { longAnswer, pieces } from '../../lib/markdown.answer';
 
 /** A clock that moves only when told (plus `cost` ms each time it is read), and delayed calls run by hand. */
 function manual(cost = 0) {
@@ -104,6 +105,70 @@ describe('Markdown while streaming', () => {
     await rerender({ text: long + 'a *b* c *d*', live: false, scheduler });
     expect(container.querySelectorAll('em')).toHaveLength(2);
   });
+});
+
+describe('Markdown streaming a long answer', () => {
+  // Streams an answer of n blocks into the component, 40 characters an
+  // update; returns, per update, how many nodes were added or removed
+  // and how many texts changed under the view (a MutationObserver's
+  // records), and the view.
+  async function streamed(n: number) {
+    const text = longAnswer(n);
+    const scheduler = manual();
+    const parts = pieces(text, 40);
+    let shown = parts[0]!;
+    const { container, rerender } = render(Markdown, { text: shown, live: true, scheduler });
+    const md = container.querySelector('.md')!;
+    const observer = new MutationObserver(() => {});
+    observer.observe(md, { childList: true, subtree: true, characterData: true });
+    const first = md.querySelector('h2')!;
+    const touched: number[] = [];
+    for (const part of parts.slice(1)) {
+      shown += part;
+      await rerender({ text: shown, live: true, scheduler });
+      const records = observer.takeRecords();
+      touched.push(records.reduce((sum, r) => sum + r.addedNodes.length + r.removedNodes.length + (r.type === 'characterData' ? 1 : 0), 0));
+      // The first block, long finished, is the same element all along.
+      expect(md.querySelector('h2')).toBe(first);
+    }
+    observer.disconnect();
+    return { md, touched, text };
+  }
+
+  it('keeps the DOM nodes of finished blocks and touches as many nodes an update at 400 blocks as at 80', async () => {
+    const short = await streamed(80);
+    const long = await streamed(400);
+    expect(long.md.textContent).toContain('Part 399');
+    // The finished blocks went into chunks of 32 (moved, not rebuilt): the
+    // largest update of each answer is one that moved a chunk's blocks.
+    expect(long.md.querySelectorAll(':scope > .md-chunk').length).toBeGreaterThan(10);
+    const max = (t: number[]) => Math.max(...t);
+    expect(max(long.touched)).toBeLessThanOrEqual(max(short.touched));
+    // Without its chunks, the DOM is the whole answer's.
+    const flat = long.md.cloneNode(true) as Element;
+    for (const chunk of flat.querySelectorAll('.md-chunk')) chunk.replaceWith(...chunk.childNodes);
+    expect(flat.innerHTML).toBe(render(Markdown, { text: long.text }).container.querySelector('.md')!.innerHTML);
+  }, 90_000);
+
+  it("keeps a finished block's element from the moment it is finished to the end", async () => {
+    const text = longAnswer(40);
+    const scheduler = manual();
+    const parts = pieces(text, 40);
+    let shown = '';
+    let kept: Element | null = null;
+    const { container, rerender } = render(Markdown, { text: '', live: true, scheduler });
+    for (const part of parts) {
+      shown += part;
+      await rerender({ text: shown, live: true, scheduler });
+      const table = container.querySelector('table');
+      // The table of block 4 is finished once block 6 has begun.
+      if (!kept && table && shown.includes('Part 7')) kept = table;
+      if (kept) expect(container.querySelector('table')).toBe(kept);
+    }
+    await rerender({ text, live: false, scheduler });
+    expect(kept).not.toBeNull();
+    expect(container.querySelector('table')).toBe(kept);
+  }, 30_000);
 });
 
 describe('Markdown over long text', () => {
