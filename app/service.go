@@ -52,6 +52,9 @@ type Service struct {
 
 	mu      sync.Mutex
 	baseCtx context.Context
+	// trimmed: the memory the start used is handed back once, at the UI's
+	// first ready report (trimAfterStart).
+	trimmed sync.Once
 
 	// The watcher of turns whose process died (see watchOrphans).
 	orphanEvery time.Duration

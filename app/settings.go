@@ -130,6 +130,7 @@ func (s *Service) status(ctx context.Context) Status {
 
 func (s *Service) uiReady(r ReadyReport) error {
 	s.log.Info("ui ready", "version_shown", r.VersionShown, "regions", r.Regions, "width", r.Width, "height", r.Height)
+	s.trimmed.Do(func() { go s.trimAfterStart() })
 	if s.readyFile == "" {
 		return nil
 	}

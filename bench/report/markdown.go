@@ -268,7 +268,7 @@ const howMeasured = `## How each figure is measured
    export's peak heap above its start (sampled every millisecond through runtime/metrics, as for the peer) and the bytes it allocates, medians of 3.
 6. **Desktop** (scripts/bench.sh): the release binary built by ` + "`make build`" + ` starts under Xvfb with a fresh database and
    AGENTDECK_READY_FILE, like scripts/smoke.sh; cold start is the time from launch to the ready file, which the UI writes once its shell has
-   rendered and Status has answered (the session list is fetched in parallel, so it is usually, not always, drawn by then). Median of 5, alternating with a trivial Wails window (bench/peer/cmd/floorapp: one page that
+   rendered, the session list has been read (it is asked for first, before the shell mounts) and Status has answered. Memory is read 3 s after that, once the app has handed back what only its start used (app/trim.go). Median of 5, alternating with a trivial Wails window (bench/peer/cmd/floorapp: one page that
    calls Go once, same window options) as the floor. Resident memory is summed from /proc over the process tree, RSS (VmRSS) and PSS
    (smaps_rollup), in all and for the Go process and WebKit's web and network processes each. With the generated history, the
    window starts with 1,000 sessions listed, and the 5,000-turn session (first in the list) is opened by clicking it with xdotool; the click

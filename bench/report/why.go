@@ -145,12 +145,11 @@ func whyColumns(*data) string {
 
 func whyStart(d *data) string {
 	return fmt.Sprintf("A trivial Wails window that loads one page and calls Go once starts in %s ms on this machine in the same run; the rest is Agentdeck's own start: "+
-		"creating and migrating the fresh database and building the engine in its own process, then in the web process the Svelte bundle "+
-		"(about 400 KB of JavaScript, parsed and run) and the first backend calls. Nothing for charts is on that path any more: "+
+		"creating and migrating the fresh database and building the engine in its own process, then in the web process the shell's bundle "+
+		"(about 480 KB of JavaScript, 170 KB of it the markdown renderer, and 74 KB of CSS, parsed and run, and its first layout) and the first backend calls, the session list first and asked for before the shell mounts. "+
+		"Every page, dialog and panel the first screen does not show is a chunk loaded when it opens. Nothing for charts is on that path: "+
 		"Vega-Lite (about 850 KB) is a chunk of its own that the page loads with the first chart, and the chart schema compiles with the first render_chart call "+
 		"(it used to compile in the background at start, about 160 ms of CPU competing with WebKit's start on 2 cores; BenchmarkCompileSchema). "+
-		"What the first screen still loads without using it is the markdown renderer (marked, DOMPurify, highlight.js: about 170 KB of the bundle), "+
-		"which turns need and the session list does not. "+
 		"Start times are the most sensitive figure to other load on the machine (see the load averages above): while building this harness Agentdeck's window was ready in 0.35-0.45 s on a quiet machine, "+
 		"0.8-1.0 s at a load average of 2, and 1-7 s while other test runs kept it above 10. The generated history itself does not slow the start: "+
 		"in an interleaved test at a load of 2, empty database 0.86-0.98 s, 1,000 empty sessions 0.86-1.05 s, the 625 MB history 0.81-0.93 s.",
@@ -163,14 +162,14 @@ func whyRSS(key string) func(*data) string {
 		s := fmt.Sprintf("Most of it is the platform: a trivial Wails window (one page that calls Go once) uses %s MB RSS and %s MB PSS on this machine, summed over its Go process and WebKit's web and network processes; "+
 			"RSS counts the GTK and WebKit libraries mapped in each process again, PSS shares them out among the processes that map them. "+
 			"Idle, Agentdeck adds %s MB RSS (%s MB PSS): %s MB (PSS %s) in its own process and %s MB (PSS %s) in the web process (the table under the desktop details splits them). "+
-			"In its own process most of it is the binary: its code and read-only data are mapped from the file and resident in full, "+
-			"about 20 MB for Agentdeck's 34 MB binary (10 MB of code, and the read-only data and function tables the Go runtime reads; SQLite translated to Go, an HTTP client and server, TLS, the MCP SDK, Wails) "+
-			"against 7 MB for the trivial window's, "+
-			"and the rest, about 7 MB, the Go heap and runtime. Nothing there is for charts: the Vega-Lite schema compiles with the first chart "+
+			"In its own process, the start runs every package's init and the start path once, scattered over the 68 MB binary, and the kernel maps the pages around each fault: "+
+			"about 30 MB of its code and read-only data were resident for code that does not run again (7 MB for the trivial window's whole binary). "+
+			"Once the UI is ready the app drops those mappings (MADV_DONTNEED on the read-only segments; the pages stay in the page cache and fault back in when run) and hands the Go heap's free pages back, "+
+			"so what stays is what runs after the start, the Go heap (about 6 MB live) and the SQLite caches. Nothing there is for charts: the Vega-Lite schema compiles with the first chart "+
 			"and hands its garbage back to the OS at once (compiled at start, it added about 22 MB here). "+
 			"In the web process it is the page: its DOM, styles and the JavaScript heap and code of the bundle, and the pages of WebKit's and JavaScriptCore's libraries that a richer page touches, about half each. "+
-			"A build whose bundle left the markdown renderer out, measured while building this, used 3.4 MB less there; "+
-			"the rest is the shell itself (sidebar, composer, styles), and the binary's size in the main process.",
+			"The first screen's bundle is the shell (every page and dialog loads when it opens); a build that also loaded the conversation view and the markdown renderer "+
+			"when a session opens used 4.8 MB less there. The rest is the shell's JavaScript heap and DOM, and JavaScriptCore's and WebKit's code that a page of this size touches.",
 			num(d.dkv("floor_rss_mb")), num(d.dkv("floor_pss_mb")), num(added("rss_mb")), num(added("pss_mb")),
 			num(added("main_rss_mb")), num(added("main_pss_mb")), num(added("webprocess_rss_mb")), num(added("webprocess_pss_mb")))
 		if key == "history_open_rss_mb" {

@@ -1,3 +1,4 @@
+import { tick } from 'svelte';
 import { describe, expect, it, vi } from 'vitest';
 import { render, screen, waitFor } from '@testing-library/svelte';
 import App from './App.svelte';
@@ -20,6 +21,33 @@ describe('App shell', () => {
     await waitFor(() => expect(backend.uiReady).toHaveBeenCalledOnce());
     const report = (backend.uiReady as ReturnType<typeof vi.fn>).mock.calls[0]![0];
     expect(report.version_shown).toBe('v0.9.1');
+  });
+
+  it('asks for the session list before anything else and is ready only once the list is read', async () => {
+    const fake = new FakeBackend();
+    const order: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    const list = fake.listSessions.bind(fake);
+    const status = fake.status.bind(fake);
+    const backend = fakeBackend({
+      listSessions: vi.fn(async (p) => {
+        order.push('listSessions');
+        await held;
+        return list(p);
+      }),
+      status: vi.fn(async () => {
+        order.push('status');
+        return status();
+      }),
+    });
+    render(App, { backend });
+    expect(order[0]).toBe('listSessions');
+    await waitFor(() => expect(backend.status).toHaveBeenCalled());
+    await tick();
+    expect(backend.uiReady).not.toHaveBeenCalled();
+    release();
+    await waitFor(() => expect(backend.uiReady).toHaveBeenCalledOnce());
   });
 
   it('shows why history is unavailable when the database failed to open', async () => {

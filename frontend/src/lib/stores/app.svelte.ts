@@ -201,8 +201,9 @@ export class App {
   }
 
   /** Subscribes first, then loads what the shell shows. */
-  start() {
-    this.#wiring.start();
+  /** Subscribes and loads the first screen; resolves once the session list is read (wiring.ts). */
+  start(): Promise<void> {
+    return this.#wiring.start();
   }
 
   stop() {

@@ -43,8 +43,12 @@ export class Wiring {
     this.#d = deps;
   }
 
-  /** Subscribes first, then loads what the shell shows. */
-  start() {
+  /**
+   * Subscribes first, then loads what the shell shows, the session list
+   * first. Resolves once the list's first read has ended (shown, or its
+   * error shown).
+   */
+  start(): Promise<void> {
     const { backend, turns, approvals, sessions, nav, settings, conversation } = this.#d;
     this.#unsubscribe ??= backend.subscribe({
       onEvents: (batch) => turns.ingest(batch),
@@ -54,8 +58,8 @@ export class Wiring {
       onEvalProgress: (p) => this.#onEvalProgress(p),
       onTraces: (s) => (settings.traces = s),
     });
+    const listed = sessions.refresh();
     void approvals.load();
-    void sessions.refresh();
     nav.start();
     void settings.load().then(() => {
       // Fill the draft's empty fields with the defaults, unless a session was opened meanwhile.
@@ -68,6 +72,7 @@ export class Wiring {
         workflow: d.workflow || st.default_workflow || 'chat',
       });
     });
+    return listed;
   }
 
   stop() {
