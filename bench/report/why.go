@@ -164,8 +164,8 @@ func whyRSS(key string) func(*data) string {
 			"Idle, Agentdeck adds %s MB RSS (%s MB PSS): %s MB (PSS %s) in its own process and %s MB (PSS %s) in the web process (the table under the desktop details splits them). "+
 			"In its own process, the start runs every package's init and the start path once, scattered over the 68 MB binary, and the kernel maps the pages around each fault: "+
 			"about 30 MB of its code and read-only data were resident for code that does not run again (7 MB for the trivial window's whole binary). "+
-			"Once the UI is ready the app drops those mappings (MADV_DONTNEED on the read-only segments; the pages stay in the page cache and fault back in when run) and hands the Go heap's free pages back, "+
-			"so what stays is what runs after the start, the Go heap (about 6 MB live) and the SQLite caches. Nothing there is for charts: the Vega-Lite schema compiles with the first chart "+
+			"Once the UI is ready the app hands the Go heap's free pages back; it keeps the binary's mappings, since dropping them (tried: about 27 MB less RSS) leaves the pages in the page cache, "+
+			"so the machine would use the memory all the same. The rest is the Go heap (about 6 MB live, much of it built by library inits: jsonschema, excelize, goldmark, wazero) and the SQLite caches. Nothing there is for charts: the Vega-Lite schema compiles with the first chart "+
 			"and hands its garbage back to the OS at once (compiled at start, it added about 22 MB here). "+
 			"In the web process it is the page: its DOM, styles and the JavaScript heap and code of the bundle, and the pages of WebKit's and JavaScriptCore's libraries that a richer page touches, about half each. "+
 			"The first screen's bundle is the shell (every page and dialog loads when it opens); a build that also loaded the conversation view and the markdown renderer "+
