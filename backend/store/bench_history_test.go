@@ -264,12 +264,12 @@ func histRawOpen(b *testing.B, q *sql.DB, sessionID string) {
 		b.Fatal(err)
 	}
 	var newest string
-	histScanAll(b, rows, 15, func(v []any) {
+	histScanAll(b, rows, 0, func(v []any) {
 		if newest == "" {
 			newest = *v[0].(*string)
 		}
 	})
-	histScanAll(b, histQuery(b, q, turnSelect+` WHERE id = ?`, newest), 15, nil)
+	histScanAll(b, histQuery(b, q, turnSelect+` WHERE id = ?`, newest), 0, nil)
 	histScanAll(b, histQuery(b, q, `SELECT result FROM turns WHERE id = ?`, newest), 1, nil)
 	histScanAll(b, histQuery(b, q, `SELECT role, content, extra FROM messages WHERE turn_id = ? ORDER BY idx`, newest), 3, nil)
 	histScanAll(b, histQuery(b, q, `SELECT id, name, agent, phase, outcome, termination, diagnostics, response FROM stages WHERE turn_id = ? ORDER BY idx`, newest), 8, nil)
@@ -320,9 +320,17 @@ func histQuery(b *testing.B, q *sql.DB, query string, args ...any) *sql.Rows {
 }
 
 // histScanAll scans every row into cols nullable strings (SQLite converts
-// numbers) and closes rows.
+// numbers; 0 = as many as the query has: turnSelect grows with the
+// features that add columns to turns) and closes rows.
 func histScanAll(b *testing.B, rows *sql.Rows, cols int, each func([]any)) {
 	defer rows.Close()
+	if cols == 0 {
+		names, err := rows.Columns()
+		if err != nil {
+			b.Fatal(err)
+		}
+		cols = len(names)
+	}
 	vals := make([]sql.NullString, cols)
 	dest := make([]any, cols)
 	strs := make([]any, cols)
