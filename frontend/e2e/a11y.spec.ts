@@ -14,7 +14,7 @@
 // Mermaid diagram, its source, and one that does not parse; a turn's
 // review editor open (with its label completion) and the review queue;
 // the evaluation viewer: answers in the matrix, filtered and searched, a
-// long one opened.
+// long one opened; a page whose code did not load.
 // No serious or critical violation may remain. Each audit's counts
 // by impact are written to build/e2e/a11y/<state>-<scheme>.json, so a run
 // shows where the app stands even when it passes.
@@ -206,6 +206,18 @@ for (const scheme of ['light', 'dark'] as const) {
       ).toBeVisible();
       await expect(usage.getByTestId('usage-top-turns').getByRole('link').first()).toBeVisible();
       await audit(page, 'usage', scheme);
+    });
+
+    test(`a page whose code did not load (${scheme})`, async ({ page }) => {
+      // Pages load when first opened (Lazy.svelte); a chunk that fails says so.
+      await page.route(/\/assets\/UsagePage-[^/]*\.js$/, (route) => route.abort());
+      await newSession(page);
+      await page.getByRole('button', { name: 'Usage and cost' }).click();
+      const failed = page.getByRole('alert').filter({ hasText: 'could not load' });
+      await expect(failed).toBeVisible();
+      await expect(failed.getByRole('button', { name: 'Try again' })).toBeVisible();
+      await audit(page, 'lazy-failed', scheme);
+      await shot(page, `browser-lazy-failed-${scheme}.png`);
     });
 
     test(`a session's settings and its project's (${scheme})`, async ({ page }) => {
